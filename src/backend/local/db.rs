@@ -1,0 +1,175 @@
+//! The database file: one writer connection and a few readers, all used off the async threads.
+//! WAL mode lets readers (this process's or another's: a second CLI, the server, the TUI) run
+//! beside the one writer; a busy timeout rides out short write locks from other processes.
+
+use std::path::{Path, PathBuf};
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+use rusqlite::{Connection, OpenFlags, Transaction, TransactionBehavior};
+
+use super::schema;
+use crate::domain::{Error, Result};
+
+const BUSY_TIMEOUT: Duration = Duration::from_secs(5);
+const READERS: usize = 4;
+
+/// A shared handle to one database file. Cloning is cheap.
+#[derive(Clone)]
+pub struct Db {
+    inner: Arc<Inner>,
+}
+
+struct Inner {
+    path: PathBuf,
+    writer: Mutex<Connection>,
+    readers: Mutex<Vec<Connection>>,
+}
+
+impl std::fmt::Debug for Db {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Db")
+            .field("path", &self.inner.path)
+            .finish()
+    }
+}
+
+impl Db {
+    /// Opens (creating if needed) the database at `path` and brings its schema up to date.
+    pub fn open(path: &Path) -> Result<Db> {
+        if let Some(dir) = path.parent().filter(|d| !d.as_os_str().is_empty()) {
+            std::fs::create_dir_all(dir)
+                .map_err(|e| Error::Unavailable(format!("cannot create {}: {e}", dir.display())))?;
+        }
+        let mut writer = open_connection(path)?;
+        // Checks that the file really is a database before anything else touches it.
+        writer
+            .pragma_update(None, "journal_mode", "WAL")
+            .map_err(|e| file_error(path, e))?;
+        schema::migrate(&mut writer).map_err(|e| match e {
+            Error::Unavailable(m) => Error::Unavailable(format!("{}: {m}", path.display())),
+            other => other,
+        })?;
+        Ok(Db {
+            inner: Arc::new(Inner {
+                path: path.to_owned(),
+                writer: Mutex::new(writer),
+                readers: Mutex::new(Vec::new()),
+            }),
+        })
+    }
+
+    pub fn path(&self) -> &Path {
+        &self.inner.path
+    }
+
+    /// Runs `f` on a reader connection on the blocking pool.
+    pub async fn read<T, F>(&self, f: F) -> Result<T>
+    where
+        T: Send + 'static,
+        F: FnOnce(&Connection) -> Result<T> + Send + 'static,
+    {
+        let db = self.clone();
+        run_blocking(move || db.read_blocking(f)).await
+    }
+
+    /// Runs `f` inside one immediate write transaction on the blocking pool; commits when `f`
+    /// returns `Ok`, rolls back otherwise, so nothing is ever half-written.
+    pub async fn write<T, F>(&self, f: F) -> Result<T>
+    where
+        T: Send + 'static,
+        F: FnOnce(&Transaction<'_>) -> Result<T> + Send + 'static,
+    {
+        let db = self.clone();
+        run_blocking(move || db.write_blocking(f)).await
+    }
+
+    /// [`Db::read`] for callers already off the async threads.
+    pub fn read_blocking<T>(&self, f: impl FnOnce(&Connection) -> Result<T>) -> Result<T> {
+        let conn = self
+            .inner
+            .readers
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .pop();
+        let conn = match conn {
+            Some(conn) => conn,
+            None => open_connection(&self.inner.path)?,
+        };
+        let result = f(&conn);
+        let mut readers = self.inner.readers.lock().unwrap_or_else(|e| e.into_inner());
+        if readers.len() < READERS {
+            readers.push(conn);
+        }
+        result
+    }
+
+    /// [`Db::write`] for callers already off the async threads.
+    pub fn write_blocking<T>(&self, f: impl FnOnce(&Transaction<'_>) -> Result<T>) -> Result<T> {
+        let mut conn = self.inner.writer.lock().unwrap_or_else(|e| e.into_inner());
+        let tx = conn
+            .transaction_with_behavior(TransactionBehavior::Immediate)
+            .map_err(db_error)?;
+        let value = f(&tx)?;
+        tx.commit().map_err(db_error)?;
+        Ok(value)
+    }
+}
+
+async fn run_blocking<T: Send + 'static>(
+    f: impl FnOnce() -> Result<T> + Send + 'static,
+) -> Result<T> {
+    tokio::task::spawn_blocking(f)
+        .await
+        .map_err(|e| Error::Unavailable(format!("database task failed: {e}")))?
+}
+
+fn open_connection(path: &Path) -> Result<Connection> {
+    let flags = OpenFlags::SQLITE_OPEN_READ_WRITE
+        | OpenFlags::SQLITE_OPEN_CREATE
+        | OpenFlags::SQLITE_OPEN_NO_MUTEX
+        | OpenFlags::SQLITE_OPEN_URI;
+    let conn = Connection::open_with_flags(path, flags).map_err(|e| file_error(path, e))?;
+    conn.busy_timeout(BUSY_TIMEOUT)
+        .map_err(|e| file_error(path, e))?;
+    conn.execute_batch(
+        "PRAGMA foreign_keys = ON; PRAGMA synchronous = NORMAL; PRAGMA temp_store = MEMORY;",
+    )
+    .map_err(|e| file_error(path, e))?;
+    Ok(conn)
+}
+
+/// An error opening `path`, said so a person knows what to do.
+fn file_error(path: &Path, e: rusqlite::Error) -> Error {
+    let what = match e.sqlite_error_code() {
+        Some(rusqlite::ErrorCode::NotADatabase) => {
+            "is not a linkdeck database (or is corrupt)".to_string()
+        }
+        Some(rusqlite::ErrorCode::DatabaseCorrupt) => "is corrupt".to_string(),
+        Some(rusqlite::ErrorCode::DatabaseBusy | rusqlite::ErrorCode::DatabaseLocked) => {
+            "is locked by another program; try again in a moment".to_string()
+        }
+        Some(rusqlite::ErrorCode::CannotOpen) => {
+            "cannot be opened (check the path and permissions)".to_string()
+        }
+        Some(rusqlite::ErrorCode::ReadOnly) | Some(rusqlite::ErrorCode::PermissionDenied) => {
+            "is read-only or not permitted".to_string()
+        }
+        _ => format!("cannot be used: {e}"),
+    };
+    Error::Unavailable(format!("database {} {what}", path.display()))
+}
+
+/// Maps a SQLite failure during normal work to the backend error a person sees.
+pub fn db_error(e: rusqlite::Error) -> Error {
+    match e.sqlite_error_code() {
+        Some(rusqlite::ErrorCode::DatabaseBusy | rusqlite::ErrorCode::DatabaseLocked) => {
+            Error::Unavailable("the database is busy with another program; try again".into())
+        }
+        Some(rusqlite::ErrorCode::DatabaseCorrupt | rusqlite::ErrorCode::NotADatabase) => {
+            Error::Unavailable("the database file is corrupt".into())
+        }
+        Some(rusqlite::ErrorCode::DiskFull) => Error::Unavailable("the disk is full".into()),
+        _ => Error::Unavailable(format!("database error: {e}")),
+    }
+}

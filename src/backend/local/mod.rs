@@ -1,0 +1,233 @@
+//! The embedded link-shortening service on SQLite. `LocalService` is the whole database (every
+//! owner: what the server needs to resolve aliases, record visits and check keys);
+//! `LocalBackend` is one owner's view of it and implements [`Backend`](super::Backend).
+
+mod db;
+mod schema;
+
+use std::path::Path;
+use std::sync::Arc;
+
+use async_trait::async_trait;
+use jiff::Timestamp;
+use jiff::tz::TimeZone;
+use rusqlite::{OptionalExtension, params};
+
+pub use db::{Db, db_error};
+pub use schema::SCHEMA_VERSION;
+
+use super::{Backend, BackendInfo};
+use crate::domain::{
+    Clock, Domain, Error, Id, Link, LinkInput, LinkQuery, Owner, Page, Result, Space, SpaceInput,
+    SpaceQuery, SystemClock,
+};
+
+/// The owner the terminal app and the CLI act as on a local database.
+pub const DEFAULT_OWNER: &str = "default";
+
+/// Settings of the embedded service that come from the profile.
+#[derive(Debug, Clone)]
+pub struct LocalOptions {
+    /// Base of short URLs of links without a domain, such as `http://127.0.0.1:8080`.
+    pub public_url: String,
+    /// The zone in which expiry dates and times are read.
+    pub timezone: TimeZone,
+    pub clock: Arc<dyn Clock>,
+}
+
+impl Default for LocalOptions {
+    fn default() -> Self {
+        LocalOptions {
+            public_url: "http://127.0.0.1:8080".into(),
+            timezone: TimeZone::UTC,
+            clock: Arc::new(SystemClock),
+        }
+    }
+}
+
+/// The embedded service over one database file. Cloning is cheap.
+#[derive(Clone, Debug)]
+pub struct LocalService {
+    db: Db,
+    opts: Arc<LocalOptions>,
+}
+
+impl LocalService {
+    pub fn open(path: &Path, opts: LocalOptions) -> Result<LocalService> {
+        Ok(LocalService {
+            db: Db::open(path)?,
+            opts: Arc::new(opts),
+        })
+    }
+
+    pub fn db(&self) -> &Db {
+        &self.db
+    }
+
+    pub fn options(&self) -> &LocalOptions {
+        &self.opts
+    }
+
+    pub fn now(&self) -> Timestamp {
+        self.opts.clock.now()
+    }
+
+    /// One owner's view, implementing [`Backend`].
+    pub fn for_owner(&self, owner_id: Id) -> LocalBackend {
+        LocalBackend {
+            service: self.clone(),
+            owner_id,
+        }
+    }
+
+    /// The view of the [`DEFAULT_OWNER`], created on first use.
+    pub async fn default_backend(&self) -> Result<LocalBackend> {
+        let owner = match self.owner_by_name(DEFAULT_OWNER).await {
+            Ok(owner) => owner,
+            Err(Error::NotFound(_)) => match self.add_owner(DEFAULT_OWNER).await {
+                // Another process may have created it between the two calls.
+                Err(Error::Conflict(_)) => self.owner_by_name(DEFAULT_OWNER).await?,
+                other => other?,
+            },
+            Err(e) => return Err(e),
+        };
+        Ok(self.for_owner(owner.id))
+    }
+
+    pub async fn add_owner(&self, name: &str) -> Result<Owner> {
+        let name = name.trim().to_owned();
+        if name.is_empty() || name.chars().count() > 64 || name.chars().any(char::is_control) {
+            return Err(Error::field("name", "must be 1 to 64 printable characters"));
+        }
+        let now = self.now();
+        self.db
+            .write(move |tx| {
+                let exists: Option<Id> = tx
+                    .query_row("SELECT id FROM owners WHERE name = ?1", [&name], |r| {
+                        r.get(0)
+                    })
+                    .optional()
+                    .map_err(db_error)?;
+                if exists.is_some() {
+                    return Err(Error::Conflict(format!(
+                        "an owner named {name} already exists"
+                    )));
+                }
+                tx.execute(
+                    "INSERT INTO owners (name, created_at) VALUES (?1, ?2)",
+                    params![name, now.as_second()],
+                )
+                .map_err(db_error)?;
+                Ok(Owner {
+                    id: tx.last_insert_rowid(),
+                    name,
+                    created_at: now,
+                })
+            })
+            .await
+    }
+
+    pub async fn list_owners(&self) -> Result<Vec<Owner>> {
+        self.db
+            .read(|conn| {
+                let mut stmt = conn
+                    .prepare_cached("SELECT id, name, created_at FROM owners ORDER BY id")
+                    .map_err(db_error)?;
+                let rows = stmt.query_map([], owner_from_row).map_err(db_error)?;
+                rows.collect::<rusqlite::Result<Vec<_>>>().map_err(db_error)
+            })
+            .await
+    }
+
+    pub async fn owner_by_name(&self, name: &str) -> Result<Owner> {
+        let name = name.trim().to_owned();
+        self.db
+            .read(move |conn| {
+                conn.query_row(
+                    "SELECT id, name, created_at FROM owners WHERE name = ?1",
+                    [&name],
+                    owner_from_row,
+                )
+                .optional()
+                .map_err(db_error)?
+                .ok_or_else(|| Error::not_found(format!("owner {name}")))
+            })
+            .await
+    }
+}
+
+fn owner_from_row(row: &rusqlite::Row<'_>) -> rusqlite::Result<Owner> {
+    Ok(Owner {
+        id: row.get(0)?,
+        name: row.get(1)?,
+        created_at: Timestamp::from_second(row.get(2)?).unwrap_or_default(),
+    })
+}
+
+/// One owner's view of the embedded service.
+#[derive(Clone, Debug)]
+pub struct LocalBackend {
+    service: LocalService,
+    owner_id: Id,
+}
+
+impl LocalBackend {
+    pub fn service(&self) -> &LocalService {
+        &self.service
+    }
+
+    pub fn owner_id(&self) -> Id {
+        self.owner_id
+    }
+}
+
+fn not_built() -> Error {
+    Error::Unavailable("not built yet".into())
+}
+
+#[async_trait]
+impl Backend for LocalBackend {
+    fn info(&self) -> BackendInfo {
+        BackendInfo {
+            kind: "local",
+            location: self.service.db.path().display().to_string(),
+        }
+    }
+
+    async fn list_links(&self, _query: &LinkQuery) -> Result<Page<Link>> {
+        Err(not_built())
+    }
+    async fn show_link(&self, _id: Id) -> Result<Link> {
+        Err(not_built())
+    }
+    async fn create_link(&self, _input: &LinkInput) -> Result<Link> {
+        Err(not_built())
+    }
+    async fn update_link(&self, _id: Id, _input: &LinkInput) -> Result<Link> {
+        Err(not_built())
+    }
+    async fn delete_link(&self, _id: Id) -> Result<()> {
+        Err(not_built())
+    }
+    async fn list_spaces(&self, _query: &SpaceQuery) -> Result<Page<Space>> {
+        Err(not_built())
+    }
+    async fn show_space(&self, _id: Id) -> Result<Space> {
+        Err(not_built())
+    }
+    async fn create_space(&self, _input: &SpaceInput) -> Result<Space> {
+        Err(not_built())
+    }
+    async fn update_space(&self, _id: Id, _input: &SpaceInput) -> Result<Space> {
+        Err(not_built())
+    }
+    async fn delete_space(&self, _id: Id) -> Result<()> {
+        Err(not_built())
+    }
+    async fn list_domains(&self, _page: u32, _per_page: u32) -> Result<Page<Domain>> {
+        Err(not_built())
+    }
+    async fn show_domain(&self, _id: Id) -> Result<Domain> {
+        Err(not_built())
+    }
+}

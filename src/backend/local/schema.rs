@@ -1,0 +1,160 @@
+//! Versioned migrations, applied in order inside one transaction each; `PRAGMA user_version`
+//! records how far a database file has come.
+
+use rusqlite::Connection;
+
+use crate::domain::{Error, Result};
+
+/// Each entry moves the schema one version forward. Never edit a shipped entry: add one.
+const MIGRATIONS: &[&str] = &[
+    // 1: owners, keys, domains, spaces, links, visits; counters kept by triggers so list totals
+    // and space sizes never need a scan; a trigram full-text index for substring search.
+    r#"
+    CREATE TABLE owners (
+        id INTEGER PRIMARY KEY,
+        name TEXT NOT NULL COLLATE NOCASE UNIQUE,
+        timezone TEXT NOT NULL DEFAULT 'UTC',
+        link_count INTEGER NOT NULL DEFAULT 0,
+        created_at INTEGER NOT NULL
+    );
+
+    CREATE TABLE api_keys (
+        id INTEGER PRIMARY KEY,
+        owner_id INTEGER NOT NULL REFERENCES owners(id) ON DELETE CASCADE,
+        name TEXT,
+        prefix TEXT NOT NULL,
+        digest BLOB NOT NULL UNIQUE,
+        created_at INTEGER NOT NULL,
+        last_used_at INTEGER,
+        revoked_at INTEGER
+    );
+    CREATE INDEX api_keys_owner ON api_keys(owner_id);
+
+    CREATE TABLE domains (
+        id INTEGER PRIMARY KEY,
+        owner_id INTEGER NOT NULL REFERENCES owners(id) ON DELETE CASCADE,
+        name TEXT NOT NULL COLLATE NOCASE UNIQUE,
+        host TEXT NOT NULL COLLATE NOCASE UNIQUE,
+        created_at INTEGER NOT NULL,
+        updated_at INTEGER NOT NULL
+    );
+    CREATE INDEX domains_owner ON domains(owner_id, id);
+
+    CREATE TABLE spaces (
+        id INTEGER PRIMARY KEY,
+        owner_id INTEGER NOT NULL REFERENCES owners(id) ON DELETE CASCADE,
+        name TEXT NOT NULL COLLATE NOCASE,
+        color INTEGER NOT NULL CHECK (color BETWEEN 1 AND 6),
+        link_count INTEGER NOT NULL DEFAULT 0,
+        created_at INTEGER NOT NULL,
+        updated_at INTEGER NOT NULL
+    );
+    CREATE UNIQUE INDEX spaces_owner_name ON spaces(owner_id, name);
+    CREATE INDEX spaces_owner_id ON spaces(owner_id, id);
+
+    CREATE TABLE links (
+        id INTEGER PRIMARY KEY,
+        owner_id INTEGER NOT NULL REFERENCES owners(id) ON DELETE CASCADE,
+        domain_id INTEGER REFERENCES domains(id) ON DELETE RESTRICT,
+        space_id INTEGER REFERENCES spaces(id) ON DELETE SET NULL,
+        alias TEXT NOT NULL COLLATE NOCASE,
+        url TEXT NOT NULL,
+        title TEXT,
+        password_hash TEXT,
+        disabled INTEGER NOT NULL DEFAULT 0,
+        public INTEGER NOT NULL DEFAULT 0,
+        expiration_url TEXT,
+        expiration_clicks INTEGER NOT NULL DEFAULT 0,
+        ends_at INTEGER,
+        clicks INTEGER NOT NULL DEFAULT 0,
+        target_type INTEGER NOT NULL DEFAULT 0,
+        geo_target TEXT,
+        platform_target TEXT,
+        rotation_target TEXT,
+        last_rotation INTEGER NOT NULL DEFAULT 0,
+        created_at INTEGER NOT NULL,
+        updated_at INTEGER NOT NULL
+    );
+    -- One alias per domain, case-insensitively; links without a domain share domain 0.
+    CREATE UNIQUE INDEX links_alias ON links(ifnull(domain_id, 0), alias);
+    CREATE INDEX links_owner_id ON links(owner_id, id);
+    CREATE INDEX links_owner_clicks ON links(owner_id, clicks, id);
+    CREATE INDEX links_owner_space ON links(owner_id, space_id, id);
+    CREATE INDEX links_owner_domain ON links(owner_id, domain_id, id);
+    CREATE INDEX links_owner_ends ON links(owner_id, ends_at) WHERE ends_at IS NOT NULL;
+    CREATE INDEX links_owner_disabled ON links(owner_id, id) WHERE disabled = 1;
+    CREATE INDEX links_owner_click_expired ON links(owner_id, id)
+        WHERE expiration_clicks > 0 AND clicks >= expiration_clicks;
+
+    CREATE VIRTUAL TABLE links_fts USING fts5(
+        title, alias, url,
+        content = 'links', content_rowid = 'id', tokenize = 'trigram'
+    );
+    CREATE TRIGGER links_ai AFTER INSERT ON links BEGIN
+        INSERT INTO links_fts(rowid, title, alias, url) VALUES (new.id, new.title, new.alias, new.url);
+        UPDATE owners SET link_count = link_count + 1 WHERE id = new.owner_id;
+        UPDATE spaces SET link_count = link_count + 1 WHERE id = new.space_id;
+    END;
+    CREATE TRIGGER links_ad AFTER DELETE ON links BEGIN
+        INSERT INTO links_fts(links_fts, rowid, title, alias, url)
+            VALUES ('delete', old.id, old.title, old.alias, old.url);
+        UPDATE owners SET link_count = link_count - 1 WHERE id = old.owner_id;
+        UPDATE spaces SET link_count = link_count - 1 WHERE id = old.space_id;
+    END;
+    CREATE TRIGGER links_au_text AFTER UPDATE OF title, alias, url ON links BEGIN
+        INSERT INTO links_fts(links_fts, rowid, title, alias, url)
+            VALUES ('delete', old.id, old.title, old.alias, old.url);
+        INSERT INTO links_fts(rowid, title, alias, url) VALUES (new.id, new.title, new.alias, new.url);
+    END;
+    CREATE TRIGGER links_au_space AFTER UPDATE OF space_id ON links
+        WHEN old.space_id IS NOT new.space_id BEGIN
+        UPDATE spaces SET link_count = link_count - 1 WHERE id = old.space_id;
+        UPDATE spaces SET link_count = link_count + 1 WHERE id = new.space_id;
+    END;
+
+    CREATE TABLE visits (
+        id INTEGER PRIMARY KEY,
+        link_id INTEGER NOT NULL REFERENCES links(id) ON DELETE CASCADE,
+        at INTEGER NOT NULL,
+        country TEXT,
+        platform TEXT,
+        browser TEXT,
+        referrer TEXT,
+        language TEXT
+    );
+    CREATE INDEX visits_link_at ON visits(link_id, at);
+    "#,
+];
+
+/// The schema version this build writes.
+pub const SCHEMA_VERSION: i64 = MIGRATIONS.len() as i64;
+
+/// Brings `conn` up to [`SCHEMA_VERSION`]. A database written by a newer linkdeck is refused
+/// rather than guessed at.
+pub fn migrate(conn: &mut Connection) -> Result<()> {
+    let current: i64 = conn
+        .query_row("PRAGMA user_version", [], |r| r.get(0))
+        .map_err(super::db::db_error)?;
+    if current > SCHEMA_VERSION {
+        return Err(Error::Unavailable(format!(
+            "the database was written by a newer linkdeck (schema {current}, this build knows {SCHEMA_VERSION})"
+        )));
+    }
+    for (i, sql) in MIGRATIONS.iter().enumerate().skip(current as usize) {
+        let tx = conn
+            .transaction_with_behavior(rusqlite::TransactionBehavior::Immediate)
+            .map_err(super::db::db_error)?;
+        // Another process may have migrated while we waited for the write lock.
+        let now: i64 = tx
+            .query_row("PRAGMA user_version", [], |r| r.get(0))
+            .map_err(super::db::db_error)?;
+        if now > i as i64 {
+            continue;
+        }
+        tx.execute_batch(sql).map_err(super::db::db_error)?;
+        tx.pragma_update(None, "user_version", (i + 1) as i64)
+            .map_err(super::db::db_error)?;
+        tx.commit().map_err(super::db::db_error)?;
+    }
+    Ok(())
+}

@@ -1,0 +1,43 @@
+//! The service's types and rules (DESIGN §2), with no I/O. Everything else depends on this
+//! module; it depends on nothing of ours. Validation lives here once and serves the embedded
+//! service, the server and the terminal app's forms.
+
+mod clock;
+mod country;
+mod error;
+mod expiry;
+mod fields;
+mod host;
+mod link;
+mod platform;
+mod query;
+mod space;
+mod validate;
+
+pub use clock::{Clock, FixedClock, SystemClock};
+pub use country::{Country, country_by_code, search_countries};
+pub use error::{Error, Result};
+pub use expiry::{format_expiry_input, parse_expiry};
+pub use fields::FieldErrors;
+pub use host::{Domain, Owner, normalize_domain_name};
+pub use link::{
+    Link, LinkInput, LinkPatch, LinkStatus, RuleInput, TargetRule, TargetType, validate_link_input,
+};
+pub use platform::Platform;
+pub use query::{LinkQuery, Page, SearchBy, Sort, SpaceQuery, StatusFilter};
+pub use space::{Color, Space, SpaceInput, SpacePatch, validate_space_input};
+pub use validate::{
+    ALIAS_MAX, PASSWORD_MAX, RESERVED_ALIASES, URL_MAX, is_reserved_alias, validate_alias,
+    validate_url,
+};
+
+/// Identifier of a record (link, space, domain, owner, key).
+pub type Id = i64;
+
+/// Whether a patch creates a record (required fields must be present) or updates one (only the
+/// fields present change).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Mode {
+    Create,
+    Update,
+}

@@ -1,0 +1,238 @@
+use serde::{Deserialize, Serialize};
+
+use super::{FieldErrors, Id};
+
+pub const PER_PAGE_MIN: u32 = 10;
+pub const PER_PAGE_MAX: u32 = 100;
+pub const PER_PAGE_DEFAULT: u32 = 10;
+
+/// Which field a search matches.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum SearchBy {
+    #[default]
+    Title,
+    Alias,
+    Url,
+}
+
+impl SearchBy {
+    pub const ALL: [SearchBy; 3] = [SearchBy::Title, SearchBy::Alias, SearchBy::Url];
+
+    pub fn as_str(self) -> &'static str {
+        match self {
+            SearchBy::Title => "title",
+            SearchBy::Alias => "alias",
+            SearchBy::Url => "url",
+        }
+    }
+
+    pub fn parse(s: &str) -> Option<SearchBy> {
+        Self::ALL
+            .into_iter()
+            .find(|b| b.as_str().eq_ignore_ascii_case(s.trim()))
+    }
+}
+
+/// The status filter of a link list (`status` 0–3 on the wire).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum StatusFilter {
+    #[default]
+    All,
+    Active,
+    Expired,
+    Disabled,
+}
+
+impl StatusFilter {
+    pub const ALL: [StatusFilter; 4] = [
+        StatusFilter::All,
+        StatusFilter::Active,
+        StatusFilter::Expired,
+        StatusFilter::Disabled,
+    ];
+
+    pub fn number(self) -> u8 {
+        self as u8
+    }
+
+    pub fn label(self) -> &'static str {
+        match self {
+            StatusFilter::All => "all",
+            StatusFilter::Active => "active",
+            StatusFilter::Expired => "expired",
+            StatusFilter::Disabled => "disabled",
+        }
+    }
+
+    /// Accepts the wire number or the label.
+    pub fn parse(s: &str) -> Option<StatusFilter> {
+        let s = s.trim();
+        Self::ALL
+            .into_iter()
+            .find(|f| s == f.number().to_string() || f.label().eq_ignore_ascii_case(s))
+    }
+}
+
+/// List order; ties are always broken by id in the same direction.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Sort {
+    /// Newest first.
+    #[default]
+    Desc,
+    /// Oldest first.
+    Asc,
+    /// Most clicks first.
+    Max,
+    /// Fewest clicks first.
+    Min,
+}
+
+impl Sort {
+    pub const ALL: [Sort; 4] = [Sort::Desc, Sort::Asc, Sort::Max, Sort::Min];
+
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Sort::Desc => "desc",
+            Sort::Asc => "asc",
+            Sort::Max => "max",
+            Sort::Min => "min",
+        }
+    }
+
+    pub fn label(self) -> &'static str {
+        match self {
+            Sort::Desc => "newest",
+            Sort::Asc => "oldest",
+            Sort::Max => "most clicks",
+            Sort::Min => "fewest clicks",
+        }
+    }
+
+    /// Accepts the wire value or the label.
+    pub fn parse(s: &str) -> Option<Sort> {
+        let s = s.trim();
+        Self::ALL
+            .into_iter()
+            .find(|o| o.as_str().eq_ignore_ascii_case(s) || o.label().eq_ignore_ascii_case(s))
+    }
+}
+
+/// A page of a link list.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct LinkQuery {
+    pub search: Option<String>,
+    pub by: SearchBy,
+    pub status: StatusFilter,
+    pub space: Option<Id>,
+    pub domain: Option<Id>,
+    pub sort: Sort,
+    /// 1-based.
+    pub page: u32,
+    pub per_page: u32,
+}
+
+impl Default for LinkQuery {
+    fn default() -> Self {
+        LinkQuery {
+            search: None,
+            by: SearchBy::Title,
+            status: StatusFilter::All,
+            space: None,
+            domain: None,
+            sort: Sort::Desc,
+            page: 1,
+            per_page: PER_PAGE_DEFAULT,
+        }
+    }
+}
+
+impl LinkQuery {
+    /// The non-empty search term, if any.
+    pub fn search_term(&self) -> Option<&str> {
+        self.search.as_deref().filter(|s| !s.is_empty())
+    }
+
+    /// Page and page size are in range; reported as field errors, never silently replaced.
+    pub fn validate(&self) -> Result<(), FieldErrors> {
+        validate_paging(self.page, self.per_page)
+    }
+}
+
+/// A page of a space list.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct SpaceQuery {
+    pub search: Option<String>,
+    /// Only `Desc` and `Asc` apply to spaces.
+    pub sort: Sort,
+    pub page: u32,
+    pub per_page: u32,
+}
+
+impl Default for SpaceQuery {
+    fn default() -> Self {
+        SpaceQuery {
+            search: None,
+            sort: Sort::Desc,
+            page: 1,
+            per_page: PER_PAGE_DEFAULT,
+        }
+    }
+}
+
+impl SpaceQuery {
+    pub fn search_term(&self) -> Option<&str> {
+        self.search.as_deref().filter(|s| !s.is_empty())
+    }
+
+    pub fn validate(&self) -> Result<(), FieldErrors> {
+        let mut errors = validate_paging(self.page, self.per_page)
+            .err()
+            .unwrap_or_default();
+        if !matches!(self.sort, Sort::Desc | Sort::Asc) {
+            errors.add("sort", "must be desc or asc");
+        }
+        errors.into_result(())
+    }
+}
+
+fn validate_paging(page: u32, per_page: u32) -> Result<(), FieldErrors> {
+    let mut errors = FieldErrors::default();
+    if page < 1 {
+        errors.add("page", "must be 1 or more");
+    }
+    if !(PER_PAGE_MIN..=PER_PAGE_MAX).contains(&per_page) {
+        errors.add(
+            "per_page",
+            format!("must be from {PER_PAGE_MIN} to {PER_PAGE_MAX}"),
+        );
+    }
+    errors.into_result(())
+}
+
+/// One page of results and where it sits in the whole list.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Page<T> {
+    pub items: Vec<T>,
+    /// 1-based.
+    pub page: u32,
+    /// The page size the backend actually used (a phpShort 2.x server always uses 10).
+    pub per_page: u32,
+    pub total: u64,
+}
+
+impl<T> Page<T> {
+    pub fn last_page(&self) -> u32 {
+        if self.total == 0 || self.per_page == 0 {
+            1
+        } else {
+            u32::try_from(self.total.div_ceil(u64::from(self.per_page))).unwrap_or(u32::MAX)
+        }
+    }
+
+    pub fn has_next(&self) -> bool {
+        self.page < self.last_page()
+    }
+}

@@ -1,0 +1,5 @@
+//! linkdeck: manage short links from the terminal. One crate: the service's rules (`domain`),
+//! the backends that implement them (`backend`), and the front ends over them.
+
+pub mod backend;
+pub mod domain;
