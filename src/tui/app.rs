@@ -636,7 +636,7 @@ impl App {
         let t = &self.cfg.theme;
         let tab = |name: &'static str, pane: Pane| {
             if self.pane == pane {
-                Span::styled(format!(" {name} "), t.tab_active)
+                Span::styled(format!("[{name}]"), t.tab_active)
             } else {
                 Span::styled(format!(" {name} "), t.dim)
             }
@@ -707,8 +707,15 @@ impl App {
                 .concat(),
             }
         };
+        // Drop hints from the middle until the rest fits; help and quit stay last.
+        let mut pairs: Vec<Vec<Span>> = spans.chunks(2).map(<[Span]>::to_vec).collect();
+        let width =
+            |pairs: &[Vec<Span>]| pairs.iter().flatten().map(Span::width).sum::<usize>() + 1;
+        while width(&pairs) > usize::from(area.width) && pairs.len() > 2 {
+            pairs.remove(pairs.len() - 3);
+        }
         let mut line = vec![Span::raw(" ")];
-        line.extend(spans);
+        line.extend(pairs.into_iter().flatten());
         Line::from(line).render(area, buf);
     }
 }

@@ -116,7 +116,7 @@ impl Action {
     pub fn description(self) -> &'static str {
         match self {
             Action::Quit => "quit",
-            Action::Help => "show or hide this help",
+            Action::Help => "this help",
             Action::NextPane => "next pane",
             Action::PrevPane => "previous pane",
             Action::Down => "move down",
@@ -125,12 +125,12 @@ impl Action {
             Action::Bottom => "go to the bottom",
             Action::PageDown => "page down",
             Action::PageUp => "page up",
-            Action::Select => "details / open a space's links",
-            Action::New => "new link (not built yet)",
-            Action::Edit => "edit link (not built yet)",
+            Action::Select => "details; a space's links",
+            Action::New => "new link (coming)",
+            Action::Edit => "edit link (coming)",
             Action::Delete => "delete (asks first)",
-            Action::Search => "search (Enter keeps, Esc clears)",
-            Action::CycleBy => "search by title / alias / url",
+            Action::Search => "search",
+            Action::CycleBy => "search title/alias/url",
             Action::CycleStatus => "cycle status tab",
             Action::StatusAll => "status: all",
             Action::StatusActive => "status: active",
@@ -143,8 +143,8 @@ impl Action {
             Action::Refresh => "refresh / retry",
             Action::CopyShortUrl => "copy short URL",
             Action::CopyDestination => "copy destination",
-            Action::ToggleDisabled => "disable / enable link",
-            Action::OpenInBrowser => "open destination in browser",
+            Action::ToggleDisabled => "disable / enable",
+            Action::OpenInBrowser => "open in browser",
         }
     }
 

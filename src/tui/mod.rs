@@ -202,3 +202,6 @@ fn init_logging() -> Option<tracing_appender::non_blocking::WorkerGuard> {
         .ok()?;
     Some(guard)
 }
+
+#[cfg(test)]
+mod snapshot_tests;
