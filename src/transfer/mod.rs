@@ -39,6 +39,15 @@ impl Format {
     }
 }
 
+impl fmt::Display for Format {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(match self {
+            Format::Json => "JSON",
+            Format::Csv => "CSV",
+        })
+    }
+}
+
 /// A record and the line of the file it starts on.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Numbered<T> {
