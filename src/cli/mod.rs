@@ -47,6 +47,7 @@ pub struct Cli {
 
 /// Flags every command takes.
 #[derive(Debug, Args)]
+#[command(next_help_heading = "Global options")]
 pub struct GlobalArgs {
     /// Use this profile from the config file.
     #[arg(long, global = true, value_name = "NAME")]

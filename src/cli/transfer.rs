@@ -283,7 +283,7 @@ fn note_passwords(n: usize) {
     if n > 0 {
         eprintln!(
             "note: {} a password, which cannot be exported (only its hash is stored); the \
-             export marks it with \"password\": true",
+             export marks such links with \"password\": true",
             if n == 1 {
                 "1 link has".to_owned()
             } else {
