@@ -7,6 +7,7 @@
 mod context;
 mod domains;
 mod error;
+mod link_view;
 mod links;
 mod lookup;
 mod output;

@@ -5,6 +5,9 @@ use std::io::{self, Write};
 use jiff::tz::TimeZone;
 use jiff::{Timestamp, Zoned};
 use serde::Serialize;
+use serde_json::{Value, json};
+
+use crate::domain::Page;
 
 /// Writes `text` to stdout. A closed pipe surfaces as an error that ends the command quietly.
 pub fn print(text: &str) -> io::Result<()> {
@@ -160,6 +163,17 @@ pub fn thousands(n: u64) -> String {
         out.push(c);
     }
     out
+}
+
+/// A page as `--json` prints it.
+pub fn page_json<T>(page: &Page<T>, item: impl Fn(&T) -> Value) -> Value {
+    json!({
+        "items": page.items.iter().map(item).collect::<Vec<_>>(),
+        "page": page.page,
+        "per_page": page.per_page,
+        "total": page.total,
+        "last_page": page.last_page(),
+    })
 }
 
 #[cfg(test)]

@@ -8,9 +8,9 @@ use serde_json::json;
 use super::PER_PAGE_MAX;
 use super::context::Context;
 use super::error::{CliError, CliResult};
-use super::links::{page_json, parse_sort};
+use super::links::parse_sort;
 use super::lookup::space_id;
-use super::output::{Table, date, plural, print, print_json, thousands};
+use super::output::{Table, date, page_json, plural, print, print_json, thousands};
 use crate::domain::{Sort, Space, SpaceInput, SpaceQuery};
 
 #[derive(Debug, Subcommand)]

@@ -242,7 +242,7 @@ pub async fn export(ctx: &Context, args: ExportArgs) -> CliResult {
     let partial = partial_path(&path);
     let result = async {
         let out = File::create(&partial)
-            .map_err(|e| CliError::failure(format!("cannot write {}: {e}", partial.display())))?;
+            .map_err(|e| CliError::failure(format!("cannot write {}: {e}", path.display())))?;
         let counts = write_export(ctx, backend.as_ref(), format, BufWriter::new(out)).await?;
         std::fs::rename(&partial, &path)
             .map_err(|e| CliError::failure(format!("cannot write {}: {e}", path.display())))?;
