@@ -550,6 +550,10 @@ fn spaces_round_trip() {
     );
     env.run(&["spaces", "create", "Bad", "--color", "7"])
         .fails_with(3);
+    let flagged = env.json(&["spaces", "create", "--name", "Flagged", "--color", "yellow"]);
+    assert_eq!(flagged["color"], 3);
+    env.run(&["spaces", "create", "--color", "1"]).fails_with(2);
+    env.json(&["spaces", "delete", "Flagged"]);
     env.run(&["spaces", "update", &id]).fails_with(2);
     env.json(&["spaces", "delete", "Launch 2"]);
     // The link stays, without a space.

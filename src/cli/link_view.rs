@@ -1,7 +1,7 @@
 //! How links look: the list table, the detail view and the `--json` record.
 
 use jiff::Timestamp;
-use serde_json::{Value, json};
+use serde::Serialize;
 
 use super::context::Context;
 use super::error::CliResult;
@@ -120,11 +120,17 @@ pub fn show(ctx: &Context, link: &Link) -> CliResult {
     Ok(print(&text)?)
 }
 
-/// A link as `--json` prints it: the record's fields plus its derived `status`.
-pub fn link_json(link: &Link, now: Timestamp) -> Value {
-    let mut value = serde_json::to_value(link).unwrap_or(Value::Null);
-    if let Value::Object(map) = &mut value {
-        map.insert("status".into(), json!(link.status(now).label()));
+/// A link as `--json` prints it: the record's fields, in their order, plus its derived `status`.
+#[derive(Serialize)]
+pub struct LinkJson<'a> {
+    #[serde(flatten)]
+    link: &'a Link,
+    status: &'static str,
+}
+
+pub fn link_json(link: &Link, now: Timestamp) -> LinkJson<'_> {
+    LinkJson {
+        link,
+        status: link.status(now).label(),
     }
-    value
 }

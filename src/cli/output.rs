@@ -2,12 +2,10 @@
 
 use std::io::{self, Write};
 
+use crate::domain::Page;
 use jiff::tz::TimeZone;
 use jiff::{Timestamp, Zoned};
 use serde::Serialize;
-use serde_json::{Value, json};
-
-use crate::domain::Page;
 
 /// Writes `text` to stdout. A closed pipe surfaces as an error that ends the command quietly.
 pub fn print(text: &str) -> io::Result<()> {
@@ -166,14 +164,23 @@ pub fn thousands(n: u64) -> String {
 }
 
 /// A page as `--json` prints it.
-pub fn page_json<T>(page: &Page<T>, item: impl Fn(&T) -> Value) -> Value {
-    json!({
-        "items": page.items.iter().map(item).collect::<Vec<_>>(),
-        "page": page.page,
-        "per_page": page.per_page,
-        "total": page.total,
-        "last_page": page.last_page(),
-    })
+#[derive(Serialize)]
+pub struct PageJson<T> {
+    items: Vec<T>,
+    page: u32,
+    per_page: u32,
+    total: u64,
+    last_page: u32,
+}
+
+pub fn page_json<'a, T, U>(page: &'a Page<T>, item: impl Fn(&'a T) -> U) -> PageJson<U> {
+    PageJson {
+        items: page.items.iter().map(item).collect(),
+        page: page.page,
+        per_page: page.per_page,
+        total: page.total,
+        last_page: page.last_page(),
+    }
 }
 
 #[cfg(test)]
