@@ -14,6 +14,10 @@ use super::{PER_PAGE_MAX, parse_bool};
 use crate::backend::Backend;
 use crate::domain::{LinkInput, LinkQuery, RuleInput, SearchBy, Sort, StatusFilter, TargetType};
 
+/// With `--all`, columns keep the first page's widths, but at least this wide (where their
+/// maximum allows) so that later, longer cells are not cut too short.
+const STREAM_MIN_WIDTH: usize = 12;
+
 #[derive(Debug, Subcommand)]
 pub enum LinksCommand {
     /// List links, newest first, one page at a time (or every page with --all).
@@ -305,7 +309,7 @@ async fn list(ctx: &Context, backend: &dyn Backend, args: ListArgs) -> CliResult
         if ctx.json {
             return Ok(print_json(&page_json(&page, |l| link_json(l, now)))?);
         }
-        let (table, _) = link_table(ctx, &page.items, now).render(true, None);
+        let table = link_table(ctx, &page.items, now).render();
         if page.items.is_empty() {
             return Ok(print(&format!("no links{}", filtered_note(&query)))?);
         }
@@ -339,10 +343,10 @@ async fn list(ctx: &Context, backend: &dyn Backend, args: ListArgs) -> CliResult
             count += 1;
         }
         if !ctx.json && !page.items.is_empty() {
-            let (text, w) =
-                link_table(ctx, &page.items, now).render(widths.is_none(), widths.as_deref());
-            widths = Some(w);
-            out.write_all(text.as_bytes())?;
+            let table = link_table(ctx, &page.items, now);
+            let first = widths.is_none();
+            let w = widths.get_or_insert_with(|| table.widths(STREAM_MIN_WIDTH));
+            out.write_all(table.render_with(first, w).as_bytes())?;
         }
         if !page.has_next() {
             break;

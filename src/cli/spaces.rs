@@ -206,5 +206,5 @@ fn space_table(spaces: &[Space], ctx: &Context) -> String {
             date(s.created_at, ctx.timezone()),
         ]);
     }
-    table.render(true, None).0
+    table.render()
 }
