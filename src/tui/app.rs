@@ -254,10 +254,8 @@ impl App {
                 let key = self.cfg.keys.key(k);
                 self.handle_key(key);
             }
-            Event::Paste(text) => {
-                if self.modal.is_none() {
-                    self.filter.paste(&text, Instant::now());
-                }
+            Event::Paste(text) if self.modal.is_none() => {
+                self.filter.paste(&text, Instant::now());
             }
             Event::Mouse(mouse) if self.cfg.mouse => self.handle_mouse(mouse),
             Event::Resize(width, height) => {
@@ -419,10 +417,10 @@ impl App {
                 self.modal = Some(Modal::Confirm(ConfirmAction::DeleteLink { id, alias }));
             }
             Action::ToggleDisabled => {
-                let input = LinkInput {
+                let input = Box::new(LinkInput {
                     disabled: Some(if link.disabled { "0" } else { "1" }.into()),
                     ..LinkInput::default()
-                };
+                });
                 let req = self.request();
                 self.commands.push(Command::UpdateLink { req, id, input });
             }

@@ -31,7 +31,7 @@ pub enum Msg {
     },
     LinkUpdated {
         req: RequestId,
-        result: Result<Link>,
+        result: Result<Box<Link>>,
     },
     /// The clipboard or browser did (`Ok`, with what to tell the person) or failed.
     Desktop(std::result::Result<String, String>),
@@ -58,7 +58,7 @@ pub enum Command {
     UpdateLink {
         req: RequestId,
         id: Id,
-        input: LinkInput,
+        input: Box<LinkInput>,
     },
     /// Copy to the clipboard; `what` names it in the toast.
     Copy {
