@@ -227,7 +227,10 @@ fn report_rss(rt: &tokio::runtime::Runtime) {
             .split_whitespace()
             .find_map(|w| w.strip_prefix("rss_kib=")?.parse().ok())
             .unwrap_or(0);
-        println!("tui/resident memory browsing {n} links: {rss} KiB ({})", text.trim());
+        println!(
+            "tui/resident memory browsing {n} links: {rss} KiB ({})",
+            text.trim()
+        );
         figures.push(rss);
     }
     if let [small, large] = figures[..]

@@ -136,17 +136,20 @@ fn world() -> World {
     }
 }
 
-fn app(width: u16, height: u16) -> App {
-    let cfg = AppConfig {
+fn config() -> AppConfig {
+    AppConfig {
         profile: "default".into(),
         location: "local ~/.local/share/linkdeck/linkdeck.db".into(),
         theme: Theme::new(ThemeName::Mono),
         keys: KeyMap::default(),
         mouse: false,
         timezone: jiff::tz::TimeZone::UTC,
-    };
+    }
+}
+
+fn app(width: u16, height: u16) -> App {
     App::new(
-        cfg,
+        config(),
         Arc::new(FixedClock::new(now())),
         Rect::new(0, 0, width, height),
     )
@@ -550,4 +553,41 @@ fn stale_page_answers_are_dropped() {
         app.selected_link().map(|l| l.alias.as_str()),
         Some("old-promo")
     );
+}
+
+#[test]
+fn mouse_scrolls_and_clicks_only_when_enabled() {
+    use ratatui::crossterm::event::{MouseButton, MouseEvent, MouseEventKind};
+    let w = world();
+    let mouse = |kind, row| {
+        Event::Mouse(MouseEvent {
+            kind,
+            column: 10,
+            row,
+            modifiers: KeyModifiers::NONE,
+        })
+    };
+    let mut off = loaded(100, 30, &w);
+    off.handle_event(mouse(MouseEventKind::ScrollDown, 6));
+    assert_eq!(
+        off.selected_link().map(|l| l.id),
+        Some(6),
+        "mouse is opt-in"
+    );
+
+    let cfg = AppConfig {
+        mouse: true,
+        ..config()
+    };
+    let mut on = App::new(
+        cfg,
+        Arc::new(FixedClock::new(now())),
+        Rect::new(0, 0, 100, 30),
+    );
+    answer(&mut on, &w);
+    on.handle_event(mouse(MouseEventKind::ScrollDown, 6));
+    assert_eq!(on.selected_link().map(|l| l.id), Some(5));
+    // Row 5 of the screen is the first link row (header, tabs, filter, border, column names).
+    on.handle_event(mouse(MouseEventKind::Down(MouseButton::Left), 5 + 3));
+    assert_eq!(on.selected_link().map(|l| l.alias.as_str()), Some("docs"));
 }
