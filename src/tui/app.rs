@@ -387,12 +387,15 @@ impl App {
             | Action::CopyShortUrl
             | Action::CopyDestination
             | Action::OpenInBrowser => self.link_action(action),
-            filter_action => {
-                if self.filter.apply_action(filter_action) == FilterOutcome::Changed {
+            filter_action => match self.filter.apply_action(filter_action) {
+                FilterOutcome::Ignored => {}
+                // Filters are about links: show them.
+                FilterOutcome::Handled => self.pane = Pane::Links,
+                FilterOutcome::Changed => {
                     self.pane = Pane::Links;
                     self.query_changed();
                 }
-            }
+            },
         }
     }
 

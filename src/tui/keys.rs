@@ -559,4 +559,26 @@ mod tests {
         }
         assert_eq!(KeyCombo::parse("shift-g"), KeyCombo::parse("G"));
     }
+
+    #[test]
+    fn the_example_configuration_lists_every_default() {
+        let example = include_str!("../../config.example.toml");
+        let section = example.split("[keys]").nth(1).expect("a [keys] section");
+        let mut overrides = BTreeMap::new();
+        for line in section.lines().take_while(|l| !l.starts_with('[')) {
+            let Some((name, keys)) = line.trim_start_matches("# ").split_once(" = ") else {
+                continue;
+            };
+            overrides.insert(name.trim().to_owned(), keys.trim_matches('"').to_owned());
+        }
+        assert_eq!(overrides.len(), Action::ALL.len(), "{overrides:?}");
+        let map = KeyMap::with_overrides(&overrides).unwrap();
+        for action in Action::ALL {
+            assert_eq!(
+                map.label(action),
+                KeyMap::default().label(action),
+                "{action}"
+            );
+        }
+    }
 }
