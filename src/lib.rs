@@ -3,3 +3,5 @@
 
 pub mod backend;
 pub mod domain;
+pub mod server;
+pub mod wire;

@@ -3,7 +3,10 @@
 //! `LocalBackend` is one owner's view of it and implements [`Backend`](super::Backend).
 
 mod db;
+pub mod keys;
+pub mod redirect;
 mod schema;
+pub mod visits;
 
 use std::path::Path;
 use std::sync::Arc;
