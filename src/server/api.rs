@@ -84,6 +84,7 @@ pub fn router(state: Arc<AppState>) -> Router<Arc<AppState>> {
     Router::new()
         .nest("/api/v1", v1)
         .route("/api", axum::routing::any(not_found))
+        .route("/api/", axum::routing::any(not_found))
         .route("/api/{*rest}", axum::routing::any(not_found))
         .layer(middleware::from_fn(json_errors))
 }

@@ -29,7 +29,7 @@ pub fn platform_of(ua: &str, woothee_os: &str) -> Option<Platform> {
     if lower.contains("harmonyos") || lower.contains("openharmony") {
         return Some(Platform::HarmonyOs);
     }
-    if lower.contains("huawei") || lower.contains("honor") && lower.contains("android") {
+    if lower.contains("huawei") {
         return Some(Platform::Huawei);
     }
     if lower.contains("cros ") || lower.contains("chromeos") {
