@@ -238,23 +238,16 @@ async fn check_password(
         return Err(pages::password_form(&link.alias, PasswordPrompt::Wrong));
     };
     // Argon2 is slow on purpose: off the async threads.
-    let right = tokio::task::spawn_blocking(move || verify_password(&hash, &given))
-        .await
-        .unwrap_or(false);
+    let right = tokio::task::spawn_blocking(move || {
+        crate::backend::local::password::verify_password(&hash, &given)
+    })
+    .await
+    .unwrap_or(false);
     if right {
         Ok(())
     } else {
         Err(pages::password_form(&link.alias, PasswordPrompt::Wrong))
     }
-}
-
-fn verify_password(hash: &str, given: &str) -> bool {
-    use argon2::password_hash::{PasswordHash, PasswordVerifier};
-    PasswordHash::new(hash).is_ok_and(|parsed| {
-        argon2::Argon2::default()
-            .verify_password(given.as_bytes(), &parsed)
-            .is_ok()
-    })
 }
 
 /// `POST /{alias}`: the password form.
