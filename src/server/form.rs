@@ -1,12 +1,12 @@
 //! Reading `application/x-www-form-urlencoded` bodies and query strings strictly: every byte
 //! must decode to UTF-8, every field must be known, scalars come once, and targeting lists must
-//! look like `geo[0][key]`. What passes is handed to `serde_qs` in a canonical spelling (brackets
-//! unencoded, index gaps filled with blank rows so error names keep the sender's indices).
+//! look like `geo[0][key]` (brackets sent plain or percent-encoded alike).
 
-use std::collections::{BTreeMap, BTreeSet};
+use std::collections::BTreeMap;
 
 use axum::http::{HeaderMap, StatusCode, header};
 use serde::de::DeserializeOwned;
+use serde_json::Value;
 
 use super::error::ApiError;
 use crate::domain::FieldErrors;
@@ -90,10 +90,9 @@ pub struct FormSpec {
 /// Checks the pairs against `spec` and deserializes them into `T`.
 pub fn parse_form<T: DeserializeOwned>(pairs: &[Pair], spec: &FormSpec) -> Result<T, ApiError> {
     let mut errors = FieldErrors::default();
-    let mut seen = BTreeSet::new();
-    // list name → the row indices given
-    let mut rows: BTreeMap<&str, BTreeSet<usize>> = BTreeMap::new();
-    let mut canonical = form_urlencoded_serializer();
+    let mut scalars = serde_json::Map::new();
+    // list name → row index → the row's fields
+    let mut rows: BTreeMap<&str, BTreeMap<usize, serde_json::Map<String, Value>>> = BTreeMap::new();
     for (key, value) in pairs {
         let (name, rest) = match key.find('[') {
             Some(at) => (&key[..at], &key[at..]),
@@ -102,12 +101,13 @@ pub fn parse_form<T: DeserializeOwned>(pairs: &[Pair], spec: &FormSpec) -> Resul
         if let Some(&list) = spec.lists.iter().find(|l| **l == name) {
             match list_index(rest) {
                 Some((index, sub)) if index < MAX_ROWS => {
-                    if !seen.insert(key.clone()) {
+                    let row = rows.entry(list).or_default().entry(index).or_default();
+                    if row
+                        .insert(sub.to_owned(), Value::String(value.clone()))
+                        .is_some()
+                    {
                         errors.add(&dotted(key), "is given more than once");
-                        continue;
                     }
-                    rows.entry(list).or_default().insert(index);
-                    canonical.append_pair(&format!("{list}[{index}][{sub}]"), value);
                 }
                 Some(_) => errors.add(list, format!("may have at most {MAX_ROWS} rows")),
                 None => errors.add(
@@ -118,10 +118,11 @@ pub fn parse_form<T: DeserializeOwned>(pairs: &[Pair], spec: &FormSpec) -> Resul
         } else if spec.scalars.contains(&name) {
             if !rest.is_empty() {
                 errors.add(&dotted(key), "must be a single value");
-            } else if !seen.insert(key.clone()) {
+            } else if scalars
+                .insert(name.to_owned(), Value::String(value.clone()))
+                .is_some()
+            {
                 errors.add(name, "is given more than once");
-            } else {
-                canonical.append_pair(name, value);
             }
         } else if name.is_empty() {
             errors.add(&dotted(key), "is not a field name");
@@ -132,21 +133,19 @@ pub fn parse_form<T: DeserializeOwned>(pairs: &[Pair], spec: &FormSpec) -> Resul
     if !errors.is_empty() {
         return Err(errors.into());
     }
-    for (list, indices) in &rows {
-        let last = indices.last().copied().unwrap_or(0);
-        for i in (0..=last).filter(|i| !indices.contains(i)) {
-            canonical.append_pair(&format!("{list}[{i}][value]"), "");
-        }
+    for (list, mut given) in rows {
+        // Missing indices become blank rows (which validation skips), so error names keep the
+        // sender's indices.
+        let last = given.keys().next_back().copied().unwrap_or(0);
+        let list_rows: Vec<Value> = (0..=last)
+            .map(|i| Value::Object(given.remove(&i).unwrap_or_default()))
+            .collect();
+        scalars.insert(list.to_owned(), Value::Array(list_rows));
     }
-    let canonical = canonical.finish();
-    // The encoder escapes brackets; serde_qs reads them back in non-strict mode.
-    serde_qs::Config::new(3, false)
-        .deserialize_str::<T>(&canonical)
+    // Through JSON rather than a query-string deserializer: an empty value must stay
+    // `Some("")` (it clears a field on update), not become `None`.
+    serde_json::from_value::<T>(Value::Object(scalars))
         .map_err(|e| ApiError::field("body", format!("cannot be read: {e}")))
-}
-
-fn form_urlencoded_serializer() -> url::form_urlencoded::Serializer<'static, String> {
-    url::form_urlencoded::Serializer::new(String::new())
 }
 
 /// `[3][key]` → `(3, "key")`.
@@ -227,6 +226,12 @@ mod tests {
             .unwrap();
         assert_eq!(a, b);
         assert_eq!(a.geo.unwrap()[0], RuleInput::new("US", "https://u.example"));
+    }
+
+    #[test]
+    fn empty_values_stay_present() {
+        let input = parse("alias=&url=https://a.example").unwrap();
+        assert_eq!(input.alias.as_deref(), Some(""));
     }
 
     #[test]

@@ -117,10 +117,16 @@ impl TestServer {
 
     /// `GET /{alias}` as a browser would send it (never following the redirect).
     pub async fn visit(&self, path: &str, headers: &[(&str, &str)]) -> Response {
-        let mut request = self.client.get(self.url(path)).header(
-            "user-agent",
-            "Mozilla/5.0 (Windows NT 10.0; Win64; x64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/120.0 Safari/537.36",
-        );
+        let mut request = self.client.get(self.url(path));
+        if !headers
+            .iter()
+            .any(|(k, _)| k.eq_ignore_ascii_case("user-agent"))
+        {
+            request = request.header(
+                "user-agent",
+                "Mozilla/5.0 (Windows NT 10.0; Win64; x64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/120.0 Safari/537.36",
+            );
+        }
         for (k, v) in headers {
             request = request.header(*k, *v);
         }

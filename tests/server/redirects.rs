@@ -185,7 +185,9 @@ async fn password_form_right_wrong_and_rate_limited() {
     assert_eq!(response.status(), StatusCode::MOVED_PERMANENTLY);
     assert_eq!(location(&response), "https://example.com/secret?ref=x");
     assert_eq!(response.headers()["cache-control"], "no-store");
-    // The third attempt used the budget up: even the right password now waits.
+    let (status, _, _) = body(post("wrong again").await.unwrap()).await;
+    assert_eq!(status, StatusCode::FORBIDDEN);
+    // Three attempts used the budget up: even the right password now waits.
     let (status, _, text) = body(post("open sesame").await.unwrap()).await;
     assert_eq!(status, StatusCode::TOO_MANY_REQUESTS);
     assert!(text.contains("Too many attempts"));
