@@ -29,6 +29,8 @@ struct Counter {
     pending: u64,
     /// Index of the rotation URL the next counted visit gets.
     next_rotation: u32,
+    /// Whether the link rotates, so the writer persists `next_rotation`.
+    rotates: bool,
 }
 
 /// What a reservation decided.
@@ -60,6 +62,7 @@ impl Ledger {
             known: link.clicks,
             pending: 0,
             next_rotation: link.last_rotation,
+            rotates: false,
         })
     }
 
@@ -87,6 +90,7 @@ impl Ledger {
             (TargetType::Rotation, n) if n > 0 => {
                 let index = c.next_rotation as usize % n;
                 c.next_rotation = ((index + 1) % n) as u32;
+                c.rotates = true;
                 Some(index)
             }
             _ => None,
@@ -122,8 +126,12 @@ impl Ledger {
 
     fn rotations(&self, ids: impl Iterator<Item = Id>) -> Vec<(Id, u32)> {
         let map = self.lock();
-        ids.filter_map(|id| map.get(&id).map(|c| (id, c.next_rotation)))
-            .collect()
+        ids.filter_map(|id| {
+            map.get(&id)
+                .filter(|c| c.rotates)
+                .map(|c| (id, c.next_rotation))
+        })
+        .collect()
     }
 }
 
@@ -278,8 +286,10 @@ async fn write(
                 }
             }
             // Links deleted meanwhile: their visits were dropped, so is their state.
-            for id in per_link.keys() {
-                if !flushed.iter().any(|f| f.link_id == *id) {
+            if flushed.len() < per_link.len() {
+                let kept: std::collections::HashSet<Id> =
+                    flushed.iter().map(|f| f.link_id).collect();
+                for id in per_link.keys().filter(|id| !kept.contains(id)) {
                     map.remove(id);
                 }
             }

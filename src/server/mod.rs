@@ -114,6 +114,9 @@ pub(crate) struct AppState {
 /// Logs one line per request: method, path (never the query, which may hold secrets), status
 /// and time taken. Keys and passwords travel in headers and bodies, which are not logged.
 async fn access_log(request: Request<Body>, next: Next) -> Response {
+    if !tracing::enabled!(target: "linkdeck::access", tracing::Level::INFO) {
+        return next.run(request).await;
+    }
     let method = request.method().clone();
     let path = request.uri().path().to_owned();
     let started = Instant::now();
