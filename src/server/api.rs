@@ -13,7 +13,7 @@ use axum::response::{IntoResponse, Response};
 use axum::routing::get;
 use serde_json::Value;
 
-use super::error::{ApiError, json_errors};
+use super::error::ApiError;
 use super::form::{FormSpec, check_form_content_type, pairs, parse_form};
 use super::{AppState, params};
 use crate::backend::Backend;
@@ -86,7 +86,6 @@ pub fn router(state: Arc<AppState>) -> Router<Arc<AppState>> {
         .route("/api", axum::routing::any(not_found))
         .route("/api/", axum::routing::any(not_found))
         .route("/api/{*rest}", axum::routing::any(not_found))
-        .layer(middleware::from_fn(json_errors))
 }
 
 async fn not_found() -> ApiError {

@@ -121,8 +121,17 @@ fn message_for(status: StatusCode) -> &'static str {
     }
 }
 
-/// Middleware for `/api/`: every error answer carries a JSON body, whoever produced it.
+/// Whether a path belongs to the API, whose every answer is JSON.
+pub fn is_api_path(path: &str) -> bool {
+    path == "/api" || path.starts_with("/api/")
+}
+
+/// Middleware: every error answer on `/api/` carries a JSON body, whoever produced it (the
+/// router, the body limit, the timeout, a caught panic).
 pub async fn json_errors(request: Request<Body>, next: Next) -> Response {
+    if !is_api_path(request.uri().path()) {
+        return next.run(request).await;
+    }
     let response = next.run(request).await;
     let status = response.status();
     if !(status.is_client_error() || status.is_server_error()) || is_json(&response) {

@@ -148,6 +148,7 @@ fn app(state: Arc<AppState>, opts: &ServeOptions) -> Router {
             opts.request_timeout,
         ))
         .layer(tower_http::catch_panic::CatchPanicLayer::new())
+        .layer(middleware::from_fn(error::json_errors))
         .layer(middleware::from_fn(access_log))
         .with_state(state)
 }

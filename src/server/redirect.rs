@@ -6,7 +6,7 @@ use std::sync::Arc;
 
 use axum::body::Bytes;
 use axum::extract::{ConnectInfo, Path, RawQuery, State};
-use axum::http::{HeaderMap, HeaderValue, StatusCode, header};
+use axum::http::{HeaderMap, HeaderValue, Method, StatusCode, header};
 use axum::response::{IntoResponse, Response};
 use serde_json::json;
 
@@ -119,12 +119,14 @@ fn rule_for<'a>(rules: &'a [crate::domain::TargetRule], key: &str) -> Option<&'a
 }
 
 /// Steps 2 and 4–7 of DESIGN §4 for a visitor who passed the password step (or needs none).
+/// `count` is false for HEAD requests: a probe that follows no link is not a click.
 fn visit(
     state: &AppState,
     link: &ResolvedLink,
     headers: &HeaderMap,
     query: Option<&str>,
     peer: SocketAddr,
+    count: bool,
 ) -> Response {
     if expired_by_date(state, link) || state.ledger.exhausted(link) {
         return expired(state, link);
@@ -137,7 +139,7 @@ fn visit(
         .and_then(|v| v.to_str().ok())
         .unwrap_or("");
     let agent = state.agents.parse(ua);
-    if agent.bot {
+    if agent.bot || !count {
         return redirect(state.redirect_status, &merge_query(&link.url, query));
     }
     let rotation = match state.ledger.reserve(link) {
@@ -176,9 +178,10 @@ fn visit(
     redirect(state.redirect_status, &merge_query(destination, query))
 }
 
-/// `GET /{alias}`.
+/// `GET /{alias}` (and HEAD, which is answered the same way but never counted).
 pub async fn follow(
     State(state): Shared,
+    method: Method,
     Path(alias): Path<String>,
     RawQuery(query): RawQuery,
     ConnectInfo(peer): ConnectInfo<SocketAddr>,
@@ -194,7 +197,8 @@ pub async fn follow(
     if link.password_hash.is_some() {
         return pages::password_form(&link.alias, PasswordPrompt::First);
     }
-    visit(&state, &link, &headers, query.as_deref(), peer)
+    let count = method != Method::HEAD;
+    visit(&state, &link, &headers, query.as_deref(), peer, count)
 }
 
 /// Checks the `password` field of a form post against the link's hash, rate-limited per
@@ -269,7 +273,7 @@ pub async fn unlock(
     if let Err(page) = check_password(&state, &link, &headers, &body, peer).await {
         return page;
     }
-    visit(&state, &link, &headers, query.as_deref(), peer)
+    visit(&state, &link, &headers, query.as_deref(), peer, true)
 }
 
 /// `GET /{alias}/+`: where the link leads, without counting.

@@ -225,3 +225,45 @@ pub fn location(response: &Response) -> String {
         .unwrap()
         .to_owned()
 }
+
+/// A minimal MaxMind DB (IPv4, one tree node) that places every address in `country`: enough
+/// to exercise the database lookup without shipping a real GeoIP file.
+pub fn tiny_geoip_db(path: &std::path::Path, country: &str) {
+    assert_eq!(country.len(), 2);
+    fn string(out: &mut Vec<u8>, s: &str) {
+        out.push(0x40 | s.len() as u8);
+        out.extend_from_slice(s.as_bytes());
+    }
+    let mut db = Vec::new();
+    // Search tree: node 0, both 24-bit records point at data offset 0 (node_count + 16 + 0).
+    db.extend_from_slice(&[0, 0, 17, 0, 0, 17]);
+    db.extend_from_slice(&[0; 16]);
+    // Data: {"country": {"iso_code": country}}
+    db.push(0xE1);
+    string(&mut db, "country");
+    db.push(0xE1);
+    string(&mut db, "iso_code");
+    string(&mut db, country);
+    // Metadata.
+    db.extend_from_slice(b"\xAB\xCD\xEFMaxMind.com");
+    db.push(0xE9);
+    string(&mut db, "node_count");
+    db.extend_from_slice(&[0xC1, 1]);
+    string(&mut db, "record_size");
+    db.extend_from_slice(&[0xA1, 24]);
+    string(&mut db, "ip_version");
+    db.extend_from_slice(&[0xA1, 4]);
+    string(&mut db, "database_type");
+    string(&mut db, "Test-Country");
+    string(&mut db, "languages");
+    db.extend_from_slice(&[0x00, 0x04]);
+    string(&mut db, "binary_format_major_version");
+    db.extend_from_slice(&[0xA1, 2]);
+    string(&mut db, "binary_format_minor_version");
+    db.extend_from_slice(&[0xA0]);
+    string(&mut db, "build_epoch");
+    db.extend_from_slice(&[0x01, 0x02, 1]);
+    string(&mut db, "description");
+    db.push(0xE0);
+    std::fs::write(path, db).unwrap();
+}

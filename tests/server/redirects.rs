@@ -640,3 +640,108 @@ async fn shutdown_writes_clicks_still_pending() {
     s.stop().await;
     assert_eq!(s.stored_clicks(id(&link)).await, (25, 25));
 }
+
+#[tokio::test]
+async fn geo_from_a_maxmind_database_when_the_header_is_absent() {
+    let dir = tempfile::tempdir().unwrap();
+    let mmdb = dir.path().join("country.mmdb");
+    crate::common::tiny_geoip_db(&mmdb, "JP");
+    let mut s = TestServer::start_with(ServeOptions {
+        geo_header: Some("CF-IPCountry".into()),
+        geoip_db: Some(mmdb),
+        ..Default::default()
+    })
+    .await;
+    s.create_link(&[
+        ("url", "https://example.com/"),
+        ("alias", "jp"),
+        ("target_type", "1"),
+        ("geo[0][key]", "JP"),
+        ("geo[0][value]", "https://example.jp/"),
+    ])
+    .await;
+    assert_eq!(location(&s.visit("/jp", &[]).await), "https://example.jp/");
+    assert_eq!(
+        location(&s.visit("/jp", &[("cf-ipcountry", "DE")]).await),
+        "https://example.com/",
+        "the trusted header wins over the database"
+    );
+    s.stop().await;
+
+    // A file that is not a MaxMind database is refused at start, with its name.
+    let bad = dir.path().join("bad.mmdb");
+    std::fs::write(&bad, b"not a database").unwrap();
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let err = linkdeck::server::serve(
+        s.service.clone(),
+        ServeOptions {
+            geoip_db: Some(bad),
+            ..Default::default()
+        },
+        listener,
+        async {},
+    )
+    .await
+    .unwrap_err();
+    assert!(err.to_string().contains("bad.mmdb"), "{err}");
+}
+
+#[tokio::test]
+async fn head_requests_are_answered_but_not_counted() {
+    let mut s = TestServer::start().await;
+    let link = s
+        .create_link(&[("url", "https://example.com/h"), ("alias", "head")])
+        .await;
+    let response = s.client.head(s.url("/head")).send().await.unwrap();
+    assert_eq!(response.status(), StatusCode::MOVED_PERMANENTLY);
+    assert_eq!(location(&response), "https://example.com/h");
+    s.stop().await;
+    assert_eq!(s.stored_clicks(id(&link)).await, (0, 0));
+}
+
+#[tokio::test]
+async fn edits_by_another_process_are_seen_promptly() {
+    let mut s = TestServer::start().await;
+    let link = s
+        .create_link(&[("url", "https://example.com/before"), ("alias", "shared")])
+        .await;
+    assert_eq!(
+        location(&s.visit("/shared", &[]).await),
+        "https://example.com/before"
+    );
+    // A second handle on the same file, as the TUI or the CLI in another process would open.
+    let other = linkdeck::backend::local::LocalService::open(
+        &s.dir.path().join("linkdeck.db"),
+        linkdeck::backend::local::LocalOptions::default(),
+    )
+    .unwrap();
+    let backend = other.for_owner(s.owner_id);
+    linkdeck::backend::Backend::update_link(
+        &backend,
+        id(&link),
+        &linkdeck::domain::LinkInput {
+            url: Some("https://example.com/after".into()),
+            disabled: Some("1".into()),
+            ..Default::default()
+        },
+    )
+    .await
+    .unwrap();
+    let deadline = tokio::time::Instant::now() + std::time::Duration::from_secs(10);
+    let mut redirects = 1;
+    loop {
+        let response = s.visit("/shared", &[]).await;
+        if response.status() == StatusCode::FORBIDDEN {
+            break;
+        }
+        redirects += 1;
+        assert!(
+            tokio::time::Instant::now() < deadline,
+            "the edit was never seen"
+        );
+        tokio::time::sleep(std::time::Duration::from_millis(50)).await;
+    }
+    s.stop().await;
+    // Every visit before the edit was seen is stored, despite the other writer.
+    assert_eq!(s.stored_clicks(id(&link)).await, (redirects, redirects));
+}
