@@ -550,6 +550,10 @@ fn spaces_round_trip() {
     );
     env.run(&["spaces", "create", "Bad", "--color", "7"])
         .fails_with(3);
+    let flagged = env.json(&["spaces", "create", "--name", "Flagged", "--color", "yellow"]);
+    assert_eq!(flagged["color"], 3);
+    env.run(&["spaces", "create", "--color", "1"]).fails_with(2);
+    env.json(&["spaces", "delete", "Flagged"]);
     env.run(&["spaces", "update", &id]).fails_with(2);
     env.json(&["spaces", "delete", "Launch 2"]);
     // The link stays, without a space.
@@ -794,6 +798,34 @@ fn export_to_stdout_and_formats() {
         csv.contains("https://example.com/r1;https://example.com/r2"),
         "{csv}"
     );
+}
+
+#[test]
+fn export_replaces_a_file_only_when_complete() {
+    let env = Env::new();
+    fill(&env);
+    let target = env.write("keep.json", "previous export");
+    let summary = env.json(&["export", target.to_str().unwrap()]);
+    assert_eq!(summary["links"], 4);
+    assert_eq!(summary["spaces"], 2);
+    assert!(std::fs::read_to_string(&target).unwrap().starts_with('{'));
+
+    // A database that cannot be read leaves the old file alone and no partial file behind.
+    let garbage = env.write("garbage.db", &"not a database\n".repeat(300));
+    std::fs::write(&target, "previous export").unwrap();
+    env.run_on(&garbage, &["export", target.to_str().unwrap()])
+        .fails_with(6);
+    assert_eq!(std::fs::read_to_string(&target).unwrap(), "previous export");
+    let run = env
+        .run(&["export", env.path("no/such/dir/x.json").to_str().unwrap()])
+        .fails_with(1);
+    assert!(run.stderr.contains("no/such/dir/x.json"), "{}", run.stderr);
+    let leftovers: Vec<_> = std::fs::read_dir(env.dir.path())
+        .unwrap()
+        .filter_map(|e| e.ok())
+        .filter(|e| e.file_name().to_string_lossy().contains("partial"))
+        .collect();
+    assert!(leftovers.is_empty());
 }
 
 #[test]

@@ -49,7 +49,7 @@ pub async fn run(ctx: &Context, command: DomainsCommand) -> CliResult {
                     date(d.created_at, ctx.timezone()),
                 ]);
             }
-            Ok(print(&table.render(true, None).0)?)
+            Ok(print(&table.render())?)
         }
         DomainsCommand::Add { name } => {
             let backend = ctx.local("domains add").await?;

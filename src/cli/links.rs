@@ -3,18 +3,20 @@
 use std::io::{BufRead, Write};
 
 use clap::{Args, Subcommand};
-use jiff::Timestamp;
-use serde_json::{Value, json};
+use serde_json::json;
 
 use super::context::Context;
 use super::error::{CliError, CliResult};
+use super::link_view::{filtered_note, link_json, link_table, show};
 use super::lookup::{domain_id, link_id, space_id};
-use super::output::{Table, date_time, plural, print, print_json, relative, thousands};
+use super::output::{page_json, plural, print, print_json};
 use super::{PER_PAGE_MAX, parse_bool};
 use crate::backend::Backend;
-use crate::domain::{
-    Link, LinkInput, LinkQuery, Page, RuleInput, SearchBy, Sort, StatusFilter, TargetType,
-};
+use crate::domain::{LinkInput, LinkQuery, RuleInput, SearchBy, Sort, StatusFilter, TargetType};
+
+/// With `--all`, columns keep the first page's widths, but at least this wide (where their
+/// maximum allows) so that later, longer cells are not cut too short.
+const STREAM_MIN_WIDTH: usize = 12;
 
 #[derive(Debug, Subcommand)]
 pub enum LinksCommand {
@@ -307,7 +309,7 @@ async fn list(ctx: &Context, backend: &dyn Backend, args: ListArgs) -> CliResult
         if ctx.json {
             return Ok(print_json(&page_json(&page, |l| link_json(l, now)))?);
         }
-        let (table, _) = link_table(ctx, &page.items, now).render(true, None);
+        let table = link_table(ctx, &page.items, now).render();
         if page.items.is_empty() {
             return Ok(print(&format!("no links{}", filtered_note(&query)))?);
         }
@@ -341,10 +343,10 @@ async fn list(ctx: &Context, backend: &dyn Backend, args: ListArgs) -> CliResult
             count += 1;
         }
         if !ctx.json && !page.items.is_empty() {
-            let (text, w) =
-                link_table(ctx, &page.items, now).render(widths.is_none(), widths.as_deref());
-            widths = Some(w);
-            out.write_all(text.as_bytes())?;
+            let table = link_table(ctx, &page.items, now);
+            let first = widths.is_none();
+            let w = widths.get_or_insert_with(|| table.widths(STREAM_MIN_WIDTH));
+            out.write_all(table.render_with(first, w).as_bytes())?;
         }
         if !page.has_next() {
             break;
@@ -359,137 +361,6 @@ async fn list(ctx: &Context, backend: &dyn Backend, args: ListArgs) -> CliResult
         writeln!(out, "{}", plural(count, "link"))?;
     }
     Ok(out.flush()?)
-}
-
-fn filtered_note(query: &LinkQuery) -> &'static str {
-    if query.search_term().is_some()
-        || query.status != StatusFilter::All
-        || query.space.is_some()
-        || query.domain.is_some()
-    {
-        " match"
-    } else {
-        " yet"
-    }
-}
-
-fn link_table(ctx: &Context, links: &[Link], now: Timestamp) -> Table {
-    let mut table = Table::new(&[
-        ("ID", 10, true),
-        ("ALIAS", 24, false),
-        ("DESTINATION", 48, false),
-        ("SPACE", 16, false),
-        ("CLICKS", 22, true),
-        ("STATUS", 8, false),
-        ("EXPIRES", 12, false),
-    ]);
-    for link in links {
-        table.row(vec![
-            link.id.to_string(),
-            link.alias.clone(),
-            link.url.clone(),
-            link.space
-                .as_ref()
-                .map_or(String::new(), |s| s.name.clone()),
-            clicks(link),
-            link.status(now).label().to_owned(),
-            link.ends_at
-                .map_or("-".to_owned(), |at| relative(at, now, ctx.timezone())),
-        ]);
-    }
-    table
-}
-
-fn clicks(link: &Link) -> String {
-    if link.expiration_clicks > 0 {
-        format!(
-            "{}/{}",
-            thousands(link.clicks),
-            thousands(u64::from(link.expiration_clicks))
-        )
-    } else {
-        thousands(link.clicks)
-    }
-}
-
-fn show(ctx: &Context, link: &Link) -> CliResult {
-    let now = ctx.clock.now();
-    if ctx.json {
-        return Ok(print_json(&link_json(link, now))?);
-    }
-    let tz = ctx.timezone();
-    let when = |at: Timestamp| format!("{} ({})", date_time(at, tz), relative(at, now, tz));
-    let yes_no = |b: bool| if b { "yes" } else { "no" }.to_owned();
-    let mut rows: Vec<(&str, String)> = vec![
-        ("id", link.id.to_string()),
-        ("alias", link.alias.clone()),
-        ("short url", link.short_url.clone()),
-        ("destination", link.url.clone()),
-        ("title", link.title.clone().unwrap_or_default()),
-        ("status", link.status(now).label().to_owned()),
-        (
-            "clicks",
-            if link.expiration_clicks > 0 {
-                format!(
-                    "{} of {} allowed",
-                    thousands(link.clicks),
-                    thousands(u64::from(link.expiration_clicks))
-                )
-            } else {
-                thousands(link.clicks)
-            },
-        ),
-        (
-            "space",
-            link.space
-                .as_ref()
-                .map_or("-".into(), |s| format!("{} ({})", s.name, s.color)),
-        ),
-        (
-            "domain",
-            link.domain.as_ref().map_or("-".into(), |d| d.name.clone()),
-        ),
-        ("password", yes_no(link.password)),
-        ("disabled", yes_no(link.disabled)),
-        ("public stats", yes_no(link.public)),
-        ("expires", link.ends_at.map_or("never".into(), when)),
-        (
-            "expired url",
-            link.expiration_url.clone().unwrap_or_else(|| "-".into()),
-        ),
-        ("targeting", link.target_type.label().to_owned()),
-    ];
-    for (key, url) in link.active_rules() {
-        rows.push(("", format!("{} → {url}", key.unwrap_or("next"))));
-    }
-    rows.push(("created", when(link.created_at)));
-    rows.push(("updated", when(link.updated_at)));
-    let width = rows.iter().map(|(k, _)| k.len()).max().unwrap_or(0);
-    let text: String = rows
-        .iter()
-        .map(|(k, v)| format!("{k:width$}  {v}\n"))
-        .collect();
-    Ok(print(&text)?)
-}
-
-/// A link as `--json` prints it: the record's fields plus its derived `status`.
-pub fn link_json(link: &Link, now: Timestamp) -> Value {
-    let mut value = serde_json::to_value(link).unwrap_or(Value::Null);
-    if let Value::Object(map) = &mut value {
-        map.insert("status".into(), json!(link.status(now).label()));
-    }
-    value
-}
-
-/// A page as `--json` prints it.
-pub fn page_json<T>(page: &Page<T>, item: impl Fn(&T) -> Value) -> Value {
-    json!({
-        "items": page.items.iter().map(item).collect::<Vec<_>>(),
-        "page": page.page,
-        "per_page": page.per_page,
-        "total": page.total,
-        "last_page": page.last_page(),
-    })
 }
 
 fn parse_by(s: &str) -> Result<SearchBy, String> {

@@ -8,6 +8,7 @@ mod context;
 mod domains;
 mod error;
 mod keys;
+mod link_view;
 mod links;
 mod lookup;
 mod output;
@@ -49,6 +50,7 @@ pub struct Cli {
 
 /// Flags every command takes.
 #[derive(Debug, Args)]
+#[command(next_help_heading = "Global options")]
 pub struct GlobalArgs {
     /// Use this profile from the config file.
     #[arg(long, global = true, value_name = "NAME")]

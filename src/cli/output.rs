@@ -2,6 +2,7 @@
 
 use std::io::{self, Write};
 
+use crate::domain::Page;
 use jiff::tz::TimeZone;
 use jiff::{Timestamp, Zoned};
 use serde::Serialize;
@@ -48,26 +49,32 @@ impl Table {
         self.rows.is_empty()
     }
 
-    /// The table as text; `header` says whether to start with the header row (left out for the
-    /// later pages of `--all`, which keep the first page's widths via `widths`).
-    pub fn render(&self, header: bool, widths: Option<&[usize]>) -> (String, Vec<usize>) {
-        let widths: Vec<usize> = match widths {
-            Some(w) => w.to_vec(),
-            None => self
-                .columns
-                .iter()
-                .enumerate()
-                .map(|(i, (max, _))| {
-                    self.rows
-                        .iter()
-                        .map(|r| r.get(i).map_or(0, |c| c.chars().count()))
-                        .chain([self.headers[i].len()])
-                        .max()
-                        .unwrap_or(0)
-                        .min(*max)
-                })
-                .collect(),
-        };
+    /// The table as text, its columns as wide as their widest cell (up to each maximum).
+    pub fn render(&self) -> String {
+        self.render_with(true, &self.widths(0))
+    }
+
+    /// Column widths that fit this table's cells, each at least `floor` (where the column's
+    /// maximum allows): the later pages of a streamed table keep the first page's widths, and
+    /// the floor leaves them some room.
+    pub fn widths(&self, floor: usize) -> Vec<usize> {
+        self.columns
+            .iter()
+            .enumerate()
+            .map(|(i, (max, _))| {
+                self.rows
+                    .iter()
+                    .map(|r| r.get(i).map_or(0, |c| c.chars().count()))
+                    .chain([self.headers[i].len(), floor])
+                    .max()
+                    .unwrap_or(0)
+                    .min(*max)
+            })
+            .collect()
+    }
+
+    /// The table as text with the given column widths, with or without the header row.
+    pub fn render_with(&self, header: bool, widths: &[usize]) -> String {
         let mut out = String::new();
         let headers: Vec<String> = self.headers.iter().map(|h| (*h).to_owned()).collect();
         let rows = header.then_some(&headers).into_iter().chain(&self.rows);
@@ -93,7 +100,7 @@ impl Table {
             out.push_str(line.trim_end());
             out.push('\n');
         }
-        (out, widths)
+        out
     }
 }
 
@@ -162,6 +169,26 @@ pub fn thousands(n: u64) -> String {
     out
 }
 
+/// A page as `--json` prints it.
+#[derive(Serialize)]
+pub struct PageJson<T> {
+    items: Vec<T>,
+    page: u32,
+    per_page: u32,
+    total: u64,
+    last_page: u32,
+}
+
+pub fn page_json<'a, T, U>(page: &'a Page<T>, item: impl Fn(&'a T) -> U) -> PageJson<U> {
+    PageJson {
+        items: page.items.iter().map(item).collect(),
+        page: page.page,
+        per_page: page.per_page,
+        total: page.total,
+        last_page: page.last_page(),
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -183,8 +210,10 @@ mod tests {
         let mut t = Table::new(&[("ID", 5, true), ("NAME", 6, false), ("X", 3, false)]);
         t.row(vec!["7".into(), "a very long name".into(), "y".into()]);
         t.row(vec!["12".into(), "b".into(), String::new()]);
-        let (text, _) = t.render(true, None);
+        let text = t.render();
         assert_eq!(text, "ID  NAME    X\n 7  a ver…  y\n12  b\n");
+        assert_eq!(t.widths(4), vec![4, 6, 3]);
+        assert_eq!(t.render_with(false, &[2, 3, 1]), " 7  a …  y\n12  b\n");
         assert_eq!(thousands(1_204_000), "1,204,000");
         assert_eq!(thousands(12), "12");
     }

@@ -46,7 +46,7 @@ pub async fn run(ctx: &Context, command: OwnersCommand) -> CliResult {
                     date(o.created_at, ctx.timezone()),
                 ]);
             }
-            Ok(print(&table.render(true, None).0)?)
+            Ok(print(&table.render())?)
         }
     }
 }

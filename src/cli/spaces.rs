@@ -8,9 +8,9 @@ use serde_json::json;
 use super::PER_PAGE_MAX;
 use super::context::Context;
 use super::error::{CliError, CliResult};
-use super::links::{page_json, parse_sort};
+use super::links::parse_sort;
 use super::lookup::space_id;
-use super::output::{Table, date, plural, print, print_json, thousands};
+use super::output::{Table, date, page_json, plural, print, print_json, thousands};
 use crate::domain::{Sort, Space, SpaceInput, SpaceQuery};
 
 #[derive(Debug, Subcommand)]
@@ -26,7 +26,11 @@ pub enum SpacesCommand {
     /// Create a space.
     Create {
         /// 1 to 32 characters, unique among your spaces.
-        name: String,
+        #[arg(required_unless_present = "name_flag")]
+        name: Option<String>,
+        /// The name, as a flag (instead of the argument).
+        #[arg(long = "name", value_name = "NAME", conflicts_with = "name")]
+        name_flag: Option<String>,
         /// 1-6 or red, orange, yellow, green, blue, purple.
         #[arg(long)]
         color: String,
@@ -88,7 +92,7 @@ pub async fn run(ctx: &Context, command: SpacesCommand) -> CliResult {
                 let more = args.all && page.has_next();
                 if !args.all {
                     if ctx.json {
-                        return Ok(print_json(&page_json(&page, space_json))?);
+                        return Ok(print_json(&page_json(&page, |s| s))?);
                     }
                     if page.items.is_empty() {
                         return Ok(print("no spaces")?);
@@ -109,9 +113,7 @@ pub async fn run(ctx: &Context, command: SpacesCommand) -> CliResult {
             }
             // Spaces are few (a person makes them), so --all collects them for one aligned table.
             if ctx.json {
-                return Ok(print_json(
-                    &spaces.iter().map(space_json).collect::<Vec<_>>(),
-                )?);
+                return Ok(print_json(&spaces)?);
             }
             if spaces.is_empty() {
                 return Ok(print("no spaces")?);
@@ -124,7 +126,7 @@ pub async fn run(ctx: &Context, command: SpacesCommand) -> CliResult {
         SpacesCommand::Show { space } => {
             let space = backend.show_space(space_id(backend, &space).await?).await?;
             if ctx.json {
-                return Ok(print_json(&space_json(&space))?);
+                return Ok(print_json(&space)?);
             }
             let tz = ctx.timezone();
             Ok(print(&format!(
@@ -138,9 +140,13 @@ pub async fn run(ctx: &Context, command: SpacesCommand) -> CliResult {
                 super::output::date_time(space.updated_at, tz),
             ))?)
         }
-        SpacesCommand::Create { name, color } => {
+        SpacesCommand::Create {
+            name,
+            name_flag,
+            color,
+        } => {
             let input = SpaceInput {
-                name: Some(name),
+                name: name.or(name_flag),
                 color: Some(color),
             };
             let space = backend.create_space(&input).await?;
@@ -174,17 +180,13 @@ pub async fn run(ctx: &Context, command: SpacesCommand) -> CliResult {
 
 fn done(ctx: &Context, space: &Space, verb: &str) -> CliResult {
     if ctx.json {
-        Ok(print_json(&space_json(space))?)
+        Ok(print_json(space)?)
     } else {
         Ok(print(&format!(
             "{verb} space {} \"{}\" ({})",
             space.id, space.name, space.color
         ))?)
     }
-}
-
-fn space_json(space: &Space) -> serde_json::Value {
-    serde_json::to_value(space).unwrap_or_default()
 }
 
 fn space_table(spaces: &[Space], ctx: &Context) -> String {
@@ -204,5 +206,5 @@ fn space_table(spaces: &[Space], ctx: &Context) -> String {
             date(s.created_at, ctx.timezone()),
         ]);
     }
-    table.render(true, None).0
+    table.render()
 }

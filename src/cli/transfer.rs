@@ -242,7 +242,7 @@ pub async fn export(ctx: &Context, args: ExportArgs) -> CliResult {
     let partial = partial_path(&path);
     let result = async {
         let out = File::create(&partial)
-            .map_err(|e| CliError::failure(format!("cannot write {}: {e}", partial.display())))?;
+            .map_err(|e| CliError::failure(format!("cannot write {}: {e}", path.display())))?;
         let counts = write_export(ctx, backend.as_ref(), format, BufWriter::new(out)).await?;
         std::fs::rename(&partial, &path)
             .map_err(|e| CliError::failure(format!("cannot write {}: {e}", path.display())))?;
@@ -283,7 +283,7 @@ fn note_passwords(n: usize) {
     if n > 0 {
         eprintln!(
             "note: {} a password, which cannot be exported (only its hash is stored); the \
-             export marks it with \"password\": true",
+             export marks such links with \"password\": true",
             if n == 1 {
                 "1 link has".to_owned()
             } else {
@@ -373,4 +373,70 @@ async fn write_export<W: Write>(
         }
     }
     Ok(counts)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::backend::local::{LocalOptions, LocalService};
+    use crate::domain::LinkInput;
+
+    fn space(name: &str, color: &str) -> SpaceInput {
+        SpaceInput {
+            name: Some(name.into()),
+            color: Some(color.into()),
+        }
+    }
+
+    // The request-by-request import used for servers, run here over the embedded service.
+    #[tokio::test]
+    async fn one_by_one_import_reuses_spaces_and_stops_at_the_bad_row() {
+        let dir = tempfile::tempdir().unwrap();
+        let service =
+            LocalService::open(&dir.path().join("t.db"), LocalOptions::default()).unwrap();
+        let backend = service.default_backend().await.unwrap();
+        backend.create_space(&space("Old", "1")).await.unwrap();
+
+        let spaces = vec![(3, space("old", "2")), (4, space("New", "3"))];
+        let links = vec![
+            (
+                7,
+                LinkInput::with_url("https://a.example"),
+                Some("OLD".to_owned()),
+            ),
+            (
+                8,
+                LinkInput::with_url("https://b.example"),
+                Some("new".to_owned()),
+            ),
+            (9, LinkInput::with_url("https://c.example"), None),
+        ];
+        let (spaces_created, links_created) =
+            import_one_by_one(&backend, spaces, links).await.unwrap();
+        assert_eq!((spaces_created, links_created), (1, 3));
+        let page = backend.list_links(&LinkQuery::default()).await.unwrap();
+        let names: Vec<Option<String>> = page
+            .items
+            .iter()
+            .map(|l| l.space.as_ref().map(|s| s.name.clone()))
+            .collect();
+        assert_eq!(names, vec![None, Some("New".into()), Some("Old".into())]);
+
+        let links = vec![
+            (2, LinkInput::with_url("https://d.example"), None),
+            (3, LinkInput::with_url("ftp://bad"), None),
+            (4, LinkInput::with_url("https://e.example"), None),
+        ];
+        let err = import_one_by_one(&backend, Vec::new(), links)
+            .await
+            .unwrap_err();
+        assert_eq!(err.kind, Kind::Validation);
+        assert!(err.message.contains("line 3"), "{}", err.message);
+        assert!(
+            err.message.contains("0 spaces and 1 links"),
+            "{}",
+            err.message
+        );
+        assert!(err.fields.contains("line 3: url"));
+    }
 }

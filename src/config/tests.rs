@@ -183,3 +183,46 @@ fn command_line_overrides() {
         "{err}"
     );
 }
+
+#[test]
+fn the_example_config_parses() {
+    let text = include_str!("../../config.example.toml");
+    let config = parse(text).unwrap();
+    let expected = Config {
+        source: config.source.clone(),
+        ..Config::default()
+    };
+    assert_eq!(config, expected);
+}
+
+/// Every commented-out key of the example, uncommented, is accepted too: the example documents
+/// only keys that exist.
+#[test]
+fn the_example_config_with_every_key_set_parses() {
+    let text = include_str!("../../config.example.toml");
+    let mut out = String::new();
+    let mut seen_api_key = false;
+    for line in text.lines() {
+        let body = line.strip_prefix("# ").unwrap_or("");
+        let is_key = body.split_once(" = ").is_some_and(|(k, _)| {
+            !k.is_empty() && k.bytes().all(|b| b.is_ascii_lowercase() || b == b'_')
+        });
+        // api_key_env and api_key_command exclude each other: keep the first.
+        if body.starts_with("api_key_") {
+            if seen_api_key {
+                continue;
+            }
+            seen_api_key = true;
+        }
+        if is_key || body.starts_with("[profiles.") {
+            out.push_str(body);
+        } else {
+            out.push_str(line);
+        }
+        out.push('\n');
+    }
+    let config = parse(&out).unwrap_or_else(|e| panic!("{e}\n{out}"));
+    assert!(matches!(config.profiles["work"], Profile::Remote(_)));
+    assert_eq!(config.keys["quit"], "q");
+    assert_eq!(config.serve.geo_header.as_deref(), Some("CF-IPCountry"));
+}
