@@ -81,7 +81,7 @@ pub async fn run(ctx: &Context, command: KeysCommand) -> CliResult {
                     k.revoked_at.map(|t| date(t, tz)).unwrap_or_default(),
                 ]);
             }
-            Ok(print(&table.render(true, None).0)?)
+            Ok(print(&table.render())?)
         }
         KeysCommand::Revoke { id } => {
             let info = service.revoke_key(id).await?;
