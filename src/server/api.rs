@@ -143,10 +143,12 @@ async fn authenticate(
             request.extensions_mut().insert(Caller {
                 backend: Arc::new(state.service.for_owner(owner.owner_id)),
             });
-            let service = state.service.clone();
-            tokio::spawn(async move {
-                let _ = service.touch_key(owner.key_id).await;
-            });
+            if state.key_use.should_record(owner.key_id) {
+                let service = state.service.clone();
+                tokio::spawn(async move {
+                    let _ = service.touch_key(owner.key_id).await;
+                });
+            }
             let writes = !request.method().is_safe();
             let response = next.run(request).await;
             if writes && response.status().is_success() {

@@ -80,6 +80,27 @@ impl<K: Hash + Eq + Clone> RateLimiter<K> {
     }
 }
 
+/// Remembers when each key's use was last written, so `last_used_at` costs one write a minute
+/// per key rather than one per request.
+#[derive(Default)]
+pub struct KeyUse(Mutex<HashMap<i64, Instant>>);
+
+impl KeyUse {
+    const EVERY: Duration = Duration::from_secs(60);
+
+    pub fn should_record(&self, key_id: i64) -> bool {
+        let now = Instant::now();
+        let mut map = self.0.lock().unwrap_or_else(|e| e.into_inner());
+        match map.get(&key_id) {
+            Some(at) if now.duration_since(*at) < Self::EVERY => false,
+            _ => {
+                map.insert(key_id, now);
+                true
+            }
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

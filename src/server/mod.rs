@@ -109,6 +109,7 @@ pub(crate) struct AppState {
     geo: visitor::GeoSource,
     api_limiter: limit::RateLimiter<LimitKey>,
     password_limiter: limit::RateLimiter<(std::net::IpAddr, crate::domain::Id)>,
+    key_use: limit::KeyUse,
 }
 
 /// Logs one line per request: method, path (never the query, which may hold secrets), status
@@ -239,6 +240,7 @@ pub async fn serve(
         geo,
         api_limiter: limit::RateLimiter::per_minute(opts.api_rate_limit),
         password_limiter: limit::RateLimiter::per_minute(opts.password_attempts),
+        key_use: limit::KeyUse::default(),
     });
     let app = app(state.clone(), &opts);
     let listener = axum::serve::ListenerExt::tap_io(listener, |tcp| {

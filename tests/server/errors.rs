@@ -353,4 +353,23 @@ async fn keys_are_stored_only_as_digests() {
     }
     assert!(s.service.authenticate(&key).await.unwrap().is_some());
     assert!(s.service.authenticate("ldk_").await.unwrap().is_none());
+
+    // Using a key records when it was last used.
+    assert!(
+        s.service.list_keys(None).await.unwrap()[0]
+            .last_used_at
+            .is_none()
+    );
+    s.api(Method::GET, "/api/v1/spaces").send().await.unwrap();
+    let deadline = tokio::time::Instant::now() + std::time::Duration::from_secs(10);
+    while s.service.list_keys(None).await.unwrap()[0]
+        .last_used_at
+        .is_none()
+    {
+        assert!(
+            tokio::time::Instant::now() < deadline,
+            "last_used_at never set"
+        );
+        tokio::time::sleep(std::time::Duration::from_millis(20)).await;
+    }
 }
