@@ -172,6 +172,16 @@ fn bench_search(c: &mut Criterion, rt: &tokio::runtime::Runtime) {
         press(&mut app, KeyCode::Char('c'));
         rt.block_on(settle(&mut app, &backend));
     }
+    // The backend's share of the title search, to tell the app's time from the store's.
+    let query = linkdeck::domain::LinkQuery {
+        search: Some("site42".into()),
+        per_page: 100,
+        ..Default::default()
+    };
+    group.bench_function(
+        BenchmarkId::new("backend alone: title search", format!("{n} links")),
+        |b| b.iter(|| rt.block_on(backend.list_links(&query)).unwrap()),
+    );
     group.bench_function(
         BenchmarkId::new("G to the end", format!("{n} links")),
         |b| {

@@ -591,3 +591,23 @@ fn mouse_scrolls_and_clicks_only_when_enabled() {
     on.handle_event(mouse(MouseEventKind::Down(MouseButton::Left), 5 + 3));
     assert_eq!(on.selected_link().map(|l| l.alias.as_str()), Some("docs"));
 }
+
+#[test]
+fn help_and_hints_follow_the_live_key_map() {
+    let overrides = [("quit".to_owned(), "ctrl-q".to_owned())].into();
+    let cfg = AppConfig {
+        keys: KeyMap::with_overrides(&overrides).unwrap(),
+        ..config()
+    };
+    let mut app = App::new(
+        cfg,
+        Arc::new(FixedClock::new(now())),
+        Rect::new(0, 0, 100, 30),
+    );
+    answer(&mut app, &world());
+    assert!(screen(&app, 100, 30).contains("ctrl-q quit"));
+    press(&mut app, KeyCode::Char('q'));
+    assert!(!app.should_quit(), "q is no longer bound");
+    press(&mut app, KeyCode::Char('?'));
+    assert!(screen(&app, 100, 30).contains("ctrl-q quit"));
+}
