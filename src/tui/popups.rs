@@ -140,11 +140,11 @@ impl Modal {
                     Constraint::Length(56.min(area.width)),
                     Constraint::Length(7),
                 );
-                dialog(area, buf, " Confirm ", theme, theme.error).map(|inner| {
+                if let Some(inner) = dialog(area, buf, " Confirm ", theme, theme.error) {
                     Paragraph::new(lines)
                         .wrap(Wrap { trim: true })
-                        .render(inner, buf)
-                });
+                        .render(inner, buf);
+                }
             }
             Modal::Help { scroll } => {
                 let mut lines = Vec::new();
