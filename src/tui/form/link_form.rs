@@ -962,6 +962,12 @@ impl LinkForm {
     }
 
     fn hints(&self) -> Vec<(&'static str, &'static str)> {
+        let picking = matches!(self.popup, Some(Popup::Pick(..)))
+            || (self.focus == Stop::Rules
+                && self.active_rules().and_then(RuleList::picker).is_some());
+        if picking {
+            return vec![("↑/↓", "move"), ("enter", "pick"), ("esc", "cancel")];
+        }
         let mut hints = vec![("ctrl-s", "save"), ("esc", "cancel"), ("tab", "next")];
         match self.focus {
             Stop::Space | Stop::Domain => hints.push(("enter", "list  ←/→ change")),
@@ -986,7 +992,7 @@ impl LinkForm {
 
     pub fn render(&self, area: Rect, buf: &mut Buffer, ctx: &Ctx) -> Option<Position> {
         let t = ctx.theme;
-        let inner_width = area.width.saturating_sub(2);
+        let inner_width = area.width.saturating_sub(3);
         let body = self.body(inner_width, ctx);
         let title = match &self.original {
             Some(link) => format!(" Edit link {} ", clip(&link.alias, 40)),

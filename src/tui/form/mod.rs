@@ -227,7 +227,10 @@ pub fn render_frame(
         .saturating_sub(visible.saturating_sub(1))
         .min(first)
         .min(body.lines.len().saturating_sub(visible));
+    // One column of padding keeps headings off the border.
     let body_area = Rect {
+        x: inner.x + 1,
+        width: inner.width - 1,
         height: inner.height - footer,
         ..inner
     };
@@ -281,7 +284,7 @@ pub fn render_frame(
     let row = line.checked_sub(offset)?;
     (row < visible).then(|| {
         Position::new(
-            inner.x + col,
+            body_area.x + col,
             inner.y + u16::try_from(row).unwrap_or(u16::MAX),
         )
     })

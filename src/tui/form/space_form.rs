@@ -238,10 +238,10 @@ impl SpaceForm {
     pub fn render(&self, area: Rect, buf: &mut Buffer, ctx: &Ctx) -> Option<Position> {
         let t = ctx.theme;
         let rect = area.centered(
-            Constraint::Length(72.min(area.width)),
+            Constraint::Length(78.min(area.width)),
             Constraint::Length(11.min(area.height)),
         );
-        let width = rect.width.saturating_sub(2);
+        let width = rect.width.saturating_sub(3);
         let value_x = INDENT + LABEL_WIDTH;
         let mut body = Body::default();
         let push_errors = |body: &mut Body, stop: Stop| {
