@@ -102,13 +102,14 @@ impl App {
 
     /// The answer to a form's save.
     pub(super) fn form_saved(&mut self, msg: Msg) {
-        let (req, outcome) = match msg {
+        let (req, created, outcome) = match msg {
             Msg::LinkSaved {
                 req,
                 created,
                 result,
             } => (
                 req,
+                created,
                 result.map(|link| {
                     let verb = if created { "Created" } else { "Saved" };
                     (
@@ -123,6 +124,7 @@ impl App {
                 result,
             } => (
                 req,
+                created,
                 result.map(|space| {
                     let verb = if created { "Created" } else { "Saved" };
                     (
@@ -143,8 +145,16 @@ impl App {
                 self.forms.form = None;
                 self.forms.select = Some(saved);
                 self.toast(ToastKind::Info, text);
-                // Counts and names shown elsewhere may have changed with the record.
-                self.refresh();
+                match saved {
+                    // A new link may be the list's first: ask again from the top (a refresh
+                    // keeps the place, and an empty list has no place to keep).
+                    Saved::Link(_) if created => {
+                        self.query_changed();
+                        self.fetch_spaces();
+                    }
+                    // Counts and names shown elsewhere may have changed with the record.
+                    _ => self.refresh(),
+                }
             }
             Err(error) => {
                 if let Some(form) = &mut self.forms.form {
