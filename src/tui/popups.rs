@@ -159,6 +159,9 @@ impl Modal {
                     "In the search field: Enter keeps, Esc clears.",
                     theme.dim,
                 ));
+                for line in crate::tui::form::HELP {
+                    lines.push(Line::styled(*line, theme.dim));
+                }
                 lines.push(Line::styled(
                     "ctrl-c quits from anywhere. Keys are set in [keys].",
                     theme.dim,

@@ -44,6 +44,7 @@ impl App {
                 self.domains.clone().unwrap_or_default(),
                 self.cfg.timezone.clone(),
             )
+            .in_space(self.filter.space.as_ref().map(|s| s.id))
             .into(),
             Pane::Spaces => SpaceForm::create().into(),
         });

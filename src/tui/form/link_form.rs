@@ -218,6 +218,16 @@ impl LinkForm {
         form
     }
 
+    /// Starts a new link in `space` (the space the list is filtered by), as if it were picked.
+    pub fn in_space(mut self, space: Option<Id>) -> LinkForm {
+        if self.original.is_none() && space.is_some_and(|id| self.spaces.iter().any(|s| s.id == id))
+        {
+            self.space = space;
+            self.baseline = self.current();
+        }
+        self
+    }
+
     fn mode(&self) -> Mode {
         match self.original {
             Some(_) => Mode::Update,
@@ -1185,5 +1195,149 @@ pub(super) mod tests {
             Some("is not reachable")
         );
         assert_eq!(form.geo.rows().len(), 2);
+    }
+
+    fn protected_geo_link() -> Link {
+        let at: jiff::Timestamp = "2026-11-22T12:00:00Z".parse().unwrap();
+        Link {
+            id: 4,
+            alias: "promo".into(),
+            url: "https://example.com/promo".into(),
+            short_url: "http://127.0.0.1:8080/promo".into(),
+            title: None,
+            target_type: TargetType::Geo,
+            geo: vec![crate::domain::TargetRule {
+                key: "DE".into(),
+                value: "https://example.de".into(),
+            }],
+            platform: vec![],
+            rotation: vec![],
+            last_rotation: 0,
+            disabled: false,
+            public: false,
+            password: true,
+            expiration_url: None,
+            expiration_clicks: 10,
+            clicks: 0,
+            owner_id: 1,
+            space: None,
+            domain: None,
+            ends_at: Some(at),
+            created_at: at,
+            updated_at: at,
+        }
+    }
+
+    fn saved_update(form: &mut LinkForm) -> LinkInput {
+        match form.handle_key(ctrl('s')) {
+            FormOutcome::Save(SaveRequest::UpdateLink(4, input)) => input,
+            other => panic!("{other:?}"),
+        }
+    }
+
+    #[test]
+    fn an_unchanged_edit_closes_without_sending() {
+        let mut form = LinkForm::edit(protected_geo_link(), vec![], vec![], berlin());
+        assert!(!form.is_changed());
+        assert_eq!(form.handle_key(ctrl('s')), FormOutcome::Close);
+    }
+
+    #[test]
+    fn removing_the_password_sends_an_empty_one_and_nothing_else() {
+        let mut form = LinkForm::edit(protected_geo_link(), vec![], vec![], berlin());
+        form.focus = Stop::PasswordMode;
+        form.handle_key(press(KeyCode::Left));
+        assert_eq!(form.password_mode, PasswordMode::Remove);
+        let input = saved_update(&mut form);
+        assert_eq!(
+            input,
+            LinkInput {
+                password: Some(String::new()),
+                ..LinkInput::default()
+            }
+        );
+    }
+
+    #[test]
+    fn changing_the_password_needs_the_new_one() {
+        let mut form = LinkForm::edit(protected_geo_link(), vec![], vec![], berlin());
+        form.focus = Stop::PasswordMode;
+        form.handle_key(press(KeyCode::Right));
+        assert_eq!(form.handle_key(ctrl('s')), FormOutcome::Stay);
+        assert_eq!(form.focus, Stop::PasswordMode);
+        form.handle_key(press(KeyCode::Tab));
+        type_text(&mut form, "n3w");
+        assert_eq!(saved_update(&mut form).password.as_deref(), Some("n3w"));
+    }
+
+    #[test]
+    fn switching_targeting_off_sends_only_the_type() {
+        let mut form = LinkForm::edit(protected_geo_link(), vec![], vec![], berlin());
+        form.focus = Stop::TargetType;
+        form.handle_key(press(KeyCode::Left));
+        let input = saved_update(&mut form);
+        assert_eq!(
+            input,
+            LinkInput {
+                target_type: Some("0".into()),
+                ..LinkInput::default()
+            }
+        );
+    }
+
+    #[test]
+    fn a_changed_rule_sends_the_type_and_the_whole_list() {
+        let mut form = LinkForm::edit(protected_geo_link(), vec![], vec![], berlin());
+        form.focus = Stop::Rules;
+        form.handle_key(press(KeyCode::Char('a')));
+        type_text(&mut form, "austria");
+        form.handle_key(press(KeyCode::Enter));
+        type_text(&mut form, "https://example.at");
+        form.handle_key(press(KeyCode::Enter));
+        let input = saved_update(&mut form);
+        assert_eq!(input.target_type.as_deref(), Some("1"));
+        assert_eq!(
+            input.geo,
+            Some(vec![
+                crate::domain::RuleInput::new("DE", "https://example.de"),
+                crate::domain::RuleInput::new("AT", "https://example.at"),
+            ])
+        );
+        assert_eq!(input.url, None);
+        assert_eq!(input.expiration_date, None);
+    }
+
+    #[test]
+    fn clearing_the_expiry_sends_both_halves_empty() {
+        let mut form = LinkForm::edit(protected_geo_link(), vec![], vec![], berlin());
+        form.date.set("");
+        form.time.set("");
+        let input = saved_update(&mut form);
+        assert_eq!(input.expiration_date.as_deref(), Some(""));
+        assert_eq!(input.expiration_time.as_deref(), Some(""));
+        assert_eq!(input.expiration_clicks, None);
+    }
+
+    #[test]
+    fn a_new_link_starts_in_the_filtered_space_without_counting_as_a_change() {
+        let at = jiff::Timestamp::UNIX_EPOCH;
+        let docs = Space {
+            id: 2,
+            owner_id: 1,
+            name: "Docs".into(),
+            color: crate::domain::Color::new(5).unwrap(),
+            links: None,
+            created_at: at,
+            updated_at: at,
+        };
+        let mut form = LinkForm::create(vec![docs], vec![], berlin()).in_space(Some(2));
+        assert!(!form.is_changed());
+        type_text(&mut form, "https://example.com");
+        match form.handle_key(ctrl('s')) {
+            FormOutcome::Save(SaveRequest::CreateLink(input)) => {
+                assert_eq!(input.space.as_deref(), Some("2"))
+            }
+            other => panic!("{other:?}"),
+        }
     }
 }
