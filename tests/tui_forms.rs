@@ -115,6 +115,14 @@ impl Session {
         F: FnOnce(LocalBackend) -> Fut,
         Fut: std::future::Future<Output = ()>,
     {
+        Session::start_sized(100, 30, seed).await
+    }
+
+    async fn start_sized<F, Fut>(width: u16, height: u16, seed: F) -> Session
+    where
+        F: FnOnce(LocalBackend) -> Fut,
+        Fut: std::future::Future<Output = ()>,
+    {
         let dir = tempfile::tempdir().unwrap();
         let tz = TimeZone::get(ZONE).unwrap();
         let clock = Arc::new(FixedClock::new(start_time()));
@@ -130,11 +138,13 @@ impl Session {
         let backend = service.default_backend().await.unwrap();
         seed(backend.clone()).await;
         let opts = TuiOptions {
+            // The temporary path would change every snapshot.
+            header: Some("local links.db".into()),
             timezone: tz,
             ..TuiOptions::default()
         };
         let cfg = opts.app_config(&backend, None).unwrap();
-        let screen = SharedScreen(Arc::new(Mutex::new(TestBackend::new(100, 30))));
+        let screen = SharedScreen(Arc::new(Mutex::new(TestBackend::new(width, height))));
         let (keys, events) = unbounded();
         let app_backend: Arc<dyn Backend> = Arc::new(backend.clone());
         let term_screen = screen.clone();
@@ -520,5 +530,27 @@ async fn create_and_edit_a_space_with_its_colour() {
     s.press(KeyCode::Enter);
     s.wait_for("● Launch").await;
     let _ = SpaceInput::default();
+    s.quit().await;
+}
+
+/// The form inside the app at the smallest size the design promises: scrolled to the targeting
+/// rows, under the app's header.
+#[tokio::test]
+async fn the_link_form_in_the_app_at_80x24() {
+    let s = Session::start_sized(80, 24, |_| async {}).await;
+    s.wait_for("No links yet").await;
+    s.press(KeyCode::Char('n'));
+    s.wait_for("New link").await;
+    s.type_text("https://example.com/a/long/path/that/scrolls/inside/the/field/when/it/is/typed");
+    s.press_n(KeyCode::Tab, 11);
+    s.press(KeyCode::Right);
+    s.press(KeyCode::Tab);
+    s.press(KeyCode::Char('a'));
+    s.type_text("japan");
+    s.press(KeyCode::Enter);
+    s.type_text("https://example.jp");
+    s.press(KeyCode::Enter);
+    s.wait_for("JP  Japan").await;
+    insta::assert_snapshot!("app_link_form_geo_row_80x24", s.screen());
     s.quit().await;
 }

@@ -449,12 +449,7 @@ impl LinkForm {
         }
         let stop = self.focus;
         let changed = match stop {
-            Stop::Rules => {
-                if let Some(rules) = self.active_rules_mut() {
-                    rules.paste(text);
-                }
-                true
-            }
+            Stop::Rules => self.active_rules_mut().is_some_and(|r| r.paste(text)),
             _ => self.text_field(stop).is_some_and(|f| f.paste(text)),
         };
         if changed {
@@ -956,7 +951,6 @@ impl LinkForm {
         }
         stop_line(&mut body, Stop::TargetType, "type", spans, None);
         if let Some(rules) = self.active_rules() {
-            let focused = self.focus == Stop::Rules && self.popup.is_none();
             rules.render_into(
                 &mut body,
                 width,
@@ -964,9 +958,6 @@ impl LinkForm {
                 &self.errors,
                 ctx,
             );
-            if !focused {
-                body.cursor = body.cursor.filter(|_| self.focus != Stop::Rules);
-            }
         }
         body
     }

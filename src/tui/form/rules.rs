@@ -198,13 +198,15 @@ impl RuleList {
         self.column = Column::Value;
     }
 
-    pub fn paste(&mut self, text: &str) {
+    /// Pastes into the open cell input or key search; false when none is open.
+    pub fn paste(&mut self, text: &str) -> bool {
         match &mut self.editor {
-            Some(Editor::Value(field)) => {
-                field.paste(text);
+            Some(Editor::Value(field)) => field.paste(text),
+            Some(Editor::Key(picker)) => {
+                picker.paste(text);
+                true
             }
-            Some(Editor::Key(picker)) => picker.paste(text),
-            None => {}
+            None => false,
         }
     }
 
