@@ -554,3 +554,27 @@ async fn the_link_form_in_the_app_at_80x24() {
     insta::assert_snapshot!("app_link_form_geo_row_80x24", s.screen());
     s.quit().await;
 }
+
+#[tokio::test]
+async fn after_an_edit_the_saved_link_stays_selected() {
+    let s = Session::start_with(|b| async move {
+        for alias in ["first", "second", "third"] {
+            let mut input = LinkInput::with_url(format!("https://example.com/{alias}"));
+            input.alias = Some(alias.into());
+            b.create_link(&input).await.unwrap();
+        }
+    })
+    .await;
+    s.wait_for("▶ third").await;
+    s.press(KeyCode::Char('j'));
+    s.wait_for("▶ second").await;
+    s.press(KeyCode::Char('e'));
+    s.wait_for("Edit link second").await;
+    s.press(KeyCode::End);
+    s.type_text("/v2");
+    s.ctrl('s');
+    s.wait_for("Saved link").await;
+    s.wait_for("▶ second").await;
+    s.wait_for("https://example.com/second/v2").await;
+    s.quit().await;
+}

@@ -16,6 +16,9 @@ use crate::tui::msg::{Command, Msg, RequestId};
 use crate::tui::popups::ToastKind;
 use crate::tui::view::{Ctx, SPINNER};
 
+/// How far from the cursor a saved link is looked for.
+const SELECT_WINDOW: usize = 500;
+
 /// A record just saved, to select once the list that holds it has loaded.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Saved {
@@ -76,6 +79,8 @@ impl App {
     /// Gives `key` to the open form; false when no form is open.
     pub(super) fn form_key(&mut self, key: Key) -> bool {
         let Some(form) = &mut self.forms.form else {
+            // The person has moved on: a saved record still loading is no longer selected.
+            self.forms.select = None;
             return false;
         };
         match form.handle_key(key) {
@@ -169,8 +174,15 @@ impl App {
     pub(super) fn select_saved(&mut self) {
         match self.forms.select {
             Some(Saved::Link(id)) => {
-                let held = (0..self.links.list.len())
-                    .find(|&i| self.links.list.get(i).is_some_and(|l| l.id == id));
+                // The record is near the place the list kept (an edit) or at its top (a new
+                // link, newest first): look there, not through a million rows.
+                let list = &self.links.list;
+                let around = list.cursor();
+                let window =
+                    around.saturating_sub(SELECT_WINDOW)..(around + SELECT_WINDOW).min(list.len());
+                let held = window
+                    .into_iter()
+                    .find(|&i| list.get(i).is_some_and(|l| l.id == id));
                 if let Some(index) = held {
                     self.links.list.select(index);
                     self.forms.select = None;
