@@ -5,5 +5,7 @@ pub mod backend;
 pub mod cli;
 pub mod config;
 pub mod domain;
+pub mod server;
 pub mod transfer;
 pub mod tui;
+pub mod wire;
