@@ -390,12 +390,15 @@ impl App {
             | Action::CopyShortUrl
             | Action::CopyDestination
             | Action::OpenInBrowser => self.link_action(action),
-            filter_action => {
-                if self.filter.apply_action(filter_action) == FilterOutcome::Changed {
+            filter_action => match self.filter.apply_action(filter_action) {
+                FilterOutcome::Ignored => {}
+                // Filters are about links: show them.
+                FilterOutcome::Handled => self.pane = Pane::Links,
+                FilterOutcome::Changed => {
                     self.pane = Pane::Links;
                     self.query_changed();
                 }
-            }
+            },
         }
     }
 
@@ -412,10 +415,10 @@ impl App {
                 self.modal = Some(Modal::Confirm(ConfirmAction::DeleteLink { id, alias }));
             }
             Action::ToggleDisabled => {
-                let input = LinkInput {
+                let input = Box::new(LinkInput {
                     disabled: Some(if link.disabled { "0" } else { "1" }.into()),
                     ..LinkInput::default()
-                };
+                });
                 let req = self.request();
                 self.commands.push(Command::UpdateLink { req, id, input });
             }
@@ -636,7 +639,7 @@ impl App {
         let t = &self.cfg.theme;
         let tab = |name: &'static str, pane: Pane| {
             if self.pane == pane {
-                Span::styled(format!(" {name} "), t.tab_active)
+                Span::styled(format!("[{name}]"), t.tab_active)
             } else {
                 Span::styled(format!(" {name} "), t.dim)
             }
@@ -707,8 +710,15 @@ impl App {
                 .concat(),
             }
         };
+        // Drop hints from the middle until the rest fits; help and quit stay last.
+        let mut pairs: Vec<Vec<Span>> = spans.chunks(2).map(<[Span]>::to_vec).collect();
+        let width =
+            |pairs: &[Vec<Span>]| pairs.iter().flatten().map(Span::width).sum::<usize>() + 1;
+        while width(&pairs) > usize::from(area.width) && pairs.len() > 2 {
+            pairs.remove(pairs.len() - 3);
+        }
         let mut line = vec![Span::raw(" ")];
-        line.extend(spans);
+        line.extend(pairs.into_iter().flatten());
         Line::from(line).render(area, buf);
     }
 }

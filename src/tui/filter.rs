@@ -177,11 +177,11 @@ impl FilterBar {
     pub fn status_tabs(&self, theme: &Theme) -> Line<'static> {
         let mut spans = Vec::new();
         for (i, status) in StatusFilter::ALL.into_iter().enumerate() {
-            let label = format!(" {} {} ", i + 1, title_case(status.label()));
+            let name = title_case(status.label());
             spans.push(if status == self.status {
-                Span::styled(label, theme.tab_active)
+                Span::styled(format!("[{} {name}]", i + 1), theme.tab_active)
             } else {
-                Span::styled(label, theme.dim)
+                Span::styled(format!(" {} {name} ", i + 1), theme.dim)
             });
         }
         Line::from(spans)

@@ -116,7 +116,7 @@ impl Action {
     pub fn description(self) -> &'static str {
         match self {
             Action::Quit => "quit",
-            Action::Help => "show or hide this help",
+            Action::Help => "this help",
             Action::NextPane => "next pane",
             Action::PrevPane => "previous pane",
             Action::Down => "move down",
@@ -125,12 +125,12 @@ impl Action {
             Action::Bottom => "go to the bottom",
             Action::PageDown => "page down",
             Action::PageUp => "page up",
-            Action::Select => "details / open a space's links",
-            Action::New => "new link / new space",
-            Action::Edit => "edit the selected link / space",
+            Action::Select => "details; a space's links",
+            Action::New => "new link / space",
+            Action::Edit => "edit link / space",
             Action::Delete => "delete (asks first)",
-            Action::Search => "search (Enter keeps, Esc clears)",
-            Action::CycleBy => "search by title / alias / url",
+            Action::Search => "search",
+            Action::CycleBy => "search title/alias/url",
             Action::CycleStatus => "cycle status tab",
             Action::StatusAll => "status: all",
             Action::StatusActive => "status: active",
@@ -143,8 +143,8 @@ impl Action {
             Action::Refresh => "refresh / retry",
             Action::CopyShortUrl => "copy short URL",
             Action::CopyDestination => "copy destination",
-            Action::ToggleDisabled => "disable / enable link",
-            Action::OpenInBrowser => "open destination in browser",
+            Action::ToggleDisabled => "disable / enable",
+            Action::OpenInBrowser => "open in browser",
         }
     }
 
@@ -558,5 +558,27 @@ mod tests {
             assert_eq!(combo.to_string(), s);
         }
         assert_eq!(KeyCombo::parse("shift-g"), KeyCombo::parse("G"));
+    }
+
+    #[test]
+    fn the_example_configuration_lists_every_default() {
+        let example = include_str!("../../config.example.toml");
+        let section = example.split("[keys]").nth(1).expect("a [keys] section");
+        let mut overrides = BTreeMap::new();
+        for line in section.lines().take_while(|l| !l.starts_with('[')) {
+            let Some((name, keys)) = line.trim_start_matches("# ").split_once(" = ") else {
+                continue;
+            };
+            overrides.insert(name.trim().to_owned(), keys.trim_matches('"').to_owned());
+        }
+        assert_eq!(overrides.len(), Action::ALL.len(), "{overrides:?}");
+        let map = KeyMap::with_overrides(&overrides).unwrap();
+        for action in Action::ALL {
+            assert_eq!(
+                map.label(action),
+                KeyMap::default().label(action),
+                "{action}"
+            );
+        }
     }
 }

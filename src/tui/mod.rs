@@ -121,15 +121,19 @@ pub async fn run(backend: Arc<dyn Backend>, opts: TuiOptions) -> color_eyre::Res
             execute!(io::stdout(), EnableMouseCapture)?;
         }
         let (events, input) = runtime::terminal_events();
-        let result = run_with(
+        let app = run_with(
             &mut terminal,
             events,
             backend,
             cfg,
             Arc::new(SystemClock),
             Arc::new(SystemDesktop),
-        )
-        .await;
+        );
+        // A hangup or termination ends the app like `q` does, so the terminal is restored.
+        let result = tokio::select! {
+            result = app => result,
+            () = terminated() => Ok(()),
+        };
         drop(input);
         result
     }
@@ -160,6 +164,26 @@ where
         ratatui::layout::Rect::new(0, 0, size.width, size.height),
     );
     runtime::event_loop(terminal, events, backend, desktop, app).await
+}
+
+#[cfg(unix)]
+async fn terminated() {
+    use tokio::signal::unix::{SignalKind, signal};
+    let (Ok(mut term), Ok(mut hup)) = (
+        signal(SignalKind::terminate()),
+        signal(SignalKind::hangup()),
+    ) else {
+        return std::future::pending().await;
+    };
+    tokio::select! {
+        _ = term.recv() => {}
+        _ = hup.recv() => {}
+    }
+}
+
+#[cfg(not(unix))]
+async fn terminated() {
+    std::future::pending().await
 }
 
 fn leave_terminal(mouse: bool) {
@@ -203,3 +227,6 @@ fn init_logging() -> Option<tracing_appender::non_blocking::WorkerGuard> {
         .ok()?;
     Some(guard)
 }
+
+#[cfg(test)]
+mod snapshot_tests;

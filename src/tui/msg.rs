@@ -32,13 +32,13 @@ pub enum Msg {
     },
     LinkUpdated {
         req: RequestId,
-        result: Result<Link>,
+        result: Result<Box<Link>>,
     },
     /// A link form's save was answered.
     LinkSaved {
         req: RequestId,
         created: bool,
-        result: Result<Link>,
+        result: Result<Box<Link>>,
     },
     /// A space form's save was answered.
     SpaceSaved {
@@ -71,12 +71,12 @@ pub enum Command {
     UpdateLink {
         req: RequestId,
         id: Id,
-        input: LinkInput,
+        input: Box<LinkInput>,
     },
     /// A form's create or update; answers [`Msg::LinkSaved`] or [`Msg::SpaceSaved`].
     Save {
         req: RequestId,
-        request: SaveRequest,
+        request: Box<SaveRequest>,
     },
     /// Copy to the clipboard; `what` names it in the toast.
     Copy {

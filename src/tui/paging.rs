@@ -16,6 +16,9 @@ pub struct PagedList<T> {
     pages: BTreeMap<u32, Vec<T>>,
     /// Pages asked for and not yet answered, with the request that must answer them.
     expected: BTreeMap<u32, RequestId>,
+    /// Pages whose fetch failed: not asked again until a refresh, or a dead backend would be
+    /// asked in a loop.
+    failed: BTreeSet<u32>,
     total: Option<u64>,
     cursor: usize,
     offset: usize,
@@ -28,6 +31,7 @@ impl<T> PagedList<T> {
             per_page: per_page.max(1),
             pages: BTreeMap::new(),
             expected: BTreeMap::new(),
+            failed: BTreeSet::new(),
             total: None,
             cursor: 0,
             offset: 0,
@@ -77,6 +81,7 @@ impl<T> PagedList<T> {
     pub fn clear(&mut self) {
         self.pages.clear();
         self.expected.clear();
+        self.failed.clear();
     }
 
     pub fn set_rows(&mut self, rows: usize) {
@@ -143,7 +148,11 @@ impl<T> PagedList<T> {
     pub fn wanted(&self) -> Vec<u32> {
         self.needed()
             .into_iter()
-            .filter(|p| !self.pages.contains_key(p) && !self.expected.contains_key(p))
+            .filter(|p| {
+                !self.pages.contains_key(p)
+                    && !self.expected.contains_key(p)
+                    && !self.failed.contains(p)
+            })
             .collect()
     }
 
@@ -194,6 +203,7 @@ impl<T> PagedList<T> {
             return false;
         }
         self.expected.remove(&page);
+        self.failed.insert(page);
         true
     }
 
@@ -287,6 +297,16 @@ mod tests {
         assert!(!list.accept(RequestId(1), 1, 100, 5, vec![9; 5]));
         assert!(list.accept(RequestId(2), 1, 100, 3, vec![1, 2, 3]));
         assert_eq!(list.len(), 3);
+    }
+
+    #[test]
+    fn a_failed_page_waits_for_a_refresh() {
+        let mut list = PagedList::<u64>::new(100);
+        list.expect(1, RequestId(1));
+        assert!(list.fail(RequestId(1), 1));
+        assert!(list.wanted().is_empty());
+        list.clear();
+        assert_eq!(list.wanted(), vec![1]);
     }
 
     #[test]

@@ -5,7 +5,7 @@ use std::time::Instant;
 
 use ratatui::buffer::Buffer;
 use ratatui::crossterm::event::KeyCode;
-use ratatui::layout::{Constraint, Rect};
+use ratatui::layout::{Constraint, Layout, Rect};
 use ratatui::text::{Line, Span};
 use ratatui::widgets::{Block, BorderType, Borders, Clear, Paragraph, Widget, Wrap};
 
@@ -147,35 +147,44 @@ impl Modal {
                 }
             }
             Modal::Help { scroll } => {
-                let mut lines = Vec::new();
-                for action in Action::ALL {
-                    lines.push(Line::from(vec![
-                        Span::styled(format!("{:>16}  ", keys.label(action)), theme.accent),
+                let entry = |action: Action| {
+                    Line::from(vec![
+                        Span::styled(format!("{:>10} ", keys.label(action)), theme.accent),
                         Span::raw(action.description()),
-                    ]));
-                }
-                lines.push(Line::raw(""));
-                lines.push(Line::styled(
-                    "In the search field: Enter keeps, Esc clears.",
-                    theme.dim,
-                ));
-                for line in crate::tui::form::HELP {
-                    lines.push(Line::styled(*line, theme.dim));
-                }
-                lines.push(Line::styled(
-                    "ctrl-c quits from anywhere. Keys are set in [keys].",
-                    theme.dim,
-                ));
-                let height = (u16::try_from(lines.len()).unwrap_or(u16::MAX) + 2).min(area.height);
+                    ])
+                };
+                // Two columns, so every key fits on one screen at 80×24.
+                let half = Action::ALL.len().div_ceil(2);
+                let left: Vec<Line> = Action::ALL[..half].iter().map(|a| entry(*a)).collect();
+                let right: Vec<Line> = Action::ALL[half..].iter().map(|a| entry(*a)).collect();
+                let footer = vec![
+                    Line::styled(
+                        "Search field: Enter keeps, Esc clears. ctrl-c quits anywhere.",
+                        theme.dim,
+                    ),
+                    Line::styled(
+                        "Keys are set in the [keys] section of the configuration.",
+                        theme.dim,
+                    ),
+                ];
+                let rows = u16::try_from(half).unwrap_or(u16::MAX);
+                let height = (rows + 5).min(area.height);
                 let area = area.centered(
-                    Constraint::Length(64.min(area.width)),
+                    Constraint::Length(area.width.min(90)),
                     Constraint::Length(height),
                 );
-                let inner = dialog(area, buf, " Keys ", theme, theme.focused_border);
-                if let Some(inner) = inner {
-                    Paragraph::new(lines)
-                        .scroll((*scroll, 0))
-                        .render(inner, buf);
+                if let Some(inner) = dialog(area, buf, " Keys ", theme, theme.focused_border) {
+                    let [columns, _, foot] = Layout::vertical([
+                        Constraint::Length(rows),
+                        Constraint::Length(1),
+                        Constraint::Length(2),
+                    ])
+                    .areas(inner);
+                    let [l, r] = Layout::horizontal([Constraint::Fill(1), Constraint::Fill(1)])
+                        .areas(columns);
+                    Paragraph::new(left).scroll((*scroll, 0)).render(l, buf);
+                    Paragraph::new(right).scroll((*scroll, 0)).render(r, buf);
+                    Paragraph::new(footer).render(foot, buf);
                 }
             }
             Modal::Picker(picker) => {

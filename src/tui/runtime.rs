@@ -115,7 +115,7 @@ fn execute(
             }
             Command::UpdateLink { req, id, input } => {
                 tokio::spawn(async move {
-                    let result = backend.update_link(id, &input).await;
+                    let result = backend.update_link(id, &input).await.map(Box::new);
                     let _ = tx.send(Msg::LinkUpdated { req, result });
                 });
             }

@@ -46,6 +46,16 @@ impl FromStr for ThemeName {
     }
 }
 
+impl From<crate::config::Theme> for ThemeName {
+    fn from(theme: crate::config::Theme) -> Self {
+        match theme {
+            crate::config::Theme::Dark => ThemeName::Dark,
+            crate::config::Theme::Light => ThemeName::Light,
+            crate::config::Theme::Mono => ThemeName::Mono,
+        }
+    }
+}
+
 impl fmt::Display for ThemeName {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.write_str(self.as_str())

@@ -89,7 +89,10 @@ impl App {
             FormOutcome::Save(request) => {
                 let req = self.request();
                 self.forms.req = Some(req);
-                self.commands.push(Command::Save { req, request });
+                self.commands.push(Command::Save {
+                    req,
+                    request: Box::new(request),
+                });
             }
         }
         true
@@ -226,12 +229,12 @@ impl SaveRequest {
             SaveRequest::CreateLink(input) => Msg::LinkSaved {
                 req,
                 created: true,
-                result: backend.create_link(&input).await,
+                result: backend.create_link(&input).await.map(Box::new),
             },
             SaveRequest::UpdateLink(id, input) => Msg::LinkSaved {
                 req,
                 created: false,
-                result: backend.update_link(id, &input).await,
+                result: backend.update_link(id, &input).await.map(Box::new),
             },
             SaveRequest::CreateSpace(input) => Msg::SpaceSaved {
                 req,

@@ -30,12 +30,6 @@ use super::keys::Key;
 use super::view::Ctx;
 use crate::domain::{Error, FieldErrors, Id, LinkInput, SpaceInput};
 
-/// The forms' own keys, for the help overlay (they are fixed, not part of `[keys]`).
-pub const HELP: &[&str] = &[
-    "In forms: tab / shift-tab move, ctrl-s saves, esc cancels (asks if changed).",
-    "In a rule list: a adds, enter edits a cell, delete removes, K / J move a row.",
-];
-
 /// Width of the label column; values start after it.
 pub const LABEL_WIDTH: u16 = 18;
 /// Room for the focus marker before a label.

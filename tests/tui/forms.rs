@@ -16,6 +16,7 @@ use ratatui::buffer::Cell;
 use ratatui::crossterm::event::{Event, KeyCode, KeyEvent, KeyModifiers};
 use ratatui::layout::{Position, Size};
 use tempfile::TempDir;
+use tokio::sync::watch;
 
 use linkdeck::backend::Backend;
 use linkdeck::backend::local::{LocalBackend, LocalOptions, LocalService};
@@ -33,13 +34,17 @@ fn start_time() -> Timestamp {
     "2026-11-22T12:00:00Z".parse().unwrap()
 }
 
-/// A `TestBackend` the test reads while the loop draws on it.
+/// A `TestBackend` the test reads while the loop draws on it; every flush bumps `frames`, so a
+/// wait wakes once per frame and not otherwise.
 #[derive(Clone)]
-struct SharedScreen(Arc<Mutex<TestBackend>>);
+struct SharedScreen {
+    screen: Arc<Mutex<TestBackend>>,
+    frames: Arc<watch::Sender<u64>>,
+}
 
 impl SharedScreen {
     fn lock(&self) -> std::sync::MutexGuard<'_, TestBackend> {
-        self.0.lock().unwrap_or_else(|e| e.into_inner())
+        self.screen.lock().unwrap_or_else(|e| e.into_inner())
     }
 }
 
@@ -80,7 +85,9 @@ impl TermBackend for SharedScreen {
         self.lock().window_size().map_err(io::Error::other)
     }
     fn flush(&mut self) -> io::Result<()> {
-        self.lock().flush().map_err(io::Error::other)
+        self.lock().flush().map_err(io::Error::other)?;
+        self.frames.send_modify(|n| *n += 1);
+        Ok(())
     }
 }
 
@@ -100,6 +107,7 @@ struct Session {
     _dir: TempDir,
     backend: LocalBackend,
     screen: SharedScreen,
+    frames: watch::Receiver<u64>,
     keys: UnboundedSender<io::Result<Event>>,
     task: tokio::task::JoinHandle<()>,
 }
@@ -144,7 +152,11 @@ impl Session {
             ..TuiOptions::default()
         };
         let cfg = opts.app_config(&backend, None).unwrap();
-        let screen = SharedScreen(Arc::new(Mutex::new(TestBackend::new(width, height))));
+        let (frames_tx, frames) = watch::channel(0);
+        let screen = SharedScreen {
+            screen: Arc::new(Mutex::new(TestBackend::new(width, height))),
+            frames: Arc::new(frames_tx),
+        };
         let (keys, events) = unbounded();
         let app_backend: Arc<dyn Backend> = Arc::new(backend.clone());
         let term_screen = screen.clone();
@@ -161,10 +173,11 @@ impl Session {
             .await
             .unwrap();
         });
-        let session = Session {
+        let mut session = Session {
             _dir: dir,
             backend,
             screen,
+            frames,
             keys,
             task,
         };
@@ -207,23 +220,22 @@ impl Session {
         self.screen.lock().to_string()
     }
 
-    /// Waits until `text` shows on the screen; fails with the screen after [`WAIT`].
-    async fn wait_for(&self, text: &str) {
-        let found = tokio::time::timeout(WAIT, async {
-            loop {
-                if self.screen().contains(text) {
-                    return;
-                }
-                tokio::task::yield_now().await;
-                tokio::time::sleep(Duration::from_millis(5)).await;
+    /// Waits until `text` shows on the screen, looking again after each frame; fails with the
+    /// screen after [`WAIT`].
+    async fn wait_for(&mut self, text: &str) {
+        let deadline = tokio::time::Instant::now() + WAIT;
+        loop {
+            let screen = self.screen();
+            if screen.contains(text) {
+                return;
             }
-        })
-        .await;
-        assert!(
-            found.is_ok(),
-            "`{text}` never showed; the screen:\n{}",
-            self.screen()
-        );
+            if tokio::time::timeout_at(deadline, self.frames.changed())
+                .await
+                .is_err()
+            {
+                panic!("`{text}` never showed; the screen:\n{screen}");
+            }
+        }
     }
 
     async fn links(&self) -> Vec<Link> {
@@ -254,7 +266,7 @@ fn rule(key: &str, value: &str) -> TargetRule {
 /// two countries looked up by name and code, `Ctrl-S`.
 #[tokio::test]
 async fn create_a_link_with_geo_targeting_and_an_expiry_date() {
-    let s = Session::start().await;
+    let mut s = Session::start().await;
     s.wait_for("No links yet").await;
     s.press(KeyCode::Char('n'));
     s.wait_for("New link").await;
@@ -313,7 +325,7 @@ async fn create_a_link_with_geo_targeting_and_an_expiry_date() {
 
 #[tokio::test]
 async fn create_a_link_with_platform_targeting_a_click_limit_and_a_password() {
-    let s = Session::start().await;
+    let mut s = Session::start().await;
     s.press(KeyCode::Char('n'));
     s.wait_for("New link").await;
     s.type_text("https://example.com/app");
@@ -362,7 +374,7 @@ async fn create_a_link_with_platform_targeting_a_click_limit_and_a_password() {
 
 #[tokio::test]
 async fn create_a_link_with_rotation_and_reordered_urls() {
-    let s = Session::start().await;
+    let mut s = Session::start().await;
     s.press(KeyCode::Char('n'));
     s.wait_for("New link").await;
     s.type_text("https://example.com");
@@ -388,7 +400,7 @@ async fn create_a_link_with_rotation_and_reordered_urls() {
 
 #[tokio::test]
 async fn invalid_input_shows_the_error_keeps_the_input_and_sends_nothing() {
-    let s = Session::start().await;
+    let mut s = Session::start().await;
     s.press(KeyCode::Char('n'));
     s.wait_for("New link").await;
     s.type_text("example.com/no-scheme");
@@ -414,7 +426,7 @@ async fn invalid_input_shows_the_error_keeps_the_input_and_sends_nothing() {
 
 #[tokio::test]
 async fn a_taken_alias_comes_back_on_its_field_and_the_form_stays() {
-    let s = Session::start_with(|b| async move {
+    let mut s = Session::start_with(|b| async move {
         let mut input = LinkInput::with_url("https://example.com/first");
         input.alias = Some("Taken".into());
         b.create_link(&input).await.unwrap();
@@ -437,7 +449,7 @@ async fn a_taken_alias_comes_back_on_its_field_and_the_form_stays() {
 
 #[tokio::test]
 async fn editing_one_field_changes_only_that_field() {
-    let s = Session::start_with(|b| async move {
+    let mut s = Session::start_with(|b| async move {
         let input = LinkInput {
             url: Some("https://example.com/edit-me".into()),
             alias: Some("edit-me".into()),
@@ -478,7 +490,7 @@ async fn editing_one_field_changes_only_that_field() {
 
 #[tokio::test]
 async fn escape_asks_before_discarding_a_changed_form() {
-    let s = Session::start().await;
+    let mut s = Session::start().await;
     s.press(KeyCode::Char('n'));
     s.wait_for("New link").await;
     s.press(KeyCode::Esc);
@@ -498,7 +510,7 @@ async fn escape_asks_before_discarding_a_changed_form() {
 
 #[tokio::test]
 async fn create_and_edit_a_space_with_its_colour() {
-    let s = Session::start().await;
+    let mut s = Session::start().await;
     s.press(KeyCode::Tab);
     s.wait_for("No spaces yet").await;
     s.press(KeyCode::Char('n'));
@@ -537,7 +549,7 @@ async fn create_and_edit_a_space_with_its_colour() {
 /// rows, under the app's header.
 #[tokio::test]
 async fn the_link_form_in_the_app_at_80x24() {
-    let s = Session::start_sized(80, 24, |_| async {}).await;
+    let mut s = Session::start_sized(80, 24, |_| async {}).await;
     s.wait_for("No links yet").await;
     s.press(KeyCode::Char('n'));
     s.wait_for("New link").await;
@@ -557,7 +569,7 @@ async fn the_link_form_in_the_app_at_80x24() {
 
 #[tokio::test]
 async fn after_an_edit_the_saved_link_stays_selected() {
-    let s = Session::start_with(|b| async move {
+    let mut s = Session::start_with(|b| async move {
         for alias in ["first", "second", "third"] {
             let mut input = LinkInput::with_url(format!("https://example.com/{alias}"));
             input.alias = Some(alias.into());
