@@ -448,3 +448,28 @@ fn space_form_edit_and_discard() {
 fn ctrl_key(c: char) -> Key {
     ctrl(c)
 }
+
+/// Any terminal size draws without a panic, however little fits.
+#[test]
+fn forms_draw_at_every_size() {
+    let mut editing = targeting(1, &[("germany", "https://example.de")]);
+    editing.handle_key(press(KeyCode::Right));
+    editing.handle_key(press(KeyCode::Enter));
+    let mut picking = new_form();
+    tab(&mut picking, 2);
+    picking.handle_key(press(KeyCode::Enter));
+    let forms: Vec<Form> = vec![
+        new_form().into(),
+        editing.into(),
+        picking.into(),
+        LinkForm::edit(full_link(), spaces(), domains(), berlin()).into(),
+        SpaceForm::create().into(),
+    ];
+    for form in &forms {
+        for width in [1, 4, 12, 30, 70, 80, 160] {
+            for height in [1, 3, 6, 12, 20, 24, 50] {
+                draw(form, width, height);
+            }
+        }
+    }
+}
