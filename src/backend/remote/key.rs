@@ -43,8 +43,8 @@ impl fmt::Display for ApiKey {
 pub enum KeySource {
     /// The name of an environment variable holding the key.
     Env(String),
-    /// A shell command (run with `sh -c`) whose standard output is the key, such as
-    /// `pass show linkdeck/work`.
+    /// A shell command (run with `sh -c`) whose first non-empty line of output is the key, such
+    /// as `pass show linkdeck/work` (which prints the secret first, then any notes).
     Command(String),
 }
 
@@ -95,12 +95,12 @@ fn run_key_command(command: &str) -> Result<ApiKey> {
     let stdout = String::from_utf8(output.stdout).map_err(|_| {
         Error::Unauthorized("the api_key_command printed something that is not UTF-8".into())
     })?;
-    if stdout.trim().is_empty() {
-        return Err(Error::Unauthorized(
+    match stdout.lines().find(|l| !l.trim().is_empty()) {
+        Some(line) => ApiKey::new(line),
+        None => Err(Error::Unauthorized(
             "the api_key_command printed no API key".into(),
-        ));
+        )),
     }
-    ApiKey::new(stdout)
 }
 
 #[cfg(test)]
@@ -122,7 +122,7 @@ mod tests {
 
     #[test]
     fn a_command_gives_its_trimmed_output() {
-        let key = KeySource::Command("printf '  abc123\\n'".into())
+        let key = KeySource::Command("printf '\\n  abc123\\nnotes: x\\n'".into())
             .resolve()
             .unwrap();
         assert_eq!(key.expose(), "abc123");
