@@ -2,8 +2,15 @@
 //! owner: what the server needs to resolve aliases, record visits and check keys);
 //! `LocalBackend` is one owner's view of it and implements [`Backend`](super::Backend).
 
+mod alias;
 mod db;
+mod domains;
+mod import;
+mod links;
+pub mod password;
 mod schema;
+mod spaces;
+pub mod store;
 
 use std::path::Path;
 use std::sync::Arc;
@@ -14,6 +21,8 @@ use jiff::tz::TimeZone;
 use rusqlite::{OptionalExtension, params};
 
 pub use db::{Db, db_error};
+pub use import::{ImportSummary, MAX_IMPORT_ERRORS};
+pub use links::default_title;
 pub use schema::SCHEMA_VERSION;
 
 use super::{Backend, BackendInfo};
@@ -181,10 +190,6 @@ impl LocalBackend {
     }
 }
 
-fn not_built() -> Error {
-    Error::Unavailable("not built yet".into())
-}
-
 #[async_trait]
 impl Backend for LocalBackend {
     fn info(&self) -> BackendInfo {
@@ -194,40 +199,40 @@ impl Backend for LocalBackend {
         }
     }
 
-    async fn list_links(&self, _query: &LinkQuery) -> Result<Page<Link>> {
-        Err(not_built())
+    async fn list_links(&self, query: &LinkQuery) -> Result<Page<Link>> {
+        self.link_list(query).await
     }
-    async fn show_link(&self, _id: Id) -> Result<Link> {
-        Err(not_built())
+    async fn show_link(&self, id: Id) -> Result<Link> {
+        self.link_show(id).await
     }
-    async fn create_link(&self, _input: &LinkInput) -> Result<Link> {
-        Err(not_built())
+    async fn create_link(&self, input: &LinkInput) -> Result<Link> {
+        self.link_create(input).await
     }
-    async fn update_link(&self, _id: Id, _input: &LinkInput) -> Result<Link> {
-        Err(not_built())
+    async fn update_link(&self, id: Id, input: &LinkInput) -> Result<Link> {
+        self.link_update(id, input).await
     }
-    async fn delete_link(&self, _id: Id) -> Result<()> {
-        Err(not_built())
+    async fn delete_link(&self, id: Id) -> Result<()> {
+        self.link_delete(id).await
     }
-    async fn list_spaces(&self, _query: &SpaceQuery) -> Result<Page<Space>> {
-        Err(not_built())
+    async fn list_spaces(&self, query: &SpaceQuery) -> Result<Page<Space>> {
+        self.space_list(query).await
     }
-    async fn show_space(&self, _id: Id) -> Result<Space> {
-        Err(not_built())
+    async fn show_space(&self, id: Id) -> Result<Space> {
+        self.space_show(id).await
     }
-    async fn create_space(&self, _input: &SpaceInput) -> Result<Space> {
-        Err(not_built())
+    async fn create_space(&self, input: &SpaceInput) -> Result<Space> {
+        self.space_create(input).await
     }
-    async fn update_space(&self, _id: Id, _input: &SpaceInput) -> Result<Space> {
-        Err(not_built())
+    async fn update_space(&self, id: Id, input: &SpaceInput) -> Result<Space> {
+        self.space_update(id, input).await
     }
-    async fn delete_space(&self, _id: Id) -> Result<()> {
-        Err(not_built())
+    async fn delete_space(&self, id: Id) -> Result<()> {
+        self.space_delete(id).await
     }
-    async fn list_domains(&self, _page: u32, _per_page: u32) -> Result<Page<Domain>> {
-        Err(not_built())
+    async fn list_domains(&self, page: u32, per_page: u32) -> Result<Page<Domain>> {
+        self.domain_list(page, per_page).await
     }
-    async fn show_domain(&self, _id: Id) -> Result<Domain> {
-        Err(not_built())
+    async fn show_domain(&self, id: Id) -> Result<Domain> {
+        self.domain_show(id).await
     }
 }

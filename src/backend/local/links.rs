@@ -1,0 +1,341 @@
+//! The link rules of the embedded service (DESIGN §2) over the SQL in `store::links`: field
+//! validation, ownership of spaces and domains, alias uniqueness and generation, password
+//! hashing, titles and short URLs.
+
+use jiff::Timestamp;
+use rusqlite::Connection;
+use url::Url;
+
+use super::LocalBackend;
+use super::alias::generate_alias;
+use super::password::hash_password_async;
+use super::store::links::{self as store, LinkRow, ListFilter};
+use super::store::{domains, spaces};
+use crate::domain::{
+    Error, FieldErrors, Id, Link, LinkInput, LinkPatch, LinkQuery, Mode, Page, Result, TargetType,
+    validate_alias, validate_link_input,
+};
+
+pub(super) const ALIAS_TAKEN: &str = "is already taken";
+pub(super) const NOT_YOUR_SPACE: &str = "must be one of your spaces";
+pub(super) const NOT_YOUR_DOMAIN: &str = "must be one of your domains";
+
+/// The title the service gives a link: the destination's host and path, without a trailing slash.
+pub fn default_title(url: &str) -> Option<String> {
+    let url = Url::parse(url).ok()?;
+    let host = url.host_str()?;
+    Some(format!("{host}{}", url.path().trim_end_matches('/')))
+}
+
+/// A new link's row before the patch is applied.
+pub(super) fn blank_row(owner: Id, now: Timestamp) -> LinkRow {
+    LinkRow {
+        owner_id: owner,
+        domain_id: None,
+        space_id: None,
+        alias: String::new(),
+        url: String::new(),
+        title: None,
+        password_hash: None,
+        disabled: false,
+        public: false,
+        expiration_url: None,
+        expiration_clicks: 0,
+        ends_at: None,
+        target_type: TargetType::None,
+        geo: Vec::new(),
+        platform: Vec::new(),
+        rotation: Vec::new(),
+        created_at: now,
+        updated_at: now,
+    }
+}
+
+/// Applies the fields present in `patch`; `hash` replaces the password when present
+/// (`Some(None)` removes it). The domain is set only on create, by the caller.
+pub(super) fn apply(
+    row: &mut LinkRow,
+    patch: LinkPatch,
+    hash: Option<Option<String>>,
+    now: Timestamp,
+) {
+    if let Some(url) = patch.url {
+        row.title = default_title(&url);
+        row.url = url;
+    }
+    if let Some(alias) = patch.alias {
+        row.alias = alias;
+    }
+    if let Some(hash) = hash {
+        row.password_hash = hash;
+    }
+    if let Some(space) = patch.space {
+        row.space_id = space;
+    }
+    if let Some(disabled) = patch.disabled {
+        row.disabled = disabled;
+    }
+    if let Some(public) = patch.public {
+        row.public = public;
+    }
+    if let Some(url) = patch.expiration_url {
+        row.expiration_url = url;
+    }
+    if let Some(ends_at) = patch.ends_at {
+        row.ends_at = ends_at;
+    }
+    if let Some(clicks) = patch.expiration_clicks {
+        row.expiration_clicks = clicks;
+    }
+    if let Some(t) = patch.target_type {
+        row.target_type = t;
+    }
+    if let Some(geo) = patch.geo {
+        row.geo = geo;
+    }
+    if let Some(platform) = patch.platform {
+        row.platform = platform;
+    }
+    if let Some(rotation) = patch.rotation {
+        row.rotation = rotation;
+    }
+    row.updated_at = now;
+}
+
+/// The references of a request that need stored state to check. Taken from the validated patch,
+/// or — when other fields are invalid — from whatever of the raw input parses, so one answer
+/// reports every invalid field.
+#[derive(Debug, Default)]
+struct Refs {
+    alias: Option<String>,
+    space: Option<Id>,
+    domain: Option<Id>,
+}
+
+impl Refs {
+    fn from_patch(patch: &LinkPatch) -> Refs {
+        Refs {
+            alias: patch.alias.clone(),
+            space: patch.space.flatten(),
+            domain: patch.domain.flatten(),
+        }
+    }
+
+    fn from_input(input: &LinkInput, mode: Mode) -> Refs {
+        let id = |raw: &Option<String>| raw.as_deref().and_then(|s| s.trim().parse::<Id>().ok());
+        Refs {
+            alias: input
+                .alias
+                .as_deref()
+                .map(str::trim)
+                .filter(|a| validate_alias(a).is_ok())
+                .map(str::to_owned),
+            space: id(&input.space).filter(|&i| i > 0),
+            domain: if mode == Mode::Create {
+                id(&input.domain).filter(|&i| i > 0)
+            } else {
+                None
+            },
+        }
+    }
+}
+
+/// Adds the errors of references that are not the owner's, or of an alias taken in `domain`.
+fn check_refs(
+    conn: &Connection,
+    owner: Id,
+    refs: &Refs,
+    domain: Option<Id>,
+    except: Option<Id>,
+    errors: &mut FieldErrors,
+) -> Result<()> {
+    if let Some(space) = refs.space
+        && spaces::get(conn, owner, space)?.is_none()
+    {
+        errors.add("space", NOT_YOUR_SPACE);
+    }
+    let domain_ok = match refs.domain {
+        Some(d) if domains::get(conn, owner, d)?.is_none() => {
+            errors.add("domain", NOT_YOUR_DOMAIN);
+            false
+        }
+        _ => true,
+    };
+    if let Some(alias) = &refs.alias
+        && domain_ok
+        && store::alias_taken(conn, domain, alias, except)?
+    {
+        errors.add("alias", ALIAS_TAKEN);
+    }
+    Ok(())
+}
+
+/// The password to store, hashed off the async threads: `Some(None)` removes it.
+async fn hash_of(validated: &Result<LinkPatch, FieldErrors>) -> Result<Option<Option<String>>> {
+    match validated {
+        Ok(LinkPatch {
+            password: Some(Some(plain)),
+            ..
+        }) => Ok(Some(Some(hash_password_async(plain.clone()).await?))),
+        Ok(LinkPatch {
+            password: Some(None),
+            ..
+        }) => Ok(Some(None)),
+        _ => Ok(None),
+    }
+}
+
+impl LocalBackend {
+    /// The short URL of a link: its domain's name, or the profile's public URL, then the alias.
+    pub(super) fn finish(&self, mut link: Link) -> Link {
+        let base = match &link.domain {
+            Some(domain) => domain.name.as_str(),
+            None => self.service.options().public_url.as_str(),
+        };
+        link.short_url = format!("{}/{}", base.trim_end_matches('/'), link.alias);
+        link
+    }
+
+    pub(super) async fn link_list(&self, query: &LinkQuery) -> Result<Page<Link>> {
+        query.validate()?;
+        let owner = self.owner_id;
+        let (page, per_page) = (query.page, query.per_page);
+        let query = query.clone();
+        let now = self.service.now();
+        let (items, total) = self
+            .service
+            .db()
+            .read(move |conn| {
+                let filter = ListFilter {
+                    owner,
+                    search: query.search_term().map(|t| (query.by, t)),
+                    status: query.status,
+                    space: query.space,
+                    domain: query.domain,
+                    sort: query.sort,
+                    offset: u64::from(query.page - 1) * u64::from(query.per_page),
+                    limit: query.per_page,
+                    now,
+                };
+                store::list(conn, &filter)
+            })
+            .await?;
+        Ok(Page {
+            items: items.into_iter().map(|l| self.finish(l)).collect(),
+            page,
+            per_page,
+            total,
+        })
+    }
+
+    pub(super) async fn link_show(&self, id: Id) -> Result<Link> {
+        let owner = self.owner_id;
+        let link = self
+            .service
+            .db()
+            .read(move |conn| store::get(conn, owner, id))
+            .await?
+            .ok_or_else(|| Error::not_found(format!("link {id}")))?;
+        Ok(self.finish(link))
+    }
+
+    pub(super) async fn link_create(&self, input: &LinkInput) -> Result<Link> {
+        let validated = validate_link_input(input, Mode::Create, &self.service.options().timezone);
+        let hash = hash_of(&validated).await?;
+        let input = input.clone();
+        let owner = self.owner_id;
+        let now = self.service.now();
+        let id = self
+            .service
+            .db()
+            .write(move |tx| {
+                let (patch, mut errors) = match validated {
+                    Ok(patch) => (Some(patch), FieldErrors::default()),
+                    Err(errors) => (None, errors),
+                };
+                let refs = match &patch {
+                    Some(p) => Refs::from_patch(p),
+                    None => Refs::from_input(&input, Mode::Create),
+                };
+                check_refs(tx, owner, &refs, refs.domain, None, &mut errors)?;
+                let Some(patch) = patch.filter(|_| errors.is_empty()) else {
+                    return Err(errors.into());
+                };
+                let mut row = blank_row(owner, now);
+                row.domain_id = refs.domain;
+                row.alias = match &refs.alias {
+                    Some(alias) => alias.clone(),
+                    None => generate_alias(|a| store::alias_taken(tx, refs.domain, a, None))?,
+                };
+                apply(&mut row, patch, hash, now);
+                store::insert(tx, &row)
+            })
+            .await?;
+        self.link_show(id).await
+    }
+
+    pub(super) async fn link_update(&self, id: Id, input: &LinkInput) -> Result<Link> {
+        let validated = validate_link_input(input, Mode::Update, &self.service.options().timezone);
+        let hash = hash_of(&validated).await?;
+        let input = input.clone();
+        let owner = self.owner_id;
+        let now = self.service.now();
+        self.service
+            .db()
+            .write(move |tx| {
+                let mut row = store::get_row(tx, owner, id)?
+                    .ok_or_else(|| Error::not_found(format!("link {id}")))?;
+                let (patch, mut errors) = match validated {
+                    Ok(patch) => (Some(patch), FieldErrors::default()),
+                    Err(errors) => (None, errors),
+                };
+                let refs = match &patch {
+                    Some(p) => Refs::from_patch(p),
+                    None => Refs::from_input(&input, Mode::Update),
+                };
+                check_refs(tx, owner, &refs, row.domain_id, Some(id), &mut errors)?;
+                let Some(patch) = patch.filter(|_| errors.is_empty()) else {
+                    return Err(errors.into());
+                };
+                apply(&mut row, patch, hash, now);
+                store::update(tx, id, &row)
+            })
+            .await?;
+        self.link_show(id).await
+    }
+
+    pub(super) async fn link_delete(&self, id: Id) -> Result<()> {
+        let owner = self.owner_id;
+        let deleted = self
+            .service
+            .db()
+            .write(move |tx| store::delete(tx, owner, id))
+            .await?;
+        if deleted {
+            Ok(())
+        } else {
+            Err(Error::not_found(format!("link {id}")))
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::default_title;
+
+    #[test]
+    fn titles_are_host_and_path() {
+        assert_eq!(
+            default_title("https://Example.com/landing/?utm=1#top").as_deref(),
+            Some("example.com/landing")
+        );
+        assert_eq!(
+            default_title("http://example.com").as_deref(),
+            Some("example.com")
+        );
+        assert_eq!(
+            default_title("http://example.com:8080/a/b").as_deref(),
+            Some("example.com/a/b")
+        );
+    }
+}

@@ -1,0 +1,97 @@
+//! SQL for domains.
+
+use rusqlite::{Connection, OptionalExtension, Row, Transaction, params};
+
+use super::{db_error, time};
+use crate::domain::{Domain, Id, Result};
+
+const COLUMNS: &str = "id, owner_id, name, created_at, updated_at";
+
+pub(crate) fn from_row(row: &Row<'_>, at: usize) -> rusqlite::Result<Domain> {
+    Ok(Domain {
+        id: row.get(at)?,
+        owner_id: row.get(at + 1)?,
+        name: row.get(at + 2)?,
+        created_at: time(row.get(at + 3)?),
+        updated_at: time(row.get(at + 4)?),
+    })
+}
+
+pub fn get(conn: &Connection, owner: Id, id: Id) -> Result<Option<Domain>> {
+    conn.prepare_cached(&format!(
+        "SELECT {COLUMNS} FROM domains WHERE id = ?1 AND owner_id = ?2"
+    ))
+    .map_err(db_error)?
+    .query_row(params![id, owner], |r| from_row(r, 0))
+    .optional()
+    .map_err(db_error)
+}
+
+/// Whether any owner's domain already has this name (names are global: a host serves one owner).
+pub fn name_taken(conn: &Connection, name: &str, host: &str) -> Result<bool> {
+    conn.prepare_cached("SELECT 1 FROM domains WHERE name = ?1 OR host = ?2")
+        .map_err(db_error)?
+        .exists(params![name, host])
+        .map_err(db_error)
+}
+
+pub fn insert(tx: &Transaction<'_>, owner: Id, name: &str, host: &str, now: i64) -> Result<Id> {
+    tx.prepare_cached(
+        "INSERT INTO domains (owner_id, name, host, created_at, updated_at)
+         VALUES (?1, ?2, ?3, ?4, ?4)",
+    )
+    .map_err(db_error)?
+    .execute(params![owner, name, host, now])
+    .map_err(db_error)?;
+    Ok(tx.last_insert_rowid())
+}
+
+pub fn delete(tx: &Transaction<'_>, owner: Id, id: Id) -> Result<bool> {
+    let n = tx
+        .prepare_cached("DELETE FROM domains WHERE id = ?1 AND owner_id = ?2")
+        .map_err(db_error)?
+        .execute(params![id, owner])
+        .map_err(db_error)?;
+    Ok(n > 0)
+}
+
+/// How many links use the domain.
+pub fn link_count(conn: &Connection, owner: Id, id: Id) -> Result<u64> {
+    let n: i64 = conn
+        .prepare_cached("SELECT count(*) FROM links WHERE owner_id = ?1 AND domain_id = ?2")
+        .map_err(db_error)?
+        .query_row(params![owner, id], |r| r.get(0))
+        .map_err(db_error)?;
+    Ok(n as u64)
+}
+
+/// One page of the owner's domains, newest first, and the total.
+pub fn list(conn: &Connection, owner: Id, offset: u64, limit: u32) -> Result<(Vec<Domain>, u64)> {
+    let total: i64 = conn
+        .prepare_cached("SELECT count(*) FROM domains WHERE owner_id = ?1")
+        .map_err(db_error)?
+        .query_row([owner], |r| r.get(0))
+        .map_err(db_error)?;
+    let mut stmt = conn
+        .prepare_cached(&format!(
+            "SELECT {COLUMNS} FROM domains WHERE owner_id = ?1 ORDER BY id DESC LIMIT ?2 OFFSET ?3"
+        ))
+        .map_err(db_error)?;
+    let items = stmt
+        .query_map(params![owner, limit, offset as i64], |r| from_row(r, 0))
+        .map_err(db_error)?
+        .collect::<rusqlite::Result<Vec<_>>>()
+        .map_err(db_error)?;
+    Ok((items, total as u64))
+}
+
+/// Every id of the owner's domains (for checking many links at once).
+pub fn ids(conn: &Connection, owner: Id) -> Result<Vec<Id>> {
+    let mut stmt = conn
+        .prepare_cached("SELECT id FROM domains WHERE owner_id = ?1")
+        .map_err(db_error)?;
+    stmt.query_map([owner], |r| r.get(0))
+        .map_err(db_error)?
+        .collect::<rusqlite::Result<Vec<_>>>()
+        .map_err(db_error)
+}

@@ -1,0 +1,463 @@
+//! SQL for links: rows in and out, list queries with their totals, alias lookups.
+
+use std::fmt;
+
+use jiff::Timestamp;
+use rusqlite::types::Value;
+use rusqlite::{Connection, OptionalExtension, Row, Transaction, params, params_from_iter};
+use serde::{Deserialize, Serialize};
+
+use super::{db_error, domains, like_pattern, spaces, time};
+use crate::domain::{Id, Link, Result, SearchBy, Sort, StatusFilter, TargetRule, TargetType};
+
+/// The stored columns of a link that the service writes (clicks and rotation are the server's).
+#[derive(Clone, PartialEq)]
+pub struct LinkRow {
+    pub owner_id: Id,
+    pub domain_id: Option<Id>,
+    pub space_id: Option<Id>,
+    pub alias: String,
+    pub url: String,
+    pub title: Option<String>,
+    pub password_hash: Option<String>,
+    pub disabled: bool,
+    pub public: bool,
+    pub expiration_url: Option<String>,
+    pub expiration_clicks: u32,
+    pub ends_at: Option<Timestamp>,
+    pub target_type: TargetType,
+    pub geo: Vec<TargetRule>,
+    pub platform: Vec<TargetRule>,
+    pub rotation: Vec<String>,
+    pub created_at: Timestamp,
+    pub updated_at: Timestamp,
+}
+
+impl fmt::Debug for LinkRow {
+    // The password hash stays out of logs too.
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("LinkRow")
+            .field("owner_id", &self.owner_id)
+            .field("alias", &self.alias)
+            .field("url", &self.url)
+            .field("password", &self.password_hash.is_some())
+            .finish_non_exhaustive()
+    }
+}
+
+/// Rotation entries are stored in the wire shape, `{"value": …}`.
+#[derive(Serialize, Deserialize)]
+struct RotationEntry {
+    value: String,
+}
+
+fn rules_json(rules: &[TargetRule]) -> Option<String> {
+    (!rules.is_empty()).then(|| serde_json::to_string(rules).unwrap_or_default())
+}
+
+fn rotation_json(urls: &[String]) -> Option<String> {
+    (!urls.is_empty()).then(|| {
+        let entries: Vec<RotationEntry> = urls
+            .iter()
+            .map(|u| RotationEntry { value: u.clone() })
+            .collect();
+        serde_json::to_string(&entries).unwrap_or_default()
+    })
+}
+
+fn parse_rules(json: Option<String>) -> Vec<TargetRule> {
+    json.and_then(|j| serde_json::from_str(&j).ok())
+        .unwrap_or_default()
+}
+
+fn parse_rotation(json: Option<String>) -> Vec<String> {
+    json.and_then(|j| serde_json::from_str::<Vec<RotationEntry>>(&j).ok())
+        .unwrap_or_default()
+        .into_iter()
+        .map(|e| e.value)
+        .collect()
+}
+
+const WRITE_COLUMNS: &str = "owner_id, domain_id, space_id, alias, url, title, password_hash, \
+     disabled, public, expiration_url, expiration_clicks, ends_at, target_type, geo_target, \
+     platform_target, rotation_target, created_at, updated_at";
+
+fn write_values(row: &LinkRow) -> [Value; 18] {
+    fn text(s: &Option<String>) -> Value {
+        s.clone().map_or(Value::Null, Value::Text)
+    }
+    fn json(s: Option<String>) -> Value {
+        s.map_or(Value::Null, Value::Text)
+    }
+    [
+        Value::Integer(row.owner_id),
+        row.domain_id.map_or(Value::Null, Value::Integer),
+        row.space_id.map_or(Value::Null, Value::Integer),
+        Value::Text(row.alias.clone()),
+        Value::Text(row.url.clone()),
+        text(&row.title),
+        text(&row.password_hash),
+        Value::Integer(row.disabled.into()),
+        Value::Integer(row.public.into()),
+        text(&row.expiration_url),
+        Value::Integer(row.expiration_clicks.into()),
+        row.ends_at
+            .map_or(Value::Null, |t| Value::Integer(t.as_second())),
+        Value::Integer(u8::from(row.target_type).into()),
+        json(rules_json(&row.geo)),
+        json(rules_json(&row.platform)),
+        json(rotation_json(&row.rotation)),
+        Value::Integer(row.created_at.as_second()),
+        Value::Integer(row.updated_at.as_second()),
+    ]
+}
+
+pub fn insert(tx: &Transaction<'_>, row: &LinkRow) -> Result<Id> {
+    tx.prepare_cached(&format!(
+        "INSERT INTO links ({WRITE_COLUMNS}) VALUES \
+         (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18)"
+    ))
+    .map_err(db_error)?
+    .execute(params_from_iter(write_values(row)))
+    .map_err(db_error)?;
+    Ok(tx.last_insert_rowid())
+}
+
+/// Writes every service-owned column of link `id` (owner and creation time stay).
+pub fn update(tx: &Transaction<'_>, id: Id, row: &LinkRow) -> Result<()> {
+    let [
+        _,
+        domain,
+        space,
+        alias,
+        url,
+        title,
+        hash,
+        disabled,
+        public,
+        exp_url,
+        exp_clicks,
+        ends,
+        tt,
+        geo,
+        platform,
+        rotation,
+        _,
+        updated,
+    ] = write_values(row);
+    tx.prepare_cached(
+        "UPDATE links SET domain_id = ?2, space_id = ?3, alias = ?4, url = ?5, title = ?6,
+         password_hash = ?7, disabled = ?8, public = ?9, expiration_url = ?10,
+         expiration_clicks = ?11, ends_at = ?12, target_type = ?13, geo_target = ?14,
+         platform_target = ?15, rotation_target = ?16, updated_at = ?17 WHERE id = ?1",
+    )
+    .map_err(db_error)?
+    .execute(params![
+        id, domain, space, alias, url, title, hash, disabled, public, exp_url, exp_clicks, ends,
+        tt, geo, platform, rotation, updated
+    ])
+    .map_err(db_error)?;
+    Ok(())
+}
+
+/// The writable columns of the owner's link `id`, for applying a patch.
+pub fn get_row(conn: &Connection, owner: Id, id: Id) -> Result<Option<LinkRow>> {
+    conn.prepare_cached(&format!(
+        "SELECT {WRITE_COLUMNS} FROM links WHERE id = ?1 AND owner_id = ?2"
+    ))
+    .map_err(db_error)?
+    .query_row(params![id, owner], |r| {
+        Ok(LinkRow {
+            owner_id: r.get(0)?,
+            domain_id: r.get(1)?,
+            space_id: r.get(2)?,
+            alias: r.get(3)?,
+            url: r.get(4)?,
+            title: r.get(5)?,
+            password_hash: r.get(6)?,
+            disabled: r.get(7)?,
+            public: r.get(8)?,
+            expiration_url: r.get(9)?,
+            expiration_clicks: r.get(10)?,
+            ends_at: r.get::<_, Option<i64>>(11)?.map(time),
+            target_type: target_type(r.get(12)?),
+            geo: parse_rules(r.get(13)?),
+            platform: parse_rules(r.get(14)?),
+            rotation: parse_rotation(r.get(15)?),
+            created_at: time(r.get(16)?),
+            updated_at: time(r.get(17)?),
+        })
+    })
+    .optional()
+    .map_err(db_error)
+}
+
+fn target_type(n: u8) -> TargetType {
+    TargetType::try_from(n).unwrap_or_default()
+}
+
+pub fn delete(tx: &Transaction<'_>, owner: Id, id: Id) -> Result<bool> {
+    let n = tx
+        .prepare_cached("DELETE FROM links WHERE id = ?1 AND owner_id = ?2")
+        .map_err(db_error)?
+        .execute(params![id, owner])
+        .map_err(db_error)?;
+    Ok(n > 0)
+}
+
+/// Whether `alias` is used in the domain (case-insensitively) by a link other than `except`.
+pub fn alias_taken(
+    conn: &Connection,
+    domain: Option<Id>,
+    alias: &str,
+    except: Option<Id>,
+) -> Result<bool> {
+    // The expression matches the unique index `links_alias`.
+    conn.prepare_cached(
+        "SELECT 1 FROM links WHERE ifnull(domain_id, 0) = ?1 AND alias = ?2 AND id IS NOT ?3",
+    )
+    .map_err(db_error)?
+    .exists(params![domain.unwrap_or(0), alias, except])
+    .map_err(db_error)
+}
+
+/// Every column a [`Link`] needs, with its space and domain joined.
+const READ_COLUMNS: &str = "l.id, l.alias, l.url, l.title, l.target_type, l.geo_target, \
+     l.platform_target, l.rotation_target, l.last_rotation, l.disabled, l.public, \
+     l.password_hash IS NOT NULL, l.expiration_url, l.expiration_clicks, l.clicks, l.owner_id, \
+     l.ends_at, l.created_at, l.updated_at, \
+     s.id, s.owner_id, s.name, s.color, s.link_count, s.created_at, s.updated_at, \
+     d.id, d.owner_id, d.name, d.created_at, d.updated_at";
+const READ_FROM: &str = "links l LEFT JOIN spaces s ON s.id = l.space_id \
+     LEFT JOIN domains d ON d.id = l.domain_id";
+
+/// A link as read; `short_url` is left empty for the service to fill in.
+fn link_from_row(r: &Row<'_>) -> rusqlite::Result<Link> {
+    let space_id: Option<Id> = r.get(19)?;
+    let domain_id: Option<Id> = r.get(26)?;
+    let clicks: i64 = r.get(14)?;
+    let last_rotation: i64 = r.get(8)?;
+    Ok(Link {
+        id: r.get(0)?,
+        alias: r.get(1)?,
+        url: r.get(2)?,
+        short_url: String::new(),
+        title: r.get(3)?,
+        target_type: target_type(r.get(4)?),
+        geo: parse_rules(r.get(5)?),
+        platform: parse_rules(r.get(6)?),
+        rotation: parse_rotation(r.get(7)?),
+        last_rotation: u32::try_from(last_rotation).unwrap_or(0),
+        disabled: r.get(9)?,
+        public: r.get(10)?,
+        password: r.get(11)?,
+        expiration_url: r.get(12)?,
+        expiration_clicks: r.get(13)?,
+        clicks: clicks.max(0) as u64,
+        owner_id: r.get(15)?,
+        ends_at: r.get::<_, Option<i64>>(16)?.map(time),
+        created_at: time(r.get(17)?),
+        updated_at: time(r.get(18)?),
+        space: space_id.map(|_| spaces::from_row(r, 19)).transpose()?,
+        domain: domain_id.map(|_| domains::from_row(r, 26)).transpose()?,
+    })
+}
+
+pub fn get(conn: &Connection, owner: Id, id: Id) -> Result<Option<Link>> {
+    conn.prepare_cached(&format!(
+        "SELECT {READ_COLUMNS} FROM {READ_FROM} WHERE l.id = ?1 AND l.owner_id = ?2"
+    ))
+    .map_err(db_error)?
+    .query_row(params![id, owner], link_from_row)
+    .optional()
+    .map_err(db_error)
+}
+
+/// What a list asks for, already validated; `now` decides which links count as expired.
+#[derive(Debug, Clone)]
+pub struct ListFilter<'a> {
+    pub owner: Id,
+    pub search: Option<(SearchBy, &'a str)>,
+    pub status: StatusFilter,
+    pub space: Option<Id>,
+    pub domain: Option<Id>,
+    pub sort: Sort,
+    pub offset: u64,
+    pub limit: u32,
+    pub now: Timestamp,
+}
+
+// The status rules of `LinkStatus::derive`, in SQL. `ends_at` is NULL for links that never
+// expire by date, so the active rule names that case explicitly (NOT of NULL is NULL).
+const CLICK_EXPIRED: &str = "(l.expiration_clicks > 0 AND l.clicks >= l.expiration_clicks)";
+
+fn status_sql(status: StatusFilter) -> Option<String> {
+    match status {
+        StatusFilter::All => None,
+        StatusFilter::Disabled => Some("l.disabled = 1".into()),
+        StatusFilter::Expired => Some(format!("(l.ends_at <= ?2 OR {CLICK_EXPIRED})")),
+        StatusFilter::Active => Some(format!(
+            "l.disabled = 0 AND (l.ends_at IS NULL OR l.ends_at > ?2) AND NOT {CLICK_EXPIRED}"
+        )),
+    }
+}
+
+fn column(by: SearchBy) -> &'static str {
+    match by {
+        SearchBy::Title => "title",
+        SearchBy::Alias => "alias",
+        SearchBy::Url => "url",
+    }
+}
+
+/// The trigram index needs three characters; shorter terms fall back to `LIKE`.
+const TRIGRAM: usize = 3;
+
+/// The WHERE clause and its parameters: ?1 owner, ?2 now, then the filters in order.
+fn where_clause(f: &ListFilter<'_>) -> (String, Vec<Value>) {
+    let mut sql = String::from("l.owner_id = ?1");
+    let mut values = vec![Value::Integer(f.owner), Value::Integer(f.now.as_second())];
+    if let Some(status) = status_sql(f.status) {
+        sql.push_str(" AND ");
+        sql.push_str(&status);
+    }
+    if let Some(space) = f.space {
+        values.push(Value::Integer(space));
+        sql.push_str(&format!(" AND l.space_id = ?{}", values.len()));
+    }
+    if let Some(domain) = f.domain {
+        values.push(Value::Integer(domain));
+        sql.push_str(&format!(" AND l.domain_id = ?{}", values.len()));
+    }
+    if let Some((by, term)) = f.search {
+        let col = column(by);
+        if term.chars().count() >= TRIGRAM {
+            // A quoted FTS5 phrase: every character is literal once quotes are doubled.
+            values.push(Value::Text(format!(
+                "{col} : \"{}\"",
+                term.replace('"', "\"\"")
+            )));
+            sql.push_str(&format!(
+                " AND l.id IN (SELECT rowid FROM links_fts WHERE links_fts MATCH ?{})",
+                values.len()
+            ));
+        } else {
+            values.push(Value::Text(like_pattern(term)));
+            sql.push_str(&format!(" AND l.{col} LIKE ?{} ESCAPE '\\'", values.len()));
+        }
+    }
+    (sql, values)
+}
+
+fn order_by(sort: Sort, reverse: bool) -> &'static str {
+    let newest_first = matches!(sort, Sort::Desc | Sort::Max) != reverse;
+    match (sort, newest_first) {
+        (Sort::Desc | Sort::Asc, true) => "l.id DESC",
+        (Sort::Desc | Sort::Asc, false) => "l.id ASC",
+        (Sort::Max | Sort::Min, true) => "l.clicks DESC, l.id DESC",
+        (Sort::Max | Sort::Min, false) => "l.clicks ASC, l.id ASC",
+    }
+}
+
+/// One page of links matching `f` and the number of all matching links, read from one snapshot.
+pub fn list(conn: &Connection, f: &ListFilter<'_>) -> Result<(Vec<Link>, u64)> {
+    let tx = conn.unchecked_transaction().map_err(db_error)?;
+    let (where_sql, values) = where_clause(f);
+    let total = count(&tx, f, &where_sql, &values)?;
+    if f.offset >= total {
+        return Ok((Vec::new(), total));
+    }
+    // Past the middle, walk from the other end: the last page of a million links is then as
+    // quick as the first.
+    let end = f.offset + u64::from(f.limit);
+    let reverse = f.offset.saturating_mul(2) > total;
+    let (offset, limit) = if reverse {
+        let from_end = total.saturating_sub(end);
+        let limit = end.min(total) - f.offset;
+        (from_end, limit)
+    } else {
+        (f.offset, u64::from(f.limit))
+    };
+    let mut values = values;
+    values.push(Value::Integer(limit as i64));
+    values.push(Value::Integer(offset as i64));
+    let sql = format!(
+        "SELECT {READ_COLUMNS} FROM {READ_FROM} WHERE {where_sql} ORDER BY {} LIMIT ?{} OFFSET ?{}",
+        order_by(f.sort, reverse),
+        values.len() - 1,
+        values.len()
+    );
+    let mut stmt = tx.prepare_cached(&sql).map_err(db_error)?;
+    let mut items = stmt
+        .query_map(params_from_iter(values), link_from_row)
+        .map_err(db_error)?
+        .collect::<rusqlite::Result<Vec<_>>>()
+        .map_err(db_error)?;
+    if reverse {
+        items.reverse();
+    }
+    Ok((items, total))
+}
+
+/// The number of links matching `f`. A status filter alone is answered from the partial indexes
+/// by inclusion-exclusion over the (small) sets of expired and disabled links, so the totals stay
+/// quick at a million links.
+fn count(conn: &Connection, f: &ListFilter<'_>, where_sql: &str, values: &[Value]) -> Result<u64> {
+    if f.search.is_some() || f.space.is_some() || f.domain.is_some() {
+        let n: i64 = conn
+            .prepare_cached(&format!("SELECT count(*) FROM links l WHERE {where_sql}"))
+            .map_err(db_error)?
+            .query_row(params_from_iter(values), |r| r.get(0))
+            .map_err(db_error)?;
+        return Ok(n as u64);
+    }
+    let owner = f.owner;
+    let now = f.now.as_second();
+    let n = |sql: &str| -> Result<u64> {
+        let n: i64 = conn
+            .prepare_cached(sql)
+            .map_err(db_error)?
+            .query_row(params![owner, now], |r| r.get(0))
+            .map_err(db_error)?;
+        Ok(n.max(0) as u64)
+    };
+    // Each query names its index so a planner change cannot turn it into a scan.
+    const TOTAL: &str = "SELECT link_count FROM owners WHERE id = ?1 AND ?2 IS NOT NULL";
+    const BY_DATE: &str = "SELECT count(*) FROM links INDEXED BY links_owner_ends \
+         WHERE owner_id = ?1 AND ends_at <= ?2";
+    const DISABLED: &str = "SELECT count(*) FROM links INDEXED BY links_owner_disabled \
+         WHERE owner_id = ?1 AND disabled = 1 AND ?2 IS NOT NULL";
+    const BY_CLICKS: &str = "SELECT count(*) FROM links INDEXED BY links_owner_click_expired_ends \
+         WHERE owner_id = ?1 AND expiration_clicks > 0 AND clicks >= expiration_clicks \
+         AND ?2 IS NOT NULL";
+    const BY_CLICKS_AND_DATE: &str = "SELECT count(*) FROM links \
+         INDEXED BY links_owner_click_expired_ends \
+         WHERE owner_id = ?1 AND expiration_clicks > 0 AND clicks >= expiration_clicks \
+         AND ends_at <= ?2";
+    const INACTIVE: &str = "SELECT count(*) FROM links INDEXED BY links_owner_inactive_ends \
+         WHERE owner_id = ?1 AND (disabled = 1 OR (expiration_clicks > 0 AND clicks >= expiration_clicks)) \
+         AND ?2 IS NOT NULL";
+    const INACTIVE_AND_DATE: &str = "SELECT count(*) FROM links \
+         INDEXED BY links_owner_inactive_ends \
+         WHERE owner_id = ?1 AND (disabled = 1 OR (expiration_clicks > 0 AND clicks >= expiration_clicks)) \
+         AND ends_at <= ?2";
+    let total = || -> Result<u64> {
+        conn.prepare_cached(TOTAL)
+            .map_err(db_error)?
+            .query_row(params![owner, now], |r| r.get::<_, i64>(0))
+            .optional()
+            .map_err(db_error)
+            .map(|n| n.unwrap_or(0).max(0) as u64)
+    };
+    Ok(match f.status {
+        StatusFilter::All => total()?,
+        StatusFilter::Disabled => n(DISABLED)?,
+        StatusFilter::Expired => {
+            (n(BY_DATE)? + n(BY_CLICKS)?).saturating_sub(n(BY_CLICKS_AND_DATE)?)
+        }
+        StatusFilter::Active => {
+            let inactive = (n(BY_DATE)? + n(INACTIVE)?).saturating_sub(n(INACTIVE_AND_DATE)?);
+            total()?.saturating_sub(inactive)
+        }
+    })
+}

@@ -1,0 +1,43 @@
+//! The SQLite store: every SQL statement of the embedded service, and nothing else. The service
+//! rules (validation, ownership, alias generation, hashing, titles) live one level up and call
+//! these functions inside one transaction, so a PostgreSQL store can later stand beside this one
+//! with the same shape.
+//!
+//! Times are unix seconds; targeting lists are JSON text in the wire shape.
+
+pub mod domains;
+pub mod links;
+pub mod spaces;
+
+use jiff::Timestamp;
+
+pub use super::db::db_error;
+
+/// A stored unix time as a timestamp; out-of-range values (never written by us) read as the epoch.
+fn time(seconds: i64) -> Timestamp {
+    Timestamp::from_second(seconds).unwrap_or_default()
+}
+
+/// `%`, `_` and the escape character itself made literal for `LIKE … ESCAPE '\'`.
+pub fn like_pattern(term: &str) -> String {
+    let mut pattern = String::with_capacity(term.len() + 2);
+    pattern.push('%');
+    for c in term.chars() {
+        if matches!(c, '%' | '_' | '\\') {
+            pattern.push('\\');
+        }
+        pattern.push(c);
+    }
+    pattern.push('%');
+    pattern
+}
+
+#[cfg(test)]
+mod tests {
+    use super::like_pattern;
+
+    #[test]
+    fn like_pattern_escapes_wildcards() {
+        assert_eq!(like_pattern("a%b_c\\"), "%a\\%b\\_c\\\\%");
+    }
+}

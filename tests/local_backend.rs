@@ -1,0 +1,484 @@
+//! The behaviour suite on the embedded service, plus what only a local database file has:
+//! several handles and processes on one file, bad files, bulk import, domain management.
+
+#[macro_use]
+mod suite;
+
+use std::sync::Arc;
+
+use async_trait::async_trait;
+use jiff::Timestamp;
+use jiff::tz::TimeZone;
+use tempfile::TempDir;
+
+use linkdeck::backend::Backend;
+use linkdeck::backend::local::{LocalBackend, LocalOptions, LocalService};
+use linkdeck::domain::{Domain, FixedClock, Id};
+
+/// A fresh database file in a temporary directory, with a fixed clock and two owners.
+pub struct LocalHarness {
+    _dir: TempDir,
+    clock: Arc<FixedClock>,
+    service: LocalService,
+    mine: LocalBackend,
+    theirs: LocalBackend,
+}
+
+pub const PUBLIC_URL: &str = "http://links.test:8080";
+
+impl LocalHarness {
+    pub async fn new() -> LocalHarness {
+        let dir = tempfile::tempdir().unwrap();
+        let clock = Arc::new(FixedClock::new(suite::start()));
+        let service = LocalService::open(&dir.path().join("links.db"), options(&clock)).unwrap();
+        let mine = service.default_backend().await.unwrap();
+        let theirs = service.for_owner(service.add_owner("someone else").await.unwrap().id);
+        LocalHarness {
+            _dir: dir,
+            clock,
+            service,
+            mine,
+            theirs,
+        }
+    }
+}
+
+fn options(clock: &Arc<FixedClock>) -> LocalOptions {
+    LocalOptions {
+        public_url: PUBLIC_URL.into(),
+        timezone: TimeZone::get(suite::ZONE).unwrap(),
+        clock: clock.clone(),
+    }
+}
+
+#[async_trait]
+impl suite::Harness for LocalHarness {
+    fn backend(&self) -> &dyn Backend {
+        &self.mine
+    }
+    fn other_owner(&self) -> &dyn Backend {
+        &self.theirs
+    }
+    fn set_now(&self, t: Timestamp) {
+        self.clock.set(t);
+    }
+    fn timezone(&self) -> TimeZone {
+        TimeZone::get(suite::ZONE).unwrap()
+    }
+    fn public_url(&self) -> String {
+        PUBLIC_URL.into()
+    }
+    async fn add_domain(&self, name: &str, other: bool) -> Domain {
+        let owner = if other { &self.theirs } else { &self.mine };
+        owner.add_domain(name).await.unwrap()
+    }
+    async fn set_clicks(&self, id: Id, clicks: u64) {
+        self.service
+            .db()
+            .write(move |tx| {
+                tx.execute(
+                    "UPDATE links SET clicks = ?1 WHERE id = ?2",
+                    rusqlite::params![clicks as i64, id],
+                )
+                .map_err(linkdeck::backend::local::db_error)?;
+                Ok(())
+            })
+            .await
+            .unwrap();
+    }
+}
+
+backend_suite!(LocalHarness::new().await);
+
+// ---- local only ---------------------------------------------------------------------------------
+
+use linkdeck::backend::local::{ImportSummary, MAX_IMPORT_ERRORS};
+use linkdeck::domain::{Error, LinkInput, LinkQuery, SpaceInput, SpaceQuery};
+
+fn space_input(name: &str, color: &str) -> SpaceInput {
+    SpaceInput {
+        name: Some(name.into()),
+        color: Some(color.into()),
+    }
+}
+
+fn all_links() -> LinkQuery {
+    LinkQuery {
+        per_page: 100,
+        ..LinkQuery::default()
+    }
+}
+
+#[tokio::test]
+async fn import_batch_creates_spaces_and_links_in_one_go() {
+    let h = LocalHarness::new().await;
+    let existing = h
+        .mine
+        .create_space(&space_input("Existing", "1"))
+        .await
+        .unwrap();
+    let spaces = vec![
+        (2, space_input("Launch", "2")),
+        (3, space_input("existing", "4")),
+        (4, space_input("LAUNCH", "3")),
+    ];
+    let links = vec![
+        (
+            6,
+            LinkInput::with_url("https://a.example/one"),
+            Some("launch".to_string()),
+        ),
+        (
+            7,
+            LinkInput {
+                alias: Some("Fixed".into()),
+                password: Some("hunter22".into()),
+                ..LinkInput::with_url("https://b.example")
+            },
+            Some("Existing".to_string()),
+        ),
+        (8, LinkInput::with_url("https://c.example"), None),
+        (
+            9,
+            LinkInput {
+                space: Some(existing.id.to_string()),
+                expiration_date: Some("2026-03-01".into()),
+                expiration_time: Some("10:00".into()),
+                ..LinkInput::with_url("https://d.example")
+            },
+            None,
+        ),
+    ];
+    let summary = h.mine.import_batch(spaces, links).await.unwrap();
+    assert_eq!(
+        summary,
+        ImportSummary {
+            spaces_created: 1,
+            spaces_reused: 2,
+            links_created: 4
+        }
+    );
+    let page = h.mine.list_links(&all_links()).await.unwrap();
+    assert_eq!(page.total, 4);
+    let by_url = |u: &str| page.items.iter().find(|l| l.url == u).unwrap().clone();
+    assert_eq!(
+        by_url("https://a.example/one").space.unwrap().name,
+        "Launch"
+    );
+    assert_eq!(
+        by_url("https://a.example/one").title.as_deref(),
+        Some("a.example/one")
+    );
+    let fixed = by_url("https://b.example");
+    assert_eq!(fixed.alias, "Fixed");
+    assert!(fixed.password);
+    assert_eq!(fixed.space.unwrap().id, existing.id);
+    assert!(by_url("https://c.example").space.is_none());
+    assert_eq!(by_url("https://c.example").alias.len(), 5);
+    assert_eq!(
+        by_url("https://d.example").ends_at,
+        Some("2026-03-01T15:00:00Z".parse().unwrap())
+    );
+    let spaces = h.mine.list_spaces(&SpaceQuery::default()).await.unwrap();
+    assert_eq!(spaces.total, 2);
+    assert_eq!(h.mine.show_space(existing.id).await.unwrap().links, Some(2));
+    // Imported links are found by search like any other.
+    let found = h
+        .mine
+        .list_links(&LinkQuery {
+            search: Some("a.example/on".into()),
+            ..all_links()
+        })
+        .await
+        .unwrap();
+    assert_eq!(found.total, 1);
+}
+
+#[tokio::test]
+async fn import_batch_reports_bad_rows_by_line_and_writes_nothing() {
+    let h = LocalHarness::new().await;
+    h.mine
+        .create_link(&LinkInput {
+            alias: Some("taken".into()),
+            ..LinkInput::with_url("https://a.example")
+        })
+        .await
+        .unwrap();
+    let spaces = vec![(1, space_input("Fine", "1")), (2, space_input("", "9"))];
+    let ok = |url: &str| LinkInput::with_url(url);
+    let links = vec![
+        (4, ok("https://fine.example"), None),
+        (5, ok("javascript:alert(1)"), None),
+        (
+            6,
+            LinkInput {
+                alias: Some("bad alias".into()),
+                expiration_clicks: Some("many".into()),
+                ..ok("https://x.example")
+            },
+            None,
+        ),
+    ];
+    let err = h.mine.import_batch(spaces, links).await.unwrap_err();
+    let Error::Validation(errors) = err else {
+        panic!("{err:?}")
+    };
+    let fields: Vec<&str> = errors.iter().map(|(f, _)| f).collect();
+    assert_eq!(
+        fields,
+        [
+            "line 2: color",
+            "line 2: name",
+            "line 5: url",
+            "line 6: alias",
+            "line 6: expiration_clicks"
+        ]
+    );
+
+    // Rules that need stored state, also reported by line.
+    let links = vec![
+        (10, ok("https://fine.example"), Some("Fine".to_string())),
+        (
+            11,
+            LinkInput {
+                alias: Some("TAKEN".into()),
+                ..ok("https://x.example")
+            },
+            None,
+        ),
+        (
+            12,
+            LinkInput {
+                alias: Some("twice".into()),
+                ..ok("https://x.example")
+            },
+            None,
+        ),
+        (
+            13,
+            LinkInput {
+                alias: Some("Twice".into()),
+                ..ok("https://x.example")
+            },
+            None,
+        ),
+        (14, ok("https://x.example"), Some("Nowhere".to_string())),
+        (
+            15,
+            LinkInput {
+                space: Some("9999".into()),
+                domain: Some("9999".into()),
+                ..ok("https://x.example")
+            },
+            None,
+        ),
+    ];
+    let err = h
+        .mine
+        .import_batch(vec![(1, space_input("Fine", "1"))], links)
+        .await
+        .unwrap_err();
+    let Error::Validation(errors) = err else {
+        panic!("{err:?}")
+    };
+    let fields: Vec<&str> = errors.iter().map(|(f, _)| f).collect();
+    assert_eq!(
+        fields,
+        [
+            "line 11: alias",
+            "line 13: alias",
+            "line 14: space",
+            "line 15: domain",
+            "line 15: space"
+        ]
+    );
+    // Nothing of either attempt was written.
+    assert_eq!(h.mine.list_links(&all_links()).await.unwrap().total, 1);
+    assert_eq!(
+        h.mine
+            .list_spaces(&SpaceQuery::default())
+            .await
+            .unwrap()
+            .total,
+        0
+    );
+}
+
+#[tokio::test]
+async fn import_batch_stops_listing_errors_after_the_cap() {
+    let h = LocalHarness::new().await;
+    let links = (1..=500)
+        .map(|line| (line, LinkInput::with_url("not a url"), None))
+        .collect();
+    let err = h.mine.import_batch(Vec::new(), links).await.unwrap_err();
+    let errors = err.field_errors().unwrap();
+    assert_eq!(errors.len(), MAX_IMPORT_ERRORS);
+    assert!(errors.contains("line 1: url"));
+}
+
+#[tokio::test]
+async fn domains_are_added_and_removed_by_their_owner() {
+    let h = LocalHarness::new().await;
+    let domain = h.mine.add_domain("Sho.RT").await.unwrap();
+    assert_eq!(domain.name, "https://sho.rt");
+    assert_eq!(domain.host(), "sho.rt");
+    for dup in ["sho.rt", "http://SHO.rt/"] {
+        let err = h.theirs.add_domain(dup).await.unwrap_err();
+        assert!(err.field_errors().unwrap().contains("name"), "{dup}: {err}");
+    }
+    for bad in ["", "ftp://x.example", "x.example/path", "exa mple"] {
+        let err = h.mine.add_domain(bad).await.unwrap_err();
+        assert!(err.field_errors().unwrap().contains("name"), "{bad}: {err}");
+    }
+    let link = h
+        .mine
+        .create_link(&LinkInput {
+            domain: Some(domain.id.to_string()),
+            ..LinkInput::with_url("https://a.example")
+        })
+        .await
+        .unwrap();
+    let err = h.mine.remove_domain(domain.id).await.unwrap_err();
+    assert!(
+        matches!(&err, Error::Conflict(m) if m.contains("1 link")),
+        "{err}"
+    );
+    assert!(matches!(
+        h.theirs.remove_domain(domain.id).await,
+        Err(Error::NotFound(_))
+    ));
+    h.mine.delete_link(link.id).await.unwrap();
+    h.mine.remove_domain(domain.id).await.unwrap();
+    assert!(matches!(
+        h.mine.show_domain(domain.id).await,
+        Err(Error::NotFound(_))
+    ));
+    assert!(matches!(
+        h.mine.remove_domain(domain.id).await,
+        Err(Error::NotFound(_))
+    ));
+}
+
+#[tokio::test]
+async fn two_services_on_one_file_share_reads_and_writes() {
+    let h = LocalHarness::new().await;
+    let path = h.service.db().path().to_owned();
+    let second = LocalService::open(&path, options(&h.clock)).unwrap();
+    let second = second.default_backend().await.unwrap();
+    assert_eq!(second.owner_id(), h.mine.owner_id());
+
+    let created = h
+        .mine
+        .create_link(&LinkInput::with_url("https://first.example"))
+        .await
+        .unwrap();
+    assert_eq!(second.show_link(created.id).await.unwrap(), created);
+    let updated = second
+        .update_link(
+            created.id,
+            &LinkInput {
+                disabled: Some("1".into()),
+                ..LinkInput::default()
+            },
+        )
+        .await
+        .unwrap();
+    assert_eq!(h.mine.show_link(created.id).await.unwrap(), updated);
+
+    // Writers on both handles at once: every write lands, none is lost.
+    let writes = |b: LocalBackend, tag: &'static str| async move {
+        for i in 0..15 {
+            b.create_link(&LinkInput::with_url(format!("https://{tag}{i}.example")))
+                .await
+                .unwrap();
+        }
+    };
+    tokio::join!(
+        writes(h.mine.clone(), "a"),
+        writes(second.clone(), "b"),
+        writes(h.mine.clone(), "c")
+    );
+    assert_eq!(h.mine.list_links(&all_links()).await.unwrap().total, 46);
+    assert_eq!(second.list_links(&all_links()).await.unwrap().total, 46);
+}
+
+#[tokio::test]
+async fn a_file_that_is_not_a_database_gives_a_clear_error() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("garbage.db");
+    std::fs::write(
+        &path,
+        b"this is not sqlite at all, just some bytes\n".repeat(200),
+    )
+    .unwrap();
+    let err = LocalService::open(&path, LocalOptions::default()).unwrap_err();
+    let Error::Unavailable(message) = &err else {
+        panic!("{err:?}")
+    };
+    assert!(message.contains("garbage.db"), "{message}");
+    assert!(message.contains("not a linkdeck database"), "{message}");
+
+    // A directory where the file should be.
+    let err = LocalService::open(dir.path(), LocalOptions::default()).unwrap_err();
+    assert!(matches!(err, Error::Unavailable(_)), "{err:?}");
+}
+
+/// Set by [`two_processes_write_to_one_file`] for the copy of this test binary it starts.
+const CHILD_DB: &str = "LINKDECK_TEST_CHILD_DB";
+const PER_PROCESS: usize = 40;
+
+/// In a child process: writes links into the parent's database. Otherwise does nothing.
+#[tokio::test]
+async fn child_process_writer() {
+    let Ok(path) = std::env::var(CHILD_DB) else {
+        return;
+    };
+    let service = LocalService::open(path.as_ref(), LocalOptions::default()).unwrap();
+    let backend = service.default_backend().await.unwrap();
+    for i in 0..PER_PROCESS {
+        backend
+            .create_link(&LinkInput::with_url(format!("https://child{i}.example")))
+            .await
+            .unwrap();
+    }
+}
+
+#[tokio::test]
+async fn two_processes_write_to_one_file() {
+    let h = LocalHarness::new().await;
+    let path = h.service.db().path().to_owned();
+    let mut child = std::process::Command::new(std::env::current_exe().unwrap())
+        .args([
+            "child_process_writer",
+            "--exact",
+            "--quiet",
+            "--test-threads=1",
+        ])
+        .env(CHILD_DB, &path)
+        .stdout(std::process::Stdio::null())
+        .spawn()
+        .unwrap();
+    for i in 0..PER_PROCESS {
+        h.mine
+            .create_link(&LinkInput::with_url(format!("https://parent{i}.example")))
+            .await
+            .unwrap();
+    }
+    let status = tokio::task::spawn_blocking(move || child.wait())
+        .await
+        .unwrap()
+        .unwrap();
+    assert!(status.success());
+    let page = h.mine.list_links(&all_links()).await.unwrap();
+    assert_eq!(page.total, (2 * PER_PROCESS) as u64);
+    let children = h
+        .mine
+        .list_links(&LinkQuery {
+            search: Some("child".into()),
+            by: linkdeck::domain::SearchBy::Url,
+            ..all_links()
+        })
+        .await
+        .unwrap();
+    assert_eq!(children.total, PER_PROCESS as u64);
+}
