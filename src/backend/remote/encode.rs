@@ -15,8 +15,23 @@
 use crate::domain::{Error, LinkInput, LinkQuery, Result, SpaceInput, SpaceQuery, StatusFilter};
 
 pub fn link_form(input: &LinkInput) -> Result<String> {
-    serde_qs::to_string(input)
-        .map_err(|e| Error::field("request", format!("cannot be encoded: {e}")))
+    let mut body = serde_qs::to_string(input)
+        .map_err(|e| Error::field("request", format!("cannot be encoded: {e}")))?;
+    // serde_qs writes nothing for an empty list, nor for a row of empty strings.
+    let blank_rows = [
+        (&input.geo, "geo[0][key]=&geo[0][value]="),
+        (&input.platform, "platform[0][key]=&platform[0][value]="),
+        (&input.rotation, "rotation[0][value]="),
+    ];
+    for (list, blank) in blank_rows {
+        if list.as_ref().is_some_and(Vec::is_empty) {
+            if !body.is_empty() {
+                body.push('&');
+            }
+            body.push_str(blank);
+        }
+    }
+    Ok(body)
 }
 
 pub fn space_form(input: &SpaceInput) -> Result<String> {
@@ -95,6 +110,20 @@ mod tests {
         assert_eq!(
             link_form(&input).unwrap(),
             "password=&rotation[0][value]=https%3A%2F%2Fa.example"
+        );
+    }
+
+    #[test]
+    fn an_empty_list_goes_out_as_one_blank_row() {
+        let input = LinkInput {
+            target_type: Some("0".into()),
+            geo: Some(vec![]),
+            rotation: Some(vec![]),
+            ..Default::default()
+        };
+        assert_eq!(
+            link_form(&input).unwrap(),
+            "target_type=0&geo[0][key]=&geo[0][value]=&rotation[0][value]="
         );
     }
 
