@@ -262,3 +262,158 @@ async fn paging_asks_for_no_more_pages_than_needed() {
     assert_eq!(bounded(walk(&through_proxy, 10)).await, 1_050);
     assert_eq!(proxy.count(), 105);
 }
+
+// ---- the command line on a remote profile -------------------------------------------------------
+
+/// Runs the real binary with a remote profile (from a config file whose key comes from a
+/// command) against the harness's server; returns (exit code, stdout, stderr).
+struct Cli {
+    dir: TempDir,
+    config: std::path::PathBuf,
+}
+
+impl Cli {
+    fn new(server_url: &str, key: &str) -> Cli {
+        let dir = tempfile::tempdir().unwrap();
+        let config = dir.path().join("config.toml");
+        std::fs::write(
+            &config,
+            format!(
+                "default_profile = \"work\"\n\n[profiles.work]\nbackend = \"remote\"\n\
+                 base_url = \"{server_url}\"\napi_key_command = \"printf '%s\\\\n' {key}\"\n\
+                 timeout_secs = 10\ntimezone = \"{}\"\n",
+                suite::ZONE
+            ),
+        )
+        .unwrap();
+        Cli { dir, config }
+    }
+
+    async fn run(&self, args: &[&str]) -> (i32, String, String) {
+        let mut cmd = std::process::Command::new(env!("CARGO_BIN_EXE_linkdeck"));
+        let root = self.dir.path();
+        cmd.env("XDG_CONFIG_HOME", root.join("xdg-config"))
+            .env("XDG_DATA_HOME", root.join("xdg-data"))
+            .env("XDG_STATE_HOME", root.join("xdg-state"))
+            .env("HOME", root)
+            .env("TZ", "UTC")
+            .env_remove("LINKDECK_LOG")
+            .arg("--config")
+            .arg(&self.config)
+            .args(args);
+        let out = tokio::task::spawn_blocking(move || cmd.output().unwrap())
+            .await
+            .unwrap();
+        (
+            out.status.code().unwrap_or(-1),
+            String::from_utf8_lossy(&out.stdout).into_owned(),
+            String::from_utf8_lossy(&out.stderr).into_owned(),
+        )
+    }
+
+    async fn ok(&self, args: &[&str]) -> String {
+        let (code, stdout, stderr) = bounded(self.run(args)).await;
+        assert_eq!(code, 0, "{args:?} failed: {stderr}");
+        stdout
+    }
+
+    async fn json(&self, args: &[&str]) -> serde_json::Value {
+        let mut all = vec!["--json"];
+        all.extend_from_slice(args);
+        serde_json::from_str(&self.ok(&all).await).unwrap()
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn every_command_works_on_a_remote_profile() {
+    let h = RemoteHarness::new().await;
+    h.service
+        .for_owner(h.mine_id)
+        .add_domain("sho.rt")
+        .await
+        .unwrap();
+    let cli = Cli::new(&h.server.url(), &h.mine_key);
+
+    cli.ok(&["spaces", "create", "Launch", "--color", "green"])
+        .await;
+    cli.ok(&[
+        "links",
+        "create",
+        "https://example.com/spring",
+        "--alias",
+        "spring",
+        "--space",
+        "Launch",
+        "--domain",
+        "sho.rt",
+        "--expires",
+        "2027-03-21 09:00",
+        "--max-clicks",
+        "5",
+        "--geo",
+        "US=https://us.example",
+    ])
+    .await;
+    let shown = cli.json(&["links", "show", "spring"]).await;
+    assert_eq!(shown["alias"], "spring");
+    assert_eq!(shown["space"]["name"], "Launch");
+    assert_eq!(shown["domain"]["name"], "https://sho.rt");
+    assert_eq!(shown["short_url"], "https://sho.rt/spring");
+    // Typed in the profile's zone, read by the server in the same zone.
+    assert_eq!(shown["ends_at"], "2027-03-21T13:00:00Z");
+    assert_eq!(shown["geo_target"][0]["key"], "US");
+
+    cli.ok(&["links", "update", "spring", "--no-targeting", "--disabled"])
+        .await;
+    let disabled = cli
+        .json(&["links", "list", "--status", "disabled"])
+        .await;
+    assert_eq!(disabled["total"], 1);
+    assert_eq!(disabled["items"][0]["target_type"], 0);
+    let all = cli.json(&["links", "list", "--all"]).await;
+    assert_eq!(all.as_array().unwrap().len(), 1);
+    let spaces = cli.json(&["spaces", "list"]).await;
+    assert_eq!(spaces["items"][0]["name"], "Launch");
+    let domains = cli.json(&["domains", "list"]).await;
+    assert_eq!(domains[0]["name"], "https://sho.rt");
+
+    // Export, delete, import back: the import goes request by request.
+    let file = cli.dir.path().join("links.json");
+    cli.ok(&["export", file.to_str().unwrap()]).await;
+    cli.ok(&["links", "delete", "spring"]).await;
+    cli.ok(&["import", file.to_str().unwrap()]).await;
+    let back = cli.json(&["links", "show", "spring"]).await;
+    assert_eq!(back["space"]["name"], "Launch");
+    assert_eq!(back["ends_at"], "2027-03-21T13:00:00Z");
+
+    // A file with one bad row sends nothing.
+    let bad = cli.dir.path().join("bad.csv");
+    std::fs::write(
+        &bad,
+        "url,alias\nhttps://ok.example,fine\njavascript:alert(1),evil\n",
+    )
+    .unwrap();
+    let (code, _, stderr) = bounded(cli.run(&["import", bad.to_str().unwrap()])).await;
+    assert_eq!(code, 3, "{stderr}");
+    assert!(stderr.contains("line 3: url"), "{stderr}");
+    let count = cli.json(&["links", "list"]).await;
+    assert_eq!(count["total"], 1, "nothing of the bad file was created");
+
+    // Commands of the embedded database say they are local-only.
+    for args in [
+        &["domains", "add", "x.example"][..],
+        &["owners", "list"][..],
+    ] {
+        let (code, _, stderr) = bounded(cli.run(args)).await;
+        assert_ne!(code, 0);
+        assert!(stderr.contains("works only on a local database"), "{stderr}");
+        assert_eq!(stderr.trim_end().lines().count(), 1, "{stderr}");
+    }
+
+    // A wrong key: one line, exit 5, the key not shown.
+    let wrong = Cli::new(&h.server.url(), "ld_wrong_key_123");
+    let (code, _, stderr) = bounded(wrong.run(&["links", "list"])).await;
+    assert_eq!(code, 5, "{stderr}");
+    assert_eq!(stderr.trim_end().lines().count(), 1, "{stderr}");
+    assert!(!stderr.contains("ld_wrong_key_123"), "{stderr}");
+}
