@@ -5,4 +5,6 @@ pub mod backend;
 pub mod cli;
 pub mod config;
 pub mod domain;
+pub mod server;
 pub mod transfer;
+pub mod wire;

@@ -1013,3 +1013,26 @@ fn completions_generate() {
     }
     env.run(&["completions", "tcsh"]).fails_with(2);
 }
+
+#[test]
+fn a_closed_output_pipe_ends_quietly() {
+    let env = Env::new();
+    let demo = concat!(env!("CARGO_MANIFEST_DIR"), "/assets/demo.json");
+    env.run(&["import", demo]).ok();
+    // The reader goes away before (or while) linkdeck writes: no panic, no error, exit 0.
+    let mut child = env
+        .std_bare()
+        .arg("--db")
+        .arg(&env.db)
+        .arg("--config")
+        .arg(&env.config)
+        .args(["links", "list", "--all"])
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    drop(child.stdout.take());
+    let out = child.wait_with_output().unwrap();
+    assert_eq!(out.status.code(), Some(0));
+    assert_eq!(String::from_utf8_lossy(&out.stderr), "");
+}

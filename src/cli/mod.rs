@@ -7,11 +7,13 @@
 mod context;
 mod domains;
 mod error;
+mod keys;
 mod link_view;
 mod links;
 mod lookup;
 mod output;
 mod owners;
+mod serve;
 mod spaces;
 mod transfer;
 
@@ -91,6 +93,11 @@ pub enum Command {
     Import(transfer::ImportArgs),
     /// Export every space and link as JSON or CSV.
     Export(transfer::ExportArgs),
+    /// Serve the v1 API and the short links over the embedded database.
+    Serve(serve::ServeArgs),
+    /// API keys of the embedded service.
+    #[command(subcommand)]
+    Keys(keys::KeysCommand),
     /// Print a shell completion script (bash, zsh, fish, elvish, powershell).
     Completions {
         #[arg(value_enum)]
@@ -171,6 +178,8 @@ async fn dispatch(ctx: &Context, command: Option<Command>) -> CliResult {
         Some(Command::Owners(c)) => owners::run(ctx, c).await,
         Some(Command::Import(a)) => transfer::import(ctx, a).await,
         Some(Command::Export(a)) => transfer::export(ctx, a).await,
+        Some(Command::Serve(a)) => serve::run(ctx, a).await,
+        Some(Command::Keys(c)) => keys::run(ctx, c).await,
         Some(Command::Completions { .. }) => Ok(()),
     }
 }
