@@ -2,6 +2,8 @@
 //! counts them: how a test or benchmark sees how many requests a client really made, whatever
 //! server is behind it.
 
+#![allow(dead_code)] // each test or bench target uses a part
+
 use std::net::SocketAddr;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicUsize, Ordering};

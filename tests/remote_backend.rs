@@ -361,13 +361,11 @@ async fn every_command_works_on_a_remote_profile() {
     assert_eq!(shown["short_url"], "https://sho.rt/spring");
     // Typed in the profile's zone, read by the server in the same zone.
     assert_eq!(shown["ends_at"], "2027-03-21T13:00:00Z");
-    assert_eq!(shown["geo_target"][0]["key"], "US");
+    assert_eq!(shown["geo"][0]["key"], "US", "{shown}");
 
     cli.ok(&["links", "update", "spring", "--no-targeting", "--disabled"])
         .await;
-    let disabled = cli
-        .json(&["links", "list", "--status", "disabled"])
-        .await;
+    let disabled = cli.json(&["links", "list", "--status", "disabled"]).await;
     assert_eq!(disabled["total"], 1);
     assert_eq!(disabled["items"][0]["target_type"], 0);
     let all = cli.json(&["links", "list", "--all"]).await;
@@ -406,7 +404,10 @@ async fn every_command_works_on_a_remote_profile() {
     ] {
         let (code, _, stderr) = bounded(cli.run(args)).await;
         assert_ne!(code, 0);
-        assert!(stderr.contains("works only on a local database"), "{stderr}");
+        assert!(
+            stderr.contains("works only on a local database"),
+            "{stderr}"
+        );
         assert_eq!(stderr.trim_end().lines().count(), 1, "{stderr}");
     }
 
