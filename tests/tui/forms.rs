@@ -20,10 +20,12 @@ use tokio::sync::watch;
 
 use linkdeck::backend::Backend;
 use linkdeck::backend::local::{LocalBackend, LocalOptions, LocalService};
+use linkdeck::backend::remote::{ApiKey, RemoteBackend, RemoteOptions};
 use linkdeck::domain::{
     Color, FixedClock, Link, LinkInput, LinkQuery, RuleInput, SpaceInput, SpaceQuery, TargetRule,
     TargetType,
 };
+use linkdeck::server::ServeOptions;
 use linkdeck::tui::{Desktop, TuiOptions, run_with};
 
 const ZONE: &str = "Europe/Berlin";
@@ -145,20 +147,34 @@ impl Session {
         .unwrap();
         let backend = service.default_backend().await.unwrap();
         seed(backend.clone()).await;
+        let app_backend: Arc<dyn Backend> = Arc::new(backend.clone());
+        Session::run(dir, backend, app_backend, clock, width, height).await
+    }
+
+    /// Runs the app on `app_backend` (local or remote); `backend` is the same owner's records
+    /// in the database, for checking what was saved.
+    async fn run(
+        dir: TempDir,
+        backend: LocalBackend,
+        app_backend: Arc<dyn Backend>,
+        clock: Arc<FixedClock>,
+        width: u16,
+        height: u16,
+    ) -> Session {
+        let tz = TimeZone::get(ZONE).unwrap();
         let opts = TuiOptions {
             // The temporary path would change every snapshot.
             header: Some("local links.db".into()),
             timezone: tz,
             ..TuiOptions::default()
         };
-        let cfg = opts.app_config(&backend, None).unwrap();
+        let cfg = opts.app_config(app_backend.as_ref(), None).unwrap();
         let (frames_tx, frames) = watch::channel(0);
         let screen = SharedScreen {
             screen: Arc::new(Mutex::new(TestBackend::new(width, height))),
             frames: Arc::new(frames_tx),
         };
         let (keys, events) = unbounded();
-        let app_backend: Arc<dyn Backend> = Arc::new(backend.clone());
         let term_screen = screen.clone();
         let task = tokio::spawn(async move {
             let mut terminal = Terminal::new(term_screen).unwrap();
@@ -589,4 +605,90 @@ async fn after_an_edit_the_saved_link_stays_selected() {
     s.wait_for("▶ second").await;
     s.wait_for("https://example.com/second/v2").await;
     s.quit().await;
+}
+
+/// The same form on a remote profile: the app speaks to a real `linkdeck serve` through
+/// `RemoteBackend`, and what only the server can know (a taken alias, a space deleted meanwhile)
+/// comes back as a 422 that lands on its field, with everything typed kept.
+#[tokio::test]
+async fn a_422_from_linkdeck_serve_lands_on_its_field() {
+    let dir = tempfile::tempdir().unwrap();
+    let tz = TimeZone::get(ZONE).unwrap();
+    let clock = Arc::new(FixedClock::new(start_time()));
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let base = format!("http://{}", listener.local_addr().unwrap());
+    let service = LocalService::open(
+        &dir.path().join("served.db"),
+        LocalOptions {
+            public_url: base.clone(),
+            timezone: tz.clone(),
+            clock: clock.clone(),
+        },
+    )
+    .unwrap();
+    let owner = service.add_owner("alice").await.unwrap();
+    let (key, _) = service.create_key(owner.id, Some("tui")).await.unwrap();
+    let server = linkdeck::server::start(
+        service.clone(),
+        ServeOptions {
+            public_url: base.clone(),
+            ..ServeOptions::default()
+        },
+        listener,
+    )
+    .await
+    .unwrap();
+    let records = service.for_owner(owner.id);
+    let mut taken = LinkInput::with_url("https://example.com/first");
+    taken.alias = Some("taken".into());
+    records.create_link(&taken).await.unwrap();
+    let space = records
+        .create_space(&SpaceInput {
+            name: Some("Launch".into()),
+            color: Some("4".into()),
+        })
+        .await
+        .unwrap();
+    let remote = RemoteBackend::new(RemoteOptions {
+        timezone: tz,
+        ..RemoteOptions::new(base, ApiKey::new(key).unwrap())
+    })
+    .unwrap();
+    let mut s = Session::run(dir, records, Arc::new(remote), clock, 100, 30).await;
+    s.wait_for("taken").await;
+
+    s.press(KeyCode::Char('n'));
+    s.wait_for("New link").await;
+    s.type_text("https://example.com/second");
+    s.press(KeyCode::Tab);
+    s.type_text("TAKEN");
+    s.press(KeyCode::Tab);
+    s.press(KeyCode::Right);
+    s.wait_for("◀ ● Launch ▶").await;
+    s.ctrl('s');
+    s.wait_for("Not saved").await;
+    let screen = s.screen();
+    assert!(screen.contains("▶ alias"), "{screen}");
+    assert!(screen.contains("TAKEN"), "{screen}");
+    assert!(screen.contains("https://example.com/second"), "{screen}");
+    assert_eq!(s.links().await.len(), 1);
+
+    // The space goes away behind the form's back; the next save is refused on the space.
+    s.backend.delete_space(space.id).await.unwrap();
+    s.press_n(KeyCode::Backspace, 5);
+    s.type_text("second");
+    s.ctrl('s');
+    s.wait_for("▶ space").await;
+    s.wait_for("Not saved").await;
+    assert_eq!(s.links().await.len(), 1);
+
+    s.press(KeyCode::Delete);
+    s.ctrl('s');
+    s.wait_for("Created link").await;
+    let links = s.links().await;
+    let saved = links.iter().find(|l| l.alias == "second").unwrap();
+    assert_eq!(saved.url, "https://example.com/second");
+    assert_eq!(saved.space, None);
+    s.quit().await;
+    server.shutdown().await.unwrap();
 }
