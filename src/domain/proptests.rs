@@ -10,7 +10,7 @@ use super::{
 };
 
 /// Mostly plausible text, sometimes anything at all.
-fn text() -> impl Strategy<Value = String> {
+fn text() -> BoxedStrategy<String> {
     prop_oneof![
         Just(String::new()),
         "[0-9]{1,3}",
@@ -20,10 +20,11 @@ fn text() -> impl Strategy<Value = String> {
         "[0-9]{2}:[0-9]{2}",
         any::<String>(),
     ]
+    .boxed()
 }
 
-fn field() -> impl Strategy<Value = Option<String>> {
-    proptest::option::of(text())
+fn field() -> BoxedStrategy<Option<String>> {
+    proptest::option::of(text()).boxed()
 }
 
 fn rules() -> impl Strategy<Value = Option<Vec<RuleInput>>> {
@@ -33,19 +34,36 @@ fn rules() -> impl Strategy<Value = Option<Vec<RuleInput>>> {
     ))
 }
 
-prop_compose! {
-    fn link_input()(
-        url in field(), alias in field(), password in field(), space in field(),
-        domain in field(), disabled in field(), public in field(), expiration_url in field(),
-        expiration_date in field(), expiration_time in field(), expiration_clicks in field(),
-        target_type in field(), geo in rules(), platform in rules(), rotation in rules(),
-    ) -> LinkInput {
-        LinkInput {
-            url, alias, password, space, domain, disabled, public, expiration_url,
-            expiration_date, expiration_time, expiration_clicks, target_type, geo, platform,
-            rotation,
-        }
-    }
+/// Boxed so the strategy's type (and its stack use in debug builds) stays small.
+fn link_input() -> BoxedStrategy<LinkInput> {
+    (
+        proptest::collection::vec(field(), 12),
+        rules(),
+        rules(),
+        rules(),
+    )
+        .prop_map(|(f, geo, platform, rotation)| {
+            let mut f = f.into_iter();
+            let mut next = || f.next().flatten();
+            LinkInput {
+                url: next(),
+                alias: next(),
+                password: next(),
+                space: next(),
+                domain: next(),
+                disabled: next(),
+                public: next(),
+                expiration_url: next(),
+                expiration_date: next(),
+                expiration_time: next(),
+                expiration_clicks: next(),
+                target_type: next(),
+                geo,
+                platform,
+                rotation,
+            }
+        })
+        .boxed()
 }
 
 const FIELDS: &[&str] = &[
