@@ -7,4 +7,5 @@ pub mod config;
 pub mod domain;
 pub mod server;
 pub mod transfer;
+pub mod tui;
 pub mod wire;

@@ -350,9 +350,10 @@ fn exit_codes_per_error_kind() {
     env.run(&["spaces", "create", "A", "--color", "1"]).ok();
     env.run(&["spaces", "create", "a", "--color", "2"])
         .fails_with(3);
-    // unavailable: 6 (remote profiles, until the remote client lands)
+    // unauthorized: 5 (the variable named for the API key is not set)
     let run = env
         .bare()
+        .env_remove("NOPE")
         .args([
             "--remote",
             "https://links.example.com",
@@ -362,7 +363,36 @@ fn exit_codes_per_error_kind() {
         .args(["links", "list"])
         .output()
         .unwrap();
+    assert_eq!(run.status.code(), Some(5));
+    let stderr = String::from_utf8_lossy(&run.stderr);
+    assert!(
+        stderr.contains("the environment variable NOPE that should hold the API key is not set"),
+        "{stderr}"
+    );
+    // unavailable: 6 (a server that is not running)
+    let port = std::net::TcpListener::bind("127.0.0.1:0")
+        .unwrap()
+        .local_addr()
+        .unwrap()
+        .port();
+    let run = env
+        .bare()
+        .env("LINKDECK_TEST_KEY", "some-key")
+        .args([
+            "--remote",
+            &format!("http://127.0.0.1:{port}"),
+            "--api-key-env",
+            "LINKDECK_TEST_KEY",
+        ])
+        .args(["links", "list"])
+        .output()
+        .unwrap();
     assert_eq!(run.status.code(), Some(6));
+    let stderr = String::from_utf8_lossy(&run.stderr);
+    assert_eq!(
+        stderr.trim_end(),
+        format!("error: cannot reach http://127.0.0.1:{port}: connection refused")
+    );
     // config: 9
     let run = env
         .bare()
@@ -982,4 +1012,27 @@ fn completions_generate() {
         assert!(run.stdout.contains("links"), "{shell}");
     }
     env.run(&["completions", "tcsh"]).fails_with(2);
+}
+
+#[test]
+fn a_closed_output_pipe_ends_quietly() {
+    let env = Env::new();
+    let demo = concat!(env!("CARGO_MANIFEST_DIR"), "/assets/demo.json");
+    env.run(&["import", demo]).ok();
+    // The reader goes away before (or while) linkdeck writes: no panic, no error, exit 0.
+    let mut child = env
+        .std_bare()
+        .arg("--db")
+        .arg(&env.db)
+        .arg("--config")
+        .arg(&env.config)
+        .args(["links", "list", "--all"])
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    drop(child.stdout.take());
+    let out = child.wait_with_output().unwrap();
+    assert_eq!(out.status.code(), Some(0));
+    assert_eq!(String::from_utf8_lossy(&out.stderr), "");
 }

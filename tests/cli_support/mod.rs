@@ -82,7 +82,12 @@ impl Env {
 
     /// The binary with the sandbox's environment but no `--db`/`--config` flags.
     pub fn bare(&self) -> Command {
-        let mut cmd = assert_cmd::cargo::cargo_bin_cmd!("linkdeck");
+        Command::from_std(self.std_bare())
+    }
+
+    /// [`Env::bare`] as a plain `std` command, for tests that manage the process themselves.
+    pub fn std_bare(&self) -> std::process::Command {
+        let mut cmd = std::process::Command::new(assert_cmd::cargo::cargo_bin!("linkdeck"));
         let root = self.dir.path();
         cmd.env("XDG_CONFIG_HOME", root.join("xdg-config"))
             .env("XDG_DATA_HOME", root.join("xdg-data"))
