@@ -124,18 +124,25 @@ impl LocalService {
 
     /// The domain whose host is `host` (case-insensitively, with or without the port).
     pub async fn domain_for_host(&self, host: &str) -> Result<Option<Id>> {
-        let (host, bare) = host_forms(host);
-        self.db()
-            .read(move |conn| {
-                conn.prepare_cached(
-                    "SELECT id FROM domains WHERE host IN (?1, ?2) ORDER BY host = ?1 DESC LIMIT 1",
-                )
-                .map_err(db_error)?
-                .query_row(params![host, bare], |r| r.get(0))
-                .optional()
-                .map_err(db_error)
-            })
+        let (service, host) = (self.clone(), host.to_owned());
+        tokio::task::spawn_blocking(move || service.domain_for_host_blocking(&host))
             .await
+            .map_err(|e| crate::domain::Error::Unavailable(format!("lookup failed: {e}")))?
+    }
+
+    /// [`LocalService::domain_for_host`] on the calling thread: one indexed read, for callers
+    /// that cannot afford a thread hand-off per lookup.
+    pub fn domain_for_host_blocking(&self, host: &str) -> Result<Option<Id>> {
+        let (host, bare) = host_forms(host);
+        self.db().read_blocking(move |conn| {
+            conn.prepare_cached(
+                "SELECT id FROM domains WHERE host IN (?1, ?2) ORDER BY host = ?1 DESC LIMIT 1",
+            )
+            .map_err(db_error)?
+            .query_row(params![host, bare], |r| r.get(0))
+            .optional()
+            .map_err(db_error)
+        })
     }
 
     /// The link `alias` (case-insensitively) among the links of `domain`, or among the links
@@ -145,22 +152,31 @@ impl LocalService {
         domain: Option<Id>,
         alias: &str,
     ) -> Result<Option<ResolvedLink>> {
-        let alias = alias.to_owned();
-        self.db()
-            .read(move |conn| {
-                conn.prepare_cached(
-                    "SELECT l.id, l.owner_id, l.alias, l.url, l.password_hash, l.disabled, l.public,
-                            l.expiration_url, l.expiration_clicks, l.ends_at, l.clicks, l.target_type,
-                            l.geo_target, l.platform_target, l.rotation_target, l.last_rotation
-                     FROM links l
-                     WHERE ifnull(l.domain_id, 0) = ?1 AND l.alias = ?2",
-                )
-                .map_err(db_error)?
-                .query_row(params![domain.unwrap_or(0), alias], resolved_from_row)
-                .optional()
-                .map_err(db_error)
-            })
+        let (service, alias) = (self.clone(), alias.to_owned());
+        tokio::task::spawn_blocking(move || service.resolve_in_domain_blocking(domain, &alias))
             .await
+            .map_err(|e| crate::domain::Error::Unavailable(format!("lookup failed: {e}")))?
+    }
+
+    /// [`LocalService::resolve_in_domain`] on the calling thread: one indexed read.
+    pub fn resolve_in_domain_blocking(
+        &self,
+        domain: Option<Id>,
+        alias: &str,
+    ) -> Result<Option<ResolvedLink>> {
+        self.db().read_blocking(|conn| {
+            conn.prepare_cached(
+                "SELECT l.id, l.owner_id, l.alias, l.url, l.password_hash, l.disabled, l.public,
+                        l.expiration_url, l.expiration_clicks, l.ends_at, l.clicks, l.target_type,
+                        l.geo_target, l.platform_target, l.rotation_target, l.last_rotation
+                 FROM links l
+                 WHERE ifnull(l.domain_id, 0) = ?1 AND l.alias = ?2",
+            )
+            .map_err(db_error)?
+            .query_row(params![domain.unwrap_or(0), alias], resolved_from_row)
+            .optional()
+            .map_err(db_error)
+        })
     }
 
     /// A number that changes whenever another connection (another process, typically) has
