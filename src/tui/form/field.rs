@@ -12,10 +12,18 @@ use crate::tui::keys::Key;
 /// Shown instead of each character of a masked value.
 const MASK: char = '•';
 
-#[derive(Debug, Clone, Default)]
+#[derive(Clone, Default)]
 pub struct TextField {
     input: Input,
     masked: bool,
+}
+
+impl std::fmt::Debug for TextField {
+    // A masked value (a password) stays out of debug output and logs too.
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let value = if self.masked { "***" } else { self.value() };
+        f.debug_struct("TextField").field("value", &value).finish()
+    }
 }
 
 /// What a field shows in a given width: the visible slice and the cursor's column in it.
@@ -196,6 +204,12 @@ mod tests {
         assert_eq!(field.view(20).text, "•••••••");
         let (span, _) = field.span(20, false, "", Style::new(), Style::new());
         assert!(!span.content.contains("hunter"));
+    }
+
+    #[test]
+    fn masked_values_stay_out_of_debug_output() {
+        let field = TextField::new("hunter2").masked();
+        assert!(!format!("{field:?}").contains("hunter2"));
     }
 
     #[test]
