@@ -692,3 +692,41 @@ async fn a_422_from_linkdeck_serve_lands_on_its_field() {
     s.quit().await;
     server.shutdown().await.unwrap();
 }
+
+/// A dead server: the save fails, the form says why and keeps everything typed; pressing
+/// Ctrl-S again tries again.
+#[tokio::test]
+async fn a_dead_server_keeps_the_form_open_with_what_was_typed() {
+    // A port that was just free: nothing listens there.
+    let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    let base = format!("http://{}", listener.local_addr().unwrap());
+    drop(listener);
+    let dir = tempfile::tempdir().unwrap();
+    let clock = Arc::new(FixedClock::new(start_time()));
+    let service =
+        LocalService::open(&dir.path().join("unused.db"), LocalOptions::default()).unwrap();
+    let records = service.default_backend().await.unwrap();
+    let remote = RemoteBackend::new(RemoteOptions {
+        timeout: Duration::from_secs(2),
+        ..RemoteOptions::new(base, ApiKey::new("k").unwrap())
+    })
+    .unwrap();
+    let mut s = Session::run(dir, records, Arc::new(remote), clock, 100, 30).await;
+    s.press(KeyCode::Char('n'));
+    s.wait_for("New link").await;
+    s.type_text("https://example.com/kept");
+    s.press(KeyCode::Tab);
+    s.type_text("kept");
+    s.ctrl('s');
+    s.wait_for("Not saved: backend unavailable").await;
+    let screen = s.screen();
+    assert!(screen.contains("https://example.com/kept"), "{screen}");
+    assert!(
+        screen
+            .lines()
+            .any(|l| l.contains("alias") && l.contains(" kept ")),
+        "{screen}"
+    );
+    assert!(screen.contains("New link"), "{screen}");
+    s.quit().await;
+}
