@@ -2,13 +2,15 @@
 //! opens on demand (so `completions` or a bad flag never touch a database).
 
 use std::sync::Arc;
+use std::time::Duration;
 
 use jiff::tz::TimeZone;
 
 use super::error::{CliError, CliResult, Kind};
 use crate::backend::Backend;
 use crate::backend::local::{LocalBackend, LocalOptions, LocalService};
-use crate::config::{Config, Overrides, Paths, Resolved};
+use crate::backend::remote::{KeySource, RemoteBackend, RemoteOptions};
+use crate::config::{ApiKeySource, Config, Overrides, Paths, Resolved};
 use crate::domain::{Clock, SystemClock};
 
 pub struct Context {
@@ -59,7 +61,13 @@ impl Context {
     pub async fn backend(&self) -> CliResult<Arc<dyn Backend>> {
         match &self.profile {
             Resolved::Local { .. } => Ok(Arc::new(self.local("").await?)),
-            Resolved::Remote { .. } => open_remote(&self.profile),
+            Resolved::Remote {
+                base_url,
+                api_key,
+                timeout,
+                timezone,
+                ..
+            } => open_remote(base_url, api_key, *timeout, timezone),
         }
     }
 
@@ -105,12 +113,24 @@ impl Context {
     }
 }
 
-/// Builds the backend of a remote profile. The remote client is being written separately; until
-/// it lands, remote profiles are refused with a clear message.
-fn open_remote(profile: &Resolved) -> CliResult<Arc<dyn Backend>> {
-    let _ = profile;
-    Err(CliError::new(
-        Kind::Unavailable,
-        "remote profiles are not available yet in this build",
-    ))
+/// Builds the backend of a remote profile: reads the key from its source (a missing or empty
+/// key is a one-line error naming the variable or command) and sets up the client. Nothing is
+/// sent yet; an unreachable server or a wrong key shows on the first request.
+fn open_remote(
+    base_url: &str,
+    api_key: &ApiKeySource,
+    timeout: Duration,
+    timezone: &TimeZone,
+) -> CliResult<Arc<dyn Backend>> {
+    let source = match api_key {
+        ApiKeySource::Env(var) => KeySource::Env(var.clone()),
+        ApiKeySource::Command(command) => KeySource::Command(command.clone()),
+    };
+    let backend = RemoteBackend::new(RemoteOptions {
+        base_url: base_url.to_owned(),
+        api_key: source.resolve()?,
+        timeout,
+        timezone: timezone.clone(),
+    })?;
+    Ok(Arc::new(backend))
 }

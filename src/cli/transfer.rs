@@ -15,7 +15,8 @@ use super::lookup::{all_domains, find_domain};
 use super::output::{plural, print, print_json};
 use crate::backend::Backend;
 use crate::domain::{
-    Error, FieldErrors, LinkQuery, SearchBy, Sort, SpaceInput, SpaceQuery, StatusFilter,
+    Error, FieldErrors, LinkInput, LinkQuery, Mode, SearchBy, Sort, SpaceInput, SpaceQuery,
+    StatusFilter, validate_link_input, validate_space_input,
 };
 use crate::transfer::{self, CsvWriter, Format, JsonWriter, LinkRecord, SpaceRecord};
 
@@ -113,6 +114,9 @@ pub async fn import(ctx: &Context, args: ImportArgs) -> CliResult {
             .map_err(|e| named(e, &name))?;
         (summary.spaces_created, summary.links_created)
     } else {
+        // A server has no transaction across requests: check every row first, so a file with
+        // a bad row sends nothing at all.
+        check_rows(&spaces, &links, ctx.timezone()).map_err(|e| named(e, &name))?;
         import_one_by_one(backend.as_ref(), spaces, links).await?
     };
 
@@ -137,6 +141,34 @@ pub async fn import(ctx: &Context, args: ImportArgs) -> CliResult {
     ))?)
 }
 
+/// The rules a server would apply that need no stored state, for every row, errors keyed
+/// `line N: field` as a local import reports them.
+fn check_rows(
+    spaces: &[(usize, SpaceInput)],
+    links: &[(usize, LinkInput, Option<String>)],
+    tz: &jiff::tz::TimeZone,
+) -> Result<(), Error> {
+    let mut errors = FieldErrors::default();
+    let mut add = |line: usize, fields: FieldErrors| {
+        for (field, messages) in fields.iter() {
+            for m in messages {
+                errors.add(&format!("line {line}: {field}"), m.clone());
+            }
+        }
+    };
+    for (line, input) in spaces {
+        if let Err(fields) = validate_space_input(input, Mode::Create) {
+            add(*line, fields);
+        }
+    }
+    for (line, input, _) in links {
+        if let Err(fields) = validate_link_input(input, Mode::Create, tz) {
+            add(*line, fields);
+        }
+    }
+    errors.into_result(()).map_err(Error::Validation)
+}
+
 /// Adds the file name to a failed import's message.
 fn named(e: Error, file: &str) -> CliError {
     let mut err = CliError::from(e);
@@ -152,7 +184,7 @@ fn named(e: Error, file: &str) -> CliError {
 async fn import_one_by_one(
     backend: &dyn Backend,
     spaces: Vec<(usize, SpaceInput)>,
-    links: Vec<(usize, crate::domain::LinkInput, Option<String>)>,
+    links: Vec<(usize, LinkInput, Option<String>)>,
 ) -> CliResult<(usize, usize)> {
     let mut existing = std::collections::HashMap::new();
     let mut query = SpaceQuery {
@@ -379,7 +411,6 @@ async fn write_export<W: Write>(
 mod tests {
     use super::*;
     use crate::backend::local::{LocalOptions, LocalService};
-    use crate::domain::LinkInput;
 
     fn space(name: &str, color: &str) -> SpaceInput {
         SpaceInput {

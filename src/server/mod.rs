@@ -59,8 +59,11 @@ pub struct ServeOptions {
     /// Largest request body accepted, in bytes.
     pub body_limit: usize,
     pub request_timeout: Duration,
-    /// How long an alias lookup is reused (edits from other processes show after this).
+    /// How long an alias lookup may be reused at most (0 turns the cache off).
     pub resolve_cache: Duration,
+    /// How often the server asks the database whether another process changed it (and then
+    /// forgets its cached lookups): the delay before the TUI's or the CLI's edits show.
+    pub change_poll: Duration,
     /// Visits are written at least this often…
     pub flush_interval: Duration,
     /// …or as soon as this many are waiting.
@@ -79,7 +82,8 @@ impl Default for ServeOptions {
             password_attempts: 10,
             body_limit: 64 * 1024,
             request_timeout: Duration::from_secs(30),
-            resolve_cache: Duration::from_secs(1),
+            resolve_cache: Duration::from_secs(60),
+            change_poll: Duration::from_millis(250),
             flush_interval: Duration::from_millis(100),
             flush_batch: 5_000,
         }
@@ -102,7 +106,7 @@ pub(crate) struct AppState {
     service: LocalService,
     public_url: String,
     redirect_status: StatusCode,
-    cache: resolve::ResolveCache,
+    cache: Arc<resolve::ResolveCache>,
     ledger: Arc<Ledger>,
     clicks: clicks::Clicks,
     agents: visitor::AgentParser,
@@ -221,6 +225,12 @@ pub async fn serve(
     .trim_end_matches('/')
     .to_owned();
     let ledger = Arc::new(Ledger::default());
+    let cache = Arc::new(resolve::ResolveCache::new(opts.resolve_cache));
+    let watcher = tokio::spawn(resolve::watch_changes(
+        service.clone(),
+        cache.clone(),
+        opts.change_poll.max(Duration::from_millis(10)),
+    ));
     let (clicks, writer) = clicks::writer(
         service.clone(),
         ledger.clone(),
@@ -233,7 +243,7 @@ pub async fn serve(
         service,
         public_url,
         redirect_status,
-        cache: resolve::ResolveCache::new(opts.resolve_cache),
+        cache: cache.clone(),
         ledger,
         clicks: clicks.clone(),
         agents: visitor::AgentParser::default(),
@@ -253,6 +263,7 @@ pub async fn serve(
     )
     .with_graceful_shutdown(shutdown)
     .await;
+    watcher.abort();
     // Every request has finished: write what they counted, then let the writer go.
     clicks.flush().await;
     drop(state);

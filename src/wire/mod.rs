@@ -54,6 +54,9 @@ pub struct SpaceRecord<'a> {
     pub user_id: Id,
     pub name: &'a str,
     pub color: u8,
+    /// How many links the space holds, when the service counted them.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub links: Option<u64>,
     pub created_at: Timestamp,
     pub updated_at: Timestamp,
 }
@@ -117,6 +120,7 @@ pub fn space_record(space: &Space) -> SpaceRecord<'_> {
         user_id: space.owner_id,
         name: &space.name,
         color: space.color.number(),
+        links: space.links,
         created_at: space.created_at,
         updated_at: space.updated_at,
     }
