@@ -144,7 +144,8 @@ fn run_inner(cli: Cli) -> CliResult {
         clap_complete::generate(shell, &mut cmd, "linkdeck", &mut out);
         return Ok(print(&String::from_utf8_lossy(&out))?);
     }
-    if std::env::var_os("LINKDECK_LOG").is_some() {
+    // Without a command the terminal app runs and logs to its file: stderr would draw over it.
+    if command.is_some() && std::env::var_os("LINKDECK_LOG").is_some() {
         let _ = tracing_subscriber::fmt()
             .with_env_filter(tracing_subscriber::EnvFilter::from_env("LINKDECK_LOG"))
             .with_writer(std::io::stderr)

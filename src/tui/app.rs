@@ -689,6 +689,8 @@ impl App {
         } else {
             match self.pane {
                 Pane::Links => [
+                    hint(Action::New, "new"),
+                    hint(Action::Edit, "edit"),
                     hint(Action::Search, "search"),
                     hint(Action::CycleStatus, "status"),
                     hint(Action::CycleSort, "sort"),
@@ -702,6 +704,8 @@ impl App {
                 .concat(),
                 Pane::Spaces => [
                     hint(Action::Select, "show links"),
+                    hint(Action::New, "new"),
+                    hint(Action::Edit, "edit"),
                     hint(Action::NextPane, "links"),
                     hint(Action::Refresh, "refresh"),
                     hint(Action::Help, "help"),

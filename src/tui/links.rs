@@ -200,9 +200,12 @@ impl LinksView {
         Some(Text::from(vec![
             Line::styled("No links yet.", t.header),
             Line::raw(""),
-            Line::raw("Create one from a shell:"),
-            Line::styled("linkdeck links create https://example.com", t.accent),
-            Line::raw("(the in-app link form comes in a later version)"),
+            Line::from(vec![
+                Span::raw("Press "),
+                key(Action::New),
+                Span::raw(" to create your first link, or import some from a shell:"),
+            ]),
+            Line::styled("linkdeck import assets/demo.json", t.accent),
             Line::raw(""),
             Line::from(vec![
                 Span::raw("Press "),

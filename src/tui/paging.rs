@@ -129,11 +129,10 @@ impl<T> PagedList<T> {
 
     /// The pages the viewport and cursor need.
     fn needed(&self) -> BTreeSet<u32> {
-        if self.total.is_none() {
+        // An empty list still holds its (empty) first page: after a refresh clears it, asking
+        // again is how links created elsewhere show up.
+        if self.total.is_none() || self.is_empty() {
             return BTreeSet::from([1]);
-        }
-        if self.is_empty() {
-            return BTreeSet::new();
         }
         let last = self.len() - 1;
         let first_row = self.offset.min(last);

@@ -170,8 +170,12 @@ impl SpacesView {
             (_, Some(_)) if self.items.is_empty() => Some(vec![
                 Line::styled("No spaces yet.", t.header),
                 Line::raw(""),
-                Line::raw("Spaces group links under a name and a colour. Create one with"),
-                Line::styled("linkdeck spaces create NAME --color 1-6", t.accent),
+                Line::raw("Spaces group links under a name and a colour."),
+                Line::from(vec![
+                    Span::raw("Press "),
+                    Span::styled(ctx.keys.first(Action::New), t.accent),
+                    Span::raw(" to create one."),
+                ]),
             ]),
             _ => None,
         };
