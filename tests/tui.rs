@@ -671,3 +671,42 @@ fn bad_key_overrides_are_refused_before_the_terminal_is_taken() {
     let text = err.to_string();
     assert!(text.contains("quit") && text.contains("refresh"), "{text}");
 }
+
+#[tokio::test]
+async fn paging_reaches_the_end_and_back_across_pages() {
+    let db = db().await;
+    let rows = (0..250)
+        .map(|i| {
+            let input = LinkInput {
+                url: Some(format!("https://example.com/{i}")),
+                alias: Some(format!("row{i:03}")),
+                ..LinkInput::default()
+            };
+            (i + 1, input, None)
+        })
+        .collect();
+    db.backend.import_batch(Vec::new(), rows).await.unwrap();
+    let mut tui = Tui::start(Arc::new(db.backend.clone()));
+    tui.settled_with("Links 1 of 250").await;
+
+    tui.press(KeyCode::Char('G'), KeyModifiers::SHIFT);
+    let screen = tui.settled_with("Links 250 of 250").await;
+    assert!(
+        screen.contains("▶ row000 "),
+        "the oldest is last:\n{screen}"
+    );
+    tui.key(KeyCode::PageUp);
+    tui.settled_with("of 250").await;
+    tui.key(KeyCode::Char('g'));
+    let screen = tui.settled_with("Links 1 of 250").await;
+    assert!(
+        screen.contains("▶ row249 "),
+        "the newest is first:\n{screen}"
+    );
+    for _ in 0..120 {
+        tui.key(KeyCode::Char('j'));
+    }
+    let screen = tui.settled_with("Links 121 of 250").await;
+    assert!(screen.contains("▶ row129 "), "{screen}");
+    tui.quit().await;
+}

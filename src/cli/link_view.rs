@@ -5,7 +5,7 @@ use serde::Serialize;
 
 use super::context::Context;
 use super::error::CliResult;
-use super::output::{Table, date_time, print, print_json, relative, thousands};
+use super::output::{Table, date_time, near, print, print_json, relative, thousands};
 use crate::domain::{Link, LinkQuery, StatusFilter};
 
 /// Ends "no links…": `match` when filters are set, `yet` otherwise.
@@ -66,7 +66,10 @@ pub fn show(ctx: &Context, link: &Link) -> CliResult {
         return Ok(print_json(&link_json(link, now))?);
     }
     let tz = ctx.timezone();
-    let when = |at: Timestamp| format!("{} ({})", date_time(at, tz), relative(at, now, tz));
+    let when = |at: Timestamp| match near(at, now) {
+        Some(rel) => format!("{} ({rel})", date_time(at, tz)),
+        None => date_time(at, tz),
+    };
     let yes_no = |b: bool| if b { "yes" } else { "no" }.to_owned();
     let mut rows: Vec<(&str, String)> = vec![
         ("id", link.id.to_string()),
@@ -102,7 +105,7 @@ pub fn show(ctx: &Context, link: &Link) -> CliResult {
         ("public stats", yes_no(link.public)),
         ("expires", link.ends_at.map_or("never".into(), when)),
         (
-            "expired url",
+            "when expired",
             link.expiration_url.clone().unwrap_or_else(|| "-".into()),
         ),
         ("targeting", link.target_type.label().to_owned()),

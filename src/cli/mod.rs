@@ -4,6 +4,7 @@
 //! To add a command group: a file holding its `Subcommand` enum and `run`, a variant in
 //! [`Command`], and an arm in [`dispatch`].
 
+mod app;
 mod context;
 mod domains;
 mod error;
@@ -171,7 +172,7 @@ fn run_inner(cli: Cli) -> CliResult {
 
 async fn dispatch(ctx: &Context, command: Option<Command>) -> CliResult {
     match command {
-        None => overview(ctx),
+        None => app::run(ctx).await,
         Some(Command::Links(c)) => links::run(ctx, *c).await,
         Some(Command::Spaces(c)) => spaces::run(ctx, c).await,
         Some(Command::Domains(c)) => domains::run(ctx, c).await,
@@ -184,9 +185,8 @@ async fn dispatch(ctx: &Context, command: Option<Command>) -> CliResult {
     }
 }
 
-/// `linkdeck` without a command, until the terminal app is wired in: where things live, and
-/// the help.
-fn overview(ctx: &Context) -> CliResult {
+/// `linkdeck` without a command and without a terminal: where things live, and the help.
+pub(crate) fn overview(ctx: &Context) -> CliResult {
     use crate::config::Resolved;
     let config = match &ctx.config.source {
         Some(p) => p.display().to_string(),

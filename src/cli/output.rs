@@ -119,20 +119,26 @@ pub fn cut(text: &str, width: usize) -> String {
 
 /// `at` relative to `now`: `in 3d`, `2h ago`, `now`; the date beyond two months.
 pub fn relative(at: Timestamp, now: Timestamp, tz: &TimeZone) -> String {
+    near(at, now).unwrap_or_else(|| date(at, tz))
+}
+
+/// `at` relative to `now` when it is within two months, where a relative time reads better
+/// than a date.
+pub fn near(at: Timestamp, now: Timestamp) -> Option<String> {
     let secs = at.as_second() - now.as_second();
     let abs = secs.unsigned_abs();
     let amount = match abs {
-        0..60 => return "now".into(),
+        0..60 => return Some("now".into()),
         60..3_600 => format!("{}m", abs / 60),
         3_600..86_400 => format!("{}h", abs / 3_600),
         86_400..5_184_000 => format!("{}d", abs / 86_400),
-        _ => return date(at, tz),
+        _ => return None,
     };
-    if secs > 0 {
+    Some(if secs > 0 {
         format!("in {amount}")
     } else {
         format!("{amount} ago")
-    }
+    })
 }
 
 /// `2026-11-22` in `tz`.

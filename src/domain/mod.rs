@@ -10,6 +10,8 @@ mod fields;
 mod host;
 mod link;
 mod platform;
+#[cfg(test)]
+mod proptests;
 mod query;
 mod space;
 mod validate;

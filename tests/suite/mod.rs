@@ -79,6 +79,7 @@ macro_rules! backend_suite {
             out_of_range_paging_is_a_field_error,
             search_by_each_field_ignores_case,
             search_treats_wildcards_and_quotes_literally,
+            search_results_page_like_any_list,
             space_and_domain_filters,
             update_changes_only_present_fields,
             update_of_url_renews_the_title,
@@ -913,6 +914,60 @@ pub async fn search_by_each_field_ignores_case(h: &dyn Harness) {
         .await
         .unwrap();
     assert_eq!(page.total, 0);
+}
+
+pub async fn search_results_page_like_any_list(h: &dyn Harness) {
+    let mut matching = Vec::new();
+    for i in 0..23 {
+        let id = create(h, link(&format!("https://match.example/item-{i}")))
+            .await
+            .id;
+        h.set_clicks(id, (i % 4) as u64).await;
+        matching.push(id);
+        create(h, link(&format!("https://other.example/thing-{i}"))).await;
+    }
+    // Another owner's matching links change nothing.
+    h.other_owner()
+        .create_link(&link("https://match.example/theirs"))
+        .await
+        .unwrap();
+    for (term, by) in [
+        ("MATCH.example/item", SearchBy::Url),
+        ("h.", SearchBy::Title),
+    ] {
+        for sort in Sort::ALL {
+            let mut expected = Vec::new();
+            for id in &matching {
+                let l = h.backend().show_link(*id).await.unwrap();
+                expected.push((l.clicks, l.id));
+            }
+            match sort {
+                Sort::Desc => expected.sort_by_key(|&(_, id)| std::cmp::Reverse(id)),
+                Sort::Asc => expected.sort_by_key(|&(_, id)| id),
+                Sort::Max => expected.sort_by_key(|&k| std::cmp::Reverse(k)),
+                Sort::Min => expected.sort(),
+            }
+            let expected: Vec<Id> = expected.into_iter().map(|(_, id)| id).collect();
+            let mut seen = Vec::new();
+            for page in 1..=3 {
+                let p = h
+                    .backend()
+                    .list_links(&LinkQuery {
+                        search: s(term),
+                        by,
+                        sort,
+                        page,
+                        per_page: 10,
+                        ..LinkQuery::default()
+                    })
+                    .await
+                    .unwrap();
+                assert_eq!(p.total, 23, "{term} {sort:?}");
+                seen.extend(p.items.iter().map(|l| l.id));
+            }
+            assert_eq!(seen, expected, "{term} {sort:?}");
+        }
+    }
 }
 
 pub async fn search_treats_wildcards_and_quotes_literally(h: &dyn Harness) {

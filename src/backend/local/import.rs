@@ -161,6 +161,7 @@ impl LocalBackend {
 
             // Aliases given or generated earlier in this import, by domain (0 for none).
             let mut batch_aliases: HashSet<(Id, String)> = HashSet::new();
+            let mut rows = Vec::with_capacity(valid_links.len());
             for link in valid_links {
                 if errors.full() {
                     break;
@@ -207,17 +208,17 @@ impl LocalBackend {
                     }
                 };
                 if !errors.errors.is_empty() {
-                    // Keep checking the rest, but write nothing more: it will be rolled back.
+                    // Keep checking the rest; nothing will be written.
                     continue;
                 }
                 let mut row = blank_row(owner, now);
                 row.domain_id = domain;
                 row.alias = alias;
                 apply(&mut row, patch, link.hash, now);
-                link_store::insert(tx, &row)?;
-                summary.links_created += 1;
+                rows.push(row);
             }
             if errors.errors.is_empty() {
+                summary.links_created = link_store::insert_many(tx, &rows)?;
                 Ok(summary)
             } else {
                 Err(errors.errors.into())

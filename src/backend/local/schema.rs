@@ -127,9 +127,12 @@ const MIGRATIONS: &[&str] = &[
     // 2: partial indexes keyed by expiry, so the totals of the status filters are index range
     // counts (inclusion-exclusion over small sets) instead of scans of every link.
     r#"
-    CREATE INDEX links_owner_click_expired_ends ON links(owner_id, ends_at)
+    -- The rule's columns ride along so the counts never read the table.
+    CREATE INDEX links_owner_click_expired_ends
+        ON links(owner_id, ends_at, expiration_clicks, clicks)
         WHERE expiration_clicks > 0 AND clicks >= expiration_clicks;
-    CREATE INDEX links_owner_inactive_ends ON links(owner_id, ends_at)
+    CREATE INDEX links_owner_inactive_ends
+        ON links(owner_id, ends_at, disabled, expiration_clicks, clicks)
         WHERE disabled = 1 OR (expiration_clicks > 0 AND clicks >= expiration_clicks);
     "#,
 ];

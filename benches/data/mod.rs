@@ -1,0 +1,196 @@
+//! Benchmark data: a database of N links with a realistic mix (most active, a few per cent
+//! expired by date or by clicks, a few disabled, some in spaces, titles and URLs from a word
+//! list), built once through `import_batch` and cached under `target/bench-data/`.
+
+#![allow(dead_code)]
+
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+use std::time::Instant;
+
+use jiff::Timestamp;
+use jiff::tz::TimeZone;
+use rand::rngs::StdRng;
+use rand::{Rng, SeedableRng};
+
+use linkdeck::backend::local::{LocalBackend, LocalOptions, LocalService};
+use linkdeck::domain::{FixedClock, LinkInput, SpaceInput};
+
+/// Links in the benchmark database: `LINKDECK_BENCH_LINKS`, one million by default.
+pub fn link_count() -> usize {
+    std::env::var("LINKDECK_BENCH_LINKS")
+        .ok()
+        .and_then(|n| n.replace('_', "").parse().ok())
+        .unwrap_or(1_000_000)
+}
+
+/// The fixed "now" of every benchmark.
+pub fn now() -> Timestamp {
+    "2026-01-15T12:00:00Z".parse().unwrap()
+}
+
+pub fn options() -> LocalOptions {
+    LocalOptions {
+        public_url: "http://bench.test".into(),
+        timezone: TimeZone::UTC,
+        clock: Arc::new(FixedClock::new(now())),
+    }
+}
+
+const ONSETS: &[&str] = &[
+    "b", "c", "d", "f", "g", "h", "j", "k", "l", "m", "n", "p", "r", "s", "t", "v", "w", "z", "br",
+    "cl", "dr", "fl", "gr", "pl", "st", "tr", "sh", "ch",
+];
+const VOWELS: &[&str] = &["a", "e", "i", "o", "u", "ai", "ea", "oo"];
+const CODAS: &[&str] = &["", "n", "r", "s", "t", "m", "nd", "rk", "ll", "ng"];
+const TLDS: &[&str] = &["com", "org", "net", "io", "dev", "co.uk", "de", "shop"];
+
+/// A fixed list of 2,000 made-up words of one to three syllables.
+pub fn words() -> Vec<String> {
+    let mut rng = StdRng::seed_from_u64(7);
+    let mut words = std::collections::BTreeSet::new();
+    while words.len() < 2000 {
+        let syllables = rng.random_range(1..=3);
+        let word: String = (0..syllables)
+            .map(|_| {
+                format!(
+                    "{}{}{}",
+                    ONSETS[rng.random_range(0..ONSETS.len())],
+                    VOWELS[rng.random_range(0..VOWELS.len())],
+                    CODAS[rng.random_range(0..CODAS.len())]
+                )
+            })
+            .collect();
+        if word.len() >= 4 {
+            words.insert(word);
+        }
+    }
+    words.into_iter().collect()
+}
+
+const SPACES: usize = 40;
+const BATCH: usize = 100_000;
+
+/// The generated links as import rows, deterministic for a given `n` and `seed`.
+pub fn rows(n: usize, seed: u64) -> Vec<(usize, LinkInput, Option<String>)> {
+    let words = words();
+    let mut rng = StdRng::seed_from_u64(seed);
+    let word = |rng: &mut StdRng| words[rng.random_range(0..words.len())].as_str();
+    (0..n)
+        .map(|i| {
+            let host = format!(
+                "{}.{}",
+                word(&mut rng),
+                TLDS[rng.random_range(0..TLDS.len())]
+            );
+            let path = format!("{}/{}-{}", word(&mut rng), word(&mut rng), word(&mut rng));
+            let mut input = LinkInput::with_url(format!("https://{host}/{path}?ref={i}"));
+            let roll: u32 = rng.random_range(0..1000);
+            if roll < 60 {
+                // 6% carry a date: about half of them in the past.
+                let day = rng.random_range(-365..365);
+                let date = now()
+                    .checked_add(jiff::SignedDuration::from_hours(24 * day))
+                    .unwrap();
+                let date = date.to_zoned(TimeZone::UTC);
+                input.expiration_date = Some(date.strftime("%Y-%m-%d").to_string());
+                input.expiration_time = Some("12:30".into());
+            } else if roll < 100 {
+                // 4% carry a click limit, reached by about half (see `set_clicks`).
+                input.expiration_clicks = Some("25".into());
+            }
+            if rng.random_range(0..100) < 2 {
+                input.disabled = Some("1".into());
+            }
+            let space = (rng.random_range(0..100) < 30)
+                .then(|| format!("Space {}", rng.random_range(0..SPACES)));
+            (i + 1, input, space)
+        })
+        .collect()
+}
+
+/// The spaces the generated links name.
+pub fn spaces() -> Vec<(usize, SpaceInput)> {
+    (0..SPACES)
+        .map(|i| {
+            (
+                i + 1,
+                SpaceInput {
+                    name: Some(format!("Space {i}")),
+                    color: Some((i % 6 + 1).to_string()),
+                },
+            )
+        })
+        .collect()
+}
+
+/// The database of `n` links, built on first use.
+pub fn database(n: usize) -> PathBuf {
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("target/bench-data");
+    let path = dir.join(format!("links-{n}.db"));
+    if path.exists() {
+        return path;
+    }
+    std::fs::create_dir_all(&dir).unwrap();
+    let partial = dir.join(format!("links-{n}.partial.db"));
+    for suffix in ["", "-wal", "-shm"] {
+        let _ = std::fs::remove_file(format!("{}{suffix}", partial.display()));
+    }
+    let rt = tokio::runtime::Runtime::new().unwrap();
+    rt.block_on(async {
+        let service = LocalService::open(&partial, options()).unwrap();
+        let backend = service.default_backend().await.unwrap();
+        let started = Instant::now();
+        let spaces = spaces();
+        backend.import_batch(spaces, Vec::new()).await.unwrap();
+        let mut done = 0;
+        while done < n {
+            let size = BATCH.min(n - done);
+            let rows = rows(size, done as u64);
+            backend.import_batch(Vec::new(), rows).await.unwrap();
+            done += size;
+            eprintln!("bench data: {done}/{n} links, {:.0?}", started.elapsed());
+        }
+        set_clicks(&backend).await;
+        eprintln!(
+            "bench data: {n} links in {:.1?} ({:.0} links/s)",
+            started.elapsed(),
+            n as f64 / started.elapsed().as_secs_f64()
+        );
+    });
+    std::fs::rename(&partial, &path).unwrap();
+    path
+}
+
+/// Clicks as visits would leave them: most links a few, one in ten many.
+async fn set_clicks(backend: &LocalBackend) {
+    backend
+        .service()
+        .db()
+        .write(|tx| {
+            tx.execute_batch(
+                "UPDATE links SET clicks = CASE WHEN id % 10 = 0 THEN (id * 7919) % 5000
+                                                 ELSE (id * 31) % 50 END;",
+            )
+            .map_err(linkdeck::backend::local::db_error)
+        })
+        .await
+        .unwrap();
+    // Close in a clean state so the WAL is folded back into the file.
+    backend
+        .service()
+        .db()
+        .write(|tx| {
+            tx.query_row("PRAGMA wal_checkpoint(TRUNCATE)", [], |_| Ok(()))
+                .or(Ok(()))
+        })
+        .await
+        .unwrap();
+}
+
+/// Opens the benchmark database of `n` links, building it first if needed.
+pub fn open(rt: &tokio::runtime::Runtime, n: usize) -> LocalBackend {
+    let path = database(n);
+    let service = LocalService::open(&path, options()).unwrap();
+    rt.block_on(service.default_backend()).unwrap()
+}
