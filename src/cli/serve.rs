@@ -65,9 +65,11 @@ pub async fn run(ctx: &Context, args: ServeArgs) -> CliResult {
         ..
     } = &ctx.profile
     else {
-        // Names the profile and what to do.
-        ctx.service("serve")?;
-        unreachable!("service() refuses remote profiles");
+        // The context's refusal names the profile and what to do instead.
+        return Err(ctx
+            .service("serve")
+            .err()
+            .unwrap_or_else(|| CliError::usage("serve needs a local profile")));
     };
     let mut opts = options(ctx, &args)?;
     let listener = tokio::net::TcpListener::bind(opts.listen)

@@ -11,7 +11,6 @@ use axum::http::{HeaderMap, HeaderValue, StatusCode, header};
 use axum::middleware::{self, Next};
 use axum::response::{IntoResponse, Response};
 use axum::routing::get;
-use serde_json::Value;
 
 use super::error::ApiError;
 use super::form::{FormSpec, check_form_content_type, pairs, parse_form};
@@ -176,7 +175,7 @@ fn record_id(raw: &str) -> Result<Id, ApiError> {
         .ok_or(ApiError::Domain(Error::not_found("record")))
 }
 
-fn json(status: StatusCode, body: Value) -> Response {
+fn json(status: StatusCode, body: impl serde::Serialize) -> Response {
     (status, axum::Json(body)).into_response()
 }
 

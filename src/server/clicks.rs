@@ -307,3 +307,98 @@ async fn write(
     ledger.writes_finished.fetch_add(1, Ordering::AcqRel);
     outcome
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn link(limit: u32, rotation: usize) -> ResolvedLink {
+        ResolvedLink {
+            id: 1,
+            owner_id: 1,
+            alias: "a".into(),
+            url: "https://example.com".into(),
+            password_hash: None,
+            disabled: false,
+            public: false,
+            expiration_url: None,
+            expiration_clicks: limit,
+            ends_at: None,
+            clicks: 0,
+            target_type: if rotation > 0 {
+                TargetType::Rotation
+            } else {
+                TargetType::None
+            },
+            geo: vec![],
+            platform: vec![],
+            rotation: (0..rotation)
+                .map(|i| format!("https://r{i}.example"))
+                .collect(),
+            last_rotation: 0,
+        }
+    }
+
+    #[test]
+    fn reservations_stop_exactly_at_the_limit_from_many_threads() {
+        let ledger = std::sync::Arc::new(Ledger::default());
+        let l = std::sync::Arc::new(link(100, 0));
+        let counted: usize = (0..4)
+            .map(|_| {
+                let (ledger, l) = (ledger.clone(), l.clone());
+                std::thread::spawn(move || {
+                    (0..100)
+                        .filter(|_| ledger.reserve(&l) != Reservation::Exhausted)
+                        .count()
+                })
+            })
+            .map(|t| t.join().unwrap())
+            .sum();
+        assert_eq!(counted, 100);
+        assert!(ledger.exhausted(&l));
+        assert_eq!(ledger.clicks(&l), 100);
+    }
+
+    #[test]
+    fn rotation_is_plain_round_robin() {
+        let ledger = Ledger::default();
+        let l = link(0, 3);
+        let order: Vec<Option<usize>> = (0..7)
+            .map(|_| match ledger.reserve(&l) {
+                Reservation::Counted { rotation } => rotation,
+                Reservation::Exhausted => panic!("no limit"),
+            })
+            .collect();
+        let want: Vec<Option<usize>> = [0, 1, 2, 0, 1, 2, 0].into_iter().map(Some).collect();
+        assert_eq!(order, want);
+    }
+
+    #[test]
+    fn a_read_overlapping_a_write_does_not_reset_counts() {
+        let ledger = Ledger::default();
+        let l = link(10, 0);
+        ledger.reserve(&l);
+        let token = ledger.read_token();
+        ledger.writes_started.fetch_add(1, Ordering::AcqRel);
+        // The database still says 0, but a write began meanwhile: keep what we know.
+        ledger.observed(token, &l);
+        assert_eq!(ledger.clicks(&l), 1);
+        assert_eq!(
+            ledger.read_token(),
+            None,
+            "no clean read while a write is in flight"
+        );
+        ledger.writes_finished.fetch_add(1, Ordering::AcqRel);
+        let token = ledger.read_token();
+        let elsewhere = ResolvedLink {
+            clicks: 5,
+            ..link(10, 0)
+        };
+        ledger.observed(token, &elsewhere);
+        assert_eq!(
+            ledger.clicks(&l),
+            6,
+            "known from the database plus the pending click"
+        );
+    }
+}

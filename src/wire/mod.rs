@@ -138,8 +138,45 @@ pub fn domain_record(domain: &Domain) -> DomainRecord<'_> {
 
 /// `{"data": record, "status": 200}`: the body of show, create and update (create answers HTTP
 /// 201 with the same body, as phpShort does).
-pub fn single(data: impl Serialize) -> Value {
-    json!({ "data": data, "status": 200 })
+#[derive(Debug, Clone, Serialize)]
+pub struct Single<T> {
+    pub data: T,
+    pub status: u16,
+}
+
+pub fn single<T: Serialize>(data: T) -> Single<T> {
+    Single { data, status: 200 }
+}
+
+/// The `links` of a list: page URLs that keep every filter.
+#[derive(Debug, Clone, Serialize)]
+pub struct PageLinks {
+    pub first: String,
+    pub last: String,
+    pub prev: Option<String>,
+    pub next: Option<String>,
+}
+
+/// The `meta` of a list.
+#[derive(Debug, Clone, Serialize)]
+pub struct PageMeta {
+    pub current_page: u32,
+    /// 1-based position of the first record on the page; null when the page is empty.
+    pub from: Option<u64>,
+    pub last_page: u32,
+    pub path: String,
+    pub per_page: u32,
+    pub to: Option<u64>,
+    pub total: u64,
+}
+
+/// A list envelope.
+#[derive(Debug, Clone, Serialize)]
+pub struct List<R> {
+    pub data: Vec<R>,
+    pub links: PageLinks,
+    pub meta: PageMeta,
+    pub status: u16,
 }
 
 /// The list envelope. `page_url(n)` builds the URL of page `n` keeping every filter; `path` is
@@ -149,35 +186,34 @@ pub fn list<'a, T, R: Serialize>(
     record: impl Fn(&'a T) -> R,
     path: &str,
     page_url: impl Fn(u32) -> String,
-) -> Value {
+) -> List<R> {
     let last = page.last_page();
     let count = page.items.len() as u64;
     let (from, to) = if count == 0 {
-        (Value::Null, Value::Null)
+        (None, None)
     } else {
-        let from = u64::from(page.page - 1) * u64::from(page.per_page) + 1;
-        (json!(from), json!(from + count - 1))
+        let from = u64::from(page.page.saturating_sub(1)) * u64::from(page.per_page) + 1;
+        (Some(from), Some(from + count - 1))
     };
-    let data: Vec<R> = page.items.iter().map(record).collect();
-    json!({
-        "data": data,
-        "links": {
-            "first": page_url(1),
-            "last": page_url(last),
-            "prev": (page.page > 1).then(|| page_url((page.page - 1).min(last))),
-            "next": (page.page < last).then(|| page_url(page.page + 1)),
+    List {
+        data: page.items.iter().map(record).collect(),
+        links: PageLinks {
+            first: page_url(1),
+            last: page_url(last),
+            prev: (page.page > 1).then(|| page_url((page.page - 1).min(last))),
+            next: (page.page < last).then(|| page_url(page.page + 1)),
         },
-        "meta": {
-            "current_page": page.page,
-            "from": from,
-            "last_page": last,
-            "path": path,
-            "per_page": page.per_page,
-            "to": to,
-            "total": page.total,
+        meta: PageMeta {
+            current_page: page.page,
+            from,
+            last_page: last,
+            path: path.to_owned(),
+            per_page: page.per_page,
+            to,
+            total: page.total,
         },
-        "status": 200,
-    })
+        status: 200,
+    }
 }
 
 /// What a delete answers.
@@ -207,7 +243,13 @@ mod tests {
             per_page: 10,
             total: 13,
         };
-        let v = list(&page, |n| *n, "http://x/api/v1/links", |n| format!("p{n}"));
+        let v = serde_json::to_value(list(
+            &page,
+            |n| *n,
+            "http://x/api/v1/links",
+            |n| format!("p{n}"),
+        ))
+        .unwrap();
         assert_eq!(v["meta"]["from"], 11);
         assert_eq!(v["meta"]["to"], 13);
         assert_eq!(v["meta"]["last_page"], 2);
@@ -223,7 +265,7 @@ mod tests {
             per_page: 10,
             total: 0,
         };
-        let v = list(&page, |n| *n, "p", |n| n.to_string());
+        let v = serde_json::to_value(list(&page, |n| *n, "p", |n| n.to_string())).unwrap();
         assert_eq!(v["meta"]["from"], Value::Null);
         assert_eq!(v["meta"]["last_page"], 1);
     }

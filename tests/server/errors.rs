@@ -373,3 +373,79 @@ async fn keys_are_stored_only_as_digests() {
         tokio::time::sleep(std::time::Duration::from_millis(20)).await;
     }
 }
+
+/// Garbage in every shape (random bytes, broken escapes, deep brackets, huge indices, mixed
+/// valid fields) never gets a 5xx or a non-JSON answer.
+#[tokio::test]
+async fn random_bodies_and_queries_never_break_the_api() {
+    use rand::{Rng, SeedableRng};
+    let s = TestServer::start_with(linkdeck::server::ServeOptions {
+        api_rate_limit: 0,
+        ..Default::default()
+    })
+    .await;
+    let fragments: &[&[u8]] = &[
+        b"url=https://example.com",
+        b"alias=ok",
+        b"geo[0][key]=US",
+        b"geo[0][value]=https://u.example",
+        b"geo[99999999999999999999][key]=x",
+        b"rotation[][value]=x",
+        b"platform[0][key][deep][deeper]=x",
+        b"%",
+        b"%zz",
+        b"%C3",
+        b"=",
+        b"&&&",
+        b"a[b]c=d",
+        b"target_type=3",
+        b"expiration_clicks=99999999999999999999",
+        b"expiration_date=2030-13-45",
+        b"expiration_time=25:61",
+        b"space=-1",
+        b"domain=abc",
+        b"password=\xff\xfe",
+        b"\x00\x01\x02",
+        b"url=javascript:alert(1)",
+    ];
+    let mut rng = rand::rngs::StdRng::seed_from_u64(7);
+    for round in 0..150 {
+        let mut body = Vec::new();
+        for _ in 0..rng.random_range(0..6) {
+            if rng.random_bool(0.2) {
+                body.extend((0..rng.random_range(1..20)).map(|_| rng.random::<u8>()));
+            } else {
+                body.extend_from_slice(fragments[rng.random_range(0..fragments.len())]);
+            }
+            body.push(b'&');
+        }
+        let (method, path) = match round % 4 {
+            0 => (Method::POST, "/api/v1/links".to_owned()),
+            1 => (Method::PATCH, "/api/v1/links/1".to_owned()),
+            2 => (Method::POST, "/api/v1/spaces".to_owned()),
+            _ => {
+                let query: String = body.iter().map(|b| format!("%{b:02X}")).collect();
+                (Method::GET, format!("/api/v1/links?{query}"))
+            }
+        };
+        let response = s
+            .api(method.clone(), &path)
+            .header("content-type", "application/x-www-form-urlencoded")
+            .body(body.clone())
+            .send()
+            .await
+            .unwrap();
+        let status = response.status();
+        let (_, _, json_body) = json(response).await;
+        assert!(
+            !status.is_server_error(),
+            "{method} {path} {:?} → {status}: {json_body}",
+            String::from_utf8_lossy(&body)
+        );
+        let answered = json_body["message"].is_string()
+            || json_body["message"].is_object()
+            || json_body["data"].is_object()
+            || json_body["data"].is_array();
+        assert!(answered, "{status}: {json_body}");
+    }
+}

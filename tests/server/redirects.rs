@@ -745,3 +745,46 @@ async fn edits_by_another_process_are_seen_promptly() {
     // Every visit before the edit was seen is stored, despite the other writer.
     assert_eq!(s.stored_clicks(id(&link)).await, (redirects, redirects));
 }
+
+#[tokio::test]
+async fn visits_of_a_link_deleted_before_the_write_are_dropped_not_fatal() {
+    let mut s = TestServer::start_with(ServeOptions {
+        flush_interval: std::time::Duration::from_secs(3600),
+        flush_batch: 1_000_000,
+        ..Default::default()
+    })
+    .await;
+    let gone = s
+        .create_link(&[("url", "https://example.com/gone"), ("alias", "gone")])
+        .await;
+    let kept = s
+        .create_link(&[("url", "https://example.com/kept"), ("alias", "kept")])
+        .await;
+    for _ in 0..3 {
+        s.visit("/gone", &[]).await;
+        s.visit("/kept", &[]).await;
+    }
+    let (status, _, _) = json(
+        s.api(Method::DELETE, &format!("/api/v1/links/{}", id(&gone)))
+            .send()
+            .await
+            .unwrap(),
+    )
+    .await;
+    assert_eq!(status, StatusCode::OK);
+    let (status, _, _) = body(s.visit("/gone", &[]).await).await;
+    assert_eq!(status, StatusCode::NOT_FOUND);
+    s.stop().await;
+    assert_eq!(s.stored_clicks(id(&kept)).await, (3, 3));
+    let orphans: i64 = s
+        .service
+        .db()
+        .read(|conn| {
+            Ok(conn
+                .query_row("SELECT count(*) FROM visits", [], |r| r.get(0))
+                .unwrap())
+        })
+        .await
+        .unwrap();
+    assert_eq!(orphans, 3, "only the kept link's visits are stored");
+}
