@@ -2,6 +2,10 @@
 //! `TestBackend`, and the backend is a real `LocalBackend` on a temporary database. Every wait is
 //! for something to appear on screen, under a timeout.
 
+/// The link and space forms (self-contained, with their own harness).
+#[path = "tui/forms.rs"]
+mod forms;
+
 use std::io;
 use std::sync::{Arc, Mutex};
 use std::time::Duration;

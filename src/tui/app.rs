@@ -14,6 +14,8 @@ use ratatui::layout::{Alignment, Constraint, Layout, Position, Rect};
 use ratatui::text::{Line, Span};
 use ratatui::widgets::{Paragraph, Widget, Wrap};
 
+mod forms;
+
 use super::filter::{FilterBar, FilterOutcome, Named};
 use super::format;
 use super::keys::{Action, Key, KeyMap};
@@ -97,6 +99,8 @@ pub struct App {
     size: Rect,
     quit: bool,
     commands: Vec<Command>,
+    /// The open link or space form (see `app/forms.rs`).
+    forms: forms::Forms,
 }
 
 impl App {
@@ -119,6 +123,7 @@ impl App {
             size,
             quit: false,
             commands: Vec::new(),
+            forms: forms::Forms::default(),
         };
         app.fetch_spaces();
         app.fetch_domains();
@@ -254,7 +259,7 @@ impl App {
                 let key = self.cfg.keys.key(k);
                 self.handle_key(key);
             }
-            Event::Paste(text) if self.modal.is_none() => {
+            Event::Paste(text) if !self.form_paste(&text) && self.modal.is_none() => {
                 self.filter.paste(&text, Instant::now());
             }
             Event::Mouse(mouse) if self.cfg.mouse => self.handle_mouse(mouse),
@@ -269,6 +274,9 @@ impl App {
     pub fn handle_key(&mut self, key: Key) {
         if key.is_ctrl('c') {
             self.quit = true;
+            return;
+        }
+        if self.form_key(key) {
             return;
         }
         if let Some(modal) = &mut self.modal {
@@ -375,13 +383,8 @@ impl App {
                 }
                 None => self.toast(ToastKind::Error, "Domains are not loaded yet"),
             },
-            Action::New => self.open_link_form(None),
-            Action::Edit => {
-                let link = self.links.selected().cloned();
-                if self.pane == Pane::Links && link.is_some() {
-                    self.open_link_form(link);
-                }
-            }
+            Action::New => self.open_new_form(),
+            Action::Edit => self.open_edit_form(),
             Action::Delete
             | Action::ToggleDisabled
             | Action::CopyShortUrl
@@ -397,14 +400,6 @@ impl App {
                 }
             },
         }
-    }
-
-    /// Where the link form opens (a later version): `None` for a new link.
-    fn open_link_form(&mut self, _link: Option<Link>) {
-        self.toast(
-            ToastKind::Info,
-            "The link form comes in a later version; use `linkdeck links create`",
-        );
     }
 
     fn link_action(&mut self, action: Action) {
@@ -442,7 +437,7 @@ impl App {
 
     fn handle_mouse(&mut self, mouse: MouseEvent) {
         let main = areas(self.size).main;
-        if self.modal.is_some() {
+        if self.modal.is_some() || self.form_is_open() {
             return;
         }
         let step = |app: &mut App, action| {
@@ -491,6 +486,7 @@ impl App {
                     self.toast(ToastKind::Error, format!("Could not load links: {message}"));
                 }
                 self.sync();
+                self.select_saved();
             }
             Msg::Spaces { req, result } => {
                 self.answered(req);
@@ -503,6 +499,7 @@ impl App {
                         format!("Could not load spaces: {message}"),
                     );
                 }
+                self.select_saved();
             }
             Msg::Domains { req, result } => {
                 self.answered(req);
@@ -535,6 +532,7 @@ impl App {
                     Err(e) => self.toast(ToastKind::Error, describe(&e, "the link")),
                 }
             }
+            Msg::LinkSaved { .. } | Msg::SpaceSaved { .. } => self.form_saved(msg),
             Msg::Desktop(Ok(text)) => self.toast(ToastKind::Info, text),
             Msg::Desktop(Err(text)) => self.toast(ToastKind::Error, text),
         }
@@ -593,7 +591,11 @@ impl App {
         if let Some(modal) = &self.modal {
             modal.render(a.main, buf, theme, &self.cfg.keys);
         }
+        let form_cursor = self.render_form(area, buf);
         render_toasts(&self.toasts, a.main, buf, theme);
+        if self.form_is_open() {
+            return form_cursor;
+        }
         cursor.filter(|_| self.modal.is_none())
     }
 

@@ -7,6 +7,7 @@
 mod app;
 mod desktop;
 mod filter;
+mod form;
 mod format;
 mod keys;
 mod links;

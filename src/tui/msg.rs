@@ -1,6 +1,7 @@
 //! What flows through the app: answers from background work come back as [`Msg`]; what the app
 //! wants done outside itself leaves as [`Command`]. The app never awaits anything.
 
+use super::form::SaveRequest;
 use crate::domain::{Domain, Id, Link, LinkInput, LinkQuery, Page, Result, Space};
 
 /// Tags every backend call, so an answer to a question no longer asked (an older search, a page
@@ -33,6 +34,18 @@ pub enum Msg {
         req: RequestId,
         result: Result<Box<Link>>,
     },
+    /// A link form's save was answered.
+    LinkSaved {
+        req: RequestId,
+        created: bool,
+        result: Result<Box<Link>>,
+    },
+    /// A space form's save was answered.
+    SpaceSaved {
+        req: RequestId,
+        created: bool,
+        result: Result<Space>,
+    },
     /// The clipboard or browser did (`Ok`, with what to tell the person) or failed.
     Desktop(std::result::Result<String, String>),
 }
@@ -59,6 +72,11 @@ pub enum Command {
         req: RequestId,
         id: Id,
         input: Box<LinkInput>,
+    },
+    /// A form's create or update; answers [`Msg::LinkSaved`] or [`Msg::SpaceSaved`].
+    Save {
+        req: RequestId,
+        request: Box<SaveRequest>,
     },
     /// Copy to the clipboard; `what` names it in the toast.
     Copy {

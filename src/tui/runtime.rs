@@ -119,6 +119,11 @@ fn execute(
                     let _ = tx.send(Msg::LinkUpdated { req, result });
                 });
             }
+            Command::Save { req, request } => {
+                tokio::spawn(async move {
+                    let _ = tx.send(request.send(backend.as_ref(), req).await);
+                });
+            }
             Command::Copy { text, what } => {
                 let result = desktop
                     .copy(&text)

@@ -32,6 +32,10 @@ impl SpacesView {
         &self.items
     }
 
+    pub fn selected(&self) -> Option<&Space> {
+        self.items.get(self.cursor)
+    }
+
     pub fn expect(&mut self, req: RequestId) {
         self.expected = Some(req);
     }
