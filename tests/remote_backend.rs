@@ -400,7 +400,9 @@ async fn every_command_works_on_a_remote_profile() {
     // Commands of the embedded database say they are local-only.
     for args in [
         &["domains", "add", "x.example"][..],
+        &["domains", "remove", "sho.rt"][..],
         &["owners", "list"][..],
+        &["keys", "list"][..],
     ] {
         let (code, _, stderr) = bounded(cli.run(args)).await;
         assert_ne!(code, 0);
