@@ -801,6 +801,34 @@ fn csv_export_import_round_trip() {
 }
 
 #[test]
+fn export_walks_every_link_once_across_batches() {
+    // More links than two export batches, with a gap in the ids where some were deleted.
+    let env = Env::new();
+    let links: Vec<String> = (0..2_345)
+        .map(|i| format!(r#"{{"url": "https://example.com/{i}", "alias": "l{i}"}}"#))
+        .collect();
+    let file = env.write(
+        "many.json",
+        &format!(r#"{{"version": 1, "links": [{}]}}"#, links.join(",")),
+    );
+    env.run(&["import", file.to_str().unwrap()]).ok();
+    for alias in ["l999", "l1000", "l1001"] {
+        env.run(&["links", "delete", alias]).ok();
+    }
+    let export = env.run(&["export", "--format", "csv"]).ok().stdout;
+    let aliases: Vec<&str> = export
+        .lines()
+        .skip(1)
+        .map(|line| line.split(',').nth(1).unwrap())
+        .collect();
+    let expected: Vec<String> = (0..2_345)
+        .filter(|i| !(999..=1001).contains(i))
+        .map(|i| format!("l{i}"))
+        .collect();
+    assert_eq!(aliases, expected);
+}
+
+#[test]
 fn export_to_stdout_and_formats() {
     let env = Env::new();
     fill(&env);

@@ -14,9 +14,10 @@ use super::error::{CliError, CliResult, Kind};
 use super::lookup::{all_domains, find_domain};
 use super::output::{plural, print, print_json};
 use crate::backend::Backend;
+use crate::backend::local::LocalBackend;
 use crate::domain::{
-    Error, FieldErrors, LinkInput, LinkQuery, Mode, SearchBy, Sort, SpaceInput, SpaceQuery,
-    StatusFilter, validate_link_input, validate_space_input,
+    Error, FieldErrors, Id, Link, LinkInput, LinkQuery, Mode, Sort, SpaceInput, SpaceQuery,
+    validate_link_input, validate_space_input,
 };
 use crate::transfer::{self, CsvWriter, Format, JsonWriter, LinkRecord, SpaceRecord};
 
@@ -372,17 +373,10 @@ async fn write_export<W: Write>(
     };
 
     // Oldest first, so an import recreates them in the same order.
-    let mut query = LinkQuery {
-        by: SearchBy::Title,
-        status: StatusFilter::All,
-        sort: Sort::Asc,
-        per_page: PER_PAGE_MAX,
-        ..LinkQuery::default()
-    };
     let tz = ctx.timezone();
-    loop {
-        let page = backend.list_links(&query).await?;
-        for link in &page.items {
+    let mut links = LinkBatches::new(ctx, backend).await?;
+    while let Some(batch) = links.next().await? {
+        for link in &batch {
             counts.links += 1;
             counts.passwords += usize::from(link.password);
             let record = LinkRecord::from_link(link, tz);
@@ -391,10 +385,6 @@ async fn write_export<W: Write>(
                 Writer::Csv(w) => w.link(&record).map_err(csv_err)?,
             }
         }
-        if !page.has_next() {
-            break;
-        }
-        query.page += 1;
     }
     match writer {
         Writer::Json(w) => {
@@ -406,6 +396,75 @@ async fn write_export<W: Write>(
     }
     Ok(counts)
 }
+
+/// Every link of the profile, oldest first, a batch at a time. A local database is walked by
+/// id (linear at any size); a server is paged through its list, the only way its API offers.
+enum LinkBatches<'a> {
+    Local {
+        backend: LocalBackend,
+        after: Id,
+        done: bool,
+    },
+    Paged {
+        backend: &'a dyn Backend,
+        query: LinkQuery,
+        done: bool,
+    },
+}
+
+impl<'a> LinkBatches<'a> {
+    async fn new(ctx: &Context, backend: &'a dyn Backend) -> CliResult<LinkBatches<'a>> {
+        Ok(if ctx.profile.is_local() {
+            LinkBatches::Local {
+                backend: ctx.local("export").await?,
+                after: 0,
+                done: false,
+            }
+        } else {
+            let query = LinkQuery {
+                sort: Sort::Asc,
+                per_page: PER_PAGE_MAX,
+                ..LinkQuery::default()
+            };
+            LinkBatches::Paged {
+                backend,
+                query,
+                done: false,
+            }
+        })
+    }
+
+    async fn next(&mut self) -> CliResult<Option<Vec<Link>>> {
+        match self {
+            LinkBatches::Local { done: true, .. } | LinkBatches::Paged { done: true, .. } => {
+                Ok(None)
+            }
+            LinkBatches::Local {
+                backend,
+                after,
+                done,
+            } => {
+                let batch = backend.links_after(*after, EXPORT_BATCH).await?;
+                *done = batch.len() < EXPORT_BATCH as usize;
+                *after = batch.last().map_or(*after, |l| l.id);
+                Ok(Some(batch))
+            }
+            LinkBatches::Paged {
+                backend,
+                query,
+                done,
+            } => {
+                let page = backend.list_links(query).await?;
+                *done = !page.has_next();
+                query.page += 1;
+                Ok(Some(page.items))
+            }
+        }
+    }
+}
+
+/// Links read per step of a local export.
+const EXPORT_BATCH: u32 = 1000;
 
 #[cfg(test)]
 mod tests {

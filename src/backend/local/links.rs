@@ -196,6 +196,18 @@ impl LocalBackend {
         link
     }
 
+    /// Up to `limit` of this owner's links with ids above `after`, oldest first. Walking the
+    /// whole table this way stays linear, where deep pages of a list would not.
+    pub async fn links_after(&self, after: Id, limit: u32) -> Result<Vec<Link>> {
+        let owner = self.owner_id();
+        let links = self
+            .service
+            .db()
+            .read(move |conn| store::after(conn, owner, after, limit))
+            .await?;
+        Ok(links.into_iter().map(|l| self.finish(l)).collect())
+    }
+
     pub(super) async fn link_list(&self, query: &LinkQuery) -> Result<Page<Link>> {
         query.validate()?;
         let owner = self.owner_id;

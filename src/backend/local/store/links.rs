@@ -309,6 +309,20 @@ pub fn get(conn: &Connection, owner: Id, id: Id) -> Result<Option<Link>> {
     .map_err(db_error)
 }
 
+/// Up to `limit` links of `owner` with ids above `after`, oldest first: a keyset scan that
+/// costs the same on the last batch of a million links as on the first (exports use it).
+pub fn after(conn: &Connection, owner: Id, after: Id, limit: u32) -> Result<Vec<Link>> {
+    conn.prepare_cached(&format!(
+        "SELECT {READ_COLUMNS} FROM {READ_FROM} WHERE l.owner_id = ?1 AND l.id > ?2 \
+         ORDER BY l.id ASC LIMIT ?3"
+    ))
+    .map_err(db_error)?
+    .query_map(params![owner, after, limit], link_from_row)
+    .map_err(db_error)?
+    .collect::<rusqlite::Result<Vec<_>>>()
+    .map_err(db_error)
+}
+
 /// What a list asks for, already validated; `now` decides which links count as expired.
 #[derive(Debug, Clone)]
 pub struct ListFilter<'a> {
