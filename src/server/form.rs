@@ -53,7 +53,7 @@ pub fn parse_form<T: DeserializeOwned>(body: &[u8], spec: &FormSpec) -> Result<T
             errors.add(name, "is not a known field");
         } else if spec.lists.contains(&name.as_str()) {
             check_rows(name, shape, row_fields, &mut errors);
-        } else if !matches!(shape, Shape::Text) {
+        } else if !matches!(shape, Shape::Text { .. }) {
             errors.add(name, "must be a single value, given once");
         }
     }
@@ -65,15 +65,26 @@ pub fn parse_form<T: DeserializeOwned>(body: &[u8], spec: &FormSpec) -> Result<T
 }
 
 fn check_rows(name: &str, shape: &Shape, row_fields: &[&str], errors: &mut FieldErrors) {
+    let how = format!("must be sent as {name}[N][key] and {name}[N][value], N from 0");
     let rows = match shape {
         // `geo=` sends an empty list.
-        Shape::Text => return,
+        Shape::Text { empty: true } => return,
+        Shape::Text { empty: false } => return errors.add(name, how),
         Shape::List(rows) => rows,
-        Shape::Map(_) => {
-            errors.add(
-                name,
-                format!("must be sent as {name}[N][key] and {name}[N][value]"),
-            );
+        // Some index is not a number (`geo[x][key]`): name each field sent that way.
+        Shape::Map(parts) => {
+            let mut named = false;
+            for (part, shape) in parts {
+                if let Shape::Map(cells) = shape {
+                    for cell in cells.keys() {
+                        errors.add(&format!("{name}.{part}.{cell}"), how.clone());
+                        named = true;
+                    }
+                }
+            }
+            if !named {
+                errors.add(name, how);
+            }
             return;
         }
     };
@@ -93,7 +104,7 @@ fn check_rows(name: &str, shape: &Shape, row_fields: &[&str], errors: &mut Field
             let field = format!("{name}.{i}.{cell}");
             if !row_fields.contains(&cell.as_str()) {
                 errors.add(&field, "is not a known field");
-            } else if !matches!(shape, Shape::Text) {
+            } else if !matches!(shape, Shape::Text { .. }) {
                 errors.add(&field, "must be a single value, given once");
             }
         }
@@ -130,7 +141,7 @@ impl<'de> de::Deserialize<'de> for Fields {
 
 /// What a field holds: text, a list (rows, or a scalar repeated), or named parts.
 enum Shape {
-    Text,
+    Text { empty: bool },
     List(Vec<Shape>),
     Map(BTreeMap<String, Shape>),
 }
@@ -143,23 +154,25 @@ impl<'de> de::Deserialize<'de> for Shape {
             fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
                 f.write_str("a value, a list or named parts")
             }
-            fn visit_str<E>(self, _: &str) -> Result<Shape, E> {
-                Ok(Shape::Text)
+            fn visit_str<E>(self, v: &str) -> Result<Shape, E> {
+                Ok(Shape::Text {
+                    empty: v.is_empty(),
+                })
             }
             fn visit_unit<E>(self) -> Result<Shape, E> {
-                Ok(Shape::Text)
+                Ok(Shape::Text { empty: true })
             }
             fn visit_bool<E>(self, _: bool) -> Result<Shape, E> {
-                Ok(Shape::Text)
+                Ok(Shape::Text { empty: false })
             }
             fn visit_i64<E>(self, _: i64) -> Result<Shape, E> {
-                Ok(Shape::Text)
+                Ok(Shape::Text { empty: false })
             }
             fn visit_u64<E>(self, _: u64) -> Result<Shape, E> {
-                Ok(Shape::Text)
+                Ok(Shape::Text { empty: false })
             }
             fn visit_f64<E>(self, _: f64) -> Result<Shape, E> {
-                Ok(Shape::Text)
+                Ok(Shape::Text { empty: false })
             }
             fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<Shape, A::Error> {
                 let mut rows = Vec::new();
@@ -335,6 +348,12 @@ mod tests {
         assert_eq!(fields(parse("url[]=x").unwrap_err()), ["url"]);
         assert_eq!(fields(parse("url[a]=x").unwrap_err()), ["url"]);
         assert_eq!(fields(parse("geo[0]=US").unwrap_err()), ["geo.0"]);
+        assert_eq!(fields(parse("geo=US").unwrap_err()), ["geo"]);
+        assert_eq!(
+            fields(parse("geo[x][key]=US&geo[x][value]=https://u.example").unwrap_err()),
+            ["geo.x.key", "geo.x.value"]
+        );
+        assert_eq!(parse("geo=").unwrap().geo, Some(vec![]));
         assert_eq!(fields(parse("alias=%FF%FE").unwrap_err()), ["alias"]);
         assert_eq!(fields(parse("%FF=1").unwrap_err()), ["body"]);
         let many: String = (0..=MAX_ROWS)
