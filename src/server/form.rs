@@ -35,7 +35,7 @@ pub struct FormSpec {
 
 /// Parses a form body into `T`, naming every unknown, repeated or malformed field in one error.
 pub fn parse_form<T: DeserializeOwned>(body: &[u8], spec: &FormSpec) -> Result<T, ApiError> {
-    let shapes: Fields = QS
+    let shapes: Fields<Shape> = QS
         .deserialize_bytes(body)
         .map_err(|e| ApiError::field("body", format!("cannot be read: {e}")))?;
     let known = struct_fields::<T>();
@@ -111,31 +111,31 @@ fn check_rows(name: &str, shape: &Shape, row_fields: &[&str], errors: &mut Field
     }
 }
 
-/// The top-level fields of a form, each with its shape or why it could not be read. Read by hand
-/// so one unreadable field does not hide the others.
-struct Fields(Vec<(String, Result<Shape, String>)>);
+/// The top-level fields of a form or query string, each with its value or why it could not be
+/// read. Read by hand so one unreadable field does not hide the others, and can be named.
+pub struct Fields<T>(pub Vec<(String, Result<T, String>)>);
 
-impl<'de> de::Deserialize<'de> for Fields {
+impl<'de, T: de::Deserialize<'de>> de::Deserialize<'de> for Fields<T> {
     fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-        struct V;
-        impl<'de> Visitor<'de> for V {
-            type Value = Fields;
+        struct V<T>(std::marker::PhantomData<T>);
+        impl<'de, T: de::Deserialize<'de>> Visitor<'de> for V<T> {
+            type Value = Fields<T>;
             fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
                 f.write_str("form fields")
             }
-            fn visit_unit<E>(self) -> Result<Fields, E> {
+            fn visit_unit<E>(self) -> Result<Fields<T>, E> {
                 Ok(Fields(Vec::new()))
             }
-            fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Fields, A::Error> {
+            fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Fields<T>, A::Error> {
                 let mut out = Vec::new();
                 while let Some(name) = map.next_key::<String>()? {
-                    let shape = map.next_value::<Shape>().map_err(|e| e.to_string());
-                    out.push((name, shape));
+                    let value = map.next_value::<T>().map_err(|e| e.to_string());
+                    out.push((name, value));
                 }
                 Ok(Fields(out))
             }
         }
-        d.deserialize_map(V)
+        d.deserialize_map(V(std::marker::PhantomData))
     }
 }
 

@@ -5,6 +5,7 @@
 use std::collections::BTreeMap;
 
 use super::error::ApiError;
+use super::form::Fields;
 use crate::domain::{FieldErrors, Id, LinkQuery, SearchBy, Sort, SpaceQuery, StatusFilter};
 
 struct Params(BTreeMap<String, String>);
@@ -13,16 +14,23 @@ impl Params {
     fn read(raw: Option<&str>, known: &[&str]) -> Result<Params, ApiError> {
         // Flat keys (no bracket nesting): every value of every parameter, so a repeated one can
         // be named rather than silently resolved.
-        let all: BTreeMap<String, Vec<String>> = serde_qs::Config::new()
+        let all: Fields<Vec<String>> = serde_qs::Config::new()
             .max_depth(0)
             .deserialize_str(raw.unwrap_or(""))
             .map_err(|e| ApiError::field("query", format!("cannot be read: {e}")))?;
         let mut errors = FieldErrors::default();
         let mut map = BTreeMap::new();
-        for (k, mut values) in all {
+        for (k, values) in all.0 {
             if !known.contains(&k.as_str()) {
                 continue;
             }
+            let mut values = match values {
+                Ok(values) => values,
+                Err(e) => {
+                    errors.add(&k, format!("cannot be read: {e}"));
+                    continue;
+                }
+            };
             if values.len() > 1 {
                 errors.add(&k, "is given more than once");
             } else if let Some(v) = values.pop().filter(|v| !v.trim().is_empty()) {
