@@ -19,10 +19,18 @@ use crate::domain::{Error, LinkInput, LinkQuery, Result, SpaceInput, SpaceQuery,
 pub fn link_form(input: &LinkInput) -> Result<String> {
     // serde_qs 1.x writes an empty list as `geo=`, which PHP reads as a string, not a list:
     // empty lists are left out here and sent as one blank row below.
+    // A row with neither field would write nothing and leave a gap in the row numbers, which
+    // the server refuses: it goes out as an empty value instead, keeping every later row's
+    // index (and so the index its errors are named by).
     let mut lists = input.clone();
     for list in [&mut lists.geo, &mut lists.platform, &mut lists.rotation] {
         if list.as_ref().is_some_and(Vec::is_empty) {
             *list = None;
+        }
+        for row in list.iter_mut().flatten() {
+            if row.key.is_none() && row.value.is_none() {
+                row.value = Some(String::new());
+            }
         }
     }
     let mut body = serde_qs::to_string(&lists)
@@ -119,6 +127,23 @@ mod tests {
         assert_eq!(
             link_form(&input).unwrap(),
             "password=&rotation[0][value]=https://a.example"
+        );
+    }
+
+    #[test]
+    fn a_row_with_no_fields_keeps_its_place() {
+        let input = LinkInput {
+            geo: Some(vec![
+                RuleInput::new("US", "https://u.example"),
+                RuleInput::default(),
+                RuleInput::new("DE", "https://d.example"),
+            ]),
+            ..Default::default()
+        };
+        assert_eq!(
+            link_form(&input).unwrap(),
+            "geo[0][key]=US&geo[0][value]=https://u.example&geo[1][value]=\
+             &geo[2][key]=DE&geo[2][value]=https://d.example"
         );
     }
 
