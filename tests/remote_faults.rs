@@ -441,8 +441,8 @@ async fn every_request_carries_the_key_and_asks_for_json_and_writes_are_forms() 
     );
     assert_eq!(
         seen[0].body,
-        "url=https%3A%2F%2Fexample.com&target_type=2\
-         &platform[0][key]=Chrome+OS&platform[0][value]=https%3A%2F%2Fcros.example"
+        "url=https://example.com&target_type=2\
+         &platform[0][key]=Chrome+OS&platform[0][value]=https://cros.example"
     );
 }
 

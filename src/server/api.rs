@@ -13,7 +13,7 @@ use axum::response::{IntoResponse, Response};
 use axum::routing::get;
 
 use super::error::ApiError;
-use super::form::{FormSpec, check_form_content_type, pairs, parse_form};
+use super::form::{FormSpec, check_form_content_type, parse_form};
 use super::{AppState, params};
 use crate::backend::Backend;
 use crate::domain::{Error, Id, LinkInput, SpaceInput};
@@ -37,27 +37,10 @@ pub enum LimitKey {
 }
 
 const LINK_FORM: FormSpec = FormSpec {
-    scalars: &[
-        "url",
-        "alias",
-        "password",
-        "space",
-        "domain",
-        "disabled",
-        "public",
-        "expiration_url",
-        "expiration_date",
-        "expiration_time",
-        "expiration_clicks",
-        "target_type",
-    ],
     lists: &["geo", "platform", "rotation"],
 };
 
-const SPACE_FORM: FormSpec = FormSpec {
-    scalars: &["name", "color"],
-    lists: &[],
-};
+const SPACE_FORM: FormSpec = FormSpec { lists: &[] };
 
 pub fn router(state: Arc<AppState>) -> Router<Arc<AppState>> {
     let v1 = Router::new()
@@ -185,8 +168,7 @@ fn form<T: serde::de::DeserializeOwned>(
     spec: &FormSpec,
 ) -> Result<T, ApiError> {
     check_form_content_type(headers, body.len())?;
-    let pairs = pairs(body, "body")?;
-    parse_form(&pairs, spec)
+    parse_form(body, spec)
 }
 
 fn url_of(state: &AppState, path: &str, query: String) -> String {

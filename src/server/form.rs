@@ -1,163 +1,237 @@
-//! Reading `application/x-www-form-urlencoded` bodies and query strings strictly: every byte
-//! must decode to UTF-8, every field must be known, scalars come once, and targeting lists must
-//! look like `geo[0][key]` (brackets sent plain or percent-encoded alike).
+//! Reading `application/x-www-form-urlencoded` bodies with `serde_qs`, strictly: every field must
+//! be known, scalars come once, targeting lists look like `geo[0][key]` with rows numbered from 0
+//! without gaps (brackets sent plain or percent-encoded alike), and anything unreadable is a 422
+//! naming the field — or `body` — never a 500.
+//!
+//! Two passes over the same bytes: the first reads only the shape of each top-level field, so
+//! every problem can be named at once; the second deserializes into the input type. An empty
+//! value (`password=`) stays `Some("")`, which clears a field on update.
 
 use std::collections::BTreeMap;
+use std::fmt;
 
 use axum::http::{HeaderMap, StatusCode, header};
-use serde::de::DeserializeOwned;
-use serde_json::Value;
+use serde::de::{self, DeserializeOwned, Deserializer, IgnoredAny, MapAccess, SeqAccess, Visitor};
+use serde_qs::{Config, DuplicateKeyBehavior};
 
 use super::error::ApiError;
-use crate::domain::FieldErrors;
+use crate::domain::{FieldErrors, RuleInput};
 
 /// Rows a targeting list may have in one request.
 pub const MAX_ROWS: usize = 100;
 
-/// One `key=value` pair after percent-decoding.
-pub type Pair = (String, String);
+/// Form encoding decodes `%5B`/`%5D` as brackets; a repeated scalar is an error, not "last wins";
+/// `geo[0][key]` is as deep as a form goes.
+const QS: Config = Config::new()
+    .use_form_encoding(true)
+    .duplicate_key_behavior(DuplicateKeyBehavior::Error)
+    .max_depth(2);
 
-fn hex(b: u8) -> Option<u8> {
-    match b {
-        b'0'..=b'9' => Some(b - b'0'),
-        b'a'..=b'f' => Some(b - b'a' + 10),
-        b'A'..=b'F' => Some(b - b'A' + 10),
-        _ => None,
-    }
-}
-
-/// Form decoding of one component (`+` is a space); `None` when it is not UTF-8 or holds a
-/// broken `%` escape.
-fn decode(raw: &[u8]) -> Option<String> {
-    let mut out = Vec::with_capacity(raw.len());
-    let mut i = 0;
-    while i < raw.len() {
-        match raw[i] {
-            b'+' => out.push(b' '),
-            b'%' => {
-                let hi = raw.get(i + 1).copied().and_then(hex)?;
-                let lo = raw.get(i + 2).copied().and_then(hex)?;
-                out.push(hi << 4 | lo);
-                i += 2;
-            }
-            b => out.push(b),
-        }
-        i += 1;
-    }
-    String::from_utf8(out).ok()
-}
-
-/// Splits and decodes `a=1&b=2`. A pair that does not decode is reported under its field name
-/// (or `body` when even the name is unreadable).
-pub fn pairs(raw: &[u8], what: &str) -> Result<Vec<Pair>, FieldErrors> {
-    let mut errors = FieldErrors::default();
-    let mut out = Vec::new();
-    for part in raw.split(|b| *b == b'&').filter(|p| !p.is_empty()) {
-        let (k, v) = match part.iter().position(|b| *b == b'=') {
-            Some(at) => (&part[..at], &part[at + 1..]),
-            None => (part, &[][..]),
-        };
-        match (decode(k), decode(v)) {
-            (Some(k), Some(v)) => out.push((k, v)),
-            (Some(k), None) => {
-                errors.add(&dotted(&k), "is not valid UTF-8 or holds a broken % escape")
-            }
-            (None, _) => errors.add(
-                what,
-                "holds a field name that is not valid UTF-8 or has a broken % escape",
-            ),
-        }
-    }
-    errors.into_result(out)
-}
-
-/// `geo[0][key]` → `geo.0.key`, the name errors use.
-pub fn dotted(key: &str) -> String {
-    key.replace("][", ".")
-        .replace(['[', ']'], ".")
-        .trim_end_matches('.')
-        .to_owned()
-}
-
-/// The shape of a form a handler accepts.
+/// Which fields of a form are targeting lists (`name[i][key]` / `name[i][value]`); every other
+/// field the input type has is a scalar.
 pub struct FormSpec {
-    /// Fields given once, as `name=value`.
-    pub scalars: &'static [&'static str],
-    /// Lists given as `name[i][key]` / `name[i][value]`.
     pub lists: &'static [&'static str],
 }
 
-/// Checks the pairs against `spec` and deserializes them into `T`.
-pub fn parse_form<T: DeserializeOwned>(pairs: &[Pair], spec: &FormSpec) -> Result<T, ApiError> {
+/// Parses a form body into `T`, naming every unknown, repeated or malformed field in one error.
+pub fn parse_form<T: DeserializeOwned>(body: &[u8], spec: &FormSpec) -> Result<T, ApiError> {
+    let shapes: Fields<Shape> = QS
+        .deserialize_bytes(body)
+        .map_err(|e| ApiError::field("body", format!("cannot be read: {e}")))?;
+    let known = struct_fields::<T>();
+    let row_fields = struct_fields::<RuleInput>();
     let mut errors = FieldErrors::default();
-    let mut scalars = serde_json::Map::new();
-    // list name → row index → the row's fields
-    let mut rows: BTreeMap<&str, BTreeMap<usize, serde_json::Map<String, Value>>> = BTreeMap::new();
-    for (key, value) in pairs {
-        let (name, rest) = match key.find('[') {
-            Some(at) => (&key[..at], &key[at..]),
-            None => (key.as_str(), ""),
+    for (name, shape) in &shapes.0 {
+        let shape = match shape {
+            Ok(shape) => shape,
+            Err(e) if spec.lists.contains(&name.as_str()) => {
+                errors.add(
+                    name,
+                    format!("cannot be read (rows are numbered from 0 without gaps): {e}"),
+                );
+                continue;
+            }
+            Err(e) => {
+                errors.add(name, format!("cannot be read: {e}"));
+                continue;
+            }
         };
-        if let Some(&list) = spec.lists.iter().find(|l| **l == name) {
-            match list_index(rest) {
-                Some((index, sub)) if index < MAX_ROWS => {
-                    let row = rows.entry(list).or_default().entry(index).or_default();
-                    if row
-                        .insert(sub.to_owned(), Value::String(value.clone()))
-                        .is_some()
-                    {
-                        errors.add(&dotted(key), "is given more than once");
-                    }
-                }
-                Some(_) => errors.add(list, format!("may have at most {MAX_ROWS} rows")),
-                None => errors.add(
-                    &dotted(key),
-                    format!("must be sent as {list}[N][key] and {list}[N][value]"),
-                ),
-            }
-        } else if spec.scalars.contains(&name) {
-            if !rest.is_empty() {
-                errors.add(&dotted(key), "must be a single value");
-            } else if scalars
-                .insert(name.to_owned(), Value::String(value.clone()))
-                .is_some()
-            {
-                errors.add(name, "is given more than once");
-            }
-        } else if name.is_empty() {
-            errors.add(&dotted(key), "is not a field name");
-        } else {
-            errors.add(&dotted(name), "is not a known field");
+        if !known.contains(&name.as_str()) {
+            errors.add(name, "is not a known field");
+        } else if spec.lists.contains(&name.as_str()) {
+            check_rows(name, shape, row_fields, &mut errors);
+        } else if !matches!(shape, Shape::Text { .. }) {
+            errors.add(name, "must be a single value, given once");
         }
     }
     if !errors.is_empty() {
         return Err(errors.into());
     }
-    for (list, mut given) in rows {
-        // Missing indices become blank rows (which validation skips), so error names keep the
-        // sender's indices.
-        let last = given.keys().next_back().copied().unwrap_or(0);
-        let list_rows: Vec<Value> = (0..=last)
-            .map(|i| Value::Object(given.remove(&i).unwrap_or_default()))
-            .collect();
-        scalars.insert(list.to_owned(), Value::Array(list_rows));
-    }
-    // Through JSON rather than a query-string deserializer: an empty value must stay
-    // `Some("")` (it clears a field on update), not become `None`.
-    serde_json::from_value::<T>(Value::Object(scalars))
+    QS.deserialize_bytes(body)
         .map_err(|e| ApiError::field("body", format!("cannot be read: {e}")))
 }
 
-/// `[3][key]` → `(3, "key")`.
-fn list_index(rest: &str) -> Option<(usize, &str)> {
-    let rest = rest.strip_prefix('[')?;
-    let (index, rest) = rest.split_once(']')?;
-    if index.is_empty() || index.len() > 6 || !index.bytes().all(|b| b.is_ascii_digit()) {
-        return None;
+fn check_rows(name: &str, shape: &Shape, row_fields: &[&str], errors: &mut FieldErrors) {
+    let how = format!("must be sent as {name}[N][key] and {name}[N][value], N from 0");
+    let rows = match shape {
+        // `geo=` sends an empty list.
+        Shape::Text { empty: true } => return,
+        Shape::Text { empty: false } => return errors.add(name, how),
+        Shape::List(rows) => rows,
+        // Some index is not a number (`geo[x][key]`): name each field sent that way.
+        Shape::Map(parts) => {
+            let mut named = false;
+            for (part, shape) in parts {
+                if let Shape::Map(cells) = shape {
+                    for cell in cells.keys() {
+                        errors.add(&format!("{name}.{part}.{cell}"), how.clone());
+                        named = true;
+                    }
+                }
+            }
+            if !named {
+                errors.add(name, how);
+            }
+            return;
+        }
+    };
+    if rows.len() > MAX_ROWS {
+        errors.add(name, format!("may have at most {MAX_ROWS} rows"));
+        return;
     }
-    let sub = rest.strip_prefix('[')?.strip_suffix(']')?;
-    let index: usize = index.parse().ok()?;
-    matches!(sub, "key" | "value").then_some((index, sub))
+    for (i, row) in rows.iter().enumerate() {
+        let Shape::Map(cells) = row else {
+            errors.add(
+                &format!("{name}.{i}"),
+                format!("must be sent as {name}[{i}][key] and {name}[{i}][value]"),
+            );
+            continue;
+        };
+        for (cell, shape) in cells {
+            let field = format!("{name}.{i}.{cell}");
+            if !row_fields.contains(&cell.as_str()) {
+                errors.add(&field, "is not a known field");
+            } else if !matches!(shape, Shape::Text { .. }) {
+                errors.add(&field, "must be a single value, given once");
+            }
+        }
+    }
+}
+
+/// The top-level fields of a form or query string, each with its value or why it could not be
+/// read. Read by hand so one unreadable field does not hide the others, and can be named.
+pub struct Fields<T>(pub Vec<(String, Result<T, String>)>);
+
+impl<'de, T: de::Deserialize<'de>> de::Deserialize<'de> for Fields<T> {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        struct V<T>(std::marker::PhantomData<T>);
+        impl<'de, T: de::Deserialize<'de>> Visitor<'de> for V<T> {
+            type Value = Fields<T>;
+            fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+                f.write_str("form fields")
+            }
+            fn visit_unit<E>(self) -> Result<Fields<T>, E> {
+                Ok(Fields(Vec::new()))
+            }
+            fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Fields<T>, A::Error> {
+                let mut out = Vec::new();
+                while let Some(name) = map.next_key::<String>()? {
+                    let value = map.next_value::<T>().map_err(|e| e.to_string());
+                    out.push((name, value));
+                }
+                Ok(Fields(out))
+            }
+        }
+        d.deserialize_map(V(std::marker::PhantomData))
+    }
+}
+
+/// What a field holds: text, a list (rows, or a scalar repeated), or named parts.
+enum Shape {
+    Text { empty: bool },
+    List(Vec<Shape>),
+    Map(BTreeMap<String, Shape>),
+}
+
+impl<'de> de::Deserialize<'de> for Shape {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        struct V;
+        impl<'de> Visitor<'de> for V {
+            type Value = Shape;
+            fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+                f.write_str("a value, a list or named parts")
+            }
+            fn visit_str<E>(self, v: &str) -> Result<Shape, E> {
+                Ok(Shape::Text {
+                    empty: v.is_empty(),
+                })
+            }
+            fn visit_unit<E>(self) -> Result<Shape, E> {
+                Ok(Shape::Text { empty: true })
+            }
+            fn visit_bool<E>(self, _: bool) -> Result<Shape, E> {
+                Ok(Shape::Text { empty: false })
+            }
+            fn visit_i64<E>(self, _: i64) -> Result<Shape, E> {
+                Ok(Shape::Text { empty: false })
+            }
+            fn visit_u64<E>(self, _: u64) -> Result<Shape, E> {
+                Ok(Shape::Text { empty: false })
+            }
+            fn visit_f64<E>(self, _: f64) -> Result<Shape, E> {
+                Ok(Shape::Text { empty: false })
+            }
+            fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<Shape, A::Error> {
+                let mut rows = Vec::new();
+                while let Some(row) = seq.next_element()? {
+                    // Bounded before the caller's check so a huge list costs nothing more.
+                    if rows.len() > MAX_ROWS {
+                        while seq.next_element::<IgnoredAny>()?.is_some() {}
+                        break;
+                    }
+                    rows.push(row);
+                }
+                Ok(Shape::List(rows))
+            }
+            fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Shape, A::Error> {
+                let mut parts = BTreeMap::new();
+                while let Some((k, v)) = map.next_entry::<String, Shape>()? {
+                    parts.insert(k, v);
+                }
+                Ok(Shape::Map(parts))
+            }
+        }
+        d.deserialize_any(V)
+    }
+}
+
+/// The field names `T`'s `Deserialize` impl expects, so the list of known fields lives only in
+/// the type itself: a deserializer that records what `deserialize_struct` is asked for.
+fn struct_fields<T: DeserializeOwned>() -> &'static [&'static str] {
+    struct Probe<'a>(&'a mut &'static [&'static str]);
+    impl<'de> Deserializer<'de> for Probe<'_> {
+        type Error = de::value::Error;
+        fn deserialize_any<V: Visitor<'de>>(self, _: V) -> Result<V::Value, Self::Error> {
+            Err(de::Error::custom("not a struct"))
+        }
+        fn deserialize_struct<V: Visitor<'de>>(
+            self,
+            _: &'static str,
+            fields: &'static [&'static str],
+            _: V,
+        ) -> Result<V::Value, Self::Error> {
+            *self.0 = fields;
+            Err(de::Error::custom("probe"))
+        }
+        serde::forward_to_deserialize_any! {
+            bool i8 i16 i32 i64 i128 u8 u16 u32 u64 u128 f32 f64 char str string bytes byte_buf
+            option unit unit_struct newtype_struct seq tuple tuple_struct map enum identifier
+            ignored_any
+        }
+    }
+    let mut fields: &'static [&'static str] = &[];
+    let _ = T::deserialize(Probe(&mut fields));
+    fields
 }
 
 /// Checks the body's content type: form-urlencoded in UTF-8, or no body at all.
@@ -197,16 +271,14 @@ fn unsupported() -> ApiError {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::domain::{LinkInput, RuleInput};
+    use crate::domain::{LinkInput, RuleInput, SpaceInput};
 
     const LINK: FormSpec = FormSpec {
-        scalars: &["url", "alias"],
-        lists: &["geo", "rotation"],
+        lists: &["geo", "platform", "rotation"],
     };
 
     fn parse(body: &str) -> Result<LinkInput, ApiError> {
-        let pairs = pairs(body.as_bytes(), "body").map_err(ApiError::from)?;
-        parse_form(&pairs, &LINK)
+        parse_form(body.as_bytes(), &LINK)
     }
 
     fn fields(e: ApiError) -> Vec<String> {
@@ -219,39 +291,102 @@ mod tests {
     }
 
     #[test]
+    fn known_fields_come_from_the_type() {
+        assert!(struct_fields::<LinkInput>().contains(&"expiration_clicks"));
+        assert_eq!(struct_fields::<SpaceInput>(), ["name", "color"]);
+        assert_eq!(struct_fields::<RuleInput>(), ["key", "value"]);
+    }
+
+    #[test]
     fn nested_rows_encoded_or_not() {
         let a = parse("url=https%3A%2F%2Fa.example&geo[0][key]=US&geo[0][value]=https://u.example")
             .unwrap();
         let b = parse("url=https%3A%2F%2Fa.example&geo%5B0%5D%5Bkey%5D=US&geo%5B0%5D%5Bvalue%5D=https://u.example")
             .unwrap();
         assert_eq!(a, b);
+        assert_eq!(a.url.as_deref(), Some("https://a.example"));
         assert_eq!(a.geo.unwrap()[0], RuleInput::new("US", "https://u.example"));
+        let c = parse("platform[0][key]=OS+X&platform[0][value]=https://m.example&platform[1][key]=Linux&platform[1][value]=https://l.example").unwrap();
+        let rows = c.platform.unwrap();
+        assert_eq!(rows.len(), 2);
+        assert_eq!(rows[0].key.as_deref(), Some("OS X"));
+        assert_eq!(rows[1], RuleInput::new("Linux", "https://l.example"));
     }
 
     #[test]
     fn empty_values_stay_present() {
-        let input = parse("alias=&url=https://a.example").unwrap();
+        let input = parse("alias=&password=&url=https://a.example").unwrap();
         assert_eq!(input.alias.as_deref(), Some(""));
+        assert_eq!(input.password.as_deref(), Some(""));
+        assert_eq!(input.space, None);
+        assert_eq!(parse("").unwrap(), LinkInput::default());
     }
 
+    /// serde_qs reads rows as a sequence, which must start at 0 and have no gaps; a gapped list
+    /// is refused under its name rather than guessed at.
     #[test]
-    fn gaps_keep_the_senders_indices() {
-        let input = parse("rotation[2][value]=https://c.example").unwrap();
-        let rows = input.rotation.unwrap();
-        assert_eq!(rows.len(), 3);
-        assert_eq!(rows[2].value.as_deref(), Some("https://c.example"));
+    fn gapped_rows_are_named() {
+        assert_eq!(
+            fields(parse("rotation[2][value]=https://c.example").unwrap_err()),
+            ["rotation"]
+        );
+        assert_eq!(
+            fields(parse("geo[0][key]=US&geo[2][key]=CA").unwrap_err()),
+            ["geo"]
+        );
     }
 
     #[test]
     fn unknown_duplicate_and_malformed_fields_are_named() {
         assert_eq!(fields(parse("url=x&colour=3").unwrap_err()), ["colour"]);
+        assert_eq!(
+            fields(parse("colour=3&url=x&shade=1").unwrap_err()),
+            ["colour", "shade"]
+        );
         assert_eq!(fields(parse("url=x&url=y").unwrap_err()), ["url"]);
         assert_eq!(
             fields(parse("geo[0][land]=US").unwrap_err()),
             ["geo.0.land"]
         );
+        assert_eq!(
+            fields(parse("geo[0][key]=US&geo[0][key]=CA").unwrap_err()),
+            ["geo.0.key"]
+        );
         assert_eq!(fields(parse("url[]=x").unwrap_err()), ["url"]);
+        assert_eq!(fields(parse("url[a]=x").unwrap_err()), ["url"]);
+        assert_eq!(fields(parse("geo[0]=US").unwrap_err()), ["geo.0"]);
+        assert_eq!(fields(parse("geo=US").unwrap_err()), ["geo"]);
+        assert_eq!(
+            fields(parse("geo[x][key]=US&geo[x][value]=https://u.example").unwrap_err()),
+            ["geo.x.key", "geo.x.value"]
+        );
+        assert_eq!(parse("geo=").unwrap().geo, Some(vec![]));
         assert_eq!(fields(parse("alias=%FF%FE").unwrap_err()), ["alias"]);
-        assert_eq!(fields(parse("geo[100][key]=US").unwrap_err()), ["geo"]);
+        assert_eq!(fields(parse("%FF=1").unwrap_err()), ["body"]);
+        let many: String = (0..=MAX_ROWS)
+            .map(|i| format!("rotation[{i}][value]=https://{i}.example&"))
+            .collect();
+        assert_eq!(fields(parse(&many).unwrap_err()), ["rotation"]);
+    }
+
+    #[test]
+    fn hostile_bodies_are_errors_not_panics() {
+        for body in [
+            "geo[0][key][x][y]=1",
+            "geo[99999999999][key]=1",
+            "geo[=1",
+            "geo]=1",
+            "[=1",
+            "=1",
+            "&&&",
+            "geo[0][key]=1&geo=2",
+            "url=%",
+            "%5B%5D=1",
+        ] {
+            // Read or refused as a 422 (`fields` panics on any other error).
+            if let Err(e) = parse(body) {
+                fields(e);
+            }
+        }
     }
 }

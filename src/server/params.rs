@@ -5,23 +5,35 @@
 use std::collections::BTreeMap;
 
 use super::error::ApiError;
-use super::form::pairs;
+use super::form::Fields;
 use crate::domain::{FieldErrors, Id, LinkQuery, SearchBy, Sort, SpaceQuery, StatusFilter};
 
 struct Params(BTreeMap<String, String>);
 
 impl Params {
     fn read(raw: Option<&str>, known: &[&str]) -> Result<Params, ApiError> {
+        // Flat keys (no bracket nesting): every value of every parameter, so a repeated one can
+        // be named rather than silently resolved.
+        let all: Fields<Vec<String>> = serde_qs::Config::new()
+            .max_depth(0)
+            .deserialize_str(raw.unwrap_or(""))
+            .map_err(|e| ApiError::field("query", format!("cannot be read: {e}")))?;
         let mut errors = FieldErrors::default();
         let mut map = BTreeMap::new();
-        let mut seen = std::collections::BTreeSet::new();
-        for (k, v) in pairs(raw.unwrap_or("").as_bytes(), "query")? {
+        for (k, values) in all.0 {
             if !known.contains(&k.as_str()) {
                 continue;
             }
-            if !seen.insert(k.clone()) {
+            let mut values = match values {
+                Ok(values) => values,
+                Err(e) => {
+                    errors.add(&k, format!("cannot be read: {e}"));
+                    continue;
+                }
+            };
+            if values.len() > 1 {
                 errors.add(&k, "is given more than once");
-            } else if !v.trim().is_empty() {
+            } else if let Some(v) = values.pop().filter(|v| !v.trim().is_empty()) {
                 map.insert(k, v);
             }
         }

@@ -10,9 +10,9 @@ use axum::http::{HeaderMap, HeaderValue, Method, StatusCode, header};
 use axum::response::{IntoResponse, Response};
 use serde_json::json;
 
+use super::AppState;
 use super::clicks::Reservation;
 use super::pages::{self, PasswordPrompt};
-use super::{AppState, form};
 use crate::backend::local::redirect::ResolvedLink;
 use crate::backend::local::visits::VisitRow;
 use crate::domain::{Platform, TargetType};
@@ -230,14 +230,9 @@ async fn check_password(
                 .starts_with("application/x-www-form-urlencoded")
         });
     let given = form_ok
-        .then(|| form::pairs(body, "body").ok())
+        .then(|| serde_qs::from_bytes::<PasswordForm>(body).ok())
         .flatten()
-        .and_then(|pairs| {
-            pairs
-                .into_iter()
-                .find(|(k, _)| k == "password")
-                .map(|(_, v)| v)
-        });
+        .and_then(|f| f.password);
     let Some(given) = given else {
         return Err(pages::password_form(&link.alias, PasswordPrompt::Wrong));
     };
@@ -252,6 +247,12 @@ async fn check_password(
     } else {
         Err(pages::password_form(&link.alias, PasswordPrompt::Wrong))
     }
+}
+
+/// The password page's form; other fields are ignored.
+#[derive(serde::Deserialize)]
+struct PasswordForm {
+    password: Option<String>,
 }
 
 /// `POST /{alias}`: the password form.

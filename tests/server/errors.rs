@@ -173,12 +173,23 @@ async fn bodies_that_cannot_be_read_are_refused_with_json() {
             "geo.0.key",
         ),
         (
-            b"url=https://example.com&platform[1][key]=Amiga&platform[1][value]=https://a.example",
+            b"url=https://example.com&platform[0][key]=Linux&platform[0][value]=https://l.example\
+              &platform[1][key]=Amiga&platform[1][value]=https://a.example",
             "platform.1.key",
         ),
         (
-            b"url=https://example.com&rotation[2][value]=javascript:alert(1)",
+            b"url=https://example.com&rotation[0][value]=https://a.example\
+              &rotation[1][value]=https://b.example&rotation[2][value]=javascript:alert(1)",
             "rotation.2.value",
+        ),
+        // Rows are numbered from 0 without gaps; a gapped list is refused under its name.
+        (
+            b"url=https://example.com&rotation[2][value]=https://c.example",
+            "rotation",
+        ),
+        (
+            b"url=https://example.com&geo%5B0%5D%5Bland%5D=US",
+            "geo.0.land",
         ),
         (b"url=https://example.com&target_type=7", "target_type"),
         (
@@ -192,7 +203,9 @@ async fn bodies_that_cannot_be_read_are_refused_with_json() {
         ),
         (b"url=ftp://example.com", "url"),
         (b"alias=abc", "url"),
-        (b"url=https://example.com&%ZZ=1", "body"),
+        // A broken escape is kept as typed (as browsers and PHP do), so the field is unknown.
+        (b"url=https://example.com&%ZZ=1", "%ZZ"),
+        (b"url=https://example.com&%FF=1", "body"),
     ];
     for (body, field) in cases {
         let response = s

@@ -2,8 +2,10 @@
 //!
 //! Bodies are form-urlencoded by `serde_qs` straight from the domain's input types, whose field
 //! names are the wire names: nested rules become `geo[0][key]=US`. The brackets go out
-//! unencoded, which is what PHP and `serde_qs` in its default strict mode both read; values are
-//! percent-encoded with spaces as `+` (`platform[0][key]=OS+X`).
+//! unencoded, which is what PHP and `linkdeck serve` both read. Values use the WHATWG query
+//! percent-encode set plus the form's own delimiters (`&`, `=`, `+`, `%`, `[`, `]`, `#`), with
+//! spaces as `+` (`platform[0][key]=OS+X`); `:`, `/` and `?` stay plain, which form decoders
+//! read the same as their escapes.
 //!
 //! Expiry goes out as typed (`expiration_date`, `expiration_time`): the server reads it in the
 //! account's zone and answers with the instant (`ends_at`), which is what linkdeck shows. The
@@ -15,9 +17,24 @@
 use crate::domain::{Error, LinkInput, LinkQuery, Result, SpaceInput, SpaceQuery, StatusFilter};
 
 pub fn link_form(input: &LinkInput) -> Result<String> {
-    let mut body = serde_qs::to_string(input)
+    // serde_qs 1.x writes an empty list as `geo=`, which PHP reads as a string, not a list:
+    // empty lists are left out here and sent as one blank row below.
+    // A row with neither field would write nothing and leave a gap in the row numbers, which
+    // the server refuses: it goes out as an empty value instead, keeping every later row's
+    // index (and so the index its errors are named by).
+    let mut lists = input.clone();
+    for list in [&mut lists.geo, &mut lists.platform, &mut lists.rotation] {
+        if list.as_ref().is_some_and(Vec::is_empty) {
+            *list = None;
+        }
+        for row in list.iter_mut().flatten() {
+            if row.key.is_none() && row.value.is_none() {
+                row.value = Some(String::new());
+            }
+        }
+    }
+    let mut body = serde_qs::to_string(&lists)
         .map_err(|e| Error::field("request", format!("cannot be encoded: {e}")))?;
-    // serde_qs writes nothing for an empty list, nor for a row of empty strings.
     let blank_rows = [
         (&input.geo, "geo[0][key]=&geo[0][value]="),
         (&input.platform, "platform[0][key]=&platform[0][value]="),
@@ -94,9 +111,9 @@ mod tests {
         };
         assert_eq!(
             link_form(&input).unwrap(),
-            "url=https%3A%2F%2Fexample.com%2Fa%3Fb%3Dc%26d%3De&target_type=2\
-             &platform[0][key]=OS+X&platform[0][value]=https%3A%2F%2Fmac.example\
-             &platform[1][key]=iOS&platform[1][value]=https%3A%2F%2Fios.example"
+            "url=https://example.com/a?b%3Dc%26d%3De&target_type=2\
+             &platform[0][key]=OS+X&platform[0][value]=https://mac.example\
+             &platform[1][key]=iOS&platform[1][value]=https://ios.example"
         );
     }
 
@@ -109,7 +126,24 @@ mod tests {
         };
         assert_eq!(
             link_form(&input).unwrap(),
-            "password=&rotation[0][value]=https%3A%2F%2Fa.example"
+            "password=&rotation[0][value]=https://a.example"
+        );
+    }
+
+    #[test]
+    fn a_row_with_no_fields_keeps_its_place() {
+        let input = LinkInput {
+            geo: Some(vec![
+                RuleInput::new("US", "https://u.example"),
+                RuleInput::default(),
+                RuleInput::new("DE", "https://d.example"),
+            ]),
+            ..Default::default()
+        };
+        assert_eq!(
+            link_form(&input).unwrap(),
+            "geo[0][key]=US&geo[0][value]=https://u.example&geo[1][value]=\
+             &geo[2][key]=DE&geo[2][value]=https://d.example"
         );
     }
 
