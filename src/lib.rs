@@ -2,4 +2,10 @@
 //! the backends that implement them (`backend`), and the front ends over them.
 
 pub mod backend;
+pub mod cli;
+pub mod config;
 pub mod domain;
+pub mod server;
+pub mod transfer;
+pub mod tui;
+pub mod wire;

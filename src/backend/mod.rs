@@ -2,6 +2,7 @@
 //! `dyn Backend`, whether it is the embedded service or a remote v1 server.
 
 pub mod local;
+pub mod remote;
 
 use async_trait::async_trait;
 

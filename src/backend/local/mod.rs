@@ -6,11 +6,14 @@ mod alias;
 mod db;
 mod domains;
 mod import;
+pub mod keys;
 mod links;
 pub mod password;
+pub mod redirect;
 mod schema;
 mod spaces;
 pub mod store;
+pub mod visits;
 
 use std::path::Path;
 use std::sync::Arc;

@@ -1,0 +1,295 @@
+//! The v1 API client: a [`Backend`] over any server that speaks DESIGN §3 — `linkdeck serve`
+//! or a real phpShort 2.x. It sends what was typed and lets the server validate (its 422 comes
+//! back as field errors); it reads answers tolerantly ([`decode`]); every failure maps to a
+//! domain error in one place ([`errors`]).
+
+mod decode;
+mod encode;
+mod errors;
+mod http;
+mod key;
+
+use std::fmt;
+use std::sync::Arc;
+use std::time::Duration;
+
+use async_trait::async_trait;
+use jiff::tz::TimeZone;
+use reqwest::Method;
+use serde_json::Value;
+
+pub use key::{ApiKey, KeySource};
+
+use self::errors::Subject;
+use self::http::{Call, Http};
+use super::{Backend, BackendInfo};
+use crate::domain::{
+    Domain, Id, Link, LinkInput, LinkQuery, Page, Result, Space, SpaceInput, SpaceQuery,
+};
+
+/// How long a request may take when the profile does not say.
+pub const DEFAULT_TIMEOUT: Duration = Duration::from_secs(10);
+
+/// Everything a remote profile says, resolved: the key already read from its source.
+#[derive(Debug, Clone)]
+pub struct RemoteOptions {
+    /// The service's address, such as `https://sho.rt` (the API is under `/api/v1/`).
+    pub base_url: String,
+    pub api_key: ApiKey,
+    /// For each request, from connecting to the last byte of the answer.
+    pub timeout: Duration,
+    /// The zone in which the person reads and types dates. Expiry is sent as typed (see
+    /// [`encode`]); this zone is for showing `ends_at` and filling forms.
+    pub timezone: TimeZone,
+}
+
+impl RemoteOptions {
+    pub fn new(base_url: impl Into<String>, api_key: ApiKey) -> Self {
+        RemoteOptions {
+            base_url: base_url.into(),
+            api_key,
+            timeout: DEFAULT_TIMEOUT,
+            timezone: TimeZone::system(),
+        }
+    }
+}
+
+/// A v1 server acting for the owner of the API key. Cloning is cheap and clones share one
+/// connection pool.
+#[derive(Clone)]
+pub struct RemoteBackend {
+    http: Arc<Http>,
+    timezone: TimeZone,
+}
+
+impl fmt::Debug for RemoteBackend {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("RemoteBackend")
+            .field("origin", &self.http.origin())
+            .field("api_key", &"***")
+            .finish()
+    }
+}
+
+impl RemoteBackend {
+    /// Checks the base URL and sets up the client; nothing is sent until the first call.
+    pub fn new(options: RemoteOptions) -> Result<RemoteBackend> {
+        Ok(RemoteBackend {
+            http: Arc::new(Http::new(
+                &options.base_url,
+                options.api_key,
+                options.timeout,
+            )?),
+            timezone: options.timezone,
+        })
+    }
+
+    /// The profile's time zone, for showing and typing dates.
+    pub fn timezone(&self) -> &TimeZone {
+        &self.timezone
+    }
+
+    async fn get_record<T>(
+        &self,
+        path: &str,
+        record: &str,
+        read: impl Fn(&Value) -> std::result::Result<T, String>,
+    ) -> Result<T> {
+        let body = self
+            .http
+            .send(Call {
+                method: Method::GET,
+                path,
+                query: &[],
+                form: None,
+                record: Some(record),
+            })
+            .await?;
+        self.read_record(&body, record, read)
+    }
+
+    async fn write_record<T>(
+        &self,
+        method: Method,
+        path: &str,
+        form: String,
+        record: &str,
+        read: impl Fn(&Value) -> std::result::Result<T, String>,
+    ) -> Result<T> {
+        let body = self
+            .http
+            .send(Call {
+                method,
+                path,
+                query: &[],
+                form: Some(form),
+                record: Some(record),
+            })
+            .await?;
+        self.read_record(&body, record, read)
+    }
+
+    async fn get_page<T>(
+        &self,
+        path: &str,
+        query: &[(&'static str, String)],
+        requested: (u32, u32),
+        read: impl Fn(&Value) -> std::result::Result<T, String>,
+    ) -> Result<Page<T>> {
+        let body = self
+            .http
+            .send(Call {
+                method: Method::GET,
+                path,
+                query,
+                form: None,
+                record: None,
+            })
+            .await?;
+        decode::page(&body, requested, read)
+            .map_err(|problem| errors::unreadable(self.subject(None), "a list", &problem))
+    }
+
+    async fn delete(&self, path: &str, record: &str) -> Result<()> {
+        // The body (`{"id", "object", "deleted"}`) adds nothing to a 2xx.
+        self.http
+            .send(Call {
+                method: Method::DELETE,
+                path,
+                query: &[],
+                form: None,
+                record: Some(record),
+            })
+            .await
+            .map(drop)
+    }
+
+    fn read_record<T>(
+        &self,
+        body: &Value,
+        record: &str,
+        read: impl Fn(&Value) -> std::result::Result<T, String>,
+    ) -> Result<T> {
+        decode::record(body, read)
+            .map_err(|problem| errors::unreadable(self.subject(Some(record)), record, &problem))
+    }
+
+    fn subject<'a>(&'a self, record: Option<&'a str>) -> Subject<'a> {
+        Subject {
+            origin: self.http.origin(),
+            record,
+        }
+    }
+}
+
+#[async_trait]
+impl Backend for RemoteBackend {
+    fn info(&self) -> BackendInfo {
+        BackendInfo {
+            kind: "remote",
+            location: self.http.origin().to_owned(),
+        }
+    }
+
+    async fn list_links(&self, query: &LinkQuery) -> Result<Page<Link>> {
+        query.validate()?;
+        let params = encode::link_query(query);
+        self.get_page("links", &params, (query.page, query.per_page), decode::link)
+            .await
+    }
+
+    async fn show_link(&self, id: Id) -> Result<Link> {
+        self.get_record(&format!("links/{id}"), &format!("link {id}"), decode::link)
+            .await
+    }
+
+    async fn create_link(&self, input: &LinkInput) -> Result<Link> {
+        let form = encode::link_form(input)?;
+        self.write_record(Method::POST, "links", form, "the new link", decode::link)
+            .await
+    }
+
+    async fn update_link(&self, id: Id, input: &LinkInput) -> Result<Link> {
+        let form = encode::link_form(input)?;
+        let path = format!("links/{id}");
+        self.write_record(
+            Method::PUT,
+            &path,
+            form,
+            &format!("link {id}"),
+            decode::link,
+        )
+        .await
+    }
+
+    async fn delete_link(&self, id: Id) -> Result<()> {
+        self.delete(&format!("links/{id}"), &format!("link {id}"))
+            .await
+    }
+
+    async fn list_spaces(&self, query: &SpaceQuery) -> Result<Page<Space>> {
+        query.validate()?;
+        let params = encode::space_query(query);
+        self.get_page(
+            "spaces",
+            &params,
+            (query.page, query.per_page),
+            decode::space,
+        )
+        .await
+    }
+
+    async fn show_space(&self, id: Id) -> Result<Space> {
+        self.get_record(
+            &format!("spaces/{id}"),
+            &format!("space {id}"),
+            decode::space,
+        )
+        .await
+    }
+
+    async fn create_space(&self, input: &SpaceInput) -> Result<Space> {
+        let form = encode::space_form(input)?;
+        self.write_record(Method::POST, "spaces", form, "the new space", decode::space)
+            .await
+    }
+
+    async fn update_space(&self, id: Id, input: &SpaceInput) -> Result<Space> {
+        let form = encode::space_form(input)?;
+        let path = format!("spaces/{id}");
+        self.write_record(
+            Method::PUT,
+            &path,
+            form,
+            &format!("space {id}"),
+            decode::space,
+        )
+        .await
+    }
+
+    async fn delete_space(&self, id: Id) -> Result<()> {
+        self.delete(&format!("spaces/{id}"), &format!("space {id}"))
+            .await
+    }
+
+    async fn list_domains(&self, page: u32, per_page: u32) -> Result<Page<Domain>> {
+        let query = SpaceQuery {
+            page,
+            per_page,
+            ..SpaceQuery::default()
+        };
+        query.validate()?;
+        let params = encode::paging(page, per_page);
+        self.get_page("domains", &params, (page, per_page), decode::domain)
+            .await
+    }
+
+    async fn show_domain(&self, id: Id) -> Result<Domain> {
+        self.get_record(
+            &format!("domains/{id}"),
+            &format!("domain {id}"),
+            decode::domain,
+        )
+        .await
+    }
+}

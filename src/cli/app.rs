@@ -1,0 +1,32 @@
+//! `linkdeck` without a command: the terminal app on the resolved profile.
+
+use std::io::IsTerminal;
+
+use super::context::Context;
+use super::error::{CliError, CliResult};
+use crate::config::Theme;
+use crate::tui::{ThemeName, TuiOptions};
+
+/// Opens the terminal app, or prints where things live when there is no terminal to draw on
+/// (`linkdeck | less`, a script).
+pub async fn run(ctx: &Context) -> CliResult {
+    if !std::io::stdout().is_terminal() || !std::io::stdin().is_terminal() {
+        return super::overview(ctx);
+    }
+    let backend = ctx.backend().await?;
+    let opts = TuiOptions {
+        profile: ctx.profile.profile_name().to_owned(),
+        header: None,
+        theme: match ctx.config.ui.theme {
+            Theme::Dark => ThemeName::Dark,
+            Theme::Light => ThemeName::Light,
+            Theme::Mono => ThemeName::Mono,
+        },
+        mouse: ctx.config.ui.mouse,
+        keys: ctx.config.keys.clone(),
+        timezone: ctx.profile.timezone().clone(),
+    };
+    crate::tui::run(backend, opts)
+        .await
+        .map_err(|e| CliError::failure(format!("{e}")))
+}

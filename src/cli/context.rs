@@ -1,0 +1,136 @@
+//! What every command runs with: the configuration, the chosen profile, and the backend it
+//! opens on demand (so `completions` or a bad flag never touch a database).
+
+use std::sync::Arc;
+use std::time::Duration;
+
+use jiff::tz::TimeZone;
+
+use super::error::{CliError, CliResult, Kind};
+use crate::backend::Backend;
+use crate::backend::local::{LocalBackend, LocalOptions, LocalService};
+use crate::backend::remote::{KeySource, RemoteBackend, RemoteOptions};
+use crate::config::{ApiKeySource, Config, Overrides, Paths, Resolved};
+use crate::domain::{Clock, SystemClock};
+
+pub struct Context {
+    pub paths: Paths,
+    pub config: Config,
+    pub profile: Resolved,
+    /// `--json`: records and errors as JSON.
+    pub json: bool,
+    /// `--owner`: whom a local profile acts as (the default owner otherwise).
+    pub owner: Option<String>,
+    pub clock: Arc<dyn Clock>,
+}
+
+impl Context {
+    /// Reads the configuration (`--config` or the standard file) and resolves the profile.
+    pub fn load(
+        paths: Paths,
+        config_override: Option<&std::path::Path>,
+        overrides: &Overrides,
+        json: bool,
+        owner: Option<String>,
+    ) -> CliResult<Context> {
+        let config = match config_override {
+            Some(path) => Config::load(path, true, &paths)?,
+            None => Config::load(&paths.config_file, false, &paths)?,
+        };
+        let profile = config.resolve(overrides, &paths)?;
+        if owner.is_some() && !profile.is_local() {
+            return Err(CliError::usage(
+                "--owner applies to local profiles; a remote server decides the owner from the API key",
+            ));
+        }
+        Ok(Context {
+            paths,
+            config,
+            profile,
+            json,
+            owner,
+            clock: Arc::new(SystemClock),
+        })
+    }
+
+    pub fn timezone(&self) -> &TimeZone {
+        self.profile.timezone()
+    }
+
+    /// The backend of the profile.
+    pub async fn backend(&self) -> CliResult<Arc<dyn Backend>> {
+        match &self.profile {
+            Resolved::Local { .. } => Ok(Arc::new(self.local("").await?)),
+            Resolved::Remote {
+                base_url,
+                api_key,
+                timeout,
+                timezone,
+                ..
+            } => open_remote(base_url, api_key, *timeout, timezone),
+        }
+    }
+
+    /// The whole embedded database, for commands that only make sense on a local profile;
+    /// `what` names the command in the error otherwise (`"domains add"`).
+    pub fn service(&self, what: &str) -> CliResult<LocalService> {
+        match &self.profile {
+            Resolved::Local {
+                db,
+                public_url,
+                timezone,
+                ..
+            } => {
+                let opts = LocalOptions {
+                    public_url: public_url.clone(),
+                    timezone: timezone.clone(),
+                    clock: self.clock.clone(),
+                };
+                Ok(LocalService::open(db, opts)?)
+            }
+            Resolved::Remote {
+                profile, base_url, ..
+            } => Err(CliError::new(
+                Kind::Usage,
+                format!(
+                    "{what} works only on a local database; profile \"{profile}\" uses the server \
+                     at {base_url} (run it there, or pick a local profile with --profile or --db)"
+                ),
+            )),
+        }
+    }
+
+    /// The local backend of the chosen owner.
+    pub async fn local(&self, what: &str) -> CliResult<LocalBackend> {
+        let service = self.service(what)?;
+        match &self.owner {
+            None => Ok(service.default_backend().await?),
+            Some(name) => {
+                let owner = service.owner_by_name(name).await?;
+                Ok(service.for_owner(owner.id))
+            }
+        }
+    }
+}
+
+/// Builds the backend of a remote profile: reads the key from its source (a missing or empty
+/// key is a one-line error naming the variable or command) and sets up the client. Nothing is
+/// sent yet; an unreachable server or a wrong key shows on the first request.
+fn open_remote(
+    base_url: &str,
+    api_key: &ApiKeySource,
+    timeout: Duration,
+    timezone: &TimeZone,
+) -> CliResult<Arc<dyn Backend>> {
+    let source = match api_key {
+        ApiKeySource::Env(var) => KeySource::Env(var.clone()),
+        ApiKeySource::Command(command) => KeySource::Command(command.clone()),
+    };
+    let backend = RemoteBackend::new(RemoteOptions {
+        base_url: base_url.to_owned(),
+        api_key: source.resolve()?,
+        timeout,
+        timezone: timezone.clone(),
+    })?;
+    Ok(Arc::new(backend))
+}

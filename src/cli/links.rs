@@ -1,0 +1,385 @@
+//! `linkdeck links list|show|create|update|delete`.
+
+use std::io::{BufRead, Write};
+
+use clap::{Args, Subcommand};
+use serde_json::json;
+
+use super::context::Context;
+use super::error::{CliError, CliResult};
+use super::link_view::{filtered_note, link_json, link_table, show};
+use super::lookup::{domain_id, link_id, space_id};
+use super::output::{page_json, plural, print, print_json};
+use super::{PER_PAGE_MAX, parse_bool};
+use crate::backend::Backend;
+use crate::domain::{LinkInput, LinkQuery, RuleInput, SearchBy, Sort, StatusFilter, TargetType};
+
+/// With `--all`, columns keep the first page's widths, but at least this wide (where their
+/// maximum allows) so that later, longer cells are not cut too short.
+const STREAM_MIN_WIDTH: usize = 12;
+
+#[derive(Debug, Subcommand)]
+pub enum LinksCommand {
+    /// List links, newest first, one page at a time (or every page with --all).
+    #[command(visible_alias = "ls")]
+    List(ListArgs),
+    /// Show one link in full.
+    Show {
+        /// The link's id or alias.
+        link: String,
+    },
+    /// Create a link to URL.
+    Create(CreateArgs),
+    /// Change the given fields of a link; the others stay as they are.
+    Update(UpdateArgs),
+    /// Delete a link.
+    #[command(visible_alias = "rm")]
+    Delete {
+        /// The link's id or alias.
+        link: String,
+    },
+}
+
+#[derive(Debug, Args)]
+pub struct ListArgs {
+    /// Show only links whose title (or --by field) contains TEXT.
+    #[arg(long, short, value_name = "TEXT")]
+    pub search: Option<String>,
+    /// The field --search looks in: title, alias or url.
+    #[arg(long, value_name = "FIELD", value_parser = parse_by, default_value = "title")]
+    pub by: SearchBy,
+    /// all, active, expired or disabled (or 0-3).
+    #[arg(long, value_name = "STATUS", value_parser = parse_status, default_value = "all")]
+    pub status: StatusFilter,
+    /// Only links in this space (id or name).
+    #[arg(long, value_name = "ID|NAME")]
+    pub space: Option<String>,
+    /// Only links on this domain (id or name).
+    #[arg(long, value_name = "ID|NAME")]
+    pub domain: Option<String>,
+    /// desc (newest), asc (oldest), max (most clicks) or min (fewest clicks).
+    #[arg(long, value_name = "ORDER", value_parser = parse_sort, default_value = "desc")]
+    pub sort: Sort,
+    #[arg(long, default_value_t = 1, conflicts_with = "all")]
+    pub page: u32,
+    /// 10 to 100.
+    #[arg(long, default_value_t = 20, conflicts_with = "all")]
+    pub per_page: u32,
+    /// Every page, streamed (with --json: one JSON array).
+    #[arg(long)]
+    pub all: bool,
+}
+
+/// The fields create and update share.
+#[derive(Debug, Args)]
+pub struct LinkFields {
+    /// The short name (letters, digits, - and _); generated when left out on create.
+    #[arg(long)]
+    pub alias: Option<String>,
+    /// Protect the link with a password (visible to other users of this machine in the
+    /// process list: prefer --password-stdin).
+    #[arg(long, conflicts_with = "password_stdin")]
+    pub password: Option<String>,
+    /// Read the password from the first line of standard input.
+    #[arg(long)]
+    pub password_stdin: bool,
+    /// The space (id or name).
+    #[arg(long, value_name = "ID|NAME")]
+    pub space: Option<String>,
+    /// Disable the link (--disabled=false enables it).
+    #[arg(long, value_name = "BOOL", num_args = 0..=1, require_equals = true,
+          default_missing_value = "true", value_parser = parse_bool)]
+    pub disabled: Option<bool>,
+    /// Make its statistics page public (--public=false hides it).
+    #[arg(long, value_name = "BOOL", num_args = 0..=1, require_equals = true,
+          default_missing_value = "true", value_parser = parse_bool)]
+    pub public: Option<bool>,
+    /// Expire at this date and time, in the profile's time zone.
+    #[arg(long, value_name = "'YYYY-MM-DD HH:MM'")]
+    pub expires: Option<String>,
+    /// Expire after N clicks (0: no limit).
+    #[arg(long, value_name = "N")]
+    pub max_clicks: Option<String>,
+    /// Where an expired link leads (empty: nowhere).
+    #[arg(long, value_name = "URL")]
+    pub expiration_url: Option<String>,
+    /// Send visitors from country CC to URL (repeatable; sets geo targeting).
+    #[arg(long, value_name = "CC=URL", value_parser = parse_rule,
+          conflicts_with_all = ["platform", "rotation"])]
+    pub geo: Vec<(String, String)>,
+    /// Send visitors on platform NAME (iOS, Android, Windows, OS X, Linux, …) to URL
+    /// (repeatable; sets platform targeting).
+    #[arg(long, value_name = "NAME=URL", value_parser = parse_rule, conflicts_with = "rotation")]
+    pub platform: Vec<(String, String)>,
+    /// Rotate visitors over these URLs in turn (repeatable; sets rotation targeting).
+    #[arg(long, value_name = "URL")]
+    pub rotation: Vec<String>,
+}
+
+#[derive(Debug, Args)]
+pub struct CreateArgs {
+    /// The destination: an http or https URL.
+    pub url: String,
+    /// The domain that serves the short link (id or name); fixed once created.
+    #[arg(long, value_name = "ID|NAME")]
+    pub domain: Option<String>,
+    #[command(flatten)]
+    pub fields: LinkFields,
+}
+
+#[derive(Debug, Args)]
+pub struct UpdateArgs {
+    /// The link's id or alias.
+    pub link: String,
+    /// A new destination.
+    #[arg(long)]
+    pub url: Option<String>,
+    #[command(flatten)]
+    pub fields: LinkFields,
+    /// Remove the password.
+    #[arg(long, conflicts_with_all = ["password", "password_stdin"])]
+    pub no_password: bool,
+    /// Take the link out of its space.
+    #[arg(long, conflicts_with = "space")]
+    pub no_space: bool,
+    /// Remove the expiry date.
+    #[arg(long, conflicts_with = "expires")]
+    pub no_expiry: bool,
+    /// Remove all targeting rules.
+    #[arg(long, conflicts_with_all = ["geo", "platform", "rotation"])]
+    pub no_targeting: bool,
+}
+
+pub async fn run(ctx: &Context, command: LinksCommand) -> CliResult {
+    let backend = ctx.backend().await?;
+    let backend = backend.as_ref();
+    match command {
+        LinksCommand::List(args) => list(ctx, backend, args).await,
+        LinksCommand::Show { link } => {
+            let link = backend.show_link(link_id(backend, &link).await?).await?;
+            show(ctx, &link)
+        }
+        LinksCommand::Create(args) => {
+            let mut input = LinkInput::with_url(args.url);
+            if let Some(domain) = &args.domain {
+                input.domain = Some(domain_id(backend, domain).await?.to_string());
+            }
+            args.fields.apply(backend, &mut input).await?;
+            let link = backend.create_link(&input).await?;
+            if ctx.json {
+                Ok(print_json(&link_json(&link, ctx.clock.now()))?)
+            } else {
+                Ok(print(&format!(
+                    "created link {} → {}",
+                    link.id, link.short_url
+                ))?)
+            }
+        }
+        LinksCommand::Update(args) => {
+            let id = link_id(backend, &args.link).await?;
+            let mut input = LinkInput {
+                url: args.url,
+                ..LinkInput::default()
+            };
+            args.fields.apply(backend, &mut input).await?;
+            if args.no_password {
+                input.password = Some(String::new());
+            }
+            if args.no_space {
+                input.space = Some(String::new());
+            }
+            if args.no_expiry {
+                input.expiration_date = Some(String::new());
+                input.expiration_time = Some(String::new());
+            }
+            if args.no_targeting {
+                input.target_type = Some("0".into());
+                input.geo = Some(Vec::new());
+                input.platform = Some(Vec::new());
+                input.rotation = Some(Vec::new());
+            }
+            if input == LinkInput::default() {
+                return Err(CliError::usage(
+                    "nothing to change: give at least one field, such as --url or --alias \
+                     (see `linkdeck links update --help`)",
+                ));
+            }
+            let link = backend.update_link(id, &input).await?;
+            if ctx.json {
+                Ok(print_json(&link_json(&link, ctx.clock.now()))?)
+            } else {
+                Ok(print(&format!(
+                    "updated link {} ({})",
+                    link.id, link.short_url
+                ))?)
+            }
+        }
+        LinksCommand::Delete { link } => {
+            let id = link_id(backend, &link).await?;
+            backend.delete_link(id).await?;
+            if ctx.json {
+                Ok(print_json(
+                    &json!({"id": id, "object": "link", "deleted": true}),
+                )?)
+            } else {
+                Ok(print(&format!("deleted link {id}"))?)
+            }
+        }
+    }
+}
+
+impl LinkFields {
+    /// Writes the given flags into `input`, looking spaces up by name.
+    async fn apply(self, backend: &dyn Backend, input: &mut LinkInput) -> CliResult {
+        input.alias = self.alias;
+        input.password = match (self.password, self.password_stdin) {
+            (Some(p), _) => Some(p),
+            (None, true) => Some(read_password()?),
+            (None, false) => None,
+        };
+        if let Some(space) = &self.space {
+            input.space = Some(if space.trim().is_empty() {
+                String::new()
+            } else {
+                space_id(backend, space).await?.to_string()
+            });
+        }
+        let flag = |b: bool| if b { "1" } else { "0" }.to_owned();
+        input.disabled = self.disabled.map(flag);
+        input.public = self.public.map(flag);
+        if let Some(expires) = self.expires {
+            let expires = expires.trim();
+            let (date, time) = expires
+                .split_once(|c: char| c.is_whitespace() || c == 'T')
+                .unwrap_or((expires, ""));
+            input.expiration_date = Some(date.trim().to_owned());
+            input.expiration_time = Some(time.trim().to_owned());
+        }
+        input.expiration_clicks = self.max_clicks;
+        input.expiration_url = self.expiration_url;
+        let keyed = |rules: Vec<(String, String)>| {
+            rules
+                .into_iter()
+                .map(|(k, v)| RuleInput::new(k, v))
+                .collect::<Vec<_>>()
+        };
+        if !self.geo.is_empty() {
+            input.target_type = Some(u8::from(TargetType::Geo).to_string());
+            input.geo = Some(keyed(self.geo));
+        } else if !self.platform.is_empty() {
+            input.target_type = Some(u8::from(TargetType::Platform).to_string());
+            input.platform = Some(keyed(self.platform));
+        } else if !self.rotation.is_empty() {
+            input.target_type = Some(u8::from(TargetType::Rotation).to_string());
+            input.rotation = Some(self.rotation.into_iter().map(RuleInput::value).collect());
+        }
+        Ok(())
+    }
+}
+
+fn read_password() -> CliResult<String> {
+    let mut line = String::new();
+    std::io::stdin()
+        .lock()
+        .read_line(&mut line)
+        .map_err(|e| CliError::failure(format!("cannot read the password from stdin: {e}")))?;
+    Ok(line.trim_end_matches(['\r', '\n']).to_owned())
+}
+
+async fn list(ctx: &Context, backend: &dyn Backend, args: ListArgs) -> CliResult {
+    let mut query = LinkQuery {
+        search: args.search.filter(|s| !s.is_empty()),
+        by: args.by,
+        status: args.status,
+        space: None,
+        domain: None,
+        sort: args.sort,
+        page: args.page,
+        per_page: args.per_page,
+    };
+    if let Some(space) = &args.space {
+        query.space = Some(space_id(backend, space).await?);
+    }
+    if let Some(domain) = &args.domain {
+        query.domain = Some(domain_id(backend, domain).await?);
+    }
+    let now = ctx.clock.now();
+    if !args.all {
+        let page = backend.list_links(&query).await?;
+        if ctx.json {
+            return Ok(print_json(&page_json(&page, |l| link_json(l, now)))?);
+        }
+        let table = link_table(ctx, &page.items, now).render();
+        if page.items.is_empty() {
+            return Ok(print(&format!("no links{}", filtered_note(&query)))?);
+        }
+        print(&table)?;
+        return Ok(print(&format!(
+            "page {} of {} · {}",
+            page.page,
+            page.last_page(),
+            plural(usize::try_from(page.total).unwrap_or(usize::MAX), "link")
+        ))?);
+    }
+
+    // --all: page by page at the largest size, writing as it goes.
+    query.page = 1;
+    query.per_page = PER_PAGE_MAX;
+    let mut out = std::io::stdout().lock();
+    let mut widths: Option<Vec<usize>> = None;
+    let mut count = 0usize;
+    if ctx.json {
+        out.write_all(b"[")?;
+    }
+    loop {
+        let page = backend.list_links(&query).await?;
+        for link in &page.items {
+            if ctx.json {
+                let sep = if count == 0 { "\n" } else { ",\n" };
+                out.write_all(sep.as_bytes())?;
+                serde_json::to_writer(&mut out, &link_json(link, now))
+                    .map_err(std::io::Error::other)?;
+            }
+            count += 1;
+        }
+        if !ctx.json && !page.items.is_empty() {
+            let table = link_table(ctx, &page.items, now);
+            let first = widths.is_none();
+            let w = widths.get_or_insert_with(|| table.widths(STREAM_MIN_WIDTH));
+            out.write_all(table.render_with(first, w).as_bytes())?;
+        }
+        if !page.has_next() {
+            break;
+        }
+        query.page += 1;
+    }
+    if ctx.json {
+        out.write_all(if count == 0 { b"]\n" } else { b"\n]\n" })?;
+    } else if count == 0 {
+        writeln!(out, "no links{}", filtered_note(&query))?;
+    } else {
+        writeln!(out, "{}", plural(count, "link"))?;
+    }
+    Ok(out.flush()?)
+}
+
+fn parse_by(s: &str) -> Result<SearchBy, String> {
+    SearchBy::parse(s).ok_or_else(|| "expected title, alias or url".into())
+}
+
+fn parse_status(s: &str) -> Result<StatusFilter, String> {
+    StatusFilter::parse(s).ok_or_else(|| "expected all, active, expired or disabled".into())
+}
+
+pub(super) fn parse_sort(s: &str) -> Result<Sort, String> {
+    Sort::parse(s).ok_or_else(|| "expected desc, asc, max or min".into())
+}
+
+fn parse_rule(s: &str) -> Result<(String, String), String> {
+    match s.split_once('=') {
+        Some((k, v)) if !k.trim().is_empty() && !v.trim().is_empty() => {
+            Ok((k.trim().to_owned(), v.trim().to_owned()))
+        }
+        _ => Err("expected KEY=URL, such as US=https://example.com/us".into()),
+    }
+}

@@ -1,0 +1,238 @@
+//! The command line: `clap` definitions, one file per command group, and one place that turns
+//! a failed command into a message and an exit code (`error.rs`).
+//!
+//! To add a command group: a file holding its `Subcommand` enum and `run`, a variant in
+//! [`Command`], and an arm in [`dispatch`].
+
+mod app;
+mod context;
+mod domains;
+mod error;
+mod keys;
+mod link_view;
+mod links;
+mod lookup;
+mod output;
+mod owners;
+mod serve;
+mod spaces;
+mod transfer;
+
+use std::ffi::OsString;
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+use clap::{Args, CommandFactory, Parser, Subcommand};
+
+pub use context::Context;
+pub use error::{CliError, CliResult, Kind};
+pub use output::{Table, print, print_json};
+
+use crate::config::{Overrides, Paths};
+
+/// The largest page the service allows; used wherever a command walks through every page.
+pub(crate) const PER_PAGE_MAX: u32 = 100;
+
+/// Manage short links from the terminal: an embedded link-shortening service, a client for
+/// phpShort-style v1 servers, and a server, in one program.
+#[derive(Debug, Parser)]
+#[command(
+    name = "linkdeck",
+    version,
+    propagate_version = true,
+    max_term_width = 100
+)]
+pub struct Cli {
+    #[command(flatten)]
+    pub global: GlobalArgs,
+    #[command(subcommand)]
+    pub command: Option<Command>,
+}
+
+/// Flags every command takes.
+#[derive(Debug, Args)]
+#[command(next_help_heading = "Global options")]
+pub struct GlobalArgs {
+    /// Use this profile from the config file.
+    #[arg(long, global = true, value_name = "NAME")]
+    pub profile: Option<String>,
+    /// Use the embedded database at PATH (created if missing).
+    #[arg(long, global = true, value_name = "PATH", conflicts_with = "remote")]
+    pub db: Option<PathBuf>,
+    /// Read the configuration from PATH instead of the standard location.
+    #[arg(long, global = true, value_name = "PATH")]
+    pub config: Option<PathBuf>,
+    /// Talk to the v1 API server at URL.
+    #[arg(long, global = true, value_name = "URL")]
+    pub remote: Option<String>,
+    /// The environment variable holding the API key of --remote.
+    #[arg(long, global = true, value_name = "VAR")]
+    pub api_key_env: Option<String>,
+    /// On a local database, act as this owner (see `linkdeck owners`).
+    #[arg(long, global = true, value_name = "NAME")]
+    pub owner: Option<String>,
+    /// Print records and errors as JSON, for scripts.
+    #[arg(long, global = true)]
+    pub json: bool,
+}
+
+#[derive(Debug, Subcommand)]
+pub enum Command {
+    /// Create, list, change and delete short links.
+    #[command(subcommand)]
+    Links(Box<links::LinksCommand>),
+    /// Group links into named, coloured spaces.
+    #[command(subcommand)]
+    Spaces(spaces::SpacesCommand),
+    /// The host names that serve short links.
+    #[command(subcommand)]
+    Domains(domains::DomainsCommand),
+    /// The accounts of the embedded service.
+    #[command(subcommand)]
+    Owners(owners::OwnersCommand),
+    /// Import spaces and links from a JSON or CSV file, all or nothing.
+    Import(transfer::ImportArgs),
+    /// Export every space and link as JSON or CSV.
+    Export(transfer::ExportArgs),
+    /// Serve the v1 API and the short links over the embedded database.
+    Serve(serve::ServeArgs),
+    /// API keys of the embedded service.
+    #[command(subcommand)]
+    Keys(keys::KeysCommand),
+    /// Print a shell completion script (bash, zsh, fish, elvish, powershell).
+    Completions {
+        #[arg(value_enum)]
+        shell: clap_complete::Shell,
+    },
+}
+
+/// Runs the parsed command line and gives the process's exit code.
+pub fn run(cli: Cli) -> ExitCode {
+    install_panic_hook();
+    let json = cli.global.json;
+    match run_inner(cli) {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(e) => e.report(json),
+    }
+}
+
+/// Reports a command line clap refused. With `--json` anywhere in it, the error is JSON too.
+pub fn usage_error(e: clap::Error, args: &[OsString]) -> ExitCode {
+    use clap::error::ErrorKind;
+    let json = args.iter().any(|a| a == "--json");
+    match e.kind() {
+        ErrorKind::DisplayHelp | ErrorKind::DisplayVersion => e.exit(),
+        _ if json => {
+            let text = e.render().to_string();
+            let message = text
+                .lines()
+                .find(|l| !l.trim().is_empty())
+                .unwrap_or("invalid arguments")
+                .trim_start_matches("error: ")
+                .to_owned();
+            CliError::usage(message).report(true)
+        }
+        _ => e.exit(),
+    }
+}
+
+fn run_inner(cli: Cli) -> CliResult {
+    let Cli { global, command } = cli;
+    if let Some(Command::Completions { shell }) = command {
+        let mut cmd = Cli::command();
+        let mut out = Vec::new();
+        clap_complete::generate(shell, &mut cmd, "linkdeck", &mut out);
+        return Ok(print(&String::from_utf8_lossy(&out))?);
+    }
+    if std::env::var_os("LINKDECK_LOG").is_some() {
+        let _ = tracing_subscriber::fmt()
+            .with_env_filter(tracing_subscriber::EnvFilter::from_env("LINKDECK_LOG"))
+            .with_writer(std::io::stderr)
+            .try_init();
+    }
+    let overrides = Overrides {
+        profile: global.profile,
+        db: global.db,
+        remote: global.remote,
+        api_key_env: global.api_key_env,
+    };
+    let ctx = Context::load(
+        Paths::discover(),
+        global.config.as_deref(),
+        &overrides,
+        global.json,
+        global.owner,
+    )?;
+    let runtime = tokio::runtime::Builder::new_multi_thread()
+        .enable_all()
+        .build()
+        .map_err(|e| CliError::failure(format!("cannot start the async runtime: {e}")))?;
+    runtime.block_on(dispatch(&ctx, command))
+}
+
+async fn dispatch(ctx: &Context, command: Option<Command>) -> CliResult {
+    match command {
+        None => app::run(ctx).await,
+        Some(Command::Links(c)) => links::run(ctx, *c).await,
+        Some(Command::Spaces(c)) => spaces::run(ctx, c).await,
+        Some(Command::Domains(c)) => domains::run(ctx, c).await,
+        Some(Command::Owners(c)) => owners::run(ctx, c).await,
+        Some(Command::Import(a)) => transfer::import(ctx, a).await,
+        Some(Command::Export(a)) => transfer::export(ctx, a).await,
+        Some(Command::Serve(a)) => serve::run(ctx, a).await,
+        Some(Command::Keys(c)) => keys::run(ctx, c).await,
+        Some(Command::Completions { .. }) => Ok(()),
+    }
+}
+
+/// `linkdeck` without a command and without a terminal: where things live, and the help.
+pub(crate) fn overview(ctx: &Context) -> CliResult {
+    use crate::config::Resolved;
+    let config = match &ctx.config.source {
+        Some(p) => p.display().to_string(),
+        None => format!(
+            "{} (not present: using defaults)",
+            ctx.paths.config_file.display()
+        ),
+    };
+    let backend = match &ctx.profile {
+        Resolved::Local { db, .. } => format!("database {}", db.display()),
+        Resolved::Remote { base_url, .. } => format!("server {base_url}"),
+    };
+    let text = format!(
+        "profile  {}\n{backend}\nconfig   {config}\nlogs     {}\n",
+        ctx.profile.profile_name(),
+        ctx.paths.log_dir().display()
+    );
+    print(&text)?;
+    print(&Cli::command().render_help().to_string())?;
+    Ok(())
+}
+
+/// `true`/`false`, `1`/`0`, `yes`/`no`, `on`/`off`.
+pub(crate) fn parse_bool(s: &str) -> Result<bool, String> {
+    match s.trim().to_ascii_lowercase().as_str() {
+        "true" | "1" | "yes" | "on" => Ok(true),
+        "false" | "0" | "no" | "off" => Ok(false),
+        _ => Err("expected true or false".into()),
+    }
+}
+
+/// A panic is a bug; say so in one line instead of a backtrace.
+fn install_panic_hook() {
+    std::panic::set_hook(Box::new(|info| {
+        let place = info
+            .location()
+            .map(|l| format!(" at {}:{}", l.file(), l.line()))
+            .unwrap_or_default();
+        let what = info
+            .payload()
+            .downcast_ref::<&str>()
+            .map(|s| (*s).to_owned())
+            .or_else(|| info.payload().downcast_ref::<String>().cloned())
+            .unwrap_or_default();
+        eprintln!(
+            "error: internal error{place}: {what} (this is a bug in linkdeck; please report it)"
+        );
+    }));
+}

@@ -1,0 +1,140 @@
+//! `linkdeck serve`: the v1 API and the short links over the profile's embedded database, until
+//! SIGINT or SIGTERM, after which every counted click is written before the process exits.
+
+use std::net::SocketAddr;
+use std::path::PathBuf;
+
+use clap::Args;
+
+use super::context::Context;
+use super::error::{CliError, CliResult, Kind};
+use crate::backend::local::{LocalOptions, LocalService};
+use crate::config::Resolved;
+use crate::server::ServeOptions;
+
+#[derive(Debug, Args)]
+pub struct ServeArgs {
+    /// Address and port to listen on (`[serve] listen`; port 0 picks a free one).
+    #[arg(long, value_name = "ADDR:PORT")]
+    pub listen: Option<SocketAddr>,
+    /// Base URL of short links and API page links (`[serve] public_url`).
+    #[arg(long, value_name = "URL")]
+    pub public_url: Option<String>,
+    /// Trusted request header with the visitor's country code, such as CF-IPCountry.
+    #[arg(long, value_name = "NAME")]
+    pub geo_header: Option<String>,
+    /// MaxMind country database for visitors' countries.
+    #[arg(long, value_name = "FILE")]
+    pub geoip_db: Option<PathBuf>,
+    /// 301 (default), 302, 307 or 308.
+    #[arg(long, value_name = "N")]
+    pub redirect_status: Option<u16>,
+}
+
+/// The server's options: the command line over `[serve]` over the defaults.
+fn options(ctx: &Context, args: &ServeArgs) -> CliResult<ServeOptions> {
+    let config = &ctx.config.serve;
+    let redirect_status = args
+        .redirect_status
+        .unwrap_or_else(|| config.redirect_status.code());
+    crate::server::redirect_status(redirect_status)?;
+    Ok(ServeOptions {
+        listen: args.listen.unwrap_or(config.listen),
+        public_url: String::new(),
+        geo_header: args
+            .geo_header
+            .clone()
+            .or_else(|| config.geo_header.clone()),
+        geoip_db: args.geoip_db.clone().or_else(|| config.geoip_db.clone()),
+        redirect_status,
+        api_rate_limit: config.rate_limit_per_minute,
+        password_attempts: config.password_attempts_per_minute,
+        ..ServeOptions::default()
+    })
+}
+
+fn is_http_url(raw: &str) -> bool {
+    url::Url::parse(raw).is_ok_and(|u| matches!(u.scheme(), "http" | "https") && u.host().is_some())
+}
+
+pub async fn run(ctx: &Context, args: ServeArgs) -> CliResult {
+    let Resolved::Local {
+        db,
+        public_url,
+        timezone,
+        ..
+    } = &ctx.profile
+    else {
+        // Names the profile and what to do.
+        ctx.service("serve")?;
+        unreachable!("service() refuses remote profiles");
+    };
+    let mut opts = options(ctx, &args)?;
+    let listener = tokio::net::TcpListener::bind(opts.listen)
+        .await
+        .map_err(|e| {
+            CliError::new(
+                Kind::Unavailable,
+                format!("cannot listen on {}: {e}", opts.listen),
+            )
+        })?;
+    let bound = listener
+        .local_addr()
+        .map_err(|e| CliError::failure(format!("cannot read the bound address: {e}")))?;
+    // Short URLs: --public-url, else the configured one, else where we really listen.
+    let configured = ctx.config.serve.public_url.is_some()
+        || *public_url != ctx.config.serve.effective_public_url();
+    let public_url = match &args.public_url {
+        Some(url) if is_http_url(url) => url.trim_end_matches('/').to_owned(),
+        Some(url) => {
+            return Err(CliError::usage(format!(
+                "--public-url {url} is not an absolute http or https URL"
+            )));
+        }
+        None if configured => public_url.clone(),
+        None => format!("http://{bound}"),
+    };
+    opts.public_url = public_url.clone();
+    let service = LocalService::open(
+        db,
+        LocalOptions {
+            public_url: public_url.clone(),
+            timezone: timezone.clone(),
+            clock: ctx.clock.clone(),
+        },
+    )?;
+    if std::env::var_os("LINKDECK_LOG").is_none() {
+        let _ = tracing_subscriber::fmt()
+            .with_env_filter(tracing_subscriber::EnvFilter::new("info"))
+            .with_writer(std::io::stderr)
+            .try_init();
+    }
+    tracing::info!(address = %bound, public_url, db = %db.display(), "serving");
+    // Scripts wait for this line to know the port.
+    eprintln!("listening on http://{bound}");
+    crate::server::serve(service, opts, listener, shutdown_signal()).await?;
+    tracing::info!("stopped; every counted click is written");
+    Ok(())
+}
+
+/// Completes on SIGINT (Ctrl-C) or SIGTERM.
+async fn shutdown_signal() {
+    let ctrl_c = async {
+        let _ = tokio::signal::ctrl_c().await;
+    };
+    #[cfg(unix)]
+    let term = async {
+        match tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate()) {
+            Ok(mut s) => {
+                s.recv().await;
+            }
+            Err(_) => std::future::pending::<()>().await,
+        }
+    };
+    #[cfg(not(unix))]
+    let term = std::future::pending::<()>();
+    tokio::select! {
+        () = ctrl_c => {}
+        () = term => {}
+    }
+}

@@ -1,0 +1,293 @@
+//! The configuration file (`config.toml`) and the profile a command runs with. Reading is
+//! strict: an unknown key or a bad value is an error naming the file, line and key, never
+//! silently ignored. No file at all means the defaults: the built-in `local` profile on the
+//! default database.
+
+mod paths;
+mod profile;
+mod serve;
+mod ui;
+mod values;
+
+use std::collections::BTreeMap;
+use std::fmt;
+use std::path::{Path, PathBuf};
+use std::time::Duration;
+
+use jiff::tz::TimeZone;
+use serde::Deserialize;
+use toml::Spanned;
+
+pub use paths::Paths;
+pub use profile::{
+    ApiKeySource, BUILTIN_PROFILE, DEFAULT_TIMEOUT_SECS, LocalProfile, Profile, RemoteProfile,
+    Resolved,
+};
+pub use serve::ServeConfig;
+pub use ui::{Theme, UiConfig};
+pub use values::{BaseUrl, RedirectStatus, ZoneName};
+
+use profile::ProfileToml;
+
+/// A configuration problem, already phrased for a person: it names the file and, when the
+/// file has one, the line and key.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ConfigError(pub String);
+
+impl fmt::Display for ConfigError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.0)
+    }
+}
+
+impl std::error::Error for ConfigError {}
+
+/// The whole configuration, checked.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Config {
+    /// The file it was read from, if one existed.
+    pub source: Option<PathBuf>,
+    pub default_profile: String,
+    /// Always holds [`BUILTIN_PROFILE`] unless the file redefines it.
+    pub profiles: BTreeMap<String, Profile>,
+    pub ui: UiConfig,
+    /// Action name → key, checked by the terminal app against its actions.
+    pub keys: BTreeMap<String, String>,
+    pub serve: ServeConfig,
+}
+
+#[derive(Debug, Default, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+struct ConfigToml {
+    default_profile: Option<Spanned<String>>,
+    profiles: BTreeMap<String, Spanned<ProfileToml>>,
+    ui: UiConfig,
+    keys: BTreeMap<String, String>,
+    serve: ServeConfig,
+}
+
+impl Default for Config {
+    fn default() -> Self {
+        Config {
+            source: None,
+            default_profile: BUILTIN_PROFILE.into(),
+            profiles: BTreeMap::from([(
+                BUILTIN_PROFILE.to_owned(),
+                Profile::Local(LocalProfile::default()),
+            )]),
+            ui: UiConfig::default(),
+            keys: BTreeMap::new(),
+            serve: ServeConfig::default(),
+        }
+    }
+}
+
+impl Config {
+    /// Reads `path`. A missing file gives the defaults unless `required` (the user named it
+    /// with `--config`), in which case it is an error.
+    pub fn load(path: &Path, required: bool, paths: &Paths) -> Result<Config, ConfigError> {
+        match std::fs::read_to_string(path) {
+            Ok(text) => Config::parse(&text, path, paths),
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound && !required => {
+                Ok(Config::default())
+            }
+            Err(e) => Err(ConfigError(format!(
+                "cannot read config file {}: {e}",
+                path.display()
+            ))),
+        }
+    }
+
+    /// Parses the text of the config file at `path` (used to name it in errors and to resolve
+    /// relative database paths).
+    pub fn parse(text: &str, path: &Path, paths: &Paths) -> Result<Config, ConfigError> {
+        let raw: ConfigToml = toml::from_str(text).map_err(|e| {
+            let at = e.span().map(|s| locate(text, s.start));
+            ConfigError(describe(path, at, e.message().trim()))
+        })?;
+        let base = path.parent().unwrap_or(Path::new("."));
+        let mut config = Config {
+            source: Some(path.to_owned()),
+            ui: raw.ui,
+            keys: raw.keys,
+            serve: raw.serve,
+            ..Config::default()
+        };
+        for (name, spanned) in raw.profiles {
+            let at = locate(text, spanned.span().start);
+            let mut profile = spanned.into_inner().check().map_err(|m| {
+                ConfigError(describe(
+                    path,
+                    Some(at.clone()),
+                    &format!("[profiles.{name}]: {m}"),
+                ))
+            })?;
+            if let Profile::Local(local) = &mut profile {
+                local.db = local.db.as_deref().map(|db| paths.resolve(db, base));
+            }
+            config.profiles.insert(name, profile);
+        }
+        if let Some(default) = raw.default_profile {
+            let at = locate(text, default.span().start);
+            let default = default.into_inner();
+            if !config.profiles.contains_key(&default) {
+                return Err(ConfigError(describe(
+                    path,
+                    Some(at),
+                    &format!(
+                        "default_profile = \"{default}\" names no profile (known: {})",
+                        config.profile_names()
+                    ),
+                )));
+            }
+            config.default_profile = default;
+        }
+        Ok(config)
+    }
+
+    fn profile_names(&self) -> String {
+        self.profiles.keys().cloned().collect::<Vec<_>>().join(", ")
+    }
+
+    /// The profile to run with: the named one (or the default), with the command line's
+    /// overrides applied.
+    pub fn resolve(&self, o: &Overrides, paths: &Paths) -> Result<Resolved, ConfigError> {
+        let name = o.profile.as_deref().unwrap_or(&self.default_profile);
+        let profile = self.profiles.get(name).ok_or_else(|| {
+            ConfigError(format!(
+                "no profile named \"{name}\"{} (known: {})",
+                self.source
+                    .as_ref()
+                    .map(|p| format!(" in {}", p.display()))
+                    .unwrap_or_default(),
+                self.profile_names()
+            ))
+        })?;
+        let timezone = profile
+            .timezone()
+            .map(|z| z.zone.clone())
+            .unwrap_or_else(TimeZone::system);
+        let explicit = o.profile.is_some();
+
+        if let Some(base_url) = &o.remote {
+            let base_url =
+                BaseUrl::parse(base_url).map_err(|m| ConfigError(format!("--remote: {m}")))?;
+            let remote = match profile {
+                Profile::Remote(r) => Some(r),
+                Profile::Local(_) => None,
+            };
+            let api_key = match (&o.api_key_env, remote) {
+                (Some(var), _) => ApiKeySource::Env(var.clone()),
+                (None, Some(r)) => r.api_key.clone(),
+                (None, None) => {
+                    return Err(ConfigError(
+                        "--remote needs --api-key-env VAR naming the variable that holds the API key"
+                            .into(),
+                    ));
+                }
+            };
+            return Ok(Resolved::Remote {
+                profile: name.to_owned(),
+                base_url: base_url.to_string(),
+                api_key,
+                timeout: Duration::from_secs(
+                    remote.map_or(DEFAULT_TIMEOUT_SECS, |r| r.timeout_secs),
+                ),
+                timezone,
+            });
+        }
+
+        match profile {
+            Profile::Remote(r) => {
+                if o.db.is_some() {
+                    return Err(ConfigError(format!(
+                        "--db needs a local profile, and profile \"{name}\" is remote"
+                    )));
+                }
+                Ok(Resolved::Remote {
+                    profile: name.to_owned(),
+                    base_url: r.base_url.to_string(),
+                    api_key: o
+                        .api_key_env
+                        .clone()
+                        .map_or_else(|| r.api_key.clone(), ApiKeySource::Env),
+                    timeout: Duration::from_secs(r.timeout_secs),
+                    timezone,
+                })
+            }
+            Profile::Local(l) => {
+                if o.api_key_env.is_some() {
+                    return Err(ConfigError(format!(
+                        "--api-key-env applies to remote profiles, and profile \"{name}\" is local{}",
+                        if explicit { "" } else { " (add --remote URL)" }
+                    )));
+                }
+                let db =
+                    o.db.clone()
+                        .or_else(|| l.db.clone())
+                        .unwrap_or_else(|| paths.default_db());
+                let public_url = l
+                    .public_url
+                    .as_ref()
+                    .map(ToString::to_string)
+                    .unwrap_or_else(|| self.serve.effective_public_url());
+                Ok(Resolved::Local {
+                    profile: name.to_owned(),
+                    db,
+                    public_url,
+                    timezone,
+                })
+            }
+        }
+    }
+}
+
+/// What the command line says about the profile.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Overrides {
+    pub profile: Option<String>,
+    pub db: Option<PathBuf>,
+    pub remote: Option<String>,
+    pub api_key_env: Option<String>,
+}
+
+#[derive(Debug, Clone)]
+struct Location {
+    line: usize,
+    column: usize,
+    text: String,
+}
+
+fn locate(text: &str, offset: usize) -> Location {
+    let offset = offset.min(text.len());
+    let before = &text[..offset];
+    let line_start = before.rfind('\n').map_or(0, |i| i + 1);
+    let line_end = text[offset..].find('\n').map_or(text.len(), |i| offset + i);
+    Location {
+        line: before.matches('\n').count() + 1,
+        column: before[line_start..].chars().count() + 1,
+        text: text[line_start..line_end].trim().to_owned(),
+    }
+}
+
+fn describe(path: &Path, at: Option<Location>, message: &str) -> String {
+    let message = message.replace('\n', " ");
+    match at {
+        Some(at) if !at.text.is_empty() => format!(
+            "config file {}, line {}, column {} (`{}`): {message}",
+            path.display(),
+            at.line,
+            at.column,
+            at.text
+        ),
+        Some(at) => format!(
+            "config file {}, line {}: {message}",
+            path.display(),
+            at.line
+        ),
+        None => format!("config file {}: {message}", path.display()),
+    }
+}
+
+#[cfg(test)]
+mod tests;

@@ -1,0 +1,177 @@
+//! Profiles: which backend the front ends talk to, and where.
+
+use std::path::PathBuf;
+use std::time::Duration;
+
+use jiff::tz::TimeZone;
+use serde::Deserialize;
+
+use super::values::{BaseUrl, ZoneName};
+
+/// The name of the profile that exists without any config: the embedded database in the data
+/// directory.
+pub const BUILTIN_PROFILE: &str = "local";
+
+pub const DEFAULT_TIMEOUT_SECS: u64 = crate::backend::remote::DEFAULT_TIMEOUT.as_secs();
+
+/// A `[profiles.NAME]` table as written. Both kinds share one table shape so toml reports
+/// unknown keys and bad values with their line; which keys fit which kind is checked after.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub(super) struct ProfileToml {
+    pub backend: BackendKind,
+    pub db: Option<PathBuf>,
+    pub public_url: Option<BaseUrl>,
+    pub timezone: Option<ZoneName>,
+    pub base_url: Option<BaseUrl>,
+    pub api_key_env: Option<String>,
+    pub api_key_command: Option<String>,
+    pub timeout_secs: Option<u64>,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub(super) enum BackendKind {
+    Local,
+    Remote,
+}
+
+/// A checked profile.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Profile {
+    Local(LocalProfile),
+    Remote(RemoteProfile),
+}
+
+impl Profile {
+    pub fn timezone(&self) -> Option<&ZoneName> {
+        match self {
+            Profile::Local(p) => p.timezone.as_ref(),
+            Profile::Remote(p) => p.timezone.as_ref(),
+        }
+    }
+}
+
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct LocalProfile {
+    /// Already resolved against the config file's directory; `None` means the default database.
+    pub db: Option<PathBuf>,
+    pub public_url: Option<BaseUrl>,
+    pub timezone: Option<ZoneName>,
+}
+
+#[derive(Debug, Clone, PartialEq)]
+pub struct RemoteProfile {
+    pub base_url: BaseUrl,
+    pub api_key: ApiKeySource,
+    pub timeout_secs: u64,
+    pub timezone: Option<ZoneName>,
+}
+
+/// Where a remote profile's API key comes from. The key itself is never written in the config.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum ApiKeySource {
+    /// The name of an environment variable holding the key.
+    Env(String),
+    /// A shell command whose first line of output is the key (a password manager, say).
+    Command(String),
+}
+
+impl ProfileToml {
+    /// Checks that the keys fit the backend kind; the message names the offending key.
+    pub(super) fn check(self) -> Result<Profile, String> {
+        match self.backend {
+            BackendKind::Local => {
+                let stray = [
+                    ("base_url", self.base_url.is_some()),
+                    ("api_key_env", self.api_key_env.is_some()),
+                    ("api_key_command", self.api_key_command.is_some()),
+                    ("timeout_secs", self.timeout_secs.is_some()),
+                ];
+                if let Some((key, _)) = stray.iter().find(|(_, set)| *set) {
+                    return Err(format!(
+                        "`{key}` applies only to profiles with backend = \"remote\""
+                    ));
+                }
+                Ok(Profile::Local(LocalProfile {
+                    db: self.db,
+                    public_url: self.public_url,
+                    timezone: self.timezone,
+                }))
+            }
+            BackendKind::Remote => {
+                let stray = [
+                    ("db", self.db.is_some()),
+                    ("public_url", self.public_url.is_some()),
+                ];
+                if let Some((key, _)) = stray.iter().find(|(_, set)| *set) {
+                    return Err(format!(
+                        "`{key}` applies only to profiles with backend = \"local\""
+                    ));
+                }
+                let base_url = self.base_url.ok_or("a remote profile needs `base_url`")?;
+                let api_key = match (self.api_key_env, self.api_key_command) {
+                    (Some(var), None) => ApiKeySource::Env(var),
+                    (None, Some(cmd)) => ApiKeySource::Command(cmd),
+                    (Some(_), Some(_)) => {
+                        return Err(
+                            "set either `api_key_env` or `api_key_command`, not both".into()
+                        );
+                    }
+                    (None, None) => {
+                        return Err(
+                            "a remote profile needs `api_key_env` or `api_key_command`".into()
+                        );
+                    }
+                };
+                let timeout_secs = self.timeout_secs.unwrap_or(DEFAULT_TIMEOUT_SECS);
+                if timeout_secs == 0 {
+                    return Err("`timeout_secs` must be at least 1".into());
+                }
+                Ok(Profile::Remote(RemoteProfile {
+                    base_url,
+                    api_key,
+                    timeout_secs,
+                    timezone: self.timezone,
+                }))
+            }
+        }
+    }
+}
+
+/// The profile a command runs with, after the command line's overrides: everything needed to
+/// build the backend.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Resolved {
+    Local {
+        profile: String,
+        db: PathBuf,
+        public_url: String,
+        timezone: TimeZone,
+    },
+    Remote {
+        profile: String,
+        base_url: String,
+        api_key: ApiKeySource,
+        timeout: Duration,
+        timezone: TimeZone,
+    },
+}
+
+impl Resolved {
+    pub fn profile_name(&self) -> &str {
+        match self {
+            Resolved::Local { profile, .. } | Resolved::Remote { profile, .. } => profile,
+        }
+    }
+
+    pub fn timezone(&self) -> &TimeZone {
+        match self {
+            Resolved::Local { timezone, .. } | Resolved::Remote { timezone, .. } => timezone,
+        }
+    }
+
+    pub fn is_local(&self) -> bool {
+        matches!(self, Resolved::Local { .. })
+    }
+}

@@ -1,0 +1,228 @@
+use super::*;
+
+fn paths() -> Paths {
+    Paths::new(
+        "/cfg/linkdeck/config.toml".into(),
+        "/data/linkdeck".into(),
+        "/state/linkdeck".into(),
+    )
+}
+
+fn parse(text: &str) -> Result<Config, ConfigError> {
+    Config::parse(text, Path::new("/cfg/linkdeck/config.toml"), &paths())
+}
+
+#[test]
+fn empty_file_gives_the_builtin_local_profile() {
+    let config = parse("").unwrap();
+    assert_eq!(config.default_profile, "local");
+    let resolved = config.resolve(&Overrides::default(), &paths()).unwrap();
+    match resolved {
+        Resolved::Local { db, public_url, .. } => {
+            assert_eq!(db, Path::new("/data/linkdeck/linkdeck.db"));
+            assert_eq!(public_url, "http://127.0.0.1:8080");
+        }
+        other => panic!("expected local, got {other:?}"),
+    }
+}
+
+#[test]
+fn full_file_parses() {
+    let config = parse(
+        r#"
+default_profile = "work"
+
+[profiles.home]
+backend = "local"
+db = "home.db"
+public_url = "https://sho.rt/"
+timezone = "Europe/Berlin"
+
+[profiles.work]
+backend = "remote"
+base_url = "https://links.example.com"
+api_key_env = "WORK_KEY"
+timeout_secs = 5
+timezone = "America/New_York"
+
+[ui]
+theme = "light"
+mouse = true
+
+[keys]
+quit = "Q"
+
+[serve]
+listen = "0.0.0.0:9000"
+redirect_status = 302
+geo_header = "CF-IPCountry"
+"#,
+    )
+    .unwrap();
+    assert_eq!(config.default_profile, "work");
+    assert_eq!(config.ui.theme, Theme::Light);
+    assert!(config.ui.mouse);
+    assert_eq!(config.keys["quit"], "Q");
+    assert_eq!(config.serve.redirect_status.code(), 302);
+    assert_eq!(config.serve.rate_limit_per_minute, 600);
+    assert_eq!(config.serve.password_attempts_per_minute, 10);
+
+    let home = config
+        .resolve(
+            &Overrides {
+                profile: Some("home".into()),
+                ..Default::default()
+            },
+            &paths(),
+        )
+        .unwrap();
+    assert_eq!(
+        home,
+        Resolved::Local {
+            profile: "home".into(),
+            db: "/cfg/linkdeck/home.db".into(),
+            public_url: "https://sho.rt".into(),
+            timezone: TimeZone::get("Europe/Berlin").unwrap(),
+        }
+    );
+    match config.resolve(&Overrides::default(), &paths()).unwrap() {
+        Resolved::Remote {
+            base_url,
+            api_key,
+            timeout,
+            ..
+        } => {
+            assert_eq!(base_url, "https://links.example.com");
+            assert_eq!(api_key, ApiKeySource::Env("WORK_KEY".into()));
+            assert_eq!(timeout, Duration::from_secs(5));
+        }
+        other => panic!("expected remote, got {other:?}"),
+    }
+}
+
+#[test]
+fn errors_name_the_line_and_key() {
+    let err = parse("[ui]\ntheme = \"dark\"\ncolour = 3\n").unwrap_err().0;
+    assert!(err.contains("line 3"), "{err}");
+    assert!(err.contains("colour"), "{err}");
+
+    let err = parse("[profiles.x]\nbackend = \"local\"\ntimezone = \"Mars/Base\"\n")
+        .unwrap_err()
+        .0;
+    assert!(err.contains("line 3"), "{err}");
+    assert!(err.contains("Mars/Base"), "{err}");
+
+    let err = parse("[serve]\nredirect_status = 303\n").unwrap_err().0;
+    assert!(err.contains("line 2") && err.contains("303"), "{err}");
+
+    let err = parse("[profiles.x]\nbackend = \"local\"\nbase_url = \"https://a.b\"\n")
+        .unwrap_err()
+        .0;
+    assert!(
+        err.contains("base_url") && err.contains("profiles.x"),
+        "{err}"
+    );
+
+    let err = parse("default_profile = \"nope\"\n").unwrap_err().0;
+    assert!(err.contains("line 1") && err.contains("nope"), "{err}");
+
+    let err = parse("[profiles.r]\nbackend = \"remote\"\nbase_url = \"https://a.b\"\n")
+        .unwrap_err()
+        .0;
+    assert!(err.contains("api_key_env"), "{err}");
+}
+
+#[test]
+fn command_line_overrides() {
+    let config = parse("").unwrap();
+    let db = config
+        .resolve(
+            &Overrides {
+                db: Some("/tmp/x.db".into()),
+                ..Default::default()
+            },
+            &paths(),
+        )
+        .unwrap();
+    assert!(matches!(db, Resolved::Local { ref db, .. } if db == Path::new("/tmp/x.db")));
+
+    let remote = config
+        .resolve(
+            &Overrides {
+                remote: Some("https://a.example".into()),
+                api_key_env: Some("K".into()),
+                ..Default::default()
+            },
+            &paths(),
+        )
+        .unwrap();
+    assert!(!remote.is_local());
+
+    let err = config
+        .resolve(
+            &Overrides {
+                remote: Some("https://a.example".into()),
+                ..Default::default()
+            },
+            &paths(),
+        )
+        .unwrap_err();
+    assert!(err.0.contains("--api-key-env"), "{err}");
+
+    let err = config
+        .resolve(
+            &Overrides {
+                profile: Some("missing".into()),
+                ..Default::default()
+            },
+            &paths(),
+        )
+        .unwrap_err();
+    assert!(
+        err.0.contains("missing") && err.0.contains("local"),
+        "{err}"
+    );
+}
+
+#[test]
+fn the_example_config_parses() {
+    let text = include_str!("../../config.example.toml");
+    let config = parse(text).unwrap();
+    let expected = Config {
+        source: config.source.clone(),
+        ..Config::default()
+    };
+    assert_eq!(config, expected);
+}
+
+/// Every commented-out key of the example, uncommented, is accepted too: the example documents
+/// only keys that exist.
+#[test]
+fn the_example_config_with_every_key_set_parses() {
+    let text = include_str!("../../config.example.toml");
+    let mut out = String::new();
+    let mut seen_api_key = false;
+    for line in text.lines() {
+        let body = line.strip_prefix("# ").unwrap_or("");
+        let is_key = body.split_once(" = ").is_some_and(|(k, _)| {
+            !k.is_empty() && k.bytes().all(|b| b.is_ascii_lowercase() || b == b'_')
+        });
+        // api_key_env and api_key_command exclude each other: keep the first.
+        if body.starts_with("api_key_") {
+            if seen_api_key {
+                continue;
+            }
+            seen_api_key = true;
+        }
+        if is_key || body.starts_with("[profiles.") {
+            out.push_str(body);
+        } else {
+            out.push_str(line);
+        }
+        out.push('\n');
+    }
+    let config = parse(&out).unwrap_or_else(|e| panic!("{e}\n{out}"));
+    assert!(matches!(config.profiles["work"], Profile::Remote(_)));
+    assert_eq!(config.keys["quit"], "q");
+    assert_eq!(config.serve.geo_header.as_deref(), Some("CF-IPCountry"));
+}

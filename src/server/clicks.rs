@@ -1,0 +1,309 @@
+//! Exact click counting off the request path.
+//!
+//! A redirect reserves its click in the in-memory [`Ledger`] (one lock, no I/O) and hands the
+//! visit to the [`writer`] task over a channel; the writer stores visits in batches (every
+//! `flush_interval` or `flush_batch` visits, one transaction each) and is drained on shutdown.
+//!
+//! Exactness: per link the ledger knows `known` (clicks in the database as of the last write it
+//! saw) and `pending` (reserved, not yet written). `known + pending` is the true count, so a
+//! link limited to N clicks is redirected exactly N times however many requests race, even
+//! before anything reaches the database. Rotation is decided under the same lock (plain
+//! round-robin over the rotation URLs) and the writer persists the next position in
+//! `links.last_rotation` with each batch, so a restart continues the cycle.
+
+use std::collections::HashMap;
+use std::sync::Mutex;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::time::Duration;
+
+use tokio::sync::{mpsc, oneshot};
+
+use crate::backend::local::LocalService;
+use crate::backend::local::redirect::ResolvedLink;
+use crate::backend::local::visits::{VisitRow, record_visits};
+use crate::domain::{Id, TargetType};
+
+#[derive(Debug, Default)]
+struct Counter {
+    known: u64,
+    pending: u64,
+    /// Index of the rotation URL the next counted visit gets.
+    next_rotation: u32,
+    /// Whether the link rotates, so the writer persists `next_rotation`.
+    rotates: bool,
+}
+
+/// What a reservation decided.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Reservation {
+    /// The click limit is reached: the visit is not counted.
+    Exhausted,
+    /// The click is counted; for rotation links, the index of the URL to send the visitor to.
+    Counted { rotation: Option<usize> },
+}
+
+/// In-memory click state of every link visited since the server started.
+#[derive(Debug, Default)]
+pub struct Ledger {
+    counters: Mutex<HashMap<Id, Counter>>,
+    /// Writes begun and writes finished; a database read taken while they are equal and
+    /// unchanged across the read saw every finished write and no half-applied one.
+    writes_started: AtomicU64,
+    writes_finished: AtomicU64,
+}
+
+impl Ledger {
+    fn lock(&self) -> std::sync::MutexGuard<'_, HashMap<Id, Counter>> {
+        self.counters.lock().unwrap_or_else(|e| e.into_inner())
+    }
+
+    fn counter<'a>(map: &'a mut HashMap<Id, Counter>, link: &ResolvedLink) -> &'a mut Counter {
+        map.entry(link.id).or_insert_with(|| Counter {
+            known: link.clicks,
+            pending: 0,
+            next_rotation: link.last_rotation,
+            rotates: false,
+        })
+    }
+
+    /// The link's clicks including those not yet written.
+    pub fn clicks(&self, link: &ResolvedLink) -> u64 {
+        let map = self.lock();
+        map.get(&link.id)
+            .map_or(link.clicks, |c| c.known + c.pending)
+    }
+
+    /// Whether the link's click limit is reached, counting clicks not yet written.
+    pub fn exhausted(&self, link: &ResolvedLink) -> bool {
+        link.expiration_clicks > 0 && self.clicks(link) >= u64::from(link.expiration_clicks)
+    }
+
+    /// Reserves one click atomically: refused once the link's limit is reached.
+    pub fn reserve(&self, link: &ResolvedLink) -> Reservation {
+        let mut map = self.lock();
+        let c = Self::counter(&mut map, link);
+        if link.expiration_clicks > 0 && c.known + c.pending >= u64::from(link.expiration_clicks) {
+            return Reservation::Exhausted;
+        }
+        c.pending += 1;
+        let rotation = match (link.target_type, link.rotation.len()) {
+            (TargetType::Rotation, n) if n > 0 => {
+                let index = c.next_rotation as usize % n;
+                c.next_rotation = ((index + 1) % n) as u32;
+                c.rotates = true;
+                Some(index)
+            }
+            _ => None,
+        };
+        Reservation::Counted { rotation }
+    }
+
+    /// Takes back a reservation whose visit could not be queued.
+    fn release(&self, link_id: Id) {
+        if let Some(c) = self.lock().get_mut(&link_id) {
+            c.pending = c.pending.saturating_sub(1);
+        }
+    }
+
+    /// Marks the start of a database read of links; pass the token to [`Ledger::observed`].
+    pub fn read_token(&self) -> Option<u64> {
+        let started = self.writes_started.load(Ordering::Acquire);
+        (started == self.writes_finished.load(Ordering::Acquire)).then_some(started)
+    }
+
+    /// Takes in what a database read (begun at `token`) says of a link, so changes made by
+    /// other processes reach the ledger; ignored when a write overlapped the read.
+    pub fn observed(&self, token: Option<u64>, link: &ResolvedLink) {
+        let Some(token) = token else { return };
+        let mut map = self.lock();
+        if self.writes_started.load(Ordering::Acquire) != token {
+            return;
+        }
+        if let Some(c) = map.get_mut(&link.id) {
+            c.known = link.clicks;
+        }
+    }
+
+    fn rotations(&self, ids: impl Iterator<Item = Id>) -> Vec<(Id, u32)> {
+        let map = self.lock();
+        ids.filter_map(|id| {
+            map.get(&id)
+                .filter(|c| c.rotates)
+                .map(|c| (id, c.next_rotation))
+        })
+        .collect()
+    }
+}
+
+enum Msg {
+    Visit(VisitRow),
+    Flush(oneshot::Sender<()>),
+}
+
+/// The sending side of the click writer. Cloning is cheap.
+#[derive(Clone)]
+pub struct Clicks {
+    tx: mpsc::UnboundedSender<Msg>,
+}
+
+impl Clicks {
+    /// Queues a counted visit. If the writer is gone (the server is stopping) the reservation
+    /// is released so the count stays true.
+    pub fn record(&self, ledger: &Ledger, visit: VisitRow) {
+        let link_id = visit.link_id;
+        if self.tx.send(Msg::Visit(visit)).is_err() {
+            ledger.release(link_id);
+            tracing::error!(link_id, "click writer stopped; visit not recorded");
+        }
+    }
+
+    /// Writes everything queued so far; returns once it is in the database.
+    pub async fn flush(&self) {
+        let (tx, rx) = oneshot::channel();
+        if self.tx.send(Msg::Flush(tx)).is_ok() {
+            let _ = rx.await;
+        }
+    }
+}
+
+/// Settings of the writer.
+#[derive(Debug, Clone, Copy)]
+pub struct WriterOptions {
+    pub interval: Duration,
+    pub batch: usize,
+}
+
+/// Starts the writer task. It ends, after writing everything queued, when every [`Clicks`]
+/// handle is dropped.
+pub fn writer(
+    service: LocalService,
+    ledger: std::sync::Arc<Ledger>,
+    opts: WriterOptions,
+) -> (Clicks, tokio::task::JoinHandle<()>) {
+    let (tx, rx) = mpsc::unbounded_channel();
+    let task = tokio::spawn(run(service, ledger, opts, rx));
+    (Clicks { tx }, task)
+}
+
+async fn run(
+    service: LocalService,
+    ledger: std::sync::Arc<Ledger>,
+    opts: WriterOptions,
+    mut rx: mpsc::UnboundedReceiver<Msg>,
+) {
+    let mut batch: Vec<VisitRow> = Vec::new();
+    let mut waiters: Vec<oneshot::Sender<()>> = Vec::new();
+    let mut inbox = Vec::with_capacity(opts.batch);
+    let mut open = true;
+    while open || !batch.is_empty() {
+        if open && batch.is_empty() && waiters.is_empty() {
+            // Idle: wait for the first message without a deadline.
+            if rx.recv_many(&mut inbox, opts.batch).await == 0 {
+                open = false;
+            }
+        }
+        // Gather until the interval passes, the batch is full, or someone asks for a flush.
+        let deadline = tokio::time::Instant::now() + opts.interval;
+        loop {
+            for msg in inbox.drain(..) {
+                match msg {
+                    Msg::Visit(v) => batch.push(v),
+                    Msg::Flush(done) => waiters.push(done),
+                }
+            }
+            if !open || batch.len() >= opts.batch || !waiters.is_empty() {
+                break;
+            }
+            match tokio::time::timeout_at(deadline, rx.recv_many(&mut inbox, opts.batch)).await {
+                Ok(0) => open = false,
+                Ok(_) => {}
+                Err(_) => break,
+            }
+        }
+        if !batch.is_empty() {
+            let rows = std::mem::take(&mut batch);
+            if let Err(rows) = write(&service, &ledger, rows).await {
+                // Keep the visits and try again shortly; a click is never dropped while the
+                // database can still be reached.
+                batch = rows;
+                tokio::time::sleep(Duration::from_millis(200)).await;
+                if !open {
+                    // Shutting down: a few more tries, then give up loudly.
+                    for _ in 0..10 {
+                        match write(&service, &ledger, std::mem::take(&mut batch)).await {
+                            Ok(()) => break,
+                            Err(rows) => {
+                                batch = rows;
+                                tokio::time::sleep(Duration::from_millis(500)).await;
+                            }
+                        }
+                    }
+                    if !batch.is_empty() {
+                        tracing::error!(
+                            visits = batch.len(),
+                            "could not record visits before stopping"
+                        );
+                        batch.clear();
+                    }
+                }
+                continue;
+            }
+        }
+        for done in waiters.drain(..) {
+            let _ = done.send(());
+        }
+    }
+    for done in waiters.drain(..) {
+        let _ = done.send(());
+    }
+}
+
+/// Writes one batch; gives the rows back when the database refused them.
+async fn write(
+    service: &LocalService,
+    ledger: &std::sync::Arc<Ledger>,
+    rows: Vec<VisitRow>,
+) -> Result<(), Vec<VisitRow>> {
+    let mut per_link: HashMap<Id, u64> = HashMap::new();
+    for v in &rows {
+        *per_link.entry(v.link_id).or_default() += 1;
+    }
+    ledger.writes_started.fetch_add(1, Ordering::AcqRel);
+    let rotations = ledger.rotations(per_link.keys().copied());
+    let db = service.db().clone();
+    let result = tokio::task::spawn_blocking(move || {
+        let out = db.write_blocking(|tx| record_visits(tx, &rows, &rotations));
+        (out, rows)
+    })
+    .await;
+    let outcome = match result {
+        Ok((Ok(flushed), _)) => {
+            let mut map = ledger.lock();
+            for f in &flushed {
+                if let Some(c) = map.get_mut(&f.link_id) {
+                    c.known = f.clicks;
+                    c.pending = c.pending.saturating_sub(per_link[&f.link_id]);
+                }
+            }
+            // Links deleted meanwhile: their visits were dropped, so is their state.
+            if flushed.len() < per_link.len() {
+                let kept: std::collections::HashSet<Id> =
+                    flushed.iter().map(|f| f.link_id).collect();
+                for id in per_link.keys().filter(|id| !kept.contains(id)) {
+                    map.remove(id);
+                }
+            }
+            Ok(())
+        }
+        Ok((Err(e), rows)) => {
+            tracing::warn!(error = %e, visits = rows.len(), "writing visits failed; will retry");
+            Err(rows)
+        }
+        Err(e) => {
+            tracing::error!(error = %e, "visit writer task failed");
+            Err(Vec::new())
+        }
+    };
+    ledger.writes_finished.fetch_add(1, Ordering::AcqRel);
+    outcome
+}

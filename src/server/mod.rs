@@ -1,0 +1,278 @@
+//! `linkdeck serve`: the v1 API and the short-link redirects over the embedded service.
+//!
+//! Start it in-process with [`start`] (tests, embedding) or run it until a shutdown signal with
+//! [`serve`] (the CLI). Either way a graceful stop writes every counted click before returning.
+
+mod api;
+mod clicks;
+mod error;
+mod form;
+mod limit;
+mod pages;
+mod params;
+mod redirect;
+mod resolve;
+mod visitor;
+
+use std::future::Future;
+use std::net::SocketAddr;
+use std::path::PathBuf;
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use axum::Router;
+use axum::body::Body;
+use axum::extract::DefaultBodyLimit;
+use axum::http::{Request, StatusCode};
+use axum::middleware::{self, Next};
+use axum::response::Response;
+use axum::routing::get;
+use tokio::net::TcpListener;
+use tokio::sync::oneshot;
+
+pub use api::LimitKey;
+pub use clicks::{Ledger, Reservation};
+pub use redirect::merge_query;
+pub use visitor::platform_of;
+
+use crate::backend::local::LocalService;
+use crate::domain::{Error, Result};
+
+/// How the server behaves. [`ServeOptions::default`] is what `linkdeck serve` uses without a
+/// config file.
+#[derive(Debug, Clone)]
+pub struct ServeOptions {
+    /// Where the CLI listens (the library takes a bound listener instead).
+    pub listen: SocketAddr,
+    /// Base of the API's page URLs; empty means the service's `public_url`.
+    pub public_url: String,
+    /// A trusted request header holding the visitor's country code, such as `CF-IPCountry`.
+    pub geo_header: Option<String>,
+    /// A MaxMind country database, used when the header is absent.
+    pub geoip_db: Option<PathBuf>,
+    /// 301, 302, 307 or 308.
+    pub redirect_status: u16,
+    /// API requests per key (or per address without a valid key) per minute; 0 = no limit.
+    pub api_rate_limit: u32,
+    /// Password attempts per visitor and link per minute; 0 = no limit.
+    pub password_attempts: u32,
+    /// Largest request body accepted, in bytes.
+    pub body_limit: usize,
+    pub request_timeout: Duration,
+    /// How long an alias lookup may be reused at most (0 turns the cache off).
+    pub resolve_cache: Duration,
+    /// How often the server asks the database whether another process changed it (and then
+    /// forgets its cached lookups): the delay before the TUI's or the CLI's edits show.
+    pub change_poll: Duration,
+    /// Visits are written at least this often…
+    pub flush_interval: Duration,
+    /// …or as soon as this many are waiting.
+    pub flush_batch: usize,
+}
+
+impl Default for ServeOptions {
+    fn default() -> Self {
+        ServeOptions {
+            listen: SocketAddr::from(([127, 0, 0, 1], 8080)),
+            public_url: String::new(),
+            geo_header: None,
+            geoip_db: None,
+            redirect_status: 301,
+            api_rate_limit: 600,
+            password_attempts: 10,
+            body_limit: 64 * 1024,
+            request_timeout: Duration::from_secs(30),
+            resolve_cache: Duration::from_secs(60),
+            change_poll: Duration::from_millis(250),
+            flush_interval: Duration::from_millis(100),
+            flush_batch: 5_000,
+        }
+    }
+}
+
+/// The redirect statuses a server may be configured with.
+pub fn redirect_status(code: u16) -> Result<StatusCode> {
+    match code {
+        301 | 302 | 307 | 308 => Ok(StatusCode::from_u16(code).expect("valid status")),
+        other => Err(Error::field(
+            "redirect_status",
+            format!("must be 301, 302, 307 or 308, not {other}"),
+        )),
+    }
+}
+
+/// Everything the handlers share.
+pub(crate) struct AppState {
+    service: LocalService,
+    public_url: String,
+    redirect_status: StatusCode,
+    cache: Arc<resolve::ResolveCache>,
+    ledger: Arc<Ledger>,
+    clicks: clicks::Clicks,
+    agents: visitor::AgentParser,
+    geo: visitor::GeoSource,
+    api_limiter: limit::RateLimiter<LimitKey>,
+    password_limiter: limit::RateLimiter<(std::net::IpAddr, crate::domain::Id)>,
+    key_use: limit::KeyUse,
+}
+
+/// Logs one line per request: method, path (never the query, which may hold secrets), status
+/// and time taken. Keys and passwords travel in headers and bodies, which are not logged.
+async fn access_log(request: Request<Body>, next: Next) -> Response {
+    if !tracing::enabled!(target: "linkdeck::access", tracing::Level::INFO) {
+        return next.run(request).await;
+    }
+    let method = request.method().clone();
+    let path = request.uri().path().to_owned();
+    let started = Instant::now();
+    let response = next.run(request).await;
+    tracing::info!(
+        target: "linkdeck::access",
+        %method,
+        path,
+        status = response.status().as_u16(),
+        micros = started.elapsed().as_micros() as u64,
+    );
+    response
+}
+
+fn app(state: Arc<AppState>, opts: &ServeOptions) -> Router {
+    let links = Router::new()
+        .route("/{alias}", get(redirect::follow).post(redirect::unlock))
+        .route(
+            "/{alias}/+",
+            get(redirect::preview).post(redirect::unlock_preview),
+        )
+        .route("/{alias}/stats", get(redirect::stats))
+        .fallback(|| async { pages::not_found() });
+    api::router(state.clone())
+        .merge(links)
+        .layer(DefaultBodyLimit::max(opts.body_limit))
+        .layer(tower_http::timeout::TimeoutLayer::with_status_code(
+            StatusCode::REQUEST_TIMEOUT,
+            opts.request_timeout,
+        ))
+        .layer(tower_http::catch_panic::CatchPanicLayer::new())
+        .layer(middleware::from_fn(error::json_errors))
+        .layer(middleware::from_fn(access_log))
+        .with_state(state)
+}
+
+/// A server running on a task: its address, and a graceful stop.
+pub struct ServerHandle {
+    addr: SocketAddr,
+    stop: Option<oneshot::Sender<()>>,
+    task: tokio::task::JoinHandle<Result<()>>,
+}
+
+impl ServerHandle {
+    pub fn addr(&self) -> SocketAddr {
+        self.addr
+    }
+
+    /// `http://127.0.0.1:PORT`.
+    pub fn url(&self) -> String {
+        format!("http://{}", self.addr)
+    }
+
+    /// Stops accepting, lets requests in flight finish, writes every counted click, and
+    /// returns when all of it is done.
+    pub async fn shutdown(mut self) -> Result<()> {
+        if let Some(stop) = self.stop.take() {
+            let _ = stop.send(());
+        }
+        (&mut self.task)
+            .await
+            .map_err(|e| Error::Unavailable(format!("server task failed: {e}")))?
+    }
+}
+
+/// Starts serving on `listener` on a new task.
+pub async fn start(
+    service: LocalService,
+    opts: ServeOptions,
+    listener: TcpListener,
+) -> Result<ServerHandle> {
+    let addr = listener
+        .local_addr()
+        .map_err(|e| Error::Unavailable(format!("listener has no address: {e}")))?;
+    let (stop, stopped) = oneshot::channel::<()>();
+    let task = tokio::spawn(serve(service, opts, listener, async move {
+        let _ = stopped.await;
+    }));
+    Ok(ServerHandle {
+        addr,
+        stop: Some(stop),
+        task,
+    })
+}
+
+/// Serves the API and the redirects on `listener` until `shutdown` completes, then finishes the
+/// requests in flight and writes every counted click before returning.
+pub async fn serve(
+    service: LocalService,
+    opts: ServeOptions,
+    listener: TcpListener,
+    shutdown: impl Future<Output = ()> + Send + 'static,
+) -> Result<()> {
+    let redirect_status = redirect_status(opts.redirect_status)?;
+    let geo = visitor::GeoSource::new(opts.geo_header.clone(), opts.geoip_db.as_deref())?;
+    let public_url = if opts.public_url.trim().is_empty() {
+        service.options().public_url.clone()
+    } else {
+        opts.public_url.clone()
+    }
+    .trim_end_matches('/')
+    .to_owned();
+    let ledger = Arc::new(Ledger::default());
+    let cache = Arc::new(resolve::ResolveCache::new(opts.resolve_cache));
+    let watcher = tokio::spawn(resolve::watch_changes(
+        service.clone(),
+        cache.clone(),
+        opts.change_poll.max(Duration::from_millis(10)),
+    ));
+    let (clicks, writer) = clicks::writer(
+        service.clone(),
+        ledger.clone(),
+        clicks::WriterOptions {
+            interval: opts.flush_interval,
+            batch: opts.flush_batch.max(1),
+        },
+    );
+    let state = Arc::new(AppState {
+        service,
+        public_url,
+        redirect_status,
+        cache: cache.clone(),
+        ledger,
+        clicks: clicks.clone(),
+        agents: visitor::AgentParser::default(),
+        geo,
+        api_limiter: limit::RateLimiter::per_minute(opts.api_rate_limit),
+        password_limiter: limit::RateLimiter::per_minute(opts.password_attempts),
+        key_use: limit::KeyUse::default(),
+    });
+    let app = app(state.clone(), &opts);
+    let listener = axum::serve::ListenerExt::tap_io(listener, |tcp| {
+        // Redirect answers are tiny: send them at once.
+        let _ = tcp.set_nodelay(true);
+    });
+    let served = axum::serve(
+        listener,
+        app.into_make_service_with_connect_info::<SocketAddr>(),
+    )
+    .with_graceful_shutdown(shutdown)
+    .await;
+    watcher.abort();
+    // Every request has finished: write what they counted, then let the writer go.
+    clicks.flush().await;
+    drop(state);
+    drop(clicks);
+    if tokio::time::timeout(Duration::from_secs(10), writer)
+        .await
+        .is_err()
+    {
+        tracing::warn!("click writer did not stop in time after its final flush");
+    }
+    served.map_err(|e| Error::Unavailable(format!("server failed: {e}")))
+}

@@ -1,0 +1,398 @@
+//! The short links themselves (DESIGN §4): `GET /{alias}` and the password form's
+//! `POST /{alias}`, the preview at `/{alias}/+` and the public statistics at `/{alias}/stats`.
+
+use std::net::SocketAddr;
+use std::sync::Arc;
+
+use axum::body::Bytes;
+use axum::extract::{ConnectInfo, Path, RawQuery, State};
+use axum::http::{HeaderMap, HeaderValue, Method, StatusCode, header};
+use axum::response::{IntoResponse, Response};
+use serde_json::json;
+
+use super::clicks::Reservation;
+use super::pages::{self, PasswordPrompt};
+use super::{AppState, form};
+use crate::backend::local::redirect::ResolvedLink;
+use crate::backend::local::visits::VisitRow;
+use crate::domain::{Platform, TargetType};
+
+type Shared = State<Arc<AppState>>;
+
+/// The request's host, lower-case, port included.
+fn host(headers: &HeaderMap) -> String {
+    headers
+        .get(header::HOST)
+        .and_then(|h| h.to_str().ok())
+        .unwrap_or("")
+        .trim()
+        .to_ascii_lowercase()
+}
+
+/// Aliases are letters, digits, `-` and `_`; anything else cannot name a link.
+fn plausible_alias(alias: &str) -> bool {
+    !alias.is_empty()
+        && alias.len() <= crate::domain::ALIAS_MAX
+        && alias
+            .bytes()
+            .all(|b| b.is_ascii_alphanumeric() || b == b'-' || b == b'_')
+}
+
+async fn lookup(
+    state: &AppState,
+    headers: &HeaderMap,
+    alias: &str,
+) -> Result<Arc<ResolvedLink>, Response> {
+    if !plausible_alias(alias) {
+        return Err(pages::not_found());
+    }
+    match state
+        .cache
+        .resolve(&state.service, &state.ledger, &host(headers), alias)
+        .await
+    {
+        Ok(Some(link)) => Ok(link),
+        Ok(None) => Err(pages::not_found()),
+        Err(e) => {
+            tracing::warn!(error = %e, "resolving an alias failed");
+            Err(pages::unavailable())
+        }
+    }
+}
+
+fn redirect(status: StatusCode, location: &str) -> Response {
+    let mut response = status.into_response();
+    let headers = response.headers_mut();
+    match HeaderValue::from_str(location) {
+        Ok(v) => {
+            headers.insert(header::LOCATION, v);
+        }
+        Err(_) => return pages::unavailable(),
+    }
+    headers.insert(header::CACHE_CONTROL, HeaderValue::from_static("no-store"));
+    response
+}
+
+/// `destination` with the visitor's query parameters merged in; the visitor's win on a clash.
+pub fn merge_query(destination: &str, visitor: Option<&str>) -> String {
+    let Some(visitor) = visitor.filter(|q| !q.is_empty()) else {
+        return destination.to_owned();
+    };
+    let Ok(mut url) = url::Url::parse(destination) else {
+        return destination.to_owned();
+    };
+    let theirs: Vec<(String, String)> = url::form_urlencoded::parse(visitor.as_bytes())
+        .map(|(k, v)| (k.into_owned(), v.into_owned()))
+        .collect();
+    if theirs.is_empty() {
+        return destination.to_owned();
+    }
+    let ours: Vec<(String, String)> = url
+        .query_pairs()
+        .filter(|(k, _)| !theirs.iter().any(|(t, _)| t == k))
+        .map(|(k, v)| (k.into_owned(), v.into_owned()))
+        .collect();
+    url.query_pairs_mut()
+        .clear()
+        .extend_pairs(ours.iter().chain(theirs.iter()));
+    url.into()
+}
+
+fn expired_by_date(state: &AppState, link: &ResolvedLink) -> bool {
+    link.ends_at.is_some_and(|end| end <= state.service.now())
+}
+
+/// Where an expired link sends its visitor. No click is counted.
+fn expired(state: &AppState, link: &ResolvedLink) -> Response {
+    match &link.expiration_url {
+        Some(url) => redirect(state.redirect_status, url),
+        None => pages::expired(),
+    }
+}
+
+/// The first rule whose key matches.
+fn rule_for<'a>(rules: &'a [crate::domain::TargetRule], key: &str) -> Option<&'a str> {
+    rules
+        .iter()
+        .find(|r| r.key.eq_ignore_ascii_case(key))
+        .map(|r| r.value.as_str())
+}
+
+/// Steps 2 and 4–7 of DESIGN §4 for a visitor who passed the password step (or needs none).
+/// `count` is false for HEAD requests: a probe that follows no link is not a click.
+fn visit(
+    state: &AppState,
+    link: &ResolvedLink,
+    headers: &HeaderMap,
+    query: Option<&str>,
+    peer: SocketAddr,
+    count: bool,
+) -> Response {
+    if expired_by_date(state, link) || state.ledger.exhausted(link) {
+        return expired(state, link);
+    }
+    if link.disabled {
+        return pages::disabled();
+    }
+    let ua = headers
+        .get(header::USER_AGENT)
+        .and_then(|v| v.to_str().ok())
+        .unwrap_or("");
+    let agent = state.agents.parse(ua);
+    if agent.bot || !count {
+        return redirect(state.redirect_status, &merge_query(&link.url, query));
+    }
+    let rotation = match state.ledger.reserve(link) {
+        Reservation::Exhausted => return expired(state, link),
+        Reservation::Counted { rotation } => rotation,
+    };
+    let country = if link.target_type == TargetType::Geo || state.geo.enabled() {
+        state.geo.country(headers, peer.ip())
+    } else {
+        None
+    };
+    let destination = match link.target_type {
+        TargetType::Geo => country.as_deref().and_then(|c| rule_for(&link.geo, c)),
+        TargetType::Platform => agent
+            .platform
+            .map(Platform::name)
+            .and_then(|p| rule_for(&link.platform, p)),
+        TargetType::Rotation => rotation
+            .and_then(|i| link.rotation.get(i))
+            .map(String::as_str),
+        TargetType::None => None,
+    }
+    .unwrap_or(&link.url);
+    state.clicks.record(
+        &state.ledger,
+        VisitRow {
+            link_id: link.id,
+            at: state.service.now().as_second(),
+            country,
+            platform: agent.os.clone(),
+            browser: agent.browser.clone(),
+            referrer: super::visitor::referrer_host(headers),
+            language: super::visitor::language(headers),
+        },
+    );
+    redirect(state.redirect_status, &merge_query(destination, query))
+}
+
+/// `GET /{alias}` (and HEAD, which is answered the same way but never counted). Takes the
+/// request whole: the hot path clones no headers.
+pub async fn follow(
+    State(state): Shared,
+    Path(alias): Path<String>,
+    ConnectInfo(peer): ConnectInfo<SocketAddr>,
+    request: axum::extract::Request,
+) -> Response {
+    let headers = request.headers();
+    let link = match lookup(&state, headers, &alias).await {
+        Ok(link) => link,
+        Err(page) => return page,
+    };
+    if expired_by_date(&state, &link) || state.ledger.exhausted(&link) {
+        return expired(&state, &link);
+    }
+    if link.password_hash.is_some() {
+        return pages::password_form(&link.alias, PasswordPrompt::First);
+    }
+    let count = request.method() != Method::HEAD;
+    visit(&state, &link, headers, request.uri().query(), peer, count)
+}
+
+/// Checks the `password` field of a form post against the link's hash, rate-limited per
+/// visitor and link. `Ok(())` lets the visitor through; `Err` is the page to show instead.
+async fn check_password(
+    state: &AppState,
+    link: &ResolvedLink,
+    headers: &HeaderMap,
+    body: &Bytes,
+    peer: SocketAddr,
+) -> Result<(), Response> {
+    let Some(hash) = link.password_hash.clone() else {
+        return Ok(());
+    };
+    let decision = state.password_limiter.hit(&(peer.ip(), link.id));
+    if !decision.allowed {
+        return Err(pages::password_form(
+            &link.alias,
+            PasswordPrompt::TooMany {
+                retry_after: decision.retry_after,
+            },
+        ));
+    }
+    let form_ok = headers
+        .get(header::CONTENT_TYPE)
+        .and_then(|v| v.to_str().ok())
+        .is_some_and(|ct| {
+            ct.to_ascii_lowercase()
+                .starts_with("application/x-www-form-urlencoded")
+        });
+    let given = form_ok
+        .then(|| form::pairs(body, "body").ok())
+        .flatten()
+        .and_then(|pairs| {
+            pairs
+                .into_iter()
+                .find(|(k, _)| k == "password")
+                .map(|(_, v)| v)
+        });
+    let Some(given) = given else {
+        return Err(pages::password_form(&link.alias, PasswordPrompt::Wrong));
+    };
+    // Argon2 is slow on purpose: off the async threads.
+    let right = tokio::task::spawn_blocking(move || {
+        crate::backend::local::password::verify_password(&hash, &given)
+    })
+    .await
+    .unwrap_or(false);
+    if right {
+        Ok(())
+    } else {
+        Err(pages::password_form(&link.alias, PasswordPrompt::Wrong))
+    }
+}
+
+/// `POST /{alias}`: the password form.
+pub async fn unlock(
+    State(state): Shared,
+    Path(alias): Path<String>,
+    RawQuery(query): RawQuery,
+    ConnectInfo(peer): ConnectInfo<SocketAddr>,
+    headers: HeaderMap,
+    body: Bytes,
+) -> Response {
+    let link = match lookup(&state, &headers, &alias).await {
+        Ok(link) => link,
+        Err(page) => return page,
+    };
+    if expired_by_date(&state, &link) || state.ledger.exhausted(&link) {
+        return expired(&state, &link);
+    }
+    if let Err(page) = check_password(&state, &link, &headers, &body, peer).await {
+        return page;
+    }
+    visit(&state, &link, &headers, query.as_deref(), peer, true)
+}
+
+/// `GET /{alias}/+`: where the link leads, without counting.
+pub async fn preview(
+    State(state): Shared,
+    Path(alias): Path<String>,
+    headers: HeaderMap,
+) -> Response {
+    match lookup(&state, &headers, &alias).await {
+        Ok(link) if link.password_hash.is_some() => {
+            pages::password_form(&link.alias, PasswordPrompt::First)
+        }
+        Ok(link) => pages::preview(&link.alias, &link.url),
+        Err(page) => page,
+    }
+}
+
+/// `POST /{alias}/+`: the preview of a password-protected link.
+pub async fn unlock_preview(
+    State(state): Shared,
+    Path(alias): Path<String>,
+    ConnectInfo(peer): ConnectInfo<SocketAddr>,
+    headers: HeaderMap,
+    body: Bytes,
+) -> Response {
+    let link = match lookup(&state, &headers, &alias).await {
+        Ok(link) => link,
+        Err(page) => return page,
+    };
+    match check_password(&state, &link, &headers, &body, peer).await {
+        Ok(()) => pages::preview(&link.alias, &link.url),
+        Err(page) => page,
+    }
+}
+
+fn wants_json(headers: &HeaderMap) -> bool {
+    headers
+        .get(header::ACCEPT)
+        .and_then(|v| v.to_str().ok())
+        .is_some_and(|v| v.contains("application/json"))
+}
+
+/// `GET /{alias}/stats`: public links only; others answer 404 as if they did not exist.
+pub async fn stats(
+    State(state): Shared,
+    Path(alias): Path<String>,
+    headers: HeaderMap,
+) -> Response {
+    let json = wants_json(&headers);
+    let not_found = || {
+        if json {
+            (
+                StatusCode::NOT_FOUND,
+                axum::Json(crate::wire::error(404, "Resource not found.")),
+            )
+                .into_response()
+        } else {
+            pages::not_found()
+        }
+    };
+    let link = match lookup(&state, &headers, &alias).await {
+        Ok(link) if link.public => link,
+        Ok(_) => return not_found(),
+        Err(page) if page.status() == StatusCode::NOT_FOUND => return not_found(),
+        Err(page) => return page,
+    };
+    let mut stats = match state.service.link_stats(link.id).await {
+        Ok(stats) => stats,
+        Err(crate::domain::Error::NotFound(_)) => return not_found(),
+        Err(e) => {
+            tracing::warn!(error = %e, "reading stats failed");
+            return pages::unavailable();
+        }
+    };
+    // Include clicks counted but not yet written.
+    stats.clicks = stats.clicks.max(state.ledger.clicks(&link));
+    if !json {
+        return pages::stats(&link.alias, &stats);
+    }
+    let groups = |name: &str, rows: &[(Option<String>, u64)]| -> Vec<serde_json::Value> {
+        rows.iter()
+            .map(|(k, n)| json!({ name: k, "clicks": n }))
+            .collect()
+    };
+    let body = json!({
+        "data": {
+            "alias": link.alias,
+            "clicks": stats.clicks,
+            "by_day": stats.by_day.iter().map(|(d, n)| json!({"date": d, "clicks": n})).collect::<Vec<_>>(),
+            "by_country": groups("country", &stats.by_country),
+            "by_platform": groups("platform", &stats.by_platform),
+            "by_referrer": groups("referrer", &stats.by_referrer),
+        },
+        "status": 200,
+    });
+    let mut response = axum::Json(body).into_response();
+    response
+        .headers_mut()
+        .insert(header::CACHE_CONTROL, HeaderValue::from_static("no-store"));
+    response
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn visitor_parameters_win() {
+        assert_eq!(
+            merge_query("https://a.example/p?utm=x&keep=1", Some("utm=y&new=2")),
+            "https://a.example/p?keep=1&utm=y&new=2"
+        );
+        assert_eq!(
+            merge_query("https://a.example/", None),
+            "https://a.example/"
+        );
+        assert_eq!(
+            merge_query("https://a.example/#f", Some("a=1")),
+            "https://a.example/?a=1#f"
+        );
+    }
+}

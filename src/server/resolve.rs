@@ -1,0 +1,146 @@
+//! A cache of alias lookups, so a redirect rarely touches the database.
+//!
+//! Freshness: edits through this server's API clear the cache at once; edits by another process
+//! (the TUI, the CLI) are noticed by a watcher that asks SQLite whether anyone else committed
+//! (`PRAGMA data_version`, every `change_poll`) and clears it too. Entries also age out after
+//! `max_age` as a backstop. A lookup that raced with a clear is not stored (a generation
+//! number guards every insert), so a stale answer cannot outlive the clear.
+//!
+//! A miss reads the database on the calling (async) thread: it is one indexed read of a few
+//! microseconds in WAL mode, where readers never wait for writers, and a hand-off to the
+//! blocking pool per miss cost more than the read itself.
+
+use std::collections::HashMap;
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
+
+use super::clicks::Ledger;
+use crate::backend::local::LocalService;
+use crate::backend::local::redirect::ResolvedLink;
+use crate::domain::{Id, Result};
+
+/// Entries kept before the cache starts over (bounds memory under random-alias floods).
+const MAX_ENTRIES: usize = 1_000_000;
+const MAX_HOSTS: usize = 10_000;
+
+/// When a lookup was made, and what it found.
+type Cached<T> = (Instant, T);
+
+#[derive(Default)]
+struct Maps {
+    generation: u64,
+    /// Host → its domain (or none).
+    hosts: HashMap<String, Cached<Option<Id>>>,
+    /// (domain or 0, lower-case alias) → the link, or none.
+    links: HashMap<(Id, String), Cached<Option<Arc<ResolvedLink>>>>,
+}
+
+pub struct ResolveCache {
+    max_age: Duration,
+    maps: Mutex<Maps>,
+}
+
+impl ResolveCache {
+    pub fn new(max_age: Duration) -> Self {
+        ResolveCache {
+            max_age,
+            maps: Mutex::new(Maps::default()),
+        }
+    }
+
+    fn lock(&self) -> std::sync::MutexGuard<'_, Maps> {
+        self.maps.lock().unwrap_or_else(|e| e.into_inner())
+    }
+
+    /// Forgets everything; lookups in flight will not store what they read.
+    pub fn clear(&self) {
+        let mut maps = self.lock();
+        maps.generation += 1;
+        maps.hosts.clear();
+        maps.links.clear();
+    }
+
+    fn fresh(&self, at: Instant) -> bool {
+        at.elapsed() < self.max_age
+    }
+
+    async fn domain(&self, service: &LocalService, host: &str) -> Result<Option<Id>> {
+        let generation = {
+            let maps = self.lock();
+            if let Some((at, domain)) = maps.hosts.get(host)
+                && self.fresh(*at)
+            {
+                return Ok(*domain);
+            }
+            maps.generation
+        };
+        let domain = service.domain_for_host_blocking(host)?;
+        let mut maps = self.lock();
+        if maps.generation == generation && !self.max_age.is_zero() {
+            if maps.hosts.len() >= MAX_HOSTS {
+                maps.hosts.clear();
+            }
+            maps.hosts.insert(host.to_owned(), (Instant::now(), domain));
+        }
+        Ok(domain)
+    }
+
+    /// The link `alias` answers for on `host` (see [`LocalService::resolve_alias`]).
+    pub async fn resolve(
+        &self,
+        service: &LocalService,
+        ledger: &Ledger,
+        host: &str,
+        alias: &str,
+    ) -> Result<Option<Arc<ResolvedLink>>> {
+        let domain = self.domain(service, host).await?;
+        let key = (domain.unwrap_or(0), alias.to_ascii_lowercase());
+        let generation = {
+            let maps = self.lock();
+            if let Some((at, link)) = maps.links.get(&key)
+                && self.fresh(*at)
+            {
+                return Ok(link.clone());
+            }
+            maps.generation
+        };
+        let token = ledger.read_token();
+        let link = service
+            .resolve_in_domain_blocking(domain, alias)?
+            .map(Arc::new);
+        if let Some(link) = &link {
+            ledger.observed(token, link);
+        }
+        let mut maps = self.lock();
+        if maps.generation == generation && !self.max_age.is_zero() {
+            if maps.links.len() >= MAX_ENTRIES {
+                maps.links.clear();
+            }
+            maps.links.insert(key, (Instant::now(), link.clone()));
+        }
+        Ok(link)
+    }
+}
+
+/// Clears `cache` whenever another process commits to the database. Runs until aborted.
+pub async fn watch_changes(service: LocalService, cache: Arc<ResolveCache>, every: Duration) {
+    let mut last = None;
+    let mut ticker = tokio::time::interval(every);
+    ticker.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
+    loop {
+        ticker.tick().await;
+        match service.external_change_marker().await {
+            Ok(marker) => {
+                if last.is_some_and(|l| l != marker) {
+                    cache.clear();
+                }
+                last = Some(marker);
+            }
+            // Busy with another writer: try at the next tick; a failed check clears to be safe.
+            Err(e) => {
+                tracing::debug!(error = %e, "checking for outside changes failed");
+                cache.clear();
+            }
+        }
+    }
+}

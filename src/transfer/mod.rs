@@ -1,0 +1,115 @@
+//! Import and export files: the portable form of spaces and links, in JSON and CSV. This module
+//! only reads and writes the formats; the commands in `cli` move the records to and from a
+//! backend. The formats are documented in the README ("Import and export").
+//!
+//! Records refer to spaces and domains by name, not id, so a file moves between databases.
+//! Passwords cannot be exported (only their hashes exist); an export says which links had one.
+
+mod csv;
+mod json;
+mod record;
+mod rules;
+
+use std::fmt;
+use std::path::Path;
+
+pub use self::csv::{CsvWriter, read_csv};
+pub use self::json::{JsonWriter, read_json};
+pub use record::{LinkRecord, Scalar, SpaceRecord};
+
+/// The version written into JSON exports and accepted on import.
+pub const FORMAT_VERSION: u32 = 1;
+
+/// The file formats.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum Format {
+    Json,
+    Csv,
+}
+
+impl Format {
+    /// The format a file name implies (`.json`, `.csv`, in any case).
+    pub fn from_path(path: &Path) -> Option<Format> {
+        let ext = path.extension()?.to_str()?.to_ascii_lowercase();
+        match ext.as_str() {
+            "json" => Some(Format::Json),
+            "csv" => Some(Format::Csv),
+            _ => None,
+        }
+    }
+}
+
+impl fmt::Display for Format {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(match self {
+            Format::Json => "JSON",
+            Format::Csv => "CSV",
+        })
+    }
+}
+
+/// A record and the line of the file it starts on.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Numbered<T> {
+    pub line: usize,
+    pub record: T,
+}
+
+/// Everything read from an import file.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct Bundle {
+    pub spaces: Vec<Numbered<SpaceRecord>>,
+    pub links: Vec<Numbered<LinkRecord>>,
+}
+
+/// A file that cannot be read as the format it claims: where and why.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct FormatError {
+    pub line: Option<usize>,
+    pub message: String,
+}
+
+impl FormatError {
+    pub fn at(line: usize, message: impl Into<String>) -> Self {
+        FormatError {
+            line: Some(line),
+            message: message.into(),
+        }
+    }
+}
+
+impl fmt::Display for FormatError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self.line {
+            Some(line) => write!(f, "line {line}: {}", self.message),
+            None => f.write_str(&self.message),
+        }
+    }
+}
+
+impl std::error::Error for FormatError {}
+
+/// Reads `bytes` as `format`.
+pub fn read(bytes: &[u8], format: Format) -> Result<Bundle, FormatError> {
+    match format {
+        Format::Json => {
+            let text = std::str::from_utf8(bytes).map_err(|e| FormatError {
+                line: Some(line_of_offset(bytes, e.valid_up_to())),
+                message: "is not UTF-8 text".into(),
+            })?;
+            read_json(text)
+        }
+        Format::Csv => read_csv(bytes),
+    }
+}
+
+fn line_of_offset(bytes: &[u8], offset: usize) -> usize {
+    bytes[..offset.min(bytes.len())]
+        .iter()
+        .filter(|&&b| b == b'\n')
+        .count()
+        + 1
+}
+
+#[cfg(test)]
+mod tests;

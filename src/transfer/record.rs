@@ -1,0 +1,280 @@
+//! The portable records of an export file and their conversions to and from the domain types.
+
+use std::fmt;
+
+use jiff::tz::TimeZone;
+use serde::de::{self, Visitor};
+use serde::{Deserialize, Deserializer, Serialize, Serializer};
+
+use crate::domain::{
+    FieldErrors, Id, Link, LinkInput, RuleInput, Space, SpaceInput, TargetType, format_expiry_input,
+};
+
+/// A value written as a string, number or boolean; the service reads all of them as text
+/// (`"1"`, `1` and `true` are the same flag).
+#[derive(Debug, Clone, PartialEq)]
+pub enum Scalar {
+    Text(String),
+    Number(i64),
+    Bool(bool),
+}
+
+impl Scalar {
+    /// The text the service's validation reads.
+    pub fn to_input(&self) -> String {
+        match self {
+            Scalar::Text(s) => s.clone(),
+            Scalar::Number(n) => n.to_string(),
+            Scalar::Bool(b) => if *b { "1" } else { "0" }.to_owned(),
+        }
+    }
+}
+
+impl Serialize for Scalar {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        match self {
+            Scalar::Text(t) => s.serialize_str(t),
+            Scalar::Number(n) => s.serialize_i64(*n),
+            Scalar::Bool(b) => s.serialize_bool(*b),
+        }
+    }
+}
+
+impl<'de> Deserialize<'de> for Scalar {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        struct ScalarVisitor;
+        impl Visitor<'_> for ScalarVisitor {
+            type Value = Scalar;
+            fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+                f.write_str("a string, a number or true/false")
+            }
+            fn visit_str<E: de::Error>(self, v: &str) -> Result<Scalar, E> {
+                Ok(Scalar::Text(v.to_owned()))
+            }
+            fn visit_i64<E: de::Error>(self, v: i64) -> Result<Scalar, E> {
+                Ok(Scalar::Number(v))
+            }
+            fn visit_u64<E: de::Error>(self, v: u64) -> Result<Scalar, E> {
+                i64::try_from(v)
+                    .map(Scalar::Number)
+                    .map_err(|_| E::custom("number is too large"))
+            }
+            fn visit_f64<E: de::Error>(self, v: f64) -> Result<Scalar, E> {
+                Ok(Scalar::Text(v.to_string()))
+            }
+            fn visit_bool<E: de::Error>(self, v: bool) -> Result<Scalar, E> {
+                Ok(Scalar::Bool(v))
+            }
+        }
+        d.deserialize_any(ScalarVisitor)
+    }
+}
+
+/// The `password` of a link record: a string sets it on import; `true`/`false` (what an export
+/// writes, as the password itself cannot be exported) only says whether the link had one.
+#[derive(Debug, Clone, PartialEq)]
+pub enum PasswordField {
+    Set(String),
+    Had(bool),
+}
+
+impl Serialize for PasswordField {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        match self {
+            PasswordField::Set(p) => s.serialize_str(p),
+            PasswordField::Had(b) => s.serialize_bool(*b),
+        }
+    }
+}
+
+impl<'de> Deserialize<'de> for PasswordField {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        struct PasswordVisitor;
+        impl Visitor<'_> for PasswordVisitor {
+            type Value = PasswordField;
+            fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+                f.write_str("a password string, or true/false")
+            }
+            fn visit_str<E: de::Error>(self, v: &str) -> Result<PasswordField, E> {
+                Ok(PasswordField::Set(v.to_owned()))
+            }
+            fn visit_bool<E: de::Error>(self, v: bool) -> Result<PasswordField, E> {
+                Ok(PasswordField::Had(v))
+            }
+        }
+        d.deserialize_any(PasswordVisitor)
+    }
+}
+
+/// A space in an export file.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct SpaceRecord {
+    pub name: String,
+    /// 1–6 or a colour name.
+    pub color: Scalar,
+}
+
+impl SpaceRecord {
+    pub fn from_space(space: &Space) -> Self {
+        SpaceRecord {
+            name: space.name.clone(),
+            color: Scalar::Text(space.color.name().to_owned()),
+        }
+    }
+
+    pub fn to_input(&self) -> SpaceInput {
+        SpaceInput {
+            name: Some(self.name.clone()),
+            color: Some(self.color.to_input()),
+        }
+    }
+}
+
+/// A link in an export file: the service's input fields under their wire names, except that
+/// `space` and `domain` are names, `password` may be the informational `true`/`false` of an
+/// export, and `title` is informational (the service derives it).
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct LinkRecord {
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub url: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub alias: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub title: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub space: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub domain: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub disabled: Option<Scalar>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub public: Option<Scalar>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub password: Option<PasswordField>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub expiration_date: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub expiration_time: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub expiration_clicks: Option<Scalar>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub expiration_url: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub target_type: Option<Scalar>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub geo: Option<Vec<RuleInput>>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub platform: Option<Vec<RuleInput>>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub rotation: Option<Vec<RuleInput>>,
+}
+
+/// A link record made ready for the service: the input, the name of its space, and whether the
+/// export said it had a password that could not be carried.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ImportLink {
+    pub input: LinkInput,
+    pub space: Option<String>,
+    pub lost_password: bool,
+}
+
+impl LinkRecord {
+    /// The portable form of `link`, with its expiry written in `tz`.
+    pub fn from_link(link: &Link, tz: &TimeZone) -> Self {
+        let (expiration_date, expiration_time) = match link.ends_at {
+            Some(at) => {
+                let (d, t) = format_expiry_input(at, tz);
+                (Some(d), Some(t))
+            }
+            None => (None, None),
+        };
+        let keyed = |rules: &[crate::domain::TargetRule]| {
+            (!rules.is_empty()).then(|| {
+                rules
+                    .iter()
+                    .map(|r| RuleInput::new(&r.key, &r.value))
+                    .collect()
+            })
+        };
+        LinkRecord {
+            url: Some(link.url.clone()),
+            alias: Some(link.alias.clone()),
+            title: link.title.clone().filter(|t| !t.is_empty()),
+            space: link.space.as_ref().map(|s| s.name.clone()),
+            domain: link.domain.as_ref().map(|d| d.name.clone()),
+            disabled: Some(Scalar::Bool(link.disabled)),
+            public: Some(Scalar::Bool(link.public)),
+            password: Some(PasswordField::Had(link.password)),
+            expiration_date,
+            expiration_time,
+            expiration_clicks: (link.expiration_clicks > 0)
+                .then(|| Scalar::Number(i64::from(link.expiration_clicks))),
+            expiration_url: link.expiration_url.clone(),
+            target_type: (link.target_type != TargetType::None)
+                .then(|| Scalar::Text(link.target_type.label().to_owned())),
+            geo: keyed(&link.geo),
+            platform: keyed(&link.platform),
+            rotation: (!link.rotation.is_empty())
+                .then(|| link.rotation.iter().map(RuleInput::value).collect()),
+        }
+    }
+
+    /// The create request this record stands for. `domain_id` looks a domain name up among the
+    /// caller's domains; an unknown one is a field error on `domain`.
+    pub fn to_import(
+        &self,
+        domain_id: impl Fn(&str) -> Option<Id>,
+    ) -> Result<ImportLink, FieldErrors> {
+        let mut errors = FieldErrors::default();
+        let domain = match self.domain.as_deref().map(str::trim) {
+            None | Some("") => None,
+            Some(name) => match domain_id(name) {
+                Some(id) => Some(id.to_string()),
+                None => {
+                    errors.add(
+                        "domain",
+                        format!(
+                            "no domain named {name} (add it first with `linkdeck domains add`)"
+                        ),
+                    );
+                    None
+                }
+            },
+        };
+        let (password, lost_password) = match &self.password {
+            Some(PasswordField::Set(p)) => (Some(p.clone()), false),
+            Some(PasswordField::Had(had)) => (None, *had),
+            None => (None, false),
+        };
+        let input = LinkInput {
+            url: self.url.clone(),
+            alias: self.alias.clone(),
+            password,
+            space: None,
+            domain,
+            disabled: self.disabled.as_ref().map(Scalar::to_input),
+            public: self.public.as_ref().map(Scalar::to_input),
+            expiration_url: self.expiration_url.clone(),
+            expiration_date: self.expiration_date.clone(),
+            expiration_time: self.expiration_time.clone(),
+            expiration_clicks: self.expiration_clicks.as_ref().map(Scalar::to_input),
+            target_type: self.target_type.as_ref().map(Scalar::to_input),
+            geo: self.geo.clone(),
+            platform: self.platform.clone(),
+            rotation: self.rotation.clone(),
+        };
+        let space = self
+            .space
+            .as_deref()
+            .map(str::trim)
+            .filter(|s| !s.is_empty())
+            .map(str::to_owned);
+        errors.into_result(ImportLink {
+            input,
+            space,
+            lost_password,
+        })
+    }
+}

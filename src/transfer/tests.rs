@@ -1,0 +1,182 @@
+use super::record::PasswordField;
+use super::*;
+use crate::domain::RuleInput;
+
+fn sample_links() -> Vec<LinkRecord> {
+    vec![
+        LinkRecord {
+            url: Some("https://example.com/a".into()),
+            alias: Some("a1".into()),
+            space: Some("Launch".into()),
+            disabled: Some(Scalar::Bool(false)),
+            public: Some(Scalar::Bool(true)),
+            password: Some(PasswordField::Had(true)),
+            expiration_date: Some("2030-01-02".into()),
+            expiration_time: Some("03:04".into()),
+            expiration_clicks: Some(Scalar::Number(10)),
+            expiration_url: Some("https://example.com/gone".into()),
+            target_type: Some(Scalar::Text("geo".into())),
+            geo: Some(vec![
+                RuleInput::new("US", "https://us.example.com/"),
+                RuleInput::new("DE", "https://de.example.com/?a=1;b=2"),
+            ]),
+            ..Default::default()
+        },
+        LinkRecord {
+            url: Some("https://example.com/b".into()),
+            alias: Some("b2".into()),
+            disabled: Some(Scalar::Bool(true)),
+            public: Some(Scalar::Bool(false)),
+            password: Some(PasswordField::Had(false)),
+            target_type: Some(Scalar::Text("rotation".into())),
+            rotation: Some(vec![
+                RuleInput::value("https://r1.example.com/"),
+                RuleInput::value("https://r2.example.com/"),
+            ]),
+            platform: Some(vec![RuleInput::new("OS X", "https://mac.example.com/")]),
+            ..Default::default()
+        },
+    ]
+}
+
+fn spaces() -> Vec<SpaceRecord> {
+    vec![SpaceRecord {
+        name: "Launch".into(),
+        color: Scalar::Text("green".into()),
+    }]
+}
+
+#[test]
+fn json_round_trip_numbers_records_by_line() {
+    let mut w = JsonWriter::new(Vec::new()).unwrap();
+    for s in spaces() {
+        w.space(&s).unwrap();
+    }
+    for l in sample_links() {
+        w.link(&l).unwrap();
+    }
+    let text = String::from_utf8(w.finish().unwrap()).unwrap();
+    let bundle = read_json(&text).unwrap();
+    assert_eq!(bundle.spaces.len(), 1);
+    assert_eq!(bundle.spaces[0].line, 4);
+    let lines: Vec<usize> = bundle.links.iter().map(|l| l.line).collect();
+    assert_eq!(lines, vec![7, 8]);
+    let links: Vec<LinkRecord> = bundle.links.into_iter().map(|n| n.record).collect();
+    assert_eq!(links, sample_links());
+}
+
+#[test]
+fn json_empty_export_reads_back_empty() {
+    let text = String::from_utf8(JsonWriter::new(Vec::new()).unwrap().finish().unwrap()).unwrap();
+    assert_eq!(read_json(&text).unwrap(), Bundle::default());
+}
+
+#[test]
+fn json_lines_follow_hand_written_layout() {
+    let text = r#"{
+  "spaces": [
+    {"name": "A", "color": 1},
+    {
+      "name": "B [x], \"y\"",
+      "color": "blue"
+    }
+  ],
+  "links": [{"url": "https://a.example"},
+    {"url": "https://b.example", "geo": [{"key": "US", "value": "https://c.example"}]}
+  ]
+}"#;
+    let bundle = read_json(text).unwrap();
+    let space_lines: Vec<usize> = bundle.spaces.iter().map(|s| s.line).collect();
+    let link_lines: Vec<usize> = bundle.links.iter().map(|s| s.line).collect();
+    assert_eq!(space_lines, vec![3, 4]);
+    assert_eq!(link_lines, vec![9, 10]);
+}
+
+#[test]
+fn json_errors_name_the_line() {
+    let err = read_json("{\n  \"links\": [\n    {\"url\": \"https://a\", \"colour\": 1}\n  ]\n}")
+        .unwrap_err();
+    assert_eq!(err.line, Some(3));
+    assert!(err.message.contains("colour"), "{err}");
+
+    let err = read_json("not json").unwrap_err();
+    assert_eq!(err.line, Some(1));
+
+    let err = read_json("[1, 2]").unwrap_err();
+    assert!(err.message.contains("object"), "{err}");
+
+    let err = read_json("{\"version\": 7}").unwrap_err();
+    assert!(err.message.contains("version 7"), "{err}");
+}
+
+#[test]
+fn csv_round_trip() {
+    let mut w = CsvWriter::new(Vec::new(), &spaces()).unwrap();
+    for l in sample_links() {
+        w.link(&l).unwrap();
+    }
+    let bytes = w.finish().unwrap();
+    let bundle = read_csv(&bytes).unwrap();
+    assert_eq!(bundle.spaces.len(), 1);
+    assert_eq!(bundle.spaces[0].record.name, "Launch");
+    assert_eq!(bundle.spaces[0].record.color.to_input(), "green");
+    assert_eq!(
+        bundle.links.iter().map(|l| l.line).collect::<Vec<_>>(),
+        vec![2, 3]
+    );
+    // CSV reads every value as text; compare what the service would be given.
+    for (read, written) in bundle.links.iter().zip(sample_links()) {
+        let read = read.record.to_import(|_| None).unwrap();
+        let written = written.to_import(|_| None).unwrap();
+        assert_eq!(read.space, written.space);
+        assert_eq!(read.lost_password, written.lost_password);
+        let norm = |mut i: crate::domain::LinkInput| {
+            for flag in [&mut i.disabled, &mut i.public] {
+                *flag = flag
+                    .as_deref()
+                    .map(|f| if f == "1" || f == "true" { "1" } else { "0" }.to_owned());
+            }
+            i
+        };
+        assert_eq!(norm(read.input), norm(written.input));
+    }
+}
+
+#[test]
+fn csv_errors_name_the_line() {
+    let err = read_csv(b"url,colour\nhttps://a,1\n").unwrap_err();
+    assert_eq!(err.line, Some(1));
+    assert!(err.message.contains("colour"), "{err}");
+
+    let err = read_csv(b"alias\nx\n").unwrap_err();
+    assert!(err.message.contains("url"), "{err}");
+
+    let err = read_csv(b"url,alias\nhttps://a,x\nhttps://b,y,z\n").unwrap_err();
+    assert_eq!(err.line, Some(3));
+
+    let err = read_csv(b"url,password\nhttps://a,hunter2\n").unwrap_err();
+    assert_eq!(err.line, Some(2));
+}
+
+#[test]
+fn unknown_domain_is_a_field_error() {
+    let record = LinkRecord {
+        url: Some("https://a.example".into()),
+        domain: Some("https://sho.rt".into()),
+        ..Default::default()
+    };
+    let errors = record.to_import(|_| None).unwrap_err();
+    assert!(errors.contains("domain"));
+    let ok = record
+        .to_import(|n| (n == "https://sho.rt").then_some(4))
+        .unwrap();
+    assert_eq!(ok.input.domain.as_deref(), Some("4"));
+}
+
+#[test]
+fn format_from_extension() {
+    use std::path::Path;
+    assert_eq!(Format::from_path(Path::new("a.JSON")), Some(Format::Json));
+    assert_eq!(Format::from_path(Path::new("a.csv")), Some(Format::Csv));
+    assert_eq!(Format::from_path(Path::new("a.txt")), None);
+}

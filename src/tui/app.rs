@@ -1,0 +1,739 @@
+//! The app's one state: the panes, the filter, dialogs and toasts. Events and answers come in,
+//! [`Command`]s go out; rendering reads the state and nothing else. Keys are routed dialog →
+//! search field → focused pane → global actions.
+
+use std::collections::BTreeSet;
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use jiff::tz::TimeZone;
+use ratatui::Frame;
+use ratatui::buffer::Buffer;
+use ratatui::crossterm::event::{Event, KeyEventKind, MouseButton, MouseEvent, MouseEventKind};
+use ratatui::layout::{Alignment, Constraint, Layout, Position, Rect};
+use ratatui::text::{Line, Span};
+use ratatui::widgets::{Paragraph, Widget, Wrap};
+
+mod forms;
+
+use super::filter::{FilterBar, FilterOutcome, Named};
+use super::format;
+use super::keys::{Action, Key, KeyMap};
+use super::links::LinksView;
+use super::msg::{Command, Msg, RequestId};
+use super::popups::{
+    ConfirmAction, Modal, ModalOutcome, Picker, PickerKind, Toast, ToastKind, render_toasts,
+};
+use super::spaces::SpacesView;
+use super::theme::Theme;
+use super::view::{Ctx, Outcome, SPINNER};
+use crate::domain::{Clock, Domain, Error, Link, LinkInput};
+
+/// Below this the layout cannot show a usable table.
+pub const MIN_WIDTH: u16 = 70;
+pub const MIN_HEIGHT: u16 = 20;
+
+const TOAST_TIME: Duration = Duration::from_secs(4);
+const SPINNER_STEP: Duration = Duration::from_millis(100);
+
+/// Everything about the app that does not change while it runs.
+pub struct AppConfig {
+    pub profile: String,
+    /// Backend kind and where it points, such as `local ~/.local/share/linkdeck/linkdeck.db`.
+    pub location: String,
+    pub theme: Theme,
+    pub keys: KeyMap,
+    pub mouse: bool,
+    /// The zone dates are shown in.
+    pub timezone: TimeZone,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Pane {
+    Links,
+    Spaces,
+}
+
+/// The screen's regions.
+struct Areas {
+    header: Rect,
+    tabs: Rect,
+    filter: Rect,
+    main: Rect,
+    hints: Rect,
+}
+
+fn areas(area: Rect) -> Areas {
+    let [header, tabs, filter, main, hints] = Layout::vertical([
+        Constraint::Length(1),
+        Constraint::Length(1),
+        Constraint::Length(1),
+        Constraint::Min(1),
+        Constraint::Length(1),
+    ])
+    .areas(area);
+    Areas {
+        header,
+        tabs,
+        filter,
+        main,
+        hints,
+    }
+}
+
+pub struct App {
+    cfg: AppConfig,
+    clock: Arc<dyn Clock>,
+    pane: Pane,
+    filter: FilterBar,
+    links: LinksView,
+    spaces: SpacesView,
+    domains: Option<Vec<Domain>>,
+    domains_req: Option<RequestId>,
+    modal: Option<Modal>,
+    toasts: Vec<Toast>,
+    in_flight: BTreeSet<RequestId>,
+    next_req: u64,
+    spinner: usize,
+    next_spin: Option<Instant>,
+    size: Rect,
+    quit: bool,
+    commands: Vec<Command>,
+    /// The open link or space form (see `app/forms.rs`).
+    forms: forms::Forms,
+}
+
+impl App {
+    pub fn new(cfg: AppConfig, clock: Arc<dyn Clock>, size: Rect) -> App {
+        let mut app = App {
+            cfg,
+            clock,
+            pane: Pane::Links,
+            filter: FilterBar::default(),
+            links: LinksView::default(),
+            spaces: SpacesView::default(),
+            domains: None,
+            domains_req: None,
+            modal: None,
+            toasts: Vec::new(),
+            in_flight: BTreeSet::new(),
+            next_req: 0,
+            spinner: 0,
+            next_spin: None,
+            size,
+            quit: false,
+            commands: Vec::new(),
+            forms: forms::Forms::default(),
+        };
+        app.fetch_spaces();
+        app.fetch_domains();
+        app.sync();
+        app
+    }
+
+    pub fn should_quit(&self) -> bool {
+        self.quit
+    }
+
+    /// Work queued since the last call, for the runtime to carry out.
+    pub fn take_commands(&mut self) -> Vec<Command> {
+        std::mem::take(&mut self.commands)
+    }
+
+    /// Whether background work is in flight (the spinner shows).
+    pub fn is_busy(&self) -> bool {
+        !self.in_flight.is_empty()
+    }
+
+    pub fn pane(&self) -> Pane {
+        self.pane
+    }
+
+    pub fn selected_link(&self) -> Option<&Link> {
+        self.links.selected()
+    }
+
+    /// Links pages held in memory (bounded whatever the list's length).
+    pub fn cached_pages(&self) -> usize {
+        self.links.list.cached_pages()
+    }
+
+    fn request(&mut self) -> RequestId {
+        self.next_req += 1;
+        let req = RequestId(self.next_req);
+        self.in_flight.insert(req);
+        if self.next_spin.is_none() {
+            self.next_spin = Some(Instant::now() + SPINNER_STEP);
+        }
+        req
+    }
+
+    fn answered(&mut self, req: RequestId) {
+        self.in_flight.remove(&req);
+        if self.in_flight.is_empty() {
+            self.next_spin = None;
+        }
+    }
+
+    fn fetch_spaces(&mut self) {
+        let req = self.request();
+        self.spaces.expect(req);
+        self.commands.push(Command::FetchSpaces { req });
+    }
+
+    fn fetch_domains(&mut self) {
+        let req = self.request();
+        self.domains_req = Some(req);
+        self.commands.push(Command::FetchDomains { req });
+    }
+
+    /// Fits the panes to the screen and asks for the pages the Links table now needs.
+    fn sync(&mut self) {
+        let main = areas(self.size).main;
+        self.links.list.set_rows(self.links.rows_for(main));
+        self.spaces.set_rows(SpacesView::rows_for(main));
+        for page in self.links.list.wanted() {
+            let req = self.request();
+            self.links.list.expect(page, req);
+            let query = self.filter.query(page, self.links.list.per_page());
+            self.commands.push(Command::FetchLinks { req, query });
+        }
+    }
+
+    /// The question changed: start the list again from the top.
+    fn query_changed(&mut self) {
+        self.links.list.reset();
+        self.links.error = None;
+        self.links.filtered = self.filter.is_filtered();
+        self.sync();
+    }
+
+    fn refresh(&mut self) {
+        self.links.list.clear();
+        self.links.error = None;
+        self.fetch_spaces();
+        self.fetch_domains();
+        self.sync();
+    }
+
+    pub fn toast(&mut self, kind: ToastKind, text: impl Into<String>) {
+        self.toasts.push(Toast {
+            text: text.into(),
+            kind,
+            until: Instant::now() + TOAST_TIME,
+        });
+        if self.toasts.len() > 5 {
+            self.toasts.remove(0);
+        }
+    }
+
+    /// The next moment something changes by itself (a debounced search, a toast leaving, the
+    /// spinner turning); `None` when nothing will until an event comes.
+    pub fn next_deadline(&self) -> Option<Instant> {
+        [
+            self.filter.deadline(),
+            self.toasts.iter().map(|t| t.until).min(),
+            self.next_spin,
+        ]
+        .into_iter()
+        .flatten()
+        .min()
+    }
+
+    pub fn on_time(&mut self, now: Instant) {
+        if let Some(at) = self.next_spin
+            && at <= now
+        {
+            self.spinner = (self.spinner + 1) % SPINNER.len();
+            self.next_spin = Some(now + SPINNER_STEP);
+        }
+        self.toasts.retain(|t| t.until > now);
+        if self.filter.on_time(now) == FilterOutcome::Changed {
+            self.query_changed();
+        }
+    }
+
+    pub fn handle_event(&mut self, event: Event) {
+        match event {
+            Event::Key(k) if matches!(k.kind, KeyEventKind::Press | KeyEventKind::Repeat) => {
+                let key = self.cfg.keys.key(k);
+                self.handle_key(key);
+            }
+            Event::Paste(text) if !self.form_paste(&text) && self.modal.is_none() => {
+                self.filter.paste(&text, Instant::now());
+            }
+            Event::Mouse(mouse) if self.cfg.mouse => self.handle_mouse(mouse),
+            Event::Resize(width, height) => {
+                self.size = Rect::new(0, 0, width, height);
+                self.sync();
+            }
+            _ => {}
+        }
+    }
+
+    pub fn handle_key(&mut self, key: Key) {
+        if key.is_ctrl('c') {
+            self.quit = true;
+            return;
+        }
+        if self.form_key(key) {
+            return;
+        }
+        if let Some(modal) = &mut self.modal {
+            let outcome = modal.handle_key(key);
+            self.modal_answered(outcome);
+            return;
+        }
+        if self.filter.is_focused() {
+            if self.filter.handle_key(key, Instant::now()) == FilterOutcome::Changed {
+                self.query_changed();
+            }
+            return;
+        }
+        let outcome = match self.pane {
+            Pane::Links => self.links.handle_key(key),
+            Pane::Spaces => self.spaces.handle_key(key),
+        };
+        match outcome {
+            Outcome::Handled => self.sync(),
+            Outcome::OpenSpace(space) => {
+                self.filter.space = Some(space);
+                self.pane = Pane::Links;
+                self.query_changed();
+            }
+            Outcome::Ignored => {
+                if let Some(action) = key.action {
+                    self.global(action);
+                }
+            }
+        }
+    }
+
+    fn modal_answered(&mut self, outcome: ModalOutcome) {
+        match outcome {
+            ModalOutcome::Stay => {}
+            ModalOutcome::Close => self.modal = None,
+            ModalOutcome::Confirmed(action) => {
+                self.modal = None;
+                match action {
+                    ConfirmAction::DeleteLink { id, alias } => {
+                        let req = self.request();
+                        self.commands.push(Command::DeleteLink { req, id, alias });
+                    }
+                }
+            }
+            ModalOutcome::Picked(kind, choice) => {
+                self.modal = None;
+                match kind {
+                    PickerKind::Space => self.filter.space = choice,
+                    PickerKind::Domain => self.filter.domain = choice,
+                }
+                self.pane = Pane::Links;
+                self.query_changed();
+            }
+        }
+    }
+
+    fn global(&mut self, action: Action) {
+        match action {
+            Action::Quit => self.quit = true,
+            Action::Help => self.modal = Some(Modal::Help { scroll: 0 }),
+            Action::NextPane | Action::PrevPane => {
+                self.pane = match self.pane {
+                    Pane::Links => Pane::Spaces,
+                    Pane::Spaces => Pane::Links,
+                };
+            }
+            Action::Refresh => self.refresh(),
+            Action::SpaceFilter => match self.spaces.is_loaded() {
+                true => {
+                    let choices = self
+                        .spaces
+                        .spaces()
+                        .iter()
+                        .map(|s| Named {
+                            id: s.id,
+                            name: s.name.clone(),
+                        })
+                        .collect();
+                    let current = self.filter.space.as_ref().map(|s| s.id);
+                    self.modal = Some(Modal::Picker(Picker::new(
+                        PickerKind::Space,
+                        choices,
+                        current,
+                    )));
+                }
+                false => self.toast(ToastKind::Error, "Spaces are not loaded yet"),
+            },
+            Action::DomainFilter => match &self.domains {
+                Some(domains) => {
+                    let choices = domains
+                        .iter()
+                        .map(|d| Named {
+                            id: d.id,
+                            name: d.name.clone(),
+                        })
+                        .collect();
+                    let current = self.filter.domain.as_ref().map(|d| d.id);
+                    self.modal = Some(Modal::Picker(Picker::new(
+                        PickerKind::Domain,
+                        choices,
+                        current,
+                    )));
+                }
+                None => self.toast(ToastKind::Error, "Domains are not loaded yet"),
+            },
+            Action::New => self.open_new_form(),
+            Action::Edit => self.open_edit_form(),
+            Action::Delete
+            | Action::ToggleDisabled
+            | Action::CopyShortUrl
+            | Action::CopyDestination
+            | Action::OpenInBrowser => self.link_action(action),
+            filter_action => match self.filter.apply_action(filter_action) {
+                FilterOutcome::Ignored => {}
+                // Filters are about links: show them.
+                FilterOutcome::Handled => self.pane = Pane::Links,
+                FilterOutcome::Changed => {
+                    self.pane = Pane::Links;
+                    self.query_changed();
+                }
+            },
+        }
+    }
+
+    fn link_action(&mut self, action: Action) {
+        if self.pane != Pane::Links {
+            return;
+        }
+        let Some(link) = self.links.selected() else {
+            return;
+        };
+        let (id, alias) = (link.id, link.alias.clone());
+        match action {
+            Action::Delete => {
+                self.modal = Some(Modal::Confirm(ConfirmAction::DeleteLink { id, alias }));
+            }
+            Action::ToggleDisabled => {
+                let input = Box::new(LinkInput {
+                    disabled: Some(if link.disabled { "0" } else { "1" }.into()),
+                    ..LinkInput::default()
+                });
+                let req = self.request();
+                self.commands.push(Command::UpdateLink { req, id, input });
+            }
+            Action::CopyShortUrl => self.commands.push(Command::Copy {
+                text: link.short_url.clone(),
+                what: "short URL",
+            }),
+            Action::CopyDestination => self.commands.push(Command::Copy {
+                text: link.url.clone(),
+                what: "destination",
+            }),
+            Action::OpenInBrowser => self.commands.push(Command::OpenUrl(link.url.clone())),
+            _ => {}
+        }
+    }
+
+    fn handle_mouse(&mut self, mouse: MouseEvent) {
+        let main = areas(self.size).main;
+        if self.modal.is_some() || self.form_is_open() {
+            return;
+        }
+        let step = |app: &mut App, action| {
+            let key = Key {
+                code: ratatui::crossterm::event::KeyCode::Null,
+                modifiers: ratatui::crossterm::event::KeyModifiers::NONE,
+                action: Some(action),
+            };
+            match app.pane {
+                Pane::Links => app.links.handle_key(key),
+                Pane::Spaces => app.spaces.handle_key(key),
+            }
+        };
+        match mouse.kind {
+            MouseEventKind::ScrollDown => {
+                step(self, Action::Down);
+            }
+            MouseEventKind::ScrollUp => {
+                step(self, Action::Up);
+            }
+            MouseEventKind::Down(MouseButton::Left) => match self.pane {
+                Pane::Links => {
+                    if let Some(i) = self.links.index_at(main, mouse.column, mouse.row) {
+                        self.links.list.select(i);
+                    }
+                }
+                Pane::Spaces => {
+                    if let Some(i) = self.spaces.index_at(main, mouse.row) {
+                        self.spaces.select(i);
+                    }
+                }
+            },
+            _ => return,
+        }
+        self.sync();
+    }
+
+    pub fn update(&mut self, msg: Msg) {
+        match msg {
+            Msg::LinksPage { req, page, result } => {
+                self.answered(req);
+                let had_total = self.links.list.total().is_some();
+                if let Err(message) = self.links.accept(req, page, result)
+                    && had_total
+                {
+                    self.toast(ToastKind::Error, format!("Could not load links: {message}"));
+                }
+                self.sync();
+                self.select_saved();
+            }
+            Msg::Spaces { req, result } => {
+                self.answered(req);
+                if let Err(message) = self.spaces.accept(req, result)
+                    && self.pane == Pane::Spaces
+                    && self.spaces.is_loaded()
+                {
+                    self.toast(
+                        ToastKind::Error,
+                        format!("Could not load spaces: {message}"),
+                    );
+                }
+                self.select_saved();
+            }
+            Msg::Domains { req, result } => {
+                self.answered(req);
+                if self.domains_req == Some(req) {
+                    self.domains_req = None;
+                    match result {
+                        Ok(page) => self.domains = Some(page.items),
+                        Err(e) => tracing::warn!(error = %e, "could not load domains"),
+                    }
+                }
+            }
+            Msg::LinkDeleted { req, alias, result } => {
+                self.answered(req);
+                match result {
+                    Ok(()) => {
+                        self.toast(ToastKind::Info, format!("Deleted {alias}"));
+                        self.refresh();
+                    }
+                    Err(e) => self.toast(ToastKind::Error, describe(&e, &alias)),
+                }
+            }
+            Msg::LinkUpdated { req, result } => {
+                self.answered(req);
+                match result {
+                    Ok(link) => {
+                        let verb = if link.disabled { "Disabled" } else { "Enabled" };
+                        self.toast(ToastKind::Info, format!("{verb} {}", link.alias));
+                        self.refresh();
+                    }
+                    Err(e) => self.toast(ToastKind::Error, describe(&e, "the link")),
+                }
+            }
+            Msg::LinkSaved { .. } | Msg::SpaceSaved { .. } => self.form_saved(msg),
+            Msg::Desktop(Ok(text)) => self.toast(ToastKind::Info, text),
+            Msg::Desktop(Err(text)) => self.toast(ToastKind::Error, text),
+        }
+    }
+
+    pub fn render(&self, frame: &mut Frame) {
+        let area = frame.area();
+        if let Some(position) = self.render_buffer(area, frame.buffer_mut()) {
+            frame.set_cursor_position(position);
+        }
+    }
+
+    /// Draws the whole screen; returns where the text cursor goes, if anywhere.
+    pub fn render_buffer(&self, area: Rect, buf: &mut Buffer) -> Option<Position> {
+        let theme = &self.cfg.theme;
+        if area.width < MIN_WIDTH || area.height < MIN_HEIGHT {
+            let text = vec![
+                Line::styled("The terminal is too small", theme.error),
+                Line::raw(format!(
+                    "{}×{} — linkdeck needs at least {MIN_WIDTH}×{MIN_HEIGHT}",
+                    area.width, area.height
+                )),
+                Line::raw("Enlarge the window, or press q to quit."),
+            ];
+            let y = area.y + area.height.saturating_sub(3) / 2;
+            let rect = Rect {
+                y,
+                height: 3.min(area.height),
+                ..area
+            };
+            Paragraph::new(text)
+                .alignment(Alignment::Center)
+                .wrap(Wrap { trim: true })
+                .render(rect, buf);
+            return None;
+        }
+        let a = areas(area);
+        let ctx = |focused| Ctx {
+            theme,
+            keys: &self.cfg.keys,
+            now: self.clock.now(),
+            tz: &self.cfg.timezone,
+            focused,
+            spinner: SPINNER[self.spinner],
+        };
+        self.render_header(a.header, buf);
+        self.render_tabs(a.tabs, buf);
+        let cursor = self.filter.render(a.filter, buf, theme);
+        match self.pane {
+            Pane::Links => self
+                .links
+                .render(a.main, buf, &ctx(!self.filter.is_focused())),
+            Pane::Spaces => self.spaces.render(a.main, buf, &ctx(true)),
+        }
+        self.render_hints(a.hints, buf);
+        if let Some(modal) = &self.modal {
+            modal.render(a.main, buf, theme, &self.cfg.keys);
+        }
+        let form_cursor = self.render_form(area, buf);
+        render_toasts(&self.toasts, a.main, buf, theme);
+        if self.form_is_open() {
+            return form_cursor;
+        }
+        cursor.filter(|_| self.modal.is_none())
+    }
+
+    fn render_header(&self, area: Rect, buf: &mut Buffer) {
+        let t = &self.cfg.theme;
+        let left = Line::from(vec![
+            Span::styled(" linkdeck", t.header),
+            Span::styled(" · ", t.dim),
+            Span::styled(self.cfg.profile.clone(), t.accent),
+            Span::styled(" · ", t.dim),
+            Span::raw(self.cfg.location.clone()),
+        ]);
+        let mut right = Vec::new();
+        if self.is_busy() {
+            right.push(Span::styled(
+                format!("{} working  ", SPINNER[self.spinner]),
+                t.accent,
+            ));
+        }
+        match self.links.list.total() {
+            Some(total) => right.push(Span::raw(format!(
+                "{} link{} ",
+                format::count(total),
+                if total == 1 { "" } else { "s" }
+            ))),
+            None => right.push(Span::styled("– links ", t.dim)),
+        }
+        let right = Line::from(right);
+        let right_width = u16::try_from(right.width()).unwrap_or(0).min(area.width);
+        left.render(
+            Rect {
+                width: area.width - right_width,
+                ..area
+            },
+            buf,
+        );
+        right.right_aligned().render(area, buf);
+    }
+
+    fn render_tabs(&self, area: Rect, buf: &mut Buffer) {
+        let t = &self.cfg.theme;
+        let tab = |name: &'static str, pane: Pane| {
+            if self.pane == pane {
+                Span::styled(format!("[{name}]"), t.tab_active)
+            } else {
+                Span::styled(format!(" {name} "), t.dim)
+            }
+        };
+        Line::from(vec![
+            Span::raw(" "),
+            tab("Links", Pane::Links),
+            Span::raw(" "),
+            tab("Spaces", Pane::Spaces),
+        ])
+        .render(area, buf);
+        let mut status = self.filter.status_tabs(t);
+        status.spans.insert(0, Span::styled("status ", t.dim));
+        status.right_aligned().render(area, buf);
+    }
+
+    fn render_hints(&self, area: Rect, buf: &mut Buffer) {
+        let t = &self.cfg.theme;
+        let keys = &self.cfg.keys;
+        let fixed = |k: &str, label: &str| {
+            vec![
+                Span::styled(k.to_owned(), t.accent),
+                Span::styled(format!(" {label}  "), t.dim),
+            ]
+        };
+        let hint = |a: Action, label: &str| fixed(&keys.first(a), label);
+        let spans: Vec<Span> = if let Some(modal) = &self.modal {
+            match modal {
+                Modal::Confirm(_) => [fixed("y", "yes"), fixed("n/esc", "no")].concat(),
+                Modal::Help { .. } => {
+                    [hint(Action::Down, "scroll"), fixed("esc", "close")].concat()
+                }
+                Modal::Picker(_) => [
+                    hint(Action::Down, "move"),
+                    hint(Action::Select, "pick"),
+                    fixed("esc", "cancel"),
+                ]
+                .concat(),
+            }
+        } else if self.filter.is_focused() {
+            [
+                fixed("enter", "keep search"),
+                fixed("esc", "clear search"),
+                fixed("ctrl-u", "erase"),
+            ]
+            .concat()
+        } else {
+            match self.pane {
+                Pane::Links => [
+                    hint(Action::Search, "search"),
+                    hint(Action::CycleStatus, "status"),
+                    hint(Action::CycleSort, "sort"),
+                    hint(Action::SpaceFilter, "space"),
+                    hint(Action::Delete, "delete"),
+                    hint(Action::ToggleDisabled, "disable"),
+                    hint(Action::CopyShortUrl, "copy"),
+                    hint(Action::Help, "help"),
+                    hint(Action::Quit, "quit"),
+                ]
+                .concat(),
+                Pane::Spaces => [
+                    hint(Action::Select, "show links"),
+                    hint(Action::NextPane, "links"),
+                    hint(Action::Refresh, "refresh"),
+                    hint(Action::Help, "help"),
+                    hint(Action::Quit, "quit"),
+                ]
+                .concat(),
+            }
+        };
+        // Drop hints from the middle until the rest fits; help and quit stay last.
+        let mut pairs: Vec<Vec<Span>> = spans.chunks(2).map(<[Span]>::to_vec).collect();
+        let width =
+            |pairs: &[Vec<Span>]| pairs.iter().flatten().map(Span::width).sum::<usize>() + 1;
+        while width(&pairs) > usize::from(area.width) && pairs.len() > 2 {
+            pairs.remove(pairs.len() - 3);
+        }
+        let mut line = vec![Span::raw(" ")];
+        line.extend(pairs.into_iter().flatten());
+        Line::from(line).render(area, buf);
+    }
+}
+
+/// The one place a backend error becomes words for a toast.
+fn describe(error: &Error, what: &str) -> String {
+    match error {
+        Error::NotFound(_) => format!("{what} no longer exists; press r to refresh"),
+        Error::Validation(fields) => format!("{what}: {fields}"),
+        Error::Unauthorized(_) => "The server refused the API key".into(),
+        Error::RateLimited { retry_after } => match retry_after {
+            Some(d) => format!("Rate limited; try again in {}s", d.as_secs()),
+            None => "Rate limited; try again shortly".into(),
+        },
+        Error::Unavailable(reason) => format!("Backend unavailable: {reason}"),
+        Error::Conflict(reason) => reason.clone(),
+    }
+}

@@ -1,0 +1,251 @@
+//! Where the forms meet the app: `n` and `e` open them, their keys and pastes go to them first,
+//! a save becomes a [`Command::Save`] and its answer closes the form (selecting the saved record
+//! and confirming with a toast) or hands the error back to the still open form.
+//!
+//! Kept apart from `app.rs` so the browsing app and the editing half can change independently;
+//! `app.rs` only calls in here.
+
+use ratatui::buffer::Buffer;
+use ratatui::layout::{Position, Rect};
+
+use super::{App, Pane};
+use crate::domain::Id;
+use crate::tui::form::{Form, FormOutcome, LinkForm, SaveRequest, SpaceForm};
+use crate::tui::keys::Key;
+use crate::tui::msg::{Command, Msg, RequestId};
+use crate::tui::popups::ToastKind;
+use crate::tui::view::{Ctx, SPINNER};
+
+/// How far from the cursor a saved link is looked for.
+const SELECT_WINDOW: usize = 500;
+
+/// A record just saved, to select once the list that holds it has loaded.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Saved {
+    Link(Id),
+    Space(Id),
+}
+
+/// The open form and the save in flight, if any.
+#[derive(Debug, Default)]
+pub struct Forms {
+    pub form: Option<Form>,
+    pub req: Option<RequestId>,
+    pub select: Option<Saved>,
+}
+
+impl App {
+    pub fn form_is_open(&self) -> bool {
+        self.forms.form.is_some()
+    }
+
+    /// `n`: a new link in the Links pane, a new space in the Spaces pane.
+    pub(super) fn open_new_form(&mut self) {
+        self.forms.form = Some(match self.pane {
+            Pane::Links => LinkForm::create(
+                self.spaces.spaces().to_vec(),
+                self.domains.clone().unwrap_or_default(),
+                self.cfg.timezone.clone(),
+            )
+            .in_space(self.filter.space.as_ref().map(|s| s.id))
+            .into(),
+            Pane::Spaces => SpaceForm::create().into(),
+        });
+    }
+
+    /// `e`: the selected link or space.
+    pub(super) fn open_edit_form(&mut self) {
+        let form: Option<Form> = match self.pane {
+            Pane::Links => self.links.selected().cloned().map(|link| {
+                LinkForm::edit(
+                    link,
+                    self.spaces.spaces().to_vec(),
+                    self.domains.clone().unwrap_or_default(),
+                    self.cfg.timezone.clone(),
+                )
+                .into()
+            }),
+            Pane::Spaces => self
+                .spaces
+                .selected()
+                .cloned()
+                .map(|space| SpaceForm::edit(space).into()),
+        };
+        if form.is_some() {
+            self.forms.form = form;
+        }
+    }
+
+    /// Gives `key` to the open form; false when no form is open.
+    pub(super) fn form_key(&mut self, key: Key) -> bool {
+        let Some(form) = &mut self.forms.form else {
+            // The person has moved on: a saved record still loading is no longer selected.
+            self.forms.select = None;
+            return false;
+        };
+        match form.handle_key(key) {
+            FormOutcome::Stay => {}
+            FormOutcome::Close => self.forms.form = None,
+            FormOutcome::Save(request) => {
+                let req = self.request();
+                self.forms.req = Some(req);
+                self.commands.push(Command::Save {
+                    req,
+                    request: Box::new(request),
+                });
+            }
+        }
+        true
+    }
+
+    /// Bracketed paste into the open form; false when no form is open.
+    pub(super) fn form_paste(&mut self, text: &str) -> bool {
+        match &mut self.forms.form {
+            Some(form) => {
+                form.paste(text);
+                true
+            }
+            None => false,
+        }
+    }
+
+    /// The answer to a form's save.
+    pub(super) fn form_saved(&mut self, msg: Msg) {
+        let (req, created, outcome) = match msg {
+            Msg::LinkSaved {
+                req,
+                created,
+                result,
+            } => (
+                req,
+                created,
+                result.map(|link| {
+                    let verb = if created { "Created" } else { "Saved" };
+                    (
+                        Saved::Link(link.id),
+                        format!("{verb} link {}", link.short_url),
+                    )
+                }),
+            ),
+            Msg::SpaceSaved {
+                req,
+                created,
+                result,
+            } => (
+                req,
+                created,
+                result.map(|space| {
+                    let verb = if created { "Created" } else { "Saved" };
+                    (
+                        Saved::Space(space.id),
+                        format!("{verb} space {}", space.name),
+                    )
+                }),
+            ),
+            _ => return,
+        };
+        self.answered(req);
+        if self.forms.req != Some(req) {
+            return;
+        }
+        self.forms.req = None;
+        match outcome {
+            Ok((saved, text)) => {
+                self.forms.form = None;
+                self.forms.select = Some(saved);
+                self.toast(ToastKind::Info, text);
+                match saved {
+                    // A new link may be the list's first: ask again from the top (a refresh
+                    // keeps the place, and an empty list has no place to keep).
+                    Saved::Link(_) if created => {
+                        self.query_changed();
+                        self.fetch_spaces();
+                    }
+                    // Counts and names shown elsewhere may have changed with the record.
+                    _ => self.refresh(),
+                }
+            }
+            Err(error) => {
+                if let Some(form) = &mut self.forms.form {
+                    form.save_failed(&error);
+                }
+            }
+        }
+    }
+
+    /// Selects the record just saved once a list holding it arrives.
+    pub(super) fn select_saved(&mut self) {
+        match self.forms.select {
+            Some(Saved::Link(id)) => {
+                // The record is near the place the list kept (an edit) or at its top (a new
+                // link, newest first): look there, not through a million rows.
+                let list = &self.links.list;
+                let around = list.cursor();
+                let window =
+                    around.saturating_sub(SELECT_WINDOW)..(around + SELECT_WINDOW).min(list.len());
+                let held = window
+                    .into_iter()
+                    .find(|&i| list.get(i).is_some_and(|l| l.id == id));
+                if let Some(index) = held {
+                    self.links.list.select(index);
+                    self.forms.select = None;
+                    self.sync();
+                }
+            }
+            Some(Saved::Space(id)) => {
+                if let Some(index) = self.spaces.spaces().iter().position(|s| s.id == id) {
+                    self.spaces.select(index);
+                    self.forms.select = None;
+                }
+            }
+            None => {}
+        }
+    }
+
+    /// Draws the open form over everything under the header; returns the cursor position.
+    pub(super) fn render_form(&self, area: Rect, buf: &mut Buffer) -> Option<Position> {
+        let form = self.forms.form.as_ref()?;
+        let ctx = Ctx {
+            theme: &self.cfg.theme,
+            keys: &self.cfg.keys,
+            now: self.clock.now(),
+            tz: &self.cfg.timezone,
+            focused: true,
+            spinner: SPINNER[self.spinner],
+        };
+        let below_header = Rect {
+            y: area.y + 1,
+            height: area.height.saturating_sub(1),
+            ..area
+        };
+        form.render(below_header, buf, &ctx)
+    }
+}
+
+impl SaveRequest {
+    /// Sends the request; the answer comes back as a message for [`App::update`].
+    pub async fn send(self, backend: &dyn crate::backend::Backend, req: RequestId) -> Msg {
+        match self {
+            SaveRequest::CreateLink(input) => Msg::LinkSaved {
+                req,
+                created: true,
+                result: backend.create_link(&input).await.map(Box::new),
+            },
+            SaveRequest::UpdateLink(id, input) => Msg::LinkSaved {
+                req,
+                created: false,
+                result: backend.update_link(id, &input).await.map(Box::new),
+            },
+            SaveRequest::CreateSpace(input) => Msg::SpaceSaved {
+                req,
+                created: true,
+                result: backend.create_space(&input).await,
+            },
+            SaveRequest::UpdateSpace(id, input) => Msg::SpaceSaved {
+                req,
+                created: false,
+                result: backend.update_space(id, &input).await,
+            },
+        }
+    }
+}

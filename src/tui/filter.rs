@@ -1,0 +1,369 @@
+//! The filter bar: what the link list is asked for. Search is typed live (applied after a short
+//! pause, so a fast typist does not send a query per letter), the rest cycles with single keys.
+
+use std::time::{Duration, Instant};
+
+use ratatui::buffer::Buffer;
+use ratatui::crossterm::event::{Event, KeyCode};
+use ratatui::layout::{Position, Rect};
+use ratatui::text::{Line, Span};
+use ratatui::widgets::Widget;
+use tui_input::Input;
+use tui_input::backend::crossterm::EventHandler;
+
+use super::keys::{Action, Key};
+use super::theme::Theme;
+use crate::domain::{Id, LinkQuery, SearchBy, Sort, StatusFilter};
+
+/// How long typing must pause before the search is sent.
+pub const SEARCH_DEBOUNCE: Duration = Duration::from_millis(150);
+
+/// What a key did to the filter.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum FilterOutcome {
+    Ignored,
+    Handled,
+    /// The query changed: fetch again from the top.
+    Changed,
+}
+
+/// A filter value and the name shown for it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Named {
+    pub id: Id,
+    pub name: String,
+}
+
+#[derive(Debug, Clone, Default)]
+pub struct FilterBar {
+    input: Input,
+    focused: bool,
+    /// The search the list is showing; the input may be ahead of it while typing.
+    applied: String,
+    /// When the typed search becomes the applied one.
+    due: Option<Instant>,
+    pub by: SearchBy,
+    pub status: StatusFilter,
+    pub sort: Sort,
+    pub space: Option<Named>,
+    pub domain: Option<Named>,
+}
+
+impl FilterBar {
+    pub fn is_focused(&self) -> bool {
+        self.focused
+    }
+
+    #[cfg(test)]
+    fn search_text(&self) -> &str {
+        self.input.value()
+    }
+
+    /// The query for `page` of the list as filtered now.
+    pub fn query(&self, page: u32, per_page: u32) -> LinkQuery {
+        LinkQuery {
+            search: (!self.applied.is_empty()).then(|| self.applied.clone()),
+            by: self.by,
+            status: self.status,
+            space: self.space.as_ref().map(|s| s.id),
+            domain: self.domain.as_ref().map(|d| d.id),
+            sort: self.sort,
+            page,
+            per_page,
+        }
+    }
+
+    pub fn is_filtered(&self) -> bool {
+        !self.applied.is_empty()
+            || self.status != StatusFilter::All
+            || self.space.is_some()
+            || self.domain.is_some()
+    }
+
+    /// Raw keys while the search field has focus.
+    pub fn handle_key(&mut self, key: Key, now: Instant) -> FilterOutcome {
+        if !self.focused {
+            return FilterOutcome::Ignored;
+        }
+        match key.code {
+            KeyCode::Enter => {
+                self.focused = false;
+                self.apply_now()
+            }
+            KeyCode::Esc => {
+                self.focused = false;
+                self.input.reset();
+                self.apply_now()
+            }
+            _ => {
+                if self.input.handle_event(&Event::Key(key.event())).is_some() {
+                    self.edited(now);
+                }
+                FilterOutcome::Handled
+            }
+        }
+    }
+
+    /// Bracketed paste into the search field (newlines become spaces).
+    pub fn paste(&mut self, text: &str, now: Instant) -> bool {
+        if !self.focused {
+            return false;
+        }
+        let mut value = self.input.value().to_owned();
+        let cursor = self.input.cursor();
+        let at = value
+            .char_indices()
+            .nth(cursor)
+            .map_or(value.len(), |(i, _)| i);
+        let clean: String = text
+            .chars()
+            .map(|c| if c.is_control() { ' ' } else { c })
+            .collect();
+        value.insert_str(at, &clean);
+        self.input = Input::new(value).with_cursor(cursor + clean.chars().count());
+        self.edited(now);
+        true
+    }
+
+    fn edited(&mut self, now: Instant) {
+        self.due = Some(now + SEARCH_DEBOUNCE);
+    }
+
+    fn apply_now(&mut self) -> FilterOutcome {
+        self.due = None;
+        let typed = self.input.value().trim().to_owned();
+        if typed == self.applied {
+            FilterOutcome::Handled
+        } else {
+            self.applied = typed;
+            FilterOutcome::Changed
+        }
+    }
+
+    /// When the debounced search falls due.
+    pub fn deadline(&self) -> Option<Instant> {
+        self.due
+    }
+
+    /// Applies the typed search if its pause has passed.
+    pub fn on_time(&mut self, now: Instant) -> FilterOutcome {
+        match self.due {
+            Some(due) if due <= now => self.apply_now(),
+            _ => FilterOutcome::Ignored,
+        }
+    }
+
+    /// The filter keys that work from the list.
+    pub fn apply_action(&mut self, action: Action) -> FilterOutcome {
+        match action {
+            Action::Search => {
+                self.focused = true;
+                return FilterOutcome::Handled;
+            }
+            Action::CycleBy => self.by = cycle(&SearchBy::ALL, self.by),
+            Action::CycleStatus => self.status = cycle(&StatusFilter::ALL, self.status),
+            Action::StatusAll => self.status = StatusFilter::All,
+            Action::StatusActive => self.status = StatusFilter::Active,
+            Action::StatusExpired => self.status = StatusFilter::Expired,
+            Action::StatusDisabled => self.status = StatusFilter::Disabled,
+            Action::CycleSort => self.sort = cycle(&Sort::ALL, self.sort),
+            Action::ClearFilters => *self = FilterBar::default(),
+            _ => return FilterOutcome::Ignored,
+        }
+        FilterOutcome::Changed
+    }
+
+    /// The status tabs, for the line above the list.
+    pub fn status_tabs(&self, theme: &Theme) -> Line<'static> {
+        let mut spans = Vec::new();
+        for (i, status) in StatusFilter::ALL.into_iter().enumerate() {
+            let name = title_case(status.label());
+            spans.push(if status == self.status {
+                Span::styled(format!("[{} {name}]", i + 1), theme.tab_active)
+            } else {
+                Span::styled(format!(" {} {name} ", i + 1), theme.dim)
+            });
+        }
+        Line::from(spans)
+    }
+
+    /// Draws the search field and the other filters; returns where the cursor goes when the
+    /// search field is focused.
+    pub fn render(&self, area: Rect, buf: &mut Buffer, theme: &Theme) -> Option<Position> {
+        let rest = vec![
+            Span::styled(" by ", theme.dim),
+            Span::styled(self.by.as_str(), theme.accent),
+            Span::styled(" │ sort ", theme.dim),
+            Span::styled(self.sort.label(), theme.accent),
+            Span::styled(" │ space ", theme.dim),
+            Span::styled(
+                self.space
+                    .as_ref()
+                    .map_or("any", |s| s.name.as_str())
+                    .to_owned(),
+                if self.space.is_some() {
+                    theme.accent
+                } else {
+                    theme.text
+                },
+            ),
+            Span::styled(" │ domain ", theme.dim),
+            Span::styled(
+                self.domain
+                    .as_ref()
+                    .map_or("any", |d| d.name.as_str())
+                    .to_owned(),
+                if self.domain.is_some() {
+                    theme.accent
+                } else {
+                    theme.text
+                },
+            ),
+        ];
+        let rest = Line::from(rest);
+        let rest_width = u16::try_from(rest.width()).unwrap_or(u16::MAX);
+        let search_width = area
+            .width
+            .saturating_sub(rest_width)
+            .max(16)
+            .min(area.width);
+        let search_area = Rect {
+            width: search_width,
+            ..area
+        };
+        let prefix = "/ ";
+        let field = search_area.width.saturating_sub(2) as usize;
+        let scroll = self.input.visual_scroll(field);
+        let value = self.input.value();
+        let line = if value.is_empty() && !self.focused {
+            Line::from(vec![
+                Span::styled(prefix, theme.dim),
+                Span::styled("search…", theme.dim),
+            ])
+        } else {
+            let shown: String = value.chars().skip(scroll).take(field).collect();
+            Line::from(vec![
+                Span::styled(
+                    prefix,
+                    if self.focused {
+                        theme.accent
+                    } else {
+                        theme.dim
+                    },
+                ),
+                Span::styled(shown, theme.text),
+            ])
+        };
+        line.render(search_area, buf);
+        if area.width > search_width {
+            let rest_area = Rect {
+                x: area.x + search_width,
+                width: area.width - search_width,
+                ..area
+            };
+            rest.right_aligned().render(rest_area, buf);
+        }
+        self.focused.then(|| {
+            let x = (self.input.visual_cursor().saturating_sub(scroll) + 2).min(field + 1);
+            Position::new(area.x + u16::try_from(x).unwrap_or(0), area.y)
+        })
+    }
+}
+
+fn cycle<T: Copy + PartialEq>(all: &[T], current: T) -> T {
+    let i = all.iter().position(|x| *x == current).unwrap_or(0);
+    all[(i + 1) % all.len()]
+}
+
+fn title_case(s: &str) -> String {
+    let mut chars = s.chars();
+    chars
+        .next()
+        .map(|c| c.to_uppercase().chain(chars).collect())
+        .unwrap_or_default()
+}
+
+#[cfg(test)]
+mod tests {
+    use ratatui::crossterm::event::KeyModifiers;
+
+    use super::*;
+
+    fn key(c: char) -> Key {
+        Key {
+            code: KeyCode::Char(c),
+            modifiers: KeyModifiers::NONE,
+            action: None,
+        }
+    }
+
+    fn named(code: KeyCode) -> Key {
+        Key {
+            code,
+            modifiers: KeyModifiers::NONE,
+            action: None,
+        }
+    }
+
+    #[test]
+    fn typing_applies_after_the_pause() {
+        let mut bar = FilterBar::default();
+        bar.apply_action(Action::Search);
+        let t0 = Instant::now();
+        for c in "abc".chars() {
+            assert_eq!(bar.handle_key(key(c), t0), FilterOutcome::Handled);
+        }
+        assert_eq!(bar.query(1, 100).search, None);
+        assert_eq!(
+            bar.on_time(t0 + Duration::from_millis(10)),
+            FilterOutcome::Ignored
+        );
+        assert_eq!(bar.on_time(t0 + SEARCH_DEBOUNCE), FilterOutcome::Changed);
+        assert_eq!(bar.query(1, 100).search.as_deref(), Some("abc"));
+    }
+
+    #[test]
+    fn enter_keeps_and_esc_clears() {
+        let mut bar = FilterBar::default();
+        bar.apply_action(Action::Search);
+        let now = Instant::now();
+        bar.handle_key(key('x'), now);
+        assert_eq!(
+            bar.handle_key(named(KeyCode::Enter), now),
+            FilterOutcome::Changed
+        );
+        assert!(!bar.is_focused());
+        assert_eq!(bar.query(1, 100).search.as_deref(), Some("x"));
+        bar.apply_action(Action::Search);
+        assert_eq!(
+            bar.handle_key(named(KeyCode::Esc), now),
+            FilterOutcome::Changed
+        );
+        assert_eq!(bar.query(1, 100).search, None);
+        assert_eq!(bar.search_text(), "");
+    }
+
+    #[test]
+    fn actions_cycle_and_clear() {
+        let mut bar = FilterBar::default();
+        bar.apply_action(Action::CycleSort);
+        assert_eq!(bar.sort, Sort::Asc);
+        bar.apply_action(Action::StatusExpired);
+        assert_eq!(bar.query(1, 100).status, StatusFilter::Expired);
+        bar.apply_action(Action::CycleStatus);
+        assert_eq!(bar.status, StatusFilter::Disabled);
+        bar.apply_action(Action::CycleBy);
+        bar.apply_action(Action::ClearFilters);
+        assert_eq!(bar.status, StatusFilter::All);
+        assert_eq!(bar.sort, Sort::Desc);
+        assert_eq!(bar.by, SearchBy::Title);
+    }
+
+    #[test]
+    fn paste_inserts_at_the_cursor() {
+        let mut bar = FilterBar::default();
+        bar.apply_action(Action::Search);
+        bar.paste("promo\n2026", Instant::now());
+        assert_eq!(bar.search_text(), "promo 2026");
+    }
+}

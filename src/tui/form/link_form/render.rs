@@ -1,0 +1,283 @@
+//! Drawing the link form: the four sections as lines, the rule table, the key hints.
+
+use jiff::tz::TimeZone;
+use ratatui::buffer::Buffer;
+use ratatui::layout::{Position, Rect};
+use ratatui::text::{Line, Span};
+
+use super::{LinkForm, PasswordMode, Popup, Stop};
+use crate::domain::{Domain, Space, TargetType};
+use crate::tui::form::field::{TextField, clip};
+use crate::tui::form::rules::RuleList;
+use crate::tui::form::{
+    Body, Frame, INDENT, LABEL_WIDTH, error_line, label, render_discard, render_frame,
+};
+use crate::tui::view::Ctx;
+
+impl LinkForm {
+    fn space_name(&self) -> Option<&Space> {
+        self.space
+            .and_then(|id| self.spaces.iter().find(|s| s.id == id))
+    }
+
+    fn domain_name(&self) -> Option<&Domain> {
+        self.domain
+            .and_then(|id| self.domains.iter().find(|d| d.id == id))
+    }
+
+    fn body(&self, width: u16, ctx: &Ctx) -> Body {
+        let t = ctx.theme;
+        let mut body = Body::default();
+        let value_x = INDENT + LABEL_WIDTH;
+        let value_w = width.saturating_sub(value_x + 1).max(8);
+        let editing = self.original.is_some();
+
+        // One line per stop, with its error under it.
+        let stop_line = |body: &mut Body,
+                         stop: Stop,
+                         name: &str,
+                         value: Vec<Span<'static>>,
+                         cursor: Option<u16>| {
+            let focused = self.focus == stop && self.popup.is_none();
+            let first = body.next();
+            let mut spans = label(name, self.focus == stop, ctx);
+            spans.extend(value);
+            body.push(Line::from(spans));
+            if focused && let Some(col) = cursor {
+                body.cursor = Some((first, value_x + col));
+            }
+            let messages: Vec<String> = self
+                .errors
+                .iter()
+                .filter(|(n, _)| stop.owns(n))
+                .map(|(_, m)| m)
+                .collect();
+            if !messages.is_empty() {
+                body.push(error_line(&messages.join("; "), value_x, width, ctx));
+            }
+            if self.focus == stop {
+                body.focus = (first, body.next() - 1);
+            }
+        };
+        let text = |stop: Stop, field: &TextField, placeholder: &str| {
+            let focused = self.focus == stop;
+            let (span, col) = field.span(value_w, focused, placeholder, t.selected, t.dim);
+            (vec![span], col)
+        };
+        let choice = |stop: Stop, text: Span<'static>| {
+            if self.focus == stop {
+                vec![
+                    Span::styled("◀ ", t.accent),
+                    text,
+                    Span::styled(" ▶", t.accent),
+                    Span::styled("   enter: list", t.dim),
+                ]
+            } else {
+                vec![text]
+            }
+        };
+
+        body.push(Line::styled("Basics", t.header));
+        let (v, c) = text(Stop::Url, &self.url, "https://… (required)");
+        stop_line(&mut body, Stop::Url, "destination URL", v, c);
+        let (v, c) = text(
+            Stop::Alias,
+            &self.alias,
+            if editing { "" } else { "blank = generated" },
+        );
+        stop_line(&mut body, Stop::Alias, "alias", v, c);
+        let space = match self.space_name() {
+            Some(s) => Span::styled(format!("● {}", s.name), t.space(s.color)),
+            None => Span::styled("none", t.dim),
+        };
+        stop_line(
+            &mut body,
+            Stop::Space,
+            "space",
+            choice(Stop::Space, space),
+            None,
+        );
+        let domain = match self.domain_name() {
+            Some(d) => Span::raw(d.name.clone()),
+            None => Span::styled("none (the profile's public URL)", t.dim),
+        };
+        if editing {
+            let mut spans = label("domain", false, ctx);
+            spans.push(domain);
+            spans.push(Span::styled("  fixed once created", t.dim));
+            body.push(Line::from(spans));
+        } else {
+            stop_line(
+                &mut body,
+                Stop::Domain,
+                "domain",
+                choice(Stop::Domain, domain),
+                None,
+            );
+        }
+
+        body.blank();
+        body.push(Line::styled("Protection", t.header));
+        if self.had_password() {
+            let mut spans = Vec::new();
+            for mode in PasswordMode::ALL {
+                let style = if mode == self.password_mode {
+                    if self.focus == Stop::PasswordMode {
+                        t.tab_active
+                    } else {
+                        t.accent
+                    }
+                } else {
+                    t.dim
+                };
+                spans.push(Span::styled(format!(" {} ", mode.label()), style));
+                spans.push(Span::raw(" "));
+            }
+            stop_line(&mut body, Stop::PasswordMode, "password", spans, None);
+            if self.password_mode == PasswordMode::Change {
+                let (v, c) = text(Stop::Password, &self.password, "type the new password");
+                stop_line(&mut body, Stop::Password, "new password", v, c);
+            }
+        } else {
+            let (v, c) = text(Stop::Password, &self.password, "none");
+            stop_line(&mut body, Stop::Password, "password", v, c);
+        }
+        let switch = |on: bool, what: &str| {
+            vec![
+                Span::styled(if on { "[x] " } else { "[ ] " }, t.accent),
+                Span::styled(what.to_owned(), if on { t.text } else { t.dim }),
+            ]
+        };
+        stop_line(
+            &mut body,
+            Stop::Disabled,
+            "disabled",
+            switch(self.disabled, "visitors get a \"link disabled\" page"),
+            None,
+        );
+        stop_line(
+            &mut body,
+            Stop::Public,
+            "public statistics",
+            switch(self.public, "anyone can read /alias/stats"),
+            None,
+        );
+
+        body.blank();
+        body.push(Line::from(vec![
+            Span::styled("Expiry", t.header),
+            Span::styled(format!("  times in {}", zone_name(&self.tz)), t.dim),
+        ]));
+        let (v, c) = text(Stop::Date, &self.date, "YYYY-MM-DD");
+        stop_line(&mut body, Stop::Date, "date", v, c);
+        let (v, c) = text(Stop::Time, &self.time, "HH:MM");
+        stop_line(&mut body, Stop::Time, "time", v, c);
+        let (v, c) = text(Stop::Clicks, &self.clicks, "blank or 0 = no limit");
+        stop_line(&mut body, Stop::Clicks, "max clicks", v, c);
+        let (v, c) = text(
+            Stop::ExpirationUrl,
+            &self.expiration_url,
+            "blank = a \"link expired\" page",
+        );
+        stop_line(&mut body, Stop::ExpirationUrl, "URL after expiry", v, c);
+
+        body.blank();
+        body.push(Line::styled("Targeting", t.header));
+        let mut spans = Vec::new();
+        for kind in TargetType::ALL {
+            let style = if kind == self.target {
+                if self.focus == Stop::TargetType {
+                    t.tab_active
+                } else {
+                    t.accent
+                }
+            } else {
+                t.dim
+            };
+            spans.push(Span::styled(format!(" {} ", kind.label()), style));
+            spans.push(Span::raw(" "));
+        }
+        stop_line(&mut body, Stop::TargetType, "type", spans, None);
+        if let Some(rules) = self.active_rules() {
+            rules.render_into(
+                &mut body,
+                width,
+                self.focus == Stop::Rules,
+                &self.errors,
+                ctx,
+            );
+        }
+        body
+    }
+
+    fn hints(&self) -> Vec<(&'static str, &'static str)> {
+        let picking = matches!(self.popup, Some(Popup::Pick(..)))
+            || (self.focus == Stop::Rules
+                && self.active_rules().and_then(RuleList::picker).is_some());
+        if picking {
+            return vec![("↑/↓", "move"), ("enter", "pick"), ("esc", "cancel")];
+        }
+        let mut hints = vec![("ctrl-s", "save"), ("esc", "cancel"), ("tab", "next")];
+        match self.focus {
+            Stop::Space | Stop::Domain => hints.push(("enter", "list  ←/→ change")),
+            Stop::PasswordMode | Stop::TargetType => hints.push(("←/→", "change")),
+            Stop::Disabled | Stop::Public => hints.push(("space", "toggle")),
+            Stop::Rules => {
+                if self.active_rules().is_some_and(RuleList::is_editing) {
+                    hints = vec![("enter", "keep"), ("esc", "undo")];
+                } else {
+                    hints.extend([
+                        ("a", "add"),
+                        ("enter", "edit"),
+                        ("del", "remove"),
+                        ("K/J", "move"),
+                    ]);
+                }
+            }
+            _ => {}
+        }
+        hints
+    }
+
+    pub fn render(&self, area: Rect, buf: &mut Buffer, ctx: &Ctx) -> Option<Position> {
+        let t = ctx.theme;
+        let inner_width = area.width.saturating_sub(3);
+        let body = self.body(inner_width, ctx);
+        let title = match &self.original {
+            Some(link) => format!(" Edit link {} ", clip(&link.alias, 40)),
+            None => " New link ".to_owned(),
+        };
+        let message = if self.saving {
+            Some(Line::styled(format!(" {} Saving…", ctx.spinner), t.accent))
+        } else {
+            self.message
+                .as_ref()
+                .map(|m| Line::styled(format!(" {m}"), t.error))
+        };
+        let hints = self.hints();
+        let frame = Frame {
+            title,
+            message,
+            hints: &hints,
+        };
+        let cursor = render_frame(area, buf, ctx, &frame, &body);
+        match &self.popup {
+            Some(Popup::Discard) => {
+                render_discard(area, buf, ctx, "link");
+                None
+            }
+            Some(Popup::Pick(_, picker)) => picker.render(area, buf, ctx),
+            None => match self.active_rules().and_then(RuleList::picker) {
+                Some(picker) if self.focus == Stop::Rules => picker.render(area, buf, ctx),
+                _ => cursor,
+            },
+        }
+    }
+}
+
+/// The zone's IANA name, or its offset when it has none.
+fn zone_name(tz: &TimeZone) -> String {
+    tz.iana_name()
+        .map(str::to_owned)
+        .unwrap_or_else(|| "UTC".to_owned())
+}

@@ -1,0 +1,279 @@
+//! Key-driven tests of the link form: what it sends, what it refuses, where errors land.
+
+use ratatui::crossterm::event::KeyModifiers;
+
+use super::*;
+use crate::tui::keys::KeyMap;
+
+/// A key as the app delivers it: with the action the default key map binds.
+pub fn press(code: KeyCode) -> Key {
+    KeyMap::default().key(ratatui::crossterm::event::KeyEvent::new(
+        code,
+        KeyModifiers::NONE,
+    ))
+}
+
+pub fn ctrl(c: char) -> Key {
+    KeyMap::default().key(ratatui::crossterm::event::KeyEvent::new(
+        KeyCode::Char(c),
+        KeyModifiers::CONTROL,
+    ))
+}
+
+pub fn type_text(form: &mut LinkForm, text: &str) {
+    for c in text.chars() {
+        form.handle_key(press(KeyCode::Char(c)));
+    }
+}
+
+fn tab(form: &mut LinkForm, times: usize) {
+    for _ in 0..times {
+        form.handle_key(press(KeyCode::Tab));
+    }
+}
+
+fn berlin() -> TimeZone {
+    TimeZone::get("Europe/Berlin").unwrap()
+}
+
+#[test]
+fn a_new_link_sends_only_what_was_filled() {
+    let mut form = LinkForm::create(vec![], vec![], berlin());
+    type_text(&mut form, "https://example.com/a");
+    match form.handle_key(ctrl('s')) {
+        FormOutcome::Save(SaveRequest::CreateLink(input)) => {
+            assert_eq!(input, LinkInput::with_url("https://example.com/a"));
+        }
+        other => panic!("{other:?}"),
+    }
+    assert!(form.saving);
+    // A second save while the first is in flight does nothing.
+    assert_eq!(form.handle_key(ctrl('s')), FormOutcome::Stay);
+}
+
+#[test]
+fn an_invalid_url_shows_its_error_when_left_and_keeps_the_text() {
+    let mut form = LinkForm::create(vec![], vec![], berlin());
+    type_text(&mut form, "javascript:alert(1)");
+    assert!(form.errors.get("url").is_none());
+    tab(&mut form, 1);
+    assert!(form.errors.get("url").unwrap().contains("http"));
+    assert_eq!(form.handle_key(ctrl('s')), FormOutcome::Stay);
+    assert_eq!(form.url.value(), "javascript:alert(1)");
+    assert_eq!(form.focus, Stop::Url);
+    assert!(form.message.as_deref().unwrap().contains("1 field needs"));
+}
+
+#[test]
+fn expiry_needs_date_and_time_together() {
+    let mut form = LinkForm::create(vec![], vec![], berlin());
+    type_text(&mut form, "https://example.com");
+    form.focus = Stop::Date;
+    type_text(&mut form, "2026-12-24");
+    assert_eq!(form.handle_key(ctrl('s')), FormOutcome::Stay);
+    assert!(form.errors.get("expiration_time").is_some());
+    assert_eq!(form.focus, Stop::Time);
+    type_text(&mut form, "18:00");
+    match form.handle_key(ctrl('s')) {
+        FormOutcome::Save(SaveRequest::CreateLink(input)) => {
+            assert_eq!(input.expiration_date.as_deref(), Some("2026-12-24"));
+            assert_eq!(input.expiration_time.as_deref(), Some("18:00"));
+        }
+        other => panic!("{other:?}"),
+    }
+}
+
+#[test]
+fn esc_on_an_unchanged_form_closes_and_on_a_changed_one_asks() {
+    let mut form = LinkForm::create(vec![], vec![], berlin());
+    assert_eq!(form.handle_key(press(KeyCode::Esc)), FormOutcome::Close);
+    type_text(&mut form, "h");
+    assert_eq!(form.handle_key(press(KeyCode::Esc)), FormOutcome::Stay);
+    assert!(matches!(form.popup, Some(Popup::Discard)));
+    assert_eq!(
+        form.handle_key(press(KeyCode::Char('n'))),
+        FormOutcome::Stay
+    );
+    assert!(form.popup.is_none());
+    assert_eq!(form.url.value(), "h");
+    form.handle_key(press(KeyCode::Esc));
+    assert_eq!(
+        form.handle_key(press(KeyCode::Char('y'))),
+        FormOutcome::Close
+    );
+}
+
+#[test]
+fn a_server_422_lands_on_its_field_and_row() {
+    let mut form = LinkForm::create(vec![], vec![], berlin());
+    type_text(&mut form, "https://example.com");
+    form.target = TargetType::Geo;
+    form.geo = RuleList::with_rules(
+        TargetType::Geo,
+        &[
+            crate::domain::TargetRule {
+                key: "US".into(),
+                value: "https://us.example.com".into(),
+            },
+            crate::domain::TargetRule {
+                key: "FR".into(),
+                value: "https://fr.example.com".into(),
+            },
+        ],
+    );
+    assert!(matches!(form.handle_key(ctrl('s')), FormOutcome::Save(_)));
+    let mut errors = FieldErrors::default();
+    errors.add("geo.1.value", "is not reachable");
+    form.save_failed(&Error::Validation(errors));
+    assert!(!form.saving);
+    assert_eq!(form.focus, Stop::Rules);
+    assert_eq!(
+        form.errors.get("geo.1.value").as_deref(),
+        Some("is not reachable")
+    );
+    assert_eq!(form.geo.rows().len(), 2);
+}
+
+fn protected_geo_link() -> Link {
+    let at: jiff::Timestamp = "2026-11-22T12:00:00Z".parse().unwrap();
+    Link {
+        id: 4,
+        alias: "promo".into(),
+        url: "https://example.com/promo".into(),
+        short_url: "http://127.0.0.1:8080/promo".into(),
+        title: None,
+        target_type: TargetType::Geo,
+        geo: vec![crate::domain::TargetRule {
+            key: "DE".into(),
+            value: "https://example.de".into(),
+        }],
+        platform: vec![],
+        rotation: vec![],
+        last_rotation: 0,
+        disabled: false,
+        public: false,
+        password: true,
+        expiration_url: None,
+        expiration_clicks: 10,
+        clicks: 0,
+        owner_id: 1,
+        space: None,
+        domain: None,
+        ends_at: Some(at),
+        created_at: at,
+        updated_at: at,
+    }
+}
+
+fn saved_update(form: &mut LinkForm) -> LinkInput {
+    match form.handle_key(ctrl('s')) {
+        FormOutcome::Save(SaveRequest::UpdateLink(4, input)) => input,
+        other => panic!("{other:?}"),
+    }
+}
+
+#[test]
+fn an_unchanged_edit_closes_without_sending() {
+    let mut form = LinkForm::edit(protected_geo_link(), vec![], vec![], berlin());
+    assert!(!form.is_changed());
+    assert_eq!(form.handle_key(ctrl('s')), FormOutcome::Close);
+}
+
+#[test]
+fn removing_the_password_sends_an_empty_one_and_nothing_else() {
+    let mut form = LinkForm::edit(protected_geo_link(), vec![], vec![], berlin());
+    form.focus = Stop::PasswordMode;
+    form.handle_key(press(KeyCode::Left));
+    assert_eq!(form.password_mode, PasswordMode::Remove);
+    let input = saved_update(&mut form);
+    assert_eq!(
+        input,
+        LinkInput {
+            password: Some(String::new()),
+            ..LinkInput::default()
+        }
+    );
+}
+
+#[test]
+fn changing_the_password_needs_the_new_one() {
+    let mut form = LinkForm::edit(protected_geo_link(), vec![], vec![], berlin());
+    form.focus = Stop::PasswordMode;
+    form.handle_key(press(KeyCode::Right));
+    assert_eq!(form.handle_key(ctrl('s')), FormOutcome::Stay);
+    assert_eq!(form.focus, Stop::PasswordMode);
+    form.handle_key(press(KeyCode::Tab));
+    type_text(&mut form, "n3w");
+    assert_eq!(saved_update(&mut form).password.as_deref(), Some("n3w"));
+}
+
+#[test]
+fn switching_targeting_off_sends_only_the_type() {
+    let mut form = LinkForm::edit(protected_geo_link(), vec![], vec![], berlin());
+    form.focus = Stop::TargetType;
+    form.handle_key(press(KeyCode::Left));
+    let input = saved_update(&mut form);
+    assert_eq!(
+        input,
+        LinkInput {
+            target_type: Some("0".into()),
+            ..LinkInput::default()
+        }
+    );
+}
+
+#[test]
+fn a_changed_rule_sends_the_type_and_the_whole_list() {
+    let mut form = LinkForm::edit(protected_geo_link(), vec![], vec![], berlin());
+    form.focus = Stop::Rules;
+    form.handle_key(press(KeyCode::Char('a')));
+    type_text(&mut form, "austria");
+    form.handle_key(press(KeyCode::Enter));
+    type_text(&mut form, "https://example.at");
+    form.handle_key(press(KeyCode::Enter));
+    let input = saved_update(&mut form);
+    assert_eq!(input.target_type.as_deref(), Some("1"));
+    assert_eq!(
+        input.geo,
+        Some(vec![
+            crate::domain::RuleInput::new("DE", "https://example.de"),
+            crate::domain::RuleInput::new("AT", "https://example.at"),
+        ])
+    );
+    assert_eq!(input.url, None);
+    assert_eq!(input.expiration_date, None);
+}
+
+#[test]
+fn clearing_the_expiry_sends_both_halves_empty() {
+    let mut form = LinkForm::edit(protected_geo_link(), vec![], vec![], berlin());
+    form.date.set("");
+    form.time.set("");
+    let input = saved_update(&mut form);
+    assert_eq!(input.expiration_date.as_deref(), Some(""));
+    assert_eq!(input.expiration_time.as_deref(), Some(""));
+    assert_eq!(input.expiration_clicks, None);
+}
+
+#[test]
+fn a_new_link_starts_in_the_filtered_space_without_counting_as_a_change() {
+    let at = jiff::Timestamp::UNIX_EPOCH;
+    let docs = Space {
+        id: 2,
+        owner_id: 1,
+        name: "Docs".into(),
+        color: crate::domain::Color::new(5).unwrap(),
+        links: None,
+        created_at: at,
+        updated_at: at,
+    };
+    let mut form = LinkForm::create(vec![docs], vec![], berlin()).in_space(Some(2));
+    assert!(!form.is_changed());
+    type_text(&mut form, "https://example.com");
+    match form.handle_key(ctrl('s')) {
+        FormOutcome::Save(SaveRequest::CreateLink(input)) => {
+            assert_eq!(input.space.as_deref(), Some("2"))
+        }
+        other => panic!("{other:?}"),
+    }
+}

@@ -1,0 +1,345 @@
+//! The editing half of the terminal app (DESIGN §5 "Forms"): the link form and the space form.
+//!
+//! A form is a plain component: keys and pastes in, a [`FormOutcome`] out, `render` reads its
+//! state. It never calls the backend: saving answers [`FormOutcome::Save`] with the request the
+//! app should send, and the app hands the answer back ([`Form::save_failed`]) or closes the form.
+//! Validation is the service's own (`domain::validate_link_input` / `validate_space_input`), so
+//! the form refuses exactly what the backend would refuse, and a server's 422 lands on the same
+//! fields.
+
+mod field;
+mod link_form;
+mod picker;
+mod rules;
+mod space_form;
+
+#[cfg(test)]
+mod snapshot_tests;
+
+use std::collections::BTreeMap;
+
+use ratatui::buffer::Buffer;
+use ratatui::layout::{Position, Rect};
+use ratatui::text::{Line, Span};
+use ratatui::widgets::{Block, BorderType, Borders, Clear, Paragraph, Widget, Wrap};
+
+pub use link_form::LinkForm;
+pub use space_form::SpaceForm;
+
+use super::keys::Key;
+use super::view::Ctx;
+use crate::domain::{Error, FieldErrors, Id, LinkInput, SpaceInput};
+
+/// Width of the label column; values start after it.
+pub const LABEL_WIDTH: u16 = 18;
+/// Room for the focus marker before a label.
+pub const INDENT: u16 = 2;
+
+/// What the app should do after a key reached a form.
+// Answered once per key press and consumed at once: boxing the request would buy nothing.
+#[allow(clippy::large_enum_variant)]
+#[derive(Debug, Clone, PartialEq)]
+pub enum FormOutcome {
+    /// The form is still open.
+    Stay,
+    /// Close it (cancelled, discarded, or nothing to save).
+    Close,
+    /// Send this request; the form now shows progress and takes no second save.
+    Save(SaveRequest),
+}
+
+/// A request a form wants sent, already checked with the service's rules.
+#[derive(Debug, Clone, PartialEq)]
+pub enum SaveRequest {
+    CreateLink(LinkInput),
+    /// Only the fields that changed.
+    UpdateLink(Id, LinkInput),
+    CreateSpace(SpaceInput),
+    UpdateSpace(Id, SpaceInput),
+}
+
+/// An open form.
+#[derive(Debug, Clone)]
+pub enum Form {
+    Link(Box<LinkForm>),
+    Space(Box<SpaceForm>),
+}
+
+impl Form {
+    pub fn handle_key(&mut self, key: Key) -> FormOutcome {
+        match self {
+            Form::Link(form) => form.handle_key(key),
+            Form::Space(form) => form.handle_key(key),
+        }
+    }
+
+    /// Bracketed paste into the focused input.
+    pub fn paste(&mut self, text: &str) {
+        match self {
+            Form::Link(form) => form.paste(text),
+            Form::Space(form) => form.paste(text),
+        }
+    }
+
+    /// The save failed: field errors go beside their fields, anything else to the form's
+    /// message line. Everything typed stays.
+    pub fn save_failed(&mut self, error: &Error) {
+        match self {
+            Form::Link(form) => form.save_failed(error),
+            Form::Space(form) => form.save_failed(error),
+        }
+    }
+
+    /// Draws the form over `area`; returns where the text cursor goes.
+    pub fn render(&self, area: Rect, buf: &mut Buffer, ctx: &Ctx) -> Option<Position> {
+        match self {
+            Form::Link(form) => form.render(area, buf, ctx),
+            Form::Space(form) => form.render(area, buf, ctx),
+        }
+    }
+}
+
+/// The errors a form shows, by wire field name (`url`, `geo.0.key`). Unlike [`FieldErrors`] they
+/// are replaced field by field: leaving a field refreshes only that field's messages.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Errors(BTreeMap<String, Vec<String>>);
+
+impl Errors {
+    pub fn all(errors: &FieldErrors) -> Errors {
+        Errors(
+            errors
+                .iter()
+                .map(|(k, v)| (k.to_owned(), v.to_vec()))
+                .collect(),
+        )
+    }
+
+    /// Replaces the messages of every field `matches` accepts with those in `fresh`.
+    pub fn refresh(&mut self, fresh: &FieldErrors, matches: impl Fn(&str) -> bool) {
+        self.0.retain(|k, _| !matches(k));
+        for (k, v) in fresh.iter().filter(|(k, _)| matches(k)) {
+            self.0.insert(k.to_owned(), v.to_vec());
+        }
+    }
+
+    pub fn clear(&mut self, matches: impl Fn(&str) -> bool) {
+        self.0.retain(|k, _| !matches(k));
+    }
+
+    /// The messages of one field, joined.
+    pub fn get(&self, field: &str) -> Option<String> {
+        self.0.get(field).map(|v| v.join("; "))
+    }
+
+    pub fn any(&self, matches: impl Fn(&str) -> bool) -> bool {
+        self.0.keys().any(|k| matches(k))
+    }
+
+    pub fn len(&self) -> usize {
+        self.0.len()
+    }
+
+    pub fn iter(&self) -> impl Iterator<Item = (&str, String)> {
+        self.0.iter().map(|(k, v)| (k.as_str(), v.join("; ")))
+    }
+}
+
+/// A form's body as lines, with the focused stop's lines (kept in view) and the text cursor.
+#[derive(Debug, Default)]
+pub struct Body {
+    pub lines: Vec<Line<'static>>,
+    /// First and last line of the focused stop, its errors included.
+    pub focus: (usize, usize),
+    /// Line and column of the text cursor.
+    pub cursor: Option<(usize, u16)>,
+}
+
+impl Body {
+    pub fn push(&mut self, line: Line<'static>) {
+        self.lines.push(line);
+    }
+
+    pub fn blank(&mut self) {
+        self.lines.push(Line::raw(""));
+    }
+
+    pub fn next(&self) -> usize {
+        self.lines.len()
+    }
+}
+
+/// The label column: a marker on the focused stop, then the label.
+pub fn label(text: &str, focused: bool, ctx: &Ctx) -> Vec<Span<'static>> {
+    let width = usize::from(LABEL_WIDTH);
+    if focused {
+        vec![
+            Span::styled("▶ ", ctx.theme.accent),
+            Span::styled(format!("{text:<width$}"), ctx.theme.accent),
+        ]
+    } else {
+        vec![Span::raw("  "), Span::raw(format!("{text:<width$}"))]
+    }
+}
+
+/// A field's error, under its value.
+pub fn error_line(message: &str, indent: u16, width: u16, ctx: &Ctx) -> Line<'static> {
+    let room = width.saturating_sub(indent + 2);
+    Line::from(vec![
+        Span::raw(" ".repeat(usize::from(indent))),
+        Span::styled(format!("✗ {}", field::clip(message, room)), ctx.theme.error),
+    ])
+}
+
+/// Everything a form frame shows besides its body.
+pub struct Frame<'a> {
+    pub title: String,
+    /// A line over the hints: progress, or what went wrong.
+    pub message: Option<Line<'static>>,
+    pub hints: &'a [(&'a str, &'a str)],
+}
+
+/// Draws a bordered form over `area`: the body scrolled so the focused stop shows, a message
+/// line and the form's key hints at the bottom. Returns the screen position of the cursor.
+pub fn render_frame(
+    area: Rect,
+    buf: &mut Buffer,
+    ctx: &Ctx,
+    frame: &Frame,
+    body: &Body,
+) -> Option<Position> {
+    let t = ctx.theme;
+    Clear.render(area, buf);
+    let block = Block::default()
+        .borders(Borders::ALL)
+        .border_type(BorderType::Rounded)
+        .border_style(t.focused_border)
+        .title(Span::styled(frame.title.clone(), t.header));
+    let inner = block.inner(area);
+    block.render(area, buf);
+    if inner.height < 3 || inner.width < 10 {
+        return None;
+    }
+    let footer = 2;
+    let visible = usize::from(inner.height - footer);
+    // Scroll just enough that the whole focused stop shows, its first line winning.
+    let (first, last) = body.focus;
+    let offset = last
+        .saturating_sub(visible.saturating_sub(1))
+        .min(first)
+        .min(body.lines.len().saturating_sub(visible));
+    // One column of padding keeps headings off the border.
+    let body_area = Rect {
+        x: inner.x + 1,
+        width: inner.width - 1,
+        height: inner.height - footer,
+        ..inner
+    };
+    Paragraph::new(body.lines.clone())
+        .scroll((u16::try_from(offset).unwrap_or(0), 0))
+        .render(body_area, buf);
+    if offset > 0 {
+        Span::styled("↑ more", t.dim).render(
+            Rect {
+                x: inner.right().saturating_sub(7),
+                width: 6,
+                height: 1,
+                ..inner
+            },
+            buf,
+        );
+    }
+    if body.lines.len() > offset + visible {
+        Span::styled("↓ more", t.dim).render(
+            Rect {
+                x: inner.right().saturating_sub(7),
+                y: body_area.bottom() - 1,
+                width: 6,
+                height: 1,
+            },
+            buf,
+        );
+    }
+    let message_area = Rect {
+        y: inner.bottom() - 2,
+        height: 1,
+        ..inner
+    };
+    if let Some(message) = &frame.message {
+        Paragraph::new(message.clone()).render(message_area, buf);
+    }
+    let mut spans = vec![Span::raw(" ")];
+    for (key, what) in frame.hints {
+        spans.push(Span::styled((*key).to_owned(), t.accent));
+        spans.push(Span::styled(format!(" {what}  "), t.dim));
+    }
+    Line::from(spans).render(
+        Rect {
+            y: inner.bottom() - 1,
+            height: 1,
+            ..inner
+        },
+        buf,
+    );
+    let (line, col) = body.cursor?;
+    let row = line.checked_sub(offset)?;
+    (row < visible).then(|| {
+        Position::new(
+            body_area.x + col,
+            inner.y + u16::try_from(row).unwrap_or(u16::MAX),
+        )
+    })
+}
+
+/// The "discard your changes?" question, over the form.
+pub fn render_discard(area: Rect, buf: &mut Buffer, ctx: &Ctx, what: &str) {
+    let t = ctx.theme;
+    let rect = area.centered(
+        ratatui::layout::Constraint::Length(50.min(area.width)),
+        ratatui::layout::Constraint::Length(6),
+    );
+    Clear.render(rect, buf);
+    let block = Block::default()
+        .borders(Borders::ALL)
+        .border_type(BorderType::Rounded)
+        .border_style(t.error)
+        .title(Span::styled(" Discard changes? ", t.header));
+    let inner = block.inner(rect);
+    block.render(rect, buf);
+    Paragraph::new(vec![
+        Line::raw(format!("Close the {what} form and lose what you typed?")),
+        Line::raw(""),
+        Line::from(vec![
+            Span::styled("y", t.accent),
+            Span::raw(" discard      "),
+            Span::styled("n", t.accent),
+            Span::raw(" / Esc  keep editing"),
+        ]),
+    ])
+    .wrap(Wrap { trim: true })
+    .render(inner, buf);
+}
+
+/// Answers the discard question: `Some(true)` discard, `Some(false)` keep editing.
+pub fn discard_answer(key: &Key) -> Option<bool> {
+    use ratatui::crossterm::event::KeyCode;
+    match key.code {
+        KeyCode::Char('y') | KeyCode::Char('Y') => Some(true),
+        KeyCode::Char('n') | KeyCode::Char('N') | KeyCode::Esc => Some(false),
+        _ => None,
+    }
+}
+
+/// Words for the form's message line when a save failed for a reason other than its fields.
+pub fn describe_failure(error: &Error) -> String {
+    match error {
+        Error::NotFound(what) => format!("Not saved: {what} no longer exists"),
+        Error::Validation(_) => "Not saved: check the fields marked ✗".into(),
+        Error::Unauthorized(_) => "Not saved: the server refused the API key".into(),
+        Error::RateLimited { retry_after } => match retry_after {
+            Some(d) => format!("Not saved: rate limited, try again in {}s", d.as_secs()),
+            None => "Not saved: rate limited, try again shortly".into(),
+        },
+        Error::Unavailable(reason) => format!("Not saved: backend unavailable ({reason})"),
+        Error::Conflict(reason) => format!("Not saved: {reason}"),
+    }
+}

@@ -1,0 +1,401 @@
+//! The space form: a name and one of the six colours, picked from a row that shows them all.
+
+use ratatui::buffer::Buffer;
+use ratatui::crossterm::event::KeyCode;
+use ratatui::layout::{Constraint, Position, Rect};
+use ratatui::text::{Line, Span};
+
+use super::field::TextField;
+use super::{
+    Body, Errors, Form, FormOutcome, Frame, INDENT, LABEL_WIDTH, SaveRequest, describe_failure,
+    discard_answer, error_line, label, render_discard, render_frame,
+};
+use crate::domain::{Color, Error, FieldErrors, Mode, Space, SpaceInput, validate_space_input};
+use crate::tui::keys::{Action, Key};
+use crate::tui::view::Ctx;
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Stop {
+    Name,
+    Color,
+}
+
+impl Stop {
+    fn field(self) -> &'static str {
+        match self {
+            Stop::Name => "name",
+            Stop::Color => "color",
+        }
+    }
+}
+
+#[derive(Debug, Clone)]
+pub struct SpaceForm {
+    original: Option<Space>,
+    name: TextField,
+    color: Option<Color>,
+    focus: Stop,
+    errors: Errors,
+    discard: bool,
+    saving: bool,
+    message: Option<String>,
+}
+
+impl SpaceForm {
+    pub fn create() -> SpaceForm {
+        SpaceForm {
+            original: None,
+            name: TextField::default(),
+            color: Color::new(1),
+            focus: Stop::Name,
+            errors: Errors::default(),
+            discard: false,
+            saving: false,
+            message: None,
+        }
+    }
+
+    pub fn edit(space: Space) -> SpaceForm {
+        SpaceForm {
+            name: TextField::new(space.name.clone()),
+            color: Some(space.color),
+            original: Some(space),
+            ..SpaceForm::create()
+        }
+    }
+
+    pub fn is_changed(&self) -> bool {
+        match &self.original {
+            Some(space) => self.name.value() != space.name || self.color != Some(space.color),
+            None => !self.name.is_empty() || self.color != Color::new(1),
+        }
+    }
+
+    /// On create both fields; on edit only the changed ones.
+    pub fn request(&self) -> SpaceInput {
+        let name = self.name.value().to_owned();
+        let color = self.color.map(|c| c.number().to_string());
+        match &self.original {
+            None => SpaceInput {
+                name: Some(name),
+                color,
+            },
+            Some(space) => SpaceInput {
+                name: (name != space.name).then_some(name),
+                color: color.filter(|_| self.color != Some(space.color)),
+            },
+        }
+    }
+
+    fn mode(&self) -> Mode {
+        match self.original {
+            Some(_) => Mode::Update,
+            None => Mode::Create,
+        }
+    }
+
+    fn check(&self) -> FieldErrors {
+        validate_space_input(&self.request(), self.mode())
+            .err()
+            .unwrap_or_default()
+    }
+
+    fn focus_on(&mut self, stop: Stop) {
+        if stop != self.focus {
+            let left = self.focus.field();
+            let fresh = self.check();
+            self.errors.refresh(&fresh, |name| name == left);
+            self.focus = stop;
+        }
+    }
+
+    pub fn paste(&mut self, text: &str) {
+        if !self.saving && self.focus == Stop::Name && self.name.paste(text) {
+            self.errors.clear(|n| n == "name");
+        }
+    }
+
+    pub fn handle_key(&mut self, key: Key) -> FormOutcome {
+        if self.saving {
+            return FormOutcome::Stay;
+        }
+        if self.discard {
+            match discard_answer(&key) {
+                Some(true) => return FormOutcome::Close,
+                Some(false) => self.discard = false,
+                None => {}
+            }
+            return FormOutcome::Stay;
+        }
+        if key.is_ctrl('s') {
+            return self.save();
+        }
+        match key.code {
+            KeyCode::Esc => {
+                if self.is_changed() {
+                    self.discard = true;
+                    return FormOutcome::Stay;
+                }
+                return FormOutcome::Close;
+            }
+            KeyCode::Tab | KeyCode::BackTab | KeyCode::Up | KeyCode::Down => {
+                let next = match self.focus {
+                    Stop::Name => Stop::Color,
+                    Stop::Color => Stop::Name,
+                };
+                self.focus_on(next);
+                return FormOutcome::Stay;
+            }
+            KeyCode::Enter if self.focus == Stop::Name => {
+                self.focus_on(Stop::Color);
+                return FormOutcome::Stay;
+            }
+            KeyCode::Enter => return self.save(),
+            _ => {}
+        }
+        match self.focus {
+            Stop::Name => {
+                if self.name.handle_key(&key) {
+                    self.errors.clear(|n| n == "name");
+                    self.message = None;
+                }
+            }
+            Stop::Color => {
+                let all: Vec<Color> = Color::all().collect();
+                let at = self.color.and_then(|c| all.iter().position(|a| *a == c));
+                let next = match (key.code, key.action) {
+                    (KeyCode::Left | KeyCode::Char('h'), _) => {
+                        Some(at.map_or(0, |i| (i + all.len() - 1) % all.len()))
+                    }
+                    (KeyCode::Right | KeyCode::Char('l') | KeyCode::Char(' '), _) => {
+                        Some(at.map_or(0, |i| (i + 1) % all.len()))
+                    }
+                    (KeyCode::Char(c @ '1'..='6'), _) => Some(usize::from(c as u8 - b'1')),
+                    (_, Some(Action::Top)) => Some(0),
+                    (_, Some(Action::Bottom)) => Some(all.len() - 1),
+                    _ => None,
+                };
+                if let Some(i) = next {
+                    self.color = all.get(i).copied();
+                    self.errors.clear(|n| n == "color");
+                    self.message = None;
+                }
+            }
+        }
+        FormOutcome::Stay
+    }
+
+    fn save(&mut self) -> FormOutcome {
+        let errors = self.check();
+        if !errors.is_empty() {
+            self.show_errors(&errors);
+            return FormOutcome::Stay;
+        }
+        let input = self.request();
+        match &self.original {
+            Some(_) if input == SpaceInput::default() => FormOutcome::Close,
+            Some(space) => {
+                self.saving = true;
+                self.message = None;
+                FormOutcome::Save(SaveRequest::UpdateSpace(space.id, input))
+            }
+            None => {
+                self.saving = true;
+                self.message = None;
+                FormOutcome::Save(SaveRequest::CreateSpace(input))
+            }
+        }
+    }
+
+    fn show_errors(&mut self, errors: &FieldErrors) {
+        self.errors = Errors::all(errors);
+        if self.errors.get("name").is_some() {
+            self.focus = Stop::Name;
+        } else if self.errors.get("color").is_some() {
+            self.focus = Stop::Color;
+        }
+        let other: Vec<String> = self
+            .errors
+            .iter()
+            .filter(|(n, _)| *n != "name" && *n != "color")
+            .map(|(n, m)| format!("{n}: {m}"))
+            .collect();
+        self.message = Some(if other.is_empty() {
+            "Not saved: check the fields marked ✗".into()
+        } else {
+            format!("Not saved: {}", other.join("; "))
+        });
+    }
+
+    pub fn save_failed(&mut self, error: &Error) {
+        self.saving = false;
+        match error {
+            Error::Validation(errors) => self.show_errors(errors),
+            other => self.message = Some(describe_failure(other)),
+        }
+    }
+
+    pub fn render(&self, area: Rect, buf: &mut Buffer, ctx: &Ctx) -> Option<Position> {
+        let t = ctx.theme;
+        let rect = area.centered(
+            Constraint::Length(78.min(area.width)),
+            Constraint::Length(11.min(area.height)),
+        );
+        let width = rect.width.saturating_sub(3);
+        let value_x = INDENT + LABEL_WIDTH;
+        let mut body = Body::default();
+        let push_errors = |body: &mut Body, stop: Stop| {
+            if let Some(message) = self.errors.get(stop.field()) {
+                body.push(error_line(&message, value_x, width, ctx));
+            }
+        };
+
+        let first = body.next();
+        let mut spans = label("name", self.focus == Stop::Name, ctx);
+        let (span, col) = self.name.span(
+            width.saturating_sub(value_x + 1).max(8),
+            self.focus == Stop::Name,
+            "1 to 32 characters",
+            t.selected,
+            t.dim,
+        );
+        spans.push(span);
+        body.push(Line::from(spans));
+        if self.focus == Stop::Name {
+            body.cursor = col.map(|c| (first, value_x + c));
+        }
+        push_errors(&mut body, Stop::Name);
+        if self.focus == Stop::Name {
+            body.focus = (first, body.next() - 1);
+        }
+
+        body.blank();
+        let first = body.next();
+        let mut spans = label("colour", self.focus == Stop::Color, ctx);
+        for color in Color::all() {
+            let chosen = Some(color) == self.color;
+            let name_style = match (chosen, self.focus == Stop::Color) {
+                (true, true) => t.selected,
+                (true, false) => t.accent,
+                _ => t.dim,
+            };
+            spans.push(Span::styled(if chosen { "[" } else { " " }, t.accent));
+            spans.push(Span::styled("●", t.space(color)));
+            spans.push(Span::styled(format!(" {}", color.name()), name_style));
+            spans.push(Span::styled(if chosen { "]" } else { " " }, t.accent));
+        }
+        body.push(Line::from(spans));
+        push_errors(&mut body, Stop::Color);
+        if self.focus == Stop::Color {
+            body.focus = (first, body.next() - 1);
+        }
+
+        let title = match &self.original {
+            Some(space) => format!(" Edit space {} ", space.name),
+            None => " New space ".to_owned(),
+        };
+        let message = if self.saving {
+            Some(Line::styled(format!(" {} Saving…", ctx.spinner), t.accent))
+        } else {
+            self.message
+                .as_ref()
+                .map(|m| Line::styled(format!(" {m}"), t.error))
+        };
+        let hints: &[(&str, &str)] = match self.focus {
+            Stop::Name => &[("ctrl-s", "save"), ("esc", "cancel"), ("tab", "colour")],
+            Stop::Color => &[
+                ("←/→", "colour"),
+                ("ctrl-s", "save"),
+                ("esc", "cancel"),
+                ("tab", "name"),
+            ],
+        };
+        let frame = Frame {
+            title,
+            message,
+            hints,
+        };
+        let cursor = render_frame(rect, buf, ctx, &frame, &body);
+        if self.discard {
+            render_discard(area, buf, ctx, "space");
+            return None;
+        }
+        cursor
+    }
+}
+
+impl From<SpaceForm> for Form {
+    fn from(form: SpaceForm) -> Form {
+        Form::Space(Box::new(form))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use ratatui::crossterm::event::{KeyEvent, KeyModifiers};
+
+    use super::*;
+    use crate::tui::keys::KeyMap;
+
+    fn press(code: KeyCode) -> Key {
+        KeyMap::default().key(KeyEvent::new(code, KeyModifiers::NONE))
+    }
+
+    fn save() -> Key {
+        KeyMap::default().key(KeyEvent::new(KeyCode::Char('s'), KeyModifiers::CONTROL))
+    }
+
+    #[test]
+    fn a_new_space_takes_a_name_and_a_colour() {
+        let mut form = SpaceForm::create();
+        for c in "Launch".chars() {
+            form.handle_key(press(KeyCode::Char(c)));
+        }
+        form.handle_key(press(KeyCode::Tab));
+        form.handle_key(press(KeyCode::Right));
+        form.handle_key(press(KeyCode::Right));
+        match form.handle_key(save()) {
+            FormOutcome::Save(SaveRequest::CreateSpace(input)) => {
+                assert_eq!(input.name.as_deref(), Some("Launch"));
+                assert_eq!(input.color.as_deref(), Some("3"));
+            }
+            other => panic!("{other:?}"),
+        }
+    }
+
+    #[test]
+    fn an_empty_name_is_refused_before_sending() {
+        let mut form = SpaceForm::create();
+        assert_eq!(form.handle_key(save()), FormOutcome::Stay);
+        assert!(form.errors.get("name").unwrap().contains("required"));
+        assert!(!form.saving);
+    }
+
+    #[test]
+    fn editing_sends_only_the_colour_when_only_it_changed() {
+        let now = jiff::Timestamp::UNIX_EPOCH;
+        let mut form = SpaceForm::edit(Space {
+            id: 7,
+            owner_id: 1,
+            name: "Docs".into(),
+            color: Color::new(5).unwrap(),
+            links: None,
+            created_at: now,
+            updated_at: now,
+        });
+        form.handle_key(press(KeyCode::Tab));
+        form.handle_key(press(KeyCode::Char('2')));
+        match form.handle_key(save()) {
+            FormOutcome::Save(SaveRequest::UpdateSpace(7, input)) => {
+                assert_eq!(
+                    input,
+                    SpaceInput {
+                        name: None,
+                        color: Some("2".into())
+                    }
+                );
+            }
+            other => panic!("{other:?}"),
+        }
+    }
+}

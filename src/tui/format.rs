@@ -1,0 +1,105 @@
+//! How values read on screen: counts with thousands separators, expiry as "3d" or "expired",
+//! dates in the profile's time zone.
+
+use jiff::tz::TimeZone;
+use jiff::{SignedDuration, Timestamp};
+
+use crate::domain::Link;
+
+/// `1204` → `1,204`.
+pub fn count(n: u64) -> String {
+    let digits = n.to_string();
+    let mut out = String::with_capacity(digits.len() + digits.len() / 3);
+    for (i, c) in digits.chars().enumerate() {
+        if i > 0 && (digits.len() - i).is_multiple_of(3) {
+            out.push(',');
+        }
+        out.push(c);
+    }
+    out
+}
+
+/// A duration in the largest unit that fits: `45m`, `5h`, `3d`, `8mo`, `2y`.
+pub fn short_duration(d: SignedDuration) -> String {
+    let secs = d.as_secs().max(0);
+    let (minute, hour, day) = (60, 3600, 86_400);
+    match secs {
+        s if s < hour => format!("{}m", (s / minute).max(1)),
+        s if s < day => format!("{}h", s / hour),
+        s if s < 100 * day => format!("{}d", s / day),
+        s if s < 730 * day => format!("{}mo", s / (30 * day)),
+        s => format!("{}y", s / (365 * day)),
+    }
+}
+
+/// The table's expiry column: when the link stops working, in the shortest form.
+pub fn expiry_cell(link: &Link, now: Timestamp) -> String {
+    if link.status(now).expired {
+        return "expired".into();
+    }
+    match (link.ends_at, link.expiration_clicks) {
+        (Some(end), _) => short_duration(end.duration_since(now)),
+        (None, 0) => "never".into(),
+        (None, limit) => format!("{} clk", u64::from(limit).saturating_sub(link.clicks)),
+    }
+}
+
+/// A full date and time for the details panel: `2026-11-25 14:00 CET`.
+pub fn datetime(at: Timestamp, tz: &TimeZone) -> String {
+    at.to_zoned(tz.clone())
+        .strftime("%Y-%m-%d %H:%M %Z")
+        .to_string()
+}
+
+/// The details panel's expiry line.
+pub fn expiry_detail(link: &Link, now: Timestamp, tz: &TimeZone) -> String {
+    let mut parts = Vec::new();
+    if let Some(end) = link.ends_at {
+        if end <= now {
+            parts.push(format!("{} (passed)", datetime(end, tz)));
+        } else {
+            parts.push(format!(
+                "{} (in {})",
+                datetime(end, tz),
+                short_duration(end.duration_since(now))
+            ));
+        }
+    }
+    if link.expiration_clicks > 0 {
+        parts.push(format!(
+            "after {} clicks",
+            count(u64::from(link.expiration_clicks))
+        ));
+    }
+    if parts.is_empty() {
+        return "never".into();
+    }
+    let mut text = parts.join(", ");
+    if let Some(url) = &link.expiration_url {
+        text.push_str(&format!(" → {url}"));
+    }
+    text
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn counts_have_separators() {
+        assert_eq!(count(0), "0");
+        assert_eq!(count(999), "999");
+        assert_eq!(count(1204), "1,204");
+        assert_eq!(count(1_000_000), "1,000,000");
+    }
+
+    #[test]
+    fn durations_pick_the_largest_unit() {
+        assert_eq!(short_duration(SignedDuration::from_secs(30)), "1m");
+        assert_eq!(short_duration(SignedDuration::from_mins(45)), "45m");
+        assert_eq!(short_duration(SignedDuration::from_hours(5)), "5h");
+        assert_eq!(short_duration(SignedDuration::from_hours(72)), "3d");
+        assert_eq!(short_duration(SignedDuration::from_hours(24 * 240)), "8mo");
+        assert_eq!(short_duration(SignedDuration::from_hours(24 * 800)), "2y");
+    }
+}

@@ -1,0 +1,321 @@
+//! A window onto a list too long to hold: the pages around the cursor are fetched as it moves and
+//! a few are kept, so memory stays the same for a thousand links or a million.
+
+use std::collections::{BTreeMap, BTreeSet};
+
+use super::msg::RequestId;
+
+/// How many pages are kept at most. The viewport spans at most two pages (rows < page size), so
+/// four leave room for the page being scrolled into and the one just left.
+pub const MAX_PAGES: usize = 4;
+
+/// Rows of a paged list: cursor, scroll offset, and the fetched pages.
+#[derive(Debug, Clone)]
+pub struct PagedList<T> {
+    per_page: u32,
+    pages: BTreeMap<u32, Vec<T>>,
+    /// Pages asked for and not yet answered, with the request that must answer them.
+    expected: BTreeMap<u32, RequestId>,
+    /// Pages whose fetch failed: not asked again until a refresh, or a dead backend would be
+    /// asked in a loop.
+    failed: BTreeSet<u32>,
+    total: Option<u64>,
+    cursor: usize,
+    offset: usize,
+    rows: usize,
+}
+
+impl<T> PagedList<T> {
+    pub fn new(per_page: u32) -> Self {
+        PagedList {
+            per_page: per_page.max(1),
+            pages: BTreeMap::new(),
+            expected: BTreeMap::new(),
+            failed: BTreeSet::new(),
+            total: None,
+            cursor: 0,
+            offset: 0,
+            rows: 1,
+        }
+    }
+
+    pub fn per_page(&self) -> u32 {
+        self.per_page
+    }
+
+    /// The total count, once the first answer has come.
+    pub fn total(&self) -> Option<u64> {
+        self.total
+    }
+
+    pub fn len(&self) -> usize {
+        self.total
+            .map_or(0, |t| usize::try_from(t).unwrap_or(usize::MAX))
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+
+    pub fn cursor(&self) -> usize {
+        self.cursor
+    }
+
+    pub fn offset(&self) -> usize {
+        self.offset
+    }
+
+    pub fn cached_pages(&self) -> usize {
+        self.pages.len()
+    }
+
+    /// Forgets everything: the question changed (new filter, new search).
+    pub fn reset(&mut self) {
+        self.clear();
+        self.total = None;
+        self.cursor = 0;
+        self.offset = 0;
+    }
+
+    /// Forgets the rows but keeps the place, to fetch them again.
+    pub fn clear(&mut self) {
+        self.pages.clear();
+        self.expected.clear();
+        self.failed.clear();
+    }
+
+    pub fn set_rows(&mut self, rows: usize) {
+        self.rows = rows.max(1);
+        self.scroll_to_cursor();
+    }
+
+    pub fn rows(&self) -> usize {
+        self.rows
+    }
+
+    pub fn move_by(&mut self, delta: isize) {
+        let last = self.len().saturating_sub(1);
+        self.cursor = self.cursor.saturating_add_signed(delta).min(last);
+        self.scroll_to_cursor();
+    }
+
+    pub fn select(&mut self, index: usize) {
+        self.cursor = index.min(self.len().saturating_sub(1));
+        self.scroll_to_cursor();
+    }
+
+    pub fn top(&mut self) {
+        self.select(0);
+    }
+
+    pub fn bottom(&mut self) {
+        self.select(self.len().saturating_sub(1));
+    }
+
+    fn scroll_to_cursor(&mut self) {
+        if self.cursor < self.offset {
+            self.offset = self.cursor;
+        } else if self.cursor >= self.offset + self.rows {
+            self.offset = self.cursor + 1 - self.rows;
+        }
+        // Never leave blank rows at the bottom when the list could fill them.
+        let max_offset = self.len().saturating_sub(self.rows);
+        self.offset = self.offset.min(max_offset);
+    }
+
+    fn page_of(&self, index: usize) -> u32 {
+        u32::try_from(index / self.per_page as usize + 1).unwrap_or(u32::MAX)
+    }
+
+    /// The pages the viewport and cursor need.
+    fn needed(&self) -> BTreeSet<u32> {
+        if self.total.is_none() {
+            return BTreeSet::from([1]);
+        }
+        if self.is_empty() {
+            return BTreeSet::new();
+        }
+        let last = self.len() - 1;
+        let first_row = self.offset.min(last);
+        let last_row = (self.offset + self.rows - 1).min(last);
+        let mut needed: BTreeSet<u32> =
+            (self.page_of(first_row)..=self.page_of(last_row)).collect();
+        needed.insert(self.page_of(self.cursor.min(last)));
+        needed
+    }
+
+    /// Pages to fetch now: needed, not held, not already asked for.
+    pub fn wanted(&self) -> Vec<u32> {
+        self.needed()
+            .into_iter()
+            .filter(|p| {
+                !self.pages.contains_key(p)
+                    && !self.expected.contains_key(p)
+                    && !self.failed.contains(p)
+            })
+            .collect()
+    }
+
+    pub fn expect(&mut self, page: u32, req: RequestId) {
+        self.expected.insert(page, req);
+    }
+
+    /// Whether `req` is the request this list waits on for `page`; anything else is stale.
+    pub fn is_expected(&self, page: u32, req: RequestId) -> bool {
+        self.expected.get(&page) == Some(&req)
+    }
+
+    /// Takes an answer for `page`. Stale answers are ignored (returns false).
+    pub fn accept(
+        &mut self,
+        req: RequestId,
+        page: u32,
+        per_page: u32,
+        total: u64,
+        items: Vec<T>,
+    ) -> bool {
+        if !self.is_expected(page, req) {
+            return false;
+        }
+        self.expected.remove(&page);
+        self.total = Some(total);
+        if per_page != self.per_page && per_page > 0 {
+            // The backend pages differently than asked (a phpShort server always sends 10):
+            // follow it. Only page 1 starts at the same row under both sizes.
+            self.per_page = per_page;
+            self.clear();
+            if page != 1 {
+                self.scroll_to_cursor();
+                return true;
+            }
+        }
+        self.pages.insert(page, items);
+        let last = self.len().saturating_sub(1);
+        self.cursor = self.cursor.min(last);
+        self.scroll_to_cursor();
+        self.evict();
+        true
+    }
+
+    /// A failed fetch of `page`, if it is still the one waited for.
+    pub fn fail(&mut self, req: RequestId, page: u32) -> bool {
+        if !self.is_expected(page, req) {
+            return false;
+        }
+        self.expected.remove(&page);
+        self.failed.insert(page);
+        true
+    }
+
+    fn evict(&mut self) {
+        let needed = self.needed();
+        let cursor_page = i64::from(self.page_of(self.cursor));
+        while self.pages.len() > MAX_PAGES {
+            let farthest = self
+                .pages
+                .keys()
+                .filter(|p| !needed.contains(p))
+                .max_by_key(|p| (i64::from(**p) - cursor_page).abs())
+                .copied();
+            match farthest {
+                Some(p) => {
+                    self.pages.remove(&p);
+                }
+                None => break,
+            }
+        }
+    }
+
+    /// The row at `index`, when its page is held.
+    pub fn get(&self, index: usize) -> Option<&T> {
+        let page = self.page_of(index);
+        let within = index % self.per_page as usize;
+        self.pages.get(&page)?.get(within)
+    }
+
+    pub fn selected(&self) -> Option<&T> {
+        self.get(self.cursor)
+    }
+
+    /// The visible rows: `(index, row if held)`.
+    pub fn visible(&self) -> impl Iterator<Item = (usize, Option<&T>)> {
+        let end = (self.offset + self.rows).min(self.len());
+        (self.offset..end).map(|i| (i, self.get(i)))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn answer(list: &mut PagedList<u64>, req: u64, total: u64) {
+        for page in list.wanted() {
+            list.expect(page, RequestId(req));
+            let start = u64::from(page - 1) * u64::from(list.per_page());
+            let items = (start..(start + u64::from(list.per_page())).min(total)).collect();
+            assert!(list.accept(RequestId(req), page, list.per_page(), total, items));
+        }
+    }
+
+    #[test]
+    fn the_first_question_is_page_one() {
+        let list = PagedList::<u64>::new(100);
+        assert_eq!(list.wanted(), vec![1]);
+    }
+
+    #[test]
+    fn bottom_of_a_million_fetches_only_the_last_page() {
+        let mut list = PagedList::new(100);
+        list.set_rows(20);
+        answer(&mut list, 1, 1_000_000);
+        list.bottom();
+        assert_eq!(list.wanted(), vec![10_000]);
+        answer(&mut list, 2, 1_000_000);
+        assert_eq!(list.selected(), Some(&999_999));
+        assert_eq!(list.offset(), 999_980);
+    }
+
+    #[test]
+    fn memory_is_bounded_while_scrolling() {
+        let mut list = PagedList::new(100);
+        list.set_rows(25);
+        answer(&mut list, 1, 100_000);
+        for step in 0..2_000u64 {
+            list.move_by(7);
+            answer(&mut list, step + 2, 100_000);
+            assert!(list.cached_pages() <= MAX_PAGES);
+            assert_eq!(list.selected().copied(), Some(list.cursor() as u64));
+        }
+    }
+
+    #[test]
+    fn stale_answers_are_dropped() {
+        let mut list = PagedList::<u64>::new(100);
+        list.expect(1, RequestId(1));
+        list.reset();
+        list.expect(1, RequestId(2));
+        assert!(!list.accept(RequestId(1), 1, 100, 5, vec![9; 5]));
+        assert!(list.accept(RequestId(2), 1, 100, 3, vec![1, 2, 3]));
+        assert_eq!(list.len(), 3);
+    }
+
+    #[test]
+    fn a_failed_page_waits_for_a_refresh() {
+        let mut list = PagedList::<u64>::new(100);
+        list.expect(1, RequestId(1));
+        assert!(list.fail(RequestId(1), 1));
+        assert!(list.wanted().is_empty());
+        list.clear();
+        assert_eq!(list.wanted(), vec![1]);
+    }
+
+    #[test]
+    fn a_smaller_server_page_size_is_followed() {
+        let mut list = PagedList::<u64>::new(100);
+        list.set_rows(15);
+        list.expect(1, RequestId(1));
+        assert!(list.accept(RequestId(1), 1, 10, 30, (0..10).collect()));
+        assert_eq!(list.per_page(), 10);
+        assert_eq!(list.wanted(), vec![2]);
+    }
+}

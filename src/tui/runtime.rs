@@ -1,0 +1,187 @@
+//! The event loop: generic over the terminal backend and the input stream, so tests drive the
+//! very loop the binary runs with a channel of key events and a `TestBackend`.
+
+use std::io;
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::time::Duration;
+
+use futures::{Stream, StreamExt};
+use ratatui::Terminal;
+use ratatui::crossterm::event::{self, Event};
+use tokio::sync::mpsc::{UnboundedSender, unbounded_channel};
+
+use super::app::App;
+use super::desktop::Desktop;
+use super::msg::{Command, Msg};
+use crate::backend::Backend;
+
+/// Runs `app` until it quits or the input ends. Each turn handles one input, answer or timer,
+/// then everything already queued, and draws once: no redraw while answers are pending, and no
+/// wake-ups at all while nothing moves.
+pub async fn event_loop<B, S>(
+    terminal: &mut Terminal<B>,
+    mut events: S,
+    backend: Arc<dyn Backend>,
+    desktop: Arc<dyn Desktop>,
+    mut app: App,
+) -> color_eyre::Result<()>
+where
+    B: ratatui::backend::Backend,
+    B::Error: Send + Sync + 'static,
+    S: Stream<Item = io::Result<Event>> + Unpin,
+{
+    let (tx, mut rx) = unbounded_channel::<Msg>();
+    let size = terminal.size()?;
+    app.handle_event(Event::Resize(size.width, size.height));
+    execute(&mut app, &backend, &desktop, &tx);
+    terminal.draw(|f| app.render(f))?;
+    loop {
+        let deadline = app.next_deadline();
+        tokio::select! {
+            biased;
+            Some(msg) = rx.recv() => app.update(msg),
+            event = events.next() => match event {
+                Some(Ok(event)) => app.handle_event(event),
+                Some(Err(e)) => return Err(e.into()),
+                None => break,
+            },
+            () = sleep_until(deadline), if deadline.is_some() => {
+                app.on_time(std::time::Instant::now());
+            }
+        }
+        while let Ok(msg) = rx.try_recv() {
+            app.update(msg);
+        }
+        execute(&mut app, &backend, &desktop, &tx);
+        if app.should_quit() {
+            break;
+        }
+        terminal.draw(|f| app.render(f))?;
+    }
+    Ok(())
+}
+
+async fn sleep_until(deadline: Option<std::time::Instant>) {
+    if let Some(at) = deadline {
+        tokio::time::sleep_until(tokio::time::Instant::from_std(at)).await;
+    }
+}
+
+/// Carries out the app's commands: backend calls on tasks that answer by message.
+fn execute(
+    app: &mut App,
+    backend: &Arc<dyn Backend>,
+    desktop: &Arc<dyn Desktop>,
+    tx: &UnboundedSender<Msg>,
+) {
+    for command in app.take_commands() {
+        tracing::debug!(?command, "command");
+        let (backend, tx) = (Arc::clone(backend), tx.clone());
+        // A send fails only when the loop has ended; the answer is then of no use.
+        match command {
+            Command::FetchLinks { req, query } => {
+                tokio::spawn(async move {
+                    let result = backend.list_links(&query).await;
+                    let _ = tx.send(Msg::LinksPage {
+                        req,
+                        page: query.page,
+                        result,
+                    });
+                });
+            }
+            Command::FetchSpaces { req } => {
+                tokio::spawn(async move {
+                    let query = crate::domain::SpaceQuery {
+                        per_page: 100,
+                        sort: crate::domain::Sort::Asc,
+                        ..Default::default()
+                    };
+                    let result = backend.list_spaces(&query).await;
+                    let _ = tx.send(Msg::Spaces { req, result });
+                });
+            }
+            Command::FetchDomains { req } => {
+                tokio::spawn(async move {
+                    let result = backend.list_domains(1, 100).await;
+                    let _ = tx.send(Msg::Domains { req, result });
+                });
+            }
+            Command::DeleteLink { req, id, alias } => {
+                tokio::spawn(async move {
+                    let result = backend.delete_link(id).await;
+                    let _ = tx.send(Msg::LinkDeleted { req, alias, result });
+                });
+            }
+            Command::UpdateLink { req, id, input } => {
+                tokio::spawn(async move {
+                    let result = backend.update_link(id, &input).await.map(Box::new);
+                    let _ = tx.send(Msg::LinkUpdated { req, result });
+                });
+            }
+            Command::Save { req, request } => {
+                tokio::spawn(async move {
+                    let _ = tx.send(request.send(backend.as_ref(), req).await);
+                });
+            }
+            Command::Copy { text, what } => {
+                let result = desktop
+                    .copy(&text)
+                    .map(|()| format!("Copied {what}: {text}"));
+                app.update(Msg::Desktop(result));
+            }
+            Command::OpenUrl(url) => {
+                let result = desktop.open(&url).map(|()| format!("Opening {url}"));
+                app.update(Msg::Desktop(result));
+            }
+        }
+    }
+}
+
+/// Terminal events from a reader thread (crossterm's reader blocks). The thread ends soon after
+/// the stream is dropped.
+pub fn terminal_events() -> (impl Stream<Item = io::Result<Event>> + Unpin, InputThread) {
+    let (tx, rx) = futures::channel::mpsc::unbounded();
+    let stop = Arc::new(AtomicBool::new(false));
+    let flag = Arc::clone(&stop);
+    let handle = std::thread::spawn(move || {
+        while !flag.load(Ordering::Relaxed) {
+            match event::poll(Duration::from_millis(50)) {
+                Ok(true) => {
+                    let event = event::read();
+                    let failed = event.is_err();
+                    if tx.unbounded_send(event).is_err() || failed {
+                        break;
+                    }
+                }
+                Ok(false) => {}
+                Err(e) => {
+                    let _ = tx.unbounded_send(Err(e));
+                    break;
+                }
+            }
+        }
+    });
+    (
+        rx,
+        InputThread {
+            stop,
+            handle: Some(handle),
+        },
+    )
+}
+
+/// Stops the reader thread when dropped, so no key is read after the terminal is restored.
+pub struct InputThread {
+    stop: Arc<AtomicBool>,
+    handle: Option<std::thread::JoinHandle<()>>,
+}
+
+impl Drop for InputThread {
+    fn drop(&mut self) {
+        self.stop.store(true, Ordering::Relaxed);
+        if let Some(handle) = self.handle.take() {
+            let _ = handle.join();
+        }
+    }
+}

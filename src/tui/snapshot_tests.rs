@@ -1,0 +1,593 @@
+//! Screen snapshots of every state, rendered from domain values with a fixed clock. The app's
+//! commands are answered here from a list in memory, so each snapshot shows the very state the
+//! runtime would reach with those answers.
+
+use std::sync::Arc;
+
+use jiff::{SignedDuration, Timestamp};
+use ratatui::Terminal;
+use ratatui::backend::TestBackend;
+use ratatui::crossterm::event::{Event, KeyCode, KeyEvent, KeyModifiers};
+use ratatui::layout::Rect;
+
+use super::app::{App, AppConfig};
+use super::keys::KeyMap;
+use super::msg::{Command, Msg};
+use super::theme::{Theme, ThemeName};
+use crate::domain::{
+    Color, Domain, Error, FixedClock, Link, Page, SearchBy, Sort, Space, StatusFilter, TargetRule,
+    TargetType,
+};
+
+fn now() -> Timestamp {
+    "2026-11-22T12:00:00Z".parse().unwrap()
+}
+
+fn space(id: i64, name: &str, color: u8, links: u64) -> Space {
+    Space {
+        id,
+        owner_id: 1,
+        name: name.into(),
+        color: Color::new(color).unwrap(),
+        links: Some(links),
+        created_at: now() - SignedDuration::from_hours(24 * 30),
+        updated_at: now() - SignedDuration::from_hours(24 * 30),
+    }
+}
+
+fn link(id: i64, alias: &str, url: &str, clicks: u64) -> Link {
+    let created = now() - SignedDuration::from_hours(24 * (40 - id));
+    Link {
+        id,
+        alias: alias.into(),
+        url: url.into(),
+        short_url: format!("http://127.0.0.1:8080/{alias}"),
+        title: Some(url.trim_start_matches("https://").into()),
+        target_type: TargetType::None,
+        geo: vec![],
+        platform: vec![],
+        rotation: vec![],
+        last_rotation: 0,
+        disabled: false,
+        public: false,
+        password: false,
+        expiration_url: None,
+        expiration_clicks: 0,
+        clicks,
+        owner_id: 1,
+        space: None,
+        domain: None,
+        ends_at: None,
+        created_at: created,
+        updated_at: created,
+    }
+}
+
+struct World {
+    links: Vec<Link>,
+    spaces: Vec<Space>,
+    domains: Vec<Domain>,
+    /// Answer link pages with this error instead.
+    links_error: Option<Error>,
+    /// Pretend the list holds this many links (rows beyond `links` are made up).
+    total: Option<u64>,
+}
+
+fn world() -> World {
+    let launch = space(1, "Launch", 4, 3);
+    let docs = space(2, "Docs", 5, 2);
+    let mut links = vec![
+        link(1, "x7k2p", "https://example.com/landing", 42),
+        link(
+            2,
+            "spring-sale",
+            "https://shop.example.com/sale/spring?utm_source=mail",
+            1_204,
+        ),
+        link(3, "docs", "https://docs.example.org/getting-started", 310),
+        link(4, "old-promo", "https://example.com/promo/2025", 9),
+        link(5, "beta", "https://beta.example.net/signup", 0),
+        link(
+            6,
+            "q1report",
+            "https://files.example.com/reports/q1.pdf",
+            77,
+        ),
+    ];
+    links[0].space = Some(launch.clone());
+    links[0].target_type = TargetType::Geo;
+    links[0].geo = vec![
+        TargetRule {
+            key: "US".into(),
+            value: "https://example.com/us".into(),
+        },
+        TargetRule {
+            key: "DE".into(),
+            value: "https://example.com/de".into(),
+        },
+        TargetRule {
+            key: "FR".into(),
+            value: "https://example.com/fr".into(),
+        },
+    ];
+    links[0].password = true;
+    links[0].public = true;
+    links[0].ends_at = Some(now() + SignedDuration::from_hours(72));
+    links[1].space = Some(launch.clone());
+    links[2].space = Some(docs.clone());
+    links[3].ends_at = Some(now() - SignedDuration::from_hours(24));
+    links[3].expiration_url = Some("https://example.com/over".into());
+    links[4].disabled = true;
+    links[4].space = Some(launch);
+    links[5].expiration_clicks = 100;
+    links[5].space = Some(docs.clone());
+    World {
+        links,
+        spaces: vec![docs, space(3, "Press kit", 1, 0), space(1, "Launch", 4, 3)],
+        domains: vec![Domain {
+            id: 1,
+            owner_id: 1,
+            name: "https://sho.rt".into(),
+            created_at: now(),
+            updated_at: now(),
+        }],
+        links_error: None,
+        total: None,
+    }
+}
+
+fn config() -> AppConfig {
+    AppConfig {
+        profile: "default".into(),
+        location: "local ~/.local/share/linkdeck/linkdeck.db".into(),
+        theme: Theme::new(ThemeName::Mono),
+        keys: KeyMap::default(),
+        mouse: false,
+        timezone: jiff::tz::TimeZone::UTC,
+    }
+}
+
+fn app(width: u16, height: u16) -> App {
+    App::new(
+        config(),
+        Arc::new(FixedClock::new(now())),
+        Rect::new(0, 0, width, height),
+    )
+}
+
+/// Answers every queued command the way a backend holding `world` would.
+fn answer(app: &mut App, world: &World) {
+    loop {
+        let commands = app.take_commands();
+        if commands.is_empty() {
+            return;
+        }
+        for command in commands {
+            let msg = match command {
+                Command::FetchLinks { req, query } => {
+                    let result = match &world.links_error {
+                        Some(e) => Err(e.clone()),
+                        None => Ok(links_page(world, &query)),
+                    };
+                    Msg::LinksPage {
+                        req,
+                        page: query.page,
+                        result,
+                    }
+                }
+                Command::FetchSpaces { req } => Msg::Spaces {
+                    req,
+                    result: Ok(Page {
+                        total: world.spaces.len() as u64,
+                        items: world.spaces.clone(),
+                        page: 1,
+                        per_page: 100,
+                    }),
+                },
+                Command::FetchDomains { req } => Msg::Domains {
+                    req,
+                    result: Ok(Page {
+                        total: world.domains.len() as u64,
+                        items: world.domains.clone(),
+                        page: 1,
+                        per_page: 100,
+                    }),
+                },
+                other => panic!("unexpected command {other:?}"),
+            };
+            app.update(msg);
+        }
+    }
+}
+
+fn links_page(world: &World, q: &crate::domain::LinkQuery) -> Page<Link> {
+    if let Some(total) = world.total {
+        let start = u64::from(q.page - 1) * u64::from(q.per_page);
+        let items = (start..(start + u64::from(q.per_page)).min(total))
+            .map(|i| {
+                let n = i64::try_from(i).unwrap() + 1;
+                link(
+                    n.min(39),
+                    &format!("l{n}"),
+                    &format!("https://example.com/{n}"),
+                    i,
+                )
+            })
+            .collect();
+        return Page {
+            items,
+            page: q.page,
+            per_page: q.per_page,
+            total,
+        };
+    }
+    let mut rows: Vec<Link> = world
+        .links
+        .iter()
+        .filter(|l| {
+            let s = l.status(now());
+            match q.status {
+                StatusFilter::All => true,
+                StatusFilter::Active => s.is_active(),
+                StatusFilter::Expired => s.expired,
+                StatusFilter::Disabled => s.disabled,
+            }
+        })
+        .filter(|l| {
+            q.space
+                .is_none_or(|id| l.space.as_ref().map(|s| s.id) == Some(id))
+        })
+        .filter(|l| {
+            q.domain
+                .is_none_or(|id| l.domain.as_ref().map(|d| d.id) == Some(id))
+        })
+        .filter(|l| {
+            q.search_term().is_none_or(|term| {
+                let field = match q.by {
+                    SearchBy::Title => l.title.clone().unwrap_or_default(),
+                    SearchBy::Alias => l.alias.clone(),
+                    SearchBy::Url => l.url.clone(),
+                };
+                field.to_lowercase().contains(&term.to_lowercase())
+            })
+        })
+        .cloned()
+        .collect();
+    match q.sort {
+        Sort::Desc => rows.sort_by_key(|l| std::cmp::Reverse(l.id)),
+        Sort::Asc => rows.sort_by_key(|l| l.id),
+        Sort::Max => rows.sort_by_key(|l| (std::cmp::Reverse(l.clicks), std::cmp::Reverse(l.id))),
+        Sort::Min => rows.sort_by_key(|l| (l.clicks, l.id)),
+    }
+    Page {
+        total: rows.len() as u64,
+        items: rows,
+        page: q.page,
+        per_page: q.per_page,
+    }
+}
+
+fn press(app: &mut App, code: KeyCode) {
+    let modifiers = match code {
+        KeyCode::Char(c) if c.is_ascii_uppercase() => KeyModifiers::SHIFT,
+        _ => KeyModifiers::NONE,
+    };
+    app.handle_event(Event::Key(KeyEvent::new(code, modifiers)));
+}
+
+fn keys(app: &mut App, world: &World, text: &str) {
+    for c in text.chars() {
+        press(app, KeyCode::Char(c));
+        answer(app, world);
+    }
+}
+
+fn screen(app: &App, width: u16, height: u16) -> String {
+    let mut terminal = Terminal::new(TestBackend::new(width, height)).unwrap();
+    terminal.draw(|f| app.render(f)).unwrap();
+    terminal.backend().to_string()
+}
+
+fn loaded(width: u16, height: u16, world: &World) -> App {
+    let mut app = app(width, height);
+    answer(&mut app, world);
+    app
+}
+
+macro_rules! snap {
+    ($name:literal, $app:expr, $w:expr, $h:expr) => {
+        insta::assert_snapshot!($name, screen(&$app, $w, $h));
+    };
+}
+
+#[test]
+fn links_loading() {
+    let app = app(100, 30);
+    snap!("links_loading_100x30", app, 100, 30);
+}
+
+#[test]
+fn links_loaded_at_both_sizes() {
+    let w = world();
+    snap!("links_loaded_100x30", loaded(100, 30, &w), 100, 30);
+    snap!("links_loaded_80x24", loaded(80, 24, &w), 80, 24);
+}
+
+#[test]
+fn links_empty_tells_a_new_user_what_to_do() {
+    let w = World {
+        links: vec![],
+        spaces: vec![],
+        ..world()
+    };
+    snap!("links_empty_new_user", loaded(100, 30, &w), 100, 30);
+}
+
+#[test]
+fn links_empty_after_filtering_offers_to_clear() {
+    let w = world();
+    let mut app = loaded(100, 30, &w);
+    press(&mut app, KeyCode::Char('/'));
+    keys(&mut app, &w, "nothing-like-this");
+    press(&mut app, KeyCode::Enter);
+    answer(&mut app, &w);
+    snap!("links_empty_filtered", app, 100, 30);
+}
+
+#[test]
+fn links_error_offers_retry() {
+    let w = World {
+        links_error: Some(Error::Unavailable("database is locked".into())),
+        ..world()
+    };
+    snap!("links_error_retry", loaded(100, 30, &w), 100, 30);
+}
+
+#[test]
+fn search_field_while_typing() {
+    let w = world();
+    let mut app = loaded(100, 30, &w);
+    press(&mut app, KeyCode::Char('/'));
+    keys(&mut app, &w, "exam");
+    // Not yet applied: the pause has not passed, the list still shows everything.
+    snap!("filter_search_typing", app, 100, 30);
+}
+
+#[test]
+fn search_kept_with_enter_by_url() {
+    let w = world();
+    let mut app = loaded(100, 30, &w);
+    press(&mut app, KeyCode::Char('b'));
+    press(&mut app, KeyCode::Char('b'));
+    answer(&mut app, &w);
+    press(&mut app, KeyCode::Char('/'));
+    keys(&mut app, &w, "example.com");
+    press(&mut app, KeyCode::Enter);
+    answer(&mut app, &w);
+    snap!("filter_search_by_url_kept", app, 100, 30);
+}
+
+#[test]
+fn status_tabs() {
+    let w = world();
+    for (key, name) in [('2', "active"), ('3', "expired"), ('4', "disabled")] {
+        let mut app = loaded(100, 30, &w);
+        press(&mut app, KeyCode::Char(key));
+        answer(&mut app, &w);
+        insta::assert_snapshot!(format!("filter_status_{name}"), screen(&app, 100, 30));
+    }
+}
+
+#[test]
+fn sort_most_clicks() {
+    let w = world();
+    let mut app = loaded(100, 30, &w);
+    press(&mut app, KeyCode::Char('o'));
+    press(&mut app, KeyCode::Char('o'));
+    answer(&mut app, &w);
+    snap!("filter_sort_most_clicks", app, 100, 30);
+}
+
+#[test]
+fn space_picker_and_space_filter() {
+    let w = world();
+    let mut app = loaded(100, 30, &w);
+    press(&mut app, KeyCode::Char('f'));
+    press(&mut app, KeyCode::Char('j'));
+    snap!("picker_space", app, 100, 30);
+    press(&mut app, KeyCode::Enter);
+    answer(&mut app, &w);
+    snap!("filter_space_docs", app, 100, 30);
+}
+
+#[test]
+fn domain_picker() {
+    let w = world();
+    let mut app = loaded(100, 30, &w);
+    press(&mut app, KeyCode::Char('F'));
+    snap!("picker_domain", app, 100, 30);
+}
+
+#[test]
+fn details_of_an_expired_link_and_hidden_details() {
+    let w = world();
+    let mut app = loaded(100, 30, &w);
+    press(&mut app, KeyCode::Char('j'));
+    press(&mut app, KeyCode::Char('j'));
+    snap!("details_expired_link", app, 100, 30);
+    press(&mut app, KeyCode::Enter);
+    snap!("details_hidden", app, 100, 30);
+}
+
+#[test]
+fn details_of_a_targeted_protected_link() {
+    let w = world();
+    let mut app = loaded(100, 30, &w);
+    press(&mut app, KeyCode::Char('G'));
+    snap!("details_targeted_protected_link", app, 100, 30);
+}
+
+#[test]
+fn confirm_delete() {
+    let w = world();
+    let mut app = loaded(100, 30, &w);
+    press(&mut app, KeyCode::Char('d'));
+    snap!("confirm_delete_link", app, 100, 30);
+    press(&mut app, KeyCode::Esc);
+    assert!(app.take_commands().is_empty(), "cancelling deletes nothing");
+}
+
+#[test]
+fn help_overlay() {
+    let mut app = loaded(100, 30, &world());
+    press(&mut app, KeyCode::Char('?'));
+    snap!("help_overlay", app, 100, 30);
+}
+
+#[test]
+fn toasts() {
+    let mut app = loaded(100, 30, &world());
+    app.update(Msg::Desktop(Ok(
+        "Copied short URL: http://127.0.0.1:8080/beta".into(),
+    )));
+    snap!("toast_info", app, 100, 30);
+    app.update(Msg::Desktop(
+        Err("could not run xdg-open: not found".into()),
+    ));
+    snap!("toast_error", app, 100, 30);
+}
+
+#[test]
+fn spaces_pane() {
+    let w = world();
+    let mut app = loaded(100, 30, &w);
+    press(&mut app, KeyCode::Tab);
+    snap!("spaces_pane", app, 100, 30);
+    press(&mut app, KeyCode::Char('G'));
+    press(&mut app, KeyCode::Enter);
+    answer(&mut app, &w);
+    snap!("spaces_enter_opens_links", app, 100, 30);
+}
+
+#[test]
+fn too_small() {
+    snap!("too_small_60x15", loaded(60, 15, &world()), 60, 15);
+}
+
+#[test]
+fn bottom_of_a_million_links() {
+    let w = World {
+        total: Some(1_000_000),
+        ..world()
+    };
+    let mut app = loaded(100, 30, &w);
+    press(&mut app, KeyCode::Char('G'));
+    let commands = app.take_commands();
+    assert_eq!(
+        commands.len(),
+        1,
+        "only the last page is fetched: {commands:?}"
+    );
+    let Command::FetchLinks { req, query } = &commands[0] else {
+        panic!()
+    };
+    assert_eq!(query.page, 10_000);
+    app.update(Msg::LinksPage {
+        req: *req,
+        page: query.page,
+        result: Ok(links_page(&w, query)),
+    });
+    assert!(app.cached_pages() <= super::MAX_PAGES);
+    snap!("links_bottom_of_a_million", app, 100, 30);
+}
+
+#[test]
+fn link_actions_queue_commands() {
+    let w = world();
+    let mut app = loaded(100, 30, &w);
+    press(&mut app, KeyCode::Char('y'));
+    press(&mut app, KeyCode::Char('Y'));
+    press(&mut app, KeyCode::Char('x'));
+    let commands = app.take_commands();
+    assert_eq!(
+        commands[0],
+        Command::Copy {
+            text: "http://127.0.0.1:8080/q1report".into(),
+            what: "short URL"
+        }
+    );
+    assert_eq!(
+        commands[1],
+        Command::Copy {
+            text: "https://files.example.com/reports/q1.pdf".into(),
+            what: "destination"
+        }
+    );
+    assert!(
+        matches!(&commands[2], Command::UpdateLink { id: 6, input, .. } if input.disabled.as_deref() == Some("1"))
+    );
+}
+
+#[test]
+fn stale_page_answers_are_dropped() {
+    let w = world();
+    let mut app = app(100, 30);
+    let first = app.take_commands();
+    // The question changes before the first answer comes.
+    press(&mut app, KeyCode::Char('3'));
+    for command in first {
+        if let Command::FetchLinks { req, query } = command {
+            app.update(Msg::LinksPage {
+                req,
+                page: 1,
+                result: Ok(links_page(&w, &query)),
+            });
+        }
+    }
+    assert!(
+        app.selected_link().is_none(),
+        "the old answer was not shown"
+    );
+    answer(&mut app, &w);
+    assert_eq!(
+        app.selected_link().map(|l| l.alias.as_str()),
+        Some("old-promo")
+    );
+}
+
+#[test]
+fn mouse_scrolls_and_clicks_only_when_enabled() {
+    use ratatui::crossterm::event::{MouseButton, MouseEvent, MouseEventKind};
+    let w = world();
+    let mouse = |kind, row| {
+        Event::Mouse(MouseEvent {
+            kind,
+            column: 10,
+            row,
+            modifiers: KeyModifiers::NONE,
+        })
+    };
+    let mut off = loaded(100, 30, &w);
+    off.handle_event(mouse(MouseEventKind::ScrollDown, 6));
+    assert_eq!(
+        off.selected_link().map(|l| l.id),
+        Some(6),
+        "mouse is opt-in"
+    );
+
+    let cfg = AppConfig {
+        mouse: true,
+        ..config()
+    };
+    let mut on = App::new(
+        cfg,
+        Arc::new(FixedClock::new(now())),
+        Rect::new(0, 0, 100, 30),
+    );
+    answer(&mut on, &w);
+    on.handle_event(mouse(MouseEventKind::ScrollDown, 6));
+    assert_eq!(on.selected_link().map(|l| l.id), Some(5));
+    // Row 5 of the screen is the first link row (header, tabs, filter, border, column names).
+    on.handle_event(mouse(MouseEventKind::Down(MouseButton::Left), 5 + 3));
+    assert_eq!(on.selected_link().map(|l| l.alias.as_str()), Some("docs"));
+}

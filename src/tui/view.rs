@@ -1,0 +1,29 @@
+//! What every view shares: the answer to a key, and what a render needs besides the view itself.
+
+use jiff::Timestamp;
+use jiff::tz::TimeZone;
+
+use super::filter::Named;
+use super::keys::KeyMap;
+use super::theme::Theme;
+
+/// What a view did with a key; the app routes unhandled keys onward (modal → pane → global).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Outcome {
+    Ignored,
+    Handled,
+    /// Show this space's links.
+    OpenSpace(Named),
+}
+
+/// Read-only context for rendering.
+pub struct Ctx<'a> {
+    pub theme: &'a Theme,
+    pub keys: &'a KeyMap,
+    pub now: Timestamp,
+    pub tz: &'a TimeZone,
+    pub focused: bool,
+    pub spinner: char,
+}
+
+pub const SPINNER: [char; 8] = ['⠋', '⠙', '⠹', '⠸', '⠼', '⠴', '⠦', '⠧'];

@@ -1,0 +1,269 @@
+//! Shared helpers for the server tests: a real `linkdeck serve` on an ephemeral loopback port
+//! over a real database in a temporary directory, and a client that never follows redirects.
+
+#![allow(dead_code)]
+
+use std::sync::Arc;
+use std::time::Duration;
+
+use jiff::Timestamp;
+use linkdeck::backend::local::{LocalOptions, LocalService};
+use linkdeck::domain::{FixedClock, Id};
+use linkdeck::server::{ServeOptions, ServerHandle};
+use reqwest::{Method, RequestBuilder, Response, StatusCode};
+use serde_json::Value;
+use tempfile::TempDir;
+
+pub struct TestServer {
+    pub dir: TempDir,
+    pub service: LocalService,
+    pub clock: Arc<FixedClock>,
+    pub handle: Option<ServerHandle>,
+    pub base: String,
+    pub client: reqwest::Client,
+    pub owner_id: Id,
+    pub key: String,
+}
+
+/// 2030-01-01T00:00:00Z: "now" for every test, moved on purpose when expiry is tested.
+pub fn start_time() -> Timestamp {
+    "2030-01-01T00:00:00Z".parse().unwrap()
+}
+
+pub fn client() -> reqwest::Client {
+    reqwest::Client::builder()
+        .redirect(reqwest::redirect::Policy::none())
+        .no_proxy()
+        .timeout(Duration::from_secs(30))
+        .build()
+        .unwrap()
+}
+
+impl TestServer {
+    pub async fn start() -> TestServer {
+        Self::start_with(ServeOptions::default()).await
+    }
+
+    pub async fn start_with(mut opts: ServeOptions) -> TestServer {
+        let dir = tempfile::tempdir().unwrap();
+        let clock = Arc::new(FixedClock::new(start_time()));
+        let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+        let base = format!("http://{}", listener.local_addr().unwrap());
+        let service = LocalService::open(
+            &dir.path().join("linkdeck.db"),
+            LocalOptions {
+                public_url: base.clone(),
+                clock: clock.clone(),
+                ..LocalOptions::default()
+            },
+        )
+        .unwrap();
+        let owner = service.add_owner("alice").await.unwrap();
+        let (key, _) = service.create_key(owner.id, Some("tests")).await.unwrap();
+        if opts.public_url.is_empty() {
+            opts.public_url = base.clone();
+        }
+        let handle = linkdeck::server::start(service.clone(), opts, listener)
+            .await
+            .unwrap();
+        TestServer {
+            dir,
+            service,
+            clock,
+            handle: Some(handle),
+            base,
+            client: client(),
+            owner_id: owner.id,
+            key,
+        }
+    }
+
+    pub fn url(&self, path: &str) -> String {
+        format!("{}{path}", self.base)
+    }
+
+    /// An API request with this server's key and `Accept: application/json`.
+    pub fn api(&self, method: Method, path: &str) -> RequestBuilder {
+        self.api_as(&self.key, method, path)
+    }
+
+    pub fn api_as(&self, key: &str, method: Method, path: &str) -> RequestBuilder {
+        self.client
+            .request(method, self.url(path))
+            .bearer_auth(key)
+            .header("accept", "application/json")
+    }
+
+    /// A new owner and a key for it.
+    pub async fn other_owner(&self, name: &str) -> (Id, String) {
+        let owner = self.service.add_owner(name).await.unwrap();
+        let (key, _) = self.service.create_key(owner.id, None).await.unwrap();
+        (owner.id, key)
+    }
+
+    /// Creates a link through the API; panics with the answer if it is not a 201.
+    pub async fn create_link(&self, fields: &[(&str, &str)]) -> Value {
+        let response = self
+            .api(Method::POST, "/api/v1/links")
+            .form(fields)
+            .send()
+            .await
+            .unwrap();
+        let status = response.status();
+        let body: Value = response.json().await.unwrap();
+        assert_eq!(status, StatusCode::CREATED, "creating {fields:?}: {body}");
+        body["data"].clone()
+    }
+
+    /// `GET /{alias}` as a browser would send it (never following the redirect).
+    pub async fn visit(&self, path: &str, headers: &[(&str, &str)]) -> Response {
+        let mut request = self.client.get(self.url(path));
+        if !headers
+            .iter()
+            .any(|(k, _)| k.eq_ignore_ascii_case("user-agent"))
+        {
+            request = request.header(
+                "user-agent",
+                "Mozilla/5.0 (Windows NT 10.0; Win64; x64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/120.0 Safari/537.36",
+            );
+        }
+        for (k, v) in headers {
+            request = request.header(*k, *v);
+        }
+        request.send().await.unwrap()
+    }
+
+    /// Stops the server gracefully (every counted click written).
+    pub async fn stop(&mut self) {
+        if let Some(handle) = self.handle.take() {
+            handle.shutdown().await.unwrap();
+        }
+    }
+
+    /// A link's clicks and visit rows as stored in the database.
+    pub async fn stored_clicks(&self, link_id: Id) -> (i64, i64) {
+        self.service
+            .db()
+            .read(move |conn| {
+                let clicks: i64 = conn
+                    .query_row("SELECT clicks FROM links WHERE id = ?1", [link_id], |r| {
+                        r.get(0)
+                    })
+                    .unwrap();
+                let visits: i64 = conn
+                    .query_row(
+                        "SELECT count(*) FROM visits WHERE link_id = ?1",
+                        [link_id],
+                        |r| r.get(0),
+                    )
+                    .unwrap();
+                Ok((clicks, visits))
+            })
+            .await
+            .unwrap()
+    }
+
+    /// The visit rows of a link: (country, platform, referrer, language).
+    pub async fn visits(
+        &self,
+        link_id: Id,
+    ) -> Vec<(
+        Option<String>,
+        Option<String>,
+        Option<String>,
+        Option<String>,
+    )> {
+        self.service
+            .db()
+            .read(move |conn| {
+                let mut stmt = conn
+                    .prepare("SELECT country, platform, referrer, language FROM visits WHERE link_id = ?1 ORDER BY id")
+                    .unwrap();
+                let rows = stmt
+                    .query_map([link_id], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?, r.get(3)?)))
+                    .unwrap()
+                    .collect::<Result<Vec<_>, _>>()
+                    .unwrap();
+                Ok(rows)
+            })
+            .await
+            .unwrap()
+    }
+
+    /// Waits (under a timeout, no fixed sleep) until the link's stored clicks reach `n`.
+    pub async fn wait_for_clicks(&self, link_id: Id, n: i64) {
+        let deadline = tokio::time::Instant::now() + Duration::from_secs(20);
+        loop {
+            let (clicks, _) = self.stored_clicks(link_id).await;
+            if clicks >= n {
+                return;
+            }
+            assert!(
+                tokio::time::Instant::now() < deadline,
+                "clicks stayed at {clicks}, wanted {n}"
+            );
+            tokio::time::sleep(Duration::from_millis(20)).await;
+        }
+    }
+}
+
+pub async fn json(response: Response) -> (StatusCode, reqwest::header::HeaderMap, Value) {
+    let status = response.status();
+    let headers = response.headers().clone();
+    let text = response.text().await.unwrap();
+    let body = serde_json::from_str(&text)
+        .unwrap_or_else(|e| panic!("status {status}: not JSON ({e}): {text}"));
+    (status, headers, body)
+}
+
+pub fn location(response: &Response) -> String {
+    response
+        .headers()
+        .get("location")
+        .unwrap_or_else(|| panic!("no Location in a {} answer", response.status()))
+        .to_str()
+        .unwrap()
+        .to_owned()
+}
+
+/// A minimal MaxMind DB (IPv4, one tree node) that places every address in `country`: enough
+/// to exercise the database lookup without shipping a real GeoIP file.
+pub fn tiny_geoip_db(path: &std::path::Path, country: &str) {
+    assert_eq!(country.len(), 2);
+    fn string(out: &mut Vec<u8>, s: &str) {
+        out.push(0x40 | s.len() as u8);
+        out.extend_from_slice(s.as_bytes());
+    }
+    let mut db = Vec::new();
+    // Search tree: node 0, both 24-bit records point at data offset 0 (node_count + 16 + 0).
+    db.extend_from_slice(&[0, 0, 17, 0, 0, 17]);
+    db.extend_from_slice(&[0; 16]);
+    // Data: {"country": {"iso_code": country}}
+    db.push(0xE1);
+    string(&mut db, "country");
+    db.push(0xE1);
+    string(&mut db, "iso_code");
+    string(&mut db, country);
+    // Metadata.
+    db.extend_from_slice(b"\xAB\xCD\xEFMaxMind.com");
+    db.push(0xE9);
+    string(&mut db, "node_count");
+    db.extend_from_slice(&[0xC1, 1]);
+    string(&mut db, "record_size");
+    db.extend_from_slice(&[0xA1, 24]);
+    string(&mut db, "ip_version");
+    db.extend_from_slice(&[0xA1, 4]);
+    string(&mut db, "database_type");
+    string(&mut db, "Test-Country");
+    string(&mut db, "languages");
+    db.extend_from_slice(&[0x00, 0x04]);
+    string(&mut db, "binary_format_major_version");
+    db.extend_from_slice(&[0xA1, 2]);
+    string(&mut db, "binary_format_minor_version");
+    db.extend_from_slice(&[0xA0]);
+    string(&mut db, "build_epoch");
+    db.extend_from_slice(&[0x01, 0x02, 1]);
+    string(&mut db, "description");
+    db.push(0xE0);
+    std::fs::write(path, db).unwrap();
+}

@@ -1,0 +1,564 @@
+//! RemoteBackend against servers that fail, and against a phpShort-shaped responder.
+//!
+//! Every server here is real: a socket on 127.0.0.1 that accepts connections. The failing ones
+//! are scripted (an axum app answering 500, 429, 302 or HTML; a listener that never answers;
+//! a port with nothing behind it). No real phpShort can run on this machine, so the tolerance
+//! tests use a small axum app that answers with the bodies of `reference/phpshort-2.4-api.md`.
+//! Every call is bounded by a generous timeout so a hang fails the test instead of stalling it.
+
+use std::future::Future;
+use std::net::SocketAddr;
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+use axum::Router;
+use axum::body::Body;
+use axum::extract::{Request, State};
+use axum::http::{HeaderValue, StatusCode, header};
+use axum::response::{IntoResponse, Response};
+use jiff::tz::TimeZone;
+use linkdeck::backend::Backend;
+use linkdeck::backend::remote::{ApiKey, RemoteBackend, RemoteOptions};
+use linkdeck::domain::{
+    Error, LinkInput, LinkQuery, RuleInput, SpaceInput, SpaceQuery, StatusFilter,
+};
+use serde_json::{Value, json};
+
+const KEY: &str = "the-right-key-0123456789";
+
+/// A request as the fake server saw it.
+#[derive(Debug, Clone)]
+struct Seen {
+    method: String,
+    path: String,
+    query: String,
+    auth: Option<String>,
+    accept: Option<String>,
+    content_type: Option<String>,
+    body: String,
+}
+
+type Respond = dyn Fn(&Seen, usize) -> Response + Send + Sync;
+
+#[derive(Clone)]
+struct FakeState {
+    seen: Arc<Mutex<Vec<Seen>>>,
+    respond: Arc<Respond>,
+}
+
+struct Fake {
+    addr: SocketAddr,
+    seen: Arc<Mutex<Vec<Seen>>>,
+}
+
+impl Fake {
+    fn seen(&self) -> Vec<Seen> {
+        self.seen.lock().unwrap().clone()
+    }
+
+    fn count(&self) -> usize {
+        self.seen.lock().unwrap().len()
+    }
+
+    fn base_url(&self) -> String {
+        format!("http://{}", self.addr)
+    }
+}
+
+/// Starts an HTTP server on 127.0.0.1 that records every request and answers with `respond`
+/// (given the request and how many came before it).
+async fn fake(respond: impl Fn(&Seen, usize) -> Response + Send + Sync + 'static) -> Fake {
+    let seen = Arc::new(Mutex::new(Vec::new()));
+    let state = FakeState {
+        seen: seen.clone(),
+        respond: Arc::new(respond),
+    };
+    let app = Router::new().fallback(record).with_state(state);
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let addr = listener.local_addr().unwrap();
+    tokio::spawn(async move { axum::serve(listener, app).await.unwrap() });
+    Fake { addr, seen }
+}
+
+async fn record(State(state): State<FakeState>, request: Request) -> Response {
+    let (parts, body) = request.into_parts();
+    let header = |name: header::HeaderName| {
+        parts
+            .headers
+            .get(name)
+            .and_then(|v| v.to_str().ok())
+            .map(str::to_owned)
+    };
+    let body = axum::body::to_bytes(body, 1 << 20).await.unwrap();
+    let seen = Seen {
+        method: parts.method.to_string(),
+        path: parts.uri.path().to_owned(),
+        query: parts.uri.query().unwrap_or("").to_owned(),
+        auth: header(header::AUTHORIZATION),
+        accept: header(header::ACCEPT),
+        content_type: header(header::CONTENT_TYPE),
+        body: String::from_utf8_lossy(&body).into_owned(),
+    };
+    let before = {
+        let mut all = state.seen.lock().unwrap();
+        all.push(seen.clone());
+        all.len() - 1
+    };
+    (state.respond)(&seen, before)
+}
+
+fn json_answer(status: u16, body: Value) -> Response {
+    (StatusCode::from_u16(status).unwrap(), axum::Json(body)).into_response()
+}
+
+fn client_with(base_url: &str, key: &str, timeout: Duration) -> RemoteBackend {
+    RemoteBackend::new(RemoteOptions {
+        base_url: base_url.to_owned(),
+        api_key: ApiKey::new(key).unwrap(),
+        timeout,
+        timezone: TimeZone::UTC,
+    })
+    .unwrap()
+}
+
+fn client(fake: &Fake) -> RemoteBackend {
+    client_with(&fake.base_url(), KEY, Duration::from_secs(5))
+}
+
+/// Fails the test instead of hanging it.
+async fn bounded<T>(fut: impl Future<Output = T>) -> T {
+    tokio::time::timeout(Duration::from_secs(30), fut)
+        .await
+        .expect("the call did not return within 30s")
+}
+
+fn unavailable(result: Result<impl std::fmt::Debug, Error>) -> String {
+    match result {
+        Err(Error::Unavailable(message)) => message,
+        other => panic!("expected Unavailable, got {other:?}"),
+    }
+}
+
+// ---- faults ----------------------------------------------------------------------------------
+
+#[tokio::test]
+async fn a_stopped_server_is_connection_refused() {
+    let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    let addr = listener.local_addr().unwrap();
+    drop(listener);
+    let backend = client_with(&format!("http://{addr}"), KEY, Duration::from_secs(5));
+    let message = unavailable(bounded(backend.show_link(1)).await);
+    assert_eq!(
+        message,
+        format!("cannot reach http://{addr}: connection refused")
+    );
+}
+
+#[tokio::test]
+async fn a_server_that_never_answers_times_out_with_a_message() {
+    // Accepts connections and reads nothing back: a real server, stuck.
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let addr = listener.local_addr().unwrap();
+    tokio::spawn(async move {
+        let mut held = Vec::new();
+        while let Ok((socket, _)) = listener.accept().await {
+            held.push(socket);
+        }
+    });
+    let backend = client_with(&format!("http://{addr}"), KEY, Duration::from_millis(300));
+    let message = unavailable(bounded(backend.list_links(&LinkQuery::default())).await);
+    assert_eq!(
+        message,
+        format!("http://{addr} did not answer within 300ms")
+    );
+    // A write is not retried after a timeout either, and fails the same way.
+    let message =
+        unavailable(bounded(backend.create_link(&LinkInput::with_url("https://a.example"))).await);
+    assert!(
+        message.ends_with("did not answer within 300ms"),
+        "{message}"
+    );
+}
+
+#[tokio::test]
+async fn a_500_is_unavailable_and_not_retried() {
+    let fake = fake(|_, _| json_answer(500, json!({"message": "Server Error"}))).await;
+    let message = unavailable(bounded(client(&fake).show_link(3)).await);
+    assert_eq!(
+        message,
+        format!(
+            "{} answered 500 Internal Server Error (Server Error)",
+            fake.base_url()
+        )
+    );
+    assert_eq!(fake.count(), 1);
+}
+
+#[tokio::test]
+async fn a_read_retries_a_503_then_succeeds() {
+    let fake = fake(|_, n| {
+        if n < 2 {
+            (StatusCode::SERVICE_UNAVAILABLE, "busy").into_response()
+        } else {
+            json_answer(
+                200,
+                json!({"data": [], "meta": {"current_page": 1, "per_page": 10, "total": 0}}),
+            )
+        }
+    })
+    .await;
+    let page = bounded(client(&fake).list_spaces(&SpaceQuery::default()))
+        .await
+        .unwrap();
+    assert_eq!(page.total, 0);
+    assert_eq!(fake.count(), 3);
+}
+
+#[tokio::test]
+async fn a_read_gives_up_after_three_tries() {
+    let fake =
+        fake(|_, _| (StatusCode::BAD_GATEWAY, "<html>bad gateway</html>").into_response()).await;
+    let message = unavailable(bounded(client(&fake).list_links(&LinkQuery::default())).await);
+    assert_eq!(
+        message,
+        format!("{} answered 502 Bad Gateway", fake.base_url())
+    );
+    assert_eq!(fake.count(), 3);
+}
+
+#[tokio::test]
+async fn a_write_is_never_retried_on_a_5xx() {
+    let fake = fake(|_, _| (StatusCode::SERVICE_UNAVAILABLE, "busy").into_response()).await;
+    let input = LinkInput::with_url("https://example.com");
+    let message = unavailable(bounded(client(&fake).create_link(&input)).await);
+    assert!(
+        message.ends_with("answered 503 Service Unavailable"),
+        "{message}"
+    );
+    assert_eq!(fake.count(), 1);
+}
+
+fn too_many(retry_after: &'static str) -> Response {
+    let mut response = json_answer(429, json!({"message": "Too Many Attempts."}));
+    let headers = response.headers_mut();
+    headers.insert(header::RETRY_AFTER, HeaderValue::from_static(retry_after));
+    headers.insert("x-ratelimit-limit", HeaderValue::from_static("60"));
+    headers.insert("x-ratelimit-remaining", HeaderValue::from_static("0"));
+    response
+}
+
+#[tokio::test]
+async fn a_429_is_retried_then_reported_as_rate_limited() {
+    let fake = fake(|_, _| too_many("1")).await;
+    let result = bounded(client(&fake).show_link(1)).await;
+    assert_eq!(
+        result.unwrap_err(),
+        Error::RateLimited {
+            retry_after: Some(Duration::from_secs(1))
+        }
+    );
+    assert_eq!(fake.count(), 3, "three tries in all");
+}
+
+#[tokio::test]
+async fn a_429_longer_than_the_timeout_is_reported_at_once() {
+    let fake = fake(|_, _| too_many("60")).await;
+    let result = bounded(client(&fake).show_link(1)).await;
+    assert_eq!(
+        result.unwrap_err(),
+        Error::RateLimited {
+            retry_after: Some(Duration::from_secs(60))
+        }
+    );
+    assert_eq!(fake.count(), 1);
+}
+
+#[tokio::test]
+async fn a_write_is_sent_again_after_a_429_which_did_nothing() {
+    let fake = fake(|_, n| {
+        if n == 0 {
+            too_many("0")
+        } else {
+            json_answer(201, json!({"data": {"id": 5, "user_id": 1, "name": "Ops", "color": "3",
+                "created_at": "2020-09-14 06:53:49", "updated_at": "2020-09-14 06:53:49"}, "status": 200}))
+        }
+    })
+    .await;
+    let input = SpaceInput {
+        name: Some("Ops".into()),
+        color: Some("3".into()),
+    };
+    let space = bounded(client(&fake).create_space(&input)).await.unwrap();
+    assert_eq!(space.id, 5);
+    assert_eq!(fake.count(), 2);
+}
+
+fn needs_key(seen: &Seen) -> Option<Response> {
+    (seen.auth.as_deref() != Some(&format!("Bearer {KEY}")))
+        .then(|| json_answer(401, json!({"message": "Unauthenticated.", "status": 401})))
+}
+
+#[tokio::test]
+async fn a_wrong_key_is_unauthorized_and_never_shown() {
+    let fake = fake(|seen, _| needs_key(seen).unwrap_or_else(|| json_answer(200, json!({})))).await;
+    let backend = client_with(&fake.base_url(), "wrong-key-abcdef", Duration::from_secs(5));
+    let err = bounded(backend.list_links(&LinkQuery::default()))
+        .await
+        .unwrap_err();
+    assert_eq!(
+        err,
+        Error::Unauthorized(format!(
+            "{} did not accept the API key (Unauthenticated.)",
+            fake.base_url()
+        ))
+    );
+    assert!(!err.to_string().contains("wrong-key"));
+    assert!(!format!("{backend:?}").contains("wrong-key"));
+    assert_eq!(fake.count(), 1, "an auth failure is not retried");
+}
+
+#[tokio::test]
+async fn a_redirect_to_login_is_unauthorized() {
+    // What phpShort does with a bad key when the client does not ask for JSON.
+    let fake = fake(|_, _| {
+        Response::builder()
+            .status(StatusCode::FOUND)
+            .header(header::LOCATION, "/login")
+            .body(Body::empty())
+            .unwrap()
+    })
+    .await;
+    let err = bounded(client(&fake).show_space(2)).await.unwrap_err();
+    assert!(
+        matches!(&err, Error::Unauthorized(m) if m.contains("redirected the API request to /login")),
+        "{err:?}"
+    );
+    assert_eq!(fake.count(), 1, "the redirect is not followed");
+}
+
+#[tokio::test]
+async fn an_html_page_is_unavailable() {
+    let fake = fake(|_, _| {
+        (
+            [(header::CONTENT_TYPE, "text/html; charset=UTF-8")],
+            "<!doctype html><title>Welcome</title>",
+        )
+            .into_response()
+    })
+    .await;
+    let message = unavailable(bounded(client(&fake).list_links(&LinkQuery::default())).await);
+    assert_eq!(
+        message,
+        format!(
+            "{} answered 200 with text/html instead of JSON: is the base URL the service's address?",
+            fake.base_url()
+        )
+    );
+}
+
+#[tokio::test]
+async fn a_list_404_blames_the_base_url_and_a_record_404_is_not_found() {
+    let fake = fake(|seen, _| {
+        if seen.path == "/api/v1/links/9" {
+            // phpShort 2.4's update of an unknown id: a bare message, no status.
+            json_answer(
+                404,
+                json!({"message": "No query results for model [App\\Link]."}),
+            )
+        } else {
+            (StatusCode::NOT_FOUND, "<html>not found</html>").into_response()
+        }
+    })
+    .await;
+    let backend = client(&fake);
+    let err = bounded(backend.update_link(9, &LinkInput::default()))
+        .await
+        .unwrap_err();
+    assert_eq!(err, Error::not_found("link 9"));
+    let message = unavailable(bounded(backend.list_spaces(&SpaceQuery::default())).await);
+    assert!(message.contains("check the base URL"), "{message}");
+}
+
+#[tokio::test]
+async fn bad_paging_is_refused_before_anything_is_sent() {
+    let fake = fake(|_, _| json_answer(200, json!({}))).await;
+    let query = LinkQuery {
+        per_page: 5,
+        ..LinkQuery::default()
+    };
+    let err = bounded(client(&fake).list_links(&query)).await.unwrap_err();
+    assert!(err.field_errors().unwrap().contains("per_page"));
+    assert_eq!(fake.count(), 0);
+}
+
+// ---- what goes on the wire --------------------------------------------------------------------
+
+#[tokio::test]
+async fn every_request_carries_the_key_and_asks_for_json_and_writes_are_forms() {
+    let fake = fake(|seen, _| match seen.method.as_str() {
+        "DELETE" => json_answer(
+            200,
+            json!({"id": 4, "object": "link", "deleted": true, "status": 200}),
+        ),
+        _ => json_answer(
+            422,
+            json!({"message": {"platform.0.key": ["Invalid platform"]}, "status": 422}),
+        ),
+    })
+    .await;
+    let backend = client(&fake);
+    let input = LinkInput {
+        url: Some("https://example.com".into()),
+        target_type: Some("2".into()),
+        platform: Some(vec![RuleInput::new("Chrome OS", "https://cros.example")]),
+        ..LinkInput::default()
+    };
+    let err = bounded(backend.create_link(&input)).await.unwrap_err();
+    assert_eq!(err, Error::field("platform.0.key", "Invalid platform"));
+    bounded(backend.update_link(4, &input)).await.unwrap_err();
+    bounded(backend.delete_link(4)).await.unwrap();
+
+    let seen = fake.seen();
+    let methods: Vec<(&str, &str)> = seen
+        .iter()
+        .map(|s| (s.method.as_str(), s.path.as_str()))
+        .collect();
+    assert_eq!(
+        methods,
+        [
+            ("POST", "/api/v1/links"),
+            ("PUT", "/api/v1/links/4"),
+            ("DELETE", "/api/v1/links/4")
+        ]
+    );
+    for s in &seen {
+        assert_eq!(s.auth.as_deref(), Some(format!("Bearer {KEY}").as_str()));
+        assert_eq!(s.accept.as_deref(), Some("application/json"));
+    }
+    assert_eq!(
+        seen[0].content_type.as_deref(),
+        Some("application/x-www-form-urlencoded")
+    );
+    assert_eq!(
+        seen[0].body,
+        "url=https%3A%2F%2Fexample.com&target_type=2\
+         &platform[0][key]=Chrome+OS&platform[0][value]=https%3A%2F%2Fcros.example"
+    );
+}
+
+// ---- a phpShort-shaped server -----------------------------------------------------------------
+
+/// A link record as phpShort 2.4 sends it from a list (PHP 7: integer columns as strings).
+fn php_link(id: u64) -> Value {
+    json!({
+        "id": id, "alias": format!("a{id}"), "url": "https://example.com/page",
+        "short_url": format!("https://sho.rt/a{id}"), "title": null,
+        "target_type": "1",
+        "geo_target": {"0": {"key": "US", "value": "https://us.example"},
+                       "2": {"key": "FR", "value": "https://fr.example"}},
+        "platform_target": null, "rotation_target": null, "last_rotation": null,
+        "disabled": "0", "public": "0", "expiration_url": null, "expiration_clicks": null,
+        "clicks": "12", "user_id": "1",
+        "space": null,
+        "domain": {"id": 2, "name": "http://sho.rt", "index_page": null, "not_found_page": null,
+                   "user_id": 1, "created_at": "2020-09-14 06:53:49", "updated_at": "2020-09-14 06:53:49"},
+        "ends_at": "2020-10-01 00:00:00",
+        "created_at": "2020-09-14T06:53:49.000000Z", "updated_at": "2020-09-14T06:53:49.000000Z"
+    })
+}
+
+/// 25 links, always 10 a page whatever `per_page` says, no `status` key, a `links.next` that
+/// drops the status filter — as phpShort 2.4 does.
+fn phpshort(seen: &Seen, _: usize) -> Response {
+    if let Some(denied) = needs_key(seen) {
+        return denied;
+    }
+    let page: u64 = seen
+        .query
+        .split('&')
+        .find_map(|kv| kv.strip_prefix("page="))
+        .and_then(|p| p.parse().ok())
+        .unwrap_or(1);
+    match (seen.method.as_str(), seen.path.as_str()) {
+        ("GET", "/api/v1/links") => {
+            let first = (page - 1) * 10 + 1;
+            let last = (page * 10).min(25);
+            let data: Vec<Value> = (first..=last).map(php_link).collect();
+            json_answer(
+                200,
+                json!({
+                    "data": data,
+                    "links": {"first": "https://sho.rt/api/v1/links?page=1",
+                              "last": "https://sho.rt/api/v1/links?page=3",
+                              "prev": null,
+                              "next": format!("https://sho.rt/api/v1/links?page={}", page + 1)},
+                    "meta": {"current_page": page, "from": first, "last_page": 3,
+                             "path": "https://sho.rt/api/v1/links", "per_page": 10, "to": last, "total": 25}
+                }),
+            )
+        }
+        ("GET", "/api/v1/links/404") => json_answer(
+            404,
+            json!({"message": "Resource not found.", "status": 404}),
+        ),
+        ("POST", "/api/v1/links") => json_answer(
+            422,
+            json!({"message": {"url": ["The Link field is required."],
+                               "geo.0.key": ["Invalid country."]}, "status": 422}),
+        ),
+        _ => json_answer(
+            404,
+            json!({"message": "Resource not found.", "status": 404}),
+        ),
+    }
+}
+
+#[tokio::test]
+async fn a_phpshort_list_is_read_with_its_fixed_page_size_and_own_page_urls() {
+    let fake = fake(phpshort).await;
+    let backend = client(&fake);
+    let mut query = LinkQuery {
+        status: StatusFilter::Expired,
+        per_page: 50,
+        ..LinkQuery::default()
+    };
+    let first = bounded(backend.list_links(&query)).await.unwrap();
+    assert_eq!((first.page, first.per_page, first.total), (1, 10, 25));
+    assert_eq!(first.items.len(), 10);
+    assert_eq!(first.last_page(), 3);
+    let link = &first.items[0];
+    assert_eq!(link.clicks, 12);
+    assert_eq!(link.expiration_clicks, 0);
+    assert_eq!(link.geo.len(), 2);
+    assert_eq!(link.geo[1].key, "FR");
+    assert_eq!(link.domain.as_ref().unwrap().name, "http://sho.rt");
+    assert_eq!(link.ends_at, Some("2020-10-01T00:00:00Z".parse().unwrap()));
+    assert!(!link.password);
+
+    // The client walks pages by the size the server used, keeping every filter itself.
+    query.page = first.page + 1;
+    let second = bounded(backend.list_links(&query)).await.unwrap();
+    assert_eq!(second.items[0].id, 11);
+    let queries: Vec<String> = fake.seen().into_iter().map(|s| s.query).collect();
+    assert_eq!(
+        queries,
+        [
+            "page=1&per_page=50&status=2&sort=desc",
+            "page=2&per_page=50&status=2&sort=desc"
+        ]
+    );
+}
+
+#[tokio::test]
+async fn phpshort_errors_map_by_field_and_record() {
+    let fake = fake(phpshort).await;
+    let backend = client(&fake);
+    let err = bounded(backend.create_link(&LinkInput::default()))
+        .await
+        .unwrap_err();
+    let fields = err.field_errors().expect("a validation error");
+    assert_eq!(fields.get("url").unwrap(), ["The Link field is required."]);
+    assert_eq!(fields.get("geo.0.key").unwrap(), ["Invalid country."]);
+    let err = bounded(backend.show_link(404)).await.unwrap_err();
+    assert_eq!(err, Error::not_found("link 404"));
+}

