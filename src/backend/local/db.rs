@@ -133,7 +133,8 @@ fn open_connection(path: &Path) -> Result<Connection> {
     conn.busy_timeout(BUSY_TIMEOUT)
         .map_err(|e| file_error(path, e))?;
     conn.execute_batch(
-        "PRAGMA foreign_keys = ON; PRAGMA synchronous = NORMAL; PRAGMA temp_store = MEMORY;",
+        "PRAGMA foreign_keys = ON; PRAGMA synchronous = NORMAL; PRAGMA temp_store = MEMORY;
+         PRAGMA cache_size = -16384;",
     )
     .map_err(|e| file_error(path, e))?;
     Ok(conn)

@@ -161,7 +161,7 @@ impl LocalBackend {
 
             // Aliases given or generated earlier in this import, by domain (0 for none).
             let mut batch_aliases: HashSet<(Id, String)> = HashSet::new();
-            let mut rows = Vec::with_capacity(valid_links.len());
+            link_store::stage_start(tx)?;
             for link in valid_links {
                 if errors.full() {
                     break;
@@ -215,10 +215,10 @@ impl LocalBackend {
                 row.domain_id = domain;
                 row.alias = alias;
                 apply(&mut row, patch, link.hash, now);
-                rows.push(row);
+                link_store::stage(tx, &row)?;
             }
             if errors.errors.is_empty() {
-                summary.links_created = link_store::insert_many(tx, &rows)?;
+                summary.links_created = link_store::stage_insert(tx)?;
                 Ok(summary)
             } else {
                 Err(errors.errors.into())

@@ -123,28 +123,31 @@ pub fn insert(tx: &Transaction<'_>, row: &LinkRow) -> Result<Id> {
     Ok(tx.last_insert_rowid())
 }
 
-/// Inserts many links with one statement, returning how many. Row by row, each statement would
-/// make the full-text index flush its pending data (a tiny segment per link, several times
-/// slower); as one statement the triggers still keep the index and the counters right.
-pub fn insert_many(tx: &Transaction<'_>, rows: &[LinkRow]) -> Result<usize> {
+/// Bulk inserts go through a staging table and then into `links` with one statement. Row by
+/// row, each statement would make the full-text index flush its pending data (a tiny segment per
+/// link, several times slower); as one statement the triggers still keep the index and the
+/// counters right. Call [`stage_start`], [`stage`] for each row, then [`stage_insert`].
+pub fn stage_start(tx: &Transaction<'_>) -> Result<()> {
     tx.execute_batch(&format!(
         "CREATE TEMP TABLE IF NOT EXISTS link_import AS SELECT {WRITE_COLUMNS} FROM links WHERE 0;
          DELETE FROM temp.link_import;"
     ))
+    .map_err(db_error)
+}
+
+pub fn stage(tx: &Transaction<'_>, row: &LinkRow) -> Result<()> {
+    tx.prepare_cached(&format!(
+        "INSERT INTO temp.link_import ({WRITE_COLUMNS}) VALUES \
+         (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18)"
+    ))
+    .map_err(db_error)?
+    .execute(params_from_iter(write_values(row)))
     .map_err(db_error)?;
-    {
-        let mut stage = tx
-            .prepare_cached(&format!(
-                "INSERT INTO temp.link_import ({WRITE_COLUMNS}) VALUES \
-                 (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18)"
-            ))
-            .map_err(db_error)?;
-        for row in rows {
-            stage
-                .execute(params_from_iter(write_values(row)))
-                .map_err(db_error)?;
-        }
-    }
+    Ok(())
+}
+
+/// Moves the staged rows into `links`, in staging order, and returns how many.
+pub fn stage_insert(tx: &Transaction<'_>) -> Result<usize> {
     let n = tx
         .execute(
             &format!(
