@@ -29,7 +29,7 @@ use linkdeck::domain::{
 };
 use linkdeck::tui::{Desktop, TuiOptions, run_with};
 
-const WAIT: Duration = Duration::from_secs(20);
+const WAIT: Duration = Duration::from_secs(30);
 
 /// A `TestBackend` the test can read while the loop draws on it; each flush bumps a counter so
 /// waiting costs nothing between frames.

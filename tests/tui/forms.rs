@@ -30,7 +30,9 @@ use linkdeck::tui::{Desktop, TuiOptions, run_with};
 
 const ZONE: &str = "Europe/Berlin";
 const PUBLIC_URL: &str = "http://links.test:8080";
-const WAIT: Duration = Duration::from_secs(10);
+// A ceiling, not a pause: waits end as soon as the screen shows what they look for. Generous
+// because CI shares two cores with the build.
+const WAIT: Duration = Duration::from_secs(30);
 
 fn start_time() -> Timestamp {
     "2026-11-22T12:00:00Z".parse().unwrap()
