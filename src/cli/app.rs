@@ -4,8 +4,7 @@ use std::io::IsTerminal;
 
 use super::context::Context;
 use super::error::{CliError, CliResult};
-use crate::config::Theme;
-use crate::tui::{ThemeName, TuiOptions};
+use crate::tui::TuiOptions;
 
 /// Opens the terminal app, or prints where things live when there is no terminal to draw on
 /// (`linkdeck | less`, a script).
@@ -17,11 +16,7 @@ pub async fn run(ctx: &Context) -> CliResult {
     let opts = TuiOptions {
         profile: ctx.profile.profile_name().to_owned(),
         header: None,
-        theme: match ctx.config.ui.theme {
-            Theme::Dark => ThemeName::Dark,
-            Theme::Light => ThemeName::Light,
-            Theme::Mono => ThemeName::Mono,
-        },
+        theme: ctx.config.ui.theme,
         mouse: ctx.config.ui.mouse,
         keys: ctx.config.keys.clone(),
         timezone: ctx.profile.timezone().clone(),

@@ -1,3 +1,6 @@
+use std::fmt;
+use std::str::FromStr;
+
 use serde::{Deserialize, Serialize};
 
 /// `[ui]`: how the terminal app looks and what input it takes.
@@ -17,4 +20,40 @@ pub enum Theme {
     Light,
     /// No colours at all; also chosen when `NO_COLOR` is set.
     Mono,
+}
+
+impl Theme {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Theme::Dark => "dark",
+            Theme::Light => "light",
+            Theme::Mono => "mono",
+        }
+    }
+
+    /// `NO_COLOR` (set and non-empty, per no-color.org) wins over the configured theme.
+    pub fn honouring_no_color(self, no_color: Option<&str>) -> Theme {
+        match no_color {
+            Some(v) if !v.is_empty() => Theme::Mono,
+            _ => self,
+        }
+    }
+}
+
+impl FromStr for Theme {
+    type Err = String;
+    fn from_str(s: &str) -> Result<Self, String> {
+        match s.trim().to_ascii_lowercase().as_str() {
+            "dark" => Ok(Theme::Dark),
+            "light" => Ok(Theme::Light),
+            "mono" => Ok(Theme::Mono),
+            other => Err(format!("theme `{other}` is not dark, light or mono")),
+        }
+    }
+}
+
+impl fmt::Display for Theme {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.as_str())
+    }
 }

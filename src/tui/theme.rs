@@ -1,66 +1,12 @@
 //! Colours and emphasis. `mono` uses only bold, dim and reverse, so it reads on any terminal and
 //! is what `NO_COLOR` selects.
 
-use std::fmt;
-use std::str::FromStr;
-
 use ratatui::style::{Color, Modifier, Style};
 
 use crate::domain::Color as SpaceColor;
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
-pub enum ThemeName {
-    #[default]
-    Dark,
-    Light,
-    Mono,
-}
-
-impl ThemeName {
-    pub fn as_str(self) -> &'static str {
-        match self {
-            ThemeName::Dark => "dark",
-            ThemeName::Light => "light",
-            ThemeName::Mono => "mono",
-        }
-    }
-
-    /// `NO_COLOR` (set and non-empty, per no-color.org) wins over the configured theme.
-    pub fn honouring_no_color(self, no_color: Option<&str>) -> ThemeName {
-        match no_color {
-            Some(v) if !v.is_empty() => ThemeName::Mono,
-            _ => self,
-        }
-    }
-}
-
-impl FromStr for ThemeName {
-    type Err = String;
-    fn from_str(s: &str) -> Result<Self, String> {
-        match s.trim().to_ascii_lowercase().as_str() {
-            "dark" => Ok(ThemeName::Dark),
-            "light" => Ok(ThemeName::Light),
-            "mono" => Ok(ThemeName::Mono),
-            other => Err(format!("theme `{other}` is not dark, light or mono")),
-        }
-    }
-}
-
-impl From<crate::config::Theme> for ThemeName {
-    fn from(theme: crate::config::Theme) -> Self {
-        match theme {
-            crate::config::Theme::Dark => ThemeName::Dark,
-            crate::config::Theme::Light => ThemeName::Light,
-            crate::config::Theme::Mono => ThemeName::Mono,
-        }
-    }
-}
-
-impl fmt::Display for ThemeName {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(self.as_str())
-    }
-}
+/// The theme's name is the `[ui] theme` setting itself: one type for config and app.
+pub use crate::config::Theme as ThemeName;
 
 /// The styles every view draws with.
 #[derive(Debug, Clone)]
