@@ -272,7 +272,7 @@ async fn write(
     let rotations = ledger.rotations(per_link.keys().copied());
     let db = service.db().clone();
     let result = tokio::task::spawn_blocking(move || {
-        let out = db.write_blocking(|tx| record_visits(tx, &rows, &rotations));
+        let out = db.write_blocking_checked_by_caller(|tx| record_visits(tx, &rows, &rotations));
         (out, rows)
     })
     .await;

@@ -84,8 +84,8 @@ impl Default for ServeOptions {
             request_timeout: Duration::from_secs(30),
             resolve_cache: Duration::from_secs(60),
             change_poll: Duration::from_millis(250),
-            flush_interval: Duration::from_millis(100),
-            flush_batch: 5_000,
+            flush_interval: Duration::from_millis(1000),
+            flush_batch: 50_000,
         }
     }
 }
