@@ -423,6 +423,30 @@ fn garbage_database_file_is_a_clear_error() {
     );
 }
 
+#[test]
+fn a_database_locked_by_another_program_is_a_clear_error_and_nothing_is_written() {
+    let env = Env::new();
+    env.run(&["links", "create", "https://first.example"]).ok();
+    // Another program holds the write lock (as a long import or a stuck tool would).
+    let other = rusqlite::Connection::open(&env.db).unwrap();
+    other.execute_batch("BEGIN IMMEDIATE").unwrap();
+    let run = env
+        .run(&["links", "create", "https://second.example"])
+        .fails_with(6);
+    assert!(run.stderr.starts_with("error: "), "{}", run.stderr);
+    assert!(run.stderr.contains("busy"), "{}", run.stderr);
+    assert_eq!(run.stderr.trim().lines().count(), 1, "{}", run.stderr);
+    // Reading does not wait for the writer.
+    let listed = env.run(&["--json", "links", "list"]).ok().json();
+    assert_eq!(listed["total"], 1, "{listed}");
+    other.execute_batch("ROLLBACK").unwrap();
+    drop(other);
+    // Once the lock is gone the same command works.
+    env.run(&["links", "create", "https://second.example"]).ok();
+    let listed = env.run(&["--json", "links", "list"]).ok().json();
+    assert_eq!(listed["total"], 2, "{listed}");
+}
+
 // ---- configuration -----------------------------------------------------------------------
 
 #[test]
