@@ -98,11 +98,12 @@ async fn settle(app: &mut App, backend: &dyn Backend) {
                 },
                 Command::FetchSpaces { req } => Msg::Spaces {
                     req,
-                    result: backend.list_spaces(&Default::default()).await,
+                    result: linkdeck::backend::all_spaces(backend, linkdeck::domain::Sort::Asc)
+                        .await,
                 },
                 Command::FetchDomains { req } => Msg::Domains {
                     req,
-                    result: backend.list_domains(1, 100).await,
+                    result: linkdeck::backend::all_domains(backend).await,
                 },
                 _ => continue,
             };

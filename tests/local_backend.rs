@@ -482,3 +482,33 @@ async fn two_processes_write_to_one_file() {
         .unwrap();
     assert_eq!(children.total, PER_PROCESS as u64);
 }
+
+#[tokio::test]
+async fn every_space_is_fetched_across_pages_and_only_the_owners() {
+    let h = LocalHarness::new().await;
+    let spaces = (1..=230)
+        .map(|i| (i, space_input(&format!("Space {i:03}"), "2")))
+        .collect();
+    h.mine.import_batch(spaces, Vec::new()).await.unwrap();
+    let names = |spaces: Vec<linkdeck::domain::Space>| -> Vec<String> {
+        spaces.into_iter().map(|s| s.name).collect()
+    };
+    let oldest_first = names(
+        linkdeck::backend::all_spaces(&h.mine, linkdeck::domain::Sort::Asc)
+            .await
+            .unwrap(),
+    );
+    assert_eq!(oldest_first.len(), 230, "more than two pages of 100");
+    assert_eq!(oldest_first[0], "Space 001");
+    assert_eq!(oldest_first[229], "Space 230");
+    let newest_first = names(
+        linkdeck::backend::all_spaces(&h.mine, linkdeck::domain::Sort::Desc)
+            .await
+            .unwrap(),
+    );
+    assert_eq!(newest_first[0], "Space 230");
+    let theirs = linkdeck::backend::all_spaces(&h.theirs, linkdeck::domain::Sort::Asc)
+        .await
+        .unwrap();
+    assert!(theirs.is_empty());
+}

@@ -677,6 +677,31 @@ fn bad_key_overrides_are_refused_before_the_terminal_is_taken() {
 }
 
 #[tokio::test]
+async fn the_header_names_the_backend_kind_once() {
+    let db = db().await;
+    let header = |profile: &str| {
+        let opts = TuiOptions {
+            profile: profile.into(),
+            ..TuiOptions::default()
+        };
+        opts.app_config(&db.backend, None).unwrap().location
+    };
+    let path = db.service.db().path().display().to_string();
+    let work = header("work");
+    assert!(
+        work.starts_with("local ") && work.ends_with("links.db"),
+        "{work}"
+    );
+    // A profile called "local" does not read "local · local …".
+    let local = header("local");
+    assert!(!local.starts_with("local"), "{local}");
+    assert!(
+        path.ends_with(local.trim_start_matches('~')),
+        "{local} vs {path}"
+    );
+}
+
+#[tokio::test]
 async fn paging_reaches_the_end_and_back_across_pages() {
     let db = db().await;
     let rows = (0..250)

@@ -44,3 +44,44 @@ pub trait Backend: Send + Sync {
     async fn list_domains(&self, page: u32, per_page: u32) -> Result<Page<Domain>>;
     async fn show_domain(&self, id: Id) -> Result<Domain>;
 }
+
+/// Pages fetched at most by [`all_spaces`] and [`all_domains`]: they hold what a person named
+/// one by one, so this bound is only a guard against a server that never says it is done.
+const MAX_PAGES: u32 = 1_000;
+
+/// Every space, in `sort` order (`Asc` or `Desc`), however the backend pages them (a phpShort
+/// server pages by 10 whatever is asked).
+pub async fn all_spaces(backend: &dyn Backend, sort: crate::domain::Sort) -> Result<Vec<Space>> {
+    let mut query = SpaceQuery {
+        sort,
+        per_page: crate::domain::PER_PAGE_MAX,
+        ..SpaceQuery::default()
+    };
+    let mut all = Vec::new();
+    loop {
+        let page = backend.list_spaces(&query).await?;
+        let more = page.has_next() && !page.items.is_empty() && query.page < MAX_PAGES;
+        all.extend(page.items);
+        if !more {
+            return Ok(all);
+        }
+        query.page += 1;
+    }
+}
+
+/// Every domain, newest first, however the backend pages them.
+pub async fn all_domains(backend: &dyn Backend) -> Result<Vec<Domain>> {
+    let mut all = Vec::new();
+    let mut page_no = 1;
+    loop {
+        let page = backend
+            .list_domains(page_no, crate::domain::PER_PAGE_MAX)
+            .await?;
+        let more = page.has_next() && !page.items.is_empty() && page_no < MAX_PAGES;
+        all.extend(page.items);
+        if !more {
+            return Ok(all);
+        }
+        page_no += 1;
+    }
+}

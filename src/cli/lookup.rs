@@ -89,17 +89,7 @@ pub async fn space_id(backend: &dyn Backend, arg: &str) -> CliResult<Id> {
 
 /// Every domain of the caller.
 pub async fn all_domains(backend: &dyn Backend) -> CliResult<Vec<Domain>> {
-    let mut all = Vec::new();
-    let mut page_no = 1;
-    loop {
-        let page = backend.list_domains(page_no, PER_PAGE_MAX).await?;
-        let more = page.has_next();
-        all.extend(page.items);
-        if !more {
-            return Ok(all);
-        }
-        page_no += 1;
-    }
+    Ok(crate::backend::all_domains(backend).await?)
 }
 
 /// The domain with this name (`sho.rt`, `https://sho.rt`) among `domains`.

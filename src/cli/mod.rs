@@ -31,7 +31,7 @@ pub use output::{Table, print, print_json};
 use crate::config::{Overrides, Paths};
 
 /// The largest page the service allows; used wherever a command walks through every page.
-pub(crate) const PER_PAGE_MAX: u32 = 100;
+pub(crate) use crate::domain::PER_PAGE_MAX;
 
 /// Manage short links from the terminal: an embedded link-shortening service, a client for
 /// phpShort-style v1 servers, and a server, in one program.

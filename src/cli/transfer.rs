@@ -16,7 +16,7 @@ use super::output::{plural, print, print_json};
 use crate::backend::Backend;
 use crate::backend::local::LocalBackend;
 use crate::domain::{
-    Error, FieldErrors, Id, Link, LinkInput, LinkQuery, Mode, Sort, SpaceInput, SpaceQuery,
+    Error, FieldErrors, Id, Link, LinkInput, LinkQuery, Mode, Sort, SpaceInput,
     validate_link_input, validate_space_input,
 };
 use crate::transfer::{self, CsvWriter, Format, JsonWriter, LinkRecord, SpaceRecord};
@@ -187,21 +187,12 @@ async fn import_one_by_one(
     spaces: Vec<(usize, SpaceInput)>,
     links: Vec<(usize, LinkInput, Option<String>)>,
 ) -> CliResult<(usize, usize)> {
-    let mut existing = std::collections::HashMap::new();
-    let mut query = SpaceQuery {
-        per_page: PER_PAGE_MAX,
-        ..SpaceQuery::default()
-    };
-    loop {
-        let page = backend.list_spaces(&query).await?;
-        for s in &page.items {
-            existing.insert(s.name.to_lowercase(), s.id);
-        }
-        if !page.has_next() {
-            break;
-        }
-        query.page += 1;
-    }
+    let mut existing: std::collections::HashMap<String, Id> =
+        crate::backend::all_spaces(backend, Sort::Desc)
+            .await?
+            .into_iter()
+            .map(|s| (s.name.to_lowercase(), s.id))
+            .collect();
     let (mut spaces_created, mut links_created) = (0, 0);
     let stop = |line: usize, e: Error, spaces: usize, links: usize| {
         let mut err = CliError::from(match e {
@@ -340,20 +331,11 @@ async fn write_export<W: Write>(
     out: W,
 ) -> CliResult<Counts> {
     let mut counts = Counts::default();
-    let mut spaces = Vec::new();
-    let mut query = SpaceQuery {
-        sort: Sort::Asc,
-        per_page: PER_PAGE_MAX,
-        ..SpaceQuery::default()
-    };
-    loop {
-        let page = backend.list_spaces(&query).await?;
-        spaces.extend(page.items.iter().map(SpaceRecord::from_space));
-        if !page.has_next() {
-            break;
-        }
-        query.page += 1;
-    }
+    let spaces: Vec<SpaceRecord> = crate::backend::all_spaces(backend, Sort::Asc)
+        .await?
+        .iter()
+        .map(SpaceRecord::from_space)
+        .collect();
     counts.spaces = spaces.len();
 
     enum Writer<W: Write> {

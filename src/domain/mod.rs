@@ -26,7 +26,9 @@ pub use link::{
     Link, LinkInput, LinkPatch, LinkStatus, RuleInput, TargetRule, TargetType, validate_link_input,
 };
 pub use platform::Platform;
-pub use query::{LinkQuery, Page, SearchBy, Sort, SpaceQuery, StatusFilter};
+pub use query::{
+    LinkQuery, PER_PAGE_MAX, PER_PAGE_MIN, Page, SearchBy, Sort, SpaceQuery, StatusFilter,
+};
 pub use space::{Color, Space, SpaceInput, SpacePatch, validate_space_input};
 pub use validate::{
     ALIAS_MAX, PASSWORD_MAX, RESERVED_ALIASES, URL_MAX, is_reserved_alias, validate_alias,

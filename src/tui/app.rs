@@ -506,7 +506,7 @@ impl App {
                 if self.domains_req == Some(req) {
                     self.domains_req = None;
                     match result {
-                        Ok(page) => self.domains = Some(page.items),
+                        Ok(domains) => self.domains = Some(domains),
                         Err(e) => tracing::warn!(error = %e, "could not load domains"),
                     }
                 }

@@ -80,7 +80,12 @@ impl TuiOptions {
         let keys = KeyMap::with_overrides(&self.keys)?;
         let location = self.header.clone().unwrap_or_else(|| {
             let info = backend.info();
-            format!("{} {}", info.kind, tilde(&info.location))
+            // A profile named after its kind ("local", "remote") would read "local · local".
+            if self.profile.eq_ignore_ascii_case(info.kind) {
+                tilde(&info.location)
+            } else {
+                format!("{} {}", info.kind, tilde(&info.location))
+            }
         });
         Ok(AppConfig {
             profile: self.profile.clone(),

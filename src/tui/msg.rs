@@ -19,11 +19,12 @@ pub enum Msg {
     },
     Spaces {
         req: RequestId,
-        result: Result<Page<Space>>,
+        /// Every space: the app holds them whole.
+        result: Result<Vec<Space>>,
     },
     Domains {
         req: RequestId,
-        result: Result<Page<Domain>>,
+        result: Result<Vec<Domain>>,
     },
     LinkDeleted {
         req: RequestId,

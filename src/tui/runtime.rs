@@ -92,18 +92,15 @@ fn execute(
             }
             Command::FetchSpaces { req } => {
                 tokio::spawn(async move {
-                    let query = crate::domain::SpaceQuery {
-                        per_page: 100,
-                        sort: crate::domain::Sort::Asc,
-                        ..Default::default()
-                    };
-                    let result = backend.list_spaces(&query).await;
+                    let result =
+                        crate::backend::all_spaces(backend.as_ref(), crate::domain::Sort::Asc)
+                            .await;
                     let _ = tx.send(Msg::Spaces { req, result });
                 });
             }
             Command::FetchDomains { req } => {
                 tokio::spawn(async move {
-                    let result = backend.list_domains(1, 100).await;
+                    let result = crate::backend::all_domains(backend.as_ref()).await;
                     let _ = tx.send(Msg::Domains { req, result });
                 });
             }

@@ -177,21 +177,11 @@ fn answer(app: &mut App, world: &World) {
                 }
                 Command::FetchSpaces { req } => Msg::Spaces {
                     req,
-                    result: Ok(Page {
-                        total: world.spaces.len() as u64,
-                        items: world.spaces.clone(),
-                        page: 1,
-                        per_page: 100,
-                    }),
+                    result: Ok(world.spaces.clone()),
                 },
                 Command::FetchDomains { req } => Msg::Domains {
                     req,
-                    result: Ok(Page {
-                        total: world.domains.len() as u64,
-                        items: world.domains.clone(),
-                        page: 1,
-                        per_page: 100,
-                    }),
+                    result: Ok(world.domains.clone()),
                 },
                 other => panic!("unexpected command {other:?}"),
             };

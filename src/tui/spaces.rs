@@ -1,5 +1,6 @@
 //! The Spaces pane: every space with its colour and how many links it holds; Enter shows its
-//! links. Spaces are few (a person names each one), so the first 100 are held whole.
+//! links. Spaces are few (a person names each one), so all of them are held, fetched page by
+//! page.
 
 use ratatui::buffer::Buffer;
 use ratatui::layout::{Alignment, Constraint, Rect};
@@ -14,7 +15,7 @@ use super::keys::{Action, Key};
 use super::links::centered_block;
 use super::msg::RequestId;
 use super::view::{Ctx, Outcome};
-use crate::domain::{Page, Space};
+use crate::domain::Space;
 
 #[derive(Debug, Clone, Default)]
 pub struct SpacesView {
@@ -48,16 +49,16 @@ impl SpacesView {
     pub fn accept(
         &mut self,
         req: RequestId,
-        result: crate::domain::Result<Page<Space>>,
+        result: crate::domain::Result<Vec<Space>>,
     ) -> Result<bool, String> {
         if self.expected != Some(req) {
             return Ok(false);
         }
         self.expected = None;
         match result {
-            Ok(page) => {
-                self.total = Some(page.total);
-                self.items = page.items;
+            Ok(spaces) => {
+                self.total = Some(spaces.len() as u64);
+                self.items = spaces;
                 self.error = None;
                 self.cursor = self.cursor.min(self.items.len().saturating_sub(1));
                 self.scroll();
