@@ -48,6 +48,7 @@ fn options(clock: &Arc<FixedClock>) -> LocalOptions {
         public_url: PUBLIC_URL.into(),
         timezone: TimeZone::get(suite::ZONE).unwrap(),
         clock: clock.clone(),
+        ..LocalOptions::default()
     }
 }
 
@@ -511,4 +512,156 @@ async fn every_space_is_fetched_across_pages_and_only_the_owners() {
         .await
         .unwrap();
     assert!(theirs.is_empty());
+}
+
+// ---- page titles fetched in the background ---------------------------------------------------
+
+/// A loopback site: `/sale` is a page titled "Spring &amp; Sale", `/slow` answers "Too late"
+/// after a second, `/data` is JSON. Counts the requests it gets.
+async fn title_site() -> (String, Arc<std::sync::atomic::AtomicUsize>) {
+    use axum::http::header::CONTENT_TYPE;
+    use std::sync::atomic::{AtomicUsize, Ordering};
+    let hits = Arc::new(AtomicUsize::new(0));
+    let counted = hits.clone();
+    let app = axum::Router::new()
+        .route(
+            "/sale",
+            axum::routing::get(|| async {
+                (
+                    [(CONTENT_TYPE, "text/html; charset=utf-8")],
+                    "<html><head><title>Spring &amp; Sale</title></head><body></body></html>",
+                )
+            }),
+        )
+        .route(
+            "/slow",
+            axum::routing::get(|| async {
+                tokio::time::sleep(std::time::Duration::from_secs(1)).await;
+                ([(CONTENT_TYPE, "text/html")], "<title>Too late</title>")
+            }),
+        )
+        .route(
+            "/data",
+            axum::routing::get(|| async {
+                ([(CONTENT_TYPE, "application/json")], "{\"title\": \"no\"}")
+            }),
+        )
+        .layer(axum::middleware::from_fn(
+            move |req: axum::extract::Request, next: axum::middleware::Next| {
+                counted.fetch_add(1, Ordering::SeqCst);
+                next.run(req)
+            },
+        ));
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let base = format!("http://{}", listener.local_addr().unwrap());
+    tokio::spawn(async move { axum::serve(listener, app).await });
+    (base, hits)
+}
+
+async fn titled_service(dir: &TempDir, fetch_titles: bool) -> LocalBackend {
+    let service = LocalService::open(
+        &dir.path().join("titles.db"),
+        LocalOptions {
+            fetch_titles,
+            ..LocalOptions::default()
+        },
+    )
+    .unwrap();
+    service.default_backend().await.unwrap()
+}
+
+/// The link's title once it stops being `from` (within 10 s).
+async fn title_after(backend: &LocalBackend, id: Id, from: Option<&str>) -> Option<String> {
+    for _ in 0..200 {
+        let title = backend.show_link(id).await.unwrap().title;
+        if title.as_deref() != from {
+            return title;
+        }
+        tokio::time::sleep(std::time::Duration::from_millis(50)).await;
+    }
+    from.map(str::to_owned)
+}
+
+#[tokio::test]
+async fn a_fetched_page_title_replaces_host_and_path_and_is_searchable() {
+    let (site, _) = title_site().await;
+    let dir = tempfile::tempdir().unwrap();
+    let backend = titled_service(&dir, true).await;
+    let link = backend
+        .create_link(&LinkInput::with_url(format!("{site}/sale")))
+        .await
+        .unwrap();
+    // The save did not wait: it answers with the host-and-path title.
+    assert_eq!(link.title.as_deref(), Some("127.0.0.1/sale"));
+    let title = title_after(&backend, link.id, link.title.as_deref()).await;
+    assert_eq!(title.as_deref(), Some("Spring & Sale"));
+    let found = backend
+        .list_links(&LinkQuery {
+            search: Some("spring &".into()),
+            ..all_links()
+        })
+        .await
+        .unwrap();
+    assert_eq!(found.total, 1);
+}
+
+#[tokio::test]
+async fn a_slow_title_never_labels_a_newer_url() {
+    let (site, _) = title_site().await;
+    let dir = tempfile::tempdir().unwrap();
+    let backend = titled_service(&dir, true).await;
+    let link = backend
+        .create_link(&LinkInput::with_url(format!("{site}/slow")))
+        .await
+        .unwrap();
+    let moved = backend
+        .update_link(
+            link.id,
+            &LinkInput {
+                url: Some(format!("{site}/sale")),
+                ..LinkInput::default()
+            },
+        )
+        .await
+        .unwrap();
+    let title = title_after(&backend, link.id, moved.title.as_deref()).await;
+    assert_eq!(title.as_deref(), Some("Spring & Sale"));
+    // The first page answers after a second; its title must not land.
+    tokio::time::sleep(std::time::Duration::from_millis(1500)).await;
+    let title = backend.show_link(link.id).await.unwrap().title;
+    assert_eq!(title.as_deref(), Some("Spring & Sale"));
+}
+
+#[tokio::test]
+async fn titles_are_fetched_only_when_the_profile_asks_and_only_from_html() {
+    use std::sync::atomic::Ordering;
+    let (site, hits) = title_site().await;
+    let dir = tempfile::tempdir().unwrap();
+    let off = titled_service(&dir, false).await;
+    off.create_link(&LinkInput::with_url(format!("{site}/sale")))
+        .await
+        .unwrap();
+    tokio::time::sleep(std::time::Duration::from_millis(300)).await;
+    assert_eq!(hits.load(Ordering::SeqCst), 0, "nothing fetched when off");
+
+    let dir = tempfile::tempdir().unwrap();
+    let on = titled_service(&dir, true).await;
+    let json = on
+        .create_link(&LinkInput::with_url(format!("{site}/data")))
+        .await
+        .unwrap();
+    for _ in 0..200 {
+        if hits.load(Ordering::SeqCst) > 0 {
+            break;
+        }
+        tokio::time::sleep(std::time::Duration::from_millis(25)).await;
+    }
+    assert_eq!(
+        hits.load(Ordering::SeqCst),
+        1,
+        "the JSON page was asked for"
+    );
+    tokio::time::sleep(std::time::Duration::from_millis(300)).await;
+    let title = on.show_link(json.id).await.unwrap().title;
+    assert_eq!(title.as_deref(), Some("127.0.0.1/data"), "not HTML: kept");
 }

@@ -58,6 +58,7 @@ impl RemoteHarness {
                 public_url: PUBLIC_URL.into(),
                 timezone: zone(),
                 clock: clock.clone(),
+                ..LocalOptions::default()
             },
         )
         .unwrap();

@@ -79,12 +79,14 @@ impl Context {
                 db,
                 public_url,
                 timezone,
+                fetch_titles,
                 ..
             } => {
                 let opts = LocalOptions {
                     public_url: public_url.clone(),
                     timezone: timezone.clone(),
                     clock: self.clock.clone(),
+                    fetch_titles: *fetch_titles,
                 };
                 Ok(LocalService::open(db, opts)?)
             }

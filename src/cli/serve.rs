@@ -62,6 +62,7 @@ pub async fn run(ctx: &Context, args: ServeArgs) -> CliResult {
         db,
         public_url,
         timezone,
+        fetch_titles,
         ..
     } = &ctx.profile
     else {
@@ -103,6 +104,7 @@ pub async fn run(ctx: &Context, args: ServeArgs) -> CliResult {
             public_url: public_url.clone(),
             timezone: timezone.clone(),
             clock: ctx.clock.clone(),
+            fetch_titles: *fetch_titles,
         },
     )?;
     if std::env::var_os("LINKDECK_LOG").is_none() {

@@ -236,6 +236,7 @@ impl Config {
                     db,
                     public_url,
                     timezone,
+                    fetch_titles: l.fetch_titles,
                 })
             }
         }

@@ -27,6 +27,7 @@ pub(super) struct ProfileToml {
     pub api_key_env: Option<String>,
     pub api_key_command: Option<String>,
     pub timeout_secs: Option<u64>,
+    pub fetch_titles: Option<bool>,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize)]
@@ -58,6 +59,8 @@ pub struct LocalProfile {
     pub db: Option<PathBuf>,
     pub public_url: Option<BaseUrl>,
     pub timezone: Option<ZoneName>,
+    /// Fetch each saved link's page `<title>` in the background.
+    pub fetch_titles: bool,
 }
 
 #[derive(Debug, Clone, PartialEq)]
@@ -97,12 +100,14 @@ impl ProfileToml {
                     db: self.db,
                     public_url: self.public_url,
                     timezone: self.timezone,
+                    fetch_titles: self.fetch_titles.unwrap_or(false),
                 }))
             }
             BackendKind::Remote => {
                 let stray = [
                     ("db", self.db.is_some()),
                     ("public_url", self.public_url.is_some()),
+                    ("fetch_titles", self.fetch_titles.is_some()),
                 ];
                 if let Some((key, _)) = stray.iter().find(|(_, set)| *set) {
                     return Err(format!(
@@ -148,6 +153,7 @@ pub enum Resolved {
         db: PathBuf,
         public_url: String,
         timezone: TimeZone,
+        fetch_titles: bool,
     },
     Remote {
         profile: String,

@@ -37,6 +37,7 @@ backend = "local"
 db = "home.db"
 public_url = "https://sho.rt/"
 timezone = "Europe/Berlin"
+fetch_titles = true
 
 [profiles.work]
 backend = "remote"
@@ -83,6 +84,7 @@ geo_header = "CF-IPCountry"
             db: "/cfg/linkdeck/home.db".into(),
             public_url: "https://sho.rt".into(),
             timezone: TimeZone::get("Europe/Berlin").unwrap(),
+            fetch_titles: true,
         }
     );
     match config.resolve(&Overrides::default(), &paths()).unwrap() {
@@ -130,6 +132,25 @@ fn errors_name_the_line_and_key() {
         .unwrap_err()
         .0;
     assert!(err.contains("api_key_env"), "{err}");
+
+    let err = parse(
+        "[profiles.r]\nbackend = \"remote\"\nbase_url = \"https://a.b\"\n\
+         api_key_env = \"K\"\nfetch_titles = true\n",
+    )
+    .unwrap_err()
+    .0;
+    assert!(
+        err.contains("fetch_titles") && err.contains("local"),
+        "{err}"
+    );
+
+    let err = parse("[profiles.x]\nbackend = \"local\"\nfetch_titles = \"yes\"\n")
+        .unwrap_err()
+        .0;
+    assert!(
+        err.contains("line 3") && err.contains("fetch_titles"),
+        "{err}"
+    );
 }
 
 #[test]

@@ -144,6 +144,7 @@ impl Session {
                 public_url: PUBLIC_URL.into(),
                 timezone: tz.clone(),
                 clock: clock.clone(),
+                ..LocalOptions::default()
             },
         )
         .unwrap();
@@ -625,6 +626,7 @@ async fn a_422_from_linkdeck_serve_lands_on_its_field() {
             public_url: base.clone(),
             timezone: tz.clone(),
             clock: clock.clone(),
+            ..LocalOptions::default()
         },
     )
     .unwrap();

@@ -283,12 +283,15 @@ impl LocalBackend {
                 store::insert(tx, &row)
             })
             .await?;
-        self.link_show(id).await
+        let link = self.link_show(id).await?;
+        self.service.fetch_title_later(link.id, link.url.clone());
+        Ok(link)
     }
 
     pub(super) async fn link_update(&self, id: Id, input: &LinkInput) -> Result<Link> {
         let validated = validate_link_input(input, Mode::Update, &self.service.options().timezone);
         let hash = hash_of(&validated).await?;
+        let url_given = input.url.is_some();
         let input = input.clone();
         let owner = self.owner_id;
         let now = self.service.now();
@@ -313,7 +316,12 @@ impl LocalBackend {
                 store::update(tx, id, &row)
             })
             .await?;
-        self.link_show(id).await
+        let link = self.link_show(id).await?;
+        // A URL given again resets the title to host and path (see `apply`): fetch it anew.
+        if url_given {
+            self.service.fetch_title_later(link.id, link.url.clone());
+        }
+        Ok(link)
     }
 
     pub(super) async fn link_delete(&self, id: Id) -> Result<()> {

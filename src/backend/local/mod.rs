@@ -13,6 +13,7 @@ pub mod redirect;
 mod schema;
 mod spaces;
 pub mod store;
+mod titles;
 pub mod visits;
 
 use std::path::Path;
@@ -27,6 +28,7 @@ pub use db::{Db, db_error};
 pub use import::{ImportSummary, MAX_IMPORT_ERRORS};
 pub use links::default_title;
 pub use schema::SCHEMA_VERSION;
+pub use titles::title_of_html;
 
 use super::{Backend, BackendInfo};
 use crate::domain::{
@@ -45,6 +47,9 @@ pub struct LocalOptions {
     /// The zone in which expiry dates and times are read.
     pub timezone: TimeZone,
     pub clock: Arc<dyn Clock>,
+    /// Whether a saved link's page `<title>` is fetched in the background to replace the
+    /// host-and-path title.
+    pub fetch_titles: bool,
 }
 
 impl Default for LocalOptions {
@@ -53,6 +58,7 @@ impl Default for LocalOptions {
             public_url: "http://127.0.0.1:8080".into(),
             timezone: TimeZone::UTC,
             clock: Arc::new(SystemClock),
+            fetch_titles: false,
         }
     }
 }
@@ -62,13 +68,20 @@ impl Default for LocalOptions {
 pub struct LocalService {
     db: Db,
     opts: Arc<LocalOptions>,
+    titles: Option<Arc<titles::TitleFetcher>>,
 }
 
 impl LocalService {
     pub fn open(path: &Path, opts: LocalOptions) -> Result<LocalService> {
+        let titles = if opts.fetch_titles {
+            Some(Arc::new(titles::TitleFetcher::new()?))
+        } else {
+            None
+        };
         Ok(LocalService {
             db: Db::open(path)?,
             opts: Arc::new(opts),
+            titles,
         })
     }
 
