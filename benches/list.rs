@@ -89,6 +89,29 @@ fn bench(c: &mut Criterion) {
         ..LinkQuery::default()
     };
     group.bench_function("title_active_max", |b| b.iter(|| run(&q)));
+    // A common term (tens of thousands of matches) with each status and sort: what the app
+    // does when a tab or a sort is chosen while a search is kept.
+    let common = words[1500][..3].to_string();
+    for status in StatusFilter::ALL {
+        for sort in [Sort::Desc, Sort::Max, Sort::Min] {
+            let q = LinkQuery {
+                search: Some(common.clone()),
+                status,
+                sort,
+                ..LinkQuery::default()
+            };
+            let total = run(&q).total;
+            eprintln!(
+                "search {common:?} {} {}: {total} links",
+                status.label(),
+                sort.as_str()
+            );
+            group.bench_function(
+                format!("common/{}/{}", status.label(), sort.as_str()),
+                |b| b.iter(|| run(&q)),
+            );
+        }
+    }
     group.finish();
 }
 

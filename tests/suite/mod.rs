@@ -924,7 +924,10 @@ pub async fn search_results_page_like_any_list(h: &dyn Harness) {
             .id;
         h.set_clicks(id, (i % 4) as u64).await;
         matching.push(id);
-        create(h, link(&format!("https://other.example/thing-{i}"))).await;
+        // Fewer others than matches, so both ways of reading a clicks-sorted search are taken.
+        if i % 3 == 0 {
+            create(h, link(&format!("https://other.example/thing-{i}"))).await;
+        }
     }
     // Another owner's matching links change nothing.
     h.other_owner()
@@ -966,6 +969,49 @@ pub async fn search_results_page_like_any_list(h: &dyn Harness) {
                 seen.extend(p.items.iter().map(|l| l.id));
             }
             assert_eq!(seen, expected, "{term} {sort:?}");
+        }
+    }
+    // With a status filter as well: the same order, less the links the filter leaves out.
+    for id in matching.iter().step_by(7) {
+        let disabled = LinkInput {
+            disabled: s("1"),
+            ..LinkInput::default()
+        };
+        h.backend().update_link(*id, &disabled).await.unwrap();
+    }
+    for status in [StatusFilter::Active, StatusFilter::Disabled] {
+        for sort in [Sort::Max, Sort::Min] {
+            let mut expected = Vec::new();
+            for id in &matching {
+                let l = h.backend().show_link(*id).await.unwrap();
+                if (status == StatusFilter::Disabled) == l.disabled {
+                    expected.push((l.clicks, l.id));
+                }
+            }
+            expected.sort();
+            if sort == Sort::Max {
+                expected.reverse();
+            }
+            let expected: Vec<Id> = expected.into_iter().map(|(_, id)| id).collect();
+            let mut seen = Vec::new();
+            for page in 1..=2 {
+                let p = h
+                    .backend()
+                    .list_links(&LinkQuery {
+                        search: s("match.example/item"),
+                        by: SearchBy::Url,
+                        status,
+                        sort,
+                        page,
+                        per_page: 10,
+                        ..LinkQuery::default()
+                    })
+                    .await
+                    .unwrap();
+                assert_eq!(p.total as usize, expected.len(), "{status:?} {sort:?}");
+                seen.extend(p.items.iter().map(|l| l.id));
+            }
+            assert_eq!(seen, expected, "{status:?} {sort:?}");
         }
     }
 }

@@ -161,7 +161,7 @@ fn open_connection(path: &Path) -> Result<Connection> {
         .map_err(|e| file_error(path, e))?;
     conn.execute_batch(
         "PRAGMA foreign_keys = ON; PRAGMA synchronous = NORMAL; PRAGMA temp_store = MEMORY;
-         PRAGMA cache_size = -16384;",
+         PRAGMA cache_size = -16384; PRAGMA mmap_size = 1073741824;",
     )
     .map_err(|e| file_error(path, e))?;
     Ok(conn)

@@ -378,10 +378,23 @@ struct ListSql {
 
 const SEARCH_FROM: &str = "links_fts f CROSS JOIN links l ON l.id = f.rowid";
 
-fn list_sql(f: &ListFilter<'_>) -> ListSql {
+/// How a search of three characters or more reads its matches.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Plan {
+    /// The index's matches drive the query: each is read and checked (few matches, or id
+    /// order, which the index yields itself).
+    Matches,
+    /// The links are walked in the sort's own index and each is looked up among the matches
+    /// (many matches, sorted by clicks: the page fills after a few rows instead of reading and
+    /// sorting every match).
+    Walk,
+}
+
+fn list_sql(f: &ListFilter<'_>, plan: Plan) -> ListSql {
     let mut sql = String::from("l.owner_id = ?1");
     let mut values = vec![Value::Integer(f.owner), Value::Integer(f.now.as_second())];
     let mut full_text = false;
+    let mut from = "links l";
     if let Some(status) = status_sql(f.status) {
         sql.push_str(" AND ");
         sql.push_str(&status);
@@ -397,16 +410,27 @@ fn list_sql(f: &ListFilter<'_>) -> ListSql {
     if let Some((by, term)) = f.search {
         let col = column(by);
         if term.chars().count() >= TRIGRAM {
-            full_text = true;
+            full_text = plan == Plan::Matches;
+            from = match plan {
+                Plan::Matches => SEARCH_FROM,
+                // Named, so the planner cannot read every match and sort after all.
+                Plan::Walk => "links l INDEXED BY links_owner_clicks",
+            };
             values.push(Value::Text(fts_phrase(col, term)));
-            sql.push_str(&format!(" AND f.links_fts MATCH ?{}", values.len()));
+            sql.push_str(&match plan {
+                Plan::Matches => format!(" AND f.links_fts MATCH ?{}", values.len()),
+                Plan::Walk => format!(
+                    " AND l.id IN (SELECT rowid FROM links_fts WHERE links_fts MATCH ?{})",
+                    values.len()
+                ),
+            });
         } else {
             values.push(Value::Text(like_pattern(term)));
             sql.push_str(&format!(" AND l.{col} LIKE ?{} ESCAPE '\\'", values.len()));
         }
     }
     ListSql {
-        from: if full_text { SEARCH_FROM } else { "links l" },
+        from,
         filter: sql,
         values,
         full_text,
@@ -433,11 +457,55 @@ fn order_by(sort: Sort, reverse: bool, full_text: bool) -> &'static str {
     }
 }
 
+/// Whether a clicks-sorted search page is found sooner by walking the clicks index (about
+/// `rows × links / total` rows until the page is full, `total` being the links that pass every
+/// filter) than by reading every match of the search and sorting those that pass.
+fn walk_is_cheaper(
+    conn: &Connection,
+    f: &ListFilter<'_>,
+    sql: &ListSql,
+    matches: Option<u64>,
+    total: u64,
+    rows: u64,
+) -> Result<bool> {
+    if !matches!(f.sort, Sort::Max | Sort::Min) || total == 0 {
+        return Ok(false);
+    }
+    let links: i64 = conn
+        .prepare_cached("SELECT link_count FROM owners WHERE id = ?1")
+        .map_err(db_error)?
+        .query_row([f.owner], |r| r.get(0))
+        .optional()
+        .map_err(db_error)?
+        .unwrap_or(0);
+    let walked = rows.saturating_mul(links.max(0) as u64) / total;
+    if walked <= total {
+        // The matches include every link that passes: reading them all is dearer still.
+        return Ok(true);
+    }
+    let matches = match matches {
+        Some(n) => n,
+        None => search_matches(conn, sql)?,
+    };
+    Ok(walked < matches)
+}
+
+/// How many links (of any owner) the full-text search matches: the index alone answers.
+fn search_matches(conn: &Connection, sql: &ListSql) -> Result<u64> {
+    let phrase = &sql.values[sql.values.len() - 1];
+    let n: i64 = conn
+        .prepare_cached("SELECT count(*) FROM links_fts WHERE links_fts MATCH ?1")
+        .map_err(db_error)?
+        .query_row([phrase], |r| r.get(0))
+        .map_err(db_error)?;
+    Ok(n.max(0) as u64)
+}
+
 /// One page of links matching `f` and the number of all matching links, read from one snapshot.
 pub fn list(conn: &Connection, f: &ListFilter<'_>) -> Result<(Vec<Link>, u64)> {
     let tx = conn.unchecked_transaction().map_err(db_error)?;
-    let sql = list_sql(f);
-    let total = count(&tx, f, &sql)?;
+    let sql = list_sql(f, Plan::Matches);
+    let Counts { total, matches } = count(&tx, f, &sql)?;
     if f.offset >= total {
         return Ok((Vec::new(), total));
     }
@@ -449,6 +517,11 @@ pub fn list(conn: &Connection, f: &ListFilter<'_>) -> Result<(Vec<Link>, u64)> {
         (total.saturating_sub(end), end.min(total) - f.offset)
     } else {
         (f.offset, u64::from(f.limit))
+    };
+    let sql = if sql.full_text && walk_is_cheaper(&tx, f, &sql, matches, total, offset + limit)? {
+        list_sql(f, Plan::Walk)
+    } else {
+        sql
     };
     let mut values = sql.values;
     values.push(Value::Integer(limit as i64));
@@ -477,19 +550,32 @@ pub fn list(conn: &Connection, f: &ListFilter<'_>) -> Result<(Vec<Link>, u64)> {
 /// The number of links matching `f`. A status filter alone is answered from the partial indexes
 /// by inclusion-exclusion over the (small) sets of expired and disabled links, so the totals stay
 /// quick at a million links.
-fn count(conn: &Connection, f: &ListFilter<'_>, sql: &ListSql) -> Result<u64> {
+fn count(conn: &Connection, f: &ListFilter<'_>, sql: &ListSql) -> Result<Counts> {
     let only_search = f.status == StatusFilter::All && f.space.is_none() && f.domain.is_none();
     if sql.full_text && only_search && sole_owner(conn, f.owner)? {
         // Every match is this owner's: the index alone knows how many there are, without
         // reading a single link.
-        let phrase = &sql.values[sql.values.len() - 1];
-        let n: i64 = conn
-            .prepare_cached("SELECT count(*) FROM links_fts WHERE links_fts MATCH ?1")
-            .map_err(db_error)?
-            .query_row([phrase], |r| r.get(0))
-            .map_err(db_error)?;
-        return Ok(n as u64);
+        let n = search_matches(conn, sql)?;
+        return Ok(Counts {
+            total: n,
+            matches: Some(n),
+        });
     }
+    count_by_reading(conn, f, sql).map(|total| Counts {
+        total,
+        matches: None,
+    })
+}
+
+/// The number of links passing the filters, and how many links of any owner the full-text
+/// search matches when that came for free.
+struct Counts {
+    total: u64,
+    matches: Option<u64>,
+}
+
+/// [`count`] by reading the links (driven by the full-text index when there is a search).
+fn count_by_reading(conn: &Connection, f: &ListFilter<'_>, sql: &ListSql) -> Result<u64> {
     if f.search.is_some() || f.space.is_some() || f.domain.is_some() {
         let n: i64 = conn
             .prepare_cached(&format!(
