@@ -94,7 +94,7 @@ backend_suite!(LocalHarness::new().await);
 // ---- local only ---------------------------------------------------------------------------------
 
 use linkdeck::backend::local::{ImportSummary, MAX_IMPORT_ERRORS};
-use linkdeck::domain::{Error, LinkInput, LinkQuery, SpaceInput, SpaceQuery};
+use linkdeck::domain::{Error, LinkInput, LinkQuery, SpaceInput, SpaceQuery, StatusFilter};
 
 fn space_input(name: &str, color: &str) -> SpaceInput {
     SpaceInput {
@@ -664,4 +664,95 @@ async fn titles_are_fetched_only_when_the_profile_asks_and_only_from_html() {
     tokio::time::sleep(std::time::Duration::from_millis(300)).await;
     let title = on.show_link(json.id).await.unwrap().title;
     assert_eq!(title.as_deref(), Some("127.0.0.1/data"), "not HTML: kept");
+}
+
+/// Totals of a search with a status filter when the owner holds every link: thousands of
+/// matches (the inactive links' ids are crossed off the matches) and a few (each match's status
+/// is read) both agree with the links themselves.
+#[tokio::test]
+async fn search_totals_by_status_agree_with_the_links_at_any_size() {
+    let dir = tempfile::tempdir().unwrap();
+    let clock = Arc::new(FixedClock::new(suite::start()));
+    let service = LocalService::open(&dir.path().join("many.db"), options(&clock)).unwrap();
+    let backend = service.default_backend().await.unwrap();
+    let rows = (0..9_000)
+        .map(|i| {
+            let special = if i % 50 == 0 { "special-" } else { "" };
+            let mut input = LinkInput::with_url(format!("https://match.example/{special}{i}"));
+            if i % 7 == 0 {
+                input.disabled = Some("1".into());
+            }
+            if i % 11 == 0 {
+                input.expiration_date = Some("2025-12-01".into());
+                input.expiration_time = Some("09:00".into());
+            }
+            if i % 13 == 0 {
+                input.expiration_clicks = Some("5".into());
+            }
+            (i + 1, input, None)
+        })
+        .collect();
+    backend.import_batch(Vec::new(), rows).await.unwrap();
+    // Half the click-limited links have reached their limit.
+    service
+        .db()
+        .write(|tx| {
+            tx.execute(
+                "UPDATE links SET clicks = 5 WHERE expiration_clicks = 5 AND id % 2 = 0",
+                [],
+            )
+            .map_err(linkdeck::backend::local::db_error)
+        })
+        .await
+        .unwrap();
+    let total = |search: Option<&str>, status| {
+        let backend = backend.clone();
+        let search = search.map(str::to_owned);
+        async move {
+            backend
+                .list_links(&LinkQuery {
+                    search,
+                    by: linkdeck::domain::SearchBy::Url,
+                    status,
+                    ..all_links()
+                })
+                .await
+                .unwrap()
+                .total
+        }
+    };
+    // Every link matches "match.example": the search's totals are the status totals.
+    for status in StatusFilter::ALL {
+        assert_eq!(
+            total(Some("match.example"), status).await,
+            total(None, status).await,
+            "{status:?}"
+        );
+    }
+    // A few match "special": count their statuses one by one.
+    let mut special = Vec::new();
+    for page in 1..=2 {
+        let p = backend
+            .list_links(&LinkQuery {
+                search: Some("special".into()),
+                by: linkdeck::domain::SearchBy::Url,
+                page,
+                ..all_links()
+            })
+            .await
+            .unwrap();
+        special.extend(p.items);
+    }
+    assert_eq!(special.len(), 180);
+    for status in StatusFilter::ALL {
+        let expected = special
+            .iter()
+            .filter(|l| status.admits(l.status(suite::start())))
+            .count() as u64;
+        assert!(expected > 0, "{status:?}");
+        assert_eq!(total(Some("special"), status).await, expected, "{status:?}");
+    }
+    // And the inactive ones are really there: the totals are not trivially equal.
+    assert!(total(None, StatusFilter::Expired).await > 0);
+    assert!(total(None, StatusFilter::Disabled).await > 0);
 }

@@ -66,6 +66,16 @@ impl StatusFilter {
         }
     }
 
+    /// Whether a link of this status is listed under the filter.
+    pub fn admits(self, status: super::LinkStatus) -> bool {
+        match self {
+            StatusFilter::All => true,
+            StatusFilter::Active => status.is_active(),
+            StatusFilter::Expired => status.expired,
+            StatusFilter::Disabled => status.disabled,
+        }
+    }
+
     /// Accepts the wire number or the label.
     pub fn parse(s: &str) -> Option<StatusFilter> {
         let s = s.trim();

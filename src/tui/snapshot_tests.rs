@@ -15,8 +15,7 @@ use super::keys::KeyMap;
 use super::msg::{Command, Msg};
 use super::theme::{Theme, ThemeName};
 use crate::domain::{
-    Color, Domain, Error, FixedClock, Link, Page, SearchBy, Sort, Space, StatusFilter, TargetRule,
-    TargetType,
+    Color, Domain, Error, FixedClock, Link, Page, SearchBy, Sort, Space, TargetRule, TargetType,
 };
 
 fn now() -> Timestamp {
@@ -214,15 +213,7 @@ fn links_page(world: &World, q: &crate::domain::LinkQuery) -> Page<Link> {
     let mut rows: Vec<Link> = world
         .links
         .iter()
-        .filter(|l| {
-            let s = l.status(now());
-            match q.status {
-                StatusFilter::All => true,
-                StatusFilter::Active => s.is_active(),
-                StatusFilter::Expired => s.expired,
-                StatusFilter::Disabled => s.disabled,
-            }
-        })
+        .filter(|l| q.status.admits(l.status(now())))
         .filter(|l| {
             q.space
                 .is_none_or(|id| l.space.as_ref().map(|s| s.id) == Some(id))

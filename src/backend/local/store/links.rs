@@ -8,7 +8,9 @@ use rusqlite::{Connection, OptionalExtension, Row, Transaction, params, params_f
 use serde::{Deserialize, Serialize};
 
 use super::{db_error, domains, like_pattern, spaces, time};
-use crate::domain::{Id, Link, Result, SearchBy, Sort, StatusFilter, TargetRule, TargetType};
+use crate::domain::{
+    Id, Link, LinkStatus, Result, SearchBy, Sort, StatusFilter, TargetRule, TargetType,
+};
 
 /// The stored columns of a link that the service writes (clicks and rotation are the server's).
 #[derive(Clone, PartialEq)]
@@ -561,6 +563,9 @@ fn count(conn: &Connection, f: &ListFilter<'_>, sql: &ListSql) -> Result<Counts>
             matches: Some(n),
         });
     }
+    if sql.full_text && f.space.is_none() && f.domain.is_none() && sole_owner(conn, f.owner)? {
+        return status_count_of_search(conn, f, sql);
+    }
     count_by_reading(conn, f, sql).map(|total| Counts {
         total,
         matches: None,
@@ -572,6 +577,115 @@ fn count(conn: &Connection, f: &ListFilter<'_>, sql: &ListSql) -> Result<Counts>
 struct Counts {
     total: u64,
     matches: Option<u64>,
+}
+
+/// Below this many matches, a status total of a search reads each match's status; from here on
+/// it runs the (few) inactive links' ids from their partial indexes past the matches instead.
+const STREAM_FROM: usize = 8_192;
+
+/// [`count`] of a full-text search with a status filter, when every match is the owner's: the
+/// matches' ids come from the index once, then either each match's status is read, or the ids
+/// of the links that are disabled, expired by date or expired by clicks are crossed off them.
+fn status_count_of_search(conn: &Connection, f: &ListFilter<'_>, sql: &ListSql) -> Result<Counts> {
+    let phrase = &sql.values[sql.values.len() - 1];
+    let ids = conn
+        .prepare_cached("SELECT rowid FROM links_fts WHERE links_fts MATCH ?1")
+        .map_err(db_error)?
+        .query_map([phrase], |r| r.get::<_, Id>(0))
+        .map_err(db_error)?
+        .collect::<rusqlite::Result<Vec<Id>>>()
+        .map_err(db_error)?;
+    let matches = ids.len() as u64;
+    let total = if ids.len() < STREAM_FROM {
+        let mut status = conn
+            .prepare_cached(
+                "SELECT disabled, ends_at, expiration_clicks, clicks FROM links WHERE id = ?1",
+            )
+            .map_err(db_error)?;
+        let mut n = 0;
+        for id in &ids {
+            let s = status
+                .query_row([id], |r| {
+                    Ok(LinkStatus::derive(
+                        r.get(0)?,
+                        r.get::<_, Option<i64>>(1)?.map(time),
+                        r.get(2)?,
+                        r.get::<_, i64>(3)?.max(0) as u64,
+                        f.now,
+                    ))
+                })
+                .map_err(db_error)?;
+            n += u64::from(f.status.admits(s));
+        }
+        n
+    } else {
+        let mut pending = IdSet::new(&ids);
+        let sets: &[&str] = match f.status {
+            StatusFilter::All => &[],
+            StatusFilter::Disabled => &[DISABLED_IDS],
+            StatusFilter::Expired => &[BY_DATE_IDS, BY_CLICKS_IDS],
+            StatusFilter::Active => &[BY_DATE_IDS, BY_CLICKS_IDS, DISABLED_IDS],
+        };
+        let mut inactive = 0;
+        for query in sets {
+            let mut stmt = conn.prepare_cached(query).map_err(db_error)?;
+            let mut rows = stmt
+                .query(params![f.owner, f.now.as_second()])
+                .map_err(db_error)?;
+            while let Some(row) = rows.next().map_err(db_error)? {
+                inactive += u64::from(pending.take(row.get(0).map_err(db_error)?));
+            }
+        }
+        match f.status {
+            StatusFilter::Active => matches - inactive,
+            StatusFilter::All => matches,
+            _ => inactive,
+        }
+    };
+    Ok(Counts {
+        total,
+        matches: Some(matches),
+    })
+}
+
+// The ids of an owner's links in each inactive state, from the partial indexes that hold just
+// those links (the rules of `status_sql`).
+const BY_DATE_IDS: &str = "SELECT id FROM links INDEXED BY links_owner_ends \
+     WHERE owner_id = ?1 AND ends_at <= ?2";
+const BY_CLICKS_IDS: &str = "SELECT id FROM links INDEXED BY links_owner_click_expired \
+     WHERE owner_id = ?1 AND expiration_clicks > 0 AND clicks >= expiration_clicks \
+     AND ?2 IS NOT NULL";
+const DISABLED_IDS: &str = "SELECT id FROM links INDEXED BY links_owner_disabled \
+     WHERE owner_id = ?1 AND disabled = 1 AND ?2 IS NOT NULL";
+
+/// A set of ids as one bit each, from which members are taken once.
+struct IdSet {
+    words: Vec<u64>,
+}
+
+impl IdSet {
+    fn new(ids: &[Id]) -> IdSet {
+        let max = ids.iter().copied().max().unwrap_or(0).max(0) as usize;
+        let mut words = vec![0u64; max / 64 + 1];
+        for &id in ids.iter().filter(|&&id| id >= 0) {
+            words[id as usize / 64] |= 1 << (id as usize % 64);
+        }
+        IdSet { words }
+    }
+
+    /// Whether `id` was in the set; it is not any more.
+    fn take(&mut self, id: Id) -> bool {
+        let Ok(id) = usize::try_from(id) else {
+            return false;
+        };
+        match self.words.get_mut(id / 64) {
+            Some(word) if *word & (1 << (id % 64)) != 0 => {
+                *word &= !(1 << (id % 64));
+                true
+            }
+            _ => false,
+        }
+    }
 }
 
 /// [`count`] by reading the links (driven by the full-text index when there is a search).
