@@ -39,6 +39,91 @@ impl Output {
     }
 }
 
+/// Starts `linkdeck --db DB` in a pseudo-terminal of 100×30 held by `script`, after the shell
+/// command `before`; its output is gathered by a thread.
+fn in_pty(
+    dir: &std::path::Path,
+    db: &std::path::Path,
+    before: &str,
+) -> (std::process::Child, Output, std::thread::JoinHandle<()>) {
+    let bin = env!("CARGO_BIN_EXE_linkdeck");
+    let inner = format!(
+        "stty rows 30 cols 100; {before} exec '{bin}' --db '{}'",
+        db.display()
+    );
+    let mut child = Command::new("script")
+        .args(["-q", "-e", "-c", &inner, "/dev/null"])
+        .env("XDG_CONFIG_HOME", dir.join("config"))
+        .env("XDG_DATA_HOME", dir.join("data"))
+        .env("XDG_STATE_HOME", dir.join("state"))
+        .env("HOME", dir)
+        .env("TERM", "xterm-256color")
+        .env_remove("LINKDECK_LOG")
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let output = Output::default();
+    let mut stdout = child.stdout.take().unwrap();
+    let sink = output.clone();
+    let reader = std::thread::spawn(move || {
+        let mut buf = [0u8; 4096];
+        while let Ok(n) = stdout.read(&mut buf) {
+            if n == 0 {
+                break;
+            }
+            sink.0.lock().unwrap().extend_from_slice(&buf[..n]);
+        }
+    });
+    (child, output, reader)
+}
+
+/// Closing the terminal (its window, an ssh connection) ends the app: it must not stay behind
+/// reading a terminal that is gone.
+#[test]
+fn the_app_ends_when_its_terminal_goes_away() {
+    if Command::new("script").arg("--version").output().is_err() {
+        eprintln!("SKIPPED: util-linux `script` is not installed");
+        return;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let pid_file = dir.path().join("pid");
+    let before = format!("echo $$ > '{}';", pid_file.display());
+    let (mut child, output, reader) = in_pty(dir.path(), &dir.path().join("links.db"), &before);
+    assert!(output.wait_for("0 links", &mut child), "{}", output.text());
+    let pid = std::fs::read_to_string(&pid_file)
+        .unwrap()
+        .trim()
+        .to_owned();
+    let alive = || std::path::Path::new(&format!("/proc/{pid}")).exists() && !zombie(&pid);
+    assert!(alive(), "the app runs as {pid}");
+    // `script` dies: the terminal's other end closes, as when a window is closed.
+    child.kill().unwrap();
+    child.wait().unwrap();
+    let deadline = Instant::now() + WAIT;
+    while alive() {
+        if Instant::now() > deadline {
+            // Leave no spinning process behind, then fail.
+            let _ = Command::new("kill").args(["-9", &pid]).status();
+            panic!("the app is still running after its terminal closed");
+        }
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    reader.join().unwrap();
+}
+
+/// Whether process `pid` has ended but not been reaped yet.
+fn zombie(pid: &str) -> bool {
+    std::fs::read_to_string(format!("/proc/{pid}/stat"))
+        .ok()
+        .and_then(|s| {
+            s.rsplit_once(')')
+                .map(|(_, rest)| rest.trim_start().starts_with('Z'))
+        })
+        .unwrap_or(false)
+}
+
 #[test]
 fn the_binary_runs_the_terminal_app_in_a_pty_and_restores_the_terminal() {
     if Command::new("script").arg("--version").output().is_err() {
@@ -65,36 +150,7 @@ fn the_binary_runs_the_terminal_app_in_a_pty_and_restores_the_terminal() {
         }
     });
 
-    let bin = env!("CARGO_BIN_EXE_linkdeck");
-    let inner = format!(
-        "stty rows 30 cols 100; exec '{bin}' --db '{}'",
-        db_path.display()
-    );
-    let mut child = Command::new("script")
-        .args(["-q", "-e", "-c", &inner, "/dev/null"])
-        .env("XDG_CONFIG_HOME", dir.path().join("config"))
-        .env("XDG_DATA_HOME", dir.path().join("data"))
-        .env("XDG_STATE_HOME", dir.path().join("state"))
-        .env("HOME", dir.path())
-        .env("TERM", "xterm-256color")
-        .env_remove("LINKDECK_LOG")
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
-    let output = Output::default();
-    let mut stdout = child.stdout.take().unwrap();
-    let sink = output.clone();
-    let reader = std::thread::spawn(move || {
-        let mut buf = [0u8; 4096];
-        while let Ok(n) = stdout.read(&mut buf) {
-            if n == 0 {
-                break;
-            }
-            sink.0.lock().unwrap().extend_from_slice(&buf[..n]);
-        }
-    });
+    let (mut child, output, reader) = in_pty(dir.path(), &db_path, "");
     let mut stdin = child.stdin.take().unwrap();
 
     if !output.wait_for("\x1b[?1049h", &mut child) {

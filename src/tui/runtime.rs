@@ -135,15 +135,23 @@ fn execute(
     }
 }
 
-/// Terminal events from a reader thread (crossterm's reader blocks). The thread ends soon after
-/// the stream is dropped.
+/// Terminal events from a reader thread (crossterm's reader blocks). The stream ends when the
+/// terminal hangs up (its window closed, the connection dropped); the thread ends soon after the
+/// stream is dropped.
 pub fn terminal_events() -> (impl Stream<Item = io::Result<Event>> + Unpin, InputThread) {
     let (tx, rx) = futures::channel::mpsc::unbounded();
     let stop = Arc::new(AtomicBool::new(false));
     let flag = Arc::clone(&stop);
-    let handle = std::thread::spawn(move || {
+    let (done_tx, done) = std::sync::mpsc::channel::<()>();
+    std::thread::spawn(move || {
+        let _done = done_tx;
         while !flag.load(Ordering::Relaxed) {
-            match event::poll(Duration::from_millis(50)) {
+            // crossterm reads a hung-up terminal in an endless loop, so look first; this also
+            // waits for input, and a zero-wait poll then picks up keys and resizes alike.
+            if tty::wait(Duration::from_millis(50)) == tty::State::HungUp {
+                break;
+            }
+            match event::poll(Duration::ZERO) {
                 Ok(true) => {
                     let event = event::read();
                     let failed = event.is_err();
@@ -159,26 +167,59 @@ pub fn terminal_events() -> (impl Stream<Item = io::Result<Event>> + Unpin, Inpu
             }
         }
     });
-    (
-        rx,
-        InputThread {
-            stop,
-            handle: Some(handle),
-        },
-    )
+    (rx, InputThread { stop, done })
 }
 
-/// Stops the reader thread when dropped, so no key is read after the terminal is restored.
+/// Stops the reader thread when dropped, so no key is read after the terminal is restored. It
+/// waits for the thread a moment, never forever: a thread stuck in a read must not keep the
+/// program from ending.
 pub struct InputThread {
     stop: Arc<AtomicBool>,
-    handle: Option<std::thread::JoinHandle<()>>,
+    done: std::sync::mpsc::Receiver<()>,
 }
 
 impl Drop for InputThread {
     fn drop(&mut self) {
         self.stop.store(true, Ordering::Relaxed);
-        if let Some(handle) = self.handle.take() {
-            let _ = handle.join();
+        // Ends with an error once the thread is gone (its sender dropped).
+        let _ = self.done.recv_timeout(Duration::from_millis(500));
+    }
+}
+
+/// The state of the terminal on standard input.
+mod tty {
+    use std::time::Duration;
+
+    #[derive(Debug, Clone, Copy, PartialEq, Eq)]
+    pub enum State {
+        /// Input is waiting, or the wait ran out (a resize may be pending either way).
+        Open,
+        /// The terminal is gone: reads would fail forever.
+        HungUp,
+    }
+
+    /// Waits up to `timeout` for input on standard input.
+    #[cfg(unix)]
+    pub fn wait(timeout: Duration) -> State {
+        let mut fd = libc::pollfd {
+            fd: libc::STDIN_FILENO,
+            events: libc::POLLIN,
+            revents: 0,
+        };
+        let ms = libc::c_int::try_from(timeout.as_millis()).unwrap_or(libc::c_int::MAX);
+        // SAFETY: one valid pollfd, and its count, for the duration of the call.
+        let ready = unsafe { libc::poll(&mut fd, 1, ms) };
+        let gone = libc::POLLHUP | libc::POLLERR | libc::POLLNVAL;
+        if ready > 0 && fd.revents & gone != 0 {
+            State::HungUp
+        } else {
+            State::Open
         }
+    }
+
+    #[cfg(not(unix))]
+    pub fn wait(timeout: Duration) -> State {
+        std::thread::sleep(timeout);
+        State::Open
     }
 }
