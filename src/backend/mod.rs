@@ -52,31 +52,33 @@ const MAX_PAGES: u32 = 1_000;
 /// Every space, in `sort` order (`Asc` or `Desc`), however the backend pages them (a phpShort
 /// server pages by 10 whatever is asked).
 pub async fn all_spaces(backend: &dyn Backend, sort: crate::domain::Sort) -> Result<Vec<Space>> {
-    let mut query = SpaceQuery {
-        sort,
-        per_page: crate::domain::PER_PAGE_MAX,
-        ..SpaceQuery::default()
-    };
-    let mut all = Vec::new();
-    loop {
-        let page = backend.list_spaces(&query).await?;
-        let more = page.has_next() && !page.items.is_empty() && query.page < MAX_PAGES;
-        all.extend(page.items);
-        if !more {
-            return Ok(all);
-        }
-        query.page += 1;
-    }
+    every_page(|page| {
+        let query = SpaceQuery {
+            sort,
+            page,
+            per_page: crate::domain::PER_PAGE_MAX,
+            ..SpaceQuery::default()
+        };
+        async move { backend.list_spaces(&query).await }
+    })
+    .await
 }
 
 /// Every domain, newest first, however the backend pages them.
 pub async fn all_domains(backend: &dyn Backend) -> Result<Vec<Domain>> {
+    every_page(|page| backend.list_domains(page, crate::domain::PER_PAGE_MAX)).await
+}
+
+/// The items of page 1, 2, … of `fetch` until the last (at most [`MAX_PAGES`]).
+async fn every_page<T, F, Fut>(mut fetch: F) -> Result<Vec<T>>
+where
+    F: FnMut(u32) -> Fut,
+    Fut: std::future::Future<Output = Result<Page<T>>>,
+{
     let mut all = Vec::new();
     let mut page_no = 1;
     loop {
-        let page = backend
-            .list_domains(page_no, crate::domain::PER_PAGE_MAX)
-            .await?;
+        let page = fetch(page_no).await?;
         let more = page.has_next() && !page.items.is_empty() && page_no < MAX_PAGES;
         all.extend(page.items);
         if !more {
