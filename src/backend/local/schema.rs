@@ -3,13 +3,24 @@
 
 use rusqlite::Connection;
 
+use super::store::grams;
 use crate::domain::{Error, Result};
 
+/// One step of the schema: its SQL, then any work that needs code (inside the same transaction).
+struct Migration {
+    sql: &'static str,
+    then: Option<fn(&Connection) -> Result<()>>,
+}
+
+const fn sql(sql: &'static str) -> Migration {
+    Migration { sql, then: None }
+}
+
 /// Each entry moves the schema one version forward. Never edit a shipped entry: add one.
-const MIGRATIONS: &[&str] = &[
+const MIGRATIONS: &[Migration] = &[
     // 1: owners, keys, domains, spaces, links, visits; counters kept by triggers so list totals
     // and space sizes never need a scan; a trigram full-text index for substring search.
-    r#"
+    sql(r#"
     CREATE TABLE owners (
         id INTEGER PRIMARY KEY,
         name TEXT NOT NULL COLLATE NOCASE UNIQUE,
@@ -123,10 +134,10 @@ const MIGRATIONS: &[&str] = &[
         language TEXT
     );
     CREATE INDEX visits_link_at ON visits(link_id, at);
-    "#,
+    "#),
     // 2: partial indexes keyed by expiry, so the totals of the status filters are index range
     // counts (inclusion-exclusion over small sets) instead of scans of every link.
-    r#"
+    sql(r#"
     -- The rule's columns ride along so the counts never read the table.
     CREATE INDEX links_owner_click_expired_ends
         ON links(owner_id, ends_at, expiration_clicks, clicks)
@@ -134,11 +145,11 @@ const MIGRATIONS: &[&str] = &[
     CREATE INDEX links_owner_inactive_ends
         ON links(owner_id, ends_at, disabled, expiration_clicks, clicks)
         WHERE disabled = 1 OR (expiration_clicks > 0 AND clicks >= expiration_clicks);
-    "#,
+    "#),
     // 3: the full-text index without its per-row column sizes, which only ranking functions
     // read (lists have their own sorts): a fifth less work per imported link. The triggers
     // name the table, so they keep working once it is back.
-    r#"
+    sql(r#"
     DROP TABLE links_fts;
     CREATE VIRTUAL TABLE links_fts USING fts5(
         title, alias, url,
@@ -146,7 +157,24 @@ const MIGRATIONS: &[&str] = &[
     );
     INSERT INTO links_fts(links_fts, rank) VALUES ('automerge', 8);
     INSERT INTO links_fts(links_fts) VALUES ('rebuild');
+    "#),
+    // 4: the short-term index (`store::grams`): for each owner, field and string of one or two
+    // characters, the ids of the links containing it; built here for the links already stored.
+    Migration {
+        sql: r#"
+    CREATE TABLE link_grams (
+        owner_id INTEGER NOT NULL REFERENCES owners(id) ON DELETE CASCADE,
+        field INTEGER NOT NULL,
+        gram TEXT NOT NULL,
+        block INTEGER NOT NULL,
+        ids BLOB NOT NULL,
+        PRIMARY KEY (owner_id, field, gram, block)
+    );
+    CREATE TABLE link_grams_upto (upto INTEGER NOT NULL);
+    INSERT INTO link_grams_upto VALUES (0);
     "#,
+        then: Some(grams::catch_up),
+    },
 ];
 
 /// The schema version this build writes.
@@ -168,7 +196,7 @@ fn migrate_to(conn: &mut Connection, target: i64) -> Result<()> {
             "the database was written by a newer linkdeck (schema {current}, this build knows {SCHEMA_VERSION})"
         )));
     }
-    for (i, sql) in MIGRATIONS
+    for (i, step) in MIGRATIONS
         .iter()
         .enumerate()
         .take(target as usize)
@@ -184,7 +212,10 @@ fn migrate_to(conn: &mut Connection, target: i64) -> Result<()> {
         if now > i as i64 {
             continue;
         }
-        tx.execute_batch(sql).map_err(super::db::db_error)?;
+        tx.execute_batch(step.sql).map_err(super::db::db_error)?;
+        if let Some(then) = step.then {
+            then(&tx)?;
+        }
         tx.pragma_update(None, "user_version", (i + 1) as i64)
             .map_err(super::db::db_error)?;
         tx.commit().map_err(super::db::db_error)?;

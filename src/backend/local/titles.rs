@@ -7,9 +7,9 @@
 use std::time::Duration;
 
 use html5gum::{DefaultEmitter, Token, Tokenizer};
-use rusqlite::params;
 
-use super::{LocalService, db_error};
+use super::LocalService;
+use super::store::links as store;
 use crate::domain::{Error, Id, Result};
 
 /// The whole fetch, connection to last byte.
@@ -126,13 +126,7 @@ impl LocalService {
 
     async fn set_fetched_title(&self, id: Id, url: String, title: String) -> Result<()> {
         self.db()
-            .write(move |tx| {
-                tx.execute(
-                    "UPDATE links SET title = ?1 WHERE id = ?2 AND url = ?3",
-                    params![title, id, url],
-                )
-                .map_err(db_error)
-            })
+            .write(move |tx| store::set_title(tx, id, &url, &title))
             .await
             .map(|_| ())
     }

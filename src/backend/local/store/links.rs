@@ -3,14 +3,13 @@
 use std::fmt;
 
 use jiff::Timestamp;
+use roaring::RoaringTreemap;
 use rusqlite::types::Value;
 use rusqlite::{Connection, OptionalExtension, Row, Transaction, params, params_from_iter};
 use serde::{Deserialize, Serialize};
 
-use super::{db_error, domains, like_pattern, spaces, time};
-use crate::domain::{
-    Id, Link, LinkStatus, Result, SearchBy, Sort, StatusFilter, TargetRule, TargetType,
-};
+use super::{db_error, domains, grams, sets, spaces, time};
+use crate::domain::{Id, Link, Result, SearchBy, Sort, StatusFilter, TargetRule, TargetType};
 
 /// The stored columns of a link that the service writes (clicks and rotation are the server's).
 #[derive(Clone, PartialEq)]
@@ -122,7 +121,9 @@ pub fn insert(tx: &Transaction<'_>, row: &LinkRow) -> Result<Id> {
     .map_err(db_error)?
     .execute(params_from_iter(write_values(row)))
     .map_err(db_error)?;
-    Ok(tx.last_insert_rowid())
+    let id = tx.last_insert_rowid();
+    grams::added(tx, id, id)?;
+    Ok(id)
 }
 
 /// Bulk inserts go through a staging table and then into `links` with one statement. Row by
@@ -150,6 +151,9 @@ pub fn stage(tx: &Transaction<'_>, row: &LinkRow) -> Result<()> {
 
 /// Moves the staged rows into `links`, in staging order, and returns how many.
 pub fn stage_insert(tx: &Transaction<'_>) -> Result<usize> {
+    let before: Id = tx
+        .query_row("SELECT ifnull(max(id), 0) FROM links", [], |r| r.get(0))
+        .map_err(db_error)?;
     let n = tx
         .execute(
             &format!(
@@ -161,7 +165,24 @@ pub fn stage_insert(tx: &Transaction<'_>) -> Result<usize> {
         .map_err(db_error)?;
     tx.execute("DELETE FROM temp.link_import", [])
         .map_err(db_error)?;
+    if n > 0 {
+        // New ids are above every id there was.
+        grams::added(tx, before + 1, tx.last_insert_rowid())?;
+    }
     Ok(n)
+}
+
+/// The owner and searchable texts (title, alias, url) of link `id`.
+fn stored_texts(tx: &Transaction<'_>, id: Id) -> Result<Option<(Id, [Option<String>; 3])>> {
+    tx.prepare_cached("SELECT owner_id, title, alias, url FROM links WHERE id = ?1")
+        .map_err(db_error)?
+        .query_row([id], |r| Ok((r.get(0)?, [r.get(1)?, r.get(2)?, r.get(3)?])))
+        .optional()
+        .map_err(db_error)
+}
+
+fn as_texts(texts: &[Option<String>; 3]) -> grams::Texts<'_> {
+    texts.each_ref().map(Option::as_deref)
 }
 
 /// Writes every service-owned column of link `id` (owner and creation time stay).
@@ -186,6 +207,7 @@ pub fn update(tx: &Transaction<'_>, id: Id, row: &LinkRow) -> Result<()> {
         _,
         updated,
     ] = write_values(row);
+    let old = stored_texts(tx, id)?;
     tx.prepare_cached(
         "UPDATE links SET domain_id = ?2, space_id = ?3, alias = ?4, url = ?5, title = ?6,
          password_hash = ?7, disabled = ?8, public = ?9, expiration_url = ?10,
@@ -198,7 +220,33 @@ pub fn update(tx: &Transaction<'_>, id: Id, row: &LinkRow) -> Result<()> {
         tt, geo, platform, rotation, updated
     ])
     .map_err(db_error)?;
+    if let Some((owner, old)) = old {
+        let new = [
+            row.title.as_deref(),
+            Some(&row.alias[..]),
+            Some(&row.url[..]),
+        ];
+        grams::changed(tx, owner, id, as_texts(&old), new)?;
+    }
     Ok(())
+}
+
+/// Sets the title of link `id` if its url is still `url` (a fetched title that arrives after
+/// the link was edited is dropped). Returns whether it was set.
+pub fn set_title(tx: &Transaction<'_>, id: Id, url: &str, title: &str) -> Result<bool> {
+    let Some((owner, old)) = stored_texts(tx, id)? else {
+        return Ok(false);
+    };
+    if old[2].as_deref() != Some(url) {
+        return Ok(false);
+    }
+    tx.prepare_cached("UPDATE links SET title = ?1 WHERE id = ?2")
+        .map_err(db_error)?
+        .execute(params![title, id])
+        .map_err(db_error)?;
+    let new = [Some(title), old[1].as_deref(), old[2].as_deref()];
+    grams::changed(tx, owner, id, as_texts(&old), new)?;
+    Ok(true)
 }
 
 /// The writable columns of the owner's link `id`, for applying a patch.
@@ -238,12 +286,20 @@ fn target_type(n: u8) -> TargetType {
 }
 
 pub fn delete(tx: &Transaction<'_>, owner: Id, id: Id) -> Result<bool> {
-    let n = tx
-        .prepare_cached("DELETE FROM links WHERE id = ?1 AND owner_id = ?2")
+    let old: Option<[Option<String>; 3]> = tx
+        .prepare_cached(
+            "DELETE FROM links WHERE id = ?1 AND owner_id = ?2 RETURNING title, alias, url",
+        )
         .map_err(db_error)?
-        .execute(params![id, owner])
+        .query_row(params![id, owner], |r| {
+            Ok([r.get(0)?, r.get(1)?, r.get(2)?])
+        })
+        .optional()
         .map_err(db_error)?;
-    Ok(n > 0)
+    match old {
+        Some(old) => grams::removed(tx, owner, id, as_texts(&old)).map(|()| true),
+        None => Ok(false),
+    }
 }
 
 /// Whether `alias` is used in the domain (case-insensitively) by a link other than `except`.
@@ -365,12 +421,9 @@ fn column(by: SearchBy) -> &'static str {
     }
 }
 
-/// The trigram index needs three characters; shorter terms fall back to `LIKE`.
-const TRIGRAM: usize = 3;
-
 /// The FROM and WHERE clauses of a list and their parameters: ?1 owner, ?2 now, then the filters
-/// in order. A search of three characters or more is driven by the trigram index, so only the
-/// matching links are ever read.
+/// in order. A search is driven by the trigram index, so only the matching links are ever read
+/// (terms too short for it never come here: `list` answers them from the short-term index).
 struct ListSql {
     from: &'static str,
     filter: String,
@@ -410,26 +463,20 @@ fn list_sql(f: &ListFilter<'_>, plan: Plan) -> ListSql {
         sql.push_str(&format!(" AND l.domain_id = ?{}", values.len()));
     }
     if let Some((by, term)) = f.search {
-        let col = column(by);
-        if term.chars().count() >= TRIGRAM {
-            full_text = plan == Plan::Matches;
-            from = match plan {
-                Plan::Matches => SEARCH_FROM,
-                // Named, so the planner cannot read every match and sort after all.
-                Plan::Walk => "links l INDEXED BY links_owner_clicks",
-            };
-            values.push(Value::Text(fts_phrase(col, term)));
-            sql.push_str(&match plan {
-                Plan::Matches => format!(" AND f.links_fts MATCH ?{}", values.len()),
-                Plan::Walk => format!(
-                    " AND l.id IN (SELECT rowid FROM links_fts WHERE links_fts MATCH ?{})",
-                    values.len()
-                ),
-            });
-        } else {
-            values.push(Value::Text(like_pattern(term)));
-            sql.push_str(&format!(" AND l.{col} LIKE ?{} ESCAPE '\\'", values.len()));
-        }
+        full_text = plan == Plan::Matches;
+        from = match plan {
+            Plan::Matches => SEARCH_FROM,
+            // Named, so the planner cannot read every match and sort after all.
+            Plan::Walk => "links l INDEXED BY links_owner_clicks",
+        };
+        values.push(Value::Text(fts_phrase(column(by), term)));
+        sql.push_str(&match plan {
+            Plan::Matches => format!(" AND f.links_fts MATCH ?{}", values.len()),
+            Plan::Walk => format!(
+                " AND l.id IN (SELECT rowid FROM links_fts WHERE links_fts MATCH ?{})",
+                values.len()
+            ),
+        });
     }
     ListSql {
         from,
@@ -506,6 +553,18 @@ fn search_matches(conn: &Connection, sql: &ListSql) -> Result<u64> {
 /// One page of links matching `f` and the number of all matching links, read from one snapshot.
 pub fn list(conn: &Connection, f: &ListFilter<'_>) -> Result<(Vec<Link>, u64)> {
     let tx = conn.unchecked_transaction().map_err(db_error)?;
+    if let Some((by, term)) = f.search
+        && let Some(term) = grams::short_term(term)
+    {
+        // Too short for the trigram index: the short-term index knows the matches' ids.
+        let mut set = grams::matching(&tx, f.owner, by, &term)?;
+        sets::narrow(&tx, f, &mut set)?;
+        let mut items = Vec::new();
+        for id in sets::page(&tx, f, &set)? {
+            items.extend(get(&tx, f.owner, id)?);
+        }
+        return Ok((items, set.len()));
+    }
     let sql = list_sql(f, Plan::Matches);
     let Counts { total, matches } = count(&tx, f, &sql)?;
     if f.offset >= total {
@@ -563,8 +622,8 @@ fn count(conn: &Connection, f: &ListFilter<'_>, sql: &ListSql) -> Result<Counts>
             matches: Some(n),
         });
     }
-    if sql.full_text && f.space.is_none() && f.domain.is_none() && sole_owner(conn, f.owner)? {
-        return status_count_of_search(conn, f, sql);
+    if sql.full_text && sole_owner(conn, f.owner)? {
+        return count_of_search(conn, f, sql);
     }
     count_by_reading(conn, f, sql).map(|total| Counts {
         total,
@@ -579,113 +638,24 @@ struct Counts {
     matches: Option<u64>,
 }
 
-/// Below this many matches, a status total of a search reads each match's status; from here on
-/// it runs the (few) inactive links' ids from their partial indexes past the matches instead.
-const STREAM_FROM: usize = 8_192;
-
-/// [`count`] of a full-text search with a status filter, when every match is the owner's: the
-/// matches' ids come from the index once, then either each match's status is read, or the ids
-/// of the links that are disabled, expired by date or expired by clicks are crossed off them.
-fn status_count_of_search(conn: &Connection, f: &ListFilter<'_>, sql: &ListSql) -> Result<Counts> {
+/// [`count`] of a full-text search with any filter, when every match is the owner's: the
+/// matches' ids come from the index once and are narrowed in memory (`sets::narrow`).
+fn count_of_search(conn: &Connection, f: &ListFilter<'_>, sql: &ListSql) -> Result<Counts> {
     let phrase = &sql.values[sql.values.len() - 1];
-    let ids = conn
+    let mut set = RoaringTreemap::new();
+    let mut stmt = conn
         .prepare_cached("SELECT rowid FROM links_fts WHERE links_fts MATCH ?1")
-        .map_err(db_error)?
-        .query_map([phrase], |r| r.get::<_, Id>(0))
-        .map_err(db_error)?
-        .collect::<rusqlite::Result<Vec<Id>>>()
         .map_err(db_error)?;
-    let matches = ids.len() as u64;
-    let total = if ids.len() < STREAM_FROM {
-        let mut status = conn
-            .prepare_cached(
-                "SELECT disabled, ends_at, expiration_clicks, clicks FROM links WHERE id = ?1",
-            )
-            .map_err(db_error)?;
-        let mut n = 0;
-        for id in &ids {
-            let s = status
-                .query_row([id], |r| {
-                    Ok(LinkStatus::derive(
-                        r.get(0)?,
-                        r.get::<_, Option<i64>>(1)?.map(time),
-                        r.get(2)?,
-                        r.get::<_, i64>(3)?.max(0) as u64,
-                        f.now,
-                    ))
-                })
-                .map_err(db_error)?;
-            n += u64::from(f.status.admits(s));
-        }
-        n
-    } else {
-        let mut pending = IdSet::new(&ids);
-        let sets: &[&str] = match f.status {
-            StatusFilter::All => &[],
-            StatusFilter::Disabled => &[DISABLED_IDS],
-            StatusFilter::Expired => &[BY_DATE_IDS, BY_CLICKS_IDS],
-            StatusFilter::Active => &[BY_DATE_IDS, BY_CLICKS_IDS, DISABLED_IDS],
-        };
-        let mut inactive = 0;
-        for query in sets {
-            let mut stmt = conn.prepare_cached(query).map_err(db_error)?;
-            let mut rows = stmt
-                .query(params![f.owner, f.now.as_second()])
-                .map_err(db_error)?;
-            while let Some(row) = rows.next().map_err(db_error)? {
-                inactive += u64::from(pending.take(row.get(0).map_err(db_error)?));
-            }
-        }
-        match f.status {
-            StatusFilter::Active => matches - inactive,
-            StatusFilter::All => matches,
-            _ => inactive,
-        }
-    };
+    let mut rows = stmt.query([phrase]).map_err(db_error)?;
+    while let Some(row) = rows.next().map_err(db_error)? {
+        set.insert(row.get::<_, Id>(0).map_err(db_error)? as u64);
+    }
+    let matches = set.len();
+    sets::narrow(conn, f, &mut set)?;
     Ok(Counts {
-        total,
+        total: set.len(),
         matches: Some(matches),
     })
-}
-
-// The ids of an owner's links in each inactive state, from the partial indexes that hold just
-// those links (the rules of `status_sql`).
-const BY_DATE_IDS: &str = "SELECT id FROM links INDEXED BY links_owner_ends \
-     WHERE owner_id = ?1 AND ends_at <= ?2";
-const BY_CLICKS_IDS: &str = "SELECT id FROM links INDEXED BY links_owner_click_expired \
-     WHERE owner_id = ?1 AND expiration_clicks > 0 AND clicks >= expiration_clicks \
-     AND ?2 IS NOT NULL";
-const DISABLED_IDS: &str = "SELECT id FROM links INDEXED BY links_owner_disabled \
-     WHERE owner_id = ?1 AND disabled = 1 AND ?2 IS NOT NULL";
-
-/// A set of ids as one bit each, from which members are taken once.
-struct IdSet {
-    words: Vec<u64>,
-}
-
-impl IdSet {
-    fn new(ids: &[Id]) -> IdSet {
-        let max = ids.iter().copied().max().unwrap_or(0).max(0) as usize;
-        let mut words = vec![0u64; max / 64 + 1];
-        for &id in ids.iter().filter(|&&id| id >= 0) {
-            words[id as usize / 64] |= 1 << (id as usize % 64);
-        }
-        IdSet { words }
-    }
-
-    /// Whether `id` was in the set; it is not any more.
-    fn take(&mut self, id: Id) -> bool {
-        let Ok(id) = usize::try_from(id) else {
-            return false;
-        };
-        match self.words.get_mut(id / 64) {
-            Some(word) if *word & (1 << (id % 64)) != 0 => {
-                *word &= !(1 << (id % 64));
-                true
-            }
-            _ => false,
-        }
-    }
 }
 
 /// [`count`] by reading the links (driven by the full-text index when there is a search).

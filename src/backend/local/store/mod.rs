@@ -6,7 +6,9 @@
 //! Times are unix seconds; targeting lists are JSON text in the wire shape.
 
 pub mod domains;
+pub mod grams;
 pub mod links;
+mod sets;
 pub mod spaces;
 
 use jiff::Timestamp;

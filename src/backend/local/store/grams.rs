@@ -1,0 +1,604 @@
+//! The short-term index: which links' title, alias or url contain each string of one or two
+//! characters. The trigram index cannot answer terms that short, and scanning a million links
+//! for them takes a tenth of a second.
+//!
+//! A row `(owner, field, gram, block) → ids` holds, as a serialized roaring bitmap, the ids of
+//! the owner's links in one block of 65,536 ids whose field contains `gram` (case-folded). A
+//! search reads the few rows of its gram and knows its exact matches without reading a link.
+//!
+//! Links with ids above the watermark (`link_grams_upto`) are not indexed yet: searches read
+//! them directly, and once [`PENDING_MAX`] have gathered the next write indexes them together.
+//! Indexing each new link at once would rewrite ~150 rows per link; together, each row is
+//! rewritten once per batch. Edits and deletions of indexed links update their rows at once.
+
+use std::collections::{BTreeMap, HashMap, HashSet};
+
+use roaring::{RoaringBitmap, RoaringTreemap};
+use rusqlite::{Connection, OptionalExtension, Row, params};
+
+use super::db_error;
+use crate::domain::{Error, Id, Result, SearchBy};
+
+/// Terms of up to this many characters are answered here; longer ones by the trigram index.
+pub const SHORT: usize = 2;
+
+/// How many links may wait above the watermark before a write indexes them.
+const PENDING_MAX: Id = if cfg!(test) { 64 } else { 4_096 };
+
+/// Ids per row: a roaring bitmap's own container size, so a row holds one container.
+const BLOCK_BITS: u32 = 16;
+
+/// The case folding of the index and its searches: one character for one (a character whose
+/// lower case is several stays as it is), so a term keeps its length.
+pub fn fold(c: char) -> char {
+    if c.is_ascii() {
+        return c.to_ascii_lowercase();
+    }
+    let mut lower = c.to_lowercase();
+    match (lower.next(), lower.next()) {
+        (Some(l), None) => l,
+        _ => c,
+    }
+}
+
+/// The folded term, when it is short enough for this index.
+pub fn short_term(term: &str) -> Option<String> {
+    let n = term.chars().count();
+    (1..=SHORT)
+        .contains(&n)
+        .then(|| term.chars().map(fold).collect())
+}
+
+fn field(by: SearchBy) -> usize {
+    match by {
+        SearchBy::Title => 0,
+        SearchBy::Alias => 1,
+        SearchBy::Url => 2,
+    }
+}
+
+fn column(by: SearchBy) -> &'static str {
+    by.as_str()
+}
+
+/// Calls `visit` with every gram of `text` (each folded character, and each pair of adjacent
+/// ones), duplicates included.
+fn each_gram(text: &str, mut visit: impl FnMut(char, Option<char>)) {
+    let mut prev = None;
+    for c in text.chars().map(fold) {
+        visit(c, None);
+        if let Some(p) = prev {
+            visit(p, Some(c));
+        }
+        prev = Some(c);
+    }
+}
+
+fn gram_text(a: char, b: Option<char>) -> String {
+    let mut s = String::with_capacity(8);
+    s.push(a);
+    s.extend(b);
+    s
+}
+
+/// The distinct grams of `text`.
+fn grams_of(text: Option<&str>) -> HashSet<String> {
+    let mut grams = HashSet::new();
+    if let Some(text) = text {
+        each_gram(text, |a, b| {
+            grams.insert(gram_text(a, b));
+        });
+    }
+    grams
+}
+
+/// The ids of `owner`'s links whose field `by` contains the short, folded `term`.
+pub fn matching(conn: &Connection, owner: Id, by: SearchBy, term: &str) -> Result<RoaringTreemap> {
+    let mut highs: BTreeMap<u32, RoaringBitmap> = BTreeMap::new();
+    let mut stmt = conn
+        .prepare_cached(
+            "SELECT block, ids FROM link_grams WHERE owner_id = ?1 AND field = ?2 AND gram = ?3",
+        )
+        .map_err(db_error)?;
+    let mut rows = stmt
+        .query(params![owner, field(by) as i64, term])
+        .map_err(db_error)?;
+    while let Some(row) = rows.next().map_err(db_error)? {
+        let block: i64 = row.get(0).map_err(db_error)?;
+        let ids = decode(blob_at(row, 1)?)?;
+        *highs.entry(high(block)).or_default() |= ids;
+    }
+    let mut set = RoaringTreemap::from_bitmaps(highs);
+    // The links not indexed yet are read as they are.
+    let mut stmt = conn
+        .prepare_cached(&format!(
+            "SELECT id, {} FROM links WHERE id > ?1 AND owner_id = ?2",
+            column(by)
+        ))
+        .map_err(db_error)?;
+    let mut rows = stmt.query(params![upto(conn)?, owner]).map_err(db_error)?;
+    let mut folded = String::new();
+    while let Some(row) = rows.next().map_err(db_error)? {
+        let Some(text) = text_at(row, 1)? else {
+            continue;
+        };
+        folded.clear();
+        folded.extend(text.chars().map(fold));
+        if folded.contains(term) {
+            set.insert(row.get::<_, Id>(0).map_err(db_error)? as u64);
+        }
+    }
+    Ok(set)
+}
+
+fn text_at<'r>(row: &'r Row<'_>, i: usize) -> Result<Option<&'r str>> {
+    row.get_ref(i)
+        .and_then(|v| v.as_str_or_null().map_err(Into::into))
+        .map_err(db_error)
+}
+
+fn blob_at<'r>(row: &'r Row<'_>, i: usize) -> Result<&'r [u8]> {
+    row.get_ref(i)
+        .and_then(|v| v.as_blob().map_err(Into::into))
+        .map_err(db_error)
+}
+
+/// The treemap key of a block's ids.
+fn high(block: i64) -> u32 {
+    (block >> (32 - BLOCK_BITS)) as u32
+}
+
+fn decode(blob: &[u8]) -> Result<RoaringBitmap> {
+    RoaringBitmap::deserialize_from(blob).map_err(|e| {
+        Error::Unavailable(format!(
+            "the short-search index is damaged ({e}); it can be rebuilt with `PRAGMA user_version = 3`"
+        ))
+    })
+}
+
+/// The highest link id the index covers.
+fn upto(conn: &Connection) -> Result<Id> {
+    conn.prepare_cached("SELECT upto FROM link_grams_upto")
+        .map_err(db_error)?
+        .query_row([], |r| r.get(0))
+        .optional()
+        .map_err(db_error)
+        .map(Option::unwrap_or_default)
+}
+
+/// Links `first..=last` were just inserted (in the caller's write transaction).
+pub fn added(tx: &Connection, first: Id, last: Id) -> Result<()> {
+    let upto = upto(tx)?;
+    // SQLite reuses the ids of deleted links at the top; those are below the watermark.
+    if first <= upto {
+        index_range(tx, first, last.min(upto))?;
+    }
+    if last - upto >= PENDING_MAX {
+        catch_up(tx)?;
+    }
+    Ok(())
+}
+
+/// Indexes every link above the watermark and moves it to the highest id.
+pub fn catch_up(tx: &Connection) -> Result<()> {
+    let upto = upto(tx)?;
+    let last: Id = tx
+        .query_row("SELECT ifnull(max(id), 0) FROM links", [], |r| r.get(0))
+        .map_err(db_error)?;
+    if last > upto {
+        index_range(tx, upto + 1, last)?;
+        tx.prepare_cached("UPDATE link_grams_upto SET upto = ?1")
+            .map_err(db_error)?
+            .execute([last])
+            .map_err(db_error)?;
+    }
+    Ok(())
+}
+
+/// The stored texts of a link, in field order: title, alias, url.
+pub type Texts<'a> = [Option<&'a str>; 3];
+
+/// Link `id` of `owner` had `old` texts and now has `new` ones.
+pub fn changed(tx: &Connection, owner: Id, id: Id, old: Texts<'_>, new: Texts<'_>) -> Result<()> {
+    if id > upto(tx)? {
+        return Ok(());
+    }
+    for (field, (old, new)) in old.into_iter().zip(new).enumerate() {
+        if old == new {
+            continue;
+        }
+        let (old, new) = (grams_of(old), grams_of(new));
+        for gram in old.difference(&new) {
+            edit(tx, owner, field, gram, id, |ids| {
+                ids.remove(id as u32);
+            })?;
+        }
+        for gram in new.difference(&old) {
+            edit(tx, owner, field, gram, id, |ids| {
+                ids.insert(id as u32);
+            })?;
+        }
+    }
+    Ok(())
+}
+
+/// Link `id` of `owner`, which had `old` texts, was deleted.
+pub fn removed(tx: &Connection, owner: Id, id: Id, old: Texts<'_>) -> Result<()> {
+    changed(tx, owner, id, old, [None; 3])
+}
+
+/// Rewrites the row of `gram` holding `id`'s block with `change` applied; an empty row goes.
+fn edit(
+    tx: &Connection,
+    owner: Id,
+    field: usize,
+    gram: &str,
+    id: Id,
+    change: impl FnOnce(&mut RoaringBitmap),
+) -> Result<()> {
+    let block = id >> BLOCK_BITS;
+    let key = params![owner, field as i64, gram, block];
+    let stored: Option<Vec<u8>> = tx
+        .prepare_cached(
+            "SELECT ids FROM link_grams WHERE owner_id = ?1 AND field = ?2 AND gram = ?3 \
+             AND block = ?4",
+        )
+        .map_err(db_error)?
+        .query_row(key, |r| r.get(0))
+        .optional()
+        .map_err(db_error)?;
+    let mut ids = match stored {
+        Some(blob) => decode(&blob)?,
+        None => RoaringBitmap::new(),
+    };
+    change(&mut ids);
+    if ids.is_empty() {
+        tx.prepare_cached(
+            "DELETE FROM link_grams WHERE owner_id = ?1 AND field = ?2 AND gram = ?3 \
+             AND block = ?4",
+        )
+        .map_err(db_error)?
+        .execute(key)
+        .map_err(db_error)?;
+        return Ok(());
+    }
+    ids.optimize();
+    let mut blob = Vec::with_capacity(ids.serialized_size());
+    ids.serialize_into(&mut blob)
+        .map_err(|e| Error::Unavailable(format!("cannot encode the short-search index: {e}")))?;
+    tx.prepare_cached(
+        "INSERT INTO link_grams (owner_id, field, gram, block, ids) VALUES (?1, ?2, ?3, ?4, ?5) \
+         ON CONFLICT (owner_id, field, gram, block) DO UPDATE SET ids = excluded.ids",
+    )
+    .map_err(db_error)?
+    .execute(params![owner, field as i64, gram, block, blob])
+    .map_err(db_error)?;
+    Ok(())
+}
+
+/// Adds the links with ids in `first..=last` to the index, a block at a time: each row of the
+/// block is rewritten once, whatever the number of links.
+fn index_range(tx: &Connection, first: Id, last: Id) -> Result<()> {
+    let mut from = first.max(0);
+    while from <= last {
+        let block = from >> BLOCK_BITS;
+        let to = (((block + 1) << BLOCK_BITS) - 1).min(last);
+        let mut postings = Postings::default();
+        let mut stmt = tx
+            .prepare_cached(
+                "SELECT id, owner_id, title, alias, url FROM links WHERE id BETWEEN ?1 AND ?2 \
+                 ORDER BY id",
+            )
+            .map_err(db_error)?;
+        let mut rows = stmt.query(params![from, to]).map_err(db_error)?;
+        while let Some(row) = rows.next().map_err(db_error)? {
+            let text = |i| text_at(row, i);
+            let id: Id = row.get(0).map_err(db_error)?;
+            let owner: Id = row.get(1).map_err(db_error)?;
+            postings.add(owner, id as u32, [text(2)?, text(3)?, text(4)?]);
+        }
+        for (owner, field, gram, ids) in postings.drain() {
+            let id = block << BLOCK_BITS;
+            edit(tx, owner, field, &gram, id, |stored| {
+                *stored |= RoaringBitmap::from_sorted_iter(ids).unwrap_or_default();
+            })?;
+        }
+        from = to + 1;
+    }
+    Ok(())
+}
+
+/// ASCII grams: one character (0–127) or a pair (128 + 128·first + second).
+const ASCII_SLOTS: usize = 128 + 128 * 128;
+
+/// The ids gathered for each gram while indexing, in rising order. Nearly every text is ASCII,
+/// so those grams index a table directly; the rest go through a map.
+#[derive(Default)]
+struct Postings {
+    owners: HashMap<Id, OwnerPostings>,
+}
+
+struct OwnerPostings {
+    ascii: Vec<Vec<u32>>,
+    other: HashMap<(usize, String), Vec<u32>>,
+}
+
+impl Postings {
+    fn add(&mut self, owner: Id, id: u32, texts: Texts<'_>) {
+        let lists = self.owners.entry(owner).or_insert_with(|| OwnerPostings {
+            ascii: vec![Vec::new(); 3 * ASCII_SLOTS],
+            other: HashMap::new(),
+        });
+        for (field, text) in texts.into_iter().enumerate() {
+            let Some(text) = text else { continue };
+            each_gram(text, |a, b| {
+                let list = match ascii_slot(a, b) {
+                    Some(slot) => &mut lists.ascii[field * ASCII_SLOTS + slot],
+                    None => lists.other.entry((field, gram_text(a, b))).or_default(),
+                };
+                // A gram seen twice in one text is listed once.
+                if list.last() != Some(&id) {
+                    list.push(id);
+                }
+            });
+        }
+    }
+
+    /// Every gathered list: owner, field, gram, ids.
+    fn drain(self) -> impl Iterator<Item = (Id, usize, String, Vec<u32>)> {
+        self.owners.into_iter().flat_map(|(owner, lists)| {
+            let ascii = lists
+                .ascii
+                .into_iter()
+                .enumerate()
+                .filter(|(_, ids)| !ids.is_empty())
+                .map(move |(i, ids)| {
+                    let (field, slot) = (i / ASCII_SLOTS, i % ASCII_SLOTS);
+                    (owner, field, ascii_gram(slot), ids)
+                });
+            let other = lists
+                .other
+                .into_iter()
+                .map(move |((field, gram), ids)| (owner, field, gram, ids));
+            ascii.chain(other)
+        })
+    }
+}
+
+fn ascii_slot(a: char, b: Option<char>) -> Option<usize> {
+    match b {
+        None => a.is_ascii().then_some(a as usize),
+        Some(b) => (a.is_ascii() && b.is_ascii()).then(|| 128 + 128 * a as usize + b as usize),
+    }
+}
+
+fn ascii_gram(slot: usize) -> String {
+    let char_of = |n: usize| char::from(n as u8);
+    if slot < 128 {
+        char_of(slot).to_string()
+    } else {
+        let pair = slot - 128;
+        gram_text(char_of(pair / 128), Some(char_of(pair % 128)))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use std::collections::BTreeSet;
+
+    use proptest::prelude::*;
+    use rusqlite::Transaction;
+
+    use super::*;
+    use crate::backend::local::links::blank_row;
+    use crate::backend::local::schema;
+    use crate::backend::local::store::links;
+
+    /// A write to the links, as the service makes them.
+    #[derive(Debug, Clone)]
+    enum Op {
+        Create {
+            owner: Id,
+            text: [String; 3],
+        },
+        Import {
+            owner: Id,
+            texts: Vec<[String; 3]>,
+        },
+        Edit {
+            pick: usize,
+            text: [String; 3],
+        },
+        Title {
+            pick: usize,
+            title: String,
+        },
+        Delete {
+            pick: usize,
+        },
+        /// Deletes the newest link, whose id SQLite then gives to the next one.
+        DeleteNewest,
+    }
+
+    // Few characters, so grams repeat; upper case and a non-ASCII pair to fold.
+    fn text() -> impl Strategy<Value = String> {
+        proptest::string::string_regex("[abAB/éÉ]{0,5}").unwrap()
+    }
+
+    fn texts() -> impl Strategy<Value = [String; 3]> {
+        (text(), text(), text()).prop_map(|(a, b, c)| [a, b, c])
+    }
+
+    fn op() -> impl Strategy<Value = Op> {
+        prop_oneof![
+            4 => (1..=2i64, texts()).prop_map(|(owner, text)| Op::Create { owner, text }),
+            2 => (1..=2i64, proptest::collection::vec(texts(), 1..90))
+                .prop_map(|(owner, texts)| Op::Import { owner, texts }),
+            2 => (any::<usize>(), texts()).prop_map(|(pick, text)| Op::Edit { pick, text }),
+            1 => (any::<usize>(), text()).prop_map(|(pick, title)| Op::Title { pick, title }),
+            1 => any::<usize>().prop_map(|pick| Op::Delete { pick }),
+            1 => Just(Op::DeleteNewest),
+        ]
+    }
+
+    fn row(owner: Id, [title, alias, url]: &[String; 3]) -> links::LinkRow {
+        let mut row = blank_row(owner, jiff::Timestamp::UNIX_EPOCH);
+        row.title = (!title.is_empty()).then(|| title.clone());
+        // Aliases are unique: a number outside the searched alphabet keeps them apart.
+        static NEXT: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
+        let n = NEXT.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+        row.alias = format!("{alias}{n}");
+        row.url = url.clone();
+        row
+    }
+
+    fn ids(tx: &Transaction<'_>) -> Vec<Id> {
+        let mut stmt = tx.prepare("SELECT id FROM links ORDER BY id").unwrap();
+        stmt.query_map([], |r| r.get(0))
+            .unwrap()
+            .collect::<rusqlite::Result<_>>()
+            .unwrap()
+    }
+
+    fn apply(tx: &Transaction<'_>, op: &Op) {
+        let existing = ids(tx);
+        let pick = |n: usize| existing.get(n % existing.len().max(1)).copied();
+        match op {
+            Op::Create { owner, text } => {
+                links::insert(tx, &row(*owner, text)).unwrap();
+            }
+            Op::Import { owner, texts } => {
+                links::stage_start(tx).unwrap();
+                for text in texts {
+                    links::stage(tx, &row(*owner, text)).unwrap();
+                }
+                links::stage_insert(tx).unwrap();
+            }
+            Op::Edit { pick: n, text } => {
+                if let Some(id) = pick(*n) {
+                    let owner = tx
+                        .query_row("SELECT owner_id FROM links WHERE id = ?1", [id], |r| {
+                            r.get(0)
+                        })
+                        .unwrap();
+                    links::update(tx, id, &row(owner, text)).unwrap();
+                }
+            }
+            Op::Title { pick: n, title } => {
+                if let Some(id) = pick(*n) {
+                    let url: String = tx
+                        .query_row("SELECT url FROM links WHERE id = ?1", [id], |r| r.get(0))
+                        .unwrap();
+                    assert!(links::set_title(tx, id, &url, title).unwrap());
+                    assert!(!links::set_title(tx, id, "elsewhere", "late").unwrap());
+                }
+            }
+            Op::Delete { pick: n } => {
+                if let Some(id) = pick(*n) {
+                    delete(tx, id);
+                }
+            }
+            Op::DeleteNewest => {
+                if let Some(&id) = existing.last() {
+                    delete(tx, id);
+                }
+            }
+        }
+    }
+
+    fn delete(tx: &Transaction<'_>, id: Id) {
+        let owner = tx
+            .query_row("SELECT owner_id FROM links WHERE id = ?1", [id], |r| {
+                r.get(0)
+            })
+            .unwrap();
+        assert!(links::delete(tx, owner, id).unwrap());
+    }
+
+    /// Every gram's matches, by the index and by reading every link, for both owners.
+    fn check(conn: &Connection) -> std::result::Result<(), TestCaseError> {
+        let alphabet = ['a', 'b', '/', 'é'];
+        let mut terms: Vec<String> = alphabet.iter().map(|c| c.to_string()).collect();
+        for a in alphabet {
+            for b in alphabet {
+                terms.push(format!("{a}{b}"));
+            }
+        }
+        for owner in [1, 2] {
+            for by in SearchBy::ALL {
+                let mut stmt = conn
+                    .prepare(&format!(
+                        "SELECT id, {} FROM links WHERE owner_id = ?1",
+                        by.as_str()
+                    ))
+                    .unwrap();
+                let rows: Vec<(Id, Option<String>)> = stmt
+                    .query_map([owner], |r| Ok((r.get(0)?, r.get(1)?)))
+                    .unwrap()
+                    .collect::<rusqlite::Result<_>>()
+                    .unwrap();
+                for term in &terms {
+                    let expected: BTreeSet<u64> = rows
+                        .iter()
+                        .filter(|(_, t)| {
+                            t.as_deref()
+                                .is_some_and(|t| t.to_lowercase().contains(term.as_str()))
+                        })
+                        .map(|(id, _)| *id as u64)
+                        .collect();
+                    let found: BTreeSet<u64> = matching(conn, owner, by, term)
+                        .unwrap()
+                        .into_iter()
+                        .collect();
+                    prop_assert_eq!(found, expected, "owner {} {:?} {:?}", owner, by, term);
+                }
+            }
+        }
+        Ok(())
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig::with_cases(24))]
+
+        #[test]
+        fn the_index_agrees_with_the_texts_after_any_writes(ops in proptest::collection::vec(op(), 1..60)) {
+            let mut conn = Connection::open_in_memory().unwrap();
+            schema::migrate(&mut conn).unwrap();
+            conn.execute_batch(
+                "INSERT INTO owners (id, name, created_at) VALUES (1, 'me', 0), (2, 'you', 0);",
+            )
+            .unwrap();
+            for op in &ops {
+                let tx = conn.transaction().unwrap();
+                apply(&tx, op);
+                tx.commit().unwrap();
+            }
+            check(&conn)?;
+            // Everything indexed, nothing left to read directly: the same answers.
+            let tx = conn.transaction().unwrap();
+            catch_up(&tx).unwrap();
+            tx.commit().unwrap();
+            check(&conn)?;
+        }
+    }
+
+    #[test]
+    fn a_term_keeps_its_length_when_folded() {
+        assert_eq!(short_term("Ab").as_deref(), Some("ab"));
+        assert_eq!(short_term("ÉS").as_deref(), Some("és"));
+        // 'İ' lower-cases to two characters; it is kept as it is rather than lengthened.
+        assert_eq!(short_term("İ").as_deref(), Some("İ"));
+        assert_eq!(short_term("abc"), None);
+        assert_eq!(short_term(""), None);
+    }
+
+    #[test]
+    fn ascii_slots_name_their_grams() {
+        for (a, b) in [('a', None), ('/', Some('z')), ('0', Some('0'))] {
+            let slot = ascii_slot(a, b).unwrap();
+            assert_eq!(ascii_gram(slot), gram_text(a, b));
+        }
+        assert_eq!(ascii_slot('é', None), None);
+        assert_eq!(ascii_slot('a', Some('é')), None);
+    }
+}

@@ -1,0 +1,211 @@
+//! A search's matches as a set of link ids in memory (a roaring bitmap): narrowed by a list's
+//! status, space and domain, counted, and paged in the list's order. Searches whose matches are
+//! known as ids up front use it: short terms (`grams`) for everything, full-text searches for
+//! their totals.
+
+use roaring::RoaringTreemap;
+use rusqlite::{Connection, OptionalExtension, params};
+
+use super::links::ListFilter;
+use super::{db_error, time};
+use crate::domain::{Id, LinkStatus, Result, Sort, StatusFilter};
+
+/// Below this many members, narrowing reads each member's row; from here on it streams the ids
+/// of each filter's links from their indexes instead (inactive links are a few per cent).
+const STREAM_FROM: u64 = 8_192;
+
+// The ids of an owner's links in each inactive state, from the partial indexes that hold just
+// those links (the rules of `links::status_sql`), and in a space or a domain. ?1 owner, ?2 now
+// or the space or domain.
+const BY_DATE_IDS: &str = "SELECT id FROM links INDEXED BY links_owner_ends \
+     WHERE owner_id = ?1 AND ends_at <= ?2";
+const BY_CLICKS_IDS: &str = "SELECT id FROM links INDEXED BY links_owner_click_expired \
+     WHERE owner_id = ?1 AND expiration_clicks > 0 AND clicks >= expiration_clicks \
+     AND ?2 IS NOT NULL";
+const DISABLED_IDS: &str = "SELECT id FROM links INDEXED BY links_owner_disabled \
+     WHERE owner_id = ?1 AND disabled = 1 AND ?2 IS NOT NULL";
+const SPACE_IDS: &str = "SELECT id FROM links INDEXED BY links_owner_space \
+     WHERE owner_id = ?1 AND space_id = ?2";
+const DOMAIN_IDS: &str = "SELECT id FROM links INDEXED BY links_owner_domain \
+     WHERE owner_id = ?1 AND domain_id = ?2";
+
+/// Keeps the members of `set` (links of `f.owner`) that pass the status, space and domain of `f`.
+pub fn narrow(conn: &Connection, f: &ListFilter<'_>, set: &mut RoaringTreemap) -> Result<()> {
+    if f.status == StatusFilter::All && f.space.is_none() && f.domain.is_none() {
+        return Ok(());
+    }
+    if set.len() < STREAM_FROM {
+        return narrow_by_reading(conn, f, set);
+    }
+    let ids = |query: &str, param: i64| -> Result<RoaringTreemap> {
+        let mut ids = RoaringTreemap::new();
+        let mut stmt = conn.prepare_cached(query).map_err(db_error)?;
+        let mut rows = stmt.query(params![f.owner, param]).map_err(db_error)?;
+        while let Some(row) = rows.next().map_err(db_error)? {
+            ids.insert(row.get::<_, Id>(0).map_err(db_error)? as u64);
+        }
+        Ok(ids)
+    };
+    let now = f.now.as_second();
+    match f.status {
+        StatusFilter::All => {}
+        StatusFilter::Disabled => *set &= ids(DISABLED_IDS, now)?,
+        StatusFilter::Expired => {
+            let mut expired = ids(BY_DATE_IDS, now)?;
+            expired |= ids(BY_CLICKS_IDS, now)?;
+            *set &= expired;
+        }
+        StatusFilter::Active => {
+            for query in [BY_DATE_IDS, BY_CLICKS_IDS, DISABLED_IDS] {
+                *set -= ids(query, now)?;
+            }
+        }
+    }
+    if let Some(space) = f.space {
+        *set &= ids(SPACE_IDS, space)?;
+    }
+    if let Some(domain) = f.domain {
+        *set &= ids(DOMAIN_IDS, domain)?;
+    }
+    Ok(())
+}
+
+/// [`narrow`] by reading each member's space, domain and status.
+fn narrow_by_reading(
+    conn: &Connection,
+    f: &ListFilter<'_>,
+    set: &mut RoaringTreemap,
+) -> Result<()> {
+    let mut stmt = conn
+        .prepare_cached(
+            "SELECT space_id, domain_id, disabled, ends_at, expiration_clicks, clicks \
+             FROM links WHERE id = ?1",
+        )
+        .map_err(db_error)?;
+    let mut kept = RoaringTreemap::new();
+    for id in set.iter() {
+        let passes = stmt
+            .query_row([id as i64], |r| {
+                let status = LinkStatus::derive(
+                    r.get(2)?,
+                    r.get::<_, Option<i64>>(3)?.map(time),
+                    r.get(4)?,
+                    r.get::<_, i64>(5)?.max(0) as u64,
+                    f.now,
+                );
+                let space: Option<Id> = r.get(0)?;
+                let domain: Option<Id> = r.get(1)?;
+                Ok(f.status.admits(status)
+                    && (f.space.is_none() || space == f.space)
+                    && (f.domain.is_none() || domain == f.domain))
+            })
+            .optional()
+            .map_err(db_error)?;
+        if passes == Some(true) {
+            kept.insert(id);
+        }
+    }
+    *set = kept;
+    Ok(())
+}
+
+/// The ids of the page `f.offset`, `f.limit` of `set` in the order of `f.sort`.
+pub fn page(conn: &Connection, f: &ListFilter<'_>, set: &RoaringTreemap) -> Result<Vec<Id>> {
+    let len = set.len();
+    let end = (f.offset + u64::from(f.limit)).min(len);
+    if f.offset >= end {
+        return Ok(Vec::new());
+    }
+    let select = |rank: u64| set.select(rank).map(|id| id as Id);
+    Ok(match f.sort {
+        Sort::Desc => (f.offset..end)
+            .filter_map(|i| select(len - 1 - i))
+            .collect(),
+        Sort::Asc => (f.offset..end).filter_map(select).collect(),
+        Sort::Max | Sort::Min => by_clicks(conn, f, set, end)?,
+    })
+}
+
+const MOST_CLICKS_FIRST: &str = "SELECT id FROM links INDEXED BY links_owner_clicks \
+     WHERE owner_id = ?1 ORDER BY clicks DESC, id DESC";
+const FEWEST_CLICKS_FIRST: &str = "SELECT id FROM links INDEXED BY links_owner_clicks \
+     WHERE owner_id = ?1 ORDER BY clicks ASC, id ASC";
+
+/// [`page`] in clicks order: the owner's links are walked in the clicks index until the page
+/// is full (about `end × links / len` rows), or, when the set is the smaller read, each member's
+/// clicks are read and sorted. Past the middle both go from the other end.
+fn by_clicks(
+    conn: &Connection,
+    f: &ListFilter<'_>,
+    set: &RoaringTreemap,
+    end: u64,
+) -> Result<Vec<Id>> {
+    let len = set.len();
+    let reverse = f.offset.saturating_mul(2) > len;
+    let (skip, take) = if reverse {
+        (len - end, end - f.offset)
+    } else {
+        (f.offset, end - f.offset)
+    };
+    let most_first = (f.sort == Sort::Max) != reverse;
+    let links: i64 = conn
+        .prepare_cached("SELECT link_count FROM owners WHERE id = ?1")
+        .map_err(db_error)?
+        .query_row([f.owner], |r| r.get(0))
+        .optional()
+        .map_err(db_error)?
+        .unwrap_or(0);
+    let walked = (skip + take).saturating_mul(links.max(0) as u64) / len;
+    let mut ids = Vec::with_capacity(take as usize);
+    if walked < len {
+        let query = if most_first {
+            MOST_CLICKS_FIRST
+        } else {
+            FEWEST_CLICKS_FIRST
+        };
+        let mut stmt = conn.prepare_cached(query).map_err(db_error)?;
+        let mut rows = stmt.query([f.owner]).map_err(db_error)?;
+        let mut skipped = 0;
+        while let Some(row) = rows.next().map_err(db_error)? {
+            let id: Id = row.get(0).map_err(db_error)?;
+            if !set.contains(id as u64) {
+                continue;
+            }
+            if skipped < skip {
+                skipped += 1;
+                continue;
+            }
+            ids.push(id);
+            if ids.len() as u64 == take {
+                break;
+            }
+        }
+    } else {
+        let mut stmt = conn
+            .prepare_cached("SELECT clicks FROM links WHERE id = ?1")
+            .map_err(db_error)?;
+        let mut clicks = Vec::with_capacity(len as usize);
+        for id in set.iter() {
+            let n: i64 = stmt
+                .query_row([id as i64], |r| r.get(0))
+                .map_err(db_error)?;
+            clicks.push((n, id as Id));
+        }
+        if most_first {
+            clicks.sort_unstable_by(|a, b| b.cmp(a));
+        } else {
+            clicks.sort_unstable();
+        }
+        ids.extend(
+            clicks
+                .into_iter()
+                .skip(skip as usize)
+                .take(take as usize)
+                .map(|(_, id)| id),
+        );
+    }
+    if reverse {
+        ids.reverse();
+    }
+    Ok(ids)
+}
