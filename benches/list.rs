@@ -70,6 +70,9 @@ fn bench(c: &mut Criterion) {
         (SearchBy::Url, words[700].to_uppercase()),
         (SearchBy::Url, "ref=12345".to_string()),
         (SearchBy::Alias, "ab".to_string()),
+        (SearchBy::Alias, "7".to_string()),
+        (SearchBy::Title, "e".to_string()),
+        (SearchBy::Url, "Z".to_string()),
         (SearchBy::Alias, "k3x".to_string()),
     ];
     for (by, term) in searches {
@@ -89,27 +92,30 @@ fn bench(c: &mut Criterion) {
         ..LinkQuery::default()
     };
     group.bench_function("title_active_max", |b| b.iter(|| run(&q)));
-    // A common term (tens of thousands of matches) with each status and sort: what the app
-    // does when a tab or a sort is chosen while a search is kept.
+    // A common term (tens of thousands of matches) and a one-character term (most links) with
+    // each status and sort: what the app does when a tab or a sort is chosen while a search is
+    // kept.
     let common = words[1500][..3].to_string();
-    for status in StatusFilter::ALL {
-        for sort in [Sort::Desc, Sort::Max, Sort::Min] {
-            let q = LinkQuery {
-                search: Some(common.clone()),
-                status,
-                sort,
-                ..LinkQuery::default()
-            };
-            let total = run(&q).total;
-            eprintln!(
-                "search {common:?} {} {}: {total} links",
-                status.label(),
-                sort.as_str()
-            );
-            group.bench_function(
-                format!("common/{}/{}", status.label(), sort.as_str()),
-                |b| b.iter(|| run(&q)),
-            );
+    for (name, term) in [("common", common.as_str()), ("one_char", "e")] {
+        for status in StatusFilter::ALL {
+            for sort in [Sort::Desc, Sort::Max, Sort::Min] {
+                let q = LinkQuery {
+                    search: Some(term.to_string()),
+                    status,
+                    sort,
+                    ..LinkQuery::default()
+                };
+                let total = run(&q).total;
+                eprintln!(
+                    "search {term:?} {} {}: {total} links",
+                    status.label(),
+                    sort.as_str()
+                );
+                group.bench_function(
+                    format!("{name}/{}/{}", status.label(), sort.as_str()),
+                    |b| b.iter(|| run(&q)),
+                );
+            }
         }
     }
     group.finish();

@@ -553,11 +553,7 @@ fn search_matches(conn: &Connection, sql: &ListSql) -> Result<u64> {
 /// One page of links matching `f` and the number of all matching links, read from one snapshot.
 pub fn list(conn: &Connection, f: &ListFilter<'_>) -> Result<(Vec<Link>, u64)> {
     let tx = conn.unchecked_transaction().map_err(db_error)?;
-    if let Some((by, term)) = f.search
-        && let Some(term) = grams::short_term(term)
-    {
-        // Too short for the trigram index: the short-term index knows the matches' ids.
-        let mut set = grams::matching(&tx, f.owner, by, &term)?;
+    if let Some(mut set) = matches_as_ids(&tx, f)? {
         sets::narrow(&tx, f, &mut set)?;
         let mut items = Vec::new();
         for id in sets::page(&tx, f, &set)? {
@@ -608,6 +604,32 @@ pub fn list(conn: &Connection, f: &ListFilter<'_>) -> Result<(Vec<Link>, u64)> {
     Ok((items, total))
 }
 
+/// The ids of the owner's links that a search matches, when they are best read up front: a term
+/// too short for the trigram index (the short-term index holds its matches), or a full-text
+/// search with a filter when every match is the owner's (the matches are then narrowed in memory
+/// once, instead of being read by SQL for the total and again for the page).
+fn matches_as_ids(conn: &Connection, f: &ListFilter<'_>) -> Result<Option<RoaringTreemap>> {
+    let Some((by, term)) = f.search else {
+        return Ok(None);
+    };
+    if let Some(term) = grams::short_term(term) {
+        return grams::matching(conn, f.owner, by, &term).map(Some);
+    }
+    let filtered = f.status != StatusFilter::All || f.space.is_some() || f.domain.is_some();
+    if !filtered || !sole_owner(conn, f.owner)? {
+        return Ok(None);
+    }
+    let ids = conn
+        .prepare_cached("SELECT rowid FROM links_fts WHERE links_fts MATCH ?1")
+        .map_err(db_error)?
+        .query_map([fts_phrase(column(by), term)], |r| r.get::<_, i64>(0))
+        .map_err(db_error)?
+        .map(|id| id.map(|id| id as u64))
+        .collect::<rusqlite::Result<Vec<u64>>>()
+        .map_err(db_error)?;
+    Ok(Some(sets::set_of(ids)))
+}
+
 /// The number of links matching `f`. A status filter alone is answered from the partial indexes
 /// by inclusion-exclusion over the (small) sets of expired and disabled links, so the totals stay
 /// quick at a million links.
@@ -622,9 +644,6 @@ fn count(conn: &Connection, f: &ListFilter<'_>, sql: &ListSql) -> Result<Counts>
             matches: Some(n),
         });
     }
-    if sql.full_text && sole_owner(conn, f.owner)? {
-        return count_of_search(conn, f, sql);
-    }
     count_by_reading(conn, f, sql).map(|total| Counts {
         total,
         matches: None,
@@ -636,26 +655,6 @@ fn count(conn: &Connection, f: &ListFilter<'_>, sql: &ListSql) -> Result<Counts>
 struct Counts {
     total: u64,
     matches: Option<u64>,
-}
-
-/// [`count`] of a full-text search with any filter, when every match is the owner's: the
-/// matches' ids come from the index once and are narrowed in memory (`sets::narrow`).
-fn count_of_search(conn: &Connection, f: &ListFilter<'_>, sql: &ListSql) -> Result<Counts> {
-    let phrase = &sql.values[sql.values.len() - 1];
-    let mut set = RoaringTreemap::new();
-    let mut stmt = conn
-        .prepare_cached("SELECT rowid FROM links_fts WHERE links_fts MATCH ?1")
-        .map_err(db_error)?;
-    let mut rows = stmt.query([phrase]).map_err(db_error)?;
-    while let Some(row) = rows.next().map_err(db_error)? {
-        set.insert(row.get::<_, Id>(0).map_err(db_error)? as u64);
-    }
-    let matches = set.len();
-    sets::narrow(conn, f, &mut set)?;
-    Ok(Counts {
-        total: set.len(),
-        matches: Some(matches),
-    })
 }
 
 /// [`count`] by reading the links (driven by the full-text index when there is a search).
