@@ -161,7 +161,7 @@ impl LocalBackend {
 
             // Aliases given or generated earlier in this import, by domain (0 for none).
             let mut batch_aliases: HashSet<(Id, String)> = HashSet::new();
-            link_store::stage_start(tx)?;
+            let mut staged = link_store::stage_start(tx)?;
             for link in valid_links {
                 if errors.full() {
                     break;
@@ -215,10 +215,10 @@ impl LocalBackend {
                 row.domain_id = domain;
                 row.alias = alias;
                 apply(&mut row, patch, link.hash, now);
-                link_store::stage(tx, &row)?;
+                link_store::stage(tx, &mut staged, &row)?;
             }
             if errors.errors.is_empty() {
-                summary.links_created = link_store::stage_insert(tx)?;
+                summary.links_created = link_store::stage_insert(tx, staged)?;
                 Ok(summary)
             } else {
                 Err(errors.errors.into())

@@ -61,23 +61,29 @@ fn column(by: SearchBy) -> &'static str {
     by.as_str()
 }
 
-/// Calls `visit` with every gram of `text` (each folded character, and each pair of adjacent
-/// ones), duplicates included.
-fn each_gram(text: &str, mut visit: impl FnMut(char, Option<char>)) {
+/// Follows the last character of a text in its last gram.
+const END: char = '\0';
+
+/// Calls `visit` with every gram of `text`, duplicates included: each pair of adjacent folded
+/// characters, and the last one followed by [`END`]. Every character of a text starts a gram,
+/// so a single character is found as the prefix of its grams; it needs no entries of its own.
+fn each_gram(text: &str, mut visit: impl FnMut(char, char)) {
     let mut prev = None;
     for c in text.chars().map(fold) {
-        visit(c, None);
         if let Some(p) = prev {
-            visit(p, Some(c));
+            visit(p, c);
         }
         prev = Some(c);
     }
+    if let Some(last) = prev {
+        visit(last, END);
+    }
 }
 
-fn gram_text(a: char, b: Option<char>) -> String {
+fn gram_text(a: char, b: char) -> String {
     let mut s = String::with_capacity(8);
     s.push(a);
-    s.extend(b);
+    s.push(b);
     s
 }
 
@@ -95,13 +101,19 @@ fn grams_of(text: Option<&str>) -> HashSet<String> {
 /// The ids of `owner`'s links whose field `by` contains the short, folded `term`.
 pub fn matching(conn: &Connection, owner: Id, by: SearchBy, term: &str) -> Result<RoaringTreemap> {
     let mut highs: BTreeMap<u32, RoaringBitmap> = BTreeMap::new();
+    // A pair is one gram; a single character is every gram it starts.
+    let (from, to) = match term.chars().count() {
+        1 => (term.to_owned(), format!("{term}{}", char::MAX)),
+        _ => (term.to_owned(), term.to_owned()),
+    };
     let mut stmt = conn
         .prepare_cached(
-            "SELECT block, ids FROM link_grams WHERE owner_id = ?1 AND field = ?2 AND gram = ?3",
+            "SELECT block, ids FROM link_grams WHERE owner_id = ?1 AND field = ?2 \
+             AND gram BETWEEN ?3 AND ?4",
         )
         .map_err(db_error)?;
     let mut rows = stmt
-        .query(params![owner, field(by) as i64, term])
+        .query(params![owner, field(by) as i64, from, to])
         .map_err(db_error)?;
     while let Some(row) = rows.next().map_err(db_error)? {
         let block: i64 = row.get(0).map_err(db_error)?;
@@ -187,12 +199,70 @@ pub fn catch_up(tx: &Connection) -> Result<()> {
         .map_err(db_error)?;
     if last > upto {
         index_range(tx, upto + 1, last)?;
-        tx.prepare_cached("UPDATE link_grams_upto SET upto = ?1")
-            .map_err(db_error)?
-            .execute([last])
-            .map_err(db_error)?;
+        set_upto(tx, last)?;
     }
     Ok(())
+}
+
+fn set_upto(tx: &Connection, upto: Id) -> Result<()> {
+    tx.prepare_cached("UPDATE link_grams_upto SET upto = ?1")
+        .map_err(db_error)?
+        .execute([upto])
+        .map_err(db_error)?;
+    Ok(())
+}
+
+/// Indexes links written in bulk as they are staged, before they are inserted: they will take
+/// the ids from one above the highest on, in order, so their texts need not be read back.
+pub struct Batch {
+    first: Id,
+    next: Id,
+    block: Id,
+    postings: Postings,
+}
+
+impl Batch {
+    /// For links that will get ids from `first` on.
+    pub fn new(first: Id) -> Batch {
+        Batch {
+            first,
+            next: first,
+            block: first >> BLOCK_BITS,
+            postings: Postings::default(),
+        }
+    }
+
+    /// The next link: its owner and texts.
+    pub fn add(&mut self, tx: &Connection, owner: Id, texts: Texts<'_>) -> Result<()> {
+        let id = self.next;
+        self.next += 1;
+        if id >> BLOCK_BITS != self.block {
+            write(tx, self.block, std::mem::take(&mut self.postings))?;
+            self.block = id >> BLOCK_BITS;
+        }
+        self.postings.add(owner, id as u16, texts);
+        Ok(())
+    }
+
+    /// The staged links were inserted, the last with id `last`: the index covers them now.
+    pub fn finish(self, tx: &Connection, last: Id) -> Result<()> {
+        if self.next == self.first {
+            return Ok(());
+        }
+        if last != self.next - 1 {
+            return Err(Error::Unavailable(format!(
+                "the new links took ids up to {last}, not {} as the search index expected",
+                self.next - 1
+            )));
+        }
+        write(tx, self.block, self.postings)?;
+        let upto = upto(tx)?;
+        // Links created one by one before these and still waiting.
+        if upto < self.first - 1 {
+            index_range(tx, upto + 1, self.first - 1)?;
+        }
+        set_upto(tx, upto.max(last))
+    }
 }
 
 /// The stored texts of a link, in field order: title, alias, url.
@@ -295,91 +365,122 @@ fn index_range(tx: &Connection, first: Id, last: Id) -> Result<()> {
             let text = |i| text_at(row, i);
             let id: Id = row.get(0).map_err(db_error)?;
             let owner: Id = row.get(1).map_err(db_error)?;
-            postings.add(owner, id as u32, [text(2)?, text(3)?, text(4)?]);
+            postings.add(owner, id as u16, [text(2)?, text(3)?, text(4)?]);
         }
-        for (owner, field, gram, ids) in postings.drain() {
-            let id = block << BLOCK_BITS;
-            edit(tx, owner, field, &gram, id, |stored| {
-                *stored |= RoaringBitmap::from_sorted_iter(ids).unwrap_or_default();
-            })?;
-        }
+        write(tx, block, postings)?;
         from = to + 1;
     }
     Ok(())
 }
 
-/// ASCII grams: one character (0–127) or a pair (128 + 128·first + second).
-const ASCII_SLOTS: usize = 128 + 128 * 128;
+/// Adds the links gathered for `block` to the index: each gram's row is rewritten once.
+fn write(tx: &Connection, block: Id, postings: Postings) -> Result<()> {
+    let start = block << BLOCK_BITS;
+    for (owner, field, gram, bits) in postings.drain() {
+        edit(tx, owner, field, &gram, start, |stored| {
+            *stored |= RoaringBitmap::from_lsb0_bytes(start as u32, &bits);
+        })?;
+    }
+    Ok(())
+}
 
-/// The ids gathered for each gram while indexing, in rising order. Nearly every text is ASCII,
-/// so those grams index a table directly; the rest go through a map.
+/// ASCII grams: a pair of characters at 128·first + second.
+const ASCII_SLOTS: usize = 128 * 128;
+
+/// The links gathered for each gram while indexing one block: a bit per id of the block for
+/// each gram met (setting a bit twice is harmless, and a block's bits become a bitmap container
+/// in one step). Nearly every text is ASCII: those grams find their bits through a table,
+/// byte by byte; the rest through a map.
 #[derive(Default)]
 struct Postings {
     owners: HashMap<Id, OwnerPostings>,
+    bits: Vec<Box<[u8]>>,
 }
 
+const NONE: u32 = u32::MAX;
+
 struct OwnerPostings {
-    ascii: Vec<Vec<u32>>,
-    other: HashMap<(usize, String), Vec<u32>>,
+    /// For each field and ASCII slot, its bits in `Postings::bits`, or `NONE`.
+    ascii: Vec<u32>,
+    other: HashMap<(usize, String), u32>,
+}
+
+/// Sets bit `low` of the gram whose bits are at `slot` (allocating them on first use).
+fn set(bits: &mut Vec<Box<[u8]>>, slot: &mut u32, low: u16) {
+    if *slot == NONE {
+        *slot = bits.len() as u32;
+        bits.push(vec![0; 1 << (BLOCK_BITS - 3)].into_boxed_slice());
+    }
+    bits[*slot as usize][usize::from(low >> 3)] |= 1 << (low & 7);
 }
 
 impl Postings {
-    fn add(&mut self, owner: Id, id: u32, texts: Texts<'_>) {
+    fn add(&mut self, owner: Id, low: u16, texts: Texts<'_>) {
         let lists = self.owners.entry(owner).or_insert_with(|| OwnerPostings {
-            ascii: vec![Vec::new(); 3 * ASCII_SLOTS],
+            ascii: vec![NONE; 3 * ASCII_SLOTS],
             other: HashMap::new(),
         });
+        let bits = &mut self.bits;
         for (field, text) in texts.into_iter().enumerate() {
             let Some(text) = text else { continue };
-            each_gram(text, |a, b| {
-                let list = match ascii_slot(a, b) {
-                    Some(slot) => &mut lists.ascii[field * ASCII_SLOTS + slot],
-                    None => lists.other.entry((field, gram_text(a, b))).or_default(),
-                };
-                // A gram seen twice in one text is listed once.
-                if list.last() != Some(&id) {
-                    list.push(id);
+            let ascii = &mut lists.ascii[field * ASCII_SLOTS..(field + 1) * ASCII_SLOTS];
+            if text.is_ascii() {
+                // The same grams as `each_gram`, without decoding characters.
+                let mut prev = None;
+                for b in text.bytes() {
+                    let c = usize::from(b.to_ascii_lowercase());
+                    if let Some(p) = prev {
+                        set(bits, &mut ascii[128 * p + c], low);
+                    }
+                    prev = Some(c);
+                }
+                if let Some(last) = prev {
+                    set(bits, &mut ascii[128 * last + END as usize], low);
+                }
+                continue;
+            }
+            each_gram(text, |a, b| match ascii_slot(a, b) {
+                Some(slot) => set(bits, &mut ascii[slot], low),
+                None => {
+                    let key = (field, gram_text(a, b));
+                    set(bits, lists.other.entry(key).or_insert(NONE), low)
                 }
             });
         }
     }
 
-    /// Every gathered list: owner, field, gram, ids.
-    fn drain(self) -> impl Iterator<Item = (Id, usize, String, Vec<u32>)> {
-        self.owners.into_iter().flat_map(|(owner, lists)| {
+    /// Every gram met: owner, field, gram, and its bits (bit `n` for the block's `n`th id).
+    fn drain(self) -> impl Iterator<Item = (Id, usize, String, Box<[u8]>)> {
+        let mut bits: Vec<Option<Box<[u8]>>> = self.bits.into_iter().map(Some).collect();
+        let mut grams = Vec::new();
+        for (owner, lists) in self.owners {
             let ascii = lists
                 .ascii
                 .into_iter()
                 .enumerate()
-                .filter(|(_, ids)| !ids.is_empty())
-                .map(move |(i, ids)| {
-                    let (field, slot) = (i / ASCII_SLOTS, i % ASCII_SLOTS);
-                    (owner, field, ascii_gram(slot), ids)
-                });
+                .filter(|&(_, slot)| slot != NONE)
+                .map(|(i, slot)| (i / ASCII_SLOTS, ascii_gram(i % ASCII_SLOTS), slot));
             let other = lists
                 .other
                 .into_iter()
-                .map(move |((field, gram), ids)| (owner, field, gram, ids));
-            ascii.chain(other)
-        })
+                .map(|((field, gram), slot)| (field, gram, slot));
+            for (field, gram, slot) in ascii.chain(other) {
+                if let Some(b) = bits[slot as usize].take() {
+                    grams.push((owner, field, gram, b));
+                }
+            }
+        }
+        grams.into_iter()
     }
 }
 
-fn ascii_slot(a: char, b: Option<char>) -> Option<usize> {
-    match b {
-        None => a.is_ascii().then_some(a as usize),
-        Some(b) => (a.is_ascii() && b.is_ascii()).then(|| 128 + 128 * a as usize + b as usize),
-    }
+fn ascii_slot(a: char, b: char) -> Option<usize> {
+    (a.is_ascii() && b.is_ascii()).then(|| 128 * a as usize + b as usize)
 }
 
 fn ascii_gram(slot: usize) -> String {
     let char_of = |n: usize| char::from(n as u8);
-    if slot < 128 {
-        char_of(slot).to_string()
-    } else {
-        let pair = slot - 128;
-        gram_text(char_of(pair / 128), Some(char_of(pair % 128)))
-    }
+    gram_text(char_of(slot / 128), char_of(slot % 128))
 }
 
 #[cfg(test)]
@@ -468,11 +569,11 @@ mod tests {
                 links::insert(tx, &row(*owner, text)).unwrap();
             }
             Op::Import { owner, texts } => {
-                links::stage_start(tx).unwrap();
+                let mut staged = links::stage_start(tx).unwrap();
                 for text in texts {
-                    links::stage(tx, &row(*owner, text)).unwrap();
+                    links::stage(tx, &mut staged, &row(*owner, text)).unwrap();
                 }
-                links::stage_insert(tx).unwrap();
+                links::stage_insert(tx, staged).unwrap();
             }
             Op::Edit { pick: n, text } => {
                 if let Some(id) = pick(*n) {
@@ -594,11 +695,11 @@ mod tests {
 
     #[test]
     fn ascii_slots_name_their_grams() {
-        for (a, b) in [('a', None), ('/', Some('z')), ('0', Some('0'))] {
+        for (a, b) in [('a', END), ('/', 'z'), ('0', '0')] {
             let slot = ascii_slot(a, b).unwrap();
             assert_eq!(ascii_gram(slot), gram_text(a, b));
         }
-        assert_eq!(ascii_slot('é', None), None);
-        assert_eq!(ascii_slot('a', Some('é')), None);
+        assert_eq!(ascii_slot('é', END), None);
+        assert_eq!(ascii_slot('a', 'é'), None);
     }
 }

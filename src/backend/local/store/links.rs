@@ -130,15 +130,27 @@ pub fn insert(tx: &Transaction<'_>, row: &LinkRow) -> Result<Id> {
 /// row, each statement would make the full-text index flush its pending data (a tiny segment per
 /// link, several times slower); as one statement the triggers still keep the index and the
 /// counters right. Call [`stage_start`], [`stage`] for each row, then [`stage_insert`].
-pub fn stage_start(tx: &Transaction<'_>) -> Result<()> {
+pub fn stage_start(tx: &Transaction<'_>) -> Result<Staged> {
     tx.execute_batch(&format!(
         "CREATE TEMP TABLE IF NOT EXISTS link_import AS SELECT {WRITE_COLUMNS} FROM links WHERE 0;
          DELETE FROM temp.link_import;"
     ))
-    .map_err(db_error)
+    .map_err(db_error)?;
+    // The staged links will take the ids above every id there is, in staging order.
+    let last: Id = tx
+        .query_row("SELECT ifnull(max(id), 0) FROM links", [], |r| r.get(0))
+        .map_err(db_error)?;
+    Ok(Staged {
+        grams: grams::Batch::new(last + 1),
+    })
 }
 
-pub fn stage(tx: &Transaction<'_>, row: &LinkRow) -> Result<()> {
+/// The links staged so far, for the short-term index.
+pub struct Staged {
+    grams: grams::Batch,
+}
+
+pub fn stage(tx: &Transaction<'_>, staged: &mut Staged, row: &LinkRow) -> Result<()> {
     tx.prepare_cached(&format!(
         "INSERT INTO temp.link_import ({WRITE_COLUMNS}) VALUES \
          (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18)"
@@ -146,14 +158,16 @@ pub fn stage(tx: &Transaction<'_>, row: &LinkRow) -> Result<()> {
     .map_err(db_error)?
     .execute(params_from_iter(write_values(row)))
     .map_err(db_error)?;
-    Ok(())
+    let texts = [
+        row.title.as_deref(),
+        Some(&row.alias[..]),
+        Some(&row.url[..]),
+    ];
+    staged.grams.add(tx, row.owner_id, texts)
 }
 
 /// Moves the staged rows into `links`, in staging order, and returns how many.
-pub fn stage_insert(tx: &Transaction<'_>) -> Result<usize> {
-    let before: Id = tx
-        .query_row("SELECT ifnull(max(id), 0) FROM links", [], |r| r.get(0))
-        .map_err(db_error)?;
+pub fn stage_insert(tx: &Transaction<'_>, staged: Staged) -> Result<usize> {
     let n = tx
         .execute(
             &format!(
@@ -165,10 +179,7 @@ pub fn stage_insert(tx: &Transaction<'_>) -> Result<usize> {
         .map_err(db_error)?;
     tx.execute("DELETE FROM temp.link_import", [])
         .map_err(db_error)?;
-    if n > 0 {
-        // New ids are above every id there was.
-        grams::added(tx, before + 1, tx.last_insert_rowid())?;
-    }
+    staged.grams.finish(tx, tx.last_insert_rowid())?;
     Ok(n)
 }
 
