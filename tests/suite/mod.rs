@@ -89,6 +89,7 @@ macro_rules! backend_suite {
             space_rules,
             space_list_search_sort_and_paging,
             deleting_a_space_keeps_its_links,
+            space_sizes_follow_their_links,
             domains_are_listed_and_give_short_urls,
             other_owners_records_are_not_found,
             other_owners_space_or_domain_is_a_field_error,
@@ -1510,6 +1511,55 @@ pub async fn space_list_search_sort_and_paging(h: &dyn Harness) {
         .await,
         &["sort"],
     );
+}
+
+pub async fn space_sizes_follow_their_links(h: &dyn Harness) {
+    let b = h.backend();
+    let first = b.create_space(&space("First", "1")).await.unwrap();
+    let second = b.create_space(&space("Second", "2")).await.unwrap();
+    let sizes = || async {
+        (
+            b.show_space(first.id).await.unwrap().links,
+            b.show_space(second.id).await.unwrap().links,
+        )
+    };
+    let moved = create(
+        h,
+        LinkInput {
+            space: s(&first.id.to_string()),
+            ..link("https://moved.example")
+        },
+    )
+    .await;
+    create(
+        h,
+        LinkInput {
+            space: s(&first.id.to_string()),
+            ..link("https://stays.example")
+        },
+    )
+    .await;
+    assert_eq!(sizes().await, (Some(2), Some(0)));
+    let to = |space: &str| LinkInput {
+        space: s(space),
+        ..LinkInput::default()
+    };
+    b.update_link(moved.id, &to(&second.id.to_string()))
+        .await
+        .unwrap();
+    assert_eq!(sizes().await, (Some(1), Some(1)));
+    // An edit that keeps the space changes nothing.
+    b.update_link(moved.id, &to(&second.id.to_string()))
+        .await
+        .unwrap();
+    assert_eq!(sizes().await, (Some(1), Some(1)));
+    b.update_link(moved.id, &to("")).await.unwrap();
+    assert_eq!(sizes().await, (Some(1), Some(0)));
+    b.update_link(moved.id, &to(&second.id.to_string()))
+        .await
+        .unwrap();
+    b.delete_link(moved.id).await.unwrap();
+    assert_eq!(sizes().await, (Some(1), Some(0)));
 }
 
 pub async fn deleting_a_space_keeps_its_links(h: &dyn Harness) {

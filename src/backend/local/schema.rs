@@ -158,8 +158,9 @@ const MIGRATIONS: &[Migration] = &[
     INSERT INTO links_fts(links_fts, rank) VALUES ('automerge', 8);
     INSERT INTO links_fts(links_fts) VALUES ('rebuild');
     "#),
-    // 4: the short-term index (`store::grams`): for each owner, field and string of one or two
-    // characters, the ids of the links containing it; built here for the links already stored.
+    // 4: the short-term index (`store::grams`): for each owner, field and pair of characters,
+    // the ids of the links containing it; built here for the links already stored. Link counters
+    // leave the triggers.
     Migration {
         sql: r#"
     CREATE TABLE link_grams (
@@ -172,6 +173,20 @@ const MIGRATIONS: &[Migration] = &[
     );
     CREATE TABLE link_grams_upto (upto INTEGER NOT NULL);
     INSERT INTO link_grams_upto VALUES (0);
+
+    -- The link counters of owners and spaces move to the store's writes (`store::links`), which
+    -- keep them in bulk for imports: one update per owner and space instead of two per link.
+    -- The triggers keep only the full-text index.
+    DROP TRIGGER links_ai;
+    DROP TRIGGER links_ad;
+    DROP TRIGGER links_au_space;
+    CREATE TRIGGER links_ai AFTER INSERT ON links BEGIN
+        INSERT INTO links_fts(rowid, title, alias, url) VALUES (new.id, new.title, new.alias, new.url);
+    END;
+    CREATE TRIGGER links_ad AFTER DELETE ON links BEGIN
+        INSERT INTO links_fts(links_fts, rowid, title, alias, url)
+            VALUES ('delete', old.id, old.title, old.alias, old.url);
+    END;
     "#,
         then: Some(grams::catch_up),
     },

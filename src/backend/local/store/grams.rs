@@ -378,7 +378,7 @@ fn write(tx: &Connection, block: Id, postings: Postings) -> Result<()> {
     let start = block << BLOCK_BITS;
     for (owner, field, gram, bits) in postings.drain() {
         edit(tx, owner, field, &gram, start, |stored| {
-            *stored |= RoaringBitmap::from_lsb0_bytes(start as u32, &bits);
+            *stored |= RoaringBitmap::from_lsb0_bytes(start as u32, bits);
         })?;
     }
     Ok(())
@@ -394,7 +394,8 @@ const ASCII_SLOTS: usize = 128 * 128;
 #[derive(Default)]
 struct Postings {
     owners: HashMap<Id, OwnerPostings>,
-    bits: Vec<Box<[u8]>>,
+    /// The bits of every gram met, [`BLOCK_BYTES`] each, in the order met.
+    bits: Vec<u8>,
 }
 
 const NONE: u32 = u32::MAX;
@@ -406,13 +407,16 @@ struct OwnerPostings {
 }
 
 /// Sets bit `low` of the gram whose bits are at `slot` (allocating them on first use).
-fn set(bits: &mut Vec<Box<[u8]>>, slot: &mut u32, low: u16) {
+fn set(bits: &mut Vec<u8>, slot: &mut u32, low: u16) {
     if *slot == NONE {
-        *slot = bits.len() as u32;
-        bits.push(vec![0; 1 << (BLOCK_BITS - 3)].into_boxed_slice());
+        *slot = (bits.len() / BLOCK_BYTES) as u32;
+        bits.resize(bits.len() + BLOCK_BYTES, 0);
     }
-    bits[*slot as usize][usize::from(low >> 3)] |= 1 << (low & 7);
+    bits[*slot as usize * BLOCK_BYTES + usize::from(low >> 3)] |= 1 << (low & 7);
 }
+
+/// The bytes of a block's bits: one bit per id.
+const BLOCK_BYTES: usize = 1 << (BLOCK_BITS - 3);
 
 impl Postings {
     fn add(&mut self, owner: Id, low: u16, texts: Texts<'_>) {
@@ -450,24 +454,23 @@ impl Postings {
     }
 
     /// Every gram met: owner, field, gram, and its bits (bit `n` for the block's `n`th id).
-    fn drain(self) -> impl Iterator<Item = (Id, usize, String, Box<[u8]>)> {
-        let mut bits: Vec<Option<Box<[u8]>>> = self.bits.into_iter().map(Some).collect();
+    fn drain(&self) -> impl Iterator<Item = (Id, usize, String, &[u8])> {
         let mut grams = Vec::new();
-        for (owner, lists) in self.owners {
+        for (&owner, lists) in &self.owners {
             let ascii = lists
                 .ascii
-                .into_iter()
+                .iter()
+                .copied()
                 .enumerate()
                 .filter(|&(_, slot)| slot != NONE)
                 .map(|(i, slot)| (i / ASCII_SLOTS, ascii_gram(i % ASCII_SLOTS), slot));
             let other = lists
                 .other
-                .into_iter()
-                .map(|((field, gram), slot)| (field, gram, slot));
+                .iter()
+                .map(|((field, gram), &slot)| (*field, gram.clone(), slot));
             for (field, gram, slot) in ascii.chain(other) {
-                if let Some(b) = bits[slot as usize].take() {
-                    grams.push((owner, field, gram, b));
-                }
+                let at = slot as usize * BLOCK_BYTES;
+                grams.push((owner, field, gram, &self.bits[at..at + BLOCK_BYTES]));
             }
         }
         grams.into_iter()

@@ -123,7 +123,25 @@ pub fn insert(tx: &Transaction<'_>, row: &LinkRow) -> Result<Id> {
     .map_err(db_error)?;
     let id = tx.last_insert_rowid();
     grams::added(tx, id, id)?;
+    move_counters(tx, row.owner_id, row.space_id, 1)?;
     Ok(id)
+}
+
+/// Moves the link counters of `owner` and of `space` (if any) by `by`. The store keeps them on
+/// every write of a link, in bulk for imports (see [`stage_insert`]), so totals and space sizes
+/// never need a count.
+fn move_counters(tx: &Transaction<'_>, owner: Id, space: Option<Id>, by: i64) -> Result<()> {
+    tx.prepare_cached("UPDATE owners SET link_count = link_count + ?2 WHERE id = ?1")
+        .map_err(db_error)?
+        .execute(params![owner, by])
+        .map_err(db_error)?;
+    if let Some(space) = space {
+        tx.prepare_cached("UPDATE spaces SET link_count = link_count + ?2 WHERE id = ?1")
+            .map_err(db_error)?
+            .execute(params![space, by])
+            .map_err(db_error)?;
+    }
+    Ok(())
 }
 
 /// Bulk inserts go through a staging table and then into `links` with one statement. Row by
@@ -177,17 +195,40 @@ pub fn stage_insert(tx: &Transaction<'_>, staged: Staged) -> Result<usize> {
             [],
         )
         .map_err(db_error)?;
-    tx.execute("DELETE FROM temp.link_import", [])
-        .map_err(db_error)?;
+    // The counters once per owner and space, not once per link.
+    tx.execute_batch(
+        "UPDATE owners SET link_count = link_count + staged.n FROM \
+             (SELECT owner_id, count(*) AS n FROM temp.link_import GROUP BY owner_id) AS staged \
+             WHERE owners.id = staged.owner_id;
+         UPDATE spaces SET link_count = link_count + staged.n FROM \
+             (SELECT space_id, count(*) AS n FROM temp.link_import WHERE space_id IS NOT NULL \
+              GROUP BY space_id) AS staged \
+             WHERE spaces.id = staged.space_id;
+         DELETE FROM temp.link_import;",
+    )
+    .map_err(db_error)?;
     staged.grams.finish(tx, tx.last_insert_rowid())?;
     Ok(n)
 }
 
-/// The owner and searchable texts (title, alias, url) of link `id`.
-fn stored_texts(tx: &Transaction<'_>, id: Id) -> Result<Option<(Id, [Option<String>; 3])>> {
-    tx.prepare_cached("SELECT owner_id, title, alias, url FROM links WHERE id = ?1")
+/// What the store keeps up to date when a link changes: its owner, space and searchable texts
+/// (title, alias, url).
+struct Stored {
+    owner: Id,
+    space: Option<Id>,
+    texts: [Option<String>; 3],
+}
+
+fn stored(tx: &Transaction<'_>, id: Id) -> Result<Option<Stored>> {
+    tx.prepare_cached("SELECT owner_id, space_id, title, alias, url FROM links WHERE id = ?1")
         .map_err(db_error)?
-        .query_row([id], |r| Ok((r.get(0)?, [r.get(1)?, r.get(2)?, r.get(3)?])))
+        .query_row([id], |r| {
+            Ok(Stored {
+                owner: r.get(0)?,
+                space: r.get(1)?,
+                texts: [r.get(2)?, r.get(3)?, r.get(4)?],
+            })
+        })
         .optional()
         .map_err(db_error)
 }
@@ -218,7 +259,7 @@ pub fn update(tx: &Transaction<'_>, id: Id, row: &LinkRow) -> Result<()> {
         _,
         updated,
     ] = write_values(row);
-    let old = stored_texts(tx, id)?;
+    let old = stored(tx, id)?;
     tx.prepare_cached(
         "UPDATE links SET domain_id = ?2, space_id = ?3, alias = ?4, url = ?5, title = ?6,
          password_hash = ?7, disabled = ?8, public = ?9, expiration_url = ?10,
@@ -231,13 +272,17 @@ pub fn update(tx: &Transaction<'_>, id: Id, row: &LinkRow) -> Result<()> {
         tt, geo, platform, rotation, updated
     ])
     .map_err(db_error)?;
-    if let Some((owner, old)) = old {
+    if let Some(old) = old {
         let new = [
             row.title.as_deref(),
             Some(&row.alias[..]),
             Some(&row.url[..]),
         ];
-        grams::changed(tx, owner, id, as_texts(&old), new)?;
+        grams::changed(tx, old.owner, id, as_texts(&old.texts), new)?;
+        if old.space != row.space_id {
+            move_counters(tx, old.owner, old.space, -1)?;
+            move_counters(tx, old.owner, row.space_id, 1)?;
+        }
     }
     Ok(())
 }
@@ -245,7 +290,10 @@ pub fn update(tx: &Transaction<'_>, id: Id, row: &LinkRow) -> Result<()> {
 /// Sets the title of link `id` if its url is still `url` (a fetched title that arrives after
 /// the link was edited is dropped). Returns whether it was set.
 pub fn set_title(tx: &Transaction<'_>, id: Id, url: &str, title: &str) -> Result<bool> {
-    let Some((owner, old)) = stored_texts(tx, id)? else {
+    let Some(Stored {
+        owner, texts: old, ..
+    }) = stored(tx, id)?
+    else {
         return Ok(false);
     };
     if old[2].as_deref() != Some(url) {
@@ -297,20 +345,23 @@ fn target_type(n: u8) -> TargetType {
 }
 
 pub fn delete(tx: &Transaction<'_>, owner: Id, id: Id) -> Result<bool> {
-    let old: Option<[Option<String>; 3]> = tx
+    let old: Option<(Option<Id>, [Option<String>; 3])> = tx
         .prepare_cached(
-            "DELETE FROM links WHERE id = ?1 AND owner_id = ?2 RETURNING title, alias, url",
+            "DELETE FROM links WHERE id = ?1 AND owner_id = ?2 \
+             RETURNING space_id, title, alias, url",
         )
         .map_err(db_error)?
         .query_row(params![id, owner], |r| {
-            Ok([r.get(0)?, r.get(1)?, r.get(2)?])
+            Ok((r.get(0)?, [r.get(1)?, r.get(2)?, r.get(3)?]))
         })
         .optional()
         .map_err(db_error)?;
-    match old {
-        Some(old) => grams::removed(tx, owner, id, as_texts(&old)).map(|()| true),
-        None => Ok(false),
-    }
+    let Some((space, old)) = old else {
+        return Ok(false);
+    };
+    grams::removed(tx, owner, id, as_texts(&old))?;
+    move_counters(tx, owner, space, -1)?;
+    Ok(true)
 }
 
 /// Whether `alias` is used in the domain (case-insensitively) by a link other than `except`.

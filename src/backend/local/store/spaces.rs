@@ -1,4 +1,4 @@
-//! SQL for spaces. `link_count` is kept by the triggers on `links`.
+//! SQL for spaces. `link_count` is kept by the writes of links (`store::links`).
 
 use rusqlite::{Connection, OptionalExtension, Row, Transaction, params};
 
