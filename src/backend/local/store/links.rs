@@ -568,6 +568,17 @@ fn order_by(sort: Sort, reverse: bool, full_text: bool) -> &'static str {
     }
 }
 
+/// How many links `owner` has (kept by the writes, so never counted).
+pub(super) fn owner_link_count(conn: &Connection, owner: Id) -> Result<u64> {
+    let n: Option<i64> = conn
+        .prepare_cached("SELECT link_count FROM owners WHERE id = ?1")
+        .map_err(db_error)?
+        .query_row([owner], |r| r.get(0))
+        .optional()
+        .map_err(db_error)?;
+    Ok(n.unwrap_or(0).max(0) as u64)
+}
+
 /// Whether a clicks-sorted search page is found sooner by walking the clicks index (about
 /// `rows × links / total` rows until the page is full, `total` being the links that pass every
 /// filter) than by reading every match of the search and sorting those that pass.
@@ -582,14 +593,8 @@ fn walk_is_cheaper(
     if !matches!(f.sort, Sort::Max | Sort::Min) || total == 0 {
         return Ok(false);
     }
-    let links: i64 = conn
-        .prepare_cached("SELECT link_count FROM owners WHERE id = ?1")
-        .map_err(db_error)?
-        .query_row([f.owner], |r| r.get(0))
-        .optional()
-        .map_err(db_error)?
-        .unwrap_or(0);
-    let walked = rows.saturating_mul(links.max(0) as u64) / total;
+    let links = owner_link_count(conn, f.owner)?;
+    let walked = rows.saturating_mul(links) / total;
     if walked <= total {
         // The matches include every link that passes: reading them all is dearer still.
         return Ok(true);

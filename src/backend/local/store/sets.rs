@@ -6,7 +6,7 @@
 use roaring::RoaringTreemap;
 use rusqlite::{Connection, OptionalExtension, params};
 
-use super::links::ListFilter;
+use super::links::{self, ListFilter};
 use super::{db_error, time};
 use crate::domain::{Id, LinkStatus, Result, Sort, StatusFilter};
 
@@ -161,14 +161,8 @@ fn by_clicks(
         (f.offset, end - f.offset)
     };
     let most_first = (f.sort == Sort::Max) != reverse;
-    let links: i64 = conn
-        .prepare_cached("SELECT link_count FROM owners WHERE id = ?1")
-        .map_err(db_error)?
-        .query_row([f.owner], |r| r.get(0))
-        .optional()
-        .map_err(db_error)?
-        .unwrap_or(0);
-    let walked = (skip + take).saturating_mul(links.max(0) as u64) / len;
+    let links = links::owner_link_count(conn, f.owner)?;
+    let walked = (skip + take).saturating_mul(links) / len;
     let mut ids = Vec::with_capacity(take as usize);
     if walked < len {
         let query = if most_first {
