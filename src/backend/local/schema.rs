@@ -241,6 +241,7 @@ fn migrate_to(conn: &mut Connection, target: i64) -> Result<()> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::domain::SearchBy;
 
     fn matches(conn: &Connection, phrase: &str) -> i64 {
         conn.query_row(
@@ -268,6 +269,23 @@ mod tests {
         assert_eq!(version, SCHEMA_VERSION);
         assert_eq!(matches(&conn, "url : \"sale\""), 1);
         assert_eq!(matches(&conn, "alias : \"pri\""), 1);
+        // The short-term index was built for it, and its counter is still right.
+        let upto: i64 = conn
+            .query_row("SELECT upto FROM link_grams_upto", [], |r| r.get(0))
+            .unwrap();
+        assert_eq!(upto, 1, "indexed, not waiting");
+        let found = grams::matching(&conn, 1, SearchBy::Alias, "pr").unwrap();
+        assert_eq!(found.iter().collect::<Vec<_>>(), vec![1]);
+        assert_eq!(
+            grams::matching(&conn, 1, SearchBy::Url, "w").unwrap().len(),
+            0
+        );
+        let count: i64 = conn
+            .query_row("SELECT link_count FROM owners WHERE id = 1", [], |r| {
+                r.get(0)
+            })
+            .unwrap();
+        assert_eq!(count, 1);
         // The triggers still keep the rebuilt index: an edit moves the link's text.
         conn.execute(
             "UPDATE links SET url = 'https://shop.example/winter' WHERE id = 1",
