@@ -1,15 +1,16 @@
-//! The short-term index: which links' title, alias or url contain each string of one or two
-//! characters. The trigram index cannot answer terms that short, and scanning a million links
-//! for them takes a tenth of a second.
+//! The short-term index: which links' title, alias or url contain each pair of characters, and
+//! so each single character (every pair it starts). The trigram index cannot answer terms of one
+//! or two characters, and scanning a million links for them takes a tenth of a second.
 //!
 //! A row `(owner, field, gram, block) → ids` holds, as a serialized roaring bitmap, the ids of
 //! the owner's links in one block of 65,536 ids whose field contains `gram` (case-folded). A
-//! search reads the few rows of its gram and knows its exact matches without reading a link.
+//! search reads the few rows of its term and knows its exact matches without reading a link.
 //!
 //! Links with ids above the watermark (`link_grams_upto`) are not indexed yet: searches read
 //! them directly, and once [`PENDING_MAX`] have gathered the next write indexes them together.
-//! Indexing each new link at once would rewrite ~150 rows per link; together, each row is
-//! rewritten once per batch. Edits and deletions of indexed links update their rows at once.
+//! Indexing each new link at once would rewrite ~100 rows per link; together, each row is
+//! rewritten once per batch. Edits and deletions of indexed links update their rows at once,
+//! and imports index their links as they stage them ([`Batch`]).
 
 use std::collections::{BTreeMap, HashMap, HashSet};
 
@@ -162,9 +163,7 @@ fn high(block: i64) -> u32 {
 
 fn decode(blob: &[u8]) -> Result<RoaringBitmap> {
     RoaringBitmap::deserialize_from(blob).map_err(|e| {
-        Error::Unavailable(format!(
-            "the short-search index is damaged ({e}); it can be rebuilt with `PRAGMA user_version = 3`"
-        ))
+        Error::Unavailable(format!("the database's short-search index is damaged: {e}"))
     })
 }
 
@@ -178,14 +177,15 @@ fn upto(conn: &Connection) -> Result<Id> {
         .map(Option::unwrap_or_default)
 }
 
-/// Links `first..=last` were just inserted (in the caller's write transaction).
-pub fn added(tx: &Connection, first: Id, last: Id) -> Result<()> {
+/// Link `id` was just inserted (in the caller's write transaction).
+pub fn added(tx: &Connection, id: Id) -> Result<()> {
     let upto = upto(tx)?;
-    // SQLite reuses the ids of deleted links at the top; those are below the watermark.
-    if first <= upto {
-        index_range(tx, first, last.min(upto))?;
+    // SQLite gives the id of a deleted link at the top to the next one: below the watermark,
+    // it is indexed at once.
+    if id <= upto {
+        return index_range(tx, id, id);
     }
-    if last - upto >= PENDING_MAX {
+    if id - upto >= PENDING_MAX {
         catch_up(tx)?;
     }
     Ok(())

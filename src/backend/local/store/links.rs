@@ -122,7 +122,7 @@ pub fn insert(tx: &Transaction<'_>, row: &LinkRow) -> Result<Id> {
     .execute(params_from_iter(write_values(row)))
     .map_err(db_error)?;
     let id = tx.last_insert_rowid();
-    grams::added(tx, id, id)?;
+    grams::added(tx, id)?;
     move_counters(tx, row.owner_id, row.space_id, 1)?;
     Ok(id)
 }
