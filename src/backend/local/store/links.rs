@@ -46,6 +46,13 @@ impl fmt::Debug for LinkRow {
     }
 }
 
+impl LinkRow {
+    /// The searchable texts: title, alias, url.
+    fn texts(&self) -> grams::Texts<'_> {
+        [self.title.as_deref(), Some(&self.alias), Some(&self.url)]
+    }
+}
+
 /// Rotation entries are stored in the wire shape, `{"value": …}`.
 #[derive(Serialize, Deserialize)]
 struct RotationEntry {
@@ -146,8 +153,8 @@ fn move_counters(tx: &Transaction<'_>, owner: Id, space: Option<Id>, by: i64) ->
 
 /// Bulk inserts go through a staging table and then into `links` with one statement. Row by
 /// row, each statement would make the full-text index flush its pending data (a tiny segment per
-/// link, several times slower); as one statement the triggers still keep the index and the
-/// counters right. Call [`stage_start`], [`stage`] for each row, then [`stage_insert`].
+/// link, several times slower); as one statement the triggers still keep the index right. Call
+/// [`stage_start`], [`stage`] for each row, then [`stage_insert`].
 pub fn stage_start(tx: &Transaction<'_>) -> Result<Staged> {
     tx.execute_batch(&format!(
         "CREATE TEMP TABLE IF NOT EXISTS link_import AS SELECT {WRITE_COLUMNS} FROM links WHERE 0;
@@ -176,12 +183,7 @@ pub fn stage(tx: &Transaction<'_>, staged: &mut Staged, row: &LinkRow) -> Result
     .map_err(db_error)?
     .execute(params_from_iter(write_values(row)))
     .map_err(db_error)?;
-    let texts = [
-        row.title.as_deref(),
-        Some(&row.alias[..]),
-        Some(&row.url[..]),
-    ];
-    staged.grams.add(tx, row.owner_id, texts)
+    staged.grams.add(tx, row.owner_id, row.texts())
 }
 
 /// Moves the staged rows into `links`, in staging order, and returns how many.
@@ -195,6 +197,7 @@ pub fn stage_insert(tx: &Transaction<'_>, staged: Staged) -> Result<usize> {
             [],
         )
         .map_err(db_error)?;
+    let last = tx.last_insert_rowid();
     // The counters once per owner and space, not once per link.
     tx.execute_batch(
         "UPDATE owners SET link_count = link_count + staged.n FROM \
@@ -207,7 +210,7 @@ pub fn stage_insert(tx: &Transaction<'_>, staged: Staged) -> Result<usize> {
          DELETE FROM temp.link_import;",
     )
     .map_err(db_error)?;
-    staged.grams.finish(tx, tx.last_insert_rowid())?;
+    staged.grams.finish(tx, last)?;
     Ok(n)
 }
 
@@ -273,12 +276,7 @@ pub fn update(tx: &Transaction<'_>, id: Id, row: &LinkRow) -> Result<()> {
     ])
     .map_err(db_error)?;
     if let Some(old) = old {
-        let new = [
-            row.title.as_deref(),
-            Some(&row.alias[..]),
-            Some(&row.url[..]),
-        ];
-        grams::changed(tx, old.owner, id, as_texts(&old.texts), new)?;
+        grams::changed(tx, old.owner, id, as_texts(&old.texts), row.texts())?;
         if old.space != row.space_id {
             move_counters(tx, old.owner, old.space, -1)?;
             move_counters(tx, old.owner, row.space_id, 1)?;
