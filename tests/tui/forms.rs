@@ -660,6 +660,12 @@ async fn a_422_from_linkdeck_serve_lands_on_its_field() {
     .unwrap();
     let mut s = Session::run(dir, records, Arc::new(remote), clock, 100, 30).await;
     s.wait_for("taken").await;
+    // The space picker offers the spaces the app has loaded: wait for them (they arrive apart
+    // from the links).
+    s.press(KeyCode::Tab);
+    s.wait_for("Launch").await;
+    s.press(KeyCode::Tab);
+    s.wait_for("taken").await;
 
     s.press(KeyCode::Char('n'));
     s.wait_for("New link").await;
