@@ -17,11 +17,11 @@ use std::collections::{BTreeMap, HashMap, HashSet};
 use roaring::{RoaringBitmap, RoaringTreemap};
 use rusqlite::{Connection, OptionalExtension, Row, params};
 
-use super::db_error;
+use super::{db_error, links};
 use crate::domain::{Error, Id, Result, SearchBy};
 
 /// Terms of up to this many characters are answered here; longer ones by the trigram index.
-pub const SHORT: usize = 2;
+const SHORT: usize = 2;
 
 /// How many links may wait above the watermark before a write indexes them.
 const PENDING_MAX: Id = if cfg!(test) { 64 } else { 4_096 };
@@ -56,10 +56,6 @@ fn field(by: SearchBy) -> usize {
         SearchBy::Alias => 1,
         SearchBy::Url => 2,
     }
-}
-
-fn column(by: SearchBy) -> &'static str {
-    by.as_str()
 }
 
 /// Follows the last character of a text in its last gram.
@@ -126,7 +122,7 @@ pub fn matching(conn: &Connection, owner: Id, by: SearchBy, term: &str) -> Resul
     let mut stmt = conn
         .prepare_cached(&format!(
             "SELECT id, {} FROM links WHERE id > ?1 AND owner_id = ?2",
-            column(by)
+            links::column(by)
         ))
         .map_err(db_error)?;
     let mut rows = stmt.query(params![upto(conn)?, owner]).map_err(db_error)?;

@@ -473,7 +473,8 @@ fn status_sql(status: StatusFilter) -> Option<String> {
     }
 }
 
-fn column(by: SearchBy) -> &'static str {
+/// The column a search by `by` reads.
+pub(super) fn column(by: SearchBy) -> &'static str {
     match by {
         SearchBy::Title => "title",
         SearchBy::Alias => "alias",
