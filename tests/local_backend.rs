@@ -156,7 +156,8 @@ async fn import_batch_creates_spaces_and_links_in_one_go() {
         ImportSummary {
             spaces_created: 1,
             spaces_reused: 2,
-            links_created: 4
+            links_created: 4,
+            ..ImportSummary::default()
         }
     );
     let page = h.mine.list_links(&all_links()).await.unwrap();

@@ -8,6 +8,7 @@ mod error;
 mod expiry;
 mod fields;
 mod host;
+mod import;
 mod link;
 mod platform;
 #[cfg(test)]
@@ -22,6 +23,9 @@ pub use error::{Error, Result};
 pub use expiry::{format_expiry_input, parse_expiry};
 pub use fields::FieldErrors;
 pub use host::{Domain, Owner, normalize_domain_name};
+pub use import::{
+    CLICKS_MAX, Carried, OnConflict, Place, TITLE_MAX, carried, parse_instant, renamed_alias,
+};
 pub use link::{
     Link, LinkInput, LinkPatch, LinkStatus, RuleInput, TargetRule, TargetType, validate_link_input,
 };

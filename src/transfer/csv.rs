@@ -12,7 +12,7 @@ use super::{Bundle, FormatError, LinkRecord, Numbered, Scalar, SpaceRecord};
 use crate::domain::{Platform, country_by_code};
 
 /// The columns, in the order an export writes them.
-pub const COLUMNS: [&str; 17] = [
+pub const COLUMNS: [&str; 19] = [
     "url",
     "alias",
     "title",
@@ -30,6 +30,8 @@ pub const COLUMNS: [&str; 17] = [
     "geo",
     "platform",
     "rotation",
+    "clicks",
+    "created_at",
 ];
 
 pub fn read_csv(bytes: &[u8]) -> Result<Bundle, FormatError> {
@@ -76,6 +78,8 @@ pub fn read_csv(bytes: &[u8]) -> Result<Bundle, FormatError> {
             url: cell("url"),
             alias: cell("alias"),
             title: cell("title"),
+            clicks: cell("clicks").map(Scalar::Text),
+            created_at: cell("created_at"),
             space: cell("space"),
             domain: cell("domain"),
             disabled: cell("disabled").map(Scalar::Text),
@@ -214,6 +218,8 @@ impl<W: Write> CsvWriter<W> {
                 .as_deref()
                 .map(encode_values)
                 .unwrap_or_default(),
+            scalar(&link.clicks),
+            text(&link.created_at),
         ])
     }
 

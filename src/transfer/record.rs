@@ -7,7 +7,8 @@ use serde::de::{self, Visitor};
 use serde::{Deserialize, Deserializer, Serialize, Serializer};
 
 use crate::domain::{
-    FieldErrors, Id, Link, LinkInput, RuleInput, Space, SpaceInput, TargetType, format_expiry_input,
+    Carried, FieldErrors, Id, Link, LinkInput, RuleInput, Space, SpaceInput, TargetType, carried,
+    format_expiry_input,
 };
 
 /// A value written as a string, number or boolean; the service reads all of them as text
@@ -132,8 +133,9 @@ impl SpaceRecord {
 }
 
 /// A link in an export file: the service's input fields under their wire names, except that
-/// `space` and `domain` are names, `password` may be the informational `true`/`false` of an
-/// export, and `title` is informational (the service derives it).
+/// `space` and `domain` are names and `password` may be the informational `true`/`false` of an
+/// export; plus what a link carries from where it lived before (`title`, `clicks`,
+/// `created_at`), which an import keeps.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct LinkRecord {
@@ -143,6 +145,12 @@ pub struct LinkRecord {
     pub alias: Option<String>,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub title: Option<String>,
+    /// The click total, so that a link expired by its click limit stays expired.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub clicks: Option<Scalar>,
+    /// RFC 3339.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub created_at: Option<String>,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub space: Option<String>,
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -171,12 +179,13 @@ pub struct LinkRecord {
     pub rotation: Option<Vec<RuleInput>>,
 }
 
-/// A link record made ready for the service: the input, the name of its space, and whether the
-/// export said it had a password that could not be carried.
+/// A link record made ready for the service: the input, the name of its space, what it carries
+/// from before, and whether the export said it had a password that could not be carried.
 #[derive(Debug, Clone, PartialEq)]
 pub struct ImportLink {
     pub input: LinkInput,
     pub space: Option<String>,
+    pub carried: Carried,
     pub lost_password: bool,
 }
 
@@ -202,6 +211,9 @@ impl LinkRecord {
             url: Some(link.url.clone()),
             alias: Some(link.alias.clone()),
             title: link.title.clone().filter(|t| !t.is_empty()),
+            clicks: (link.clicks > 0)
+                .then(|| Scalar::Number(i64::try_from(link.clicks).unwrap_or(i64::MAX))),
+            created_at: Some(link.created_at.to_string()),
             space: link.space.as_ref().map(|s| s.name.clone()),
             domain: link.domain.as_ref().map(|d| d.name.clone()),
             disabled: Some(Scalar::Bool(link.disabled)),
@@ -271,9 +283,20 @@ impl LinkRecord {
             .map(str::trim)
             .filter(|s| !s.is_empty())
             .map(str::to_owned);
+        let clicks = self.clicks.as_ref().map(Scalar::to_input);
+        let carried = carried(
+            self.title.as_deref(),
+            clicks.as_deref(),
+            self.created_at.as_deref(),
+        )
+        .unwrap_or_else(|e| {
+            errors.merge(e);
+            Carried::default()
+        });
         errors.into_result(ImportLink {
             input,
             space,
+            carried,
             lost_password,
         })
     }

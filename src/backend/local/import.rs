@@ -1,8 +1,17 @@
 //! Bulk import: many spaces and links in one transaction, every rule of a single create applied
 //! to each row, errors reported by source line. Nothing is written unless every row is valid.
+//!
+//! Rows arrive as a stream and are never all held at once: a second thread checks each row
+//! (the rules that need no stored state, and password hashing) while the writer applies the
+//! rules that need the database and stages the row. Staged rows move into the links table every
+//! [`CHUNK`] rows, inside the same transaction, so memory stays flat however long the file is
+//! and a bad row anywhere still leaves nothing behind.
 
 use std::collections::{HashMap, HashSet};
+use std::sync::mpsc::{Receiver, SyncSender, sync_channel};
 
+use jiff::Timestamp;
+use rusqlite::Transaction;
 use serde::Serialize;
 
 use super::LocalBackend;
@@ -10,219 +19,531 @@ use super::alias::generate_alias;
 use super::links::{ALIAS_TAKEN, NOT_YOUR_DOMAIN, NOT_YOUR_SPACE, apply, blank_row};
 use super::password::hash_password;
 use super::spaces::NAME_TAKEN;
-use super::store::links::{self as link_store};
+use super::store::links::{self as link_store, Staged};
 use super::store::{domains, spaces};
 use crate::domain::{
-    Error, FieldErrors, Id, LinkInput, LinkPatch, Mode, Result, SpaceInput, SpacePatch,
-    validate_link_input, validate_space_input,
+    Carried, Color, Error, FieldErrors, Id, LinkInput, LinkPatch, Mode, OnConflict, Place, Result,
+    SpaceInput, SpacePatch, renamed_alias, validate_alias, validate_link_input,
+    validate_space_input,
 };
 
-/// What an import created.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize)]
+/// What an import created, reused and left out.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize)]
 pub struct ImportSummary {
     pub spaces_created: usize,
     /// Spaces named in the import that already existed and were reused.
     pub spaces_reused: usize,
     pub links_created: usize,
+    /// Rows left out because their alias was taken (`--on-conflict skip`).
+    pub links_skipped: usize,
+    /// Rows given a new alias because theirs was taken (`--on-conflict rename`).
+    pub renamed: Vec<Renamed>,
+}
+
+/// A row that got a new alias.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct Renamed {
+    /// Where the row came from (`line 12`).
+    pub place: String,
+    pub from: String,
+    pub to: String,
 }
 
 /// Past this many invalid fields an import stops looking for more.
 pub const MAX_IMPORT_ERRORS: usize = 50;
 
-/// Field errors of one source line, keyed `line N: field`.
-struct LineErrors {
-    errors: FieldErrors,
+/// Rows staged before they move into the links table in one statement. Large enough that the
+/// full-text index writes big segments, small enough that the staging table and the short-term
+/// index's batch stay small.
+pub const CHUNK: usize = 20_000;
+
+/// One link of an import as read from its source.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ImportRow {
+    pub place: Place,
+    pub input: LinkInput,
+    /// The name of its space (existing, declared by the import, or — with
+    /// [`ImportOptions::create_spaces`] — made for it).
+    pub space: Option<String>,
+    pub carried: Carried,
 }
 
-impl LineErrors {
-    fn add(&mut self, line: usize, field: &str, message: impl Into<String>) {
-        self.errors.add(&format!("line {line}: {field}"), message);
-    }
-
-    fn merge(&mut self, line: usize, errors: FieldErrors) {
-        for (field, messages) in errors.iter() {
-            for message in messages {
-                self.add(line, field, message.clone());
-            }
-        }
-    }
-
-    fn full(&self) -> bool {
-        self.errors.len() >= MAX_IMPORT_ERRORS
-    }
+/// What a source hands the import: a row, the errors of a row it could not read (already keyed
+/// by place, `line 12: url`), or the end of what it can read (a file that is not valid further
+/// on: the import stops there and writes nothing).
+#[derive(Debug, Clone, PartialEq)]
+pub enum Incoming {
+    Row(Box<ImportRow>),
+    Invalid(FieldErrors),
+    Broken(FieldErrors),
 }
+
+/// How an import treats what it finds.
+#[derive(Debug, Clone, Default)]
+pub struct ImportOptions {
+    pub on_conflict: OnConflict,
+    /// Spaces that rows name but that neither exist nor are declared are created (tags turned
+    /// into spaces), their colours taken in turn; otherwise such a row is an error.
+    pub create_spaces: bool,
+}
+
+/// A row after the checks that need no stored state.
+struct Checked {
+    place: Place,
+    patch: LinkPatch,
+    space: Option<String>,
+    hash: Option<Option<String>>,
+    carried: Carried,
+}
+
+enum Prepared {
+    Row(Box<Checked>),
+    Invalid(FieldErrors),
+    Broken(FieldErrors),
+}
+
+/// Rows handed from the checking thread to the writer at a time, and how many such hand-offs
+/// may wait: enough to keep both threads busy, little enough to keep memory flat.
+const HANDOFF: usize = 512;
+const HANDOFFS_WAITING: usize = 8;
 
 /// Space names compare as the database compares them (`COLLATE NOCASE`: ASCII case folded).
 fn name_key(name: &str) -> String {
     name.to_ascii_lowercase()
 }
 
-struct ValidLink {
-    line: usize,
-    patch: LinkPatch,
-    space_name: Option<String>,
-    hash: Option<Option<String>>,
-}
-
 impl LocalBackend {
-    /// Imports `spaces` then `links` in one transaction. Each entry carries its source line (or
-    /// record number) for error messages; a link may name a space (of this owner, existing or
-    /// created by this import) instead of giving its id. Spaces whose name already exists are
-    /// reused. Any invalid row aborts the whole import with `Error::Validation`, keyed
+    /// Imports `spaces` then `links` in one transaction: [`LocalBackend::import_stream`] over rows
+    /// already in memory, each with its source line; a link may name a space instead of giving
+    /// its id. Any invalid row aborts the whole import with `Error::Validation`, keyed
     /// `line N: field`, listing up to [`MAX_IMPORT_ERRORS`] fields.
     pub async fn import_batch(
         &self,
         spaces: Vec<(usize, SpaceInput)>,
         links: Vec<(usize, LinkInput, Option<String>)>,
     ) -> Result<ImportSummary> {
+        let spaces = spaces
+            .into_iter()
+            .map(|(line, input)| (Place::line(line), input))
+            .collect();
+        let rows = links.into_iter().map(|(line, input, space)| {
+            Incoming::Row(Box::new(ImportRow {
+                place: Place::line(line),
+                input,
+                space,
+                carried: Carried::default(),
+            }))
+        });
+        self.import_stream(spaces, rows, ImportOptions::default())
+            .await
+    }
+
+    /// Imports `spaces` (reused when one of the same name exists), then every row of `rows`, in
+    /// one transaction. Rows are read, checked and written as they come, never all held at once.
+    /// An invalid row, a taken alias (unless `opts` says to skip or rename) or a broken source
+    /// aborts the whole import with `Error::Validation` keyed by place, listing up to
+    /// [`MAX_IMPORT_ERRORS`] fields; nothing is written then.
+    pub async fn import_stream(
+        &self,
+        spaces: Vec<(Place, SpaceInput)>,
+        rows: impl Iterator<Item = Incoming> + Send + 'static,
+        opts: ImportOptions,
+    ) -> Result<ImportSummary> {
         let backend = self.clone();
-        tokio::task::spawn_blocking(move || backend.import_blocking(spaces, links))
+        tokio::task::spawn_blocking(move || backend.import_blocking(spaces, rows, &opts))
             .await
             .map_err(|e| Error::Unavailable(format!("import task failed: {e}")))?
     }
 
     fn import_blocking(
         &self,
-        space_rows: Vec<(usize, SpaceInput)>,
-        link_rows: Vec<(usize, LinkInput, Option<String>)>,
+        space_rows: Vec<(Place, SpaceInput)>,
+        rows: impl Iterator<Item = Incoming> + Send + 'static,
+        opts: &ImportOptions,
     ) -> Result<ImportSummary> {
-        let tz = &self.service.options().timezone;
-        let mut errors = LineErrors {
-            errors: FieldErrors::default(),
-        };
-
-        // Rules that need no stored state first, so a bad file fails before any hashing.
-        let mut valid_spaces: Vec<(usize, SpacePatch)> = Vec::with_capacity(space_rows.len());
-        for (line, input) in &space_rows {
+        let mut errors = FieldErrors::default();
+        let mut valid_spaces: Vec<(Place, SpacePatch)> = Vec::with_capacity(space_rows.len());
+        for (place, input) in &space_rows {
             match validate_space_input(input, Mode::Create) {
-                Ok(patch) => valid_spaces.push((*line, patch)),
-                Err(e) => errors.merge(*line, e),
+                Ok(patch) => valid_spaces.push((*place, patch)),
+                Err(e) => place.prefix(e, &mut errors),
             }
         }
-        let mut valid_links: Vec<ValidLink> = Vec::with_capacity(link_rows.len());
-        for (line, input, space_name) in link_rows {
-            if errors.full() {
-                break;
-            }
-            if space_name.is_some() && input.space.as_deref().is_some_and(|s| !s.trim().is_empty())
-            {
-                errors.add(line, "space", "give a space id or a space name, not both");
-            }
-            match validate_link_input(&input, Mode::Create, tz) {
-                Ok(patch) => valid_links.push(ValidLink {
-                    line,
-                    patch,
-                    space_name: space_name
-                        .map(|n| n.trim().to_owned())
-                        .filter(|n| !n.is_empty()),
-                    hash: None,
-                }),
-                Err(e) => errors.merge(line, e),
-            }
-        }
-        if !errors.errors.is_empty() {
-            return Err(errors.errors.into());
-        }
-        for link in &mut valid_links {
-            if let Some(Some(plain)) = &link.patch.password {
-                link.hash = Some(Some(hash_password(plain)?));
-            }
-        }
+
+        let (sender, receiver) = sync_channel::<Vec<Prepared>>(HANDOFFS_WAITING);
+        let tz = self.service.options().timezone.clone();
+        // The checking thread ends when the rows do, or when the writer stops listening.
+        let checker = std::thread::Builder::new()
+            .name("import-check".into())
+            .spawn(move || check_rows(rows, &tz, &sender))
+            .map_err(|e| Error::Unavailable(format!("cannot start the import: {e}")))?;
 
         let owner = self.owner_id;
         let now = self.service.now();
-        self.service.db().write_blocking(move |tx| {
-            let mut summary = ImportSummary::default();
-            let mut space_ids: HashMap<String, Id> = spaces::names(tx, owner)?
-                .into_iter()
-                .map(|(id, name)| (name_key(&name), id))
-                .collect();
-            let mut owned_spaces: HashSet<Id> = space_ids.values().copied().collect();
-            let owned_domains: HashSet<Id> = domains::ids(tx, owner)?.into_iter().collect();
+        let on_conflict = opts.on_conflict;
+        let create_spaces = opts.create_spaces;
+        let result = self.service.db().write_blocking(move |tx| {
+            let mut writer = Writer::new(tx, owner, now, on_conflict, create_spaces, errors)?;
+            writer.declare_spaces(valid_spaces)?;
+            writer.take_all(receiver)?;
+            writer.finish()
+        });
+        // A writer that stopped early dropped the receiver; the checker notices and ends.
+        let _ = checker.join();
+        result
+    }
+}
 
-            for (line, patch) in valid_spaces {
-                let (Some(name), Some(color)) = (patch.name, patch.color) else {
-                    continue;
-                };
-                if space_ids.contains_key(&name_key(&name)) {
-                    summary.spaces_reused += 1;
-                    continue;
-                }
-                // Reaching here with a taken name means the lookup and the index disagree.
-                if spaces::id_by_name(tx, owner, &name, None)?.is_some() {
-                    errors.add(line, "name", NAME_TAKEN);
-                    continue;
-                }
-                let id = spaces::insert(tx, owner, &name, color, now.as_second())?;
-                space_ids.insert(name_key(&name), id);
-                owned_spaces.insert(id);
-                summary.spaces_created += 1;
-            }
+/// Runs the checks that need no stored state over `rows`, handing them on in batches.
+fn check_rows(
+    rows: impl Iterator<Item = Incoming>,
+    tz: &jiff::tz::TimeZone,
+    out: &SyncSender<Vec<Prepared>>,
+) {
+    let mut batch = Vec::with_capacity(HANDOFF);
+    for incoming in rows {
+        let prepared = match incoming {
+            Incoming::Row(row) => check_row(*row, tz),
+            Incoming::Invalid(e) => Prepared::Invalid(e),
+            Incoming::Broken(e) => Prepared::Broken(e),
+        };
+        let stop = matches!(prepared, Prepared::Broken(_));
+        batch.push(prepared);
+        if (batch.len() >= HANDOFF || stop)
+            && out
+                .send(std::mem::replace(&mut batch, Vec::with_capacity(HANDOFF)))
+                .is_err()
+        {
+            return;
+        }
+        if stop {
+            return;
+        }
+    }
+    if !batch.is_empty() {
+        let _ = out.send(batch);
+    }
+}
 
-            // Aliases given or generated earlier in this import, by domain (0 for none).
-            let mut batch_aliases: HashSet<(Id, String)> = HashSet::new();
-            let mut staged = link_store::stage_start(tx)?;
-            for link in valid_links {
-                if errors.full() {
-                    break;
-                }
-                let line = link.line;
-                let mut patch = link.patch;
-                if let Some(name) = &link.space_name {
-                    match space_ids.get(&name_key(name)) {
-                        Some(&id) => patch.space = Some(Some(id)),
-                        None => errors.add(line, "space", format!("no space is named {name}")),
-                    }
-                } else if let Some(Some(id)) = patch.space
-                    && !owned_spaces.contains(&id)
-                {
-                    errors.add(line, "space", NOT_YOUR_SPACE);
-                }
-                let domain = patch.domain.flatten();
-                if let Some(d) = domain
-                    && !owned_domains.contains(&d)
-                {
-                    errors.add(line, "domain", NOT_YOUR_DOMAIN);
-                    continue;
-                }
-                let domain_key = domain.unwrap_or(0);
-                let alias = match patch.alias.take() {
-                    Some(alias) => {
-                        let key = (domain_key, alias.to_ascii_lowercase());
-                        if batch_aliases.contains(&key)
-                            || link_store::alias_taken(tx, domain, &alias, None)?
-                        {
-                            errors.add(line, "alias", ALIAS_TAKEN);
-                            continue;
-                        }
-                        batch_aliases.insert(key);
-                        alias
-                    }
-                    None => {
-                        let alias = generate_alias(|a| {
-                            Ok(batch_aliases.contains(&(domain_key, a.to_owned()))
-                                || link_store::alias_taken(tx, domain, a, None)?)
-                        })?;
-                        batch_aliases.insert((domain_key, alias.clone()));
-                        alias
-                    }
-                };
-                if !errors.errors.is_empty() {
-                    // Keep checking the rest; nothing will be written.
-                    continue;
-                }
-                let mut row = blank_row(owner, now);
-                row.domain_id = domain;
-                row.alias = alias;
-                apply(&mut row, patch, link.hash, now);
-                link_store::stage(tx, &mut staged, &row)?;
+fn check_row(row: ImportRow, tz: &jiff::tz::TimeZone) -> Prepared {
+    let mut errors = FieldErrors::default();
+    if row.space.is_some()
+        && row
+            .input
+            .space
+            .as_deref()
+            .is_some_and(|s| !s.trim().is_empty())
+    {
+        errors.add("space", "give a space id or a space name, not both");
+    }
+    let patch = match validate_link_input(&row.input, Mode::Create, tz) {
+        Ok(patch) => Some(patch),
+        Err(e) => {
+            errors.merge(e);
+            None
+        }
+    };
+    let Some(patch) = patch.filter(|_| errors.is_empty()) else {
+        let mut keyed = FieldErrors::default();
+        row.place.prefix(errors, &mut keyed);
+        return Prepared::Invalid(keyed);
+    };
+    let hash = match &patch.password {
+        Some(Some(plain)) => match hash_password(plain) {
+            Ok(hash) => Some(Some(hash)),
+            Err(e) => {
+                let mut keyed = FieldErrors::default();
+                keyed.add(&format!("{}: password", row.place), e.to_string());
+                return Prepared::Invalid(keyed);
             }
-            if errors.errors.is_empty() {
-                summary.links_created = link_store::stage_insert(tx, staged)?;
-                Ok(summary)
-            } else {
-                Err(errors.errors.into())
-            }
+        },
+        _ => None,
+    };
+    Prepared::Row(Box::new(Checked {
+        place: row.place,
+        patch,
+        space: row
+            .space
+            .map(|n| n.trim().to_owned())
+            .filter(|n| !n.is_empty()),
+        hash,
+        carried: row.carried,
+    }))
+}
+
+/// The writer's side of an import: the rules that need stored state, inside the transaction.
+struct Writer<'a, 't> {
+    tx: &'a Transaction<'t>,
+    owner: Id,
+    now: Timestamp,
+    on_conflict: OnConflict,
+    create_spaces: bool,
+    errors: FieldErrors,
+    summary: ImportSummary,
+    /// Space name key → id, for the owner's spaces and those this import made.
+    space_ids: HashMap<String, Id>,
+    owned_spaces: HashSet<Id>,
+    owned_domains: HashSet<Id>,
+    /// Colour of the next space made for a row.
+    next_color: u8,
+    /// Aliases staged in the current chunk, by domain (0 for none); earlier chunks are in the
+    /// links table already.
+    chunk_aliases: HashSet<(Id, String)>,
+    staged: Option<Staged>,
+}
+
+impl<'a, 't> Writer<'a, 't> {
+    fn new(
+        tx: &'a Transaction<'t>,
+        owner: Id,
+        now: Timestamp,
+        on_conflict: OnConflict,
+        create_spaces: bool,
+        errors: FieldErrors,
+    ) -> Result<Self> {
+        let space_ids: HashMap<String, Id> = spaces::names(tx, owner)?
+            .into_iter()
+            .map(|(id, name)| (name_key(&name), id))
+            .collect();
+        let owned_spaces = space_ids.values().copied().collect();
+        let owned_domains = domains::ids(tx, owner)?.into_iter().collect();
+        Ok(Writer {
+            tx,
+            owner,
+            now,
+            on_conflict,
+            create_spaces,
+            errors,
+            summary: ImportSummary::default(),
+            space_ids,
+            owned_spaces,
+            owned_domains,
+            next_color: 1,
+            chunk_aliases: HashSet::new(),
+            staged: None,
         })
+    }
+
+    fn full(&self) -> bool {
+        self.errors.len() >= MAX_IMPORT_ERRORS
+    }
+
+    fn add_error(&mut self, place: Place, field: &str, message: impl Into<String>) {
+        self.errors.add(&format!("{place}: {field}"), message);
+    }
+
+    fn declare_spaces(&mut self, spaces: Vec<(Place, SpacePatch)>) -> Result<()> {
+        for (place, patch) in spaces {
+            let (Some(name), Some(color)) = (patch.name, patch.color) else {
+                continue;
+            };
+            if self.space_ids.contains_key(&name_key(&name)) {
+                self.summary.spaces_reused += 1;
+                continue;
+            }
+            // Reaching here with a taken name means the lookup and the index disagree.
+            if spaces::id_by_name(self.tx, self.owner, &name, None)?.is_some() {
+                self.add_error(place, "name", NAME_TAKEN);
+                continue;
+            }
+            self.make_space(&name, color)?;
+        }
+        Ok(())
+    }
+
+    fn make_space(&mut self, name: &str, color: Color) -> Result<Id> {
+        let id = spaces::insert(self.tx, self.owner, name, color, self.now.as_second())?;
+        self.space_ids.insert(name_key(name), id);
+        self.owned_spaces.insert(id);
+        self.summary.spaces_created += 1;
+        Ok(id)
+    }
+
+    fn take_all(&mut self, receiver: Receiver<Vec<Prepared>>) -> Result<()> {
+        for batch in receiver {
+            for prepared in batch {
+                match prepared {
+                    Prepared::Row(row) => self.take(*row)?,
+                    Prepared::Invalid(e) => self.errors.merge(e),
+                    Prepared::Broken(e) => {
+                        self.errors.merge(e);
+                        return Ok(());
+                    }
+                }
+                if self.full() {
+                    return Ok(());
+                }
+            }
+        }
+        Ok(())
+    }
+
+    /// The space a row names, made for it when the import may make spaces.
+    fn space_of(&mut self, place: Place, name: &str) -> Result<Option<Id>> {
+        if let Some(&id) = self.space_ids.get(&name_key(name)) {
+            return Ok(Some(id));
+        }
+        if !self.create_spaces {
+            self.add_error(place, "space", format!("no space is named {name}"));
+            return Ok(None);
+        }
+        let patch = validate_space_input(
+            &SpaceInput {
+                name: Some(name.to_owned()),
+                color: Some(self.next_color.to_string()),
+            },
+            Mode::Create,
+        );
+        match patch {
+            Ok(SpacePatch {
+                name: Some(name),
+                color: Some(color),
+            }) => {
+                self.next_color = self.next_color % Color::COUNT + 1;
+                self.make_space(&name, color).map(Some)
+            }
+            Ok(_) => Ok(None),
+            Err(e) => {
+                // A tag that cannot name a space (too long, say): the row's error.
+                for (_, messages) in e.iter() {
+                    for m in messages {
+                        self.add_error(place, "space", format!("{name:?} {m}"));
+                    }
+                }
+                Ok(None)
+            }
+        }
+    }
+
+    fn taken(&self, domain: Option<Id>, alias: &str) -> Result<bool> {
+        Ok(self
+            .chunk_aliases
+            .contains(&(domain.unwrap_or(0), alias.to_ascii_lowercase()))
+            || link_store::alias_taken(self.tx, domain, alias, None)?)
+    }
+
+    /// The alias a row gets, or `None` when the row is left out (or is an error).
+    fn alias_for(
+        &mut self,
+        place: Place,
+        domain: Option<Id>,
+        wanted: Option<String>,
+    ) -> Result<Option<String>> {
+        let Some(alias) = wanted else {
+            let chunk = &self.chunk_aliases;
+            let tx = self.tx;
+            let key = domain.unwrap_or(0);
+            return generate_alias(|a| {
+                Ok(chunk.contains(&(key, a.to_owned()))
+                    || link_store::alias_taken(tx, domain, a, None)?)
+            })
+            .map(Some);
+        };
+        if !self.taken(domain, &alias)? {
+            return Ok(Some(alias));
+        }
+        match self.on_conflict {
+            OnConflict::Fail => {
+                self.add_error(place, "alias", ALIAS_TAKEN);
+                Ok(None)
+            }
+            OnConflict::Skip => {
+                self.summary.links_skipped += 1;
+                Ok(None)
+            }
+            OnConflict::Rename => {
+                for n in 2.. {
+                    let candidate = renamed_alias(&alias, n);
+                    if validate_alias(&candidate).is_err() {
+                        break;
+                    }
+                    if !self.taken(domain, &candidate)? {
+                        self.summary.renamed.push(Renamed {
+                            place: place.to_string(),
+                            from: alias,
+                            to: candidate.clone(),
+                        });
+                        return Ok(Some(candidate));
+                    }
+                }
+                self.add_error(
+                    place,
+                    "alias",
+                    "is taken, and so is every renamed form of it",
+                );
+                Ok(None)
+            }
+        }
+    }
+
+    fn take(&mut self, row: Checked) -> Result<()> {
+        let place = row.place;
+        let mut patch = row.patch;
+        if let Some(name) = &row.space {
+            if let Some(id) = self.space_of(place, name)? {
+                patch.space = Some(Some(id));
+            }
+        } else if let Some(Some(id)) = patch.space
+            && !self.owned_spaces.contains(&id)
+        {
+            self.add_error(place, "space", NOT_YOUR_SPACE);
+        }
+        let domain = patch.domain.flatten();
+        if let Some(d) = domain
+            && !self.owned_domains.contains(&d)
+        {
+            self.add_error(place, "domain", NOT_YOUR_DOMAIN);
+            return Ok(());
+        }
+        let Some(alias) = self.alias_for(place, domain, patch.alias.take())? else {
+            return Ok(());
+        };
+        self.chunk_aliases
+            .insert((domain.unwrap_or(0), alias.to_ascii_lowercase()));
+        if !self.errors.is_empty() {
+            // Keep checking the rest; nothing will be written.
+            return Ok(());
+        }
+        let mut link = blank_row(self.owner, self.now);
+        link.domain_id = domain;
+        link.alias = alias;
+        apply(&mut link, patch, row.hash, self.now);
+        let Carried {
+            title,
+            clicks,
+            created_at,
+        } = row.carried;
+        if title.is_some() {
+            link.title = title;
+        }
+        if let Some(at) = created_at {
+            link.created_at = at;
+        }
+        let staged = match self.staged.as_mut() {
+            Some(staged) => staged,
+            None => self.staged.insert(link_store::stage_start(self.tx)?),
+        };
+        link_store::stage(self.tx, staged, &link, clicks)?;
+        if staged.len() >= CHUNK {
+            self.flush()?;
+        }
+        Ok(())
+    }
+
+    /// Moves the staged rows into the links table.
+    fn flush(&mut self) -> Result<()> {
+        if let Some(staged) = self.staged.take() {
+            self.summary.links_created += link_store::stage_insert(self.tx, staged)?;
+        }
+        self.chunk_aliases.clear();
+        Ok(())
+    }
+
+    fn finish(mut self) -> Result<ImportSummary> {
+        if !self.errors.is_empty() {
+            return Err(Error::Validation(self.errors));
+        }
+        self.flush()?;
+        Ok(self.summary)
     }
 }

@@ -25,7 +25,10 @@ use jiff::tz::TimeZone;
 use rusqlite::{OptionalExtension, params};
 
 pub use db::{Db, db_error};
-pub use import::{ImportSummary, MAX_IMPORT_ERRORS};
+pub use import::{
+    CHUNK as IMPORT_CHUNK, ImportOptions, ImportRow, ImportSummary, Incoming, MAX_IMPORT_ERRORS,
+    Renamed,
+};
 pub use links::default_title;
 pub use schema::SCHEMA_VERSION;
 pub use titles::title_of_html;

@@ -570,7 +570,7 @@ mod tests {
             Op::Import { owner, texts } => {
                 let mut staged = links::stage_start(tx).unwrap();
                 for text in texts {
-                    links::stage(tx, &mut staged, &row(*owner, text)).unwrap();
+                    links::stage(tx, &mut staged, &row(*owner, text), 0).unwrap();
                 }
                 links::stage_insert(tx, staged).unwrap();
             }

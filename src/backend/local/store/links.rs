@@ -154,10 +154,11 @@ fn move_counters(tx: &Transaction<'_>, owner: Id, space: Option<Id>, by: i64) ->
 /// Bulk inserts go through a staging table and then into `links` with one statement. Row by
 /// row, each statement would make the full-text index flush its pending data (a tiny segment per
 /// link, several times slower); as one statement the triggers still keep the index right. Call
-/// [`stage_start`], [`stage`] for each row, then [`stage_insert`].
+/// [`stage_start`], [`stage`] for each row, then [`stage_insert`]. Staged links may carry a click
+/// total (an import keeps the count a link had before).
 pub fn stage_start(tx: &Transaction<'_>) -> Result<Staged> {
     tx.execute_batch(&format!(
-        "CREATE TEMP TABLE IF NOT EXISTS link_import AS SELECT {WRITE_COLUMNS} FROM links WHERE 0;
+        "CREATE TEMP TABLE IF NOT EXISTS link_import AS SELECT {STAGE_COLUMNS} FROM links WHERE 0;
          DELETE FROM temp.link_import;"
     ))
     .map_err(db_error)?;
@@ -167,22 +168,45 @@ pub fn stage_start(tx: &Transaction<'_>) -> Result<Staged> {
         .map_err(db_error)?;
     Ok(Staged {
         grams: grams::Batch::new(last + 1),
+        count: 0,
     })
 }
+
+/// The columns of a staged link: the service's, and the click total.
+const STAGE_COLUMNS: &str = "owner_id, domain_id, space_id, alias, url, title, password_hash, \
+     disabled, public, expiration_url, expiration_clicks, ends_at, target_type, geo_target, \
+     platform_target, rotation_target, created_at, updated_at, clicks";
 
 /// The links staged so far, for the short-term index.
 pub struct Staged {
     grams: grams::Batch,
+    count: usize,
 }
 
-pub fn stage(tx: &Transaction<'_>, staged: &mut Staged, row: &LinkRow) -> Result<()> {
+impl Staged {
+    /// How many links wait in the staging table.
+    pub fn len(&self) -> usize {
+        self.count
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.count == 0
+    }
+}
+
+pub fn stage(tx: &Transaction<'_>, staged: &mut Staged, row: &LinkRow, clicks: u64) -> Result<()> {
+    let [a, b, c, d, e, f, g, h, i, j, k, l, m, n, o, p, q, r] = write_values(row);
+    let clicks = Value::Integer(i64::try_from(clicks).unwrap_or(i64::MAX));
     tx.prepare_cached(&format!(
-        "INSERT INTO temp.link_import ({WRITE_COLUMNS}) VALUES \
-         (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18)"
+        "INSERT INTO temp.link_import ({STAGE_COLUMNS}) VALUES \
+         (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18, ?19)"
     ))
     .map_err(db_error)?
-    .execute(params_from_iter(write_values(row)))
+    .execute(params![
+        a, b, c, d, e, f, g, h, i, j, k, l, m, n, o, p, q, r, clicks
+    ])
     .map_err(db_error)?;
+    staged.count += 1;
     staged.grams.add(tx, row.owner_id, row.texts())
 }
 
@@ -191,7 +215,7 @@ pub fn stage_insert(tx: &Transaction<'_>, staged: Staged) -> Result<usize> {
     let n = tx
         .execute(
             &format!(
-                "INSERT INTO links ({WRITE_COLUMNS}) SELECT {WRITE_COLUMNS} FROM temp.link_import \
+                "INSERT INTO links ({STAGE_COLUMNS}) SELECT {STAGE_COLUMNS} FROM temp.link_import \
                  ORDER BY rowid"
             ),
             [],
