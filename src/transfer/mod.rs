@@ -6,6 +6,7 @@
 //! Passwords cannot be exported (only their hashes exist); an export says which links had one.
 
 mod csv;
+pub mod foreign;
 mod json;
 mod record;
 mod rules;

@@ -1,0 +1,423 @@
+//! Reading big exports without holding them: a byte reader that counts lines, and a streamer
+//! that hands out the elements of one array inside JSON documents (`links` of a Bitly answer,
+//! `shortUrls.data` of a Shlink one) one at a time, each with the line it starts on.
+//!
+//! Exports are often several API pages saved into one file, so a file may hold one document,
+//! several documents one after another, or an array of documents.
+
+use std::collections::VecDeque;
+use std::io::{self, BufRead};
+
+use super::super::FormatError;
+
+/// Bytes of `R`, one at a time, with the line number of the next one.
+pub struct Bytes<R> {
+    input: R,
+    line: usize,
+    /// Bytes taken from the reader to look further ahead than its buffer allows, not yet read.
+    ahead: Vec<u8>,
+}
+
+impl<R: BufRead> Bytes<R> {
+    pub fn new(input: R) -> Self {
+        Bytes {
+            input,
+            line: 1,
+            ahead: Vec::new(),
+        }
+    }
+
+    pub fn line(&self) -> usize {
+        self.line
+    }
+
+    pub fn peek(&mut self) -> io::Result<Option<u8>> {
+        if let Some(&b) = self.ahead.first() {
+            return Ok(Some(b));
+        }
+        Ok(self.input.fill_buf()?.first().copied())
+    }
+
+    /// The next `N` bytes (fewer at the end of the input), without reading them.
+    pub fn peek_n<const N: usize>(&mut self) -> io::Result<Vec<u8>> {
+        while self.ahead.len() < N {
+            let buf = self.input.fill_buf()?;
+            let Some(&b) = buf.first() else { break };
+            self.input.consume(1);
+            self.ahead.push(b);
+        }
+        Ok(self.ahead.iter().take(N).copied().collect())
+    }
+
+    pub fn next(&mut self) -> io::Result<Option<u8>> {
+        let b = if self.ahead.is_empty() {
+            let b = self.input.fill_buf()?.first().copied();
+            if b.is_some() {
+                self.input.consume(1);
+            }
+            b
+        } else {
+            Some(self.ahead.remove(0))
+        };
+        if b == Some(b'\n') {
+            self.line += 1;
+        }
+        Ok(b)
+    }
+
+    /// Skips spaces, tabs and line ends.
+    pub fn skip_ws(&mut self) -> io::Result<()> {
+        while let Some(b) = self.peek()? {
+            if !b.is_ascii_whitespace() {
+                break;
+            }
+            self.next()?;
+        }
+        Ok(())
+    }
+}
+
+fn io_error(e: io::Error) -> FormatError {
+    FormatError {
+        line: None,
+        message: format!("cannot be read: {e}"),
+    }
+}
+
+/// One element of the streamed array, or a sibling value captured on the way.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Event {
+    Element { line: usize, bytes: Vec<u8> },
+    Sibling { key: String, bytes: Vec<u8> },
+}
+
+/// Streams the elements of the array at `path` (keys from the document's top) in every
+/// document of the input. Values under `capture` keys that sit beside the array (in the same
+/// object, before it) are handed out as [`Event::Sibling`]; other values are skipped.
+pub struct JsonArrays<R> {
+    bytes: Bytes<R>,
+    path: &'static [&'static str],
+    capture: &'static [&'static str],
+    state: State,
+    /// Whether the documents sit in one outer array.
+    outer: Option<bool>,
+    found: bool,
+    /// Captured siblings (and the element after them) not handed out yet.
+    queued: VecDeque<Event>,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum State {
+    /// Between documents.
+    Documents,
+    /// Inside the target array, before an element or its end.
+    Elements {
+        first: bool,
+    },
+    /// After the target array, in the rest of its document.
+    Rest,
+    Done,
+}
+
+impl<R: BufRead> JsonArrays<R> {
+    pub fn new(input: R, path: &'static [&'static str], capture: &'static [&'static str]) -> Self {
+        JsonArrays {
+            bytes: Bytes::new(input),
+            path,
+            capture,
+            state: State::Documents,
+            outer: None,
+            found: false,
+            queued: VecDeque::new(),
+        }
+    }
+
+    fn error(&self, message: impl Into<String>) -> FormatError {
+        FormatError::at(self.bytes.line(), message)
+    }
+
+    fn expect(&mut self, want: u8) -> Result<(), FormatError> {
+        self.bytes.skip_ws().map_err(io_error)?;
+        match self.bytes.next().map_err(io_error)? {
+            Some(b) if b == want => Ok(()),
+            Some(b) => Err(self.error(format!(
+                "expected '{}' but found '{}'",
+                want as char,
+                printable(b)
+            ))),
+            None => Err(self.error(format!(
+                "the file ends where '{}' was expected",
+                want as char
+            ))),
+        }
+    }
+
+    /// Reads a string (the opening quote already next) into its raw bytes, quotes included.
+    fn copy_string(&mut self, out: &mut Vec<u8>) -> Result<(), FormatError> {
+        self.bytes.next().map_err(io_error)?;
+        out.push(b'"');
+        loop {
+            match self.bytes.next().map_err(io_error)? {
+                None => return Err(self.error("the file ends inside a string")),
+                Some(b'\\') => {
+                    out.push(b'\\');
+                    match self.bytes.next().map_err(io_error)? {
+                        Some(b) => out.push(b),
+                        None => return Err(self.error("the file ends inside a string")),
+                    }
+                }
+                Some(b'"') => {
+                    out.push(b'"');
+                    return Ok(());
+                }
+                Some(b) => out.push(b),
+            }
+        }
+    }
+
+    /// Copies one whole value (object, array, string or scalar) into `out`.
+    fn copy_value(&mut self, out: &mut Vec<u8>) -> Result<(), FormatError> {
+        self.bytes.skip_ws().map_err(io_error)?;
+        let mut depth = 0usize;
+        loop {
+            let Some(b) = self.bytes.peek().map_err(io_error)? else {
+                return if depth == 0 && !out.is_empty() {
+                    Ok(())
+                } else {
+                    Err(self.error("the file ends inside a value"))
+                };
+            };
+            match b {
+                b'"' => self.copy_string(out)?,
+                b'{' | b'[' => {
+                    depth += 1;
+                    out.push(b);
+                    self.bytes.next().map_err(io_error)?;
+                }
+                b'}' | b']' => {
+                    if depth == 0 {
+                        return Ok(());
+                    }
+                    depth -= 1;
+                    out.push(b);
+                    self.bytes.next().map_err(io_error)?;
+                }
+                b',' if depth == 0 => return Ok(()),
+                _ => {
+                    out.push(b);
+                    self.bytes.next().map_err(io_error)?;
+                }
+            }
+            if depth == 0 && matches!(out.last(), Some(b'"' | b'}' | b']')) {
+                return Ok(());
+            }
+        }
+    }
+
+    fn read_key(&mut self) -> Result<String, FormatError> {
+        let mut raw = Vec::new();
+        self.bytes.skip_ws().map_err(io_error)?;
+        if self.bytes.peek().map_err(io_error)? != Some(b'"') {
+            return Err(self.error("expected a key in quotes"));
+        }
+        self.copy_string(&mut raw)?;
+        serde_json::from_slice(&raw).map_err(|e| self.error(format!("a key is not valid: {e}")))
+    }
+
+    /// Walks an object (its `{` consumed) down `path`; returns once positioned just inside the
+    /// target array, or `Ok(false)` if the object ended without it.
+    fn descend(
+        &mut self,
+        path: &'static [&'static str],
+        events: &mut Vec<Event>,
+    ) -> Result<bool, FormatError> {
+        let mut first = true;
+        loop {
+            self.bytes.skip_ws().map_err(io_error)?;
+            match self.bytes.peek().map_err(io_error)? {
+                Some(b'}') => {
+                    self.bytes.next().map_err(io_error)?;
+                    return Ok(false);
+                }
+                Some(b',') if !first => {
+                    self.bytes.next().map_err(io_error)?;
+                }
+                None => return Err(self.error("the file ends inside an object")),
+                _ if first => {}
+                Some(b) => {
+                    return Err(
+                        self.error(format!("expected ',' or '}}' but found '{}'", printable(b)))
+                    );
+                }
+            }
+            first = false;
+            let key = self.read_key()?;
+            self.expect(b':')?;
+            self.bytes.skip_ws().map_err(io_error)?;
+            if key == path[0] {
+                let open = if path.len() == 1 { b'[' } else { b'{' };
+                self.expect(open)?;
+                if path.len() == 1 {
+                    return Ok(true);
+                }
+                if self.descend(&path[1..], events)? {
+                    return Ok(true);
+                }
+                continue;
+            }
+            let mut value = Vec::new();
+            self.copy_value(&mut value)?;
+            if path.len() == self.path.len() && self.capture.contains(&key.as_str()) {
+                events.push(Event::Sibling { key, bytes: value });
+            }
+        }
+    }
+
+    /// Skips to the end of the current document after its target array.
+    fn finish_document(&mut self) -> Result<(), FormatError> {
+        // Close the objects around the array, skipping any keys after it.
+        for _ in 0..self.path.len() {
+            loop {
+                self.bytes.skip_ws().map_err(io_error)?;
+                match self.bytes.next().map_err(io_error)? {
+                    Some(b'}') => break,
+                    Some(b',') => {
+                        self.read_key()?;
+                        self.expect(b':')?;
+                        self.copy_value(&mut Vec::new())?;
+                    }
+                    Some(b) => {
+                        return Err(self
+                            .error(format!("expected ',' or '}}' but found '{}'", printable(b))));
+                    }
+                    None => return Err(self.error("the file ends inside an object")),
+                }
+            }
+        }
+        Ok(())
+    }
+
+    /// Moves to the next document's target array, collecting captured siblings. `Ok(false)` at
+    /// the end of the input.
+    fn next_document(&mut self, events: &mut Vec<Event>) -> Result<bool, FormatError> {
+        loop {
+            self.bytes.skip_ws().map_err(io_error)?;
+            let b = self.bytes.peek().map_err(io_error)?;
+            match (self.outer, b) {
+                (None, Some(b'[')) => {
+                    self.bytes.next().map_err(io_error)?;
+                    self.outer = Some(true);
+                    continue;
+                }
+                (None, Some(_)) => self.outer = Some(false),
+                (Some(true), Some(b',')) => {
+                    self.bytes.next().map_err(io_error)?;
+                    continue;
+                }
+                (Some(true), Some(b']')) => {
+                    self.bytes.next().map_err(io_error)?;
+                    self.bytes.skip_ws().map_err(io_error)?;
+                    if let Some(b) = self.bytes.peek().map_err(io_error)? {
+                        return Err(
+                            self.error(format!("unexpected '{}' after the end", printable(b)))
+                        );
+                    }
+                    return Ok(false);
+                }
+                (Some(true), None) => return Err(self.error("the file ends inside an array")),
+                (_, None) => return Ok(false),
+                _ => {}
+            }
+            self.expect(b'{')?;
+            if self.descend(self.path, events)? {
+                self.found = true;
+                return Ok(true);
+            }
+        }
+    }
+
+    fn step(&mut self, events: &mut Vec<Event>) -> Result<Option<Event>, FormatError> {
+        loop {
+            match self.state {
+                State::Done => return Ok(None),
+                State::Documents => {
+                    if self.next_document(events)? {
+                        self.state = State::Elements { first: true };
+                    } else {
+                        self.state = State::Done;
+                        if !self.found {
+                            return Err(FormatError {
+                                line: None,
+                                message: format!(
+                                    "has no \"{}\" list of links",
+                                    self.path.join(".")
+                                ),
+                            });
+                        }
+                    }
+                    if !events.is_empty() {
+                        return Ok(None);
+                    }
+                }
+                State::Elements { first } => {
+                    self.bytes.skip_ws().map_err(io_error)?;
+                    match self.bytes.peek().map_err(io_error)? {
+                        Some(b']') => {
+                            self.bytes.next().map_err(io_error)?;
+                            self.state = State::Rest;
+                            continue;
+                        }
+                        Some(b',') if !first => {
+                            self.bytes.next().map_err(io_error)?;
+                        }
+                        None => return Err(self.error("the file ends inside the list of links")),
+                        _ if first => {}
+                        Some(b) => {
+                            return Err(self.error(format!(
+                                "expected ',' or ']' but found '{}'",
+                                printable(b)
+                            )));
+                        }
+                    }
+                    self.bytes.skip_ws().map_err(io_error)?;
+                    let line = self.bytes.line();
+                    let mut bytes = Vec::with_capacity(512);
+                    self.copy_value(&mut bytes)?;
+                    self.state = State::Elements { first: false };
+                    return Ok(Some(Event::Element { line, bytes }));
+                }
+                State::Rest => {
+                    self.finish_document()?;
+                    self.state = State::Documents;
+                }
+            }
+        }
+    }
+}
+
+impl<R: BufRead> Iterator for JsonArrays<R> {
+    type Item = Result<Event, FormatError>;
+
+    /// The next element or captured sibling, in file order; `None` at the end.
+    fn next(&mut self) -> Option<Self::Item> {
+        if let Some(event) = self.queued.pop_front() {
+            return Some(Ok(event));
+        }
+        let mut siblings = Vec::new();
+        match self.step(&mut siblings) {
+            Ok(element) => {
+                self.queued.extend(siblings);
+                self.queued.extend(element);
+                self.queued.pop_front().map(Ok)
+            }
+            Err(e) => {
+                self.state = State::Done;
+                Some(Err(e))
+            }
+        }
+    }
+}
+
+fn printable(b: u8) -> char {
+    if b.is_ascii_graphic() { b as char } else { '?' }
+}

@@ -1,0 +1,110 @@
+use super::scan::{Event, JsonArrays};
+use super::*;
+
+fn elements(text: &str, path: &'static [&'static str]) -> Result<Vec<(usize, String)>, String> {
+    JsonArrays::new(text.as_bytes(), path, &["sorted_links"])
+        .map(|e| match e {
+            Ok(Event::Element { line, bytes }) => Ok((line, String::from_utf8(bytes).unwrap())),
+            Ok(Event::Sibling { key, bytes }) => {
+                Ok((0, format!("{key}={}", String::from_utf8(bytes).unwrap())))
+            }
+            Err(e) => Err(e.to_string()),
+        })
+        .collect()
+}
+
+#[test]
+fn array_elements_stream_with_their_lines() {
+    let text = "{\n  \"pagination\": {\"size\": 2},\n  \"sorted_links\": [{\"id\": \"a\"}],\n  \"links\": [\n    {\"id\": \"x]\\\"}\"},\n    {\"id\": \"y\", \"tags\": [\"a\", \"b\"]}\n  ],\n  \"more\": null\n}\n{\"links\": [{\"id\": \"z\"}]}";
+    let got = elements(text, &["links"]).unwrap();
+    assert_eq!(
+        got,
+        vec![
+            (0, "sorted_links=[{\"id\": \"a\"}]".to_owned()),
+            (5, "{\"id\": \"x]\\\"}\"}".to_owned()),
+            (6, "{\"id\": \"y\", \"tags\": [\"a\", \"b\"]}".to_owned()),
+            (10, "{\"id\": \"z\"}".to_owned()),
+        ]
+    );
+}
+
+#[test]
+fn nested_paths_and_arrays_of_pages() {
+    let text = r#"[{"shortUrls": {"pagination": {}, "data": [{"shortCode": "a"}]}}, {"shortUrls": {"data": [{"shortCode": "b"}, 3]}}]"#;
+    let got = elements(text, &["shortUrls", "data"]).unwrap();
+    let values: Vec<&str> = got.iter().map(|(_, v)| v.as_str()).collect();
+    assert_eq!(
+        values,
+        ["{\"shortCode\": \"a\"}", "{\"shortCode\": \"b\"}", "3"]
+    );
+}
+
+#[test]
+fn broken_json_names_a_line() {
+    for (text, want) in [
+        ("{\"links\": [{\"id\": \"a\"},\n {\"id\": \"b\"", "ends"),
+        ("{\"links\": [{\"id\": 1} {\"id\": 2}]}", "expected ','"),
+        ("{\"other\": []}", "no \"links\""),
+        ("{\"links\": {}}", "expected '['"),
+    ] {
+        let err = elements(text, &["links"]).unwrap_err();
+        assert!(err.contains(want), "{text}: {err}");
+    }
+}
+
+#[test]
+fn files_are_recognised_from_their_first_bytes() {
+    let kind = |s: &str| detect(s.as_bytes()).map(|k| (k.service, k.shape));
+    assert_eq!(
+        kind("{\"links\": [{\"id\": \"bit.ly/a\", \"long_url\": \"https://a\"}]}"),
+        Some((Service::Bitly, Shape::Json))
+    );
+    assert_eq!(
+        kind("{\"shortUrls\": {\"data\": []}}"),
+        Some((Service::Shlink, Shape::Json))
+    );
+    assert_eq!(
+        kind("{\"limit\": 10, \"data\": [{\"address\": \"a\", \"target\": \"https://a\"}]}"),
+        Some((Service::Kutt, Shape::Json))
+    );
+    assert_eq!(
+        kind("{\"version\": 1, \"links\": []}"),
+        Some((Service::Linkdeck, Shape::Json))
+    );
+    assert_eq!(
+        kind("createdAt,domain,shortCode,shortUrl,longUrl,title,tags,visits\n"),
+        Some((Service::Shlink, Shape::Csv))
+    );
+    assert_eq!(
+        kind("\"keyword\",\"url\",\"title\",\"timestamp\",\"ip\",\"clicks\"\n"),
+        Some((Service::Yourls, Shape::Csv))
+    );
+    assert_eq!(
+        kind(
+            "\"ozh\",\"https://ozh.org/\",\"ozh.org\",\"2024-01-02 03:04:05\",\"127.0.0.1\",\"7\"\n"
+        ),
+        Some((Service::Yourls, Shape::Csv))
+    );
+    assert_eq!(
+        kind("-- MariaDB dump\nCREATE TABLE `yourls_url` (`keyword` varchar(100))"),
+        Some((Service::Yourls, Shape::Sql))
+    );
+    assert_eq!(
+        kind("url,alias\nhttps://a,b\n"),
+        Some((Service::Linkdeck, Shape::Csv))
+    );
+    assert_eq!(kind("{}"), None);
+    assert_eq!(kind("hello,world\n"), None);
+}
+
+#[test]
+fn short_urls_split_into_host_and_alias() {
+    assert_eq!(
+        host_and_alias("bit.ly/2Qj2niP"),
+        Some(("bit.ly".into(), "2Qj2niP".into()))
+    );
+    assert_eq!(
+        host_and_alias("https://S.Test:8080/abc?x=1"),
+        Some(("s.test:8080".into(), "abc".into()))
+    );
+}
