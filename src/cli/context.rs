@@ -19,6 +19,8 @@ pub struct Context {
     pub profile: Resolved,
     /// `--json`: records and errors as JSON.
     pub json: bool,
+    /// `--quiet`: no progress bars or notes.
+    pub quiet: bool,
     /// `--owner`: whom a local profile acts as (the default owner otherwise).
     pub owner: Option<String>,
     pub clock: Arc<dyn Clock>,
@@ -48,9 +50,28 @@ impl Context {
             config,
             profile,
             json,
+            quiet: false,
             owner,
             clock: Arc::new(SystemClock),
         })
+    }
+
+    /// The same command line on another profile (`copy --from`/`--to`).
+    pub fn with_profile(&self, profile: Resolved) -> Context {
+        Context {
+            paths: self.paths.clone(),
+            config: self.config.clone(),
+            profile,
+            json: self.json,
+            quiet: self.quiet,
+            owner: self.owner.clone(),
+            clock: self.clock.clone(),
+        }
+    }
+
+    pub fn quiet(mut self, quiet: bool) -> Self {
+        self.quiet = quiet;
+        self
     }
 
     pub fn timezone(&self) -> &TimeZone {

@@ -42,7 +42,26 @@ pub enum LinksCommand {
 
 #[derive(Debug, Args)]
 pub struct ListArgs {
-    /// Show only links whose title (or --by field) contains TEXT.
+    #[command(flatten)]
+    pub filter: LinkFilterArgs,
+    /// desc (newest), asc (oldest), max (most clicks) or min (fewest clicks).
+    #[arg(long, value_name = "ORDER", value_parser = parse_sort, default_value = "desc")]
+    pub sort: Sort,
+    #[arg(long, default_value_t = 1, conflicts_with = "all")]
+    pub page: u32,
+    /// 10 to 100.
+    #[arg(long, default_value_t = 20, conflicts_with = "all")]
+    pub per_page: u32,
+    /// Every page, streamed (with --json: one JSON array).
+    #[arg(long)]
+    pub all: bool,
+}
+
+/// Which links a command works on: the list's filters, shared by every command that takes
+/// many links at once.
+#[derive(Debug, Args, Clone)]
+pub struct LinkFilterArgs {
+    /// Only links whose title (or --by field) contains TEXT.
     #[arg(long, short, value_name = "TEXT")]
     pub search: Option<String>,
     /// The field --search looks in: title, alias or url.
@@ -57,17 +76,33 @@ pub struct ListArgs {
     /// Only links on this domain (id or name).
     #[arg(long, value_name = "ID|NAME")]
     pub domain: Option<String>,
-    /// desc (newest), asc (oldest), max (most clicks) or min (fewest clicks).
-    #[arg(long, value_name = "ORDER", value_parser = parse_sort, default_value = "desc")]
-    pub sort: Sort,
-    #[arg(long, default_value_t = 1, conflicts_with = "all")]
-    pub page: u32,
-    /// 10 to 100.
-    #[arg(long, default_value_t = 20, conflicts_with = "all")]
-    pub per_page: u32,
-    /// Every page, streamed (with --json: one JSON array).
-    #[arg(long)]
-    pub all: bool,
+}
+
+impl LinkFilterArgs {
+    /// The query these filters make on `backend` (spaces and domains looked up there).
+    pub async fn query(&self, backend: &dyn Backend) -> CliResult<LinkQuery> {
+        let mut query = LinkQuery {
+            search: self.search.clone().filter(|s| !s.is_empty()),
+            by: self.by,
+            status: self.status,
+            ..LinkQuery::default()
+        };
+        if let Some(space) = &self.space {
+            query.space = Some(space_id(backend, space).await?);
+        }
+        if let Some(domain) = &self.domain {
+            query.domain = Some(domain_id(backend, domain).await?);
+        }
+        Ok(query)
+    }
+
+    /// Whether any filter narrows the links.
+    pub fn is_set(&self) -> bool {
+        self.search.as_deref().is_some_and(|s| !s.is_empty())
+            || self.status != StatusFilter::All
+            || self.space.is_some()
+            || self.domain.is_some()
+    }
 }
 
 /// The fields create and update share.
@@ -287,22 +322,13 @@ fn read_password() -> CliResult<String> {
 }
 
 async fn list(ctx: &Context, backend: &dyn Backend, args: ListArgs) -> CliResult {
-    let mut query = LinkQuery {
-        search: args.search.filter(|s| !s.is_empty()),
-        by: args.by,
-        status: args.status,
-        space: None,
-        domain: None,
+    let query = LinkQuery {
         sort: args.sort,
         page: args.page,
         per_page: args.per_page,
+        ..args.filter.query(backend).await?
     };
-    if let Some(space) = &args.space {
-        query.space = Some(space_id(backend, space).await?);
-    }
-    if let Some(domain) = &args.domain {
-        query.domain = Some(domain_id(backend, domain).await?);
-    }
+    let mut query = query;
     let now = ctx.clock.now();
     if !args.all {
         let page = backend.list_links(&query).await?;

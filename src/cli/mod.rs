@@ -6,14 +6,18 @@
 
 mod app;
 mod context;
+mod copy;
+mod destination;
 mod domains;
 mod error;
+mod import;
 mod keys;
 mod link_view;
 mod links;
 mod lookup;
 mod output;
 mod owners;
+pub mod progress;
 mod serve;
 mod spaces;
 mod transfer;
@@ -74,6 +78,9 @@ pub struct GlobalArgs {
     /// Print records and errors as JSON, for scripts.
     #[arg(long, global = true)]
     pub json: bool,
+    /// No progress bars or notes on standard error.
+    #[arg(long, short, global = true)]
+    pub quiet: bool,
 }
 
 #[derive(Debug, Subcommand)]
@@ -90,10 +97,13 @@ pub enum Command {
     /// The accounts of the embedded service.
     #[command(subcommand)]
     Owners(owners::OwnersCommand),
-    /// Import spaces and links from a JSON or CSV file, all or nothing.
-    Import(transfer::ImportArgs),
+    /// Import links from linkdeck's JSON or CSV, or from Bitly, YOURLS, Shlink or Kutt, all or
+    /// nothing.
+    Import(import::ImportArgs),
     /// Export every space and link as JSON or CSV.
     Export(transfer::ExportArgs),
+    /// Copy spaces and links from one profile to another (resumable).
+    Copy(copy::CopyArgs),
     /// Serve the v1 API and the short links over the embedded database.
     Serve(serve::ServeArgs),
     /// API keys of the embedded service.
@@ -163,7 +173,8 @@ fn run_inner(cli: Cli) -> CliResult {
         &overrides,
         global.json,
         global.owner,
-    )?;
+    )?
+    .quiet(global.quiet);
     let runtime = tokio::runtime::Builder::new_multi_thread()
         .enable_all()
         .build()
@@ -178,8 +189,9 @@ async fn dispatch(ctx: &Context, command: Option<Command>) -> CliResult {
         Some(Command::Spaces(c)) => spaces::run(ctx, c).await,
         Some(Command::Domains(c)) => domains::run(ctx, c).await,
         Some(Command::Owners(c)) => owners::run(ctx, c).await,
-        Some(Command::Import(a)) => transfer::import(ctx, a).await,
+        Some(Command::Import(a)) => import::import(ctx, a).await,
         Some(Command::Export(a)) => transfer::export(ctx, a).await,
+        Some(Command::Copy(a)) => copy::run(ctx, a).await,
         Some(Command::Serve(a)) => serve::run(ctx, a).await,
         Some(Command::Keys(c)) => keys::run(ctx, c).await,
         Some(Command::Completions { .. }) => Ok(()),

@@ -49,7 +49,7 @@ impl<R: BufRead> Bytes<R> {
         Ok(self.ahead.iter().take(N).copied().collect())
     }
 
-    pub fn next(&mut self) -> io::Result<Option<u8>> {
+    pub fn bump(&mut self) -> io::Result<Option<u8>> {
         let b = if self.ahead.is_empty() {
             let b = self.input.fill_buf()?.first().copied();
             if b.is_some() {
@@ -71,7 +71,7 @@ impl<R: BufRead> Bytes<R> {
             if !b.is_ascii_whitespace() {
                 break;
             }
-            self.next()?;
+            self.bump()?;
         }
         Ok(())
     }
@@ -138,7 +138,7 @@ impl<R: BufRead> JsonArrays<R> {
 
     fn expect(&mut self, want: u8) -> Result<(), FormatError> {
         self.bytes.skip_ws().map_err(io_error)?;
-        match self.bytes.next().map_err(io_error)? {
+        match self.bytes.bump().map_err(io_error)? {
             Some(b) if b == want => Ok(()),
             Some(b) => Err(self.error(format!(
                 "expected '{}' but found '{}'",
@@ -154,14 +154,14 @@ impl<R: BufRead> JsonArrays<R> {
 
     /// Reads a string (the opening quote already next) into its raw bytes, quotes included.
     fn copy_string(&mut self, out: &mut Vec<u8>) -> Result<(), FormatError> {
-        self.bytes.next().map_err(io_error)?;
+        self.bytes.bump().map_err(io_error)?;
         out.push(b'"');
         loop {
-            match self.bytes.next().map_err(io_error)? {
+            match self.bytes.bump().map_err(io_error)? {
                 None => return Err(self.error("the file ends inside a string")),
                 Some(b'\\') => {
                     out.push(b'\\');
-                    match self.bytes.next().map_err(io_error)? {
+                    match self.bytes.bump().map_err(io_error)? {
                         Some(b) => out.push(b),
                         None => return Err(self.error("the file ends inside a string")),
                     }
@@ -192,25 +192,34 @@ impl<R: BufRead> JsonArrays<R> {
                 b'{' | b'[' => {
                     depth += 1;
                     out.push(b);
-                    self.bytes.next().map_err(io_error)?;
+                    self.bytes.bump().map_err(io_error)?;
                 }
                 b'}' | b']' => {
                     if depth == 0 {
-                        return Ok(());
+                        return self.non_empty(out);
                     }
                     depth -= 1;
                     out.push(b);
-                    self.bytes.next().map_err(io_error)?;
+                    self.bytes.bump().map_err(io_error)?;
                 }
-                b',' if depth == 0 => return Ok(()),
+                b',' if depth == 0 => return self.non_empty(out),
                 _ => {
                     out.push(b);
-                    self.bytes.next().map_err(io_error)?;
+                    self.bytes.bump().map_err(io_error)?;
                 }
             }
             if depth == 0 && matches!(out.last(), Some(b'"' | b'}' | b']')) {
                 return Ok(());
             }
+        }
+    }
+
+    /// A value ended by what follows it: it must not be empty (`[1,]`).
+    fn non_empty(&self, out: &[u8]) -> Result<(), FormatError> {
+        if out.iter().all(u8::is_ascii_whitespace) {
+            Err(self.error("expected a value"))
+        } else {
+            Ok(())
         }
     }
 
@@ -236,11 +245,11 @@ impl<R: BufRead> JsonArrays<R> {
             self.bytes.skip_ws().map_err(io_error)?;
             match self.bytes.peek().map_err(io_error)? {
                 Some(b'}') => {
-                    self.bytes.next().map_err(io_error)?;
+                    self.bytes.bump().map_err(io_error)?;
                     return Ok(false);
                 }
                 Some(b',') if !first => {
-                    self.bytes.next().map_err(io_error)?;
+                    self.bytes.bump().map_err(io_error)?;
                 }
                 None => return Err(self.error("the file ends inside an object")),
                 _ if first => {}
@@ -279,7 +288,7 @@ impl<R: BufRead> JsonArrays<R> {
         for _ in 0..self.path.len() {
             loop {
                 self.bytes.skip_ws().map_err(io_error)?;
-                match self.bytes.next().map_err(io_error)? {
+                match self.bytes.bump().map_err(io_error)? {
                     Some(b'}') => break,
                     Some(b',') => {
                         self.read_key()?;
@@ -305,17 +314,17 @@ impl<R: BufRead> JsonArrays<R> {
             let b = self.bytes.peek().map_err(io_error)?;
             match (self.outer, b) {
                 (None, Some(b'[')) => {
-                    self.bytes.next().map_err(io_error)?;
+                    self.bytes.bump().map_err(io_error)?;
                     self.outer = Some(true);
                     continue;
                 }
                 (None, Some(_)) => self.outer = Some(false),
                 (Some(true), Some(b',')) => {
-                    self.bytes.next().map_err(io_error)?;
+                    self.bytes.bump().map_err(io_error)?;
                     continue;
                 }
                 (Some(true), Some(b']')) => {
-                    self.bytes.next().map_err(io_error)?;
+                    self.bytes.bump().map_err(io_error)?;
                     self.bytes.skip_ws().map_err(io_error)?;
                     if let Some(b) = self.bytes.peek().map_err(io_error)? {
                         return Err(
@@ -363,12 +372,12 @@ impl<R: BufRead> JsonArrays<R> {
                     self.bytes.skip_ws().map_err(io_error)?;
                     match self.bytes.peek().map_err(io_error)? {
                         Some(b']') => {
-                            self.bytes.next().map_err(io_error)?;
+                            self.bytes.bump().map_err(io_error)?;
                             self.state = State::Rest;
                             continue;
                         }
                         Some(b',') if !first => {
-                            self.bytes.next().map_err(io_error)?;
+                            self.bytes.bump().map_err(io_error)?;
                         }
                         None => return Err(self.error("the file ends inside the list of links")),
                         _ if first => {}
@@ -420,4 +429,59 @@ impl<R: BufRead> Iterator for JsonArrays<R> {
 
 fn printable(b: u8) -> char {
     if b.is_ascii_graphic() { b as char } else { '?' }
+}
+
+/// Reads `R` with every `\r\n` turned into `\n`. The CSV reader counts the lines of `\r\n`
+/// files one short after the first record; CSV from Windows tools and browsers (phpMyAdmin,
+/// Shlink's web client) ends lines that way, and errors must name the right line.
+pub struct LfLines<R> {
+    inner: R,
+}
+
+impl<R> LfLines<R> {
+    pub fn new(inner: R) -> Self {
+        LfLines { inner }
+    }
+}
+
+impl<R: BufRead> io::Read for LfLines<R> {
+    fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
+        let mut out = 0;
+        while out < buf.len() {
+            let chunk = self.inner.fill_buf()?;
+            let Some(&first) = chunk.first() else { break };
+            if first == b'\r' {
+                let crlf = match chunk.get(1) {
+                    Some(&next) => next == b'\n',
+                    None => {
+                        // The buffer ends on the `\r`: look at what comes after it.
+                        self.inner.consume(1);
+                        if self.inner.fill_buf()?.first() != Some(&b'\n') {
+                            buf[out] = b'\r';
+                            out += 1;
+                        }
+                        continue;
+                    }
+                };
+                self.inner.consume(1);
+                if !crlf {
+                    buf[out] = b'\r';
+                    out += 1;
+                }
+                continue;
+            }
+            let limit = (buf.len() - out).min(chunk.len());
+            let run = chunk[..limit]
+                .iter()
+                .position(|&c| c == b'\r')
+                .unwrap_or(limit);
+            buf[out..out + run].copy_from_slice(&chunk[..run]);
+            self.inner.consume(run);
+            out += run;
+            if run == limit {
+                break;
+            }
+        }
+        Ok(out)
+    }
 }

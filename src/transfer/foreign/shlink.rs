@@ -141,7 +141,7 @@ pub fn csv_rows(input: Box<dyn BufRead + Send>, dropped: Dropped) -> impl Iterat
     let mut reader = csv::ReaderBuilder::new()
         .has_headers(true)
         .flexible(false)
-        .from_reader(input);
+        .from_reader(super::scan::LfLines::new(input));
     let header: Result<Vec<String>, FormatError> = reader
         .headers()
         .map(|h| {

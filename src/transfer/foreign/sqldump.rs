@@ -88,7 +88,7 @@ impl<R: BufRead> SqlDump<R> {
     }
 
     fn bump(&mut self) -> Result<Option<u8>, FormatError> {
-        self.bytes.next().map_err(|e| self.io(e))
+        self.bytes.bump().map_err(|e| self.io(e))
     }
 
     fn io(&self, e: std::io::Error) -> FormatError {

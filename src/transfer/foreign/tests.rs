@@ -108,3 +108,36 @@ fn short_urls_split_into_host_and_alias() {
         Some(("s.test:8080".into(), "abc".into()))
     );
 }
+
+#[test]
+fn crlf_becomes_lf_so_csv_lines_count_right() {
+    use std::io::Read;
+    let text = "a\r\n\"b\r\nc\"\r\nd\re\r";
+    // Tiny reads put a \r at the end of a chunk.
+    struct Trickle<'a>(&'a [u8]);
+    impl Read for Trickle<'_> {
+        fn read(&mut self, buf: &mut [u8]) -> std::io::Result<usize> {
+            let n = self.0.len().min(buf.len()).min(2);
+            buf[..n].copy_from_slice(&self.0[..n]);
+            self.0 = &self.0[n..];
+            Ok(n)
+        }
+    }
+    let mut out = String::new();
+    scan::LfLines::new(std::io::BufReader::with_capacity(
+        2,
+        Trickle(text.as_bytes()),
+    ))
+    .read_to_string(&mut out)
+    .unwrap();
+    assert_eq!(out, "a\n\"b\nc\"\nd\re\r");
+    let mut r = csv::ReaderBuilder::new()
+        .has_headers(false)
+        .flexible(true)
+        .from_reader(scan::LfLines::new("x\r\ny\r\nz\r\n".as_bytes()));
+    let lines: Vec<u64> = r
+        .records()
+        .map(|r| r.unwrap().position().unwrap().line())
+        .collect();
+    assert_eq!(lines, vec![1, 2, 3]);
+}

@@ -123,7 +123,7 @@ pub fn csv_rows(input: Box<dyn BufRead + Send>, dropped: Dropped) -> impl Iterat
     if backslash {
         builder.double_quote(false).escape(Some(b'\\'));
     }
-    let mut reader = builder.from_reader(input);
+    let mut reader = builder.from_reader(super::scan::LfLines::new(input));
     let mut columns: Option<Vec<String>> = None;
     let mut ended = false;
     std::iter::from_fn(move || {

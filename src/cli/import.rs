@@ -1,0 +1,495 @@
+//! `linkdeck import FILE`: linkdeck's own JSON or CSV export, or another shortener's (Bitly,
+//! YOURLS, Shlink, Kutt; the formats live in `crate::transfer`). Into a local database the
+//! import is one transaction, streamed: all or nothing, whatever the file's size. Into a
+//! server, every row is checked first, then links are created one request at a time.
+
+use std::fs::File;
+use std::io::{self, BufRead, BufReader, Read};
+use std::path::PathBuf;
+use std::sync::{Arc, Mutex};
+
+use clap::Args;
+use serde_json::json;
+
+use super::context::Context;
+use super::destination::{Decision, Destination};
+use super::error::{CliError, CliResult, Kind};
+use super::lookup::{all_domains, find_domain};
+use super::output::{plural, print, print_json};
+use super::progress::{Counting, Progress, Unit};
+use crate::backend::local::{ImportOptions, ImportRow, ImportSummary, Incoming, Renamed};
+use crate::domain::{Domain, Error, FieldErrors, Id, OnConflict, Place, SpaceInput};
+use crate::transfer::foreign::{self, Dropped, ForeignRow, Kind as FileKind, Read as Foreign};
+use crate::transfer::foreign::{ReadOptions, Service, Shape};
+use crate::transfer::{self, Format, FormatError};
+
+#[derive(Debug, Args)]
+pub struct ImportArgs {
+    /// The file to read (`-` for standard input).
+    pub file: PathBuf,
+    /// The service the file comes from: linkdeck, bitly, yourls, shlink or kutt. Recognised
+    /// from the file when left out.
+    #[arg(long, value_enum, value_name = "SERVICE")]
+    pub from: Option<Service>,
+    /// json or csv, for linkdeck's own files; by default from the file's extension.
+    #[arg(long, value_enum)]
+    pub format: Option<Format>,
+    /// What a link whose alias is taken does: fail (nothing is imported), skip (it is left
+    /// out) or rename (it becomes ALIAS-2, ALIAS-3, …).
+    #[arg(long, value_name = "WHAT", value_parser = parse_on_conflict, default_value = "fail")]
+    pub on_conflict: OnConflict,
+    /// Put each link in a space named after its first tag (made when missing).
+    #[arg(long)]
+    pub tags_to_spaces: bool,
+    /// The host of the old service's main domain (repeatable): its links go under this
+    /// profile's own short URLs. Shlink's CSV writes that host on every row.
+    #[arg(long, value_name = "HOST")]
+    pub default_domain: Vec<String>,
+}
+
+pub(super) fn parse_on_conflict(s: &str) -> Result<OnConflict, String> {
+    OnConflict::parse(s).ok_or_else(|| "expected fail, skip or rename".into())
+}
+
+fn is_stdio(path: &std::path::Path) -> bool {
+    path.as_os_str() == "-"
+}
+
+/// The file, buffered, with its size when known.
+fn open(args: &ImportArgs, name: &str) -> CliResult<(Box<dyn Read + Send>, Option<u64>)> {
+    if is_stdio(&args.file) {
+        return Ok((Box::new(io::stdin()), None));
+    }
+    let file = File::open(&args.file)
+        .map_err(|e| CliError::failure(format!("cannot read {name}: {e}")))?;
+    let size = file.metadata().ok().map(|m| m.len());
+    Ok((Box::new(file), size))
+}
+
+/// What the file is: named by `--from`/`--format`, else recognised from its first bytes, else
+/// from its extension.
+fn kind_of(args: &ImportArgs, head: &[u8], name: &str) -> CliResult<FileKind> {
+    let by_extension = Format::from_path(&args.file);
+    let linkdeck = |format: Format| FileKind {
+        service: Service::Linkdeck,
+        shape: match format {
+            Format::Json => Shape::Json,
+            Format::Csv => Shape::Csv,
+        },
+    };
+    Ok(match (args.from, args.format) {
+        (Some(Service::Linkdeck) | None, Some(format)) => linkdeck(format),
+        (Some(Service::Linkdeck), None) => match by_extension {
+            Some(format) => linkdeck(format),
+            None => FileKind {
+                service: Service::Linkdeck,
+                shape: foreign::sniff_shape(head),
+            },
+        },
+        (Some(service), _) => FileKind {
+            service,
+            shape: foreign::sniff_shape(head),
+        },
+        (None, None) => match foreign::detect(head) {
+            Some(kind) => kind,
+            None => match by_extension {
+                Some(format) => linkdeck(format),
+                None if is_stdio(&args.file) => linkdeck(Format::Json),
+                None => {
+                    return Err(CliError::usage(format!(
+                        "cannot tell what {name} is: give --from bitly|yourls|shlink|kutt, or \
+                         name a linkdeck export .json or .csv (or give --format)"
+                    )));
+                }
+            },
+        },
+    })
+}
+
+pub async fn import(ctx: &Context, args: ImportArgs) -> CliResult {
+    let name = args.file.display().to_string();
+    let (raw, size) = open(&args, &name)?;
+    let progress = Progress::start(ctx, &format!("reading {name}"), size, Unit::Bytes);
+    let mut input: Box<dyn BufRead + Send> = Box::new(BufReader::with_capacity(
+        256 * 1024,
+        Counting::new(raw, progress.clone()),
+    ));
+    let head = input
+        .fill_buf()
+        .map_err(|e| CliError::failure(format!("cannot read {name}: {e}")))?
+        .to_vec();
+    let kind = kind_of(&args, &head, &name)?;
+    if kind.service == Service::Linkdeck && kind.shape == Shape::Sql {
+        return Err(CliError::usage(format!(
+            "{name} looks like an SQL dump: give --from yourls for YOURLS's yourls_url table"
+        )));
+    }
+
+    let backend = ctx.backend().await?;
+    let domains = all_domains(backend.as_ref()).await?;
+    let broken: Arc<Mutex<Option<FormatError>>> = Arc::default();
+    let dropped = Dropped::default();
+    let mut lost_passwords = 0usize;
+
+    let (spaces, rows): (
+        Vec<(Place, SpaceInput)>,
+        Box<dyn Iterator<Item = Incoming> + Send>,
+    ) = if kind.service == Service::Linkdeck {
+        let format = if kind.shape == Shape::Csv {
+            Format::Csv
+        } else {
+            Format::Json
+        };
+        let mut bytes = Vec::new();
+        input
+            .read_to_end(&mut bytes)
+            .map_err(|e| CliError::failure(format!("cannot read {name}: {e}")))?;
+        let bundle = transfer::read(&bytes, format).map_err(|e| not_valid(&name, kind, e))?;
+        let spaces = bundle
+            .spaces
+            .iter()
+            .map(|n| (Place::line(n.line), n.record.to_input()))
+            .collect();
+        let mut rows = Vec::with_capacity(bundle.links.len());
+        for n in bundle.links {
+            let place = Place::line(n.line);
+            match n
+                .record
+                .to_import(|name| find_domain(&domains, name).map(|d| d.id))
+            {
+                Ok(link) => {
+                    lost_passwords += usize::from(link.lost_password);
+                    rows.push(Incoming::Row(Box::new(ImportRow {
+                        place,
+                        input: link.input,
+                        space: link.space,
+                        carried: link.carried,
+                    })));
+                }
+                Err(e) => {
+                    let mut keyed = FieldErrors::default();
+                    place.prefix(e, &mut keyed);
+                    rows.push(Incoming::Invalid(keyed));
+                }
+            }
+        }
+        (spaces, Box::new(rows.into_iter()))
+    } else {
+        let adapter = Adapter {
+            domains: domains.clone(),
+            default_hosts: args.default_domain.iter().map(|h| bare_host(h)).collect(),
+            tags_to_spaces: args.tags_to_spaces,
+            dropped: dropped.clone(),
+            broken: broken.clone(),
+            progress: progress.clone(),
+            count: 0,
+        };
+        let opts = ReadOptions {
+            timezone: ctx.timezone().clone(),
+        };
+        let reads = foreign::rows(kind, input, opts, dropped.clone());
+        let mut adapter = adapter;
+        (
+            Vec::new(),
+            Box::new(reads.map(move |read| adapter.adapt(read))),
+        )
+    };
+
+    let opts = ImportOptions {
+        on_conflict: args.on_conflict,
+        create_spaces: args.tags_to_spaces,
+    };
+    let result = if ctx.profile.is_local() {
+        let local = ctx.local("import").await?;
+        local.import_stream(spaces, rows, opts).await
+    } else {
+        import_to_server(
+            ctx,
+            backend.as_ref(),
+            spaces,
+            rows,
+            opts.on_conflict,
+            &progress,
+        )
+        .await
+    };
+    progress.finish();
+    let summary = match result {
+        Ok(summary) => summary,
+        Err(e) => {
+            if let Some(format_error) = broken.lock().unwrap_or_else(|p| p.into_inner()).take() {
+                return Err(not_valid(&name, kind, format_error));
+            }
+            return Err(named(e, &name));
+        }
+    };
+    report(ctx, &name, kind, &summary, &dropped, lost_passwords)
+}
+
+/// `sho.rt`, `https://sho.rt/` → `sho.rt`.
+fn bare_host(h: &str) -> String {
+    let h = h.trim().trim_end_matches('/');
+    h.split_once("://")
+        .map_or(h, |(_, rest)| rest)
+        .to_ascii_lowercase()
+}
+
+/// A file that is not what it claims, named with its line.
+fn not_valid(name: &str, kind: FileKind, e: FormatError) -> CliError {
+    let what = format!("nothing imported: {name} is not a valid {kind} file");
+    match e.line {
+        Some(line) => {
+            let mut fields = FieldErrors::default();
+            fields.add(&format!("line {line}"), e.message);
+            CliError::invalid(what, fields)
+        }
+        None => CliError::invalid(format!("{what}: {}", e.message), FieldErrors::default()),
+    }
+}
+
+/// Adds the file name to a failed import's message.
+fn named(e: Error, file: &str) -> CliError {
+    let mut err = CliError::from(e);
+    if err.kind == Kind::Validation {
+        err.message = format!("nothing imported from {file}: {}", err.message);
+    }
+    err
+}
+
+/// Turns foreign rows into rows of the import: tags become spaces (when asked), host names
+/// become the profile's domains (or its main one).
+struct Adapter {
+    domains: Vec<Domain>,
+    default_hosts: Vec<String>,
+    tags_to_spaces: bool,
+    dropped: Dropped,
+    broken: Arc<Mutex<Option<FormatError>>>,
+    progress: Progress,
+    count: u64,
+}
+
+impl Adapter {
+    fn domain_id(&self, host: &str) -> Option<Id> {
+        self.domains
+            .iter()
+            .find(|d| d.host().eq_ignore_ascii_case(host))
+            .or_else(|| find_domain(&self.domains, host))
+            .map(|d| d.id)
+    }
+
+    fn adapt(&mut self, read: Foreign) -> Incoming {
+        match read {
+            Foreign::Broken(e) => {
+                let mut fields = FieldErrors::default();
+                fields.add(
+                    &e.line.map_or("file".to_owned(), |l| format!("line {l}")),
+                    e.message.clone(),
+                );
+                *self.broken.lock().unwrap_or_else(|p| p.into_inner()) = Some(e);
+                Incoming::Broken(fields)
+            }
+            Foreign::Invalid(place, errors) => {
+                let mut keyed = FieldErrors::default();
+                place.prefix(errors, &mut keyed);
+                Incoming::Invalid(keyed)
+            }
+            Foreign::Row(row) => {
+                self.count += 1;
+                if self.count.is_multiple_of(4096) {
+                    self.progress
+                        .message(format!("importing · {} links read", self.count));
+                }
+                self.row(*row)
+            }
+        }
+    }
+
+    fn row(&self, row: ForeignRow) -> Incoming {
+        let ForeignRow {
+            place,
+            mut record,
+            tags,
+        } = row;
+        let mut tags = tags.into_iter().filter(|t| !t.trim().is_empty());
+        if self.tags_to_spaces {
+            record.space = tags.next();
+            if tags.next().is_some() {
+                self.dropped
+                    .note("tags after the first (a link is in one space)");
+            }
+        } else if tags.next().is_some() {
+            self.dropped
+                .note("tags (--tags-to-spaces keeps the first as a space)");
+        }
+        let mut errors = FieldErrors::default();
+        if let Some(host) = record.domain.take() {
+            if self.default_hosts.contains(&host) {
+                // The old main domain: the profile's own short URLs.
+            } else if let Some(id) = self.domain_id(&host) {
+                record.domain = self
+                    .domains
+                    .iter()
+                    .find(|d| d.id == id)
+                    .map(|d| d.name.clone());
+            } else {
+                errors.add(
+                    "domain",
+                    format!(
+                        "{host} is not one of your domains: add it (`linkdeck domains add \
+                         {host}`), or give --default-domain {host} if it was the old service's \
+                         main domain"
+                    ),
+                );
+            }
+        }
+        match record.to_import(|name| find_domain(&self.domains, name).map(|d| d.id)) {
+            Ok(link) if errors.is_empty() => Incoming::Row(Box::new(ImportRow {
+                place,
+                input: link.input,
+                space: link.space,
+                carried: link.carried,
+            })),
+            Ok(_) => {
+                let mut keyed = FieldErrors::default();
+                place.prefix(errors, &mut keyed);
+                Incoming::Invalid(keyed)
+            }
+            Err(e) => {
+                errors.merge(e);
+                let mut keyed = FieldErrors::default();
+                place.prefix(errors, &mut keyed);
+                Incoming::Invalid(keyed)
+            }
+        }
+    }
+}
+
+/// A server has no transaction across requests: every row is read and checked first (the
+/// rules that need no stored state, and aliases against the server's links), so a file with a
+/// bad row sends nothing at all; then spaces and links are created one request at a time. A
+/// link already there (same alias and destination) is passed over, so an import that stopped
+/// can be run again.
+async fn import_to_server(
+    ctx: &Context,
+    backend: &dyn crate::backend::Backend,
+    spaces: Vec<(Place, SpaceInput)>,
+    rows: Box<dyn Iterator<Item = Incoming> + Send>,
+    on_conflict: OnConflict,
+    progress: &Progress,
+) -> crate::domain::Result<ImportSummary> {
+    let mut dest = Destination::load(backend, ctx.timezone().clone()).await?;
+    let mut errors = FieldErrors::default();
+    let mut plan = Vec::new();
+    for (place, input) in &spaces {
+        if let Err(e) = crate::domain::validate_space_input(input, crate::domain::Mode::Create) {
+            place.prefix(e, &mut errors);
+        }
+    }
+    for incoming in rows {
+        match incoming {
+            Incoming::Row(row) => match dest.check(*row, on_conflict) {
+                Ok(Decision::Send(planned)) => plan.push(*planned),
+                Ok(Decision::AlreadyThere | Decision::Skipped) => {}
+                Err(e) => errors.merge(e),
+            },
+            Incoming::Invalid(e) => errors.merge(e),
+            Incoming::Broken(e) => {
+                errors.merge(e);
+                break;
+            }
+        }
+        if errors.len() >= crate::backend::local::MAX_IMPORT_ERRORS {
+            break;
+        }
+    }
+    if !errors.is_empty() {
+        return Err(Error::Validation(errors));
+    }
+    progress.message("creating on the server");
+    progress.set_length(plan.len() as u64);
+    let mut summary = dest.declare_spaces(spaces).await?;
+    for planned in plan {
+        let place = planned.place;
+        match dest.send(planned).await {
+            Ok(renamed) => {
+                summary.links_created += 1;
+                summary.renamed.extend(renamed);
+            }
+            Err(e) => {
+                return Err(dest.stopped(place, e, &summary));
+            }
+        }
+        progress.inc(1);
+    }
+    summary.links_skipped += dest.skipped;
+    summary.spaces_created += dest.spaces_created;
+    Ok(summary)
+}
+
+fn report(
+    ctx: &Context,
+    name: &str,
+    kind: FileKind,
+    summary: &ImportSummary,
+    dropped: &Dropped,
+    lost_passwords: usize,
+) -> CliResult {
+    let dropped = dropped.entries();
+    let not_carried = (!ctx.profile.is_local())
+        .then_some("titles, click totals and creation dates (a server's API cannot set them)");
+    if ctx.json {
+        return Ok(print_json(&json!({
+            "from": kind.to_string(),
+            "spaces_created": summary.spaces_created,
+            "links_created": summary.links_created,
+            "links_skipped": summary.links_skipped,
+            "renamed": summary.renamed,
+            "passwords_not_imported": lost_passwords,
+            "dropped": dropped.iter().map(|(what, n)| json!({"what": what, "links": n})).collect::<Vec<_>>(),
+            "not_carried": not_carried,
+        }))?);
+    }
+    let mut text = format!(
+        "imported {} and {} from {name} ({kind})",
+        plural(summary.links_created, "link"),
+        plural(summary.spaces_created, "new space")
+    );
+    if summary.links_skipped > 0 {
+        text.push_str(&format!(
+            "\nskipped {} whose alias was taken",
+            plural(summary.links_skipped, "link")
+        ));
+    }
+    if !summary.renamed.is_empty() {
+        text.push_str(&format!(
+            "\nrenamed {} whose alias was taken:",
+            plural(summary.renamed.len(), "link")
+        ));
+        for Renamed { place, from, to } in summary.renamed.iter().take(20) {
+            text.push_str(&format!("\n  {place}: {from} → {to}"));
+        }
+        if summary.renamed.len() > 20 {
+            text.push_str(&format!(
+                "\n  … and {} more (--json lists them all)",
+                summary.renamed.len() - 20
+            ));
+        }
+    }
+    if !dropped.is_empty() {
+        text.push_str(&format!("\nnot carried from {}:", kind.service.name()));
+        for (what, n) in &dropped {
+            text.push_str(&format!("\n  {what}: {}", plural(*n, "link")));
+        }
+    }
+    if let Some(what) = not_carried {
+        text.push_str(&format!("\nnot carried to the server: {what}"));
+    }
+    if lost_passwords > 0 && !ctx.quiet {
+        eprintln!(
+            "note: {} had a password in the export, which an export cannot carry; set it \
+             again with `linkdeck links update ALIAS --password-stdin`",
+            plural(lost_passwords, "link")
+        );
+    }
+    Ok(print(&text)?)
+}
