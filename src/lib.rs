@@ -5,6 +5,7 @@ pub mod backend;
 pub mod cli;
 pub mod config;
 pub mod domain;
+pub mod qr;
 pub mod server;
 pub mod transfer;
 pub mod tui;

@@ -38,6 +38,8 @@ pub enum LinksCommand {
         /// The link's id or alias.
         link: String,
     },
+    /// Show a link's QR code in the terminal, or write it with --png or --svg.
+    Qr(super::qr::QrArgs),
 }
 
 #[derive(Debug, Args)]
@@ -260,6 +262,7 @@ pub async fn run(ctx: &Context, command: LinksCommand) -> CliResult {
                 Ok(print(&format!("deleted link {id}"))?)
             }
         }
+        LinksCommand::Qr(args) => super::qr::run(ctx, backend, args).await,
     }
 }
 

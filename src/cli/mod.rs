@@ -18,6 +18,7 @@ mod lookup;
 mod output;
 mod owners;
 pub mod progress;
+mod qr;
 mod serve;
 mod spaces;
 mod transfer;

@@ -10,6 +10,7 @@ mod form;
 mod limit;
 mod pages;
 mod params;
+mod qr;
 mod redirect;
 mod resolve;
 mod visitor;
@@ -144,6 +145,8 @@ fn app(state: Arc<AppState>, opts: &ServeOptions) -> Router {
             get(redirect::preview).post(redirect::unlock_preview),
         )
         .route("/{alias}/stats", get(redirect::stats))
+        .route("/{alias}/qr.svg", get(qr::svg))
+        .route("/{alias}/qr.png", get(qr::png))
         .fallback(|| async { pages::not_found() });
     api::router(state.clone())
         .merge(links)

@@ -38,7 +38,9 @@ fn plausible_alias(alias: &str) -> bool {
             .all(|b| b.is_ascii_alphanumeric() || b == b'-' || b == b'_')
 }
 
-async fn lookup(
+/// The link `alias` names on the request's host, or the page to answer instead (404, 503). One
+/// home for alias resolution: redirects, previews, statistics and QR codes all ask here.
+pub(super) async fn lookup(
     state: &AppState,
     headers: &HeaderMap,
     alias: &str,

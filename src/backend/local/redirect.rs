@@ -179,6 +179,22 @@ impl LocalService {
         })
     }
 
+    /// The name of the domain link `id` lives on (`https://sho.rt`), or none: where its short
+    /// URL starts (a QR code holds that URL).
+    pub async fn link_domain_name(&self, id: Id) -> Result<Option<String>> {
+        self.db()
+            .read(move |conn| {
+                conn.prepare_cached(
+                    "SELECT d.name FROM links l JOIN domains d ON d.id = l.domain_id WHERE l.id = ?1",
+                )
+                .map_err(db_error)?
+                .query_row([id], |r| r.get(0))
+                .optional()
+                .map_err(db_error)
+            })
+            .await
+    }
+
     /// A number that changes whenever another connection (another process, typically) has
     /// committed to the database since the last call: the server's cue to forget what it
     /// cached. Read on the writer connection, whose own commits (this process's) do not count.
