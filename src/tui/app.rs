@@ -24,6 +24,7 @@ use super::msg::{Command, Msg, RequestId};
 use super::popups::{
     ConfirmAction, Modal, ModalOutcome, Picker, PickerKind, Toast, ToastKind, render_toasts,
 };
+use super::qr_popup::QrPopup;
 use super::spaces::SpacesView;
 use super::theme::Theme;
 use super::view::{Ctx, Outcome, SPINNER};
@@ -389,7 +390,8 @@ impl App {
             | Action::ToggleDisabled
             | Action::CopyShortUrl
             | Action::CopyDestination
-            | Action::OpenInBrowser => self.link_action(action),
+            | Action::OpenInBrowser
+            | Action::ShowQr => self.link_action(action),
             filter_action => match self.filter.apply_action(filter_action) {
                 FilterOutcome::Ignored => {}
                 // Filters are about links: show them.
@@ -431,6 +433,9 @@ impl App {
                 what: "destination",
             }),
             Action::OpenInBrowser => self.commands.push(Command::OpenUrl(link.url.clone())),
+            Action::ShowQr => {
+                self.modal = Some(Modal::Qr(Box::new(QrPopup::new(&link.short_url))));
+            }
             _ => {}
         }
     }
@@ -589,7 +594,12 @@ impl App {
         }
         self.render_hints(a.hints, buf);
         if let Some(modal) = &self.modal {
-            modal.render(a.main, buf, theme, &self.cfg.keys);
+            // A QR code needs every row it can get (at 80×24 the panes' area is too short).
+            let over = match modal {
+                Modal::Qr(_) => area,
+                _ => a.main,
+            };
+            modal.render(over, buf, theme, &self.cfg.keys);
         }
         let form_cursor = self.render_form(area, buf);
         render_toasts(&self.toasts, a.main, buf, theme);
@@ -678,6 +688,7 @@ impl App {
                     fixed("esc", "cancel"),
                 ]
                 .concat(),
+                Modal::Qr(_) => fixed("any key", "close"),
             }
         } else if self.filter.is_focused() {
             [

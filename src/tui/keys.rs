@@ -40,10 +40,11 @@ pub enum Action {
     CopyDestination,
     ToggleDisabled,
     OpenInBrowser,
+    ShowQr,
 }
 
 impl Action {
-    pub const ALL: [Action; 30] = [
+    pub const ALL: [Action; 31] = [
         Action::Quit,
         Action::Help,
         Action::NextPane,
@@ -74,6 +75,7 @@ impl Action {
         Action::CopyDestination,
         Action::ToggleDisabled,
         Action::OpenInBrowser,
+        Action::ShowQr,
     ];
 
     /// The name used in the `[keys]` section of the configuration.
@@ -109,6 +111,7 @@ impl Action {
             Action::CopyDestination => "copy_destination",
             Action::ToggleDisabled => "toggle_disabled",
             Action::OpenInBrowser => "open_in_browser",
+            Action::ShowQr => "show_qr",
         }
     }
 
@@ -145,6 +148,7 @@ impl Action {
             Action::CopyDestination => "copy destination",
             Action::ToggleDisabled => "disable / enable",
             Action::OpenInBrowser => "open in browser",
+            Action::ShowQr => "QR code of the short URL",
         }
     }
 
@@ -184,6 +188,7 @@ impl Action {
             Action::CopyDestination => &["Y"],
             Action::ToggleDisabled => &["x"],
             Action::OpenInBrowser => &["w"],
+            Action::ShowQr => &["Q"],
         }
     }
 }

@@ -14,6 +14,7 @@ mod links;
 mod msg;
 mod paging;
 mod popups;
+mod qr_popup;
 mod runtime;
 mod spaces;
 mod theme;

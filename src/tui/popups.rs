@@ -11,6 +11,7 @@ use ratatui::widgets::{Block, BorderType, Borders, Clear, Paragraph, Widget, Wra
 
 use super::filter::Named;
 use super::keys::{Action, Key, KeyMap};
+use super::qr_popup::QrPopup;
 use super::theme::Theme;
 use crate::domain::Id;
 
@@ -65,6 +66,7 @@ pub enum Modal {
     Confirm(ConfirmAction),
     Help { scroll: u16 },
     Picker(Picker),
+    Qr(Box<QrPopup>),
 }
 
 /// What a dialog answered.
@@ -100,6 +102,11 @@ impl Modal {
                 Some(Action::Help | Action::Quit) => ModalOutcome::Close,
                 _ if key.code == KeyCode::Esc => ModalOutcome::Close,
                 _ => ModalOutcome::Stay,
+            },
+            // Any key but a movement closes the code.
+            Modal::Qr(_) => match key.action {
+                Some(Action::Down | Action::Up) => ModalOutcome::Stay,
+                _ => ModalOutcome::Close,
             },
             Modal::Picker(picker) => {
                 let last = picker.items.len().saturating_sub(1);
@@ -187,6 +194,7 @@ impl Modal {
                     Paragraph::new(footer).render(foot, buf);
                 }
             }
+            Modal::Qr(popup) => popup.render(area, buf, theme),
             Modal::Picker(picker) => {
                 let title = match picker.kind {
                     PickerKind::Space => " Filter by space ",
@@ -223,7 +231,7 @@ impl Modal {
 }
 
 /// Clears `area`, draws a bordered dialog and returns its inside.
-fn dialog(
+pub(super) fn dialog(
     area: Rect,
     buf: &mut Buffer,
     title: &str,

@@ -426,6 +426,19 @@ fn help_overlay() {
 }
 
 #[test]
+fn qr_popup() {
+    let mut app = loaded(100, 30, &world());
+    press(&mut app, KeyCode::Char('Q'));
+    snap!("qr_popup_100x30", app, 100, 30);
+    // Any key closes it; nothing was asked of the backend.
+    press(&mut app, KeyCode::Esc);
+    assert!(app.take_commands().is_empty());
+    let mut small = loaded(80, 24, &world());
+    press(&mut small, KeyCode::Char('Q'));
+    snap!("qr_popup_80x24", small, 80, 24);
+}
+
+#[test]
 fn toasts() {
     let mut app = loaded(100, 30, &world());
     app.update(Msg::Desktop(Ok(
