@@ -1,0 +1,138 @@
+//! A reverse proxy on 127.0.0.1 in front of a real `linkdeck serve` that breaks part way, as a
+//! server going away does: after a number of link creations it forwards one more and loses the
+//! answer (the link exists, the client never hears so), then refuses every further creation;
+//! or it refuses the list pages from a given page on. Everything else is forwarded unchanged.
+
+#![allow(dead_code)] // each test target uses a part
+
+use std::net::SocketAddr;
+use std::sync::Arc;
+use std::sync::atomic::{AtomicUsize, Ordering};
+
+use axum::Router;
+use axum::body::Body;
+use axum::extract::{Request, State};
+use axum::http::{Method, StatusCode, header};
+use axum::response::Response;
+
+#[derive(Debug, Clone, Copy, Default)]
+pub struct Breaks {
+    /// Creations answered before the proxy breaks.
+    pub creates: Option<usize>,
+    /// The first list page (`page=N`) that is refused.
+    pub list_page: Option<u32>,
+}
+
+pub struct FailingProxy {
+    pub addr: SocketAddr,
+    creates: Arc<AtomicUsize>,
+}
+
+impl FailingProxy {
+    pub async fn start(upstream: &str, breaks: Breaks) -> FailingProxy {
+        let creates = Arc::new(AtomicUsize::new(0));
+        let state = ProxyState {
+            upstream: upstream.trim_end_matches('/').to_owned(),
+            client: reqwest::Client::builder()
+                .redirect(reqwest::redirect::Policy::none())
+                .no_proxy()
+                .build()
+                .expect("an HTTP client"),
+            creates: creates.clone(),
+            breaks,
+        };
+        let app = Router::new().fallback(forward).with_state(state);
+        let listener = tokio::net::TcpListener::bind("127.0.0.1:0")
+            .await
+            .expect("a loopback port");
+        let addr = listener.local_addr().expect("a bound address");
+        tokio::spawn(async move { axum::serve(listener, app).await });
+        FailingProxy { addr, creates }
+    }
+
+    pub fn base_url(&self) -> String {
+        format!("http://{}", self.addr)
+    }
+
+    /// Link creations that reached the server.
+    pub fn creates(&self) -> usize {
+        self.creates.load(Ordering::SeqCst)
+    }
+}
+
+#[derive(Clone)]
+struct ProxyState {
+    upstream: String,
+    client: reqwest::Client,
+    creates: Arc<AtomicUsize>,
+    breaks: Breaks,
+}
+
+fn list_page(query: Option<&str>) -> u32 {
+    query
+        .unwrap_or("")
+        .split('&')
+        .find_map(|kv| kv.strip_prefix("page="))
+        .and_then(|n| n.parse().ok())
+        .unwrap_or(1)
+}
+
+async fn forward(State(state): State<ProxyState>, request: Request) -> Response {
+    let (parts, body) = request.into_parts();
+    let path = parts.uri.path().to_owned();
+    let is_create = parts.method == Method::POST && path == "/api/v1/links";
+    let mut lose_answer = false;
+    if is_create && let Some(limit) = state.breaks.creates {
+        let n = state.creates.load(Ordering::SeqCst);
+        if n > limit {
+            return status(StatusCode::SERVICE_UNAVAILABLE);
+        }
+        lose_answer = n == limit;
+    }
+    if parts.method == Method::GET
+        && path == "/api/v1/links"
+        && let Some(from) = state.breaks.list_page
+        && list_page(parts.uri.query()) >= from
+    {
+        return status(StatusCode::SERVICE_UNAVAILABLE);
+    }
+    let target = parts.uri.path_and_query().map_or("/", |p| p.as_str());
+    let Ok(body) = axum::body::to_bytes(body, 16 << 20).await else {
+        return status(StatusCode::PAYLOAD_TOO_LARGE);
+    };
+    let mut outgoing = state
+        .client
+        .request(parts.method.clone(), format!("{}{target}", state.upstream))
+        .body(body);
+    for (name, value) in &parts.headers {
+        if name != header::HOST && name != header::CONTENT_LENGTH {
+            outgoing = outgoing.header(name, value);
+        }
+    }
+    let Ok(answer) = outgoing.send().await else {
+        return status(StatusCode::BAD_GATEWAY);
+    };
+    if is_create && answer.status().is_success() {
+        state.creates.fetch_add(1, Ordering::SeqCst);
+    }
+    if lose_answer {
+        // The server made the link; the client hears only that something went wrong.
+        return status(StatusCode::BAD_GATEWAY);
+    }
+    let mut response = Response::builder().status(answer.status());
+    for (name, value) in answer.headers() {
+        if name != header::TRANSFER_ENCODING && name != header::CONTENT_LENGTH {
+            response = response.header(name, value);
+        }
+    }
+    let body = answer.bytes().await.unwrap_or_default();
+    response
+        .body(Body::from(body))
+        .unwrap_or_else(|_| status(StatusCode::BAD_GATEWAY))
+}
+
+fn status(code: StatusCode) -> Response {
+    let mut response = Response::new(Body::empty());
+    *response.status_mut() = code;
+    response
+}
