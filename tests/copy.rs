@@ -316,7 +316,7 @@ async fn a_server_into_a_local_database_resumes_after_the_server_fails() {
         copied > 0
             && here.keys().all(|a| {
                 let n: u32 = a[1..].parse().unwrap();
-                n % 2 == 0 && a[1..].starts_with('1')
+                n.is_multiple_of(2) && a[1..].starts_with('1')
             }),
         "{here:?}"
     );
