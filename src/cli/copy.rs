@@ -125,7 +125,7 @@ pub async fn run(ctx: &Context, args: CopyArgs) -> CliResult {
     while let Some(current) = page.take() {
         let more = current.has_next() && !current.items.is_empty();
         let planned = plan_page(
-            ctx,
+            &target,
             &current.items,
             &domains,
             &mut dest,
@@ -304,10 +304,10 @@ async fn copy_spaces(
     Ok(())
 }
 
-/// Decides every link of a page; a taken alias under `fail`, or a domain missing there, is an
-/// error before anything of the page is written.
+/// Decides every link of a page; a taken alias under `fail` is an error before anything of the
+/// page is written. Expiry times are written in the destination's zone, which reads them.
 fn plan_page(
-    ctx: &Context,
+    target: &Context,
     links: &[Link],
     domains: &HashMap<i64, String>,
     dest: &mut Destination<'_>,
@@ -318,7 +318,7 @@ fn plan_page(
     let mut planned = Vec::new();
     for link in links {
         let place = Place::line(usize::try_from(link.id).unwrap_or(0));
-        let mut record = LinkRecord::from_link(link, ctx.timezone());
+        let mut record = LinkRecord::from_link(link, target.timezone());
         if let Some(d) = &link.domain {
             record.domain = domains.get(&d.id).cloned();
         }
