@@ -12,6 +12,7 @@ use super::PER_PAGE_MAX;
 use super::context::Context;
 use super::error::{CliError, CliResult};
 use super::output::{plural, print, print_json};
+use super::progress::{Progress, Unit};
 use crate::backend::Backend;
 use crate::backend::local::LocalBackend;
 use crate::domain::{Id, Link, LinkQuery, Sort};
@@ -139,8 +140,17 @@ async fn write_export<W: Write>(
 
     // Oldest first, so an import recreates them in the same order.
     let tz = ctx.timezone();
+    let total = backend
+        .list_links(&LinkQuery {
+            per_page: crate::domain::PER_PAGE_MIN,
+            ..LinkQuery::default()
+        })
+        .await?
+        .total;
+    let progress = Progress::start(ctx, "exporting", Some(total), Unit::Items("links"));
     let mut links = LinkBatches::new(ctx, backend).await?;
     while let Some(batch) = links.next().await? {
+        progress.inc(batch.len() as u64);
         for link in &batch {
             counts.links += 1;
             counts.passwords += usize::from(link.password);
@@ -151,6 +161,7 @@ async fn write_export<W: Write>(
             }
         }
     }
+    progress.finish();
     match writer {
         Writer::Json(w) => {
             w.finish()?;
