@@ -363,8 +363,8 @@ fn plan_page(
 }
 
 /// Writes a page of planned links: into a local database as one transaction (titles, clicks
-/// and creation dates kept), into a server one request at a time. Gives how many were created,
-/// also when it fails part way.
+/// and creation dates kept), into a server a few requests at a time. Gives how many were
+/// created, also when it fails part way.
 async fn send_page(
     dest: &mut Destination<'_>,
     local: Option<&LocalBackend>,
@@ -391,14 +391,7 @@ async fn send_page(
                 .map(|done| done.links_created)
                 .map_err(|e| (0, e))
         }
-        None => {
-            let mut created = 0;
-            for p in planned {
-                dest.send(p).await.map_err(|e| (created, e))?;
-                created += 1;
-            }
-            Ok(created)
-        }
+        None => dest.send_all(planned).await,
     }
 }
 

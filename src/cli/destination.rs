@@ -39,6 +39,10 @@ pub enum Decision {
     Skipped,
 }
 
+/// Link creations sent to a server at once: enough to hide the round trips, few enough not to
+/// crowd a small server (a phpShort site on shared hosting).
+pub const IN_FLIGHT: usize = 4;
+
 pub struct Destination<'a> {
     backend: &'a dyn Backend,
     tz: TimeZone,
@@ -246,6 +250,33 @@ impl<'a> Destination<'a> {
         }
         self.backend.create_link(&input).await?;
         Ok(renamed)
+    }
+
+    /// Creates the planned links of a page with up to [`IN_FLIGHT`] requests at a time (their
+    /// spaces made first, one by one). Gives how many were created — also when a request fails:
+    /// then the first error, after the requests already sent have answered (a run that stopped
+    /// may have created links after the failed one; the next run passes over them).
+    pub async fn send_all(&mut self, planned: Vec<Planned>) -> Result<usize, (usize, Error)> {
+        use futures::StreamExt;
+        let mut inputs = Vec::with_capacity(planned.len());
+        for p in planned {
+            let mut input = p.input;
+            if let Some(name) = &p.space {
+                input.space = Some(self.space_id(name).await.map_err(|e| (0, e))?.to_string());
+            }
+            inputs.push(input);
+        }
+        let backend = self.backend;
+        let results: Vec<Result<()>> = futures::stream::iter(inputs)
+            .map(|input| async move { backend.create_link(&input).await.map(|_| ()) })
+            .buffered(IN_FLIGHT)
+            .collect()
+            .await;
+        let created = results.iter().filter(|r| r.is_ok()).count();
+        match results.into_iter().find_map(Result::err) {
+            None => Ok(created),
+            Some(e) => Err((created, e)),
+        }
     }
 
     /// The error of a run that stopped at `place`, saying what was done before.

@@ -83,8 +83,10 @@ async fn forward(State(state): State<ProxyState>, request: Request) -> Response 
     let is_create = parts.method == Method::POST && path == "/api/v1/links";
     let mut lose_answer = false;
     if is_create && let Some(limit) = state.breaks.creates {
-        let n = state.creates.load(Ordering::SeqCst);
+        // Creations are numbered as they arrive, so concurrent ones cannot slip past the limit.
+        let n = state.creates.fetch_add(1, Ordering::SeqCst);
         if n > limit {
+            state.creates.fetch_sub(1, Ordering::SeqCst);
             return status(StatusCode::SERVICE_UNAVAILABLE);
         }
         lose_answer = n == limit;
@@ -112,7 +114,7 @@ async fn forward(State(state): State<ProxyState>, request: Request) -> Response 
     let Ok(answer) = outgoing.send().await else {
         return status(StatusCode::BAD_GATEWAY);
     };
-    if is_create && answer.status().is_success() {
+    if is_create && state.breaks.creates.is_none() && answer.status().is_success() {
         state.creates.fetch_add(1, Ordering::SeqCst);
     }
     if lose_answer {
