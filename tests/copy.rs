@@ -6,14 +6,14 @@
 mod cli_support;
 mod common;
 
-#[path = "common/failing_proxy.rs"]
-mod failing_proxy;
+#[path = "common/counting_proxy.rs"]
+mod counting_proxy;
 
 use std::collections::BTreeMap;
 
 use cli_support::{Env, Run};
 use common::TestServer;
-use failing_proxy::{Breaks, FailingProxy};
+use counting_proxy::{Breaks, CountingProxy};
 use linkdeck::domain::{LinkInput, SpaceInput};
 use reqwest::Method;
 use serde_json::Value;
@@ -95,7 +95,7 @@ fn local_links(env: &Env, db: &std::path::Path) -> BTreeMap<String, Value> {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_local_database_into_a_server_resumes_after_the_server_fails() {
     let server = TestServer::start().await;
-    let proxy = FailingProxy::start(
+    let proxy = CountingProxy::breaking(
         &server.base,
         Breaks {
             creates: Some(10),
@@ -229,7 +229,7 @@ async fn a_server_into_a_local_database_resumes_after_the_server_fails() {
         })
         .await
         .unwrap();
-    let proxy = FailingProxy::start(
+    let proxy = CountingProxy::breaking(
         &server.base,
         Breaks {
             list_page: Some(2),

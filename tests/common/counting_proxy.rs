@@ -1,6 +1,10 @@
 //! A reverse proxy on 127.0.0.1 that forwards every HTTP request to one upstream server and
 //! counts them: how a test or benchmark sees how many requests a client really made, whatever
 //! server is behind it.
+//!
+//! It can also break part way, as a server going away does ([`Breaks`]): after a number of link
+//! creations it forwards one more and loses the answer (the link exists, the client never hears
+//! so), then refuses every further creation; or it refuses the list pages from a given page on.
 
 #![allow(dead_code)] // each test or bench target uses a part
 
@@ -11,25 +15,44 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use axum::Router;
 use axum::body::Body;
 use axum::extract::{Request, State};
-use axum::http::{StatusCode, header};
+use axum::http::{Method, StatusCode, header};
 use axum::response::Response;
+
+/// Where the proxy breaks; the default never does.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct Breaks {
+    /// Link creations answered before the proxy breaks.
+    pub creates: Option<usize>,
+    /// The first list page (`page=N`) of links that is refused.
+    pub list_page: Option<u32>,
+}
 
 pub struct CountingProxy {
     pub addr: SocketAddr,
     count: Arc<AtomicUsize>,
+    creates: Arc<AtomicUsize>,
 }
 
 impl CountingProxy {
     /// Starts forwarding to `upstream` (an `http://host:port` origin).
     pub async fn start(upstream: &str) -> CountingProxy {
+        Self::breaking(upstream, Breaks::default()).await
+    }
+
+    /// Starts forwarding to `upstream`, breaking as `breaks` says.
+    pub async fn breaking(upstream: &str, breaks: Breaks) -> CountingProxy {
         let count = Arc::new(AtomicUsize::new(0));
+        let creates = Arc::new(AtomicUsize::new(0));
         let state = ProxyState {
             upstream: upstream.trim_end_matches('/').to_owned(),
             client: reqwest::Client::builder()
                 .redirect(reqwest::redirect::Policy::none())
+                .no_proxy()
                 .build()
                 .expect("an HTTP client"),
             count: count.clone(),
+            creates: creates.clone(),
+            breaks,
         };
         let app = Router::new().fallback(forward).with_state(state);
         let listener = tokio::net::TcpListener::bind("127.0.0.1:0")
@@ -37,7 +60,11 @@ impl CountingProxy {
             .expect("a loopback port");
         let addr = listener.local_addr().expect("a bound address");
         tokio::spawn(async move { axum::serve(listener, app).await });
-        CountingProxy { addr, count }
+        CountingProxy {
+            addr,
+            count,
+            creates,
+        }
     }
 
     pub fn base_url(&self) -> String {
@@ -52,6 +79,11 @@ impl CountingProxy {
     pub fn reset(&self) {
         self.count.store(0, Ordering::SeqCst);
     }
+
+    /// Link creations that reached the server (counted when the proxy may break on them).
+    pub fn creates(&self) -> usize {
+        self.creates.load(Ordering::SeqCst)
+    }
 }
 
 #[derive(Clone)]
@@ -59,11 +91,40 @@ struct ProxyState {
     upstream: String,
     client: reqwest::Client,
     count: Arc<AtomicUsize>,
+    creates: Arc<AtomicUsize>,
+    breaks: Breaks,
+}
+
+fn list_page(query: Option<&str>) -> u32 {
+    query
+        .unwrap_or("")
+        .split('&')
+        .find_map(|kv| kv.strip_prefix("page="))
+        .and_then(|n| n.parse().ok())
+        .unwrap_or(1)
 }
 
 async fn forward(State(state): State<ProxyState>, request: Request) -> Response {
     state.count.fetch_add(1, Ordering::SeqCst);
     let (parts, body) = request.into_parts();
+    let is_create = parts.method == Method::POST && parts.uri.path() == "/api/v1/links";
+    let mut lose_answer = false;
+    if is_create && let Some(limit) = state.breaks.creates {
+        // Creations are numbered as they arrive, so concurrent ones cannot slip past the limit.
+        let n = state.creates.fetch_add(1, Ordering::SeqCst);
+        if n > limit {
+            state.creates.fetch_sub(1, Ordering::SeqCst);
+            return status(StatusCode::SERVICE_UNAVAILABLE);
+        }
+        lose_answer = n == limit;
+    }
+    if parts.method == Method::GET
+        && parts.uri.path() == "/api/v1/links"
+        && let Some(from) = state.breaks.list_page
+        && list_page(parts.uri.query()) >= from
+    {
+        return status(StatusCode::SERVICE_UNAVAILABLE);
+    }
     let path = parts.uri.path_and_query().map_or("/", |p| p.as_str());
     let Ok(body) = axum::body::to_bytes(body, 16 << 20).await else {
         return status(StatusCode::PAYLOAD_TOO_LARGE);
@@ -80,6 +141,10 @@ async fn forward(State(state): State<ProxyState>, request: Request) -> Response 
     let Ok(answer) = outgoing.send().await else {
         return status(StatusCode::BAD_GATEWAY);
     };
+    if lose_answer {
+        // The server made the link; the client hears only that something went wrong.
+        return status(StatusCode::BAD_GATEWAY);
+    }
     let mut response = Response::builder().status(answer.status());
     for (name, value) in answer.headers() {
         if name != header::TRANSFER_ENCODING && name != header::CONTENT_LENGTH {
