@@ -80,6 +80,7 @@ impl Context {
                 public_url,
                 timezone,
                 fetch_titles,
+                trash_days,
                 ..
             } => {
                 let opts = LocalOptions {
@@ -87,6 +88,7 @@ impl Context {
                     timezone: timezone.clone(),
                     clock: self.clock.clone(),
                     fetch_titles: *fetch_titles,
+                    trash_days: *trash_days,
                 };
                 Ok(LocalService::open(db, opts)?)
             }

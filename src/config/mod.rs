@@ -237,6 +237,7 @@ impl Config {
                     public_url,
                     timezone,
                     fetch_titles: l.fetch_titles,
+                    trash_days: l.trash_days,
                 })
             }
         }

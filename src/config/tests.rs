@@ -85,6 +85,7 @@ geo_header = "CF-IPCountry"
             public_url: "https://sho.rt".into(),
             timezone: TimeZone::get("Europe/Berlin").unwrap(),
             fetch_titles: true,
+            trash_days: 30,
         }
     );
     match config.resolve(&Overrides::default(), &paths()).unwrap() {
