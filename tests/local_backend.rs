@@ -896,7 +896,8 @@ async fn trashed_links_keep_their_clicks_and_visits_until_purged() {
 
     // Deleted again and left past the profile's days: purged with its visits.
     h.mine.delete_link(link.id).await.unwrap();
-    h.clock.set(suite::start() + jiff::SignedDuration::from_hours(24 * 31));
+    h.clock
+        .set(suite::start() + jiff::SignedDuration::from_hours(24 * 31));
     assert_eq!(h.service.purge_due_blocking().unwrap(), 1);
     assert!(trash_of(&h.mine).await.is_empty());
     assert_eq!(visits_of(&h, link.id).await, 0);

@@ -269,9 +269,13 @@ pub struct BulkReport {
 }
 
 impl BulkReport {
-    /// One line: "12 disabled, 3 already were, 1 failed".
+    /// One line: "12 links disabled, 3 already were, 1 failed".
     pub fn summary(&self, done: &str) -> String {
-        let mut parts = vec![format!("{} {done}", self.changed)];
+        let n = self.changed;
+        let mut parts = vec![format!(
+            "{n} {} {done}",
+            if n == 1 { "link" } else { "links" }
+        )];
         if self.unchanged > 0 {
             parts.push(format!("{} already were", self.unchanged));
         }

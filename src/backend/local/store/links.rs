@@ -694,9 +694,10 @@ pub fn matching_ids(conn: &Connection, f: &ListFilter<'_>) -> Result<RoaringTree
         return Ok(set);
     }
     let sql = list_sql(f, Plan::Matches);
+    // `?2 IS NOT NULL` names the time parameter, which not every filter uses.
     let mut stmt = conn
         .prepare_cached(&format!(
-            "SELECT l.id FROM {} WHERE {}",
+            "SELECT l.id FROM {} WHERE {} AND ?2 IS NOT NULL",
             sql.from, sql.filter
         ))
         .map_err(db_error)?;
