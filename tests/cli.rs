@@ -1387,3 +1387,22 @@ fn the_trash_keeps_deleted_links_for_the_profiles_days() {
     let out = cli_support::run(&mut cmd).fails_with(9);
     assert!(out.stderr.contains("trash_days"), "{}", out.stderr);
 }
+
+#[test]
+fn remote_flag_messages_name_the_flag_not_a_profile() {
+    let env = Env::new();
+    let mut cmd = env.bare();
+    cmd.arg("--config")
+        .arg(&env.config)
+        .args([
+            "--remote",
+            "http://127.0.0.1:9",
+            "--api-key-env",
+            "LINKDECK_TEST_KEY",
+        ])
+        .args(["domains", "add", "sho.rt"])
+        .env("LINKDECK_TEST_KEY", "k");
+    let out = cli_support::run(&mut cmd).fails_with(2);
+    assert!(out.stderr.contains("--remote points at"), "{}", out.stderr);
+    assert!(!out.stderr.contains("profile \"local\""), "{}", out.stderr);
+}

@@ -671,6 +671,55 @@ pub fn recreate_input(link: &Link, zone: &TimeZone) -> LinkInput {
     }
 }
 
+/// An update that puts back the fields `request` changed on `link`, and whether the password
+/// was among them and cannot come back (only its hash was ever stored).
+pub fn revert_of_edit(link: &Link, request: &LinkInput, zone: &TimeZone) -> (LinkInput, bool) {
+    let was = recreate_input(link, zone);
+    let or_empty = |v: Option<String>| Some(v.unwrap_or_default());
+    let mut back = LinkInput::default();
+    if request.url.is_some() {
+        back.url = was.url.clone();
+    }
+    if request.alias.is_some() {
+        back.alias = was.alias.clone();
+    }
+    if request.space.is_some() {
+        back.space = or_empty(was.space.clone());
+    }
+    if request.disabled.is_some() {
+        back.disabled = was.disabled.clone();
+    }
+    if request.public.is_some() {
+        back.public = was.public.clone();
+    }
+    if request.expiration_url.is_some() {
+        back.expiration_url = or_empty(was.expiration_url.clone());
+    }
+    if request.expiration_date.is_some() || request.expiration_time.is_some() {
+        back.expiration_date = or_empty(was.expiration_date.clone());
+        back.expiration_time = or_empty(was.expiration_time.clone());
+    }
+    if request.expiration_clicks.is_some() {
+        back.expiration_clicks = Some(was.expiration_clicks.clone().unwrap_or_else(|| "0".into()));
+    }
+    if request.target_type.is_some() {
+        back.target_type = Some(was.target_type.clone().unwrap_or_else(|| "0".into()));
+        back.geo = Some(was.geo.clone().unwrap_or_default());
+        back.platform = Some(was.platform.clone().unwrap_or_default());
+        back.rotation = Some(was.rotation.clone().unwrap_or_default());
+    }
+    let mut lost = false;
+    if request.password.is_some() {
+        if link.password {
+            lost = true;
+        } else {
+            // It had none: taking the new one away is putting it back.
+            back.password = Some(String::new());
+        }
+    }
+    (back, lost)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

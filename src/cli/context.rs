@@ -94,6 +94,15 @@ impl Context {
             }
             Resolved::Remote {
                 profile, base_url, ..
+            } if profile == crate::config::REMOTE_FLAG => Err(CliError::new(
+                Kind::Usage,
+                format!(
+                    "{what} works only on a local database; --remote points at the server at \
+                     {base_url} (run it there, or leave out --remote)"
+                ),
+            )),
+            Resolved::Remote {
+                profile, base_url, ..
             } => Err(CliError::new(
                 Kind::Usage,
                 format!(

@@ -9,14 +9,18 @@ mod desktop;
 mod filter;
 mod form;
 mod format;
+mod help;
 mod keys;
 mod links;
+mod marks;
 mod msg;
 mod paging;
 mod popups;
 mod runtime;
 mod spaces;
 mod theme;
+mod trash;
+mod undo;
 mod view;
 
 use std::collections::BTreeMap;
@@ -55,6 +59,8 @@ pub struct TuiOptions {
     pub keys: BTreeMap<String, String>,
     /// The zone dates are shown in.
     pub timezone: TimeZone,
+    /// Seconds between looks at a remote server for changes made elsewhere; 0 never.
+    pub refresh_secs: u64,
 }
 
 impl Default for TuiOptions {
@@ -66,6 +72,7 @@ impl Default for TuiOptions {
             mouse: false,
             keys: BTreeMap::new(),
             timezone: TimeZone::UTC,
+            refresh_secs: 15,
         }
     }
 }
@@ -94,6 +101,9 @@ impl TuiOptions {
             keys,
             mouse: self.mouse,
             timezone: self.timezone.clone(),
+            has_trash: backend.info().kind == "local",
+            refresh_every: (self.refresh_secs > 0)
+                .then(|| std::time::Duration::from_secs(self.refresh_secs)),
         })
     }
 }

@@ -14,6 +14,7 @@ use super::app::{App, AppConfig};
 use super::keys::KeyMap;
 use super::msg::{Command, Msg};
 use super::theme::{Theme, ThemeName};
+use crate::backend::BulkAction;
 use crate::domain::{
     Color, Domain, Error, FixedClock, Link, Page, SearchBy, Sort, Space, TargetRule, TargetType,
 };
@@ -70,6 +71,7 @@ struct World {
     links_error: Option<Error>,
     /// Pretend the list holds this many links (rows beyond `links` are made up).
     total: Option<u64>,
+    trash: Vec<crate::backend::Trashed>,
 }
 
 fn world() -> World {
@@ -132,6 +134,7 @@ fn world() -> World {
         }],
         links_error: None,
         total: None,
+        trash: Vec::new(),
     }
 }
 
@@ -143,6 +146,8 @@ fn config() -> AppConfig {
         keys: KeyMap::default(),
         mouse: false,
         timezone: jiff::tz::TimeZone::UTC,
+        has_trash: true,
+        refresh_every: None,
     }
 }
 
@@ -182,6 +187,17 @@ fn answer(app: &mut App, world: &World) {
                     req,
                     result: Ok(world.domains.clone()),
                 },
+                Command::FetchTrash { req } => Msg::Trash {
+                    req,
+                    result: Ok(Some(Page {
+                        total: world.trash.len() as u64,
+                        items: world.trash.clone(),
+                        page: 1,
+                        per_page: 100,
+                    })),
+                },
+                // Left in flight: the screen shows the work going on.
+                Command::Bulk { .. } | Command::Undo { .. } => continue,
                 other => panic!("unexpected command {other:?}"),
             };
             app.update(msg);
@@ -505,7 +521,9 @@ fn link_actions_queue_commands() {
         }
     );
     assert!(
-        matches!(&commands[2], Command::UpdateLink { id: 6, input, .. } if input.disabled.as_deref() == Some("1"))
+        matches!(&commands[2], Command::Bulk { selection, action, .. }
+            if selection.ids.iter().eq([6].iter())
+            && matches!(action.as_ref(), BulkAction::Update(input) if input.disabled.as_deref() == Some("1")))
     );
 }
 

@@ -262,7 +262,7 @@ impl LinkForm {
         };
         let cursor = render_frame(area, buf, ctx, &frame, &body);
         match &self.popup {
-            Some(Popup::Discard) => {
+            Some(Popup::Discard { .. }) => {
                 render_discard(area, buf, ctx, "link");
                 None
             }
