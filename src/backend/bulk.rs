@@ -276,8 +276,10 @@ impl BulkReport {
             "{n} {} {done}",
             if n == 1 { "link" } else { "links" }
         )];
-        if self.unchanged > 0 {
-            parts.push(format!("{} already were", self.unchanged));
+        match self.unchanged {
+            0 => {}
+            1 => parts.push("1 already was".into()),
+            n => parts.push(format!("{n} already were")),
         }
         if !self.failed.is_empty() {
             parts.push(format!("{} failed", self.failed.len()));

@@ -246,7 +246,7 @@ impl LinksView {
         let t = ctx.theme;
         let shown: Vec<Option<&Link>> = self.list.visible().map(|(_, l)| l).collect();
         let columns = Columns::fit(&shown, area.width, extra.show_domain, ctx);
-        let mut header = vec!["", "alias"];
+        let mut header = vec![" alias"];
         if columns.domain.is_some() {
             header.push("domain");
         }
@@ -257,7 +257,7 @@ impl LinksView {
                 let row = link_row(link, ctx, &columns, extra);
                 if stale { row.style(t.dim) } else { row }
             }
-            None => Row::new([Cell::from(""), Cell::from(Span::styled("…", t.dim))]),
+            None => Row::new([Cell::from(Span::styled(" …", t.dim))]),
         });
         let table = Table::new(rows, columns.constraints())
             .header(header)
@@ -308,7 +308,7 @@ impl Columns {
             links().map(|l| f(l)).max().unwrap_or(0).max(floor)
         };
         // Room after the highlight symbol, the mark and the spaces between columns.
-        let columns = if show_domain { 8 } else { 7 };
+        let columns = if show_domain { 7 } else { 6 };
         let room = usize::from(width).saturating_sub(1 + MARK_W + columns);
         let alias = widest(&|l| format::width(&l.alias), 5).min(room / 4).max(5);
         let domain = show_domain.then(|| widest(&|l| format::width(host(l)), 6).min(room / 6));
@@ -333,7 +333,7 @@ impl Columns {
 
     fn constraints(&self) -> Vec<Constraint> {
         let len = |w: usize| Constraint::Length(u16::try_from(w).unwrap_or(u16::MAX));
-        let mut c = vec![len(MARK_W), len(self.alias)];
+        let mut c = vec![len(MARK_W + self.alias)];
         if let Some(domain) = self.domain {
             c.push(len(domain));
         }
@@ -379,10 +379,11 @@ fn link_row(link: &Link, ctx: &Ctx, columns: &Columns, extra: &Extra) -> Row<'st
     } else {
         Span::raw(" ")
     };
-    let mut cells = vec![
-        Cell::from(mark),
-        Cell::from(format::clip(&link.alias, columns.alias)),
-    ];
+    // The mark sits just before the alias, where a selected row's arrow leaves a cell free.
+    let mut cells = vec![Cell::from(Line::from(vec![
+        mark,
+        Span::raw(format::clip(&link.alias, columns.alias)),
+    ]))];
     if let Some(width) = columns.domain {
         cells.push(Cell::from(Span::styled(
             format::clip(host(link), width),

@@ -156,9 +156,10 @@ impl TrashView {
                 .render(centered_block(inner, 4), buf);
             return;
         }
-        let name_w = 20;
-        let when_w = 12;
-        let what_w = usize::from(inner.width).saturating_sub(2 + 6 + name_w + 8 + 2 * when_w + 6);
+        let name_w = 16;
+        let when_w = 10;
+        // Everything but the destination: the arrow, the other columns and the gaps between.
+        let what_w = usize::from(inner.width).saturating_sub(2 + 5 + name_w + 7 + 2 * when_w + 5);
         let rows = self
             .items
             .iter()

@@ -86,8 +86,9 @@ impl App {
                             .into(),
                     ]
                 };
+                let noun = if targets.many { "" } else { "link " };
                 let work = Work {
-                    label: format!("Delete {}", targets.what),
+                    label: format!("Delete {noun}{}", targets.what),
                     done: format!("Deleted {}", targets.done),
                     notes,
                     selection: targets.selection,
@@ -326,7 +327,7 @@ impl App {
             return;
         }
         let mut text = label.to_owned();
-        if report.matched > 1 || report.unchanged > 0 || !report.failed.is_empty() {
+        if report.unchanged > 0 || !report.failed.is_empty() || report.changed != report.matched {
             let done = if label.starts_with("Deleted") {
                 "deleted"
             } else {
