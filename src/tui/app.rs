@@ -667,7 +667,7 @@ impl App {
             Msg::Undone { .. } => self.undone(msg),
             Msg::SpaceDeleted { req, space, result } => {
                 self.answered(req);
-                self.space_deleted(space, result);
+                self.space_deleted(*space, result);
             }
             Msg::Trash { req, result } => {
                 self.answered(req);

@@ -296,8 +296,10 @@ mod tests {
 
     #[test]
     fn the_palette_finds_actions_by_fuzzy_words() {
-        let mut palette = Palette::default();
-        palette.input = TextField::new("toggle dis");
+        let mut palette = Palette {
+            input: TextField::new("toggle dis"),
+            ..Palette::default()
+        };
         assert_eq!(palette.matches().first(), Some(&Action::ToggleDisabled));
         palette.input = TextField::new("undo");
         assert_eq!(palette.matches().first(), Some(&Action::Undo));

@@ -14,6 +14,8 @@ pub struct UndoEntry {
     pub what: UndoWhat,
 }
 
+// A handful are kept: boxing the largest would buy nothing.
+#[allow(clippy::large_enum_variant)]
 #[derive(Debug, Clone, PartialEq)]
 pub enum UndoWhat {
     /// Whatever the backend said would reverse a bulk operation (or a change of one link).

@@ -467,7 +467,7 @@ impl App {
         }
     }
 
-    pub(super) fn space_deleted(&mut self, space: Box<Space>, result: crate::domain::Result<()>) {
+    pub(super) fn space_deleted(&mut self, space: Space, result: crate::domain::Result<()>) {
         match result {
             Ok(()) => {
                 self.toast(ToastKind::Info, format!("Deleted space {}", space.name));
@@ -477,7 +477,7 @@ impl App {
                 }
                 self.remember(
                     format!("Deleted space {}", space.name),
-                    UndoWhat::SpaceDelete(*space),
+                    UndoWhat::SpaceDelete(space.clone()),
                 );
                 self.refresh();
             }

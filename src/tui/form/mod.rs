@@ -208,8 +208,10 @@ impl Errors {
 #[derive(Debug, Default)]
 pub struct Body {
     pub lines: Vec<Line<'static>>,
-    /// First and last line of the focused stop, its errors included.
+    /// First and last line of the focused stop, its errors included: shown whole when they fit.
     pub focus: (usize, usize),
+    /// A line that must show whatever else does (the selected row of a long rule list).
+    pub keep: Option<usize>,
     /// Line and column of the text cursor.
     pub cursor: Option<(usize, u16)>,
 }
@@ -283,10 +285,17 @@ pub fn render_frame(
     let visible = usize::from(inner.height - footer);
     // Scroll just enough that the whole focused stop shows, its first line winning.
     let (first, last) = body.focus;
-    let offset = last
+    let mut offset = last
         .saturating_sub(visible.saturating_sub(1))
         .min(first)
         .min(body.lines.len().saturating_sub(visible));
+    if let Some(keep) = body.keep {
+        if keep < offset {
+            offset = keep;
+        } else if keep >= offset + visible {
+            offset = keep + 1 - visible;
+        }
+    }
     // One column of padding keeps headings off the border.
     let body_area = Rect {
         x: inner.x + 1,

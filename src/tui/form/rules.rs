@@ -480,8 +480,13 @@ impl RuleList {
                 ));
             }
             if selected {
-                body.focus = (line_no, body.next() - 1);
+                body.keep = Some(line_no);
             }
+        }
+        // The whole table is the focused stop: every rule shows when there is room, not only
+        // the selected one.
+        if focused {
+            body.focus = (start, body.next() - 1);
         }
     }
 }

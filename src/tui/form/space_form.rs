@@ -337,19 +337,25 @@ impl SpaceForm {
                 .as_ref()
                 .map(|m| Line::styled(format!(" {m}"), t.error))
         };
-        let hints: &[(&str, &str)] = match self.focus {
-            Stop::Name => &[("ctrl-s", "save"), ("esc", "cancel"), ("tab", "colour")],
-            Stop::Color => &[
-                ("←/→", "colour"),
-                ("ctrl-s", "save"),
-                ("esc", "cancel"),
-                ("tab", "name"),
+        let key = |a: Action| ctx.keys.first(a);
+        let owned: Vec<(String, &str)> = match self.focus {
+            Stop::Name => vec![
+                (key(Action::Submit), "save"),
+                (key(Action::Cancel), "cancel"),
+                (key(Action::NextField), "colour"),
+            ],
+            Stop::Color => vec![
+                ("←/→".into(), "colour"),
+                (key(Action::Submit), "save"),
+                (key(Action::Cancel), "cancel"),
+                (key(Action::NextField), "name"),
             ],
         };
+        let hints: Vec<(&str, &str)> = owned.iter().map(|(k, w)| (k.as_str(), *w)).collect();
         let frame = Frame {
             title,
             message,
-            hints,
+            hints: &hints,
         };
         let cursor = render_frame(rect, buf, ctx, &frame, &body);
         if self.discard.is_some() {

@@ -285,3 +285,43 @@ fn a_new_link_starts_in_the_filtered_space_without_counting_as_a_change() {
         other => panic!("{other:?}"),
     }
 }
+
+#[test]
+fn the_add_key_on_the_targeting_type_adds_a_rule_as_the_list_says() {
+    let mut form = LinkForm::create(Vec::new(), Vec::new(), berlin());
+    form.focus = Stop::TargetType;
+    form.handle_key(press(KeyCode::Right));
+    assert_eq!(form.target, TargetType::Geo);
+    form.handle_key(press(KeyCode::Char('a')));
+    assert_eq!(form.focus, Stop::Rules);
+    assert!(
+        form.geo.picker().is_some(),
+        "the new row asks for its country"
+    );
+}
+
+#[test]
+fn an_empty_focused_rule_list_shows_where_focus_is() {
+    let mut form = LinkForm::create(Vec::new(), Vec::new(), berlin());
+    form.target = TargetType::Rotation;
+    form.focus = Stop::Rules;
+    let theme = crate::tui::theme::Theme::new(crate::tui::theme::ThemeName::Mono);
+    let keys = KeyMap::default();
+    let tz = berlin();
+    let ctx = crate::tui::view::Ctx {
+        theme: &theme,
+        keys: &keys,
+        now: jiff::Timestamp::UNIX_EPOCH,
+        tz: &tz,
+        focused: true,
+        spinner: ' ',
+    };
+    let mut body = crate::tui::form::Body::default();
+    form.rotation
+        .render_into(&mut body, 70, true, &form.errors, &ctx);
+    let text: Vec<String> = body.lines.iter().map(ToString::to_string).collect();
+    assert!(
+        text.iter().any(|l| l.contains("▶ no rules yet: press a")),
+        "{text:?}"
+    );
+}
