@@ -777,13 +777,6 @@ impl App {
 
     fn render_header(&self, area: Rect, buf: &mut Buffer) {
         let t = &self.cfg.theme;
-        let left = Line::from(vec![
-            Span::styled(" linkdeck", t.header),
-            Span::styled(" · ", t.dim),
-            Span::styled(self.cfg.profile.clone(), t.accent),
-            Span::styled(" · ", t.dim),
-            Span::raw(self.cfg.location.clone()),
-        ]);
         let mut right = Vec::new();
         if !self.marks.is_empty() {
             right.push(Span::styled(
@@ -807,6 +800,16 @@ impl App {
         }
         let right = Line::from(right);
         let right_width = u16::try_from(right.width()).unwrap_or(0).min(area.width);
+        // The location gives way to what the right side says, cut with "…", a space apart.
+        let before = format::width(" linkdeck ·  · ") + format::width(&self.cfg.profile);
+        let room = usize::from(area.width.saturating_sub(right_width + 1)).saturating_sub(before);
+        let left = Line::from(vec![
+            Span::styled(" linkdeck", t.header),
+            Span::styled(" · ", t.dim),
+            Span::styled(self.cfg.profile.clone(), t.accent),
+            Span::styled(" · ", t.dim),
+            Span::raw(format::clip(&self.cfg.location, room)),
+        ]);
         left.render(
             Rect {
                 width: area.width - right_width,
