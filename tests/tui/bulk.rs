@@ -468,3 +468,119 @@ async fn a_failed_refresh_keeps_the_last_rows_marked_stale_at_once() {
         .await;
     tui.quit().await;
 }
+
+// ---- the same flows on a remote profile ------------------------------------------------------
+
+/// A real `linkdeck serve` on a loopback port over a temporary database: the owner's records
+/// (to arrange and check), the app's `RemoteBackend`, and the server (stops when dropped).
+struct Served {
+    _dir: tempfile::TempDir,
+    records: linkdeck::backend::local::LocalBackend,
+    remote: linkdeck::backend::remote::RemoteBackend,
+    _server: linkdeck::server::ServerHandle,
+}
+
+async fn served() -> Served {
+    use linkdeck::backend::local::{LocalOptions, LocalService};
+    use linkdeck::backend::remote::{ApiKey, RemoteBackend, RemoteOptions};
+    let dir = tempfile::tempdir().unwrap();
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let base = format!("http://{}", listener.local_addr().unwrap());
+    let service = LocalService::open(
+        &dir.path().join("served.db"),
+        LocalOptions {
+            public_url: base.clone(),
+            ..LocalOptions::default()
+        },
+    )
+    .unwrap();
+    let owner = service.add_owner("alice").await.unwrap();
+    let (key, _) = service.create_key(owner.id, Some("tui")).await.unwrap();
+    let server = linkdeck::server::start(
+        service.clone(),
+        linkdeck::server::ServeOptions {
+            public_url: base.clone(),
+            ..linkdeck::server::ServeOptions::default()
+        },
+        listener,
+    )
+    .await
+    .unwrap();
+    let remote = RemoteBackend::new(RemoteOptions::new(base, ApiKey::new(key).unwrap())).unwrap();
+    Served {
+        _dir: dir,
+        records: service.for_owner(owner.id),
+        remote,
+        _server: server,
+    }
+}
+
+#[tokio::test]
+async fn on_a_remote_server_bulk_work_goes_on_past_a_failure_and_undo_recreates() {
+    let served = served().await;
+    let mut made = Vec::new();
+    for alias in ["r1", "r2", "r3", "other"] {
+        let link = served
+            .records
+            .create_link(&LinkInput {
+                alias: s(alias),
+                ..LinkInput::with_url(format!("https://example.com/{alias}"))
+            })
+            .await
+            .unwrap();
+        made.push(link);
+    }
+    let mut tui = Tui::start(Arc::new(served.remote.clone()));
+    tui.settled_with("4 links").await;
+    // Mark other, r3, r2 (newest first); then r3 goes away behind the app's back.
+    for _ in 0..3 {
+        tui.key(KeyCode::Char(' '));
+    }
+    tui.wait_text("● 3 marked").await;
+    served.records.delete_link(made[2].id).await.unwrap();
+    tui.key(KeyCode::Char('x'));
+    tui.wait_text("Disable the 3 links marked").await;
+    tui.key(KeyCode::Enter);
+    let screen = tui.settled_with("2 links changed, 1 failed").await;
+    assert!(screen.contains(&format!("link {}", made[2].id)), "{screen}");
+    let mut want = vec![made[1].id, made[3].id];
+    want.sort();
+    assert_eq!(disabled_ids(&served.records).await, want);
+
+    // Everything that matches "r", deleted; a server keeps no trash, so the question says so,
+    // and undo makes them again.
+    tui.key(KeyCode::Char('/'));
+    tui.typing("example.com/r");
+    tui.key(KeyCode::Enter);
+    tui.settled_with("Links 1 of 2 ").await;
+    tui.key(KeyCode::Char('*'));
+    tui.wait_text("● 2 marked").await;
+    tui.key(KeyCode::Char('d'));
+    tui.wait_text("Delete the 2 links marked?").await;
+    assert!(tui.screen.text().contains("server keeps no trash"));
+    tui.key(KeyCode::Char('y'));
+    tui.settled_with("Deleted 2 links").await;
+    assert_eq!(
+        served
+            .records
+            .list_links(&LinkQuery::default())
+            .await
+            .unwrap()
+            .total,
+        1
+    );
+    tui.key(KeyCode::Char('u'));
+    tui.settled_with("Undid: Deleted 2 links").await;
+    let mut aliases: Vec<String> = served
+        .records
+        .list_links(&LinkQuery::default())
+        .await
+        .unwrap()
+        .items
+        .into_iter()
+        .map(|l| l.alias)
+        .collect();
+    aliases.sort();
+    assert_eq!(aliases, ["other", "r1", "r2"]);
+    tui.quit().await;
+}

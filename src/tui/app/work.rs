@@ -457,7 +457,11 @@ impl App {
                 let query = self.filter.query(1, crate::domain::PER_PAGE_MAX);
                 self.marks.all_matching(&query, total);
             }
-            _ => {}
+            Some(_) => {}
+            None => self.toast(
+                ToastKind::Info,
+                "The list is still loading: mark every match once it shows",
+            ),
         }
     }
 
