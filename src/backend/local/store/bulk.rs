@@ -11,9 +11,10 @@ use rusqlite::{Connection, params, params_from_iter};
 use super::db_error;
 use crate::domain::{Id, Result};
 
-/// Ids per statement: large enough that per-statement costs vanish, small enough that progress
-/// moves and a cancel is heard within a fraction of a second.
-pub const CHUNK: usize = 5_000;
+/// Ids per statement: large enough that the full-text index works in big steps (5,000 a
+/// statement made a bulk delete a third slower), small enough that progress moves and a
+/// cancel is heard within a fraction of a second.
+pub const CHUNK: usize = 20_000;
 
 /// Replaces the contents of `temp.bulk_ids` with `ids`.
 pub fn stage_ids(conn: &Connection, ids: impl IntoIterator<Item = Id>) -> Result<()> {
