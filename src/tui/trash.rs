@@ -5,9 +5,7 @@ use jiff::Timestamp;
 use ratatui::buffer::Buffer;
 use ratatui::layout::{Alignment, Constraint, Rect};
 use ratatui::text::{Line, Span};
-use ratatui::widgets::{
-    Block, BorderType, Borders, Cell, Paragraph, Row, StatefulWidget, Table, TableState, Widget,
-};
+use ratatui::widgets::{Cell, Paragraph, Row, StatefulWidget, Table, TableState, Widget};
 
 use super::format;
 use super::keys::{Action, Key};
@@ -113,17 +111,7 @@ impl TrashView {
             Some(total) => format!(" Trash ({}) ", format::count(total)),
             None => " Trash ".into(),
         };
-        let block = Block::default()
-            .borders(Borders::ALL)
-            .border_type(BorderType::Rounded)
-            .border_style(if ctx.focused {
-                t.focused_border
-            } else {
-                t.border
-            })
-            .title(Span::styled(title, t.header));
-        let inner = block.inner(area);
-        block.render(area, buf);
+        let inner = ctx.pane(title, area, buf);
         let key = |a| Span::styled(ctx.keys.first(a), t.accent);
         let message: Option<Vec<Line>> = if self.none {
             Some(vec![

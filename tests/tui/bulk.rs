@@ -67,6 +67,24 @@ async fn mark_three_links_disable_them_and_undo() {
     tui.quit().await;
 }
 
+/// `(id, clicks)` of every link `query` lists (three pages at most), by id.
+async fn promo_links(backend: &dyn Backend, query: &LinkQuery) -> Vec<(Id, u64)> {
+    let mut found = Vec::new();
+    for page in 1..=3 {
+        let items = backend
+            .list_links(&LinkQuery {
+                page,
+                ..query.clone()
+            })
+            .await
+            .unwrap()
+            .items;
+        found.extend(items.iter().map(|l| (l.id, l.clicks)));
+    }
+    found.sort();
+    found
+}
+
 #[tokio::test]
 async fn mark_every_match_among_ten_thousand_delete_and_undo_with_their_clicks() {
     let db = db().await;
@@ -89,22 +107,10 @@ async fn mark_every_match_among_ten_thousand_delete_and_undo_with_their_clicks()
         ..LinkQuery::default()
     };
     let mut before = Vec::new();
-    for page in 1..=3 {
-        let items = db
-            .backend
-            .list_links(&LinkQuery {
-                page,
-                ..promo.clone()
-            })
-            .await
-            .unwrap()
-            .items;
-        for link in items {
-            db.set_clicks(link.id, (link.id % 7 + 1) as u64).await;
-            before.push((link.id, (link.id % 7 + 1) as u64));
-        }
+    for (id, _) in promo_links(&db.backend, &promo).await {
+        db.set_clicks(id, (id % 7 + 1) as u64).await;
+        before.push((id, (id % 7 + 1) as u64));
     }
-    before.sort();
     assert_eq!(before.len(), 250);
 
     let mut tui = Tui::start(Arc::new(db.backend.clone()));
@@ -133,20 +139,7 @@ async fn mark_every_match_among_ten_thousand_delete_and_undo_with_their_clicks()
     tui.key(KeyCode::Char('u'));
     tui.settled_with("Undid: Deleted 250 links").await;
     tui.settled_with("250 links").await;
-    let mut after = Vec::new();
-    for page in 1..=3 {
-        let items = db
-            .backend
-            .list_links(&LinkQuery {
-                page,
-                ..promo.clone()
-            })
-            .await
-            .unwrap()
-            .items;
-        after.extend(items.iter().map(|l| (l.id, l.clicks)));
-    }
-    after.sort();
+    let after = promo_links(&db.backend, &promo).await;
     assert_eq!(after, before, "the same links came back, with their clicks");
     tui.quit().await;
 }
