@@ -1,5 +1,6 @@
-//! The terminal app (DESIGN §5): browse links and spaces, filter and page through any number of
-//! links, and act on one — without ever waiting on the backend.
+//! The terminal app: browse links and spaces, filter and page through any number of links, act
+//! on one or on every marked one, undo, and see changes made elsewhere — without ever waiting
+//! on the backend.
 //!
 //! [`run`] takes the real terminal; [`run_with`] runs the same loop on any ratatui backend and
 //! any stream of events, which is how the tests drive it.
