@@ -27,7 +27,7 @@ pub use field::TextField;
 pub use link_form::LinkForm;
 pub use space_form::SpaceForm;
 
-use super::keys::Key;
+use super::keys::{Action, Key};
 use super::view::Ctx;
 use crate::domain::{Error, FieldErrors, Id, LinkInput, SpaceInput};
 
@@ -378,10 +378,17 @@ pub fn render_discard(area: Rect, buf: &mut Buffer, ctx: &Ctx, what: &str) {
         Line::raw(format!("Close the {what} form and lose what you typed?")),
         Line::raw(""),
         Line::from(vec![
-            Span::styled("y", t.accent),
+            Span::styled(ctx.keys.label(Action::Yes), t.accent),
             Span::raw(" discard      "),
-            Span::styled("n", t.accent),
-            Span::raw(" / Esc  keep editing"),
+            Span::styled(
+                format!(
+                    "{} / {}",
+                    ctx.keys.label(Action::No),
+                    ctx.keys.label(Action::Cancel)
+                ),
+                t.accent,
+            ),
+            Span::raw("  keep editing"),
         ]),
     ])
     .wrap(Wrap { trim: true })
