@@ -350,6 +350,9 @@ async fn domains_are_added_and_removed_by_their_owner() {
         Err(Error::NotFound(_))
     ));
     h.mine.delete_link(link.id).await.unwrap();
+    // A deleted link waits in the trash, where it still needs its domain.
+    assert!(h.mine.remove_domain(domain.id).await.is_err());
+    h.mine.empty_trash().await.unwrap();
     h.mine.remove_domain(domain.id).await.unwrap();
     assert!(matches!(
         h.mine.show_domain(domain.id).await,
@@ -756,4 +759,309 @@ async fn search_totals_by_status_agree_with_the_links_at_any_size() {
     // And the inactive ones are really there: the totals are not trivially equal.
     assert!(total(None, StatusFilter::Expired).await > 0);
     assert!(total(None, StatusFilter::Disabled).await > 0);
+}
+
+// ---- the trash -----------------------------------------------------------------------------------
+
+use linkdeck::backend::{BulkAction, Progress, Selection, Trashed, TrashedKind, Undo};
+
+async fn add_visits(h: &LocalHarness, id: Id, n: i64) {
+    h.service
+        .db()
+        .write(move |tx| {
+            for i in 0..n {
+                tx.execute(
+                    "INSERT INTO visits (link_id, at, country) VALUES (?1, ?2, 'DE')",
+                    rusqlite::params![id, 1_000 + i],
+                )
+                .map_err(linkdeck::backend::local::db_error)?;
+            }
+            tx.execute(
+                "UPDATE links SET clicks = clicks + ?1 WHERE id = ?2",
+                rusqlite::params![n, id],
+            )
+            .map_err(linkdeck::backend::local::db_error)?;
+            Ok(())
+        })
+        .await
+        .unwrap();
+}
+
+async fn visits_of(h: &LocalHarness, id: Id) -> i64 {
+    h.service
+        .db()
+        .read(move |conn| {
+            conn.query_row(
+                "SELECT count(*) FROM visits WHERE link_id = ?1",
+                [id],
+                |r| r.get(0),
+            )
+            .map_err(linkdeck::backend::local::db_error)
+        })
+        .await
+        .unwrap()
+}
+
+async fn trash_of(backend: &LocalBackend) -> Vec<Trashed> {
+    backend.trash(1, 100).await.unwrap().unwrap().items
+}
+
+#[tokio::test]
+async fn a_restored_link_keeps_its_id_though_newer_links_were_made() {
+    let h = LocalHarness::new().await;
+    let old = h
+        .mine
+        .create_link(&LinkInput::with_url("https://a.example"))
+        .await
+        .unwrap();
+    let newest = h
+        .mine
+        .create_link(&LinkInput {
+            alias: Some("newest".into()),
+            ..LinkInput::with_url("https://b.example")
+        })
+        .await
+        .unwrap();
+    let report = h
+        .mine
+        .bulk(
+            &Selection::of_ids([newest.id]),
+            &BulkAction::Delete,
+            &Progress::new(),
+        )
+        .await
+        .unwrap();
+    // The deleted link had the highest id: a new link and an import must not take it.
+    let after = h
+        .mine
+        .create_link(&LinkInput::with_url("https://c.example"))
+        .await
+        .unwrap();
+    assert!(after.id > newest.id, "{} reused {}", after.id, newest.id);
+    h.mine
+        .import_batch(
+            Vec::new(),
+            vec![(1, LinkInput::with_url("https://d.example"), None)],
+        )
+        .await
+        .unwrap();
+    let back = h.mine.revert(&report.undo, &Progress::new()).await.unwrap();
+    assert_eq!(back.changed, 1, "{back:?}");
+    let restored = h.mine.show_link(newest.id).await.unwrap();
+    assert_eq!(restored.alias, "newest");
+    assert!(h.mine.show_link(old.id).await.is_ok());
+    assert_eq!(h.mine.list_links(&all_links()).await.unwrap().total, 4);
+    // A space's id is kept the same way.
+    let space = h
+        .mine
+        .create_space(&space_input("Gone", "2"))
+        .await
+        .unwrap();
+    h.mine.delete_space(space.id).await.unwrap();
+    let other = h
+        .mine
+        .create_space(&space_input("Other", "3"))
+        .await
+        .unwrap();
+    assert!(other.id > space.id);
+}
+
+#[tokio::test]
+async fn trashed_links_keep_their_clicks_and_visits_until_purged() {
+    let h = LocalHarness::new().await;
+    let link = h
+        .mine
+        .create_link(&LinkInput::with_url("https://a.example"))
+        .await
+        .unwrap();
+    add_visits(&h, link.id, 3).await;
+    h.mine.delete_link(link.id).await.unwrap();
+    assert!(matches!(
+        h.mine.show_link(link.id).await,
+        Err(Error::NotFound(_))
+    ));
+    assert_eq!(visits_of(&h, link.id).await, 3, "visits wait in place");
+    let trash = trash_of(&h.mine).await;
+    assert_eq!(trash.len(), 1);
+    assert_eq!(
+        (trash[0].kind, trash[0].id, trash[0].clicks),
+        (TrashedKind::Link, link.id, 3)
+    );
+    assert!(trash[0].purge_at.is_some());
+
+    let report = h.mine.restore(&trash).await.unwrap();
+    assert_eq!(report.changed, 1);
+    assert_eq!(h.mine.show_link(link.id).await.unwrap().clicks, 3);
+    assert_eq!(visits_of(&h, link.id).await, 3);
+    assert!(trash_of(&h.mine).await.is_empty());
+
+    // Deleted again and left past the profile's days: purged with its visits.
+    h.mine.delete_link(link.id).await.unwrap();
+    h.clock
+        .set(suite::start() + jiff::SignedDuration::from_hours(24 * 31));
+    assert_eq!(h.service.purge_due_blocking().unwrap(), 1);
+    assert!(trash_of(&h.mine).await.is_empty());
+    assert_eq!(visits_of(&h, link.id).await, 0);
+}
+
+#[tokio::test]
+async fn a_link_whose_alias_was_taken_meanwhile_stays_in_the_trash() {
+    let h = LocalHarness::new().await;
+    let first = h
+        .mine
+        .create_link(&LinkInput {
+            alias: Some("promo".into()),
+            ..LinkInput::with_url("https://a.example")
+        })
+        .await
+        .unwrap();
+    let keep = h
+        .mine
+        .create_link(&LinkInput::with_url("https://k.example"))
+        .await
+        .unwrap();
+    let report = h
+        .mine
+        .bulk(
+            &Selection::of_ids([first.id, keep.id]),
+            &BulkAction::Delete,
+            &Progress::new(),
+        )
+        .await
+        .unwrap();
+    assert_eq!(report.changed, 2);
+    // The alias is free while its link is in the trash.
+    let second = h
+        .mine
+        .create_link(&LinkInput {
+            alias: Some("PROMO".into()),
+            ..LinkInput::with_url("https://b.example")
+        })
+        .await
+        .unwrap();
+    let back = h.mine.revert(&report.undo, &Progress::new()).await.unwrap();
+    assert_eq!(back.changed, 1, "{back:?}");
+    assert_eq!(back.failed.len(), 1);
+    assert_eq!(back.failed[0].id, first.id);
+    assert!(
+        back.failed[0].error.to_string().contains("promo"),
+        "{back:?}"
+    );
+    assert!(h.mine.show_link(keep.id).await.is_ok());
+    assert!(h.mine.show_link(second.id).await.is_ok());
+    let trash = trash_of(&h.mine).await;
+    assert_eq!(trash.iter().map(|t| t.id).collect::<Vec<_>>(), [first.id]);
+}
+
+#[tokio::test]
+async fn a_trashed_space_comes_back_with_its_links() {
+    let h = LocalHarness::new().await;
+    let space = h
+        .mine
+        .create_space(&space_input("Launch", "4"))
+        .await
+        .unwrap();
+    let mut members = Vec::new();
+    for i in 0..3 {
+        let link = h
+            .mine
+            .create_link(&LinkInput {
+                space: Some(space.id.to_string()),
+                ..LinkInput::with_url(format!("https://example.com/{i}"))
+            })
+            .await
+            .unwrap();
+        members.push(link.id);
+    }
+    h.mine.delete_space(space.id).await.unwrap();
+    assert!(h.mine.show_link(members[0]).await.unwrap().space.is_none());
+    // One link moves elsewhere meanwhile: it stays where it was put.
+    let other = h
+        .mine
+        .create_space(&space_input("Other", "1"))
+        .await
+        .unwrap();
+    h.mine
+        .update_link(
+            members[2],
+            &LinkInput {
+                space: Some(other.id.to_string()),
+                ..LinkInput::default()
+            },
+        )
+        .await
+        .unwrap();
+    let trash = trash_of(&h.mine).await;
+    assert_eq!(trash.len(), 1);
+    assert_eq!(
+        (trash[0].kind, trash[0].detail.as_str()),
+        (TrashedKind::Space, "3 links")
+    );
+    h.mine.restore(&trash).await.unwrap();
+    let back = h.mine.show_space(space.id).await.unwrap();
+    assert_eq!((back.name.as_str(), back.links), ("Launch", Some(2)));
+    assert_eq!(
+        h.mine
+            .show_link(members[0])
+            .await
+            .unwrap()
+            .space
+            .unwrap()
+            .id,
+        space.id
+    );
+    assert_eq!(
+        h.mine
+            .show_link(members[2])
+            .await
+            .unwrap()
+            .space
+            .unwrap()
+            .id,
+        other.id
+    );
+}
+
+#[tokio::test]
+async fn a_domain_is_kept_while_trashed_links_use_it() {
+    let h = LocalHarness::new().await;
+    let domain = h.mine.add_domain("sho.rt").await.unwrap();
+    let link = h
+        .mine
+        .create_link(&LinkInput {
+            domain: Some(domain.id.to_string()),
+            ..LinkInput::with_url("https://a.example")
+        })
+        .await
+        .unwrap();
+    h.mine.delete_link(link.id).await.unwrap();
+    let err = h.mine.remove_domain(domain.id).await.unwrap_err();
+    assert!(err.to_string().contains("trash"), "{err}");
+    assert_eq!(h.mine.empty_trash().await.unwrap(), 1);
+    h.mine.remove_domain(domain.id).await.unwrap();
+}
+
+#[tokio::test]
+async fn a_cancelled_bulk_change_changes_nothing() {
+    let h = LocalHarness::new().await;
+    let link = h
+        .mine
+        .create_link(&LinkInput::with_url("https://a.example"))
+        .await
+        .unwrap();
+    let progress = Progress::new();
+    progress.cancel();
+    let report = h
+        .mine
+        .bulk(
+            &Selection::of_ids([link.id]),
+            &BulkAction::Delete,
+            &progress,
+        )
+        .await
+        .unwrap();
+    assert!(report.cancelled);
+    assert_eq!(report.changed, 0);
+    assert!(matches!(report.undo, Undo::Nothing));
+    assert!(h.mine.show_link(link.id).await.is_ok());
 }

@@ -6,6 +6,10 @@
 #[path = "tui/forms.rs"]
 mod forms;
 
+/// Marks, bulk actions, undo, the palette, live updates and what a new user hit.
+#[path = "tui/bulk.rs"]
+mod bulk;
+
 use std::io;
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
@@ -29,7 +33,7 @@ use linkdeck::domain::{
 };
 use linkdeck::tui::{Desktop, TuiOptions, run_with};
 
-const WAIT: Duration = Duration::from_secs(30);
+pub const WAIT: Duration = Duration::from_secs(30);
 
 /// A `TestBackend` the test can read while the loop draws on it; each flush bumps a counter so
 /// waiting costs nothing between frames.
@@ -170,9 +174,15 @@ struct Tui {
 
 impl Tui {
     fn start(backend: Arc<dyn Backend>) -> Tui {
+        Tui::start_with(backend, TuiOptions::default(), 100, 30)
+    }
+
+    /// The app on `backend` with `opts` (its profile and header made the tests'), in a
+    /// `width`×`height` terminal.
+    fn start_with(backend: Arc<dyn Backend>, opts: TuiOptions, width: u16, height: u16) -> Tui {
         let (frames_tx, frames) = watch::channel(0);
         let screen = SharedScreen {
-            inner: Arc::new(Mutex::new(TestBackend::new(100, 30))),
+            inner: Arc::new(Mutex::new(TestBackend::new(width, height))),
             frames: Arc::new(frames_tx),
         };
         let (input, events) = unbounded();
@@ -180,7 +190,7 @@ impl Tui {
         let opts = TuiOptions {
             profile: "test".into(),
             header: Some("local test.db".into()),
-            ..TuiOptions::default()
+            ..opts
         };
         let cfg = opts.app_config(backend.as_ref(), Some("1")).unwrap();
         let mut terminal = Terminal::new(screen.clone()).unwrap();
@@ -203,6 +213,14 @@ impl Tui {
             desktop,
             task,
         }
+    }
+
+    /// The terminal is resized, as a window drag would.
+    fn resize(&self, width: u16, height: u16) {
+        self.screen.inner.lock().unwrap().resize(width, height);
+        self.input
+            .unbounded_send(Ok(Event::Resize(width, height)))
+            .unwrap();
     }
 
     fn press(&self, code: KeyCode, modifiers: KeyModifiers) {
@@ -239,6 +257,23 @@ impl Tui {
                 .is_err()
             {
                 panic!("timed out waiting for {what}; the screen:\n{text}");
+            }
+        }
+    }
+
+    /// [`Tui::wait_for`] with a deadline of its own, for what must happen within a time.
+    async fn wait_within(&mut self, limit: Duration, needle: &str) -> String {
+        let deadline = tokio::time::Instant::now() + limit;
+        loop {
+            let text = self.screen.text();
+            if text.contains(needle) {
+                return text;
+            }
+            if tokio::time::timeout_at(deadline, self.frames.changed())
+                .await
+                .is_err()
+            {
+                panic!("{needle} did not show within {limit:?}; the screen:\n{text}");
             }
         }
     }

@@ -197,3 +197,74 @@ fn the_binary_runs_the_terminal_app_in_a_pty_and_restores_the_terminal() {
         "bracketed paste was turned off"
     );
 }
+
+/// `w` opens the destination and `W` the short URL, in the browser `$BROWSER` names.
+#[test]
+fn w_and_shift_w_open_the_destination_and_the_short_url_in_browser() {
+    if Command::new("script").arg("--version").output().is_err() {
+        eprintln!("SKIPPED: util-linux `script` is not installed");
+        return;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let db_path = dir.path().join("links.db");
+    let rt = tokio::runtime::Runtime::new().unwrap();
+    rt.block_on(async {
+        let backend = LocalService::open(&db_path, LocalOptions::default())
+            .unwrap()
+            .default_backend()
+            .await
+            .unwrap();
+        let input = LinkInput {
+            url: Some("https://example.com/landing".into()),
+            alias: Some("opened".into()),
+            ..LinkInput::default()
+        };
+        backend.create_link(&input).await.unwrap();
+    });
+    // A "browser" that writes down what it was asked to open.
+    let opened = dir.path().join("opened.txt");
+    let browser = dir.path().join("browser.sh");
+    std::fs::write(
+        &browser,
+        format!("#!/bin/sh\necho \"$1\" >> '{}'\n", opened.display()),
+    )
+    .unwrap();
+    let mut perms = std::fs::metadata(&browser).unwrap().permissions();
+    std::os::unix::fs::PermissionsExt::set_mode(&mut perms, 0o755);
+    std::fs::set_permissions(&browser, perms).unwrap();
+    let before = format!(
+        "export BROWSER='{}'; cd /tmp; unset DISPLAY WAYLAND_DISPLAY;",
+        browser.display()
+    );
+    let (mut child, output, reader) = in_pty(dir.path(), &db_path, &before);
+    let mut stdin = child.stdin.take().unwrap();
+    assert!(output.wait_for("1 link ", &mut child), "{}", output.text());
+    stdin.write_all(b"W").unwrap();
+    stdin.flush().unwrap();
+    let deadline = Instant::now() + WAIT;
+    let read = || std::fs::read_to_string(&opened).unwrap_or_default();
+    // The short URL is the profile's (no config here: the default public URL).
+    while !read().contains("8080/opened") && Instant::now() < deadline {
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    stdin.write_all(b"w").unwrap();
+    stdin.flush().unwrap();
+    while !read().contains("example.com/landing") && Instant::now() < deadline {
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    stdin.write_all(b"q").unwrap();
+    stdin.flush().unwrap();
+    let _ = child.wait();
+    drop(stdin);
+    reader.join().unwrap();
+    let lines: Vec<String> = read().lines().map(str::to_owned).collect();
+    assert_eq!(
+        lines,
+        [
+            "http://127.0.0.1:8080/opened",
+            "https://example.com/landing"
+        ],
+        "{}",
+        output.text()
+    );
+}

@@ -34,7 +34,7 @@ pub fn options() -> LocalOptions {
         public_url: "http://bench.test".into(),
         timezone: TimeZone::UTC,
         clock: Arc::new(FixedClock::new(now())),
-        fetch_titles: false,
+        ..LocalOptions::default()
     }
 }
 

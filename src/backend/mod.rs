@@ -1,10 +1,16 @@
 //! The one contract every front end calls: the TUI, the CLI and the server's API all speak to a
 //! `dyn Backend`, whether it is the embedded service or a remote v1 server.
 
+pub mod bulk;
 pub mod local;
 pub mod remote;
+pub mod trash;
 
 use async_trait::async_trait;
+use jiff::tz::TimeZone;
+
+pub use bulk::{BulkAction, BulkFailure, BulkReport, Preview, Progress, Selection, Undo};
+pub use trash::{TrashPage, Trashed, TrashedKind};
 
 use crate::domain::{
     Domain, Id, Link, LinkInput, LinkQuery, Page, Result, Space, SpaceInput, SpaceQuery,
@@ -43,6 +49,56 @@ pub trait Backend: Send + Sync {
     /// Domains, newest first; `per_page` as for links.
     async fn list_domains(&self, page: u32, per_page: u32) -> Result<Page<Domain>>;
     async fn show_domain(&self, id: Id) -> Result<Domain>;
+
+    /// The zone in which this backend reads typed expiry dates and times.
+    fn input_zone(&self) -> TimeZone {
+        TimeZone::UTC
+    }
+
+    /// Does `action` to every link of `selection`. On a server without bulk support this is
+    /// link by link, a few requests at a time, going on past failures ([`bulk::one_by_one`]);
+    /// the embedded service does it in one transaction.
+    async fn bulk(
+        &self,
+        selection: &Selection,
+        action: &BulkAction,
+        progress: &Progress,
+    ) -> Result<BulkReport> {
+        bulk::one_by_one(self, selection, action, progress).await
+    }
+
+    /// Takes back what a bulk operation (or a single change) did, as far as the backend
+    /// allows (see [`Undo`]).
+    async fn revert(&self, undo: &Undo, progress: &Progress) -> Result<BulkReport> {
+        bulk::revert_one_by_one(self, undo, progress).await
+    }
+
+    /// How many links `selection` holds and the first `first` of them.
+    async fn preview(&self, selection: &Selection, first: u32) -> Result<Preview> {
+        bulk::preview_by_listing(self, selection, first).await
+    }
+
+    /// Deleted links and spaces kept for restoring, newest first; `None` when the backend keeps
+    /// no trash (a remote server: a delete there is final).
+    async fn trash(&self, _page: u32, _per_page: u32) -> Result<Option<TrashPage>> {
+        Ok(None)
+    }
+
+    /// Brings trashed links and spaces back with their ids, clicks and traffic.
+    async fn restore(&self, _items: &[Trashed]) -> Result<BulkReport> {
+        Err(trash::no_trash())
+    }
+
+    /// Deletes trashed links and spaces for good.
+    async fn purge(&self, _items: &[Trashed]) -> Result<u64> {
+        Err(trash::no_trash())
+    }
+
+    /// A number that changes whenever the data changes, cheap to ask for often: how the app
+    /// notices changes made elsewhere. `None`: the backend cannot tell (ask again on a timer).
+    async fn change_marker(&self) -> Result<Option<i64>> {
+        Ok(None)
+    }
 }
 
 /// Pages fetched at most by [`all_spaces`] and [`all_domains`]: they hold what a person named

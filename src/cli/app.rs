@@ -14,12 +14,17 @@ pub async fn run(ctx: &Context) -> CliResult {
     }
     let backend = ctx.backend().await?;
     let opts = TuiOptions {
-        profile: ctx.profile.profile_name().to_owned(),
+        // `--remote URL` is no profile: the header then names the kind and the server.
+        profile: match ctx.profile.profile_name() {
+            crate::config::REMOTE_FLAG => "remote".to_owned(),
+            name => name.to_owned(),
+        },
         header: None,
         theme: ctx.config.ui.theme,
         mouse: ctx.config.ui.mouse,
         keys: ctx.config.keys.clone(),
         timezone: ctx.profile.timezone().clone(),
+        refresh_secs: ctx.config.ui.refresh_secs,
     };
     crate::tui::run(backend, opts)
         .await

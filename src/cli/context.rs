@@ -101,6 +101,7 @@ impl Context {
                 public_url,
                 timezone,
                 fetch_titles,
+                trash_days,
                 ..
             } => {
                 let opts = LocalOptions {
@@ -108,9 +109,19 @@ impl Context {
                     timezone: timezone.clone(),
                     clock: self.clock.clone(),
                     fetch_titles: *fetch_titles,
+                    trash_days: *trash_days,
                 };
                 Ok(LocalService::open(db, opts)?)
             }
+            Resolved::Remote {
+                profile, base_url, ..
+            } if profile == crate::config::REMOTE_FLAG => Err(CliError::new(
+                Kind::Usage,
+                format!(
+                    "{what} works only on a local database; --remote points at the server at \
+                     {base_url} (run it there, or leave out --remote)"
+                ),
+            )),
             Resolved::Remote {
                 profile, base_url, ..
             } => Err(CliError::new(

@@ -185,6 +185,7 @@ fn profile_context(ctx: &Context, name: &str, flag: &str) -> CliResult<Context> 
             public_url: ctx.config.serve.effective_public_url(),
             timezone: ctx.timezone().clone(),
             fetch_titles: false,
+            trash_days: crate::backend::local::DEFAULT_TRASH_DAYS,
         }
     } else {
         let known: Vec<&str> = ctx.config.profiles.keys().map(String::as_str).collect();

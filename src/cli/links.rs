@@ -5,13 +5,14 @@ use std::io::{BufRead, Write};
 use clap::{Args, Subcommand};
 use serde_json::json;
 
+use super::bulk::{self, MatchArgs};
 use super::context::Context;
 use super::error::{CliError, CliResult};
 use super::link_view::{filtered_note, link_json, link_table, show};
 use super::lookup::{domain_id, link_id, space_id};
 use super::output::{page_json, plural, print, print_json};
 use super::{PER_PAGE_MAX, parse_bool};
-use crate::backend::Backend;
+use crate::backend::{Backend, BulkAction};
 use crate::domain::{LinkInput, LinkQuery, RuleInput, SearchBy, Sort, StatusFilter, TargetType};
 
 /// With `--all`, columns keep the first page's widths, but at least this wide (where their
@@ -30,16 +31,22 @@ pub enum LinksCommand {
     },
     /// Create a link to URL.
     Create(CreateArgs),
-    /// Change the given fields of a link; the others stay as they are.
+    /// Change the given fields of a link, or of every link matching filters; the others stay
+    /// as they are.
     Update(UpdateArgs),
-    /// Delete a link.
+    /// Delete a link, or every link matching filters (local profiles keep them in the trash).
     #[command(visible_alias = "rm")]
-    Delete {
-        /// The link's id or alias.
-        link: String,
-    },
+    Delete(DeleteArgs),
     /// Show a link's QR code in the terminal, or write it with --png or --svg.
     Qr(super::qr::QrArgs),
+}
+
+#[derive(Debug, Args)]
+pub struct DeleteArgs {
+    /// The link's id or alias (or give filters instead).
+    pub link: Option<String>,
+    #[command(flatten)]
+    pub matching: MatchArgs,
 }
 
 #[derive(Debug, Args)]
@@ -166,8 +173,10 @@ pub struct CreateArgs {
 
 #[derive(Debug, Args)]
 pub struct UpdateArgs {
-    /// The link's id or alias.
-    pub link: String,
+    /// The link's id or alias (or give filters instead).
+    pub link: Option<String>,
+    #[command(flatten)]
+    pub matching: MatchArgs,
     /// A new destination.
     #[arg(long)]
     pub url: Option<String>,
@@ -213,7 +222,13 @@ pub async fn run(ctx: &Context, command: LinksCommand) -> CliResult {
             }
         }
         LinksCommand::Update(args) => {
-            let id = link_id(backend, &args.link).await?;
+            let target = match &args.link {
+                Some(link) => {
+                    args.matching.refuse_with_one_link()?;
+                    Some(link_id(backend, link).await?)
+                }
+                None => None,
+            };
             let mut input = LinkInput {
                 url: args.url,
                 ..LinkInput::default()
@@ -241,6 +256,16 @@ pub async fn run(ctx: &Context, command: LinksCommand) -> CliResult {
                      (see `linkdeck links update --help`)",
                 ));
             }
+            let Some(id) = target else {
+                return bulk::run(
+                    ctx,
+                    backend,
+                    &args.matching,
+                    BulkAction::Update(input),
+                    "changed",
+                )
+                .await;
+            };
             let link = backend.update_link(id, &input).await?;
             if ctx.json {
                 Ok(print_json(&link_json(&link, ctx.clock.now()))?)
@@ -251,13 +276,22 @@ pub async fn run(ctx: &Context, command: LinksCommand) -> CliResult {
                 ))?)
             }
         }
-        LinksCommand::Delete { link } => {
-            let id = link_id(backend, &link).await?;
+        LinksCommand::Delete(args) => {
+            let Some(link) = &args.link else {
+                return bulk::run(ctx, backend, &args.matching, BulkAction::Delete, "deleted")
+                    .await;
+            };
+            args.matching.refuse_with_one_link()?;
+            let id = link_id(backend, link).await?;
             backend.delete_link(id).await?;
             if ctx.json {
                 Ok(print_json(
                     &json!({"id": id, "object": "link", "deleted": true}),
                 )?)
+            } else if ctx.profile.is_local() {
+                Ok(print(&format!(
+                    "deleted link {id} (kept in the trash: `linkdeck trash restore {id}` brings it back)"
+                ))?)
             } else {
                 Ok(print(&format!("deleted link {id}"))?)
             }
@@ -392,11 +426,11 @@ async fn list(ctx: &Context, backend: &dyn Backend, args: ListArgs) -> CliResult
     Ok(out.flush()?)
 }
 
-fn parse_by(s: &str) -> Result<SearchBy, String> {
+pub(super) fn parse_by(s: &str) -> Result<SearchBy, String> {
     SearchBy::parse(s).ok_or_else(|| "expected title, alias or url".into())
 }
 
-fn parse_status(s: &str) -> Result<StatusFilter, String> {
+pub(super) fn parse_status(s: &str) -> Result<StatusFilter, String> {
     StatusFilter::parse(s).ok_or_else(|| "expected all, active, expired or disabled".into())
 }
 

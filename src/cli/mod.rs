@@ -5,6 +5,7 @@
 //! [`Command`], and an arm in [`dispatch`].
 
 mod app;
+mod bulk;
 mod context;
 mod copy;
 mod destination;
@@ -22,6 +23,7 @@ mod qr;
 mod serve;
 mod spaces;
 mod transfer;
+mod trash;
 
 use std::ffi::OsString;
 use std::path::PathBuf;
@@ -110,6 +112,9 @@ pub enum Command {
     /// API keys of the embedded service.
     #[command(subcommand)]
     Keys(keys::KeysCommand),
+    /// Deleted links and spaces, kept for `trash_days` on a local database.
+    #[command(subcommand)]
+    Trash(trash::TrashCommand),
     /// Print a shell completion script (bash, zsh, fish, elvish, powershell).
     Completions {
         #[arg(value_enum)]
@@ -195,6 +200,7 @@ async fn dispatch(ctx: &Context, command: Option<Command>) -> CliResult {
         Some(Command::Copy(a)) => copy::run(ctx, a).await,
         Some(Command::Serve(a)) => serve::run(ctx, a).await,
         Some(Command::Keys(c)) => keys::run(ctx, c).await,
+        Some(Command::Trash(c)) => trash::run(ctx, c).await,
         Some(Command::Completions { .. }) => Ok(()),
     }
 }

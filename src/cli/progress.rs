@@ -71,6 +71,13 @@ impl Progress {
         }
     }
 
+    /// Moves the bar to `done` (for work that reports how far it has come, not steps).
+    pub fn set_position(&self, done: u64) {
+        if let Some(bar) = &self.bar {
+            bar.set_position(done);
+        }
+    }
+
     pub fn set_length(&self, total: u64) {
         if let Some(bar) = &self.bar {
             bar.set_length(total);

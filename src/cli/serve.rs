@@ -63,6 +63,7 @@ pub async fn run(ctx: &Context, args: ServeArgs) -> CliResult {
         public_url,
         timezone,
         fetch_titles,
+        trash_days,
         ..
     } = &ctx.profile
     else {
@@ -105,6 +106,7 @@ pub async fn run(ctx: &Context, args: ServeArgs) -> CliResult {
             timezone: timezone.clone(),
             clock: ctx.clock.clone(),
             fetch_titles: *fetch_titles,
+            trash_days: *trash_days,
         },
     )?;
     if std::env::var_os("LINKDECK_LOG").is_none() {

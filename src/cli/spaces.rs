@@ -169,6 +169,11 @@ pub async fn run(ctx: &Context, command: SpacesCommand) -> CliResult {
                 Ok(print_json(
                     &json!({"id": id, "object": "space", "deleted": true}),
                 )?)
+            } else if ctx.profile.is_local() {
+                Ok(print(&format!(
+                    "deleted space {id}; its links are now without a space (`linkdeck trash \
+                     restore space:{id}` brings it back, with them)"
+                ))?)
             } else {
                 Ok(print(&format!(
                     "deleted space {id}; its links are now without a space"

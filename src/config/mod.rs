@@ -62,7 +62,7 @@ struct ConfigToml {
     default_profile: Option<Spanned<String>>,
     profiles: BTreeMap<String, Spanned<ProfileToml>>,
     ui: UiConfig,
-    keys: BTreeMap<String, String>,
+    keys: BTreeMap<String, Spanned<String>>,
     serve: ServeConfig,
 }
 
@@ -106,10 +106,25 @@ impl Config {
             ConfigError(describe(path, at, e.message().trim()))
         })?;
         let base = path.parent().unwrap_or(Path::new("."));
+        let keys: BTreeMap<String, String> = raw
+            .keys
+            .iter()
+            .map(|(k, v)| (k.clone(), v.get_ref().clone()))
+            .collect();
+        // Every command checks the key map, so a mistake is found where it was made, not
+        // only when the terminal app starts.
+        if let Err(e) = crate::tui::KeyMap::with_overrides(&keys) {
+            let at = e
+                .entries()
+                .into_iter()
+                .find_map(|entry| raw.keys.get(entry))
+                .map(|v| locate(text, v.span().start));
+            return Err(ConfigError(describe(path, at, &e.to_string())));
+        }
         let mut config = Config {
             source: Some(path.to_owned()),
             ui: raw.ui,
-            keys: raw.keys,
+            keys,
             serve: raw.serve,
             ..Config::default()
         };
@@ -186,8 +201,14 @@ impl Config {
                     ));
                 }
             };
+            // The flag, not the default profile, says where to go: name it so (a header or a
+            // message naming the profile "local" would send the person to the wrong place).
+            let profile = match (&o.profile, remote) {
+                (Some(_), Some(_)) => name.to_owned(),
+                _ => REMOTE_FLAG.to_owned(),
+            };
             return Ok(Resolved::Remote {
-                profile: name.to_owned(),
+                profile,
                 base_url: base_url.to_string(),
                 api_key,
                 timeout: Duration::from_secs(
@@ -237,11 +258,15 @@ impl Config {
                     public_url,
                     timezone,
                     fetch_titles: l.fetch_titles,
+                    trash_days: l.trash_days,
                 })
             }
         }
     }
 }
+
+/// The profile name of a `--remote URL` that no remote profile stands behind.
+pub const REMOTE_FLAG: &str = "--remote";
 
 /// What the command line says about the profile.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]

@@ -28,6 +28,7 @@ pub(super) struct ProfileToml {
     pub api_key_command: Option<String>,
     pub timeout_secs: Option<u64>,
     pub fetch_titles: Option<bool>,
+    pub trash_days: Option<u32>,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize)]
@@ -53,7 +54,7 @@ impl Profile {
     }
 }
 
-#[derive(Debug, Clone, Default, PartialEq)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct LocalProfile {
     /// Already resolved against the config file's directory; `None` means the default database.
     pub db: Option<PathBuf>,
@@ -61,6 +62,20 @@ pub struct LocalProfile {
     pub timezone: Option<ZoneName>,
     /// Fetch each saved link's page `<title>` in the background.
     pub fetch_titles: bool,
+    /// Days deleted links and spaces stay in the trash; 0 keeps them until emptied.
+    pub trash_days: u32,
+}
+
+impl Default for LocalProfile {
+    fn default() -> Self {
+        LocalProfile {
+            db: None,
+            public_url: None,
+            timezone: None,
+            fetch_titles: false,
+            trash_days: crate::backend::local::DEFAULT_TRASH_DAYS,
+        }
+    }
 }
 
 #[derive(Debug, Clone, PartialEq)]
@@ -101,6 +116,9 @@ impl ProfileToml {
                     public_url: self.public_url,
                     timezone: self.timezone,
                     fetch_titles: self.fetch_titles.unwrap_or(false),
+                    trash_days: self
+                        .trash_days
+                        .unwrap_or(crate::backend::local::DEFAULT_TRASH_DAYS),
                 }))
             }
             BackendKind::Remote => {
@@ -108,6 +126,7 @@ impl ProfileToml {
                     ("db", self.db.is_some()),
                     ("public_url", self.public_url.is_some()),
                     ("fetch_titles", self.fetch_titles.is_some()),
+                    ("trash_days", self.trash_days.is_some()),
                 ];
                 if let Some((key, _)) = stray.iter().find(|(_, set)| *set) {
                     return Err(format!(
@@ -154,6 +173,7 @@ pub enum Resolved {
         public_url: String,
         timezone: TimeZone,
         fetch_titles: bool,
+        trash_days: u32,
     },
     Remote {
         profile: String,

@@ -51,7 +51,7 @@ theme = "light"
 mouse = true
 
 [keys]
-quit = "Q"
+quit = "Z"
 
 [serve]
 listen = "0.0.0.0:9000"
@@ -63,7 +63,7 @@ geo_header = "CF-IPCountry"
     assert_eq!(config.default_profile, "work");
     assert_eq!(config.ui.theme, Theme::Light);
     assert!(config.ui.mouse);
-    assert_eq!(config.keys["quit"], "Q");
+    assert_eq!(config.keys["quit"], "Z");
     assert_eq!(config.serve.redirect_status.code(), 302);
     assert_eq!(config.serve.rate_limit_per_minute, 600);
     assert_eq!(config.serve.password_attempts_per_minute, 10);
@@ -85,6 +85,7 @@ geo_header = "CF-IPCountry"
             public_url: "https://sho.rt".into(),
             timezone: TimeZone::get("Europe/Berlin").unwrap(),
             fetch_titles: true,
+            trash_days: 30,
         }
     );
     match config.resolve(&Overrides::default(), &paths()).unwrap() {
@@ -178,6 +179,8 @@ fn command_line_overrides() {
         )
         .unwrap();
     assert!(!remote.is_local());
+    // The flag names itself, not the default profile it did not use.
+    assert_eq!(remote.profile_name(), REMOTE_FLAG);
 
     let err = config
         .resolve(
@@ -246,4 +249,20 @@ fn the_example_config_with_every_key_set_parses() {
     assert!(matches!(config.profiles["work"], Profile::Remote(_)));
     assert_eq!(config.keys["quit"], "q");
     assert_eq!(config.serve.geo_header.as_deref(), Some("CF-IPCountry"));
+}
+
+#[test]
+fn key_mistakes_are_found_on_reading_and_name_the_line() {
+    for (entry, needle) in [
+        ("launch = \"l\"", "unknown action `launch`"),
+        ("quit = \"hyper-q\"", "`hyper-q`"),
+        ("refresh = \"q\"", "bound to both"),
+    ] {
+        let text = format!("[ui]\ntheme = \"dark\"\n\n[keys]\nhelp = \"?\"\n{entry}\n");
+        let err = parse(&text).unwrap_err().0;
+        assert!(err.contains("config.toml, line 6"), "{err}");
+        assert!(err.contains(needle), "{err}");
+    }
+    // The same key in different places is fine: `y` answers a dialog and copies in a list.
+    parse("[keys]\nyes = \"y\"\ncopy_short_url = \"y\"\n").unwrap();
 }

@@ -4,12 +4,25 @@ use std::str::FromStr;
 use serde::{Deserialize, Serialize};
 
 /// `[ui]`: how the terminal app looks and what input it takes.
-#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(default, deny_unknown_fields)]
 pub struct UiConfig {
     pub theme: Theme,
     /// Mouse support is opt-in: capturing the mouse stops the terminal's own text selection.
     pub mouse: bool,
+    /// Seconds between asking a remote server for changes made elsewhere; 0 is off. A local
+    /// database is watched instead.
+    pub refresh_secs: u64,
+}
+
+impl Default for UiConfig {
+    fn default() -> Self {
+        UiConfig {
+            theme: Theme::default(),
+            mouse: false,
+            refresh_secs: 15,
+        }
+    }
 }
 
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]

@@ -15,11 +15,14 @@ use ratatui::text::{Line, Span};
 use ratatui::widgets::{Paragraph, Widget, Wrap};
 
 mod forms;
+mod work;
 
 use super::filter::{FilterBar, FilterOutcome, Named};
 use super::format;
-use super::keys::{Action, Key, KeyMap};
-use super::links::LinksView;
+use super::help::{Help, Palette};
+use super::keys::{Action, Key, KeyContext, KeyMap};
+use super::links::{Extra, LinksView};
+use super::marks::Marks;
 use super::msg::{Command, Msg, RequestId};
 use super::popups::{
     ConfirmAction, Modal, ModalOutcome, Picker, PickerKind, Toast, ToastKind, render_toasts,
@@ -27,8 +30,10 @@ use super::popups::{
 use super::qr_popup::QrPopup;
 use super::spaces::SpacesView;
 use super::theme::Theme;
+use super::trash::TrashView;
+use super::undo::UndoEntry;
 use super::view::{Ctx, Outcome, SPINNER};
-use crate::domain::{Clock, Domain, Error, Link, LinkInput};
+use crate::domain::{Clock, Domain, Error, Id, Link};
 
 /// Below this the layout cannot show a usable table.
 pub const MIN_WIDTH: u16 = 70;
@@ -47,12 +52,18 @@ pub struct AppConfig {
     pub mouse: bool,
     /// The zone dates are shown in.
     pub timezone: TimeZone,
+    /// The backend keeps deleted things (the embedded service): a Trash pane, and undo of a
+    /// delete brings links back whole.
+    pub has_trash: bool,
+    /// How often to look again at a backend that cannot say when it changed; `None` never.
+    pub refresh_every: Option<Duration>,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Pane {
     Links,
     Spaces,
+    Trash,
 }
 
 /// The screen's regions.
@@ -102,6 +113,17 @@ pub struct App {
     commands: Vec<Command>,
     /// The open link or space form (see `app/forms.rs`).
     forms: forms::Forms,
+    trash: TrashView,
+    /// The links the next action applies to (see `app/work.rs`).
+    marks: Marks,
+    /// What `u` takes back, newest last.
+    undo: Vec<UndoEntry>,
+    /// The bulk operation whose progress dialog is open.
+    work: Option<RequestId>,
+    /// The range being read for a `V` mark.
+    range_req: Option<RequestId>,
+    /// The link the cursor stays on while a refresh brings new rows.
+    follow: Option<Id>,
 }
 
 impl App {
@@ -125,6 +147,12 @@ impl App {
             quit: false,
             commands: Vec::new(),
             forms: forms::Forms::default(),
+            trash: TrashView::default(),
+            marks: Marks::default(),
+            undo: Vec::new(),
+            work: None,
+            range_req: None,
+            follow: None,
         };
         app.fetch_spaces();
         app.fetch_domains();
@@ -157,6 +185,20 @@ impl App {
     /// Links pages held in memory (bounded whatever the list's length).
     pub fn cached_pages(&self) -> usize {
         self.links.list.cached_pages()
+    }
+
+    /// How many links are marked.
+    pub fn marked(&self) -> u64 {
+        self.marks.count()
+    }
+
+    /// How often the runtime should look for changes at a backend that cannot tell.
+    pub fn refresh_every(&self) -> Option<Duration> {
+        self.cfg.refresh_every
+    }
+
+    fn too_small(&self) -> bool {
+        self.size.width < MIN_WIDTH || self.size.height < MIN_HEIGHT
     }
 
     fn request(&mut self) -> RequestId {
@@ -193,6 +235,7 @@ impl App {
         let main = areas(self.size).main;
         self.links.list.set_rows(self.links.rows_for(main));
         self.spaces.set_rows(SpacesView::rows_for(main));
+        self.trash.set_rows(SpacesView::rows_for(main));
         for page in self.links.list.wanted() {
             let req = self.request();
             self.links.list.expect(page, req);
@@ -205,16 +248,43 @@ impl App {
     fn query_changed(&mut self) {
         self.links.list.reset();
         self.links.error = None;
+        self.follow = None;
         self.links.filtered = self.filter.is_filtered();
         self.sync();
     }
 
+    /// Asks again for everything shown, keeping the rows (and the cursor on its link) until
+    /// the answers come: after a change here, a change elsewhere, or `r`.
     fn refresh(&mut self) {
-        self.links.list.clear();
-        self.links.error = None;
+        self.follow = self.links.selected().map(|l| l.id);
+        self.links.list.refresh();
         self.fetch_spaces();
         self.fetch_domains();
+        if self.cfg.has_trash {
+            self.fetch_trash();
+        }
         self.sync();
+    }
+
+    /// Puts the cursor back on the link it was on before a refresh, once that link's rows
+    /// have arrived.
+    fn keep_following(&mut self) {
+        let Some(id) = self.follow else {
+            return;
+        };
+        if self.links.selected().is_some_and(|l| l.id == id) {
+            if self.links.list.cursor_is_fresh() {
+                self.follow = None;
+            }
+            return;
+        }
+        if let Some(index) = self.links.list.find(|l| l.id == id) {
+            self.links.list.select(index);
+            self.sync();
+        }
+        if self.links.list.cursor_is_fresh() {
+            self.follow = None;
+        }
     }
 
     pub fn toast(&mut self, kind: ToastKind, text: impl Into<String>) {
@@ -257,12 +327,17 @@ impl App {
     pub fn handle_event(&mut self, event: Event) {
         match event {
             Event::Key(k) if matches!(k.kind, KeyEventKind::Press | KeyEventKind::Repeat) => {
-                let key = self.cfg.keys.key(k);
+                let key = self.cfg.keys.key_in(k, self.key_context());
                 self.handle_key(key);
             }
-            Event::Paste(text) if !self.form_paste(&text) && self.modal.is_none() => {
-                self.filter.paste(&text, Instant::now());
-            }
+            Event::Paste(text) if !self.form_paste(&text) => match &mut self.modal {
+                Some(modal) => {
+                    modal.paste(&text);
+                }
+                None => {
+                    self.filter.paste(&text, Instant::now());
+                }
+            },
             Event::Mouse(mouse) if self.cfg.mouse => self.handle_mouse(mouse),
             Event::Resize(width, height) => {
                 self.size = Rect::new(0, 0, width, height);
@@ -272,9 +347,32 @@ impl App {
         }
     }
 
+    /// Which actions a key may mean now: a form's, a dialog's, or the lists'.
+    fn key_context(&self) -> KeyContext {
+        match &self.forms.form {
+            Some(form) if form.asks() => KeyContext::Dialogs,
+            Some(_) => KeyContext::Forms,
+            None if self.modal.is_some() => KeyContext::Dialogs,
+            None => KeyContext::Lists,
+        }
+    }
+
     pub fn handle_key(&mut self, key: Key) {
         if key.is_ctrl('c') {
+            // A form with changes asks first, as cancelling it does.
+            if let Some(form) = &mut self.forms.form
+                && !form.quit_requested()
+            {
+                return;
+            }
             self.quit = true;
+            return;
+        }
+        if self.too_small() {
+            // Nothing can be seen: only quitting works, so no key acts unseen.
+            if key.action == Some(Action::Quit) && !self.form_is_open() {
+                self.quit = true;
+            }
             return;
         }
         if self.form_key(key) {
@@ -294,6 +392,7 @@ impl App {
         let outcome = match self.pane {
             Pane::Links => self.links.handle_key(key),
             Pane::Spaces => self.spaces.handle_key(key),
+            Pane::Trash => self.trash.handle_key(key),
         };
         match outcome {
             Outcome::Handled => self.sync(),
@@ -310,6 +409,16 @@ impl App {
         }
     }
 
+    /// Runs `action` as if its key had been pressed in the lists (the palette's Enter).
+    fn run_action(&mut self, action: Action) {
+        let key = Key {
+            code: ratatui::crossterm::event::KeyCode::Null,
+            modifiers: ratatui::crossterm::event::KeyModifiers::NONE,
+            action: Some(action),
+        };
+        self.handle_key(key);
+    }
+
     fn modal_answered(&mut self, outcome: ModalOutcome) {
         match outcome {
             ModalOutcome::Stay => {}
@@ -317,10 +426,12 @@ impl App {
             ModalOutcome::Confirmed(action) => {
                 self.modal = None;
                 match action {
-                    ConfirmAction::DeleteLink { id, alias } => {
+                    ConfirmAction::Bulk(work) => self.run_work(*work),
+                    ConfirmAction::DeleteSpace(space) => {
                         let req = self.request();
-                        self.commands.push(Command::DeleteLink { req, id, alias });
+                        self.commands.push(Command::DeleteSpace { req, space });
                     }
+                    ConfirmAction::Purge(items) => self.purge(items),
                 }
             }
             ModalOutcome::Picked(kind, choice) => {
@@ -328,9 +439,27 @@ impl App {
                 match kind {
                     PickerKind::Space => self.filter.space = choice,
                     PickerKind::Domain => self.filter.domain = choice,
+                    PickerKind::MoveTo => return self.move_to(choice),
                 }
                 self.pane = Pane::Links;
                 self.query_changed();
+            }
+            ModalOutcome::Chosen(work) => {
+                self.modal = None;
+                self.run_work(*work);
+            }
+            ModalOutcome::Typed {
+                text,
+                selection,
+                what,
+                many,
+            } => {
+                self.modal = None;
+                self.typed_expiry(text, *selection, what, many);
+            }
+            ModalOutcome::Run(action) => {
+                self.modal = None;
+                self.run_action(action);
             }
         }
     }
@@ -338,14 +467,28 @@ impl App {
     fn global(&mut self, action: Action) {
         match action {
             Action::Quit => self.quit = true,
-            Action::Help => self.modal = Some(Modal::Help { scroll: 0 }),
+            Action::Help => self.modal = Some(Modal::Help(Help::default())),
+            Action::Palette => self.modal = Some(Modal::Palette(Palette::default())),
             Action::NextPane | Action::PrevPane => {
-                self.pane = match self.pane {
-                    Pane::Links => Pane::Spaces,
-                    Pane::Spaces => Pane::Links,
+                let mut order = vec![Pane::Links, Pane::Spaces];
+                if self.cfg.has_trash {
+                    order.push(Pane::Trash);
+                }
+                let at = order.iter().position(|p| *p == self.pane).unwrap_or(0);
+                let step = if action == Action::NextPane {
+                    1
+                } else {
+                    order.len() - 1
                 };
+                self.pane = order[(at + step) % order.len()];
+                if self.pane == Pane::Trash {
+                    self.fetch_trash();
+                }
             }
-            Action::Refresh => self.refresh(),
+            Action::Refresh => {
+                self.links.error = None;
+                self.refresh();
+            }
             Action::SpaceFilter => match self.spaces.is_loaded() {
                 true => {
                     let choices = self
@@ -384,14 +527,31 @@ impl App {
                 }
                 None => self.toast(ToastKind::Error, "Domains are not loaded yet"),
             },
-            Action::New => self.open_new_form(),
-            Action::Edit => self.open_edit_form(),
-            Action::Delete
-            | Action::ToggleDisabled
-            | Action::CopyShortUrl
+            Action::New if self.pane != Pane::Trash => self.open_new_form(),
+            Action::Edit if self.pane != Pane::Trash => self.open_edit_form(),
+            Action::Delete => match self.pane {
+                Pane::Links => self.link_work(action),
+                Pane::Spaces => self.ask_delete_space(),
+                Pane::Trash => self.ask_purge(),
+            },
+            Action::ToggleDisabled
+            | Action::TogglePublic
+            | Action::MoveToSpace
+            | Action::SetExpiry => self.link_work(action),
+            Action::CopyShortUrl
             | Action::CopyDestination
             | Action::OpenInBrowser
+            | Action::OpenShortUrl
             | Action::ShowQr => self.link_action(action),
+            Action::Mark if self.pane == Pane::Links => {
+                self.mark_row();
+                self.sync();
+            }
+            Action::MarkRange if self.pane == Pane::Links => self.mark_range(),
+            Action::MarkAll if self.pane == Pane::Links => self.mark_all(),
+            Action::ClearMarks => self.marks.clear(),
+            Action::Undo => self.undo_last(),
+            Action::Restore => self.restore_selected(),
             filter_action => match self.filter.apply_action(filter_action) {
                 FilterOutcome::Ignored => {}
                 // Filters are about links: show them.
@@ -411,19 +571,7 @@ impl App {
         let Some(link) = self.links.selected() else {
             return;
         };
-        let (id, alias) = (link.id, link.alias.clone());
         match action {
-            Action::Delete => {
-                self.modal = Some(Modal::Confirm(ConfirmAction::DeleteLink { id, alias }));
-            }
-            Action::ToggleDisabled => {
-                let input = Box::new(LinkInput {
-                    disabled: Some(if link.disabled { "0" } else { "1" }.into()),
-                    ..LinkInput::default()
-                });
-                let req = self.request();
-                self.commands.push(Command::UpdateLink { req, id, input });
-            }
             Action::CopyShortUrl => self.commands.push(Command::Copy {
                 text: link.short_url.clone(),
                 what: "short URL",
@@ -436,6 +584,7 @@ impl App {
             Action::ShowQr => {
                 self.modal = Some(Modal::Qr(Box::new(QrPopup::new(&link.short_url))));
             }
+            Action::OpenShortUrl => self.commands.push(Command::OpenUrl(link.short_url.clone())),
             _ => {}
         }
     }
@@ -454,6 +603,7 @@ impl App {
             match app.pane {
                 Pane::Links => app.links.handle_key(key),
                 Pane::Spaces => app.spaces.handle_key(key),
+                Pane::Trash => app.trash.handle_key(key),
             }
         };
         match mouse.kind {
@@ -474,6 +624,7 @@ impl App {
                         self.spaces.select(i);
                     }
                 }
+                Pane::Trash => {}
             },
             _ => return,
         }
@@ -491,6 +642,7 @@ impl App {
                     self.toast(ToastKind::Error, format!("Could not load links: {message}"));
                 }
                 self.sync();
+                self.keep_following();
                 self.select_saved();
             }
             Msg::Spaces { req, result } => {
@@ -516,27 +668,41 @@ impl App {
                     }
                 }
             }
-            Msg::LinkDeleted { req, alias, result } => {
+            Msg::Bulk { .. } => self.work_done(msg),
+            Msg::Undone { .. } => self.undone(msg),
+            Msg::SpaceDeleted { req, space, result } => {
                 self.answered(req);
-                match result {
-                    Ok(()) => {
-                        self.toast(ToastKind::Info, format!("Deleted {alias}"));
-                        self.refresh();
-                    }
-                    Err(e) => self.toast(ToastKind::Error, describe(&e, &alias)),
+                self.space_deleted(*space, result);
+            }
+            Msg::Trash { req, result } => {
+                self.answered(req);
+                if let Err(message) = self.trash.accept(req, result)
+                    && self.pane == Pane::Trash
+                {
+                    self.toast(
+                        ToastKind::Error,
+                        format!("Could not load the trash: {message}"),
+                    );
                 }
             }
-            Msg::LinkUpdated { req, result } => {
+            Msg::TrashDone {
+                req,
+                purged,
+                result,
+            } => {
                 self.answered(req);
-                match result {
-                    Ok(link) => {
-                        let verb = if link.disabled { "Disabled" } else { "Enabled" };
-                        self.toast(ToastKind::Info, format!("{verb} {}", link.alias));
-                        self.refresh();
-                    }
-                    Err(e) => self.toast(ToastKind::Error, describe(&e, "the link")),
+                self.trash_done(purged, result);
+            }
+            Msg::Range { req, result } => {
+                self.answered(req);
+                if self.range_req == Some(req) {
+                    self.range_req = None;
+                    self.range_marked(result);
                 }
             }
+            // Changed elsewhere: fetch what is shown again, disturbing nothing (an open form
+            // or dialog stays as it is; the cursor stays on its link).
+            Msg::Changed => self.refresh(),
             Msg::LinkSaved { .. } | Msg::SpaceSaved { .. } => self.form_saved(msg),
             Msg::Desktop(Ok(text)) => self.toast(ToastKind::Info, text),
             Msg::Desktop(Err(text)) => self.toast(ToastKind::Error, text),
@@ -587,38 +753,46 @@ impl App {
         self.render_tabs(a.tabs, buf);
         let cursor = self.filter.render(a.filter, buf, theme);
         match self.pane {
-            Pane::Links => self
-                .links
-                .render(a.main, buf, &ctx(!self.filter.is_focused())),
+            Pane::Links => {
+                let extra = Extra {
+                    marks: &self.marks,
+                    show_domain: self.domains.as_ref().is_some_and(|d| !d.is_empty()),
+                };
+                self.links
+                    .render(a.main, buf, &ctx(!self.filter.is_focused()), &extra)
+            }
             Pane::Spaces => self.spaces.render(a.main, buf, &ctx(true)),
+            Pane::Trash => self.trash.render(a.main, buf, &ctx(true)),
         }
         self.render_hints(a.hints, buf);
-        if let Some(modal) = &self.modal {
+        let modal_cursor = self.modal.as_ref().and_then(|modal| {
             // A QR code needs every row it can get (at 80×24 the panes' area is too short).
             let over = match modal {
                 Modal::Qr(_) => area,
                 _ => a.main,
             };
-            modal.render(over, buf, theme, &self.cfg.keys);
-        }
+            modal.render(over, buf, theme, &self.cfg.keys)
+        });
         let form_cursor = self.render_form(area, buf);
         render_toasts(&self.toasts, a.main, buf, theme);
         if self.form_is_open() {
             return form_cursor;
         }
-        cursor.filter(|_| self.modal.is_none())
+        if self.modal.is_some() {
+            return modal_cursor;
+        }
+        cursor
     }
 
     fn render_header(&self, area: Rect, buf: &mut Buffer) {
         let t = &self.cfg.theme;
-        let left = Line::from(vec![
-            Span::styled(" linkdeck", t.header),
-            Span::styled(" · ", t.dim),
-            Span::styled(self.cfg.profile.clone(), t.accent),
-            Span::styled(" · ", t.dim),
-            Span::raw(self.cfg.location.clone()),
-        ]);
         let mut right = Vec::new();
+        if !self.marks.is_empty() {
+            right.push(Span::styled(
+                format!("● {} marked  ", format::count(self.marks.count())),
+                t.accent,
+            ));
+        }
         if self.is_busy() {
             right.push(Span::styled(
                 format!("{} working  ", SPINNER[self.spinner]),
@@ -635,6 +809,16 @@ impl App {
         }
         let right = Line::from(right);
         let right_width = u16::try_from(right.width()).unwrap_or(0).min(area.width);
+        // The location gives way to what the right side says, cut with "…", a space apart.
+        let before = format::width(" linkdeck ·  · ") + format::width(&self.cfg.profile);
+        let room = usize::from(area.width.saturating_sub(right_width + 1)).saturating_sub(before);
+        let left = Line::from(vec![
+            Span::styled(" linkdeck", t.header),
+            Span::styled(" · ", t.dim),
+            Span::styled(self.cfg.profile.clone(), t.accent),
+            Span::styled(" · ", t.dim),
+            Span::raw(format::clip(&self.cfg.location, room)),
+        ]);
         left.render(
             Rect {
                 width: area.width - right_width,
@@ -654,13 +838,16 @@ impl App {
                 Span::styled(format!(" {name} "), t.dim)
             }
         };
-        Line::from(vec![
+        let mut tabs = vec![
             Span::raw(" "),
             tab("Links", Pane::Links),
             Span::raw(" "),
             tab("Spaces", Pane::Spaces),
-        ])
-        .render(area, buf);
+        ];
+        if self.cfg.has_trash {
+            tabs.extend([Span::raw(" "), tab("Trash", Pane::Trash)]);
+        }
+        Line::from(tabs).render(area, buf);
         let mut status = self.filter.status_tabs(t);
         status.spans.insert(0, Span::styled("status ", t.dim));
         status.right_aligned().render(area, buf);
@@ -678,16 +865,32 @@ impl App {
         let hint = |a: Action, label: &str| fixed(&keys.first(a), label);
         let spans: Vec<Span> = if let Some(modal) = &self.modal {
             match modal {
-                Modal::Confirm(_) => [fixed("y", "yes"), fixed("n/esc", "no")].concat(),
-                Modal::Help { .. } => {
-                    [hint(Action::Down, "scroll"), fixed("esc", "close")].concat()
-                }
-                Modal::Picker(_) => [
-                    hint(Action::Down, "move"),
-                    hint(Action::Select, "pick"),
-                    fixed("esc", "cancel"),
+                Modal::Confirm(_) => [hint(Action::Yes, "yes"), hint(Action::No, "no")].concat(),
+                Modal::Help(_) => [
+                    fixed("type", "to filter"),
+                    fixed("↑/↓", "scroll"),
+                    hint(Action::Cancel, "close"),
                 ]
                 .concat(),
+                Modal::Palette(_) => [
+                    fixed("type", "to find"),
+                    fixed("↑/↓", "move"),
+                    hint(Action::Select, "run"),
+                    hint(Action::Cancel, "close"),
+                ]
+                .concat(),
+                Modal::Picker(_) | Modal::Menu(_) => [
+                    hint(Action::Down, "move"),
+                    hint(Action::Select, "pick"),
+                    hint(Action::Cancel, "cancel"),
+                ]
+                .concat(),
+                Modal::Prompt(_) => [
+                    hint(Action::Select, "apply"),
+                    hint(Action::Cancel, "cancel"),
+                ]
+                .concat(),
+                Modal::Progress(_) => hint(Action::Cancel, "stop"),
                 Modal::Qr(_) => fixed("any key", "close"),
             }
         } else if self.filter.is_focused() {
@@ -699,16 +902,30 @@ impl App {
             .concat()
         } else {
             match self.pane {
+                Pane::Links if !self.marks.is_empty() => [
+                    hint(Action::Delete, "delete"),
+                    hint(Action::ToggleDisabled, "disable/enable"),
+                    hint(Action::MoveToSpace, "move"),
+                    hint(Action::SetExpiry, "expiry"),
+                    hint(Action::TogglePublic, "public"),
+                    hint(Action::Mark, "mark"),
+                    hint(Action::ClearMarks, "clear marks"),
+                    hint(Action::Palette, "actions"),
+                    hint(Action::Help, "help"),
+                    hint(Action::Quit, "quit"),
+                ]
+                .concat(),
                 Pane::Links => [
                     hint(Action::New, "new"),
                     hint(Action::Edit, "edit"),
                     hint(Action::Search, "search"),
                     hint(Action::CycleStatus, "status"),
-                    hint(Action::CycleSort, "sort"),
-                    hint(Action::SpaceFilter, "space"),
+                    hint(Action::Mark, "mark"),
                     hint(Action::Delete, "delete"),
                     hint(Action::ToggleDisabled, "disable"),
+                    hint(Action::Undo, "undo"),
                     hint(Action::CopyShortUrl, "copy"),
+                    hint(Action::Palette, "actions"),
                     hint(Action::Help, "help"),
                     hint(Action::Quit, "quit"),
                 ]
@@ -717,8 +934,18 @@ impl App {
                     hint(Action::Select, "show links"),
                     hint(Action::New, "new"),
                     hint(Action::Edit, "edit"),
-                    hint(Action::NextPane, "links"),
-                    hint(Action::Refresh, "refresh"),
+                    hint(Action::Delete, "delete"),
+                    hint(Action::Undo, "undo"),
+                    hint(Action::NextPane, "next pane"),
+                    hint(Action::Help, "help"),
+                    hint(Action::Quit, "quit"),
+                ]
+                .concat(),
+                Pane::Trash => [
+                    hint(Action::Restore, "restore"),
+                    hint(Action::Delete, "delete for good"),
+                    hint(Action::Undo, "undo"),
+                    hint(Action::NextPane, "next pane"),
                     hint(Action::Help, "help"),
                     hint(Action::Quit, "quit"),
                 ]

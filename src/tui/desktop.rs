@@ -2,7 +2,6 @@
 //! in most terminals) and the web browser. Behind a trait so tests record instead of acting.
 
 use std::io::Write;
-use std::process::{Command, Stdio};
 
 pub trait Desktop: Send + Sync {
     fn copy(&self, text: &str) -> Result<(), String>;
@@ -21,23 +20,15 @@ impl Desktop for SystemDesktop {
             .map_err(|e| format!("could not write to the terminal: {e}"))
     }
 
+    /// Opens `url` in the browser `$BROWSER` names (a `:`-separated list, `%s` standing for
+    /// the URL), else the desktop's default (`xdg-open` and its kin, `open` on macOS). The
+    /// browser's own output is kept off the screen the app draws on. May wait for the browser:
+    /// call it off the app's loop.
     fn open(&self, url: &str) -> Result<(), String> {
-        let program = if cfg!(target_os = "macos") {
-            "open"
-        } else {
-            "xdg-open"
-        };
-        // Detached: the browser outlives us, and its output must not scribble on the screen.
-        let mut child = Command::new(program)
-            .arg(url)
-            .stdin(Stdio::null())
-            .stdout(Stdio::null())
-            .stderr(Stdio::null())
-            .spawn()
-            .map_err(|e| format!("could not run {program}: {e}"))?;
-        // Reap it in the background so it never lingers as a zombie.
-        std::thread::spawn(move || child.wait());
-        Ok(())
+        let mut options = webbrowser::BrowserOptions::new();
+        options.with_suppress_output(true);
+        webbrowser::open_browser_with_options(webbrowser::Browser::Default, url, &options)
+            .map_err(|e| format!("could not open a browser: {e}"))
     }
 }
 

@@ -4,7 +4,36 @@
 use jiff::tz::TimeZone;
 use jiff::{SignedDuration, Timestamp};
 
+use unicode_width::{UnicodeWidthChar, UnicodeWidthStr};
+
 use crate::domain::Link;
+
+/// The cells `text` takes on screen.
+pub fn width(text: &str) -> usize {
+    text.width()
+}
+
+/// `text` cut to `max` cells, ending in `…` when cut.
+pub fn clip(text: &str, max: usize) -> String {
+    if text.width() <= max {
+        return text.to_owned();
+    }
+    if max == 0 {
+        return String::new();
+    }
+    let mut out = String::new();
+    let mut used = 0;
+    for c in text.chars() {
+        let w = c.width().unwrap_or(0);
+        if used + w > max - 1 {
+            break;
+        }
+        out.push(c);
+        used += w;
+    }
+    out.push('…');
+    out
+}
 
 /// `1204` → `1,204`.
 pub fn count(n: u64) -> String {
@@ -84,6 +113,14 @@ pub fn expiry_detail(link: &Link, now: Timestamp, tz: &TimeZone) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn clipping_ends_in_an_ellipsis_and_counts_cells() {
+        assert_eq!(clip("Spring Launch", 20), "Spring Launch");
+        assert_eq!(clip("Spring Launch", 12), "Spring Laun…");
+        assert_eq!(clip("日本語のテキスト", 7), "日本語…");
+        assert_eq!(width("日本"), 4);
+    }
 
     #[test]
     fn counts_have_separators() {

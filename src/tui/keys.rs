@@ -12,6 +12,7 @@ use ratatui::crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
 pub enum Action {
     Quit,
     Help,
+    Palette,
     NextPane,
     PrevPane,
     Down,
@@ -39,14 +40,49 @@ pub enum Action {
     CopyShortUrl,
     CopyDestination,
     ToggleDisabled,
+    TogglePublic,
+    MoveToSpace,
+    SetExpiry,
     OpenInBrowser,
     ShowQr,
+    OpenShortUrl,
+    Mark,
+    MarkRange,
+    MarkAll,
+    ClearMarks,
+    Undo,
+    Restore,
+    Submit,
+    Cancel,
+    NextField,
+    PrevField,
+    Toggle,
+    AddRow,
+    RemoveRow,
+    MoveRowUp,
+    MoveRowDown,
+    Yes,
+    No,
+}
+
+/// Where the app is when a key arrives: the lists (panes, filters, global actions), a form,
+/// or a dialog. A key may mean one thing in each; it may not mean two things in one.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub enum KeyContext {
+    Lists,
+    Forms,
+    Dialogs,
+}
+
+impl KeyContext {
+    pub const ALL: [KeyContext; 3] = [KeyContext::Lists, KeyContext::Forms, KeyContext::Dialogs];
 }
 
 impl Action {
-    pub const ALL: [Action; 31] = [
+    pub const ALL: [Action; 53] = [
         Action::Quit,
         Action::Help,
+        Action::Palette,
         Action::NextPane,
         Action::PrevPane,
         Action::Down,
@@ -74,8 +110,29 @@ impl Action {
         Action::CopyShortUrl,
         Action::CopyDestination,
         Action::ToggleDisabled,
+        Action::TogglePublic,
+        Action::MoveToSpace,
+        Action::SetExpiry,
         Action::OpenInBrowser,
         Action::ShowQr,
+        Action::OpenShortUrl,
+        Action::Mark,
+        Action::MarkRange,
+        Action::MarkAll,
+        Action::ClearMarks,
+        Action::Undo,
+        Action::Restore,
+        Action::Submit,
+        Action::Cancel,
+        Action::NextField,
+        Action::PrevField,
+        Action::Toggle,
+        Action::AddRow,
+        Action::RemoveRow,
+        Action::MoveRowUp,
+        Action::MoveRowDown,
+        Action::Yes,
+        Action::No,
     ];
 
     /// The name used in the `[keys]` section of the configuration.
@@ -83,6 +140,7 @@ impl Action {
         match self {
             Action::Quit => "quit",
             Action::Help => "help",
+            Action::Palette => "palette",
             Action::NextPane => "next_pane",
             Action::PrevPane => "prev_pane",
             Action::Down => "down",
@@ -110,16 +168,38 @@ impl Action {
             Action::CopyShortUrl => "copy_short_url",
             Action::CopyDestination => "copy_destination",
             Action::ToggleDisabled => "toggle_disabled",
+            Action::TogglePublic => "toggle_public",
+            Action::MoveToSpace => "move_to_space",
+            Action::SetExpiry => "set_expiry",
             Action::OpenInBrowser => "open_in_browser",
             Action::ShowQr => "show_qr",
+            Action::OpenShortUrl => "open_short_url",
+            Action::Mark => "mark",
+            Action::MarkRange => "mark_range",
+            Action::MarkAll => "mark_all",
+            Action::ClearMarks => "clear_marks",
+            Action::Undo => "undo",
+            Action::Restore => "restore",
+            Action::Submit => "submit",
+            Action::Cancel => "cancel",
+            Action::NextField => "next_field",
+            Action::PrevField => "prev_field",
+            Action::Toggle => "toggle",
+            Action::AddRow => "add_row",
+            Action::RemoveRow => "remove_row",
+            Action::MoveRowUp => "move_row_up",
+            Action::MoveRowDown => "move_row_down",
+            Action::Yes => "yes",
+            Action::No => "no",
         }
     }
 
-    /// What the action does, for the help overlay.
+    /// What the action does, for the help overlay and the palette.
     pub fn description(self) -> &'static str {
         match self {
             Action::Quit => "quit",
-            Action::Help => "this help",
+            Action::Help => "help: every key",
+            Action::Palette => "command palette",
             Action::NextPane => "next pane",
             Action::PrevPane => "previous pane",
             Action::Down => "move down",
@@ -128,7 +208,7 @@ impl Action {
             Action::Bottom => "go to the bottom",
             Action::PageDown => "page down",
             Action::PageUp => "page up",
-            Action::Select => "details; a space's links",
+            Action::Select => "details; a space's links; pick",
             Action::New => "new link / space",
             Action::Edit => "edit link / space",
             Action::Delete => "delete (asks first)",
@@ -147,8 +227,29 @@ impl Action {
             Action::CopyShortUrl => "copy short URL",
             Action::CopyDestination => "copy destination",
             Action::ToggleDisabled => "disable / enable",
-            Action::OpenInBrowser => "open in browser",
             Action::ShowQr => "QR code of the short URL",
+            Action::TogglePublic => "public stats on / off",
+            Action::MoveToSpace => "move to a space",
+            Action::SetExpiry => "set or clear the expiry",
+            Action::OpenInBrowser => "open destination in browser",
+            Action::OpenShortUrl => "open short URL in browser",
+            Action::Mark => "mark / unmark the row",
+            Action::MarkRange => "mark from the last mark to here",
+            Action::MarkAll => "mark every link that matches",
+            Action::ClearMarks => "clear the marks",
+            Action::Undo => "undo the last change",
+            Action::Restore => "restore from the trash",
+            Action::Submit => "form: save",
+            Action::Cancel => "form, dialog: cancel / close",
+            Action::NextField => "form: next field",
+            Action::PrevField => "form: previous field",
+            Action::Toggle => "form: switch on / off, open a picker",
+            Action::AddRow => "form: add a targeting rule",
+            Action::RemoveRow => "form: remove the rule",
+            Action::MoveRowUp => "form: move the rule up",
+            Action::MoveRowDown => "form: move the rule down",
+            Action::Yes => "dialog: yes",
+            Action::No => "dialog: no",
         }
     }
 
@@ -160,6 +261,7 @@ impl Action {
         match self {
             Action::Quit => &["q"],
             Action::Help => &["?"],
+            Action::Palette => &[":", "ctrl-p"],
             Action::NextPane => &["tab"],
             Action::PrevPane => &["shift-tab"],
             Action::Down => &["j", "down"],
@@ -187,8 +289,53 @@ impl Action {
             Action::CopyShortUrl => &["y"],
             Action::CopyDestination => &["Y"],
             Action::ToggleDisabled => &["x"],
+            Action::TogglePublic => &["P"],
+            Action::MoveToSpace => &["m"],
+            Action::SetExpiry => &["E"],
             Action::OpenInBrowser => &["w"],
             Action::ShowQr => &["Q"],
+            Action::OpenShortUrl => &["W"],
+            Action::Mark => &["space"],
+            Action::MarkRange => &["V"],
+            Action::MarkAll => &["*"],
+            Action::ClearMarks => &["esc"],
+            Action::Undo => &["u"],
+            Action::Restore => &["R"],
+            Action::Submit => &["ctrl-s"],
+            Action::Cancel => &["esc"],
+            Action::NextField => &["tab"],
+            Action::PrevField => &["shift-tab"],
+            Action::Toggle => &["space"],
+            Action::AddRow => &["a"],
+            Action::RemoveRow => &["delete"],
+            Action::MoveRowUp => &["K", "alt-up"],
+            Action::MoveRowDown => &["J", "alt-down"],
+            Action::Yes => &["y"],
+            Action::No => &["n"],
+        }
+    }
+
+    /// Where the action's keys work: moving works everywhere, the rest in their context.
+    pub fn works_in(self, context: KeyContext) -> bool {
+        match self {
+            Action::Down
+            | Action::Up
+            | Action::Top
+            | Action::Bottom
+            | Action::PageDown
+            | Action::PageUp
+            | Action::Select => true,
+            Action::Submit
+            | Action::NextField
+            | Action::PrevField
+            | Action::Toggle
+            | Action::AddRow
+            | Action::RemoveRow
+            | Action::MoveRowUp
+            | Action::MoveRowDown => context == KeyContext::Forms,
+            Action::Cancel => context != KeyContext::Lists,
+            Action::Yes | Action::No => context == KeyContext::Dialogs,
+            _ => context == KeyContext::Lists,
         }
     }
 }
@@ -353,6 +500,14 @@ impl Key {
         KeyEvent::new(self.code, self.modifiers)
     }
 
+    /// A character typed as text (no ctrl or alt): text inputs take it whatever it is bound to.
+    pub fn is_text(&self) -> bool {
+        matches!(self.code, KeyCode::Char(_))
+            && !self
+                .modifiers
+                .intersects(KeyModifiers::CONTROL | KeyModifiers::ALT)
+    }
+
     pub fn is_ctrl(&self, c: char) -> bool {
         self.modifiers.contains(KeyModifiers::CONTROL) && self.code == KeyCode::Char(c)
     }
@@ -367,7 +522,7 @@ pub enum KeyMapError {
         "[keys]: `{key}` for {action} is not a key (try `q`, `G`, `ctrl-s`, `shift-tab`, `pgdn`, `f1`)"
     )]
     BadKey { action: String, key: String },
-    #[error("[keys]: `{key}` is bound to both {first} and {second}")]
+    #[error("[keys]: `{key}` is bound to both {first} and {second}, which work in the same place")]
     Duplicate {
         key: String,
         first: Action,
@@ -375,11 +530,22 @@ pub enum KeyMapError {
     },
 }
 
+impl KeyMapError {
+    /// The `[keys]` entries that may be at fault, to point at a line.
+    pub fn entries(&self) -> Vec<&str> {
+        match self {
+            KeyMapError::UnknownAction(name) => vec![name],
+            KeyMapError::BadKey { action, .. } => vec![action],
+            KeyMapError::Duplicate { first, second, .. } => vec![second.as_str(), first.as_str()],
+        }
+    }
+}
+
 /// The live bindings: defaults with the `[keys]` overrides applied.
 #[derive(Debug, Clone)]
 pub struct KeyMap {
     by_action: BTreeMap<Action, Vec<KeyCombo>>,
-    by_key: BTreeMap<KeyCombo, Action>,
+    by_key: BTreeMap<(KeyContext, KeyCombo), Action>,
 }
 
 impl Default for KeyMap {
@@ -424,25 +590,33 @@ impl KeyMap {
             by_action.insert(action, parsed);
         }
         let mut by_key = BTreeMap::new();
-        for (action, keys) in &by_action {
-            for key in keys {
-                if let Some(first) = by_key.insert(*key, *action)
-                    && first != *action
-                {
-                    return Err(KeyMapError::Duplicate {
-                        key: key.to_string(),
-                        first,
-                        second: *action,
-                    });
+        for context in KeyContext::ALL {
+            for (action, keys) in by_action.iter().filter(|(a, _)| a.works_in(context)) {
+                for key in keys {
+                    if let Some(first) = by_key.insert((context, *key), *action)
+                        && first != *action
+                    {
+                        return Err(KeyMapError::Duplicate {
+                            key: key.to_string(),
+                            first,
+                            second: *action,
+                        });
+                    }
                 }
             }
         }
         Ok(KeyMap { by_action, by_key })
     }
 
+    /// The key as the lists see it (panes, filters, global actions).
     pub fn key(&self, event: KeyEvent) -> Key {
+        self.key_in(event, KeyContext::Lists)
+    }
+
+    /// The key with the action it is bound to in `context`, if any.
+    pub fn key_in(&self, event: KeyEvent, context: KeyContext) -> Key {
         let action = KeyCombo::from_event(event.code, event.modifiers)
-            .and_then(|combo| self.by_key.get(&combo).copied());
+            .and_then(|combo| self.by_key.get(&(context, combo)).copied());
         Key {
             code: event.code,
             modifiers: event.modifiers,

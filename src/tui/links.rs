@@ -11,6 +11,7 @@ use ratatui::widgets::{
 
 use super::format;
 use super::keys::{Action, Key};
+use super::marks::Marks;
 use super::msg::RequestId;
 use super::paging::PagedList;
 use super::view::{Ctx, Outcome};
@@ -19,12 +20,14 @@ use crate::domain::{Link, Page, TargetType};
 /// Rows asked for per page: the most the v1 API allows.
 const PER_PAGE: u32 = 100;
 
-const DETAILS_HEIGHT: u16 = 8;
+/// Seven lines of details and the border.
+const DETAILS_HEIGHT: u16 = 9;
 
 #[derive(Debug, Clone)]
 pub struct LinksView {
     pub list: PagedList<Link>,
-    /// Why the list could not be loaded, while there is nothing to show.
+    /// Why the list could not be loaded: with nothing to show, instead of the table; with
+    /// rows held, under them (the rows are then from before and marked stale).
     pub error: Option<String>,
     pub show_details: bool,
     /// Whether the current question is filtered (changes the empty-state message).
@@ -82,9 +85,7 @@ impl LinksView {
                     return Ok(false);
                 }
                 let message = e.to_string();
-                if self.list.total().is_none() {
-                    self.error = Some(message.clone());
-                }
+                self.error = Some(message.clone());
                 Err(message)
             }
         }
@@ -123,7 +124,7 @@ impl LinksView {
         (index < self.list.len()).then_some(index)
     }
 
-    pub fn render(&self, area: Rect, buf: &mut Buffer, ctx: &Ctx) {
+    pub fn render(&self, area: Rect, buf: &mut Buffer, ctx: &Ctx, extra: &Extra) {
         let (table_area, details_area) = self.split(area);
         let border = if ctx.focused {
             ctx.theme.focused_border
@@ -138,11 +139,15 @@ impl LinksView {
             ),
             _ => " Links ".to_owned(),
         };
-        let block = Block::default()
+        let stale = self.list.is_stale();
+        let mut block = Block::default()
             .borders(Borders::ALL)
             .border_type(BorderType::Rounded)
             .border_style(border)
             .title(Span::styled(title, ctx.theme.header));
+        if stale {
+            block = block.title(Span::styled(" stale ", ctx.theme.error));
+        }
         let inner = block.inner(table_area);
         block.render(table_area, buf);
 
@@ -151,8 +156,28 @@ impl LinksView {
                 .alignment(Alignment::Center)
                 .wrap(Wrap { trim: false })
                 .render(centered_block(inner, 8), buf);
+        } else if stale {
+            // The last rows that loaded stay, under what went wrong.
+            let [table, note] =
+                Layout::vertical([Constraint::Min(1), Constraint::Length(1)]).areas(inner);
+            self.render_table(table, buf, ctx, extra, true);
+            let why = self
+                .error
+                .as_deref()
+                .unwrap_or("the backend did not answer");
+            Line::from(vec![
+                Span::styled(" Showing the last rows loaded: ", ctx.theme.error),
+                Span::raw(format::clip(
+                    why,
+                    usize::from(note.width).saturating_sub(50),
+                )),
+                Span::raw(" · press "),
+                Span::styled(ctx.keys.first(Action::Refresh), ctx.theme.accent),
+                Span::raw(" to retry"),
+            ])
+            .render(note, buf);
         } else {
-            self.render_table(inner, buf, ctx);
+            self.render_table(inner, buf, ctx, extra, false);
         }
 
         if let Some(details_area) = details_area {
@@ -217,34 +242,28 @@ impl LinksView {
         ]))
     }
 
-    fn render_table(&self, area: Rect, buf: &mut Buffer, ctx: &Ctx) {
+    fn render_table(&self, area: Rect, buf: &mut Buffer, ctx: &Ctx, extra: &Extra, stale: bool) {
         let t = ctx.theme;
-        let header = Row::new([
-            "alias",
-            "destination",
-            "space",
-            "clicks",
-            "status",
-            "expires",
-        ])
-        .style(t.header);
-        let rows = self.list.visible().map(|(_, link)| match link {
-            Some(link) => link_row(link, ctx),
-            None => Row::new([Cell::from(Span::styled("…", t.dim))]),
+        let shown: Vec<Option<&Link>> = self.list.visible().map(|(_, l)| l).collect();
+        let columns = Columns::fit(&shown, area.width, extra.show_domain, ctx);
+        let mut header = vec![" alias"];
+        if columns.domain.is_some() {
+            header.push("domain");
+        }
+        header.extend(["destination", "space", "clicks", "status", "expires"]);
+        let header = Row::new(header).style(t.header);
+        let rows = shown.iter().map(|link| match link {
+            Some(link) => {
+                let row = link_row(link, ctx, &columns, extra);
+                if stale { row.style(t.dim) } else { row }
+            }
+            None => Row::new([Cell::from(Span::styled(" …", t.dim))]),
         });
-        let widths = [
-            Constraint::Length(12),
-            Constraint::Fill(1),
-            Constraint::Length(14),
-            Constraint::Length(7),
-            Constraint::Length(8),
-            Constraint::Length(7),
-        ];
-        let table = Table::new(rows, widths)
+        let table = Table::new(rows, columns.constraints())
             .header(header)
             .column_spacing(1)
             .row_highlight_style(t.selected)
-            .highlight_symbol("▶ ")
+            .highlight_symbol("▶")
             .highlight_spacing(ratatui::widgets::HighlightSpacing::Always);
         let mut state = TableState::default();
         if !self.list.is_empty() {
@@ -254,7 +273,91 @@ impl LinksView {
     }
 }
 
-fn link_row(link: &Link, ctx: &Ctx) -> Row<'static> {
+/// What the table shows besides the rows themselves.
+pub struct Extra<'a> {
+    pub marks: &'a Marks,
+    /// More than one host serves links: say which one each link is on.
+    pub show_domain: bool,
+}
+
+/// Column widths sized from the rows on screen and the room there is: a column is as wide as
+/// its widest cell (within a cap), the destination takes what is left, and every cut ends in
+/// "…".
+struct Columns {
+    alias: usize,
+    domain: Option<usize>,
+    destination: usize,
+    space: usize,
+    clicks: usize,
+    expires: usize,
+}
+
+const STATUS_W: usize = 8;
+const MARK_W: usize = 1;
+
+impl Columns {
+    fn fit(rows: &[Option<&Link>], width: u16, show_domain: bool, ctx: &Ctx) -> Columns {
+        let links = || rows.iter().flatten();
+        // A second column of hosts says something only when the rows are on several.
+        let show_domain = show_domain && {
+            let mut hosts = links().map(|l| host(l));
+            let first = hosts.next();
+            hosts.any(|h| Some(h) != first)
+        };
+        let widest = |f: &dyn Fn(&Link) -> usize, floor: usize| {
+            links().map(|l| f(l)).max().unwrap_or(0).max(floor)
+        };
+        // Room after the highlight symbol, the mark and the spaces between columns.
+        let columns = if show_domain { 7 } else { 6 };
+        let room = usize::from(width).saturating_sub(1 + MARK_W + columns);
+        let alias = widest(&|l| format::width(&l.alias), 5).min(room / 4).max(5);
+        let domain = show_domain.then(|| widest(&|l| format::width(host(l)), 6).min(room / 6));
+        let space = widest(
+            &|l| l.space.as_ref().map_or(1, |s| format::width(&s.name) + 2),
+            5,
+        )
+        .min(room / 6)
+        .max(5);
+        let clicks = widest(&|l| format::count(l.clicks).len(), 6);
+        let expires = widest(&|l| format::width(&format::expiry_cell(l, ctx.now)), 7);
+        let fixed = alias + domain.unwrap_or(0) + space + clicks + STATUS_W + expires;
+        Columns {
+            alias,
+            domain,
+            destination: room.saturating_sub(fixed).max(8),
+            space,
+            clicks,
+            expires,
+        }
+    }
+
+    fn constraints(&self) -> Vec<Constraint> {
+        let len = |w: usize| Constraint::Length(u16::try_from(w).unwrap_or(u16::MAX));
+        let mut c = vec![len(MARK_W + self.alias)];
+        if let Some(domain) = self.domain {
+            c.push(len(domain));
+        }
+        c.extend([
+            len(self.destination),
+            len(self.space),
+            len(self.clicks),
+            len(STATUS_W),
+            len(self.expires),
+        ]);
+        c
+    }
+}
+
+/// The host a link's short URL is on.
+fn host(link: &Link) -> &str {
+    let rest = link
+        .short_url
+        .split_once("://")
+        .map_or(link.short_url.as_str(), |(_, r)| r);
+    rest.split('/').next().unwrap_or(rest)
+}
+
+fn link_row(link: &Link, ctx: &Ctx, columns: &Columns, extra: &Extra) -> Row<'static> {
     let t = ctx.theme;
     let status = link.status(ctx.now);
     let status_style = if status.disabled {
@@ -267,18 +370,37 @@ fn link_row(link: &Link, ctx: &Ctx) -> Row<'static> {
     let space = match &link.space {
         Some(space) => Line::from(vec![
             Span::styled("● ", t.space(space.color)),
-            Span::raw(space.name.clone()),
+            Span::raw(format::clip(&space.name, columns.space.saturating_sub(2))),
         ]),
         None => Line::styled("–", t.dim),
     };
-    Row::new(vec![
-        Cell::from(link.alias.clone()),
-        Cell::from(link.url.clone()),
+    let mark = if extra.marks.contains(link, ctx.now) {
+        Span::styled("●", t.accent)
+    } else {
+        Span::raw(" ")
+    };
+    // The mark sits just before the alias, where a selected row's arrow leaves a cell free.
+    let mut cells = vec![Cell::from(Line::from(vec![
+        mark,
+        Span::raw(format::clip(&link.alias, columns.alias)),
+    ]))];
+    if let Some(width) = columns.domain {
+        cells.push(Cell::from(Span::styled(
+            format::clip(host(link), width),
+            t.dim,
+        )));
+    }
+    cells.extend([
+        Cell::from(format::clip(&link.url, columns.destination)),
         Cell::from(space),
         Cell::from(Line::from(format::count(link.clicks)).right_aligned()),
         Cell::from(Span::styled(status.label(), status_style)),
-        Cell::from(format::expiry_cell(link, ctx.now)),
-    ])
+        Cell::from(format::clip(
+            &format::expiry_cell(link, ctx.now),
+            columns.expires,
+        )),
+    ]);
+    Row::new(cells)
 }
 
 fn render_details(link: Option<&Link>, area: Rect, buf: &mut Buffer, ctx: &Ctx) {
@@ -294,35 +416,54 @@ fn render_details(link: Option<&Link>, area: Rect, buf: &mut Buffer, ctx: &Ctx) 
         Paragraph::new(Span::styled("Nothing selected.", t.dim)).render(inner, buf);
         return;
     };
-    let label = |s: &'static str| Span::styled(format!("{s:<12}"), t.dim);
+    let label_w = 12;
+    let room = usize::from(inner.width).saturating_sub(label_w);
+    let label = |s: &'static str| Span::styled(format!("{s:<label_w$}"), t.dim);
+    let fit = |s: &str| format::clip(s, room);
     let yes_no = |b: bool| if b { "yes" } else { "no" };
     let status = link.status(ctx.now);
+    let mut where_line = vec![label("space")];
+    match &link.space {
+        Some(space) => where_line.extend([
+            Span::styled("● ", t.space(space.color)),
+            Span::raw(space.name.clone()),
+        ]),
+        None => where_line.push(Span::styled("none", t.dim)),
+    }
+    where_line.push(Span::styled(" · domain ", t.dim));
+    where_line.push(Span::raw(match &link.domain {
+        Some(domain) => domain.name.clone(),
+        None => format!("none ({})", host(link)),
+    }));
     let lines = vec![
         Line::from(vec![
             label("short URL"),
-            Span::styled(link.short_url.clone(), t.accent),
+            Span::styled(fit(&link.short_url), t.accent),
         ]),
-        Line::from(vec![label("destination"), Span::raw(link.url.clone())]),
-        Line::from(vec![label("targeting"), Span::raw(targeting_summary(link))]),
+        Line::from(vec![label("destination"), Span::raw(fit(&link.url))]),
+        Line::from(vec![
+            label("title"),
+            Span::raw(fit(link.title.as_deref().unwrap_or("–"))),
+        ]),
+        Line::from(where_line),
+        Line::from(vec![
+            label("targeting"),
+            Span::raw(fit(&targeting_summary(link))),
+        ]),
         Line::from(vec![
             label("expires"),
-            Span::raw(format::expiry_detail(link, ctx.now, ctx.tz)),
+            Span::raw(fit(&format::expiry_detail(link, ctx.now, ctx.tz))),
         ]),
         Line::from(vec![
             label("status"),
-            Span::raw(status.label()),
-            Span::styled(" · password ", t.dim),
-            Span::raw(yes_no(link.password)),
-            Span::styled(" · public stats ", t.dim),
-            Span::raw(yes_no(link.public)),
-            Span::styled(" · clicks ", t.dim),
-            Span::raw(format::count(link.clicks)),
-        ]),
-        Line::from(vec![
-            label("created"),
-            Span::raw(format::datetime(link.created_at, ctx.tz)),
-            Span::styled(" · updated ", t.dim),
-            Span::raw(format::datetime(link.updated_at, ctx.tz)),
+            Span::raw(fit(&format!(
+                "{} · password {} · public {} · clicks {} · created {}",
+                status.label(),
+                yes_no(link.password),
+                yes_no(link.public),
+                format::count(link.clicks),
+                format::datetime(link.created_at, ctx.tz)
+            ))),
         ]),
     ];
     Paragraph::new(lines).render(inner, buf);

@@ -1,5 +1,6 @@
-//! The terminal app (DESIGN §5): browse links and spaces, filter and page through any number of
-//! links, and act on one — without ever waiting on the backend.
+//! The terminal app: browse links and spaces, filter and page through any number of links, act
+//! on one or on every marked one, undo, and see changes made elsewhere — without ever waiting
+//! on the backend.
 //!
 //! [`run`] takes the real terminal; [`run_with`] runs the same loop on any ratatui backend and
 //! any stream of events, which is how the tests drive it.
@@ -9,8 +10,10 @@ mod desktop;
 mod filter;
 mod form;
 mod format;
+mod help;
 mod keys;
 mod links;
+mod marks;
 mod msg;
 mod paging;
 mod popups;
@@ -18,6 +21,8 @@ mod qr_popup;
 mod runtime;
 mod spaces;
 mod theme;
+mod trash;
+mod undo;
 mod view;
 
 use std::collections::BTreeMap;
@@ -56,6 +61,8 @@ pub struct TuiOptions {
     pub keys: BTreeMap<String, String>,
     /// The zone dates are shown in.
     pub timezone: TimeZone,
+    /// Seconds between looks at a remote server for changes made elsewhere; 0 never.
+    pub refresh_secs: u64,
 }
 
 impl Default for TuiOptions {
@@ -67,6 +74,7 @@ impl Default for TuiOptions {
             mouse: false,
             keys: BTreeMap::new(),
             timezone: TimeZone::UTC,
+            refresh_secs: 15,
         }
     }
 }
@@ -95,6 +103,9 @@ impl TuiOptions {
             keys,
             mouse: self.mouse,
             timezone: self.timezone.clone(),
+            has_trash: backend.info().kind == "local",
+            refresh_every: (self.refresh_secs > 0)
+                .then(|| std::time::Duration::from_secs(self.refresh_secs)),
         })
     }
 }

@@ -2,7 +2,9 @@
 //! wants done outside itself leaves as [`Command`]. The app never awaits anything.
 
 use super::form::SaveRequest;
-use crate::domain::{Domain, Id, Link, LinkInput, LinkQuery, Page, Result, Space};
+use super::undo::UndoEntry;
+use crate::backend::{BulkAction, BulkReport, Progress, Selection, TrashPage, Trashed};
+use crate::domain::{Domain, Link, LinkQuery, Page, Result, Space};
 
 /// Tags every backend call, so an answer to a question no longer asked (an older search, a page
 /// of a list since refreshed) is recognised and dropped.
@@ -26,15 +28,41 @@ pub enum Msg {
         req: RequestId,
         result: Result<Vec<Domain>>,
     },
-    LinkDeleted {
+    /// A bulk operation (or a change of one link through it) ended.
+    Bulk {
         req: RequestId,
-        alias: String,
+        /// What was asked, for the toast and the undo entry: "Disable 3 links".
+        label: String,
+        result: Result<BulkReport>,
+    },
+    /// An undo ended.
+    Undone {
+        req: RequestId,
+        entry: Box<UndoEntry>,
+        result: Result<BulkReport>,
+    },
+    SpaceDeleted {
+        req: RequestId,
+        space: Box<Space>,
         result: Result<()>,
     },
-    LinkUpdated {
+    Trash {
         req: RequestId,
-        result: Result<Box<Link>>,
+        result: Result<Option<TrashPage>>,
     },
+    /// Trashed items restored (`purged` false) or deleted for good.
+    TrashDone {
+        req: RequestId,
+        purged: bool,
+        result: Result<BulkReport>,
+    },
+    /// The rows of a range being marked.
+    Range {
+        req: RequestId,
+        result: Result<Vec<Link>>,
+    },
+    /// The data changed elsewhere (another program, a server's other clients).
+    Changed,
     /// A link form's save was answered.
     LinkSaved {
         req: RequestId,
@@ -64,15 +92,40 @@ pub enum Command {
     FetchDomains {
         req: RequestId,
     },
-    DeleteLink {
+    /// A bulk operation; `progress` is shared with the dialog that shows it.
+    Bulk {
         req: RequestId,
-        id: Id,
-        alias: String,
+        selection: Box<Selection>,
+        action: Box<BulkAction>,
+        progress: Progress,
+        label: String,
     },
-    UpdateLink {
+    Undo {
         req: RequestId,
-        id: Id,
-        input: Box<LinkInput>,
+        entry: Box<UndoEntry>,
+        progress: Progress,
+    },
+    DeleteSpace {
+        req: RequestId,
+        space: Box<Space>,
+    },
+    FetchTrash {
+        req: RequestId,
+    },
+    Restore {
+        req: RequestId,
+        items: Vec<Trashed>,
+    },
+    Purge {
+        req: RequestId,
+        items: Vec<Trashed>,
+    },
+    /// The rows at positions `from..=to` of the list `query` gives.
+    FetchRange {
+        req: RequestId,
+        query: LinkQuery,
+        from: u64,
+        to: u64,
     },
     /// A form's create or update; answers [`Msg::LinkSaved`] or [`Msg::SpaceSaved`].
     Save {

@@ -19,6 +19,9 @@ pub struct PagedList<T> {
     /// Pages whose fetch failed: not asked again until a refresh, or a dead backend would be
     /// asked in a loop.
     failed: BTreeSet<u32>,
+    /// Held pages from before a refresh: shown until their fresh copy arrives, and kept (as
+    /// stale) when it cannot.
+    stale: BTreeSet<u32>,
     total: Option<u64>,
     cursor: usize,
     offset: usize,
@@ -32,6 +35,7 @@ impl<T> PagedList<T> {
             pages: BTreeMap::new(),
             expected: BTreeMap::new(),
             failed: BTreeSet::new(),
+            stale: BTreeSet::new(),
             total: None,
             cursor: 0,
             offset: 0,
@@ -82,6 +86,48 @@ impl<T> PagedList<T> {
         self.pages.clear();
         self.expected.clear();
         self.failed.clear();
+        self.stale.clear();
+    }
+
+    /// Asks for every row again while still showing the rows held: they are replaced as the
+    /// fresh pages arrive, and stay (marked stale) if the backend cannot answer.
+    pub fn refresh(&mut self) {
+        self.expected.clear();
+        self.failed.clear();
+        self.stale = self.pages.keys().copied().collect();
+    }
+
+    /// Whether some row on screen is from before a refresh that could not be answered.
+    pub fn is_stale(&self) -> bool {
+        !self.failed.is_empty() && self.visible_pages().any(|p| self.stale.contains(&p))
+    }
+
+    fn visible_pages(&self) -> impl Iterator<Item = u32> + '_ {
+        let end = (self.offset + self.rows).min(self.len());
+        (self.offset..end).map(|i| self.page_of(i))
+    }
+
+    /// Whether the cursor's row is from the latest answer.
+    pub fn cursor_is_fresh(&self) -> bool {
+        let page = self.page_of(self.cursor);
+        self.pages.contains_key(&page) && !self.stale.contains(&page)
+    }
+
+    /// The held index of the row `found` picks, searching outward from the cursor.
+    pub fn find(&self, found: impl Fn(&T) -> bool) -> Option<usize> {
+        let mut held: Vec<usize> = self
+            .pages
+            .iter()
+            .flat_map(|(page, rows)| {
+                let start = (*page as usize - 1) * self.per_page as usize;
+                rows.iter()
+                    .enumerate()
+                    .filter(|(_, row)| found(row))
+                    .map(move |(i, _)| start + i)
+            })
+            .collect();
+        held.sort_by_key(|i| i.abs_diff(self.cursor));
+        held.first().copied()
     }
 
     pub fn set_rows(&mut self, rows: usize) {
@@ -148,7 +194,7 @@ impl<T> PagedList<T> {
         self.needed()
             .into_iter()
             .filter(|p| {
-                !self.pages.contains_key(p)
+                (!self.pages.contains_key(p) || self.stale.contains(p))
                     && !self.expected.contains_key(p)
                     && !self.failed.contains(p)
             })
@@ -189,6 +235,7 @@ impl<T> PagedList<T> {
             }
         }
         self.pages.insert(page, items);
+        self.stale.remove(&page);
         let last = self.len().saturating_sub(1);
         self.cursor = self.cursor.min(last);
         self.scroll_to_cursor();
@@ -219,6 +266,7 @@ impl<T> PagedList<T> {
             match farthest {
                 Some(p) => {
                     self.pages.remove(&p);
+                    self.stale.remove(&p);
                 }
                 None => break,
             }
@@ -306,6 +354,23 @@ mod tests {
         assert!(list.wanted().is_empty());
         list.clear();
         assert_eq!(list.wanted(), vec![1]);
+    }
+
+    #[test]
+    fn a_refresh_keeps_showing_the_rows_until_fresh_ones_come() {
+        let mut list = PagedList::<u64>::new(100);
+        list.set_rows(10);
+        answer(&mut list, 1, 500);
+        list.refresh();
+        assert_eq!(list.wanted(), vec![1]);
+        assert_eq!(list.selected(), Some(&0), "the old rows still show");
+        list.expect(1, RequestId(9));
+        assert!(list.fail(RequestId(9), 1));
+        assert!(list.is_stale());
+        assert_eq!(list.selected(), Some(&0), "and stay when the refresh fails");
+        list.refresh();
+        answer(&mut list, 10, 500);
+        assert!(!list.is_stale());
     }
 
     #[test]

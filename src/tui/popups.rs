@@ -1,46 +1,106 @@
-//! Dialogs over the panes: confirm a destructive action, pick a filter value, read the keys.
-//! A destructive command is queued as a [`ConfirmAction`] and runs only once confirmed.
+//! Dialogs over the panes: confirm a destructive action, pick a value, choose between actions,
+//! type a value, watch long work, read the keys or run one by name (`help.rs`). A destructive
+//! command is queued as a [`ConfirmAction`] and runs only once confirmed. Keys reach a dialog
+//! with the actions of the dialog context; typing fields take printable characters first.
 
 use std::time::Instant;
 
 use ratatui::buffer::Buffer;
-use ratatui::crossterm::event::KeyCode;
-use ratatui::layout::{Constraint, Layout, Rect};
+use ratatui::layout::{Constraint, Rect};
 use ratatui::text::{Line, Span};
-use ratatui::widgets::{Block, BorderType, Borders, Clear, Paragraph, Widget, Wrap};
+use ratatui::widgets::{Block, BorderType, Borders, Clear, Gauge, Paragraph, Widget, Wrap};
 
 use super::filter::Named;
+use super::form::TextField;
+use super::format;
+use super::help::{Help, Palette};
 use super::keys::{Action, Key, KeyMap};
 use super::qr_popup::QrPopup;
 use super::theme::Theme;
-use crate::domain::Id;
+use crate::backend::{BulkAction, Progress, Selection, Trashed};
+use crate::domain::{Id, Space};
 
 /// A destructive command waiting for a yes.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq)]
 pub enum ConfirmAction {
-    DeleteLink { id: Id, alias: String },
+    /// A bulk operation (or the delete of one link, which runs the same way).
+    Bulk(Box<Work>),
+    DeleteSpace(Box<Space>),
+    /// Trashed items to delete for good.
+    Purge(Vec<Trashed>),
+}
+
+/// Work on links that runs once confirmed: what, on which, and what to say about it.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Work {
+    /// "Disable the 3 links marked": the question, or the menu's line.
+    pub label: String,
+    /// "Disabled 3 links": the toast, and the undo entry's name.
+    pub done: String,
+    /// Further lines for the question (what undo can and cannot bring back).
+    pub notes: Vec<String>,
+    pub selection: Selection,
+    pub action: BulkAction,
+    /// Show a progress dialog (many links); a single link shows only the spinner.
+    pub many: bool,
 }
 
 impl ConfirmAction {
-    fn question(&self) -> String {
+    fn question(&self) -> Vec<String> {
         match self {
-            ConfirmAction::DeleteLink { alias, .. } => {
-                format!("Delete link {alias}? Its clicks are deleted with it.")
+            ConfirmAction::Bulk(work) => {
+                let mut lines = vec![format!("{}?", work.label)];
+                lines.extend(work.notes.iter().cloned());
+                lines
             }
+            ConfirmAction::DeleteSpace(space) => {
+                let links = space.links.unwrap_or(0);
+                vec![
+                    format!("Delete space {}?", space.name),
+                    format!(
+                        "Its {} stay, without a space; u brings the space back.",
+                        plural(links, "link")
+                    ),
+                ]
+            }
+            ConfirmAction::Purge(items) => vec![
+                format!(
+                    "Delete {} for good?",
+                    match items.as_slice() {
+                        [one] => format!("{} {}", one.kind.as_str(), one.name),
+                        many => format!("{} items", many.len()),
+                    }
+                ),
+                "Their clicks and visits go too; this cannot be undone.".into(),
+            ],
         }
     }
 }
 
+fn plural(n: u64, noun: &str) -> String {
+    format!(
+        "{} {noun}{}",
+        format::count(n),
+        if n == 1 { "" } else { "s" }
+    )
+}
+
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum PickerKind {
+    /// The list's space filter.
     Space,
+    /// The list's domain filter.
     Domain,
+    /// The space to move links to.
+    MoveTo,
 }
 
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Picker {
     pub kind: PickerKind,
-    /// `None` is "any".
+    /// Says what the pick is for, when the kind alone does not ("Move the 3 links marked to").
+    title: Option<String>,
+    /// `None` is "any" (a filter) or "no space" (a move).
     items: Vec<Option<Named>>,
     cursor: usize,
 }
@@ -55,52 +115,102 @@ impl Picker {
             .unwrap_or(0);
         Picker {
             kind,
+            title: None,
             items,
             cursor,
         }
     }
+
+    pub fn titled(mut self, title: String) -> Picker {
+        self.title = Some(title);
+        self
+    }
+
+    fn none_label(&self) -> &'static str {
+        match self.kind {
+            PickerKind::MoveTo => "no space",
+            _ => "any",
+        }
+    }
 }
 
-#[derive(Debug, Clone, PartialEq, Eq)]
+/// A choice between a few actions on the marked links ("disable or enable?").
+#[derive(Debug, Clone, PartialEq)]
+pub struct Menu {
+    pub title: String,
+    pub items: Vec<Work>,
+    cursor: usize,
+}
+
+impl Menu {
+    pub fn new(title: impl Into<String>, items: Vec<Work>) -> Menu {
+        Menu {
+            title: title.into(),
+            items,
+            cursor: 0,
+        }
+    }
+}
+
+/// A value typed for an action: the expiry to set on links.
+#[derive(Debug, Clone)]
+pub struct Prompt {
+    pub title: String,
+    pub hint: String,
+    pub field: TextField,
+    /// The links it applies to, and how to name them ("3 links", "x7k2p").
+    pub selection: Selection,
+    pub what: String,
+    pub many: bool,
+}
+
+/// Long work in progress: how far it has come, and a way to stop it.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ProgressDialog {
+    pub label: String,
+    pub progress: Progress,
+    pub cancelling: bool,
+}
+
+#[derive(Debug, Clone)]
 pub enum Modal {
     Confirm(ConfirmAction),
-    Help { scroll: u16 },
+    Help(Help),
     Picker(Picker),
     Qr(Box<QrPopup>),
+    Menu(Menu),
+    Prompt(Prompt),
+    Progress(ProgressDialog),
+    Palette(Palette),
 }
 
 /// What a dialog answered.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq)]
 pub enum ModalOutcome {
     /// Still open.
     Stay,
     Close,
     Confirmed(ConfirmAction),
     Picked(PickerKind, Option<Named>),
+    /// A menu's choice, to confirm or run.
+    Chosen(Box<Work>),
+    /// A prompt's text, with the links it is for.
+    Typed {
+        text: String,
+        selection: Box<Selection>,
+        what: String,
+        many: bool,
+    },
+    /// The palette's action, to run as if its key was pressed.
+    Run(Action),
 }
 
 impl Modal {
     pub fn handle_key(&mut self, key: Key) -> ModalOutcome {
         match self {
-            Modal::Confirm(action) => match key.code {
-                KeyCode::Char('y') | KeyCode::Char('Y') | KeyCode::Enter => {
-                    ModalOutcome::Confirmed(action.clone())
-                }
-                KeyCode::Char('n') | KeyCode::Char('N') | KeyCode::Esc => ModalOutcome::Close,
-                _ if key.action == Some(Action::Quit) => ModalOutcome::Close,
-                _ => ModalOutcome::Stay,
-            },
-            Modal::Help { scroll } => match key.action {
-                Some(Action::Down) => {
-                    *scroll = scroll.saturating_add(1);
-                    ModalOutcome::Stay
-                }
-                Some(Action::Up) => {
-                    *scroll = scroll.saturating_sub(1);
-                    ModalOutcome::Stay
-                }
-                Some(Action::Help | Action::Quit) => ModalOutcome::Close,
-                _ if key.code == KeyCode::Esc => ModalOutcome::Close,
+            Modal::Confirm(action) => match key.action {
+                Some(Action::Yes | Action::Select) => ModalOutcome::Confirmed(action.clone()),
+                Some(Action::No | Action::Cancel) => ModalOutcome::Close,
                 _ => ModalOutcome::Stay,
             },
             // Any key but a movement closes the code.
@@ -108,6 +218,8 @@ impl Modal {
                 Some(Action::Down | Action::Up) => ModalOutcome::Stay,
                 _ => ModalOutcome::Close,
             },
+            Modal::Help(help) => help.handle_key(&key),
+            Modal::Palette(palette) => palette.handle_key(&key),
             Modal::Picker(picker) => {
                 let last = picker.items.len().saturating_sub(1);
                 match key.action {
@@ -121,117 +233,259 @@ impl Modal {
                             picker.items.get(picker.cursor).cloned().flatten(),
                         );
                     }
-                    Some(Action::Quit) => return ModalOutcome::Close,
-                    _ if key.code == KeyCode::Esc => return ModalOutcome::Close,
+                    Some(Action::Cancel) => return ModalOutcome::Close,
                     _ => {}
+                }
+                ModalOutcome::Stay
+            }
+            Modal::Menu(menu) => {
+                let last = menu.items.len().saturating_sub(1);
+                match key.action {
+                    Some(Action::Down) => menu.cursor = (menu.cursor + 1).min(last),
+                    Some(Action::Up) => menu.cursor = menu.cursor.saturating_sub(1),
+                    Some(Action::Select) => {
+                        if let Some(work) = menu.items.get(menu.cursor) {
+                            return ModalOutcome::Chosen(Box::new(work.clone()));
+                        }
+                    }
+                    Some(Action::Cancel) => return ModalOutcome::Close,
+                    _ => {}
+                }
+                ModalOutcome::Stay
+            }
+            Modal::Prompt(prompt) => {
+                if key.is_text() {
+                    prompt.field.handle_key(&key);
+                    return ModalOutcome::Stay;
+                }
+                match key.action {
+                    Some(Action::Select) => ModalOutcome::Typed {
+                        text: prompt.field.value().trim().to_owned(),
+                        selection: Box::new(prompt.selection.clone()),
+                        what: prompt.what.clone(),
+                        many: prompt.many,
+                    },
+                    Some(Action::Cancel) => ModalOutcome::Close,
+                    _ => {
+                        prompt.field.handle_key(&key);
+                        ModalOutcome::Stay
+                    }
+                }
+            }
+            Modal::Progress(dialog) => {
+                if key.action == Some(Action::Cancel) && !dialog.cancelling {
+                    dialog.progress.cancel();
+                    dialog.cancelling = true;
                 }
                 ModalOutcome::Stay
             }
         }
     }
 
-    pub fn render(&self, area: Rect, buf: &mut Buffer, theme: &Theme, keys: &KeyMap) {
+    /// Pasted text, for dialogs that take typing.
+    pub fn paste(&mut self, text: &str) -> bool {
+        match self {
+            Modal::Prompt(prompt) => prompt.field.paste(text),
+            Modal::Palette(palette) => palette.paste(text),
+            Modal::Help(help) => help.paste(text),
+            _ => false,
+        }
+    }
+
+    /// Draws the dialog over `area`; returns where the text cursor goes, if it takes typing.
+    pub fn render(
+        &self,
+        area: Rect,
+        buf: &mut Buffer,
+        theme: &Theme,
+        keys: &KeyMap,
+    ) -> Option<ratatui::layout::Position> {
         match self {
             Modal::Confirm(action) => {
-                let lines = vec![
-                    Line::raw(action.question()),
-                    Line::raw(""),
-                    Line::from(vec![
-                        Span::styled("y", theme.accent),
-                        Span::raw(" / Enter  yes      "),
-                        Span::styled("n", theme.accent),
-                        Span::raw(" / Esc  no"),
-                    ]),
-                ];
-                let area = area.centered(
-                    Constraint::Length(56.min(area.width)),
-                    Constraint::Length(7),
-                );
+                let mut lines: Vec<Line> = action.question().into_iter().map(Line::raw).collect();
+                lines.push(Line::raw(""));
+                lines.push(answer_line(keys, theme));
+                let width = 64.min(area.width);
+                let height = (u16::try_from(lines.len()).unwrap_or(8) + 3).min(area.height);
+                let area = area.centered(Constraint::Length(width), Constraint::Length(height));
                 if let Some(inner) = dialog(area, buf, " Confirm ", theme, theme.error) {
                     Paragraph::new(lines)
                         .wrap(Wrap { trim: true })
                         .render(inner, buf);
                 }
+                None
             }
-            Modal::Help { scroll } => {
-                let entry = |action: Action| {
-                    Line::from(vec![
-                        Span::styled(format!("{:>10} ", keys.label(action)), theme.accent),
-                        Span::raw(action.description()),
-                    ])
-                };
-                // Two columns, so every key fits on one screen at 80×24.
-                let half = Action::ALL.len().div_ceil(2);
-                let left: Vec<Line> = Action::ALL[..half].iter().map(|a| entry(*a)).collect();
-                let right: Vec<Line> = Action::ALL[half..].iter().map(|a| entry(*a)).collect();
-                let footer = vec![
-                    Line::styled(
-                        "Search field: Enter keeps, Esc clears. ctrl-c quits anywhere.",
-                        theme.dim,
-                    ),
-                    Line::styled(
-                        "Keys are set in the [keys] section of the configuration.",
-                        theme.dim,
-                    ),
-                ];
-                let rows = u16::try_from(half).unwrap_or(u16::MAX);
-                let height = (rows + 5).min(area.height);
-                let area = area.centered(
-                    Constraint::Length(area.width.min(90)),
-                    Constraint::Length(height),
-                );
-                if let Some(inner) = dialog(area, buf, " Keys ", theme, theme.focused_border) {
-                    let [columns, _, foot] = Layout::vertical([
-                        Constraint::Length(rows),
-                        Constraint::Length(1),
-                        Constraint::Length(2),
-                    ])
-                    .areas(inner);
-                    let [l, r] = Layout::horizontal([Constraint::Fill(1), Constraint::Fill(1)])
-                        .areas(columns);
-                    Paragraph::new(left).scroll((*scroll, 0)).render(l, buf);
-                    Paragraph::new(right).scroll((*scroll, 0)).render(r, buf);
-                    Paragraph::new(footer).render(foot, buf);
-                }
+            Modal::Qr(popup) => {
+                popup.render(area, buf, theme);
+                None
             }
-            Modal::Qr(popup) => popup.render(area, buf, theme),
+            Modal::Help(help) => help.render(area, buf, theme, keys),
+            Modal::Palette(palette) => palette.render(area, buf, theme, keys),
             Modal::Picker(picker) => {
-                let title = match picker.kind {
-                    PickerKind::Space => " Filter by space ",
-                    PickerKind::Domain => " Filter by domain ",
+                let title = match (&picker.title, picker.kind) {
+                    (Some(title), _) => title.as_str(),
+                    (None, PickerKind::Space) => " Filter by space ",
+                    (None, PickerKind::Domain) => " Filter by domain ",
+                    (None, PickerKind::MoveTo) => " Move to space ",
                 };
-                let visible = usize::from(area.height.saturating_sub(6)).max(1);
-                let skip = picker.cursor.saturating_sub(visible - 1);
-                let lines: Vec<Line> = picker
+                let labels: Vec<String> = picker
                     .items
                     .iter()
-                    .enumerate()
-                    .skip(skip)
-                    .take(visible)
-                    .map(|(i, item)| {
-                        let name = item.as_ref().map_or("any", |n| n.name.as_str());
-                        if i == picker.cursor {
-                            Line::styled(format!("▶ {name}"), theme.selected)
-                        } else {
-                            Line::raw(format!("  {name}"))
-                        }
+                    .map(|item| {
+                        item.as_ref()
+                            .map_or(picker.none_label().to_owned(), |n| n.name.clone())
                     })
                     .collect();
-                let height = u16::try_from(lines.len()).unwrap_or(u16::MAX) + 2;
-                let area = area.centered(
-                    Constraint::Length(40.min(area.width)),
-                    Constraint::Length(height),
+                list_dialog(area, buf, theme, title, &labels, picker.cursor, 48);
+                None
+            }
+            Modal::Menu(menu) => {
+                let labels: Vec<String> = menu.items.iter().map(|w| w.label.clone()).collect();
+                list_dialog(
+                    area,
+                    buf,
+                    theme,
+                    &format!(" {} ", menu.title),
+                    &labels,
+                    menu.cursor,
+                    56,
                 );
-                if let Some(inner) = dialog(area, buf, title, theme, theme.focused_border) {
-                    Paragraph::new(lines).render(inner, buf);
-                }
+                None
+            }
+            Modal::Prompt(prompt) => {
+                let width = 60.min(area.width);
+                let area = area.centered(Constraint::Length(width), Constraint::Length(6));
+                let inner = dialog(
+                    area,
+                    buf,
+                    &format!(" {} ", prompt.title),
+                    theme,
+                    theme.focused_border,
+                )?;
+                let field_width = inner.width.saturating_sub(2);
+                let view = prompt.field.view(field_width);
+                let lines = vec![
+                    Line::styled(prompt.hint.clone(), theme.dim),
+                    Line::from(vec![
+                        Span::styled("> ", theme.accent),
+                        Span::styled(view.text, theme.text),
+                    ]),
+                    Line::raw(""),
+                    Line::from(vec![
+                        Span::styled(keys.first(Action::Select), theme.accent),
+                        Span::styled(" apply  ", theme.dim),
+                        Span::styled(keys.first(Action::Cancel), theme.accent),
+                        Span::styled(" cancel", theme.dim),
+                    ]),
+                ];
+                Paragraph::new(lines).render(inner, buf);
+                Some(ratatui::layout::Position::new(
+                    inner.x + 2 + view.cursor,
+                    inner.y + 1,
+                ))
+            }
+            Modal::Progress(progress) => {
+                let (done, total) = progress.progress.get();
+                let width = 60.min(area.width);
+                let area = area.centered(Constraint::Length(width), Constraint::Length(7));
+                let inner = dialog(area, buf, " Working ", theme, theme.focused_border)?;
+                let ratio = if total == 0 {
+                    0.0
+                } else {
+                    (done as f64 / total as f64).clamp(0.0, 1.0)
+                };
+                let status = if progress.cancelling {
+                    "Cancelling…".to_owned()
+                } else {
+                    format!("{}…", progress.label)
+                };
+                Paragraph::new(Line::raw(status)).render(Rect { height: 1, ..inner }, buf);
+                Gauge::default()
+                    .gauge_style(theme.accent)
+                    .ratio(ratio)
+                    .label(format!(
+                        "{} / {}",
+                        format::count(done),
+                        format::count(total)
+                    ))
+                    .render(
+                        Rect {
+                            y: inner.y + 2,
+                            height: 1,
+                            ..inner
+                        },
+                        buf,
+                    );
+                Line::from(vec![
+                    Span::styled(keys.first(Action::Cancel), theme.accent),
+                    Span::styled(" stop", theme.dim),
+                ])
+                .render(
+                    Rect {
+                        y: inner.y + 4,
+                        height: 1,
+                        ..inner
+                    },
+                    buf,
+                );
+                None
             }
         }
     }
 }
 
+/// "y / enter  yes      n / esc  no", from the key map.
+fn answer_line(keys: &KeyMap, theme: &Theme) -> Line<'static> {
+    Line::from(vec![
+        Span::styled(keys.label(Action::Yes), theme.accent),
+        Span::raw("  yes      "),
+        Span::styled(
+            format!("{}/{}", keys.label(Action::No), keys.label(Action::Cancel)),
+            theme.accent,
+        ),
+        Span::raw("  no"),
+    ])
+}
+
+/// A bordered list of `labels` with `cursor` marked, scrolled to keep it in view.
+fn list_dialog(
+    area: Rect,
+    buf: &mut Buffer,
+    theme: &Theme,
+    title: &str,
+    labels: &[String],
+    cursor: usize,
+    width: u16,
+) {
+    let visible = usize::from(area.height.saturating_sub(6)).max(1);
+    let skip = cursor.saturating_sub(visible - 1);
+    let inner_width = usize::from(width.min(area.width).saturating_sub(4));
+    let lines: Vec<Line> = labels
+        .iter()
+        .enumerate()
+        .skip(skip)
+        .take(visible)
+        .map(|(i, label)| {
+            let label = format::clip(label, inner_width);
+            if i == cursor {
+                Line::styled(format!("▶ {label}"), theme.selected)
+            } else {
+                Line::raw(format!("  {label}"))
+            }
+        })
+        .collect();
+    let height = u16::try_from(lines.len()).unwrap_or(u16::MAX) + 2;
+    let area = area.centered(
+        Constraint::Length(width.min(area.width)),
+        Constraint::Length(height),
+    );
+    if let Some(inner) = dialog(area, buf, title, theme, theme.focused_border) {
+        Paragraph::new(lines).render(inner, buf);
+    }
+}
+
 /// Clears `area`, draws a bordered dialog and returns its inside.
-pub(super) fn dialog(
+pub fn dialog(
     area: Rect,
     buf: &mut Buffer,
     title: &str,
@@ -270,7 +524,9 @@ pub struct Toast {
 pub fn render_toasts(toasts: &[Toast], area: Rect, buf: &mut Buffer, theme: &Theme) {
     let mut bottom = area.bottom();
     for toast in toasts.iter().rev().take(3) {
-        let width = (u16::try_from(toast.text.chars().count()).unwrap_or(u16::MAX) + 4)
+        let room = usize::from(area.width.saturating_sub(6));
+        let text = format::clip(&toast.text, room);
+        let width = (format::width(&text) as u16 + 4)
             .min(area.width.saturating_sub(2))
             .max(10);
         if bottom < area.y + 3 {
@@ -288,7 +544,7 @@ pub fn render_toasts(toasts: &[Toast], area: Rect, buf: &mut Buffer, theme: &The
             ToastKind::Error => theme.error,
         };
         if let Some(inner) = dialog(rect, buf, "", theme, style) {
-            Paragraph::new(Span::styled(toast.text.clone(), style)).render(inner, buf);
+            Paragraph::new(Span::styled(text, style)).render(inner, buf);
         }
     }
 }

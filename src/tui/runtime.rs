@@ -32,6 +32,11 @@ where
     S: Stream<Item = io::Result<Event>> + Unpin,
 {
     let (tx, mut rx) = unbounded_channel::<Msg>();
+    let _watch = AbortOnDrop(tokio::spawn(watch_changes(
+        Arc::clone(&backend),
+        tx.clone(),
+        app.refresh_every(),
+    )));
     let size = terminal.size()?;
     app.handle_event(Event::Resize(size.width, size.height));
     execute(&mut app, &backend, &desktop, &tx);
@@ -60,6 +65,80 @@ where
         terminal.draw(|f| app.render(f))?;
     }
     Ok(())
+}
+
+/// The links at positions `from..=to` of the list `query` gives, page by page.
+async fn range(
+    backend: &dyn Backend,
+    mut query: crate::domain::LinkQuery,
+    from: u64,
+    to: u64,
+) -> crate::domain::Result<Vec<crate::domain::Link>> {
+    let per_page = u64::from(crate::domain::PER_PAGE_MAX);
+    query.per_page = crate::domain::PER_PAGE_MAX;
+    let mut links = Vec::new();
+    let mut page = from / per_page + 1;
+    while (page - 1) * per_page <= to {
+        query.page = u32::try_from(page).unwrap_or(u32::MAX);
+        let answer = backend.list_links(&query).await?;
+        let start = (page - 1) * answer.per_page.max(1) as u64;
+        let more = answer.has_next();
+        for (i, link) in answer.items.into_iter().enumerate() {
+            let at = start + i as u64;
+            if (from..=to).contains(&at) {
+                links.push(link);
+            }
+        }
+        if !more {
+            break;
+        }
+        page += 1;
+    }
+    Ok(links)
+}
+
+/// How often a backend that can tell (a local database) is asked whether anything changed.
+const CHANGE_POLL: Duration = Duration::from_millis(500);
+
+/// Tells the app when the data changed elsewhere: a backend with a change marker is asked
+/// every [`CHANGE_POLL`]; one without is simply refreshed every `every`, if at all.
+async fn watch_changes(
+    backend: Arc<dyn Backend>,
+    tx: UnboundedSender<Msg>,
+    every: Option<Duration>,
+) {
+    let mut last = None;
+    loop {
+        match backend.change_marker().await {
+            Ok(Some(marker)) => {
+                if last.is_some_and(|l| l != marker) && tx.send(Msg::Changed).is_err() {
+                    return;
+                }
+                last = Some(marker);
+                tokio::time::sleep(CHANGE_POLL).await;
+            }
+            Ok(None) => {
+                let Some(every) = every else { return };
+                tokio::time::sleep(every).await;
+                if tx.send(Msg::Changed).is_err() {
+                    return;
+                }
+            }
+            Err(e) => {
+                tracing::debug!(error = %e, "asking for changes failed");
+                tokio::time::sleep(CHANGE_POLL * 4).await;
+            }
+        }
+    }
+}
+
+/// Stops a background task when dropped.
+struct AbortOnDrop(tokio::task::JoinHandle<()>);
+
+impl Drop for AbortOnDrop {
+    fn drop(&mut self) {
+        self.0.abort();
+    }
 }
 
 async fn sleep_until(deadline: Option<std::time::Instant>) {
@@ -104,16 +183,76 @@ fn execute(
                     let _ = tx.send(Msg::Domains { req, result });
                 });
             }
-            Command::DeleteLink { req, id, alias } => {
+            Command::Bulk {
+                req,
+                selection,
+                action,
+                progress,
+                label,
+            } => {
                 tokio::spawn(async move {
-                    let result = backend.delete_link(id).await;
-                    let _ = tx.send(Msg::LinkDeleted { req, alias, result });
+                    let result = backend.bulk(&selection, &action, &progress).await;
+                    let _ = tx.send(Msg::Bulk { req, label, result });
                 });
             }
-            Command::UpdateLink { req, id, input } => {
+            Command::Undo {
+                req,
+                entry,
+                progress,
+            } => {
                 tokio::spawn(async move {
-                    let result = backend.update_link(id, &input).await.map(Box::new);
-                    let _ = tx.send(Msg::LinkUpdated { req, result });
+                    let result = super::undo::run(backend.as_ref(), &entry.what, &progress).await;
+                    let _ = tx.send(Msg::Undone { req, entry, result });
+                });
+            }
+            Command::DeleteSpace { req, space } => {
+                tokio::spawn(async move {
+                    let result = backend.delete_space(space.id).await;
+                    let _ = tx.send(Msg::SpaceDeleted { req, space, result });
+                });
+            }
+            Command::FetchTrash { req } => {
+                tokio::spawn(async move {
+                    let result = backend.trash(1, super::trash::HELD as u32).await;
+                    let _ = tx.send(Msg::Trash { req, result });
+                });
+            }
+            Command::Restore { req, items } => {
+                tokio::spawn(async move {
+                    let result = backend.restore(&items).await;
+                    let _ = tx.send(Msg::TrashDone {
+                        req,
+                        purged: false,
+                        result,
+                    });
+                });
+            }
+            Command::Purge { req, items } => {
+                tokio::spawn(async move {
+                    let result = backend
+                        .purge(&items)
+                        .await
+                        .map(|n| crate::backend::BulkReport {
+                            matched: n,
+                            changed: n,
+                            ..Default::default()
+                        });
+                    let _ = tx.send(Msg::TrashDone {
+                        req,
+                        purged: true,
+                        result,
+                    });
+                });
+            }
+            Command::FetchRange {
+                req,
+                query,
+                from,
+                to,
+            } => {
+                tokio::spawn(async move {
+                    let result = range(backend.as_ref(), query, from, to).await;
+                    let _ = tx.send(Msg::Range { req, result });
                 });
             }
             Command::Save { req, request } => {
@@ -128,8 +267,12 @@ fn execute(
                 app.update(Msg::Desktop(result));
             }
             Command::OpenUrl(url) => {
-                let result = desktop.open(&url).map(|()| format!("Opening {url}"));
-                app.update(Msg::Desktop(result));
+                let desktop = Arc::clone(desktop);
+                // A browser may keep the call waiting until it is closed.
+                tokio::task::spawn_blocking(move || {
+                    let result = desktop.open(&url).map(|()| format!("Opened {url}"));
+                    let _ = tx.send(Msg::Desktop(result));
+                });
             }
         }
     }

@@ -14,6 +14,7 @@ use super::app::{App, AppConfig};
 use super::keys::KeyMap;
 use super::msg::{Command, Msg};
 use super::theme::{Theme, ThemeName};
+use crate::backend::BulkAction;
 use crate::domain::{
     Color, Domain, Error, FixedClock, Link, Page, SearchBy, Sort, Space, TargetRule, TargetType,
 };
@@ -70,6 +71,7 @@ struct World {
     links_error: Option<Error>,
     /// Pretend the list holds this many links (rows beyond `links` are made up).
     total: Option<u64>,
+    trash: Vec<crate::backend::Trashed>,
 }
 
 fn world() -> World {
@@ -132,6 +134,7 @@ fn world() -> World {
         }],
         links_error: None,
         total: None,
+        trash: Vec::new(),
     }
 }
 
@@ -143,6 +146,8 @@ fn config() -> AppConfig {
         keys: KeyMap::default(),
         mouse: false,
         timezone: jiff::tz::TimeZone::UTC,
+        has_trash: true,
+        refresh_every: None,
     }
 }
 
@@ -182,6 +187,17 @@ fn answer(app: &mut App, world: &World) {
                     req,
                     result: Ok(world.domains.clone()),
                 },
+                Command::FetchTrash { req } => Msg::Trash {
+                    req,
+                    result: Ok(Some(Page {
+                        total: world.trash.len() as u64,
+                        items: world.trash.clone(),
+                        page: 1,
+                        per_page: 100,
+                    })),
+                },
+                // Left in flight: the screen shows the work going on.
+                Command::Bulk { .. } | Command::Undo { .. } => continue,
                 other => panic!("unexpected command {other:?}"),
             };
             app.update(msg);
@@ -518,7 +534,9 @@ fn link_actions_queue_commands() {
         }
     );
     assert!(
-        matches!(&commands[2], Command::UpdateLink { id: 6, input, .. } if input.disabled.as_deref() == Some("1"))
+        matches!(&commands[2], Command::Bulk { selection, action, .. }
+            if selection.ids.iter().eq([6].iter())
+            && matches!(action.as_ref(), BulkAction::Update(input) if input.disabled.as_deref() == Some("1")))
     );
 }
 
@@ -604,4 +622,188 @@ fn help_and_hints_follow_the_live_key_map() {
     assert!(!app.should_quit(), "q is no longer bound");
     press(&mut app, KeyCode::Char('?'));
     assert!(screen(&app, 100, 30).contains("ctrl-q quit"));
+}
+
+// ---- marks, bulk work, undo, palette, help, trash, live refresh ------------------------------
+
+/// Takes the snapshot named `name` of `scenario` at 100×30 and at 80×24.
+fn both_sizes(name: &str, scenario: impl Fn(u16, u16) -> App) {
+    for (w, h) in [(100, 30), (80, 24)] {
+        let app = scenario(w, h);
+        insta::assert_snapshot!(format!("{name}_{w}x{h}"), screen(&app, w, h));
+    }
+}
+
+fn marked_two(w: u16, h: u16, world: &World) -> App {
+    let mut app = loaded(w, h, world);
+    press(&mut app, KeyCode::Char(' '));
+    press(&mut app, KeyCode::Char(' '));
+    answer(&mut app, world);
+    app
+}
+
+fn trashed() -> Vec<crate::backend::Trashed> {
+    let at = now() - SignedDuration::from_hours(26);
+    vec![
+        crate::backend::Trashed {
+            kind: crate::backend::TrashedKind::Link,
+            id: 12,
+            name: "spring-teaser".into(),
+            detail: "https://shop.example.com/spring/teaser?utm_source=newsletter".into(),
+            clicks: 1_204,
+            deleted_at: at,
+            purge_at: Some(at + SignedDuration::from_hours(24 * 30)),
+            batch: 3,
+        },
+        crate::backend::Trashed {
+            kind: crate::backend::TrashedKind::Space,
+            id: 4,
+            name: "Autumn".into(),
+            detail: "7 links".into(),
+            clicks: 0,
+            deleted_at: at - SignedDuration::from_hours(48),
+            purge_at: None,
+            batch: 2,
+        },
+    ]
+}
+
+#[test]
+fn marks_show_on_rows_and_in_the_header() {
+    let w = world();
+    both_sizes("marks_two_rows", |width, height| {
+        marked_two(width, height, &w)
+    });
+    both_sizes("marks_every_match", |width, height| {
+        let mut app = loaded(width, height, &w);
+        press(&mut app, KeyCode::Char('*'));
+        app
+    });
+    let mut app = loaded(100, 30, &w);
+    press(&mut app, KeyCode::Char('*'));
+    assert_eq!(app.marked(), 6);
+    press(&mut app, KeyCode::Char(' '));
+    assert_eq!(app.marked(), 5, "unmarking a row of a marked filter");
+    press(&mut app, KeyCode::Esc);
+    assert_eq!(app.marked(), 0);
+}
+
+#[test]
+fn bulk_work_asks_once_then_shows_progress() {
+    let w = world();
+    both_sizes("bulk_confirm_delete", |width, height| {
+        let mut app = marked_two(width, height, &w);
+        press(&mut app, KeyCode::Char('d'));
+        app
+    });
+    both_sizes("bulk_menu_disable_enable", |width, height| {
+        let mut app = marked_two(width, height, &w);
+        press(&mut app, KeyCode::Char('x'));
+        app
+    });
+    both_sizes("bulk_move_to_space", |width, height| {
+        let mut app = marked_two(width, height, &w);
+        press(&mut app, KeyCode::Char('m'));
+        app
+    });
+    both_sizes("bulk_expiry_prompt", |width, height| {
+        let mut app = marked_two(width, height, &w);
+        press(&mut app, KeyCode::Char('E'));
+        for c in "2027-03-21 09:00".chars() {
+            press(&mut app, KeyCode::Char(c));
+        }
+        app
+    });
+    both_sizes("bulk_progress", |width, height| {
+        let mut app = marked_two(width, height, &w);
+        press(&mut app, KeyCode::Char('x'));
+        press(&mut app, KeyCode::Enter);
+        for command in app.take_commands() {
+            if let Command::Bulk { progress, .. } = command {
+                progress.set_total(12_345);
+                progress.advance(4_000);
+            }
+        }
+        app
+    });
+}
+
+#[test]
+fn the_palette_and_the_help_filter_as_you_type() {
+    let w = world();
+    both_sizes("palette_mark", |width, height| {
+        let mut app = loaded(width, height, &w);
+        press(&mut app, KeyCode::Char(':'));
+        for c in "mark".chars() {
+            press(&mut app, KeyCode::Char(c));
+        }
+        app
+    });
+    both_sizes("help_filtered_form", |width, height| {
+        let mut app = loaded(width, height, &w);
+        press(&mut app, KeyCode::Char('?'));
+        for c in "form".chars() {
+            press(&mut app, KeyCode::Char(c));
+        }
+        app
+    });
+}
+
+#[test]
+fn a_binding_of_three_keys_keeps_the_help_in_its_columns() {
+    let overrides = [("down".to_owned(), "j down ctrl-n".to_owned())].into();
+    let mut app = App::new(
+        AppConfig {
+            keys: KeyMap::with_overrides(&overrides).unwrap(),
+            ..config()
+        },
+        Arc::new(FixedClock::new(now())),
+        Rect::new(0, 0, 100, 30),
+    );
+    answer(&mut app, &world());
+    press(&mut app, KeyCode::Char('?'));
+    let text = screen(&app, 100, 30);
+    let down = text.lines().find(|l| l.contains("move down")).unwrap();
+    let up = text.lines().find(|l| l.contains("move up")).unwrap();
+    assert!(down.contains("j/down/ctrl-n move down"), "{down}");
+    assert_eq!(
+        down.find("move down"),
+        up.find("move up"),
+        "descriptions line up:\n{text}"
+    );
+}
+
+#[test]
+fn the_trash_pane() {
+    let w = World {
+        trash: trashed(),
+        ..world()
+    };
+    both_sizes("trash_pane", |width, height| {
+        let mut app = loaded(width, height, &w);
+        press(&mut app, KeyCode::Tab);
+        press(&mut app, KeyCode::Tab);
+        answer(&mut app, &w);
+        app
+    });
+}
+
+#[test]
+fn a_failed_refresh_keeps_the_rows_marked_stale() {
+    let w = world();
+    let failing = World {
+        links_error: Some(Error::Unavailable("connection refused".into())),
+        ..world()
+    };
+    both_sizes("links_stale_after_error", |width, height| {
+        let mut app = loaded(width, height, &w);
+        press(&mut app, KeyCode::Char('r'));
+        answer(&mut app, &failing);
+        app
+    });
+}
+
+#[test]
+fn the_too_small_screen_at_60x20() {
+    snap!("too_small_60x20", loaded(60, 20, &world()), 60, 20);
 }

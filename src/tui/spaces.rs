@@ -5,9 +5,7 @@
 use ratatui::buffer::Buffer;
 use ratatui::layout::{Alignment, Constraint, Rect};
 use ratatui::text::{Line, Span};
-use ratatui::widgets::{
-    Block, BorderType, Borders, Cell, Paragraph, Row, StatefulWidget, Table, TableState, Widget,
-};
+use ratatui::widgets::{Cell, Paragraph, Row, StatefulWidget, Table, TableState, Widget};
 
 use super::filter::Named;
 use super::format;
@@ -140,17 +138,7 @@ impl SpacesView {
             Some(total) => format!(" Spaces ({}) ", format::count(total)),
             None => " Spaces ".into(),
         };
-        let block = Block::default()
-            .borders(Borders::ALL)
-            .border_type(BorderType::Rounded)
-            .border_style(if ctx.focused {
-                t.focused_border
-            } else {
-                t.border
-            })
-            .title(Span::styled(title, t.header));
-        let inner = block.inner(area);
-        block.render(area, buf);
+        let inner = ctx.pane(title, area, buf);
 
         let message: Option<Vec<Line>> = match (&self.error, self.total) {
             (Some(error), None) => Some(vec![

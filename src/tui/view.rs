@@ -27,3 +27,28 @@ pub struct Ctx<'a> {
 }
 
 pub const SPINNER: [char; 8] = ['⠋', '⠙', '⠹', '⠸', '⠼', '⠴', '⠦', '⠧'];
+
+impl Ctx<'_> {
+    /// Draws a pane's rounded frame titled `title` (bright when focused) and returns its inside.
+    pub fn pane(
+        &self,
+        title: String,
+        area: ratatui::layout::Rect,
+        buf: &mut ratatui::buffer::Buffer,
+    ) -> ratatui::layout::Rect {
+        use ratatui::widgets::{Block, BorderType, Borders, Widget};
+        let border = if self.focused {
+            self.theme.focused_border
+        } else {
+            self.theme.border
+        };
+        let block = Block::default()
+            .borders(Borders::ALL)
+            .border_type(BorderType::Rounded)
+            .border_style(border)
+            .title(ratatui::text::Span::styled(title, self.theme.header));
+        let inner = block.inner(area);
+        block.render(area, buf);
+        inner
+    }
+}

@@ -13,7 +13,7 @@ use async_trait::async_trait;
 use jiff::tz::TimeZone;
 use jiff::{SignedDuration, Timestamp};
 
-use linkdeck::backend::Backend;
+use linkdeck::backend::{Backend, BulkAction, Progress, Selection, Undo};
 use linkdeck::domain::{
     Domain, Error, FieldErrors, Id, Link, LinkInput, LinkQuery, Page, RuleInput, SearchBy, Sort,
     SpaceInput, SpaceQuery, StatusFilter, TargetType,
@@ -93,6 +93,12 @@ macro_rules! backend_suite {
             domains_are_listed_and_give_short_urls,
             other_owners_records_are_not_found,
             other_owners_space_or_domain_is_a_field_error,
+            bulk_update_by_filter_changes_every_match_and_undoes,
+            bulk_goes_on_past_a_missing_link_and_lists_it,
+            bulk_moves_links_between_spaces,
+            bulk_refuses_fields_that_belong_to_one_link,
+            bulk_delete_by_filter_and_undo,
+            bulk_preview_counts_and_shows_the_first,
         );
     };
 }
@@ -1736,4 +1742,293 @@ pub async fn other_owners_space_or_domain_is_a_field_error(h: &dyn Harness) {
         &["space"],
     );
     assert_eq!(h.backend().show_link(mine.id).await.unwrap().space, None);
+}
+
+// ---- bulk ----------------------------------------------------------------------------------------
+
+fn disable(on: bool) -> BulkAction {
+    BulkAction::Update(LinkInput {
+        disabled: s(if on { "1" } else { "0" }),
+        ..LinkInput::default()
+    })
+}
+
+async fn seed_campaign(h: &dyn Harness) -> (Vec<Link>, Vec<Link>) {
+    let mut campaign = Vec::new();
+    for i in 0..5 {
+        campaign.push(
+            create(
+                h,
+                aliased(
+                    &format!("https://shop.example/spring-{i}"),
+                    &format!("spring{i}"),
+                ),
+            )
+            .await,
+        );
+    }
+    let mut others = Vec::new();
+    for i in 0..3 {
+        others.push(
+            create(
+                h,
+                aliased(
+                    &format!("https://docs.example/page-{i}"),
+                    &format!("doc{i}"),
+                ),
+            )
+            .await,
+        );
+    }
+    (campaign, others)
+}
+
+fn spring() -> LinkQuery {
+    LinkQuery {
+        search: s("spring"),
+        by: SearchBy::Url,
+        ..query()
+    }
+}
+
+async fn disabled_ids(h: &dyn Harness) -> Vec<Id> {
+    let mut ids = ids(
+        h,
+        LinkQuery {
+            status: StatusFilter::Disabled,
+            ..query()
+        },
+    )
+    .await;
+    ids.sort();
+    ids
+}
+
+pub async fn bulk_update_by_filter_changes_every_match_and_undoes(h: &dyn Harness) {
+    let (campaign, _) = seed_campaign(h).await;
+    // One is already disabled, one is spared.
+    h.backend()
+        .update_link(
+            campaign[0].id,
+            &LinkInput {
+                disabled: s("1"),
+                ..LinkInput::default()
+            },
+        )
+        .await
+        .unwrap();
+    let spared = campaign[4].id;
+    let selection = Selection {
+        except: [spared].into(),
+        ..Selection::matching(spring())
+    };
+    let progress = Progress::new();
+    let report = h
+        .backend()
+        .bulk(&selection, &disable(true), &progress)
+        .await
+        .unwrap();
+    assert_eq!(report.matched, 4, "{report:?}");
+    assert_eq!(report.changed, 3);
+    assert_eq!(report.unchanged, 1);
+    assert!(report.failed.is_empty());
+    assert_eq!(progress.get(), (4, 4));
+    let want: Vec<Id> = campaign[..4].iter().map(|l| l.id).collect();
+    assert_eq!(disabled_ids(h).await, want);
+
+    // Undo puts back what each link had: the one already disabled stays so.
+    let back = h
+        .backend()
+        .revert(&report.undo, &Progress::new())
+        .await
+        .unwrap();
+    assert_eq!(back.changed, 3, "{back:?}");
+    assert_eq!(disabled_ids(h).await, vec![campaign[0].id]);
+}
+
+pub async fn bulk_goes_on_past_a_missing_link_and_lists_it(h: &dyn Harness) {
+    let (campaign, others) = seed_campaign(h).await;
+    let missing = 999_999;
+    let selection = Selection::of_ids([campaign[1].id, missing, others[2].id]);
+    let report = h
+        .backend()
+        .bulk(&selection, &disable(true), &Progress::new())
+        .await
+        .unwrap();
+    assert_eq!(report.changed, 2, "{report:?}");
+    assert_eq!(report.failed.len(), 1);
+    assert_eq!(report.failed[0].id, missing);
+    assert!(
+        matches!(report.failed[0].error, Error::NotFound(_)),
+        "{report:?}"
+    );
+    let mut want = vec![campaign[1].id, others[2].id];
+    want.sort();
+    assert_eq!(disabled_ids(h).await, want);
+}
+
+pub async fn bulk_moves_links_between_spaces(h: &dyn Harness) {
+    let (campaign, others) = seed_campaign(h).await;
+    let launch = h
+        .backend()
+        .create_space(&space("Launch", "2"))
+        .await
+        .unwrap();
+    let docs = h.backend().create_space(&space("Docs", "3")).await.unwrap();
+    h.backend()
+        .update_link(
+            others[0].id,
+            &LinkInput {
+                space: Some(docs.id.to_string()),
+                ..LinkInput::default()
+            },
+        )
+        .await
+        .unwrap();
+    let into_launch = BulkAction::Update(LinkInput {
+        space: Some(launch.id.to_string()),
+        ..LinkInput::default()
+    });
+    let selection = Selection {
+        ids: [others[0].id].into(),
+        ..Selection::matching(spring())
+    };
+    let report = h
+        .backend()
+        .bulk(&selection, &into_launch, &Progress::new())
+        .await
+        .unwrap();
+    assert_eq!(report.changed, 6, "{report:?}");
+    let size = |id| async move { h.backend().show_space(id).await.unwrap().links };
+    assert_eq!(size(launch.id).await, Some(6));
+    assert_eq!(size(docs.id).await, Some(0));
+    let in_launch = ids(
+        h,
+        LinkQuery {
+            space: Some(launch.id),
+            ..query()
+        },
+    )
+    .await;
+    assert_eq!(in_launch.len(), 6);
+    assert!(in_launch.contains(&campaign[3].id));
+
+    // Out of spaces, and back by undo.
+    let out = BulkAction::Update(LinkInput {
+        space: s(""),
+        ..LinkInput::default()
+    });
+    let report = h
+        .backend()
+        .bulk(
+            &Selection::matching(LinkQuery {
+                space: Some(launch.id),
+                ..query()
+            }),
+            &out,
+            &Progress::new(),
+        )
+        .await
+        .unwrap();
+    assert_eq!(report.changed, 6);
+    assert_eq!(size(launch.id).await, Some(0));
+    h.backend()
+        .revert(&report.undo, &Progress::new())
+        .await
+        .unwrap();
+    assert_eq!(size(launch.id).await, Some(6));
+}
+
+pub async fn bulk_refuses_fields_that_belong_to_one_link(h: &dyn Harness) {
+    let (campaign, _) = seed_campaign(h).await;
+    let action = BulkAction::Update(LinkInput {
+        alias: s("same"),
+        disabled: s("1"),
+        ..LinkInput::default()
+    });
+    let result = h
+        .backend()
+        .bulk(&Selection::matching(spring()), &action, &Progress::new())
+        .await;
+    assert_fields(result, &["alias"]);
+    assert!(disabled_ids(h).await.is_empty(), "nothing changed");
+    let bad_space = BulkAction::Update(LinkInput {
+        space: s("999999"),
+        ..LinkInput::default()
+    });
+    let result = h
+        .backend()
+        .bulk(
+            &Selection::of_ids([campaign[0].id]),
+            &bad_space,
+            &Progress::new(),
+        )
+        .await;
+    assert!(
+        result.is_err() || !result.as_ref().unwrap().failed.is_empty(),
+        "{result:?}"
+    );
+}
+
+pub async fn bulk_delete_by_filter_and_undo(h: &dyn Harness) {
+    let (campaign, others) = seed_campaign(h).await;
+    h.set_clicks(campaign[2].id, 42).await;
+    let report = h
+        .backend()
+        .bulk(
+            &Selection::matching(spring()),
+            &BulkAction::Delete,
+            &Progress::new(),
+        )
+        .await
+        .unwrap();
+    assert_eq!(report.changed, 5, "{report:?}");
+    let left = ids(h, query()).await;
+    assert_eq!(left.len(), 3);
+    assert!(others.iter().all(|l| left.contains(&l.id)));
+    assert!(search(h, SearchBy::Url, "spring").await.is_empty());
+
+    let back = h
+        .backend()
+        .revert(&report.undo, &Progress::new())
+        .await
+        .unwrap();
+    assert_eq!(back.changed, 5, "{back:?}");
+    let found = h.backend().list_links(&spring()).await.unwrap().items;
+    let mut aliases: Vec<&str> = found.iter().map(|l| l.alias.as_str()).collect();
+    aliases.sort();
+    assert_eq!(
+        aliases,
+        ["spring0", "spring1", "spring2", "spring3", "spring4"]
+    );
+    if matches!(report.undo, Undo::Restore { .. }) {
+        // A trash brings them back as they were: the same ids and clicks.
+        let restored = h.backend().show_link(campaign[2].id).await.unwrap();
+        assert_eq!(restored.clicks, 42);
+        assert_eq!(restored.alias, "spring2");
+        let mut want: Vec<Id> = campaign.iter().map(|l| l.id).collect();
+        want.sort();
+        let mut got: Vec<Id> = found.iter().map(|l| l.id).collect();
+        got.sort();
+        assert_eq!(got, want);
+    } else {
+        assert!(
+            back.notes.iter().any(|n| n.contains("0 clicks")),
+            "{back:?}"
+        );
+    }
+    // Still searchable once back.
+    assert_eq!(search(h, SearchBy::Alias, "spring3").await.len(), 1);
+}
+
+pub async fn bulk_preview_counts_and_shows_the_first(h: &dyn Harness) {
+    let (campaign, _) = seed_campaign(h).await;
+    let preview = h
+        .backend()
+        .preview(&Selection::matching(spring()), 3)
+        .await
+        .unwrap();
+    assert_eq!(preview.total, 5);
+    assert_eq!(preview.first.len(), 3);
+    assert_eq!(preview.first[0].id, campaign[4].id, "newest first");
 }

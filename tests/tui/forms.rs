@@ -265,12 +265,20 @@ impl Session {
             .items
     }
 
-    async fn quit(self) {
+    async fn quit(mut self) {
         self.ctrl('c');
-        tokio::time::timeout(WAIT, self.task)
-            .await
-            .expect("the app quits")
-            .unwrap();
+        // A form with changes asks before the app goes: say yes.
+        let done = match tokio::time::timeout(Duration::from_millis(300), &mut self.task).await {
+            Ok(done) => done,
+            Err(_) => {
+                self.wait_for("Discard changes?").await;
+                self.press(KeyCode::Char('y'));
+                tokio::time::timeout(WAIT, &mut self.task)
+                    .await
+                    .expect("the app quits")
+            }
+        };
+        done.unwrap();
     }
 }
 
@@ -554,8 +562,8 @@ async fn create_and_edit_a_space_with_its_colour() {
     let space = s.backend.show_space(spaces.items[0].id).await.unwrap();
     assert_eq!(space.name, "Launch");
     assert_eq!(space.color, Color::new(6).unwrap());
-    // The new space is offered in the link form's space picker.
-    s.press(KeyCode::Tab);
+    // The new space is offered in the link form's space picker (back to the Links pane).
+    s.press(KeyCode::BackTab);
     s.press(KeyCode::Char('n'));
     s.press_n(KeyCode::Tab, 2);
     s.press(KeyCode::Enter);

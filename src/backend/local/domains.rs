@@ -30,7 +30,7 @@ impl LocalBackend {
         self.domain_show(id).await
     }
 
-    /// Removes one of this owner's domains; refused while links use it.
+    /// Removes one of this owner's domains; refused while links use it, trashed ones included.
     pub async fn remove_domain(&self, id: Id) -> Result<()> {
         let owner = self.owner_id;
         self.service
@@ -43,6 +43,15 @@ impl LocalBackend {
                     let noun = if links == 1 { "link uses" } else { "links use" };
                     return Err(Error::Conflict(format!(
                         "{links} {noun} the domain {}; delete them first",
+                        domain.name
+                    )));
+                }
+                let trashed = store::trashed_link_count(tx, owner, id)?;
+                if trashed > 0 {
+                    let noun = if trashed == 1 { "link" } else { "links" };
+                    return Err(Error::Conflict(format!(
+                        "{trashed} {noun} in the trash use the domain {}; empty the trash \
+                         (`linkdeck trash empty`) or restore and delete them first",
                         domain.name
                     )));
                 }

@@ -324,14 +324,16 @@ impl LocalBackend {
         Ok(link)
     }
 
+    /// Moves the link to the trash (a batch of one), where it keeps its id, clicks and visits.
     pub(super) async fn link_delete(&self, id: Id) -> Result<()> {
-        let owner = self.owner_id;
-        let deleted = self
-            .service
-            .db()
-            .write(move |tx| store::delete(tx, owner, id))
+        let report = self
+            .bulk_local(
+                &crate::backend::bulk::Selection::of_ids([id]),
+                &crate::backend::bulk::BulkAction::Delete,
+                &crate::backend::bulk::Progress::new(),
+            )
             .await?;
-        if deleted {
+        if report.changed == 1 {
             Ok(())
         } else {
             Err(Error::not_found(format!("link {id}")))

@@ -3,6 +3,7 @@
 //! `LocalBackend` is one owner's view of it and implements [`Backend`](super::Backend).
 
 mod alias;
+mod bulk;
 mod db;
 mod domains;
 mod import;
@@ -14,6 +15,7 @@ mod schema;
 mod spaces;
 pub mod store;
 mod titles;
+mod trash;
 pub mod visits;
 
 use std::path::Path;
@@ -32,7 +34,10 @@ pub use import::{
 pub use links::default_title;
 pub use schema::SCHEMA_VERSION;
 pub use titles::title_of_html;
+pub use trash::DEFAULT_TRASH_DAYS;
 
+use super::bulk::{BulkAction, BulkReport, Preview, Progress, Selection, Undo};
+use super::trash::{TrashPage, Trashed};
 use super::{Backend, BackendInfo};
 use crate::domain::{
     Clock, Domain, Error, Id, Link, LinkInput, LinkQuery, Owner, Page, Result, Space, SpaceInput,
@@ -53,6 +58,9 @@ pub struct LocalOptions {
     /// Whether a saved link's page `<title>` is fetched in the background to replace the
     /// host-and-path title.
     pub fetch_titles: bool,
+    /// Days a deleted link or space stays in the trash before it is purged; 0 keeps it until
+    /// the trash is emptied.
+    pub trash_days: u32,
 }
 
 impl Default for LocalOptions {
@@ -62,6 +70,7 @@ impl Default for LocalOptions {
             timezone: TimeZone::UTC,
             clock: Arc::new(SystemClock),
             fetch_titles: false,
+            trash_days: DEFAULT_TRASH_DAYS,
         }
     }
 }
@@ -81,11 +90,17 @@ impl LocalService {
         } else {
             None
         };
-        Ok(LocalService {
+        let service = LocalService {
             db: Db::open(path)?,
             opts: Arc::new(opts),
             titles,
-        })
+        };
+        // What has been in the trash long enough goes now; a database busy with another
+        // program is left for the next time.
+        if let Err(e) = service.purge_due_blocking() {
+            tracing::warn!(error = %e, "could not purge the trash");
+        }
+        Ok(service)
     }
 
     pub fn db(&self) -> &Db {
@@ -98,6 +113,12 @@ impl LocalService {
 
     pub fn now(&self) -> Timestamp {
         self.opts.clock.now()
+    }
+
+    /// A number that moves when another program (or another handle on the same file) commits:
+    /// how the terminal app notices changes made elsewhere.
+    pub async fn change_marker(&self) -> Result<i64> {
+        self.db.outside_changes().await
     }
 
     /// One owner's view, implementing [`Backend`].
@@ -253,5 +274,34 @@ impl Backend for LocalBackend {
     }
     async fn show_domain(&self, id: Id) -> Result<Domain> {
         self.domain_show(id).await
+    }
+    fn input_zone(&self) -> TimeZone {
+        self.service.options().timezone.clone()
+    }
+    async fn bulk(
+        &self,
+        selection: &Selection,
+        action: &BulkAction,
+        progress: &Progress,
+    ) -> Result<BulkReport> {
+        self.bulk_local(selection, action, progress).await
+    }
+    async fn revert(&self, undo: &Undo, progress: &Progress) -> Result<BulkReport> {
+        self.revert_local(undo, progress).await
+    }
+    async fn preview(&self, selection: &Selection, first: u32) -> Result<Preview> {
+        self.preview_local(selection, first).await
+    }
+    async fn trash(&self, page: u32, per_page: u32) -> Result<Option<TrashPage>> {
+        self.trash_page(page, per_page).await.map(Some)
+    }
+    async fn restore(&self, items: &[Trashed]) -> Result<BulkReport> {
+        self.restore_items(items).await
+    }
+    async fn purge(&self, items: &[Trashed]) -> Result<u64> {
+        self.purge_items(items).await
+    }
+    async fn change_marker(&self) -> Result<Option<i64>> {
+        self.service.change_marker().await.map(Some)
     }
 }

@@ -190,6 +190,59 @@ const MIGRATIONS: &[Migration] = &[
     "#,
         then: Some(grams::catch_up),
     },
+    // 5: the trash (`store::trash`). A deleted link or space moves here whole — its own id,
+    // clicks and dates — grouped by the delete it went with, and comes back from here. The
+    // visits of a trashed link stay in `visits`, waiting for it: the move runs with reference
+    // actions off, so they are not cascaded away (a purge deletes them). A trashed space
+    // remembers which links it held, to take them back.
+    sql(r#"
+    CREATE TABLE trash_batches (
+        id INTEGER PRIMARY KEY,
+        owner_id INTEGER NOT NULL REFERENCES owners(id) ON DELETE CASCADE,
+        deleted_at INTEGER NOT NULL
+    );
+    CREATE INDEX trash_batches_owner ON trash_batches(owner_id, deleted_at);
+    CREATE INDEX trash_batches_at ON trash_batches(deleted_at);
+    CREATE TABLE trash_links (
+        id INTEGER PRIMARY KEY,
+        batch INTEGER NOT NULL REFERENCES trash_batches(id) ON DELETE CASCADE,
+        owner_id INTEGER NOT NULL,
+        domain_id INTEGER,
+        space_id INTEGER,
+        alias TEXT NOT NULL,
+        url TEXT NOT NULL,
+        title TEXT,
+        password_hash TEXT,
+        disabled INTEGER NOT NULL,
+        public INTEGER NOT NULL,
+        expiration_url TEXT,
+        expiration_clicks INTEGER NOT NULL,
+        ends_at INTEGER,
+        clicks INTEGER NOT NULL,
+        target_type INTEGER NOT NULL,
+        geo_target TEXT,
+        platform_target TEXT,
+        rotation_target TEXT,
+        last_rotation INTEGER NOT NULL,
+        created_at INTEGER NOT NULL,
+        updated_at INTEGER NOT NULL
+    );
+    CREATE INDEX trash_links_batch ON trash_links(batch);
+    CREATE INDEX trash_links_owner ON trash_links(owner_id, id);
+    CREATE TABLE trash_spaces (
+        id INTEGER PRIMARY KEY,
+        batch INTEGER NOT NULL REFERENCES trash_batches(id) ON DELETE CASCADE,
+        owner_id INTEGER NOT NULL,
+        name TEXT NOT NULL,
+        color INTEGER NOT NULL,
+        created_at INTEGER NOT NULL,
+        updated_at INTEGER NOT NULL,
+        -- The ids of the links it held, as a serialized roaring bitmap.
+        members BLOB NOT NULL
+    );
+    CREATE INDEX trash_spaces_batch ON trash_spaces(batch);
+    CREATE INDEX trash_spaces_owner ON trash_spaces(owner_id, id);
+    "#),
 ];
 
 /// The schema version this build writes.

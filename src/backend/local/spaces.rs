@@ -101,17 +101,8 @@ impl LocalBackend {
         self.space_show(id).await
     }
 
+    /// Moves the space to the trash; its links stay, without a space, until it comes back.
     pub(super) async fn space_delete(&self, id: Id) -> Result<()> {
-        let owner = self.owner_id;
-        let deleted = self
-            .service
-            .db()
-            .write(move |tx| store::delete(tx, owner, id))
-            .await?;
-        if deleted {
-            Ok(())
-        } else {
-            Err(Error::not_found(format!("space {id}")))
-        }
+        self.trash_space(id).await
     }
 }

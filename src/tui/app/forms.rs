@@ -14,6 +14,7 @@ use crate::tui::form::{Form, FormOutcome, LinkForm, SaveRequest, SpaceForm};
 use crate::tui::keys::Key;
 use crate::tui::msg::{Command, Msg, RequestId};
 use crate::tui::popups::ToastKind;
+use crate::tui::undo::UndoWhat;
 use crate::tui::view::{Ctx, SPINNER};
 
 /// How far from the cursor a saved link is looked for.
@@ -32,6 +33,8 @@ pub struct Forms {
     pub form: Option<Form>,
     pub req: Option<RequestId>,
     pub select: Option<Saved>,
+    /// How to take back the save in flight, once it succeeds.
+    pub undo: Option<(UndoWhat, Option<String>)>,
 }
 
 impl App {
@@ -49,7 +52,7 @@ impl App {
             )
             .in_space(self.filter.space.as_ref().map(|s| s.id))
             .into(),
-            Pane::Spaces => SpaceForm::create().into(),
+            Pane::Spaces | Pane::Trash => SpaceForm::create().into(),
         });
     }
 
@@ -65,7 +68,7 @@ impl App {
                 )
                 .into()
             }),
-            Pane::Spaces => self
+            Pane::Spaces | Pane::Trash => self
                 .spaces
                 .selected()
                 .cloned()
@@ -86,7 +89,9 @@ impl App {
         match form.handle_key(key) {
             FormOutcome::Stay => {}
             FormOutcome::Close => self.forms.form = None,
+            FormOutcome::Quit => self.quit = true,
             FormOutcome::Save(request) => {
+                self.forms.undo = form.undo_of(&request);
                 let req = self.request();
                 self.forms.req = Some(req);
                 self.commands.push(Command::Save {
@@ -153,7 +158,21 @@ impl App {
             Ok((saved, text)) => {
                 self.forms.form = None;
                 self.forms.select = Some(saved);
-                self.toast(ToastKind::Info, text);
+                self.toast(ToastKind::Info, text.clone());
+                let undo = match (self.forms.undo.take(), saved) {
+                    (Some((what, note)), _) => {
+                        if let Some(note) = note {
+                            self.toast(ToastKind::Info, format!("Saved; u undoes it, but {note}"));
+                        }
+                        Some(what)
+                    }
+                    (None, Saved::Link(id)) if created => Some(UndoWhat::Created(id)),
+                    (None, Saved::Space(id)) if created => Some(UndoWhat::CreatedSpace(id)),
+                    _ => None,
+                };
+                if let Some(what) = undo {
+                    self.remember(text, what);
+                }
                 match saved {
                     // A new link may be the list's first: ask again from the top (a refresh
                     // keeps the place, and an empty list has no place to keep).

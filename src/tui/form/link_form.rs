@@ -105,7 +105,10 @@ enum PickFor {
 #[derive(Debug, Clone)]
 enum Popup {
     Pick(PickFor, ListPicker),
-    Discard,
+    /// "Discard your changes?"; `quit` when the answer also ends the app (ctrl-c).
+    Discard {
+        quit: bool,
+    },
 }
 
 #[derive(Debug, Clone)]
@@ -472,12 +475,13 @@ impl LinkForm {
             return FormOutcome::Stay;
         }
         match self.popup.take() {
-            Some(Popup::Discard) => {
+            Some(Popup::Discard { quit }) => {
                 return match discard_answer(&key) {
+                    Some(true) if quit => FormOutcome::Quit,
                     Some(true) => FormOutcome::Close,
                     Some(false) => FormOutcome::Stay,
                     None => {
-                        self.popup = Some(Popup::Discard);
+                        self.popup = Some(Popup::Discard { quit });
                         FormOutcome::Stay
                     }
                 };
@@ -499,7 +503,13 @@ impl LinkForm {
             }
             None => {}
         }
-        if key.is_ctrl('s') {
+        // A character typed into a text field is text, whatever it is bound to.
+        let action = if self.focus.is_text() && key.is_text() {
+            None
+        } else {
+            key.action
+        };
+        if action == Some(Action::Submit) {
             return self.save();
         }
         let rules_editing = self.active_rules().is_some_and(RuleList::is_editing);
@@ -507,26 +517,35 @@ impl LinkForm {
             self.rules_key(&key);
             return FormOutcome::Stay;
         }
-        match key.code {
-            KeyCode::Esc => {
+        match action {
+            Some(Action::Cancel) => {
                 return if self.is_changed() {
-                    self.popup = Some(Popup::Discard);
+                    self.popup = Some(Popup::Discard { quit: false });
                     FormOutcome::Stay
                 } else {
                     FormOutcome::Close
                 };
             }
-            KeyCode::Tab => {
+            Some(Action::NextField) => {
                 self.cycle_focus(true);
                 return FormOutcome::Stay;
             }
-            KeyCode::BackTab => {
+            Some(Action::PrevField) => {
                 self.cycle_focus(false);
                 return FormOutcome::Stay;
             }
             _ => {}
         }
         let stop = self.focus;
+        // `a` on the targeting type adds a rule, as the empty list says.
+        if stop == Stop::TargetType
+            && action == Some(Action::AddRow)
+            && self.target != TargetType::None
+        {
+            self.focus_on(Stop::Rules);
+            self.rules_key(&key);
+            return FormOutcome::Stay;
+        }
         if stop.is_text() {
             match key.code {
                 KeyCode::Enter | KeyCode::Down => self.move_focus(true),
@@ -572,13 +591,11 @@ impl LinkForm {
 
     /// Keys on the stops that are not typed into: pickers, switches, the targeting type.
     fn choice_key(&mut self, stop: Stop, key: &Key) {
-        let toggle = matches!(
-            key.code,
-            KeyCode::Char(' ') | KeyCode::Enter | KeyCode::Char('x')
-        );
+        let toggle = key.action == Some(Action::Toggle) || key.code == KeyCode::Enter;
         let step = match key.code {
             KeyCode::Left | KeyCode::Char('h') => Some(false),
-            KeyCode::Right | KeyCode::Char('l') | KeyCode::Char(' ') => Some(true),
+            KeyCode::Right | KeyCode::Char('l') => Some(true),
+            _ if key.action == Some(Action::Toggle) => Some(true),
             _ => None,
         };
         match stop {
@@ -589,7 +606,7 @@ impl LinkForm {
                     PickFor::Domain
                 };
                 match key.code {
-                    KeyCode::Enter | KeyCode::Char(' ') => {
+                    _ if toggle => {
                         let picker = self.picker(target);
                         self.popup = Some(Popup::Pick(target, picker));
                         return;
@@ -753,6 +770,32 @@ impl LinkForm {
         } else {
             format!("Not saved: {}", unplaced.join("; "))
         });
+    }
+
+    /// The link being edited, if any.
+    pub fn original(&self) -> Option<&Link> {
+        self.original.as_ref()
+    }
+
+    /// The zone expiry is typed in.
+    pub fn zone(&self) -> &TimeZone {
+        &self.tz
+    }
+
+    /// ctrl-c: true when the app may quit now; with unsaved changes, asks first (answering
+    /// yes then quits).
+    pub fn quit_requested(&mut self) -> bool {
+        if self.is_changed() && !self.saving {
+            self.popup = Some(Popup::Discard { quit: true });
+            false
+        } else {
+            true
+        }
+    }
+
+    /// Whether keys should be read as a dialog's (the discard question is open).
+    pub fn asks(&self) -> bool {
+        matches!(self.popup, Some(Popup::Discard { .. }))
     }
 
     pub fn save_failed(&mut self, error: &Error) {

@@ -23,10 +23,11 @@ use ratatui::layout::{Position, Rect};
 use ratatui::text::{Line, Span};
 use ratatui::widgets::{Block, BorderType, Borders, Clear, Paragraph, Widget, Wrap};
 
+pub use field::TextField;
 pub use link_form::LinkForm;
 pub use space_form::SpaceForm;
 
-use super::keys::Key;
+use super::keys::{Action, Key};
 use super::view::Ctx;
 use crate::domain::{Error, FieldErrors, Id, LinkInput, SpaceInput};
 
@@ -46,6 +47,8 @@ pub enum FormOutcome {
     Close,
     /// Send this request; the form now shows progress and takes no second save.
     Save(SaveRequest),
+    /// The person asked to quit the app and agreed to lose the changes.
+    Quit,
 }
 
 /// A request a form wants sent, already checked with the service's rules.
@@ -70,6 +73,63 @@ impl Form {
         match self {
             Form::Link(form) => form.handle_key(key),
             Form::Space(form) => form.handle_key(key),
+        }
+    }
+
+    /// How to take back the save `request` would make (an edit's earlier values), with a
+    /// note when part of it cannot come back.
+    pub fn undo_of(
+        &self,
+        request: &SaveRequest,
+    ) -> Option<(crate::tui::undo::UndoWhat, Option<String>)> {
+        use crate::tui::undo::UndoWhat;
+        match (self, request) {
+            (Form::Link(form), SaveRequest::UpdateLink(id, input)) => {
+                let link = form.original()?;
+                let (back, lost) = crate::backend::bulk::revert_of_edit(link, input, form.zone());
+                let note = lost.then(|| "its earlier password cannot come back".to_owned());
+                Some((
+                    UndoWhat::Edit {
+                        id: *id,
+                        input: back,
+                    },
+                    note,
+                ))
+            }
+            (Form::Space(form), SaveRequest::UpdateSpace(id, input)) => {
+                let space = form.original()?;
+                let back = crate::domain::SpaceInput {
+                    name: input.name.as_ref().map(|_| space.name.clone()),
+                    color: input
+                        .color
+                        .as_ref()
+                        .map(|_| space.color.number().to_string()),
+                };
+                Some((
+                    UndoWhat::SpaceEdit {
+                        id: *id,
+                        input: back,
+                    },
+                    None,
+                ))
+            }
+            _ => None,
+        }
+    }
+
+    /// ctrl-c: true when the app may quit now; otherwise the form asks first.
+    pub fn quit_requested(&mut self) -> bool {
+        match self {
+            Form::Link(form) => form.quit_requested(),
+            Form::Space(form) => form.quit_requested(),
+        }
+    }
+
+    /// Whether the form's keys are a dialog's just now (its discard question is open).
+    pub fn asks(&self) -> bool {
+        match self {
+            Form::Link(form) => form.asks(),
+            Form::Space(form) => form.asks(),
         }
     }
 
@@ -148,8 +208,10 @@ impl Errors {
 #[derive(Debug, Default)]
 pub struct Body {
     pub lines: Vec<Line<'static>>,
-    /// First and last line of the focused stop, its errors included.
+    /// First and last line of the focused stop, its errors included: shown whole when they fit.
     pub focus: (usize, usize),
+    /// A line that must show whatever else does (the selected row of a long rule list).
+    pub keep: Option<usize>,
     /// Line and column of the text cursor.
     pub cursor: Option<(usize, u16)>,
 }
@@ -223,10 +285,17 @@ pub fn render_frame(
     let visible = usize::from(inner.height - footer);
     // Scroll just enough that the whole focused stop shows, its first line winning.
     let (first, last) = body.focus;
-    let offset = last
+    let mut offset = last
         .saturating_sub(visible.saturating_sub(1))
         .min(first)
         .min(body.lines.len().saturating_sub(visible));
+    if let Some(keep) = body.keep {
+        if keep < offset {
+            offset = keep;
+        } else if keep >= offset + visible {
+            offset = keep + 1 - visible;
+        }
+    }
     // One column of padding keeps headings off the border.
     let body_area = Rect {
         x: inner.x + 1,
@@ -309,10 +378,17 @@ pub fn render_discard(area: Rect, buf: &mut Buffer, ctx: &Ctx, what: &str) {
         Line::raw(format!("Close the {what} form and lose what you typed?")),
         Line::raw(""),
         Line::from(vec![
-            Span::styled("y", t.accent),
+            Span::styled(ctx.keys.label(Action::Yes), t.accent),
             Span::raw(" discard      "),
-            Span::styled("n", t.accent),
-            Span::raw(" / Esc  keep editing"),
+            Span::styled(
+                format!(
+                    "{} / {}",
+                    ctx.keys.label(Action::No),
+                    ctx.keys.label(Action::Cancel)
+                ),
+                t.accent,
+            ),
+            Span::raw("  keep editing"),
         ]),
     ])
     .wrap(Wrap { trim: true })
@@ -321,10 +397,10 @@ pub fn render_discard(area: Rect, buf: &mut Buffer, ctx: &Ctx, what: &str) {
 
 /// Answers the discard question: `Some(true)` discard, `Some(false)` keep editing.
 pub fn discard_answer(key: &Key) -> Option<bool> {
-    use ratatui::crossterm::event::KeyCode;
-    match key.code {
-        KeyCode::Char('y') | KeyCode::Char('Y') => Some(true),
-        KeyCode::Char('n') | KeyCode::Char('N') | KeyCode::Esc => Some(false),
+    use crate::tui::keys::Action;
+    match key.action {
+        Some(Action::Yes) => Some(true),
+        Some(Action::No | Action::Cancel) => Some(false),
         _ => None,
     }
 }

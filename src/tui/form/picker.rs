@@ -2,7 +2,6 @@
 //! name or code. A picker answers with the chosen item's value; it never changes the form itself.
 
 use ratatui::buffer::Buffer;
-use ratatui::crossterm::event::KeyCode;
 use ratatui::layout::{Constraint, Position, Rect};
 use ratatui::text::{Line, Span};
 use ratatui::widgets::{Block, BorderType, Borders, Clear, Paragraph, Widget};
@@ -112,27 +111,25 @@ impl ListPicker {
     pub fn handle_key(&mut self, key: &Key) -> PickOutcome {
         let last = self.items.len().saturating_sub(1);
         // With a search line, letters are typed; only arrows and page keys move.
-        let action = if self.search.is_some() {
+        let action = if self.search.is_some() && key.is_text() {
             None
         } else {
             key.action
         };
-        match (key.code, action) {
-            (KeyCode::Esc, _) => return PickOutcome::Cancel,
-            (KeyCode::Enter, _) => {
+        match action {
+            Some(Action::Cancel) => return PickOutcome::Cancel,
+            Some(Action::Select) => {
                 return match self.selected() {
                     Some(choice) => PickOutcome::Picked(choice.clone()),
                     None => PickOutcome::Stay,
                 };
             }
-            (KeyCode::Down, _) | (_, Some(Action::Down)) => {
-                self.cursor = (self.cursor + 1).min(last)
-            }
-            (KeyCode::Up, _) | (_, Some(Action::Up)) => self.cursor = self.cursor.saturating_sub(1),
-            (KeyCode::PageDown, _) => self.cursor = (self.cursor + 10).min(last),
-            (KeyCode::PageUp, _) => self.cursor = self.cursor.saturating_sub(10),
-            (_, Some(Action::Top)) => self.cursor = 0,
-            (_, Some(Action::Bottom)) => self.cursor = last,
+            Some(Action::Down) => self.cursor = (self.cursor + 1).min(last),
+            Some(Action::Up) => self.cursor = self.cursor.saturating_sub(1),
+            Some(Action::PageDown) => self.cursor = (self.cursor + 10).min(last),
+            Some(Action::PageUp) => self.cursor = self.cursor.saturating_sub(10),
+            Some(Action::Top) => self.cursor = 0,
+            Some(Action::Bottom) => self.cursor = last,
             _ => {
                 if let Some(search) = &mut self.search
                     && search.handle_key(key)
@@ -234,16 +231,15 @@ impl ListPicker {
 
 #[cfg(test)]
 mod tests {
-    use ratatui::crossterm::event::KeyModifiers;
+    use ratatui::crossterm::event::{KeyCode, KeyModifiers};
 
     use super::*;
 
     fn key(code: KeyCode) -> Key {
-        Key {
-            code,
-            modifiers: KeyModifiers::NONE,
-            action: None,
-        }
+        crate::tui::keys::KeyMap::default().key_in(
+            ratatui::crossterm::event::KeyEvent::new(code, KeyModifiers::NONE),
+            crate::tui::keys::KeyContext::Forms,
+        )
     }
 
     #[test]

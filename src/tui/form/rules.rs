@@ -2,7 +2,7 @@
 //! where `a` adds a row, Enter edits the selected cell in place (an input over the cell, or a
 //! picker for the key), `Delete` removes a row and `K`/`J` (or Alt-↑/↓) move it.
 
-use ratatui::crossterm::event::{KeyCode, KeyModifiers};
+use ratatui::crossterm::event::KeyCode;
 use ratatui::text::{Line, Span};
 
 use super::field::{TextField, clip};
@@ -212,12 +212,12 @@ impl RuleList {
 
     pub fn handle_key(&mut self, key: &Key) -> RuleOutcome {
         match &mut self.editor {
-            Some(Editor::Value(field)) => match key.code {
-                KeyCode::Enter | KeyCode::Tab | KeyCode::BackTab => {
+            Some(Editor::Value(field)) => match (key.code, key.action) {
+                (KeyCode::Enter, _) | (_, Some(Action::NextField | Action::PrevField)) => {
                     self.commit();
                     RuleOutcome::Changed
                 }
-                KeyCode::Esc => {
+                (_, Some(Action::Cancel)) if !key.is_text() => {
                     self.editor = None;
                     if self.adding {
                         self.adding = false;
@@ -257,10 +257,9 @@ impl RuleList {
     }
 
     fn handle_list_key(&mut self, key: &Key) -> RuleOutcome {
-        let alt = key.modifiers.contains(KeyModifiers::ALT);
         let last = self.rows.len().saturating_sub(1);
-        match key.code {
-            KeyCode::Char('a') if key.modifiers.is_empty() => {
+        match key.action {
+            Some(Action::AddRow) => {
                 let at = if self.rows.is_empty() {
                     0
                 } else {
@@ -278,18 +277,19 @@ impl RuleList {
                 }
                 return RuleOutcome::Changed;
             }
-            KeyCode::Enter if !self.rows.is_empty() => {
+            Some(Action::Select) if !self.rows.is_empty() => {
                 match self.column {
                     Column::Key => self.open_key_editor(),
                     Column::Value => self.open_value_editor(),
                 }
                 return RuleOutcome::Handled;
             }
-            KeyCode::Delete if !self.rows.is_empty() => return self.remove(),
-            KeyCode::Char('K') => return self.swap_up(),
-            KeyCode::Char('J') => return self.swap_down(),
-            KeyCode::Up if alt => return self.swap_up(),
-            KeyCode::Down if alt => return self.swap_down(),
+            Some(Action::RemoveRow) if !self.rows.is_empty() => return self.remove(),
+            Some(Action::MoveRowUp) => return self.swap_up(),
+            Some(Action::MoveRowDown) => return self.swap_down(),
+            _ => {}
+        }
+        match key.code {
             KeyCode::Left | KeyCode::Char('h') if self.kind != TargetType::Rotation => {
                 self.column = Column::Key;
                 return RuleOutcome::Handled;
@@ -301,7 +301,6 @@ impl RuleList {
             _ => {}
         }
         match key.action {
-            Some(Action::Delete) if !self.rows.is_empty() => self.remove(),
             Some(Action::Down) if self.cursor < last => {
                 self.cursor += 1;
                 RuleOutcome::Handled
@@ -405,10 +404,13 @@ impl RuleList {
         let start = body.next();
         body.push(Line::styled(header_text, t.dim));
         if self.rows.is_empty() {
+            // The marker shows where focus is even with nothing to select.
+            let marker = if focused { "▶ " } else { "  " };
             body.push(Line::from(vec![
-                Span::raw(indent.clone()),
+                Span::raw(" ".repeat(usize::from(ROW_INDENT - 2))),
+                Span::styled(marker, t.accent),
                 Span::styled("no rules yet: press ", t.dim),
-                Span::styled("a", t.accent),
+                Span::styled(ctx.keys.first(Action::AddRow), t.accent),
                 Span::styled(" to add one", t.dim),
             ]));
             if focused {
@@ -478,8 +480,13 @@ impl RuleList {
                 ));
             }
             if selected {
-                body.focus = (line_no, body.next() - 1);
+                body.keep = Some(line_no);
             }
+        }
+        // The whole table is the focused stop: every rule shows when there is room, not only
+        // the selected one.
+        if focused {
+            body.focus = (start, body.next() - 1);
         }
     }
 }
@@ -488,17 +495,16 @@ impl RuleList {
 mod tests {
     use super::*;
 
+    use ratatui::crossterm::event::{KeyEvent, KeyModifiers};
+
+    use crate::tui::keys::{KeyContext, KeyMap};
+
     fn key(code: KeyCode) -> Key {
-        let action = match code {
-            KeyCode::Char('j') | KeyCode::Down => Some(Action::Down),
-            KeyCode::Char('k') | KeyCode::Up => Some(Action::Up),
-            _ => None,
-        };
-        Key {
-            code,
-            modifiers: KeyModifiers::NONE,
-            action,
-        }
+        press(code, KeyModifiers::NONE)
+    }
+
+    fn press(code: KeyCode, modifiers: KeyModifiers) -> Key {
+        KeyMap::default().key_in(KeyEvent::new(code, modifiers), KeyContext::Forms)
     }
 
     fn type_text(list: &mut RuleList, text: &str) {
@@ -561,11 +567,7 @@ mod tests {
         let mut list = RuleList::with_urls(&["https://a.io".into(), "https://b.io".into()]);
         list.handle_key(&key(KeyCode::Char('J')));
         assert_eq!(values(&list)[1].1, "https://a.io");
-        list.handle_key(&Key {
-            code: KeyCode::Up,
-            modifiers: KeyModifiers::ALT,
-            action: None,
-        });
+        list.handle_key(&press(KeyCode::Up, KeyModifiers::ALT));
         assert_eq!(values(&list)[0].1, "https://a.io");
         list.handle_key(&key(KeyCode::Delete));
         assert_eq!(values(&list), [("", "https://b.io")]);

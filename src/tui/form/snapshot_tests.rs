@@ -409,7 +409,10 @@ fn link_form_edit_targeting_section() {
 }
 
 fn space_key(form: &mut SpaceForm, code: KeyCode) {
-    form.handle_key(KeyMap::default().key(KeyEvent::new(code, KeyModifiers::NONE)));
+    form.handle_key(KeyMap::default().key_in(
+        KeyEvent::new(code, KeyModifiers::NONE),
+        crate::tui::keys::KeyContext::Forms,
+    ));
 }
 
 #[test]

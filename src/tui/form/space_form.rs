@@ -36,7 +36,8 @@ pub struct SpaceForm {
     color: Option<Color>,
     focus: Stop,
     errors: Errors,
-    discard: bool,
+    /// The discard question is open; `Some(true)` when yes also quits the app (ctrl-c).
+    discard: Option<bool>,
     saving: bool,
     message: Option<String>,
 }
@@ -49,7 +50,7 @@ impl SpaceForm {
             color: Color::new(1),
             focus: Stop::Name,
             errors: Errors::default(),
-            discard: false,
+            discard: None,
             saving: false,
             message: None,
         }
@@ -109,6 +110,25 @@ impl SpaceForm {
         }
     }
 
+    /// The space being edited, if any.
+    pub fn original(&self) -> Option<&Space> {
+        self.original.as_ref()
+    }
+
+    /// ctrl-c: true when the app may quit now; with unsaved changes, asks first.
+    pub fn quit_requested(&mut self) -> bool {
+        if self.is_changed() && !self.saving {
+            self.discard = Some(true);
+            false
+        } else {
+            true
+        }
+    }
+
+    pub fn asks(&self) -> bool {
+        self.discard.is_some()
+    }
+
     pub fn paste(&mut self, text: &str) {
         if !self.saving && self.focus == Stop::Name && self.name.paste(text) {
             self.errors.clear(|n| n == "name");
@@ -119,26 +139,42 @@ impl SpaceForm {
         if self.saving {
             return FormOutcome::Stay;
         }
-        if self.discard {
+        if let Some(quit) = self.discard {
             match discard_answer(&key) {
+                Some(true) if quit => return FormOutcome::Quit,
                 Some(true) => return FormOutcome::Close,
-                Some(false) => self.discard = false,
+                Some(false) => self.discard = None,
                 None => {}
             }
             return FormOutcome::Stay;
         }
-        if key.is_ctrl('s') {
-            return self.save();
-        }
-        match key.code {
-            KeyCode::Esc => {
+        // A character typed into the name is text, whatever it is bound to.
+        let action = if self.focus == Stop::Name && key.is_text() {
+            None
+        } else {
+            key.action
+        };
+        match action {
+            Some(Action::Submit) => return self.save(),
+            Some(Action::Cancel) => {
                 if self.is_changed() {
-                    self.discard = true;
+                    self.discard = Some(false);
                     return FormOutcome::Stay;
                 }
                 return FormOutcome::Close;
             }
-            KeyCode::Tab | KeyCode::BackTab | KeyCode::Up | KeyCode::Down => {
+            Some(Action::NextField | Action::PrevField) => {
+                let next = match self.focus {
+                    Stop::Name => Stop::Color,
+                    Stop::Color => Stop::Name,
+                };
+                self.focus_on(next);
+                return FormOutcome::Stay;
+            }
+            _ => {}
+        }
+        match key.code {
+            KeyCode::Up | KeyCode::Down => {
                 let next = match self.focus {
                     Stop::Name => Stop::Color,
                     Stop::Color => Stop::Name,
@@ -167,7 +203,7 @@ impl SpaceForm {
                     (KeyCode::Left | KeyCode::Char('h'), _) => {
                         Some(at.map_or(0, |i| (i + all.len() - 1) % all.len()))
                     }
-                    (KeyCode::Right | KeyCode::Char('l') | KeyCode::Char(' '), _) => {
+                    (KeyCode::Right | KeyCode::Char('l'), _) | (_, Some(Action::Toggle)) => {
                         Some(at.map_or(0, |i| (i + 1) % all.len()))
                     }
                     (KeyCode::Char(c @ '1'..='6'), _) => Some(usize::from(c as u8 - b'1')),
@@ -301,22 +337,28 @@ impl SpaceForm {
                 .as_ref()
                 .map(|m| Line::styled(format!(" {m}"), t.error))
         };
-        let hints: &[(&str, &str)] = match self.focus {
-            Stop::Name => &[("ctrl-s", "save"), ("esc", "cancel"), ("tab", "colour")],
-            Stop::Color => &[
-                ("←/→", "colour"),
-                ("ctrl-s", "save"),
-                ("esc", "cancel"),
-                ("tab", "name"),
+        let key = |a: Action| ctx.keys.first(a);
+        let owned: Vec<(String, &str)> = match self.focus {
+            Stop::Name => vec![
+                (key(Action::Submit), "save"),
+                (key(Action::Cancel), "cancel"),
+                (key(Action::NextField), "colour"),
+            ],
+            Stop::Color => vec![
+                ("←/→".into(), "colour"),
+                (key(Action::Submit), "save"),
+                (key(Action::Cancel), "cancel"),
+                (key(Action::NextField), "name"),
             ],
         };
+        let hints: Vec<(&str, &str)> = owned.iter().map(|(k, w)| (k.as_str(), *w)).collect();
         let frame = Frame {
             title,
             message,
-            hints,
+            hints: &hints,
         };
         let cursor = render_frame(rect, buf, ctx, &frame, &body);
-        if self.discard {
+        if self.discard.is_some() {
             render_discard(area, buf, ctx, "space");
             return None;
         }
@@ -338,11 +380,17 @@ mod tests {
     use crate::tui::keys::KeyMap;
 
     fn press(code: KeyCode) -> Key {
-        KeyMap::default().key(KeyEvent::new(code, KeyModifiers::NONE))
+        KeyMap::default().key_in(
+            KeyEvent::new(code, KeyModifiers::NONE),
+            crate::tui::keys::KeyContext::Forms,
+        )
     }
 
     fn save() -> Key {
-        KeyMap::default().key(KeyEvent::new(KeyCode::Char('s'), KeyModifiers::CONTROL))
+        KeyMap::default().key_in(
+            KeyEvent::new(KeyCode::Char('s'), KeyModifiers::CONTROL),
+            crate::tui::keys::KeyContext::Forms,
+        )
     }
 
     #[test]

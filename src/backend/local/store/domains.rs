@@ -65,6 +65,17 @@ pub fn link_count(conn: &Connection, owner: Id, id: Id) -> Result<u64> {
     Ok(n as u64)
 }
 
+/// How many of the owner's trashed links would come back on the domain: a domain is kept while
+/// they may, so a restored link never lands on another domain that took its id.
+pub fn trashed_link_count(conn: &Connection, owner: Id, id: Id) -> Result<u64> {
+    let n: i64 = conn
+        .prepare_cached("SELECT count(*) FROM trash_links WHERE owner_id = ?1 AND domain_id = ?2")
+        .map_err(db_error)?
+        .query_row(params![owner, id], |r| r.get(0))
+        .map_err(db_error)?;
+    Ok(n as u64)
+}
+
 /// One page of the owner's domains, newest first, and the total.
 pub fn list(conn: &Connection, owner: Id, offset: u64, limit: u32) -> Result<(Vec<Domain>, u64)> {
     let total: i64 = conn

@@ -120,15 +120,29 @@ fn write_values(row: &LinkRow) -> [Value; 18] {
     ]
 }
 
+/// The id the next new link takes: above every id that may come back, a live link's or a
+/// trashed one's, so that a restored link always finds its own id free.
+pub fn next_id(conn: &Connection) -> Result<Id> {
+    conn.prepare_cached(
+        "SELECT max(ifnull((SELECT max(id) FROM links), 0), \
+                    ifnull((SELECT max(id) FROM trash_links), 0)) + 1",
+    )
+    .map_err(db_error)?
+    .query_row([], |r| r.get(0))
+    .map_err(db_error)
+}
+
 pub fn insert(tx: &Transaction<'_>, row: &LinkRow) -> Result<Id> {
+    let id = next_id(tx)?;
+    let mut values = write_values(row).to_vec();
+    values.push(Value::Integer(id));
     tx.prepare_cached(&format!(
-        "INSERT INTO links ({WRITE_COLUMNS}) VALUES \
-         (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18)"
+        "INSERT INTO links ({WRITE_COLUMNS}, id) VALUES \
+         (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18, ?19)"
     ))
     .map_err(db_error)?
-    .execute(params_from_iter(write_values(row)))
+    .execute(params_from_iter(values))
     .map_err(db_error)?;
-    let id = tx.last_insert_rowid();
     grams::added(tx, id)?;
     move_counters(tx, row.owner_id, row.space_id, 1)?;
     Ok(id)
@@ -162,12 +176,11 @@ pub fn stage_start(tx: &Transaction<'_>) -> Result<Staged> {
          DELETE FROM temp.link_import;"
     ))
     .map_err(db_error)?;
-    // The staged links will take the ids above every id there is, in staging order.
-    let last: Id = tx
-        .query_row("SELECT ifnull(max(id), 0) FROM links", [], |r| r.get(0))
-        .map_err(db_error)?;
+    // The staged links will take the ids from the next one on, in staging order.
+    let first = next_id(tx)?;
     Ok(Staged {
-        grams: grams::Batch::new(last + 1),
+        first,
+        grams: grams::Batch::new(first),
         count: 0,
     })
 }
@@ -179,6 +192,7 @@ const STAGE_COLUMNS: &str = "owner_id, domain_id, space_id, alias, url, title, p
 
 /// The links staged so far, for the short-term index.
 pub struct Staged {
+    first: Id,
     grams: grams::Batch,
     count: usize,
 }
@@ -212,13 +226,15 @@ pub fn stage(tx: &Transaction<'_>, staged: &mut Staged, row: &LinkRow, clicks: u
 
 /// Moves the staged rows into `links`, in staging order, and returns how many.
 pub fn stage_insert(tx: &Transaction<'_>, staged: Staged) -> Result<usize> {
+    // Staged rows are numbered from 1 (the table was emptied first), so row n takes first + n - 1.
     let n = tx
         .execute(
             &format!(
-                "INSERT INTO links ({STAGE_COLUMNS}) SELECT {STAGE_COLUMNS} FROM temp.link_import \
-                 ORDER BY rowid"
+                "INSERT INTO links (id, {STAGE_COLUMNS}) \
+                 SELECT ?1 + rowid - (SELECT min(rowid) FROM temp.link_import), {STAGE_COLUMNS} \
+                 FROM temp.link_import ORDER BY rowid"
             ),
-            [],
+            [staged.first],
         )
         .map_err(db_error)?;
     let last = tx.last_insert_rowid();
@@ -692,6 +708,30 @@ pub fn list(conn: &Connection, f: &ListFilter<'_>) -> Result<(Vec<Link>, u64)> {
         items.reverse();
     }
     Ok((items, total))
+}
+
+/// The ids of every link matching `f` (its paging and order aside), read the way a list reads
+/// its matches.
+pub fn matching_ids(conn: &Connection, f: &ListFilter<'_>) -> Result<RoaringTreemap> {
+    if let Some(mut set) = matches_as_ids(conn, f)? {
+        sets::narrow(conn, f, &mut set)?;
+        return Ok(set);
+    }
+    let sql = list_sql(f, Plan::Matches);
+    // `?2 IS NOT NULL` names the time parameter, which not every filter uses.
+    let mut stmt = conn
+        .prepare_cached(&format!(
+            "SELECT l.id FROM {} WHERE {} AND ?2 IS NOT NULL",
+            sql.from, sql.filter
+        ))
+        .map_err(db_error)?;
+    let ids = stmt
+        .query_map(params_from_iter(&sql.values), |r| r.get::<_, i64>(0))
+        .map_err(db_error)?
+        .map(|id| id.map(|id| id as u64))
+        .collect::<rusqlite::Result<Vec<u64>>>()
+        .map_err(db_error)?;
+    Ok(sets::set_of(ids))
 }
 
 /// The ids of the owner's links that a search matches, when they are best read up front: a term

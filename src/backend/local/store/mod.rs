@@ -5,11 +5,13 @@
 //!
 //! Times are unix seconds; targeting lists are JSON text in the wire shape.
 
+pub mod bulk;
 pub mod domains;
 pub mod grams;
 pub mod links;
 mod sets;
 pub mod spaces;
+pub mod trash;
 
 use jiff::Timestamp;
 

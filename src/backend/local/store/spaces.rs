@@ -46,10 +46,14 @@ pub fn id_by_name(
         .map_err(db_error)
 }
 
+/// A new space takes an id above every live and trashed space's, so a restored space finds its
+/// own id free.
 pub fn insert(tx: &Transaction<'_>, owner: Id, name: &str, color: Color, now: i64) -> Result<Id> {
     tx.prepare_cached(
-        "INSERT INTO spaces (owner_id, name, color, created_at, updated_at)
-         VALUES (?1, ?2, ?3, ?4, ?4)",
+        "INSERT INTO spaces (id, owner_id, name, color, created_at, updated_at)
+         VALUES (max(ifnull((SELECT max(id) FROM spaces), 0),
+                     ifnull((SELECT max(id) FROM trash_spaces), 0)) + 1,
+                 ?1, ?2, ?3, ?4, ?4)",
     )
     .map_err(db_error)?
     .execute(params![owner, name, color.number(), now])

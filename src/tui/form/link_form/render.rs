@@ -12,6 +12,7 @@ use crate::tui::form::rules::RuleList;
 use crate::tui::form::{
     Body, Frame, INDENT, LABEL_WIDTH, error_line, label, render_discard, render_frame,
 };
+use crate::tui::keys::{Action, KeyMap};
 use crate::tui::view::Ctx;
 
 impl LinkForm {
@@ -210,27 +211,46 @@ impl LinkForm {
         body
     }
 
-    fn hints(&self) -> Vec<(&'static str, &'static str)> {
+    /// The keys of what can be done at the focused stop, from the live key map.
+    fn hints(&self, keys: &KeyMap) -> Vec<(String, &'static str)> {
+        let key = |a: Action| keys.first(a);
         let picking = matches!(self.popup, Some(Popup::Pick(..)))
             || (self.focus == Stop::Rules
                 && self.active_rules().and_then(RuleList::picker).is_some());
         if picking {
-            return vec![("↑/↓", "move"), ("enter", "pick"), ("esc", "cancel")];
+            return vec![
+                ("↑/↓".into(), "move"),
+                (key(Action::Select), "pick"),
+                (key(Action::Cancel), "cancel"),
+            ];
         }
-        let mut hints = vec![("ctrl-s", "save"), ("esc", "cancel"), ("tab", "next")];
+        let mut hints = vec![
+            (key(Action::Submit), "save"),
+            (key(Action::Cancel), "cancel"),
+            (key(Action::NextField), "next"),
+        ];
         match self.focus {
-            Stop::Space | Stop::Domain => hints.push(("enter", "list  ←/→ change")),
-            Stop::PasswordMode | Stop::TargetType => hints.push(("←/→", "change")),
-            Stop::Disabled | Stop::Public => hints.push(("space", "toggle")),
+            Stop::Space | Stop::Domain => hints.push((key(Action::Select), "list  ←/→ change")),
+            Stop::PasswordMode => hints.push(("←/→".into(), "change")),
+            Stop::TargetType => {
+                hints.push(("←/→".into(), "change"));
+                if self.target != TargetType::None {
+                    hints.push((key(Action::AddRow), "add a rule"));
+                }
+            }
+            Stop::Disabled | Stop::Public => hints.push((key(Action::Toggle), "toggle")),
             Stop::Rules => {
                 if self.active_rules().is_some_and(RuleList::is_editing) {
-                    hints = vec![("enter", "keep"), ("esc", "undo")];
+                    hints = vec![("enter".into(), "keep"), (key(Action::Cancel), "undo")];
                 } else {
                     hints.extend([
-                        ("a", "add"),
-                        ("enter", "edit"),
-                        ("del", "remove"),
-                        ("K/J", "move"),
+                        (key(Action::AddRow), "add"),
+                        (key(Action::Select), "edit"),
+                        (key(Action::RemoveRow), "remove"),
+                        (
+                            format!("{}/{}", key(Action::MoveRowUp), key(Action::MoveRowDown)),
+                            "move",
+                        ),
                     ]);
                 }
             }
@@ -254,7 +274,8 @@ impl LinkForm {
                 .as_ref()
                 .map(|m| Line::styled(format!(" {m}"), t.error))
         };
-        let hints = self.hints();
+        let owned = self.hints(ctx.keys);
+        let hints: Vec<(&str, &str)> = owned.iter().map(|(k, w)| (k.as_str(), *w)).collect();
         let frame = Frame {
             title,
             message,
@@ -262,7 +283,7 @@ impl LinkForm {
         };
         let cursor = render_frame(area, buf, ctx, &frame, &body);
         match &self.popup {
-            Some(Popup::Discard) => {
+            Some(Popup::Discard { .. }) => {
                 render_discard(area, buf, ctx, "link");
                 None
             }

@@ -3,21 +3,29 @@
 use ratatui::crossterm::event::KeyModifiers;
 
 use super::*;
-use crate::tui::keys::KeyMap;
+use crate::tui::keys::{KeyContext, KeyMap};
 
-/// A key as the app delivers it: with the action the default key map binds.
+/// A key as the app delivers it to a form: with the action the default key map binds there.
 pub fn press(code: KeyCode) -> Key {
-    KeyMap::default().key(ratatui::crossterm::event::KeyEvent::new(
-        code,
-        KeyModifiers::NONE,
-    ))
+    KeyMap::default().key_in(
+        ratatui::crossterm::event::KeyEvent::new(code, KeyModifiers::NONE),
+        KeyContext::Forms,
+    )
+}
+
+/// A key answering the form's question (discard?), as the app delivers it then.
+pub fn answer(code: KeyCode) -> Key {
+    KeyMap::default().key_in(
+        ratatui::crossterm::event::KeyEvent::new(code, KeyModifiers::NONE),
+        KeyContext::Dialogs,
+    )
 }
 
 pub fn ctrl(c: char) -> Key {
-    KeyMap::default().key(ratatui::crossterm::event::KeyEvent::new(
-        KeyCode::Char(c),
-        KeyModifiers::CONTROL,
-    ))
+    KeyMap::default().key_in(
+        ratatui::crossterm::event::KeyEvent::new(KeyCode::Char(c), KeyModifiers::CONTROL),
+        KeyContext::Forms,
+    )
 }
 
 pub fn type_text(form: &mut LinkForm, text: &str) {
@@ -89,16 +97,16 @@ fn esc_on_an_unchanged_form_closes_and_on_a_changed_one_asks() {
     assert_eq!(form.handle_key(press(KeyCode::Esc)), FormOutcome::Close);
     type_text(&mut form, "h");
     assert_eq!(form.handle_key(press(KeyCode::Esc)), FormOutcome::Stay);
-    assert!(matches!(form.popup, Some(Popup::Discard)));
+    assert!(matches!(form.popup, Some(Popup::Discard { .. })));
     assert_eq!(
-        form.handle_key(press(KeyCode::Char('n'))),
+        form.handle_key(answer(KeyCode::Char('n'))),
         FormOutcome::Stay
     );
     assert!(form.popup.is_none());
     assert_eq!(form.url.value(), "h");
     form.handle_key(press(KeyCode::Esc));
     assert_eq!(
-        form.handle_key(press(KeyCode::Char('y'))),
+        form.handle_key(answer(KeyCode::Char('y'))),
         FormOutcome::Close
     );
 }
@@ -276,4 +284,44 @@ fn a_new_link_starts_in_the_filtered_space_without_counting_as_a_change() {
         }
         other => panic!("{other:?}"),
     }
+}
+
+#[test]
+fn the_add_key_on_the_targeting_type_adds_a_rule_as_the_list_says() {
+    let mut form = LinkForm::create(Vec::new(), Vec::new(), berlin());
+    form.focus = Stop::TargetType;
+    form.handle_key(press(KeyCode::Right));
+    assert_eq!(form.target, TargetType::Geo);
+    form.handle_key(press(KeyCode::Char('a')));
+    assert_eq!(form.focus, Stop::Rules);
+    assert!(
+        form.geo.picker().is_some(),
+        "the new row asks for its country"
+    );
+}
+
+#[test]
+fn an_empty_focused_rule_list_shows_where_focus_is() {
+    let mut form = LinkForm::create(Vec::new(), Vec::new(), berlin());
+    form.target = TargetType::Rotation;
+    form.focus = Stop::Rules;
+    let theme = crate::tui::theme::Theme::new(crate::tui::theme::ThemeName::Mono);
+    let keys = KeyMap::default();
+    let tz = berlin();
+    let ctx = crate::tui::view::Ctx {
+        theme: &theme,
+        keys: &keys,
+        now: jiff::Timestamp::UNIX_EPOCH,
+        tz: &tz,
+        focused: true,
+        spinner: ' ',
+    };
+    let mut body = crate::tui::form::Body::default();
+    form.rotation
+        .render_into(&mut body, 70, true, &form.errors, &ctx);
+    let text: Vec<String> = body.lines.iter().map(ToString::to_string).collect();
+    assert!(
+        text.iter().any(|l| l.contains("▶ no rules yet: press a")),
+        "{text:?}"
+    );
 }

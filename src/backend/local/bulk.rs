@@ -1,0 +1,338 @@
+//! Bulk work on the embedded service: every selected link changed (or moved to the trash) in
+//! one transaction, a chunk of ids per statement, with progress; a cancel rolls it all back.
+//! The service's rules are those of a single update: the same validation, the same ownership
+//! checks, `updated_at` set.
+
+use std::collections::HashMap;
+
+use jiff::Timestamp;
+use jiff::tz::TimeZone;
+use roaring::RoaringTreemap;
+use rusqlite::Connection;
+use rusqlite::types::Value;
+
+use super::LocalBackend;
+use super::links::NOT_YOUR_SPACE;
+use super::store::bulk::{self as store, CHUNK, Change};
+use super::store::links::{self as link_store, ListFilter};
+use super::store::{spaces, trash};
+use crate::backend::bulk::{
+    BulkAction, BulkFailure, BulkReport, Preview, Progress, Selection, Undo,
+};
+use crate::domain::{
+    Error, Id, LinkInput, LinkPatch, Mode, Result, format_expiry_input, validate_link_input,
+};
+
+/// What a cancelled transaction answers inside; never seen outside (see [`finish`]).
+const CANCELLED: &str = "cancelled";
+
+/// The links `selection` holds, and the ids it names that are not the owner's links.
+fn resolve(
+    conn: &Connection,
+    owner: Id,
+    selection: &Selection,
+    now: Timestamp,
+) -> Result<(RoaringTreemap, Vec<Id>)> {
+    let mut ids = match &selection.filter {
+        Some(query) => link_store::matching_ids(
+            conn,
+            &ListFilter {
+                owner,
+                search: query.search_term().map(|t| (query.by, t)),
+                status: query.status,
+                space: query.space,
+                domain: query.domain,
+                sort: query.sort,
+                offset: 0,
+                limit: 0,
+                now,
+            },
+        )?,
+        None => RoaringTreemap::new(),
+    };
+    for id in &selection.except {
+        ids.remove(*id as u64);
+    }
+    let named = store::existing(conn, owner, &selection.ids)?;
+    let missing = selection
+        .ids
+        .iter()
+        .copied()
+        .filter(|id| !named.contains(*id as u64))
+        .collect();
+    ids |= named;
+    Ok((ids, missing))
+}
+
+fn not_found(missing: Vec<Id>) -> Vec<BulkFailure> {
+    missing
+        .into_iter()
+        .map(|id| BulkFailure {
+            id,
+            alias: None,
+            error: Error::not_found(format!("link {id}")),
+        })
+        .collect()
+}
+
+/// The columns and values a validated bulk patch sets.
+fn changes(patch: &LinkPatch) -> Vec<Change> {
+    let mut changes = Vec::new();
+    if let Some(on) = patch.disabled {
+        changes.push(("disabled", Value::Integer(on.into())));
+    }
+    if let Some(on) = patch.public {
+        changes.push(("public", Value::Integer(on.into())));
+    }
+    if let Some(space) = patch.space {
+        changes.push(("space_id", space.map_or(Value::Null, Value::Integer)));
+    }
+    if let Some(ends) = patch.ends_at {
+        changes.push((
+            "ends_at",
+            ends.map_or(Value::Null, |t| Value::Integer(t.as_second())),
+        ));
+    }
+    if let Some(n) = patch.expiration_clicks {
+        changes.push(("expiration_clicks", Value::Integer(n.into())));
+    }
+    if let Some(url) = &patch.expiration_url {
+        changes.push((
+            "expiration_url",
+            url.clone().map_or(Value::Null, Value::Text),
+        ));
+    }
+    changes
+}
+
+/// Earlier column values as the input that would put them back.
+fn earlier_input(changes: &[Change], values: &[Value], zone: &TimeZone) -> LinkInput {
+    let mut input = LinkInput::default();
+    let text = |v: &Value| match v {
+        Value::Integer(n) => n.to_string(),
+        Value::Text(s) => s.clone(),
+        _ => String::new(),
+    };
+    for ((column, _), value) in changes.iter().zip(values) {
+        match *column {
+            "disabled" => input.disabled = Some(text(value)),
+            "public" => input.public = Some(text(value)),
+            "space_id" => input.space = Some(text(value)),
+            "ends_at" => {
+                let (date, time) = match value {
+                    Value::Integer(s) => Timestamp::from_second(*s)
+                        .map(|t| format_expiry_input(t, zone))
+                        .unwrap_or_default(),
+                    _ => Default::default(),
+                };
+                input.expiration_date = Some(date);
+                input.expiration_time = Some(time);
+            }
+            "expiration_clicks" => input.expiration_clicks = Some(text(value)),
+            "expiration_url" => input.expiration_url = Some(text(value)),
+            _ => {}
+        }
+    }
+    input
+}
+
+/// A cancelled transaction becomes a report that says so; other failures stay failures.
+fn finish(result: Result<BulkReport>, progress: &Progress, matched: u64) -> Result<BulkReport> {
+    match result {
+        Err(Error::Unavailable(m)) if m == CANCELLED && progress.is_cancelled() => Ok(BulkReport {
+            matched,
+            cancelled: true,
+            ..BulkReport::default()
+        }),
+        other => other,
+    }
+}
+
+fn check_cancel(progress: &Progress) -> Result<()> {
+    if progress.is_cancelled() {
+        Err(Error::Unavailable(CANCELLED.into()))
+    } else {
+        Ok(())
+    }
+}
+
+impl LocalBackend {
+    /// Checks a bulk update once, as a single update would be checked, including that its space
+    /// is the owner's.
+    async fn bulk_patch(&self, input: &LinkInput) -> Result<LinkPatch> {
+        let zone = self.service.options().timezone.clone();
+        BulkAction::Update(input.clone()).check(&zone)?;
+        let patch = validate_link_input(input, Mode::Update, &zone)?;
+        if let Some(Some(space)) = patch.space {
+            let owner = self.owner_id;
+            let mine = self
+                .service
+                .db()
+                .read(move |conn| spaces::get(conn, owner, space))
+                .await?
+                .is_some();
+            if !mine {
+                return Err(Error::field("space", NOT_YOUR_SPACE));
+            }
+        }
+        Ok(patch)
+    }
+
+    pub(super) async fn bulk_local(
+        &self,
+        selection: &Selection,
+        action: &BulkAction,
+        progress: &Progress,
+    ) -> Result<BulkReport> {
+        match action {
+            BulkAction::Delete => self.trash_links(selection, progress).await,
+            BulkAction::Update(input) => {
+                let patch = self.bulk_patch(input).await?;
+                self.update_links(vec![(selection.clone(), patch)], progress)
+                    .await
+            }
+        }
+    }
+
+    /// Applies each `(selection, patch)` in turn, all in one transaction.
+    async fn update_links(
+        &self,
+        work: Vec<(Selection, LinkPatch)>,
+        progress: &Progress,
+    ) -> Result<BulkReport> {
+        let owner = self.owner_id;
+        let now = self.service.now();
+        let zone = self.service.options().timezone.clone();
+        let watch = progress.clone();
+        let result = self
+            .service
+            .db()
+            .write(move |tx| {
+                let mut report = BulkReport::default();
+                let mut resolved = Vec::new();
+                for (selection, patch) in work {
+                    let (ids, missing) = resolve(tx, owner, &selection, now)?;
+                    report.matched += ids.len() + missing.len() as u64;
+                    report.failed.extend(not_found(missing));
+                    resolved.push((ids, changes(&patch)));
+                }
+                watch.set_total(resolved.iter().map(|(ids, _)| ids.len()).sum());
+                let mut groups: Vec<(LinkInput, Vec<Id>)> = Vec::new();
+                let mut index: HashMap<String, usize> = HashMap::new();
+                for (ids, changes) in resolved {
+                    let mut ids = ids.iter().map(|id| id as Id).peekable();
+                    while ids.peek().is_some() {
+                        check_cancel(&watch)?;
+                        let chunk: Vec<Id> = ids.by_ref().take(CHUNK).collect();
+                        let n = chunk.len() as u64;
+                        store::stage_ids(tx, chunk)?;
+                        let changed = store::update_staged(tx, owner, &changes, now.as_second())?;
+                        report.changed += changed.len() as u64;
+                        report.unchanged += n - changed.len() as u64;
+                        for (id, values) in changed {
+                            let key = format!("{values:?}");
+                            let at = *index.entry(key).or_insert_with(|| {
+                                groups.push((earlier_input(&changes, &values, &zone), Vec::new()));
+                                groups.len() - 1
+                            });
+                            groups[at].1.push(id);
+                        }
+                        watch.advance(n);
+                    }
+                }
+                if !groups.is_empty() {
+                    report.undo = Undo::Revert(groups);
+                }
+                Ok(report)
+            })
+            .await;
+        finish(result, progress, 0)
+    }
+
+    /// Moves the selected links to the trash, in one new batch.
+    async fn trash_links(&self, selection: &Selection, progress: &Progress) -> Result<BulkReport> {
+        self.purge_due().await?;
+        let owner = self.owner_id;
+        let now = self.service.now();
+        let selection = selection.clone();
+        let watch = progress.clone();
+        let result = self
+            .service
+            .db()
+            .write_keeping_references(move |tx| {
+                let (ids, missing) = resolve(tx, owner, &selection, now)?;
+                let mut report = BulkReport {
+                    matched: ids.len() + missing.len() as u64,
+                    failed: not_found(missing),
+                    ..BulkReport::default()
+                };
+                watch.set_total(ids.len());
+                if ids.is_empty() {
+                    return Ok(report);
+                }
+                let batch = trash::new_batch(tx, owner, now)?;
+                let mut ids = ids.iter().map(|id| id as Id).peekable();
+                while ids.peek().is_some() {
+                    check_cancel(&watch)?;
+                    let chunk: Vec<Id> = ids.by_ref().take(CHUNK).collect();
+                    let n = chunk.len() as u64;
+                    store::stage_ids(tx, chunk)?;
+                    report.changed += trash::move_staged_links(tx, owner, batch)?;
+                    watch.advance(n);
+                }
+                report.undo = Undo::Restore { batch };
+                Ok(report)
+            })
+            .await;
+        finish(result, progress, 0)
+    }
+
+    pub(super) async fn revert_local(
+        &self,
+        undo: &Undo,
+        progress: &Progress,
+    ) -> Result<BulkReport> {
+        match undo {
+            Undo::Nothing => Ok(BulkReport::default()),
+            Undo::Restore { batch } => {
+                self.restore_scope(trash::Scope::Batch(*batch), progress)
+                    .await
+            }
+            Undo::Revert(groups) => {
+                let mut work = Vec::new();
+                for (input, ids) in groups {
+                    let patch = self.bulk_patch(input).await?;
+                    work.push((Selection::of_ids(ids.iter().copied()), patch));
+                }
+                self.update_links(work, progress).await
+            }
+            // Links deleted elsewhere than this trash (another backend's record).
+            Undo::Recreate(_) => {
+                crate::backend::bulk::revert_one_by_one(self, undo, progress).await
+            }
+        }
+    }
+
+    pub(super) async fn preview_local(&self, selection: &Selection, first: u32) -> Result<Preview> {
+        let owner = self.owner_id;
+        let now = self.service.now();
+        let selection = selection.clone();
+        let links = self
+            .service
+            .db()
+            .read(move |conn| {
+                let (ids, _) = resolve(conn, owner, &selection, now)?;
+                let mut links = Vec::new();
+                // Newest first, as lists are.
+                for id in ids.iter().rev().take(first as usize) {
+                    links.extend(link_store::get(conn, owner, id as Id)?);
+                }
+                Ok((ids.len(), links))
+            })
+            .await?;
+        Ok(Preview {
+            total: links.0,
+            first: links.1.into_iter().map(|l| self.finish(l)).collect(),
+        })
+    }
+}
