@@ -552,6 +552,9 @@ impl Backend for Delaying {
     async fn show_domain(&self, id: Id) -> Result<Domain> {
         self.inner.show_domain(id).await
     }
+    async fn stats(&self, query: &linkdeck::domain::StatsQuery) -> Result<linkdeck::domain::Stats> {
+        self.inner.stats(query).await
+    }
 }
 
 #[tokio::test]
@@ -657,6 +660,9 @@ impl Backend for Failing {
     }
     async fn show_domain(&self, id: Id) -> Result<Domain> {
         self.inner.show_domain(id).await
+    }
+    async fn stats(&self, query: &linkdeck::domain::StatsQuery) -> Result<linkdeck::domain::Stats> {
+        self.inner.stats(query).await
     }
 }
 

@@ -7,7 +7,8 @@ pub mod remote;
 use async_trait::async_trait;
 
 use crate::domain::{
-    Domain, Id, Link, LinkInput, LinkQuery, Page, Result, Space, SpaceInput, SpaceQuery,
+    Domain, Id, Link, LinkInput, LinkQuery, Page, Result, Space, SpaceInput, SpaceQuery, Stats,
+    StatsQuery,
 };
 
 /// Where a backend points, for headers and messages.
@@ -43,6 +44,11 @@ pub trait Backend: Send + Sync {
     /// Domains, newest first; `per_page` as for links.
     async fn list_domains(&self, page: u32, per_page: u32) -> Result<Page<Domain>>;
     async fn show_domain(&self, id: Id) -> Result<Domain>;
+
+    /// Traffic of a link, a space, a domain or the whole account over a period read in the
+    /// profile's time zone. Another owner's link, space or domain is not found. A server that
+    /// keeps no statistics answers [`Error::Unsupported`](crate::domain::Error::Unsupported).
+    async fn stats(&self, query: &StatsQuery) -> Result<Stats>;
 }
 
 /// Pages fetched at most by [`all_spaces`] and [`all_domains`]: they hold what a person named

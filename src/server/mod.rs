@@ -10,8 +10,10 @@ mod form;
 mod limit;
 mod pages;
 mod params;
+mod public_stats;
 mod redirect;
 mod resolve;
+mod upkeep;
 mod visitor;
 
 use std::future::Future;
@@ -68,6 +70,11 @@ pub struct ServeOptions {
     pub flush_interval: Duration,
     /// …or as soon as this many are waiting.
     pub flush_batch: usize,
+    /// How long a public stats page is reused per link and period (0 turns the cache off).
+    pub stats_cache: Duration,
+    /// Raw visits older than this are pruned from the visit log (`None` keeps them all);
+    /// statistics read the rollups, which are kept.
+    pub visit_log_retention: Option<Duration>,
 }
 
 impl Default for ServeOptions {
@@ -86,9 +93,15 @@ impl Default for ServeOptions {
             change_poll: Duration::from_millis(250),
             flush_interval: Duration::from_millis(1000),
             flush_batch: 50_000,
+            stats_cache: Duration::from_secs(5),
+            visit_log_retention: Some(DEFAULT_VISIT_LOG_RETENTION),
         }
     }
 }
+
+/// How long raw visits are kept by default: long enough to look into a recent campaign by hand,
+/// short enough that the log does not outgrow the rollups.
+pub const DEFAULT_VISIT_LOG_RETENTION: Duration = Duration::from_secs(90 * 86_400);
 
 /// The redirect statuses a server may be configured with.
 pub fn redirect_status(code: u16) -> Result<StatusCode> {
@@ -113,6 +126,9 @@ pub(crate) struct AppState {
     geo: visitor::GeoSource,
     api_limiter: limit::RateLimiter<LimitKey>,
     password_limiter: limit::RateLimiter<(std::net::IpAddr, crate::domain::Id)>,
+    /// Public stats pages per address, under the API's per-minute limit.
+    stats_limiter: limit::RateLimiter<std::net::IpAddr>,
+    stats_cache: public_stats::StatsCache,
     key_use: limit::KeyUse,
 }
 
@@ -143,7 +159,7 @@ fn app(state: Arc<AppState>, opts: &ServeOptions) -> Router {
             "/{alias}/+",
             get(redirect::preview).post(redirect::unlock_preview),
         )
-        .route("/{alias}/stats", get(redirect::stats))
+        .route("/{alias}/stats", get(public_stats::page))
         .fallback(|| async { pages::not_found() });
     api::router(state.clone())
         .merge(links)
@@ -231,6 +247,10 @@ pub async fn serve(
         cache.clone(),
         opts.change_poll.max(Duration::from_millis(10)),
     ));
+    let pruner = tokio::spawn(upkeep::prune_visit_log(
+        service.clone(),
+        opts.visit_log_retention,
+    ));
     let (clicks, writer) = clicks::writer(
         service.clone(),
         ledger.clone(),
@@ -250,6 +270,8 @@ pub async fn serve(
         geo,
         api_limiter: limit::RateLimiter::per_minute(opts.api_rate_limit),
         password_limiter: limit::RateLimiter::per_minute(opts.password_attempts),
+        stats_limiter: limit::RateLimiter::per_minute(opts.api_rate_limit),
+        stats_cache: public_stats::StatsCache::new(opts.stats_cache),
         key_use: limit::KeyUse::default(),
     });
     let app = app(state.clone(), &opts);
@@ -264,6 +286,7 @@ pub async fn serve(
     .with_graceful_shutdown(shutdown)
     .await;
     watcher.abort();
+    pruner.abort();
     // Every request has finished: write what they counted, then let the writer go.
     clicks.flush().await;
     drop(state);

@@ -738,6 +738,6 @@ fn describe(error: &Error, what: &str) -> String {
             None => "Rate limited; try again shortly".into(),
         },
         Error::Unavailable(reason) => format!("Backend unavailable: {reason}"),
-        Error::Conflict(reason) => reason.clone(),
+        Error::Conflict(reason) | Error::Unsupported(reason) => reason.clone(),
     }
 }

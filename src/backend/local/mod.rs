@@ -12,6 +12,7 @@ pub mod password;
 pub mod redirect;
 mod schema;
 mod spaces;
+mod stats;
 pub mod store;
 mod titles;
 pub mod visits;
@@ -33,7 +34,7 @@ pub use titles::title_of_html;
 use super::{Backend, BackendInfo};
 use crate::domain::{
     Clock, Domain, Error, Id, Link, LinkInput, LinkQuery, Owner, Page, Result, Space, SpaceInput,
-    SpaceQuery, SystemClock,
+    SpaceQuery, Stats, StatsQuery, SystemClock,
 };
 
 /// The owner the terminal app and the CLI act as on a local database.
@@ -250,5 +251,9 @@ impl Backend for LocalBackend {
     }
     async fn show_domain(&self, id: Id) -> Result<Domain> {
         self.domain_show(id).await
+    }
+    async fn stats(&self, query: &StatsQuery) -> Result<Stats> {
+        let tz = self.service.options().timezone.clone();
+        self.service.stats_in(self.owner_id, query, tz).await
     }
 }

@@ -190,7 +190,62 @@ const MIGRATIONS: &[Migration] = &[
     "#,
         then: Some(grams::catch_up),
     },
+    // 5: traffic rollups (`store::traffic`): one row per link and UTC day, and per day for each
+    // owner, space and domain, built here from the visits already stored. The visits become a
+    // raw log without the per-link index every visit paid for (`store::visit_log`), and every
+    // value in it is bounded (old rows kept referrers whole).
+    Migration {
+        sql: r#"
+    CREATE TABLE traffic_values (
+        id INTEGER PRIMARY KEY,
+        dimension INTEGER NOT NULL,
+        value TEXT NOT NULL,
+        UNIQUE (dimension, value)
+    );
+    CREATE TABLE link_traffic (
+        owner_id INTEGER NOT NULL,
+        day INTEGER NOT NULL,
+        link_id INTEGER NOT NULL,
+        clicks INTEGER NOT NULL,
+        data BLOB NOT NULL,
+        PRIMARY KEY (owner_id, day, link_id)
+    ) WITHOUT ROWID;
+    -- scope: 1 owner, 2 space, 3 domain.
+    CREATE TABLE scope_traffic (
+        scope INTEGER NOT NULL,
+        scope_id INTEGER NOT NULL,
+        day INTEGER NOT NULL,
+        clicks INTEGER NOT NULL,
+        data BLOB NOT NULL,
+        PRIMARY KEY (scope, scope_id, day)
+    ) WITHOUT ROWID;
+    CREATE TABLE visit_log (
+        id INTEGER PRIMARY KEY,
+        link_id INTEGER NOT NULL,
+        at INTEGER NOT NULL,
+        country TEXT,
+        platform TEXT,
+        browser TEXT,
+        referrer TEXT,
+        language TEXT
+    );
+    -- Logged visits of deleted links, up to row `upto`, waiting for the pruner.
+    CREATE TABLE visit_log_purge (
+        link_id INTEGER PRIMARY KEY,
+        upto INTEGER NOT NULL
+    );
+    "#,
+        then: Some(rollups_from_visits),
+    },
 ];
+
+/// The code half of migration 5: rollups and the raw log from the old visits table, which then
+/// goes.
+fn rollups_from_visits(conn: &Connection) -> Result<()> {
+    super::visits::roll_up_old_visits(conn)?;
+    conn.execute_batch("DROP TABLE visits;")
+        .map_err(super::db::db_error)
+}
 
 /// The schema version this build writes.
 pub const SCHEMA_VERSION: i64 = MIGRATIONS.len() as i64;

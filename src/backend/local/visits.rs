@@ -1,27 +1,20 @@
-//! Recording visits (in batches, from the server's click writer) and reading them back as
-//! statistics.
+//! Recording counted visits, from the server's click writer: the clicks of each link, the raw
+//! visit log, and the traffic rollups, all in one transaction.
+//!
+//! A [`VisitBatch`] gathers visits between writes. It holds them in the shape they are stored
+//! in — clicks and rollups per link and day, which stay small however many visits arrive — plus
+//! the raw rows for the log, of which it keeps at most a bound: if the database cannot be
+//! written for a while (a full disk), clicks and statistics stay exact and only the raw log
+//! loses rows, with a warning.
 
-use rusqlite::{Connection, OptionalExtension, Transaction, params};
+use std::collections::{BTreeMap, HashMap};
 
-use super::{LocalService, db_error};
-use crate::domain::{Id, Result};
+use rusqlite::{Connection, OptionalExtension, params};
 
-/// One counted visit, as stored.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct VisitRow {
-    pub link_id: Id,
-    /// Unix seconds.
-    pub at: i64,
-    /// Upper-case ISO 3166-1 alpha-2 code.
-    pub country: Option<String>,
-    /// A canonical platform name, or the user agent's OS when it is none of them.
-    pub platform: Option<String>,
-    pub browser: Option<String>,
-    /// The referring page's host.
-    pub referrer: Option<String>,
-    /// Two lower-case letters.
-    pub language: Option<String>,
-}
+use super::store::traffic::{self, DayTraffic, Interner, LinkDay, LinkHome, day::MAX_VALUES};
+pub use super::store::visit_log::VisitRow;
+use super::store::{db_error, visit_log};
+use crate::domain::{Dimension, Id, OTHER, Result};
 
 /// Clicks of one link after a batch was written.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -31,71 +24,143 @@ pub struct FlushedLink {
     pub clicks: u64,
 }
 
-/// Rows per multi-row INSERT: fewer statement runs for the same rows.
-const ROWS_PER_INSERT: usize = 50;
+/// One link's visits of one UTC day, by value name (interned when written).
+#[derive(Debug, Clone, Default)]
+struct PendingDay {
+    hours: [u32; 24],
+    values: [HashMap<Option<Box<str>>, [u32; 24]>; 5],
+}
 
-/// Writes `visits` (their links' clicks go up by one per row) and the rotation positions in one
-/// transaction. Visits of links deleted meanwhile are dropped. Returns each touched link's new
-/// click count.
-pub fn record_visits(
-    tx: &Transaction<'_>,
-    visits: &[VisitRow],
-    rotations: &[(Id, u32)],
-) -> Result<Vec<FlushedLink>> {
-    let mut per_link: std::collections::BTreeMap<Id, u64> = std::collections::BTreeMap::new();
-    for v in visits {
-        *per_link.entry(v.link_id).or_default() += 1;
+impl PendingDay {
+    fn add(&mut self, hour: usize, values: [Option<&str>; 5]) {
+        self.hours[hour] = self.hours[hour].saturating_add(1);
+        for (dim, value) in values.into_iter().enumerate() {
+            let map = &mut self.values[dim];
+            let mut key = value.map(Box::from);
+            // Bounded like a stored day: past the limit a new value counts as "other".
+            if map.len() >= MAX_VALUES && !map.contains_key(&key) {
+                key = Some(Box::from(OTHER));
+            }
+            let hours = map.entry(key).or_insert([0; 24]);
+            hours[hour] = hours[hour].saturating_add(1);
+        }
     }
-    // Clicks first: RETURNING also tells which links still exist.
-    let mut flushed = Vec::with_capacity(per_link.len());
+
+    fn interned(&self, conn: &Connection, interner: &mut Interner) -> Result<DayTraffic> {
+        let mut day = DayTraffic {
+            hours: self.hours,
+            ..DayTraffic::default()
+        };
+        for (dim, map) in self.values.iter().enumerate() {
+            for (value, hours) in map {
+                let code = interner.code(conn, Dimension::ALL[dim], value.as_deref())?;
+                day.add_value(dim, code, hours);
+            }
+        }
+        Ok(day)
+    }
+}
+
+/// Raw rows a batch keeps at most while the database cannot be written.
+pub const RAW_PENDING_MAX: usize = 200_000;
+
+/// Visits waiting to be written.
+#[derive(Debug, Default)]
+pub struct VisitBatch {
+    days: BTreeMap<(Id, i64), PendingDay>,
+    raw: Vec<VisitRow>,
+    /// Raw rows not kept because the batch was full.
+    dropped: u64,
+    visits: u64,
+}
+
+impl VisitBatch {
+    /// Takes in one counted visit.
+    pub fn add(&mut self, visit: VisitRow) {
+        self.visits += 1;
+        let key = (visit.link_id, traffic::day_of(visit.at));
+        self.days
+            .entry(key)
+            .or_default()
+            .add(traffic::hour_of(visit.at), visit.values());
+        if self.raw.len() < RAW_PENDING_MAX {
+            self.raw.push(visit);
+        } else {
+            self.dropped += 1;
+        }
+    }
+
+    /// Visits taken in since the batch was made.
+    pub fn len(&self) -> u64 {
+        self.visits
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.visits == 0
+    }
+
+    /// Raw rows given up since the batch was made.
+    pub fn dropped(&self) -> u64 {
+        self.dropped
+    }
+
+    /// Clicks per link.
+    pub fn per_link(&self) -> HashMap<Id, u64> {
+        let mut out: HashMap<Id, u64> = HashMap::new();
+        for ((link, _), day) in &self.days {
+            *out.entry(*link).or_default() += day.hours.iter().map(|&n| u64::from(n)).sum::<u64>();
+        }
+        out
+    }
+}
+
+/// Writes a batch in one transaction: each link's clicks go up by its visits, the raw rows are
+/// logged, the rollups take in every visit, and rotation positions are saved. Visits of links
+/// deleted meanwhile are dropped. Returns each touched link's new click count.
+pub fn record_visits(
+    conn: &Connection,
+    batch: &VisitBatch,
+    rotations: &[(Id, u32)],
+    interner: &mut Interner,
+) -> Result<Vec<FlushedLink>> {
+    let per_link = batch.per_link();
+    let mut ids: Vec<Id> = per_link.keys().copied().collect();
+    ids.sort_unstable();
+    // Clicks first: RETURNING also tells which links still exist, and where they belong.
+    let mut flushed = Vec::with_capacity(ids.len());
+    let mut homes: HashMap<Id, LinkHome> = HashMap::with_capacity(ids.len());
     {
-        let mut bump = tx
-            .prepare_cached("UPDATE links SET clicks = clicks + ?2 WHERE id = ?1 RETURNING clicks")
+        let mut bump = conn
+            .prepare_cached(
+                "UPDATE links SET clicks = clicks + ?2 WHERE id = ?1
+                 RETURNING clicks, owner_id, space_id, domain_id",
+            )
             .map_err(db_error)?;
-        for (&link_id, &n) in &per_link {
-            let clicks: Option<i64> = bump
-                .query_row(params![link_id, n as i64], |r| r.get(0))
+        for id in ids {
+            let row: Option<(i64, LinkHome)> = bump
+                .query_row(params![id, per_link[&id] as i64], |r| {
+                    Ok((
+                        r.get(0)?,
+                        LinkHome {
+                            owner: r.get(1)?,
+                            space: r.get(2)?,
+                            domain: r.get(3)?,
+                        },
+                    ))
+                })
                 .optional()
                 .map_err(db_error)?;
-            if let Some(clicks) = clicks {
+            if let Some((clicks, home)) = row {
                 flushed.push(FlushedLink {
-                    link_id,
+                    link_id: id,
                     clicks: clicks.max(0) as u64,
                 });
+                homes.insert(id, home);
             }
         }
     }
-    let existing: std::collections::HashSet<Id> = flushed.iter().map(|f| f.link_id).collect();
-    let kept: Vec<&VisitRow> = visits
-        .iter()
-        .filter(|v| existing.contains(&v.link_id))
-        .collect();
-    let values = |rows: usize| {
-        let one = "(?, ?, ?, ?, ?, ?, ?)";
-        format!(
-            "INSERT INTO visits (link_id, at, country, platform, browser, referrer, language) VALUES {}",
-            vec![one; rows].join(", ")
-        )
-    };
-    let mut chunks = kept.chunks_exact(ROWS_PER_INSERT);
-    {
-        let mut many = tx
-            .prepare_cached(&values(ROWS_PER_INSERT))
-            .map_err(db_error)?;
-        for chunk in &mut chunks {
-            let params: Vec<&dyn rusqlite::ToSql> =
-                chunk.iter().flat_map(|v| visit_params(v)).collect();
-            many.execute(params.as_slice()).map_err(db_error)?;
-        }
-    }
-    let rest = chunks.remainder();
-    if !rest.is_empty() {
-        let mut one = tx.prepare_cached(&values(1)).map_err(db_error)?;
-        for v in rest {
-            one.execute(visit_params(v).as_slice()).map_err(db_error)?;
-        }
-    }
-    let mut rotate = tx
+    log_and_roll_up(conn, batch, &homes, interner)?;
+    let mut rotate = conn
         .prepare_cached("UPDATE links SET last_rotation = ?2 WHERE id = ?1")
         .map_err(db_error)?;
     for (link_id, next) in rotations {
@@ -104,93 +169,118 @@ pub fn record_visits(
     Ok(flushed)
 }
 
-fn visit_params(v: &VisitRow) -> [&dyn rusqlite::ToSql; 7] {
-    [
-        &v.link_id,
-        &v.at,
-        &v.country,
-        &v.platform,
-        &v.browser,
-        &v.referrer,
-        &v.language,
-    ]
-}
-
-/// A link's visits summed up for its stats page.
-#[derive(Debug, Clone, Default, PartialEq, Eq, serde::Serialize)]
-pub struct LinkStats {
-    pub clicks: u64,
-    /// `(YYYY-MM-DD, visits)` in UTC, oldest first.
-    pub by_day: Vec<(String, u64)>,
-    /// Most visits first; `None` when unknown.
-    pub by_country: Vec<(Option<String>, u64)>,
-    pub by_platform: Vec<(Option<String>, u64)>,
-    pub by_referrer: Vec<(Option<String>, u64)>,
-}
-
-/// How many groups each breakdown keeps, largest first.
-const TOP: i64 = 50;
-/// Days shown, counted back from the latest visit.
-const DAYS: i64 = 90;
-
-fn grouped(
+/// Logs the raw rows of a batch and adds its visits to the rollups, for the links in `homes`.
+fn log_and_roll_up(
     conn: &Connection,
-    sql: &str,
-    link_id: Id,
-    limit: i64,
-) -> Result<Vec<(Option<String>, u64)>> {
-    let mut stmt = conn.prepare_cached(sql).map_err(db_error)?;
-    let rows = stmt
-        .query_map(params![link_id, limit], |r| {
-            Ok((
-                r.get::<_, Option<String>>(0)?,
-                r.get::<_, i64>(1)?.max(0) as u64,
-            ))
-        })
-        .map_err(db_error)?;
-    rows.collect::<rusqlite::Result<Vec<_>>>().map_err(db_error)
+    batch: &VisitBatch,
+    homes: &HashMap<Id, LinkHome>,
+    interner: &mut Interner,
+) -> Result<()> {
+    let kept: Vec<&VisitRow> = batch
+        .raw
+        .iter()
+        .filter(|v| homes.contains_key(&v.link_id))
+        .collect();
+    visit_log::append(conn, kept.into_iter())?;
+    let mut days = Vec::with_capacity(batch.days.len());
+    for ((link, day), pending) in &batch.days {
+        if let Some(home) = homes.get(link) {
+            days.push(LinkDay {
+                link: *link,
+                home: *home,
+                day: *day,
+                traffic: pending.interned(conn, interner)?,
+            });
+        }
+    }
+    traffic::add(conn, &days)
 }
 
-impl LocalService {
-    /// Visits of one link by day, country, platform and referrer.
-    pub async fn link_stats(&self, link_id: Id) -> Result<LinkStats> {
-        self.db()
-            .read(move |conn| {
-                let clicks: i64 = conn
-                    .query_row("SELECT clicks FROM links WHERE id = ?1", [link_id], |r| {
-                        r.get(0)
-                    })
-                    .map_err(db_error)?;
-                let mut by_day: Vec<(String, u64)> = grouped(
-                    conn,
-                    "SELECT date(at, 'unixepoch') AS day, count(*) FROM visits WHERE link_id = ?1
-                     GROUP BY day ORDER BY day DESC LIMIT ?2",
-                    link_id,
-                    DAYS,
-                )?
-                .into_iter()
-                .map(|(d, n)| (d.unwrap_or_default(), n))
-                .collect();
-                by_day.reverse();
-                let by = |column: &str| {
-                    grouped(
-                        conn,
-                        &format!(
-                            "SELECT {column}, count(*) AS n FROM visits WHERE link_id = ?1
-                             GROUP BY {column} ORDER BY n DESC, {column} LIMIT ?2"
-                        ),
-                        link_id,
-                        TOP,
-                    )
+/// Visits read per step of an upgrade.
+const UPGRADE_CHUNK: i64 = 100_000;
+
+/// The upgrade to rollups: every visit of the old `visits` table (whose values were stored as
+/// received, so they are bounded now) goes to the raw log and the rollups; its clicks were
+/// already counted. Runs inside the migration's transaction.
+pub(super) fn roll_up_old_visits(conn: &Connection) -> Result<()> {
+    let mut interner = Interner::default();
+    let mut homes: HashMap<Id, LinkHome> = HashMap::new();
+    let mut after = 0i64;
+    loop {
+        let mut batch = VisitBatch::default();
+        let mut last = None;
+        {
+            let mut stmt = conn
+                .prepare(
+                    "SELECT id, link_id, at, country, platform, browser, referrer, language
+                     FROM visits WHERE id > ?1 ORDER BY id LIMIT ?2",
+                )
+                .map_err(db_error)?;
+            let mut rows = stmt
+                .query(params![after, UPGRADE_CHUNK])
+                .map_err(db_error)?;
+            while let Some(r) = rows.next().map_err(db_error)? {
+                let text = |i: usize, dim: Dimension| -> rusqlite::Result<Option<String>> {
+                    Ok(r.get::<_, Option<String>>(i)?.and_then(|v| dim.bound(&v)))
                 };
-                Ok(LinkStats {
-                    clicks: clicks.max(0) as u64,
-                    by_day,
-                    by_country: by("country")?,
-                    by_platform: by("platform")?,
-                    by_referrer: by("referrer")?,
-                })
-            })
-            .await
+                last = Some(r.get::<_, i64>(0).map_err(db_error)?);
+                batch.add(VisitRow {
+                    link_id: r.get(1).map_err(db_error)?,
+                    at: r.get(2).map_err(db_error)?,
+                    country: text(3, Dimension::Country).map_err(db_error)?,
+                    platform: text(4, Dimension::Platform).map_err(db_error)?,
+                    browser: text(5, Dimension::Browser).map_err(db_error)?,
+                    referrer: text(6, Dimension::Referrer).map_err(db_error)?,
+                    language: text(7, Dimension::Language).map_err(db_error)?,
+                });
+            }
+        }
+        let Some(last) = last else { return Ok(()) };
+        after = last;
+        for link in batch.per_link().into_keys() {
+            if let std::collections::hash_map::Entry::Vacant(slot) = homes.entry(link)
+                && let Some(home) = LinkHome::of(conn, link)?
+            {
+                slot.insert(home);
+            }
+        }
+        log_and_roll_up(conn, &batch, &homes, &mut interner)?;
+    }
+}
+
+/// Rows deleted per transaction when pruning, so the click writer waits only briefly.
+const PRUNE_CHUNK: usize = 10_000;
+
+impl super::LocalService {
+    /// Deletes the raw visits logged before `before`, a chunk per transaction; returns how many.
+    /// Statistics are unchanged: they read the rollups.
+    pub async fn prune_visit_log(&self, before: jiff::Timestamp) -> Result<u64> {
+        let before = before.as_second();
+        let mut pruned = 0u64;
+        loop {
+            let n = self
+                .db()
+                .write(move |tx| visit_log::prune(tx, before, PRUNE_CHUNK))
+                .await?;
+            pruned += n as u64;
+            if n < PRUNE_CHUNK / 2 {
+                return Ok(pruned);
+            }
+            tokio::task::yield_now().await;
+        }
+    }
+
+    /// Removes the logged visits of deleted links, a stretch of the log per transaction.
+    pub async fn purge_deleted_visits(&self) -> Result<()> {
+        let mut after = 0;
+        while let Some(next) = self
+            .db()
+            .write(move |tx| visit_log::purge_forgotten(tx, after, PRUNE_CHUNK as i64 * 5))
+            .await?
+        {
+            after = next;
+            tokio::task::yield_now().await;
+        }
+        Ok(())
     }
 }

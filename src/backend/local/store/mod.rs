@@ -10,6 +10,8 @@ pub mod grams;
 pub mod links;
 mod sets;
 pub mod spaces;
+pub mod traffic;
+pub mod visit_log;
 
 use jiff::Timestamp;
 

@@ -83,6 +83,10 @@ pub fn delete(tx: &Transaction<'_>, owner: Id, id: Id) -> Result<bool> {
         .map_err(db_error)?
         .execute(params![id, owner])
         .map_err(db_error)?;
+    if n > 0 {
+        // Its links keep their own traffic; the space's sum goes with it.
+        super::traffic::delete_scope(tx, super::traffic::Scope::Space, id)?;
+    }
     Ok(n > 0)
 }
 
