@@ -16,6 +16,7 @@ mod output;
 mod owners;
 mod serve;
 mod spaces;
+mod stats;
 mod transfer;
 
 use std::ffi::OsString;
@@ -90,6 +91,9 @@ pub enum Command {
     /// The accounts of the embedded service.
     #[command(subcommand)]
     Owners(owners::OwnersCommand),
+    /// Traffic of a link, a space, a domain or every link: clicks over time, countries,
+    /// platforms, browsers, referrers, languages and top links.
+    Stats(stats::StatsArgs),
     /// Import spaces and links from a JSON or CSV file, all or nothing.
     Import(transfer::ImportArgs),
     /// Export every space and link as JSON or CSV.
@@ -178,6 +182,7 @@ async fn dispatch(ctx: &Context, command: Option<Command>) -> CliResult {
         Some(Command::Spaces(c)) => spaces::run(ctx, c).await,
         Some(Command::Domains(c)) => domains::run(ctx, c).await,
         Some(Command::Owners(c)) => owners::run(ctx, c).await,
+        Some(Command::Stats(a)) => stats::run(ctx, a).await,
         Some(Command::Import(a)) => transfer::import(ctx, a).await,
         Some(Command::Export(a)) => transfer::export(ctx, a).await,
         Some(Command::Serve(a)) => serve::run(ctx, a).await,
