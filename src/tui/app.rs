@@ -15,6 +15,7 @@ use ratatui::text::{Line, Span};
 use ratatui::widgets::{Paragraph, Widget, Wrap};
 
 mod forms;
+mod stats;
 
 use super::filter::{FilterBar, FilterOutcome, Named};
 use super::format;
@@ -101,6 +102,8 @@ pub struct App {
     commands: Vec<Command>,
     /// The open link or space form (see `app/forms.rs`).
     forms: forms::Forms,
+    /// The Stats view (see `app/stats.rs`).
+    stats: stats::StatsState,
 }
 
 impl App {
@@ -124,6 +127,7 @@ impl App {
             quit: false,
             commands: Vec::new(),
             forms: forms::Forms::default(),
+            stats: stats::StatsState::default(),
         };
         app.fetch_spaces();
         app.fetch_domains();
@@ -284,6 +288,9 @@ impl App {
             self.modal_answered(outcome);
             return;
         }
+        if self.stats_key(key) {
+            return;
+        }
         if self.filter.is_focused() {
             if self.filter.handle_key(key, Instant::now()) == FilterOutcome::Changed {
                 self.query_changed();
@@ -383,6 +390,7 @@ impl App {
                 }
                 None => self.toast(ToastKind::Error, "Domains are not loaded yet"),
             },
+            Action::Stats | Action::Dashboard => self.stats_action(action),
             Action::New => self.open_new_form(),
             Action::Edit => self.open_edit_form(),
             Action::Delete
@@ -533,6 +541,7 @@ impl App {
                 }
             }
             Msg::LinkSaved { .. } | Msg::SpaceSaved { .. } => self.form_saved(msg),
+            Msg::Stats { req, result } => self.stats_answered(req, result),
             Msg::Desktop(Ok(text)) => self.toast(ToastKind::Info, text),
             Msg::Desktop(Err(text)) => self.toast(ToastKind::Error, text),
         }
@@ -579,6 +588,20 @@ impl App {
             spinner: SPINNER[self.spinner],
         };
         self.render_header(a.header, buf);
+        if self.stats_is_open() {
+            let body = Rect {
+                y: a.tabs.y,
+                height: a.hints.y - a.tabs.y,
+                ..area
+            };
+            self.render_stats(body, buf, &ctx(true));
+            self.render_hints(a.hints, buf);
+            if let Some(modal) = &self.modal {
+                modal.render(body, buf, theme, &self.cfg.keys);
+            }
+            render_toasts(&self.toasts, body, buf, theme);
+            return None;
+        }
         self.render_tabs(a.tabs, buf);
         let cursor = self.filter.render(a.filter, buf, theme);
         match self.pane {
@@ -679,6 +702,22 @@ impl App {
                 ]
                 .concat(),
             }
+        } else if let Some(view) = &self.stats.view {
+            let mut hints = vec![
+                hint(Action::CyclePeriod, "period"),
+                hint(Action::EarlierPeriod, "earlier"),
+                hint(Action::LaterPeriod, "later"),
+                hint(Action::NextPane, "panel"),
+            ];
+            if view.selected_link().is_some() {
+                hints.push(hint(Action::Select, "link's traffic"));
+            }
+            hints.extend([
+                fixed("esc", "back"),
+                hint(Action::Help, "help"),
+                hint(Action::Quit, "quit"),
+            ]);
+            hints.concat()
         } else if self.filter.is_focused() {
             [
                 fixed("enter", "keep search"),
@@ -698,12 +737,14 @@ impl App {
                     hint(Action::Delete, "delete"),
                     hint(Action::ToggleDisabled, "disable"),
                     hint(Action::CopyShortUrl, "copy"),
+                    hint(Action::Stats, "traffic"),
                     hint(Action::Help, "help"),
                     hint(Action::Quit, "quit"),
                 ]
                 .concat(),
                 Pane::Spaces => [
                     hint(Action::Select, "show links"),
+                    hint(Action::Stats, "traffic"),
                     hint(Action::New, "new"),
                     hint(Action::Edit, "edit"),
                     hint(Action::NextPane, "links"),

@@ -40,10 +40,15 @@ pub enum Action {
     CopyDestination,
     ToggleDisabled,
     OpenInBrowser,
+    Stats,
+    Dashboard,
+    CyclePeriod,
+    EarlierPeriod,
+    LaterPeriod,
 }
 
 impl Action {
-    pub const ALL: [Action; 30] = [
+    pub const ALL: [Action; 35] = [
         Action::Quit,
         Action::Help,
         Action::NextPane,
@@ -74,6 +79,11 @@ impl Action {
         Action::CopyDestination,
         Action::ToggleDisabled,
         Action::OpenInBrowser,
+        Action::Stats,
+        Action::Dashboard,
+        Action::CyclePeriod,
+        Action::EarlierPeriod,
+        Action::LaterPeriod,
     ];
 
     /// The name used in the `[keys]` section of the configuration.
@@ -109,6 +119,11 @@ impl Action {
             Action::CopyDestination => "copy_destination",
             Action::ToggleDisabled => "toggle_disabled",
             Action::OpenInBrowser => "open_in_browser",
+            Action::Stats => "stats",
+            Action::Dashboard => "dashboard",
+            Action::CyclePeriod => "cycle_period",
+            Action::EarlierPeriod => "earlier_period",
+            Action::LaterPeriod => "later_period",
         }
     }
 
@@ -145,6 +160,11 @@ impl Action {
             Action::CopyDestination => "copy destination",
             Action::ToggleDisabled => "disable / enable",
             Action::OpenInBrowser => "open in browser",
+            Action::Stats => "traffic of the link / space",
+            Action::Dashboard => "traffic of every link",
+            Action::CyclePeriod => "stats: next period length",
+            Action::EarlierPeriod => "stats: earlier period",
+            Action::LaterPeriod => "stats: later period",
         }
     }
 
@@ -184,6 +204,11 @@ impl Action {
             Action::CopyDestination => &["Y"],
             Action::ToggleDisabled => &["x"],
             Action::OpenInBrowser => &["w"],
+            Action::Stats => &["S"],
+            Action::Dashboard => &["T"],
+            Action::CyclePeriod => &["p"],
+            Action::EarlierPeriod => &["[", "left"],
+            Action::LaterPeriod => &["]", "right"],
         }
     }
 }

@@ -16,6 +16,7 @@ mod paging;
 mod popups;
 mod runtime;
 mod spaces;
+mod stats;
 mod theme;
 mod view;
 

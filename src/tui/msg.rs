@@ -2,7 +2,9 @@
 //! wants done outside itself leaves as [`Command`]. The app never awaits anything.
 
 use super::form::SaveRequest;
-use crate::domain::{Domain, Id, Link, LinkInput, LinkQuery, Page, Result, Space};
+use crate::domain::{
+    Domain, Id, Link, LinkInput, LinkQuery, Page, Result, Space, Stats, StatsQuery,
+};
 
 /// Tags every backend call, so an answer to a question no longer asked (an older search, a page
 /// of a list since refreshed) is recognised and dropped.
@@ -47,6 +49,11 @@ pub enum Msg {
         created: bool,
         result: Result<Space>,
     },
+    /// Traffic for the Stats view.
+    Stats {
+        req: RequestId,
+        result: Result<Stats>,
+    },
     /// The clipboard or browser did (`Ok`, with what to tell the person) or failed.
     Desktop(std::result::Result<String, String>),
 }
@@ -78,6 +85,11 @@ pub enum Command {
     Save {
         req: RequestId,
         request: Box<SaveRequest>,
+    },
+    /// Traffic for the Stats view; answers [`Msg::Stats`].
+    FetchStats {
+        req: RequestId,
+        query: StatsQuery,
     },
     /// Copy to the clipboard; `what` names it in the toast.
     Copy {

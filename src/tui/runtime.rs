@@ -121,6 +121,12 @@ fn execute(
                     let _ = tx.send(request.send(backend.as_ref(), req).await);
                 });
             }
+            Command::FetchStats { req, query } => {
+                tokio::spawn(async move {
+                    let result = backend.stats(&query).await;
+                    let _ = tx.send(Msg::Stats { req, result });
+                });
+            }
             Command::Copy { text, what } => {
                 let result = desktop
                     .copy(&text)
