@@ -156,7 +156,10 @@ fn headline(stats: &Stats, name: &str, period: PeriodSpec, tz: &jiff::tz::TimeZo
     }
     .dates(tz);
     let when = match period {
-        PeriodSpec::Preset { preset: Preset::All, .. } => "all time".to_owned(),
+        PeriodSpec::Preset {
+            preset: Preset::All,
+            ..
+        } => "all time".to_owned(),
         PeriodSpec::Preset { preset, back: 0 } => format!("the last {}", preset.words()),
         PeriodSpec::Preset { preset, back } => format!("{} × {} back", back, preset.words()),
         PeriodSpec::Dates { .. } => "dates".to_owned(),
@@ -242,7 +245,11 @@ fn breakdown_table(b: &Breakdown) -> Table {
         ("SHARE", 5, true),
     ]);
     for v in &b.top {
-        table.row(vec![b.label(v), thousands(v.clicks), share(v.clicks, total)]);
+        table.row(vec![
+            b.label(v),
+            thousands(v.clicks),
+            share(v.clicks, total),
+        ]);
     }
     if b.other > 0 {
         table.row(vec![
@@ -272,8 +279,11 @@ fn csv(stats: &Stats, by: By, tz: &jiff::tz::TimeZone) -> CliResult {
         By::Time => {
             out.write_record(["start", "clicks"]).map_err(failed)?;
             for b in &stats.timeline {
-                out.write_record([bucket_date(stats.interval, b.start, tz), b.clicks.to_string()])
-                    .map_err(failed)?;
+                out.write_record([
+                    bucket_date(stats.interval, b.start, tz),
+                    b.clicks.to_string(),
+                ])
+                .map_err(failed)?;
             }
         }
         By::Dimension(d) => {

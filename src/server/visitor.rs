@@ -210,12 +210,24 @@ mod tests {
             h.insert(header::REFERER, value.parse().unwrap());
             referrer_host(&h)
         };
-        assert_eq!(host("https://News.example.com/a?b=c").as_deref(), Some("news.example.com"));
+        assert_eq!(
+            host("https://News.example.com/a?b=c").as_deref(),
+            Some("news.example.com")
+        );
         assert_eq!(host("https://u:p@t.co:8443#x").as_deref(), Some("t.co"));
         assert_eq!(host("http://[::1]:8080/").as_deref(), Some("[::1]"));
-        assert_eq!(host(&format!("https://a.example/{}", "x".repeat(8192))).as_deref(), Some("a.example"));
-        assert_eq!(host(&format!("https://{}.example/", "x".repeat(400_000))).as_deref(), Some("other"));
-        assert_eq!(host(&format!("https://{}.example/", "x".repeat(300))).as_deref(), Some("other"));
+        assert_eq!(
+            host(&format!("https://a.example/{}", "x".repeat(8192))).as_deref(),
+            Some("a.example")
+        );
+        assert_eq!(
+            host(&format!("https://{}.example/", "x".repeat(400_000))).as_deref(),
+            Some("other")
+        );
+        assert_eq!(
+            host(&format!("https://{}.example/", "x".repeat(300))).as_deref(),
+            Some("other")
+        );
         assert_eq!(host("not a url"), None);
     }
 }

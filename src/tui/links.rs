@@ -317,7 +317,10 @@ fn render_details(link: Option<&Link>, area: Rect, buf: &mut Buffer, ctx: &Ctx) 
             Span::raw(yes_no(link.public)),
             Span::styled(" · clicks ", t.dim),
             Span::raw(format::count(link.clicks)),
-            Span::styled(format!(" ({} traffic)", ctx.keys.first(Action::Stats)), t.dim),
+            Span::styled(
+                format!(" ({} traffic)", ctx.keys.first(Action::Stats)),
+                t.dim,
+            ),
         ]),
         Line::from(vec![
             label("created"),

@@ -76,16 +76,19 @@ impl App {
                 self.fetch_stats();
             }
             StatsOutcome::Close => self.stats.view = None,
-            StatsOutcome::Ignored => match key.action {
-                Some(a @ (Action::Quit | Action::Help)) => self.global(a),
-                Some(Action::Dashboard) if self.stats.view.as_ref().is_some_and(|v| {
-                    v.target.scope != crate::domain::StatsScope::Account
-                }) =>
-                {
-                    self.stats_action(Action::Dashboard)
+            StatsOutcome::Ignored => {
+                match key.action {
+                    Some(a @ (Action::Quit | Action::Help)) => self.global(a),
+                    Some(Action::Dashboard)
+                        if self.stats.view.as_ref().is_some_and(|v| {
+                            v.target.scope != crate::domain::StatsScope::Account
+                        }) =>
+                    {
+                        self.stats_action(Action::Dashboard)
+                    }
+                    _ => {}
                 }
-                _ => {}
-            },
+            }
         }
         true
     }

@@ -15,9 +15,7 @@ use ratatui::crossterm::event::KeyCode;
 
 use super::keys::{Action, Key};
 use super::msg::RequestId;
-use crate::domain::{
-    Dimension, Error, PeriodSpec, Preset, Stats, StatsQuery, StatsScope, TopLink,
-};
+use crate::domain::{Dimension, Error, PeriodSpec, Preset, Stats, StatsQuery, StatsScope, TopLink};
 
 /// Whose traffic the view shows, and how it is named on screen.
 #[derive(Debug, Clone, PartialEq, Eq)]

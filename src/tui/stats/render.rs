@@ -130,17 +130,32 @@ impl StatsView {
     fn render_summary(&self, stats: &Stats, area: Rect, buf: &mut Buffer, ctx: &Ctx) {
         let t = ctx.theme;
         let (from, to) = period_of(stats).dates(ctx.tz);
-        let range = if from == to {
+        let range = if stats.interval == crate::domain::Interval::Hour {
+            let at = |t: jiff::Timestamp| {
+                t.to_zoned(ctx.tz.clone())
+                    .strftime("%b %-d %H:%M")
+                    .to_string()
+            };
+            format!("{} – {}", at(stats.from), at(stats.to))
+        } else if from == to {
             from.strftime("%b %-d %Y").to_string()
         } else if from.year() == to.year() {
             format!("{} – {}", from.strftime("%b %-d"), to.strftime("%b %-d %Y"))
         } else {
-            format!("{} – {}", from.strftime("%b %-d %Y"), to.strftime("%b %-d %Y"))
+            format!(
+                "{} – {}",
+                from.strftime("%b %-d %Y"),
+                to.strftime("%b %-d %Y")
+            )
         };
         let mut spans = vec![
             Span::raw(" "),
             Span::styled(thousands(stats.total), t.header),
-            Span::raw(if stats.total == 1 { " click" } else { " clicks" }),
+            Span::raw(if stats.total == 1 {
+                " click"
+            } else {
+                " clicks"
+            }),
         ];
         match (stats.change_percent(), stats.previous) {
             (Some(p), Some(before)) => {
@@ -215,7 +230,11 @@ impl StatsView {
             Panel::TopLinks => "Top links",
         };
         let title_style = if focused { t.accent } else { t.header };
-        let outer = block(Span::styled(format!(" {title} "), title_style), focused, ctx);
+        let outer = block(
+            Span::styled(format!(" {title} "), title_style),
+            focused,
+            ctx,
+        );
         let inner = outer.inner(area);
         outer.render(area, buf);
         let rows: Vec<(String, u64)> = match panel {
@@ -268,7 +287,9 @@ impl StatsView {
                 } else {
                     (*n as f64 * 100.0 / total as f64).round() as u64
                 };
-                let cells = ((*n as f64 / max as f64) * bar_width as f64).round().max(1.0) as usize;
+                let cells = ((*n as f64 / max as f64) * bar_width as f64)
+                    .round()
+                    .max(1.0) as usize;
                 let line = Line::from(vec![
                     Span::raw(format!("{:<label_width$} ", cut(label, label_width))),
                     Span::styled(
@@ -334,19 +355,18 @@ fn render_chart(stats: &Stats, area: Rect, buf: &mut Buffer, ctx: &Ctx) {
     let max = stats.timeline.iter().map(|b| b.clicks).max().unwrap_or(0);
     let top = if max == 0 { 1.0 } else { max as f64 };
     let n = stats.timeline.len();
-    let label = |i: usize| {
-        Span::styled(
-            stats.interval.label(stats.timeline[i].start, ctx.tz),
-            t.dim,
-        )
-    };
+    let label =
+        |i: usize| Span::styled(stats.interval.label(stats.timeline[i].start, ctx.tz), t.dim);
     let x_labels = if n > 2 {
         vec![label(0), label(n / 2), label(n - 1)]
     } else {
         vec![label(0), label(n - 1)]
     };
     let y_labels = if max < 2 {
-        vec![Span::styled("0", t.dim), Span::styled(thousands(max.max(1)), t.dim)]
+        vec![
+            Span::styled("0", t.dim),
+            Span::styled(thousands(max.max(1)), t.dim),
+        ]
     } else {
         vec![
             Span::styled("0", t.dim),
