@@ -87,6 +87,9 @@ impl suite::Harness for LocalHarness {
             .await
             .unwrap();
     }
+    async fn record_visits(&self, visits: Vec<linkdeck::backend::local::visits::VisitRow>) {
+        self.service.record_visits(visits).await.unwrap();
+    }
 }
 
 backend_suite!(LocalHarness::new().await);

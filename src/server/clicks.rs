@@ -172,6 +172,8 @@ impl Clicks {
 pub struct WriterOptions {
     pub interval: Duration,
     pub batch: usize,
+    /// Raw visits kept for the log while the database cannot be written.
+    pub raw_pending: usize,
 }
 
 /// Starts the writer task. It ends, after writing everything queued, when every [`Clicks`]
@@ -192,7 +194,7 @@ async fn run(
     opts: WriterOptions,
     mut rx: mpsc::UnboundedReceiver<Msg>,
 ) {
-    let mut batch = VisitBatch::default();
+    let mut batch = VisitBatch::keeping(opts.raw_pending);
     let mut waiters: Vec<oneshot::Sender<()>> = Vec::new();
     let interner = std::sync::Arc::new(Mutex::new(Interner::default()));
     let mut inbox = Vec::with_capacity(opts.batch);
@@ -220,7 +222,8 @@ async fn run(
             }
         }
         if !batch.is_empty() {
-            let pending = std::mem::take(&mut batch);
+            let empty = batch.emptied();
+            let pending = std::mem::replace(&mut batch, empty);
             match write(&service, &ledger, pending, &interner).await {
                 Ok(dropped) => {
                     if dropped > 0 {

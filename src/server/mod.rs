@@ -70,6 +70,9 @@ pub struct ServeOptions {
     pub flush_interval: Duration,
     /// …or as soon as this many are waiting.
     pub flush_batch: usize,
+    /// Raw visits held for the log at most while the database cannot be written (a full disk):
+    /// past this they are dropped with a warning; clicks and statistics stay exact.
+    pub pending_log_max: usize,
     /// How long a public stats page is reused per link and period (0 turns the cache off).
     pub stats_cache: Duration,
     /// Raw visits older than this are pruned from the visit log (`None` keeps them all);
@@ -93,6 +96,7 @@ impl Default for ServeOptions {
             change_poll: Duration::from_millis(250),
             flush_interval: Duration::from_millis(1000),
             flush_batch: 50_000,
+            pending_log_max: crate::backend::local::visits::RAW_PENDING_MAX,
             stats_cache: Duration::from_secs(5),
             visit_log_retention: Some(DEFAULT_VISIT_LOG_RETENTION),
         }
@@ -257,6 +261,7 @@ pub async fn serve(
         clicks::WriterOptions {
             interval: opts.flush_interval,
             batch: opts.flush_batch.max(1),
+            raw_pending: opts.pending_log_max,
         },
     );
     let state = Arc::new(AppState {

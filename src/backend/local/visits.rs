@@ -65,16 +65,40 @@ impl PendingDay {
 pub const RAW_PENDING_MAX: usize = 200_000;
 
 /// Visits waiting to be written.
-#[derive(Debug, Default)]
+#[derive(Debug)]
 pub struct VisitBatch {
     days: BTreeMap<(Id, i64), PendingDay>,
     raw: Vec<VisitRow>,
+    /// Raw rows kept at most.
+    raw_max: usize,
     /// Raw rows not kept because the batch was full.
     dropped: u64,
     visits: u64,
 }
 
+impl Default for VisitBatch {
+    fn default() -> Self {
+        VisitBatch::keeping(RAW_PENDING_MAX)
+    }
+}
+
 impl VisitBatch {
+    /// A batch that keeps at most `raw_max` raw rows.
+    pub fn keeping(raw_max: usize) -> VisitBatch {
+        VisitBatch {
+            days: BTreeMap::new(),
+            raw: Vec::new(),
+            raw_max,
+            dropped: 0,
+            visits: 0,
+        }
+    }
+
+    /// An empty batch with the same bound.
+    pub fn emptied(&self) -> VisitBatch {
+        VisitBatch::keeping(self.raw_max)
+    }
+
     /// Takes in one counted visit.
     pub fn add(&mut self, visit: VisitRow) {
         self.visits += 1;
@@ -83,7 +107,7 @@ impl VisitBatch {
             .entry(key)
             .or_default()
             .add(traffic::hour_of(visit.at), visit.values());
-        if self.raw.len() < RAW_PENDING_MAX {
+        if self.raw.len() < self.raw_max {
             self.raw.push(visit);
         } else {
             self.dropped += 1;
@@ -268,6 +292,18 @@ impl super::LocalService {
             }
             tokio::task::yield_now().await;
         }
+    }
+
+    /// Counts `visits` in one transaction as the server's click writer does: clicks, log and
+    /// rollups. For tools and tests; the server gathers visits in its own writer.
+    pub async fn record_visits(&self, visits: Vec<VisitRow>) -> Result<Vec<FlushedLink>> {
+        let mut batch = VisitBatch::keeping(visits.len());
+        for v in visits {
+            batch.add(v);
+        }
+        self.db()
+            .write(move |tx| record_visits(tx, &batch, &[], &mut Interner::default()))
+            .await
     }
 
     /// Removes the logged visits of deleted links, a stretch of the log per transaction.
