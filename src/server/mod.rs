@@ -78,6 +78,8 @@ pub struct ServeOptions {
     /// Raw visits older than this are pruned from the visit log (`None` keeps them all);
     /// statistics read the rollups, which are kept.
     pub visit_log_retention: Option<Duration>,
+    /// How often the raw log is pruned (and deleted links' visits removed).
+    pub upkeep_every: Duration,
 }
 
 impl Default for ServeOptions {
@@ -99,6 +101,7 @@ impl Default for ServeOptions {
             pending_log_max: crate::backend::local::visits::RAW_PENDING_MAX,
             stats_cache: Duration::from_secs(5),
             visit_log_retention: Some(DEFAULT_VISIT_LOG_RETENTION),
+            upkeep_every: upkeep::EVERY,
         }
     }
 }
@@ -254,6 +257,7 @@ pub async fn serve(
     let pruner = tokio::spawn(upkeep::prune_visit_log(
         service.clone(),
         opts.visit_log_retention,
+        opts.upkeep_every.max(Duration::from_millis(10)),
     ));
     let (clicks, writer) = clicks::writer(
         service.clone(),

@@ -6,14 +6,14 @@ use std::time::Duration;
 
 use crate::backend::local::LocalService;
 
-/// How often the log is pruned.
+/// How often the log is pruned unless told otherwise.
 pub const EVERY: Duration = Duration::from_secs(3600);
 
-/// Prunes now and then every [`EVERY`], until the task is aborted.
-pub async fn prune_visit_log(service: LocalService, retention: Option<Duration>) {
+/// Prunes now and then every `every`, until the task is aborted.
+pub async fn prune_visit_log(service: LocalService, retention: Option<Duration>, every: Duration) {
     loop {
         prune_once(&service, retention).await;
-        tokio::time::sleep(EVERY).await;
+        tokio::time::sleep(every).await;
     }
 }
 
