@@ -19,7 +19,9 @@ use crate::domain::{
     Error, FieldErrors, Id, Link, LinkInput, LinkQuery, Mode, Sort, SpaceInput,
     validate_link_input, validate_space_input,
 };
-use crate::transfer::{self, CsvWriter, Format, JsonWriter, LinkRecord, SpaceRecord};
+use crate::transfer::{
+    self, CsvWriter, Format, JsonWriter, LinkRecord, SpaceRecord, TrafficRecord,
+};
 
 #[derive(Debug, Args)]
 pub struct ImportArgs {
@@ -63,7 +65,7 @@ pub async fn import(ctx: &Context, args: ImportArgs) -> CliResult {
     };
     read.map_err(|e| CliError::failure(format!("cannot read {name}: {e}")))?;
 
-    let bundle = transfer::read(&bytes, format).map_err(|e| {
+    let mut bundle = transfer::read(&bytes, format).map_err(|e| {
         let what = format!("nothing imported: {name} is not a valid {format} import file");
         match e.line {
             Some(line) => {
@@ -75,10 +77,12 @@ pub async fn import(ctx: &Context, args: ImportArgs) -> CliResult {
         }
     })?;
 
+    bundle.bring_traffic_forward(ctx.clock.now());
     let backend = ctx.backend().await?;
     let domains = all_domains(backend.as_ref()).await?;
     let mut errors = FieldErrors::default();
     let mut links = Vec::with_capacity(bundle.links.len());
+    let mut traffic = Vec::with_capacity(bundle.links.len());
     let mut lost_passwords = 0usize;
     for n in &bundle.links {
         match n
@@ -88,6 +92,7 @@ pub async fn import(ctx: &Context, args: ImportArgs) -> CliResult {
             Ok(link) => {
                 lost_passwords += usize::from(link.lost_password);
                 links.push((n.line, link.input, link.space));
+                traffic.push(link.traffic);
             }
             Err(e) => {
                 for (field, messages) in e.iter() {
@@ -107,14 +112,23 @@ pub async fn import(ctx: &Context, args: ImportArgs) -> CliResult {
         .map(|n| (n.line, n.record.to_input()))
         .collect();
 
+    let history_hours = traffic.iter().map(Vec::len).sum::<usize>();
+    let mut clicks_imported = 0;
     let (spaces_created, links_created) = if ctx.profile.is_local() {
         let local = ctx.local("import").await?;
         let summary = local
-            .import_batch(spaces, links)
+            .import_batch_with_traffic(spaces, links, traffic)
             .await
             .map_err(|e| named(e, &name))?;
+        clicks_imported = summary.clicks_imported;
         (summary.spaces_created, summary.links_created)
     } else {
+        if history_hours > 0 {
+            eprintln!(
+                "note: the file's traffic history stays behind: a server's API has no way to \
+                 take it in"
+            );
+        }
         // A server has no transaction across requests: check every row first, so a file with
         // a bad row sends nothing at all.
         check_rows(&spaces, &links, ctx.timezone()).map_err(|e| named(e, &name))?;
@@ -133,10 +147,19 @@ pub async fn import(ctx: &Context, args: ImportArgs) -> CliResult {
             "spaces_created": spaces_created,
             "links_created": links_created,
             "passwords_not_imported": lost_passwords,
+            "clicks_imported": clicks_imported,
         }))?);
     }
+    let history = if clicks_imported > 0 {
+        format!(
+            " (with {} of traffic history)",
+            plural(clicks_imported as usize, "click")
+        )
+    } else {
+        String::new()
+    };
     Ok(print(&format!(
-        "imported {} and {} from {name}",
+        "imported {} and {} from {name}{history}",
         plural(links_created, "link"),
         plural(spaces_created, "new space")
     ))?)
@@ -358,10 +381,17 @@ async fn write_export<W: Write>(
     let tz = ctx.timezone();
     let mut links = LinkBatches::new(ctx, backend).await?;
     while let Some(batch) = links.next().await? {
+        let mut history = match format {
+            Format::Json => links.history(&batch).await?,
+            Format::Csv => Default::default(),
+        };
         for link in &batch {
             counts.links += 1;
             counts.passwords += usize::from(link.password);
-            let record = LinkRecord::from_link(link, tz);
+            let mut record = LinkRecord::from_link(link, tz);
+            record.traffic = history
+                .remove(&link.id)
+                .map(|hours| hours.iter().map(TrafficRecord::from_hour).collect());
             match &mut writer {
                 Writer::Json(w) => w.link(&record)?,
                 Writer::Csv(w) => w.link(&record).map_err(csv_err)?,
@@ -414,6 +444,19 @@ impl<'a> LinkBatches<'a> {
                 done: false,
             }
         })
+    }
+
+    /// The traffic history of `links`: a local database has it; a server's API does not give it.
+    async fn history(
+        &self,
+        links: &[Link],
+    ) -> CliResult<std::collections::HashMap<Id, Vec<crate::domain::TrafficHour>>> {
+        match self {
+            LinkBatches::Local { backend, .. } => Ok(backend
+                .traffic_history(links.iter().map(|l| l.id).collect())
+                .await?),
+            LinkBatches::Paged { .. } => Ok(Default::default()),
+        }
     }
 
     async fn next(&mut self) -> CliResult<Option<Vec<Link>>> {

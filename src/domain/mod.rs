@@ -36,7 +36,10 @@ pub use stats::{
     Breakdown, Bucket, Interval, MAX_DAYS, Period, PeriodSpec, Preset, Stats, StatsPart,
     StatsQuery, StatsScope, TOP_DEFAULT, TOP_MAX, TopLink, ValueCount, top_values,
 };
-pub use traffic::{Dimension, HOST_MAX, NAME_MAX, OTHER, bound_host, bound_name, primary_language};
+pub use traffic::{
+    Dimension, HOST_MAX, HOUR_CLICKS_MAX, NAME_MAX, OTHER, TrafficHour, bound_host, bound_name,
+    primary_language,
+};
 pub use validate::{
     ALIAS_MAX, PASSWORD_MAX, RESERVED_ALIASES, URL_MAX, is_reserved_alias, validate_alias,
     validate_url,

@@ -129,6 +129,82 @@ pub fn bound_name(name: &str) -> Option<String> {
     })
 }
 
+/// The clicks of one link in one hour, by value: the portable form of its traffic history
+/// (export files carry it). A visit without a value of a dimension is counted in `clicks` only.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct TrafficHour {
+    /// The start of a UTC hour.
+    pub hour: jiff::Timestamp,
+    pub clicks: u64,
+    /// Per dimension (in [`Dimension::ALL`] order): each value's clicks, values bounded.
+    pub values: [Vec<(String, u64)>; 5],
+}
+
+/// Clicks one hour of history may hold: far beyond any real link, small enough that sums of
+/// many hours never overflow.
+pub const HOUR_CLICKS_MAX: u64 = 1_000_000_000;
+
+impl TrafficHour {
+    /// Checks an hour read from a file and brings its values within their bounds. Errors are
+    /// keyed under `prefix` (`traffic.3`).
+    pub fn checked(
+        hour: jiff::Timestamp,
+        clicks: u64,
+        values: [Vec<(String, u64)>; 5],
+        prefix: &str,
+    ) -> Result<TrafficHour, crate::domain::FieldErrors> {
+        let mut errors = crate::domain::FieldErrors::default();
+        if hour.as_second().rem_euclid(3600) != 0 || hour.subsec_nanosecond() != 0 {
+            errors.add(
+                &format!("{prefix}.hour"),
+                "must be the start of an hour (minutes and seconds 0)",
+            );
+        }
+        if !(1..=HOUR_CLICKS_MAX).contains(&clicks) {
+            errors.add(
+                &format!("{prefix}.clicks"),
+                format!("must be from 1 to {HOUR_CLICKS_MAX}"),
+            );
+        }
+        let mut bounded: [Vec<(String, u64)>; 5] = Default::default();
+        for (dim, list) in Dimension::ALL.into_iter().zip(values) {
+            let field = format!("{prefix}.{}", dim.as_str());
+            let mut sum = 0u64;
+            for (value, n) in list {
+                // "other" is what an export writes for values too many to keep apart.
+                let kept = if value == OTHER {
+                    Some(value.clone())
+                } else {
+                    dim.bound(&value)
+                };
+                match kept {
+                    Some(kept) => {
+                        sum = sum.saturating_add(n);
+                        match bounded[dim.index()].iter_mut().find(|(v, _)| *v == kept) {
+                            Some(entry) => entry.1 += n,
+                            None => bounded[dim.index()].push((kept, n)),
+                        }
+                    }
+                    None => {
+                        errors.add(&field, format!("{value:?} is not a {} value", dim.as_str()))
+                    }
+                }
+            }
+            if sum > clicks {
+                errors.add(
+                    &field,
+                    format!("counts {sum} clicks, more than the hour's {clicks}"),
+                );
+            }
+        }
+        errors.into_result(TrafficHour {
+            hour,
+            clicks,
+            values: bounded,
+        })
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -153,6 +229,27 @@ mod tests {
         assert_eq!(primary_language("*"), None);
         assert_eq!(primary_language(&"x".repeat(400_000)), None);
         assert_eq!(primary_language("x1"), None);
+    }
+
+    #[test]
+    fn history_hours_are_checked_and_bounded() {
+        let at = |s: &str| s.parse::<jiff::Timestamp>().unwrap();
+        let mut values: [Vec<(String, u64)>; 5] = Default::default();
+        values[0] = vec![("de".into(), 2)];
+        values[3] = vec![("T.CO".into(), 1), ("t.co".into(), 1)];
+        let hour = TrafficHour::checked(at("2026-11-01T13:00:00Z"), 3, values.clone(), "traffic.0")
+            .unwrap();
+        assert_eq!(hour.values[0], [("DE".to_owned(), 2)]);
+        assert_eq!(hour.values[3], [("t.co".to_owned(), 2)]);
+        values[0] = vec![("XX".into(), 1)];
+        values[1] = vec![("iOS".into(), 9)];
+        let errors =
+            TrafficHour::checked(at("2026-11-01T13:30:00Z"), 3, values, "traffic.4").unwrap_err();
+        let fields: Vec<&str> = errors.iter().map(|(f, _)| f).collect();
+        assert_eq!(
+            fields,
+            ["traffic.4.country", "traffic.4.hour", "traffic.4.platform"]
+        );
     }
 
     #[test]

@@ -6,8 +6,11 @@ use jiff::tz::TimeZone;
 use serde::de::{self, Visitor};
 use serde::{Deserialize, Deserializer, Serialize, Serializer};
 
+use std::collections::BTreeMap;
+
 use crate::domain::{
-    FieldErrors, Id, Link, LinkInput, RuleInput, Space, SpaceInput, TargetType, format_expiry_input,
+    FieldErrors, Id, Link, LinkInput, RuleInput, Space, SpaceInput, TargetType, TrafficHour,
+    format_expiry_input,
 };
 
 /// A value written as a string, number or boolean; the service reads all of them as text
@@ -169,6 +172,64 @@ pub struct LinkRecord {
     pub platform: Option<Vec<RuleInput>>,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub rotation: Option<Vec<RuleInput>>,
+    /// The link's traffic history, an hour a record (JSON only).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub traffic: Option<Vec<TrafficRecord>>,
+}
+
+/// One hour of a link's traffic: its clicks, and the clicks of each value seen in it (a visit
+/// without a value counts in `clicks` only). Values are those of the stats: country codes,
+/// platform and browser names, referring hosts, primary language tags, or "other".
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct TrafficRecord {
+    /// The start of a UTC hour, RFC 3339.
+    pub hour: jiff::Timestamp,
+    pub clicks: u64,
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub country: BTreeMap<String, u64>,
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub platform: BTreeMap<String, u64>,
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub browser: BTreeMap<String, u64>,
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub referrer: BTreeMap<String, u64>,
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub language: BTreeMap<String, u64>,
+}
+
+impl TrafficRecord {
+    fn maps(&self) -> [&BTreeMap<String, u64>; 5] {
+        [
+            &self.country,
+            &self.platform,
+            &self.browser,
+            &self.referrer,
+            &self.language,
+        ]
+    }
+
+    pub fn from_hour(hour: &TrafficHour) -> TrafficRecord {
+        let [country, platform, browser, referrer, language] =
+            hour.values.clone().map(|v| v.into_iter().collect());
+        TrafficRecord {
+            hour: hour.hour,
+            clicks: hour.clicks,
+            country,
+            platform,
+            browser,
+            referrer,
+            language,
+        }
+    }
+
+    /// The hour, checked; errors are keyed `prefix.field`.
+    pub fn to_hour(&self, prefix: &str) -> Result<TrafficHour, FieldErrors> {
+        let values = self
+            .maps()
+            .map(|m| m.iter().map(|(k, v)| (k.clone(), *v)).collect());
+        TrafficHour::checked(self.hour, self.clicks, values, prefix)
+    }
 }
 
 /// A link record made ready for the service: the input, the name of its space, and whether the
@@ -178,6 +239,8 @@ pub struct ImportLink {
     pub input: LinkInput,
     pub space: Option<String>,
     pub lost_password: bool,
+    /// The history to carry over, checked.
+    pub traffic: Vec<TrafficHour>,
 }
 
 impl LinkRecord {
@@ -218,6 +281,7 @@ impl LinkRecord {
             platform: keyed(&link.platform),
             rotation: (!link.rotation.is_empty())
                 .then(|| link.rotation.iter().map(RuleInput::value).collect()),
+            traffic: None,
         }
     }
 
@@ -271,10 +335,18 @@ impl LinkRecord {
             .map(str::trim)
             .filter(|s| !s.is_empty())
             .map(str::to_owned);
+        let mut traffic = Vec::new();
+        for (i, hour) in self.traffic.iter().flatten().enumerate() {
+            match hour.to_hour(&format!("traffic.{i}")) {
+                Ok(hour) => traffic.push(hour),
+                Err(e) => errors.merge(e),
+            }
+        }
         errors.into_result(ImportLink {
             input,
             space,
             lost_password,
+            traffic,
         })
     }
 }

@@ -11,10 +11,12 @@ use super::links::{ALIAS_TAKEN, NOT_YOUR_DOMAIN, NOT_YOUR_SPACE, apply, blank_ro
 use super::password::hash_password;
 use super::spaces::NAME_TAKEN;
 use super::store::links::{self as link_store};
+use super::store::traffic::{Interner, LinkHome};
 use super::store::{domains, spaces};
+use super::visits::add_history;
 use crate::domain::{
     Error, FieldErrors, Id, LinkInput, LinkPatch, Mode, Result, SpaceInput, SpacePatch,
-    validate_link_input, validate_space_input,
+    TrafficHour, validate_link_input, validate_space_input,
 };
 
 /// What an import created.
@@ -24,6 +26,8 @@ pub struct ImportSummary {
     /// Spaces named in the import that already existed and were reused.
     pub spaces_reused: usize,
     pub links_created: usize,
+    /// Clicks of the traffic history carried in.
+    pub clicks_imported: u64,
 }
 
 /// Past this many invalid fields an import stops looking for more.
@@ -62,6 +66,7 @@ struct ValidLink {
     patch: LinkPatch,
     space_name: Option<String>,
     hash: Option<Option<String>>,
+    traffic: Vec<TrafficHour>,
 }
 
 impl LocalBackend {
@@ -75,8 +80,21 @@ impl LocalBackend {
         spaces: Vec<(usize, SpaceInput)>,
         links: Vec<(usize, LinkInput, Option<String>)>,
     ) -> Result<ImportSummary> {
+        self.import_batch_with_traffic(spaces, links, Vec::new())
+            .await
+    }
+
+    /// [`LocalBackend::import_batch`] with each link's traffic history (`traffic[i]` is
+    /// `links[i]`'s; missing entries are none), written in the same transaction. A link with
+    /// history starts with its clicks.
+    pub async fn import_batch_with_traffic(
+        &self,
+        spaces: Vec<(usize, SpaceInput)>,
+        links: Vec<(usize, LinkInput, Option<String>)>,
+        traffic: Vec<Vec<TrafficHour>>,
+    ) -> Result<ImportSummary> {
         let backend = self.clone();
-        tokio::task::spawn_blocking(move || backend.import_blocking(spaces, links))
+        tokio::task::spawn_blocking(move || backend.import_blocking(spaces, links, traffic))
             .await
             .map_err(|e| Error::Unavailable(format!("import task failed: {e}")))?
     }
@@ -85,7 +103,9 @@ impl LocalBackend {
         &self,
         space_rows: Vec<(usize, SpaceInput)>,
         link_rows: Vec<(usize, LinkInput, Option<String>)>,
+        traffic: Vec<Vec<TrafficHour>>,
     ) -> Result<ImportSummary> {
+        let mut traffic = traffic.into_iter();
         let tz = &self.service.options().timezone;
         let mut errors = LineErrors {
             errors: FieldErrors::default(),
@@ -101,6 +121,7 @@ impl LocalBackend {
         }
         let mut valid_links: Vec<ValidLink> = Vec::with_capacity(link_rows.len());
         for (line, input, space_name) in link_rows {
+            let history = traffic.next().unwrap_or_default();
             if errors.full() {
                 break;
             }
@@ -116,6 +137,7 @@ impl LocalBackend {
                         .map(|n| n.trim().to_owned())
                         .filter(|n| !n.is_empty()),
                     hash: None,
+                    traffic: history,
                 }),
                 Err(e) => errors.merge(line, e),
             }
@@ -162,6 +184,9 @@ impl LocalBackend {
             // Aliases given or generated earlier in this import, by domain (0 for none).
             let mut batch_aliases: HashSet<(Id, String)> = HashSet::new();
             let mut staged = link_store::stage_start(tx)?;
+            let first_id = staged.first_id();
+            // Each staged link's place and history, in staging order.
+            let mut histories: Vec<(LinkHome, Vec<TrafficHour>)> = Vec::new();
             for link in valid_links {
                 if errors.full() {
                     break;
@@ -215,10 +240,26 @@ impl LocalBackend {
                 row.domain_id = domain;
                 row.alias = alias;
                 apply(&mut row, patch, link.hash, now);
+                histories.push((
+                    LinkHome {
+                        owner,
+                        space: row.space_id,
+                        domain: row.domain_id,
+                    },
+                    link.traffic,
+                ));
                 link_store::stage(tx, &mut staged, &row)?;
             }
             if errors.errors.is_empty() {
                 summary.links_created = link_store::stage_insert(tx, staged)?;
+                let mut interner = Interner::default();
+                for (k, (home, hours)) in histories.iter().enumerate() {
+                    if !hours.is_empty() {
+                        let id = first_id + k as Id;
+                        summary.clicks_imported +=
+                            add_history(tx, id, *home, hours, &mut interner)?;
+                    }
+                }
                 Ok(summary)
             } else {
                 Err(errors.errors.into())

@@ -390,11 +390,17 @@ mod tests {
         }
         migrate(&mut conn).unwrap();
         let tables: i64 = conn
-            .query_row("SELECT count(*) FROM sqlite_master WHERE name = 'visits'", [], |r| r.get(0))
+            .query_row(
+                "SELECT count(*) FROM sqlite_master WHERE name = 'visits'",
+                [],
+                |r| r.get(0),
+            )
             .unwrap();
         assert_eq!(tables, 0, "the old table is gone");
         let longest: i64 = conn
-            .query_row("SELECT max(length(referrer)) FROM visit_log", [], |r| r.get(0))
+            .query_row("SELECT max(length(referrer)) FROM visit_log", [], |r| {
+                r.get(0)
+            })
             .unwrap();
         assert_eq!(longest, 5, "\"other\" and \"t.co\" only");
         let logged: i64 = conn

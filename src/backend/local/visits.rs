@@ -14,7 +14,7 @@ use rusqlite::{Connection, OptionalExtension, params};
 use super::store::traffic::{self, DayTraffic, Interner, LinkDay, LinkHome, day::MAX_VALUES};
 pub use super::store::visit_log::VisitRow;
 use super::store::{db_error, visit_log};
-use crate::domain::{Dimension, Id, OTHER, Result};
+use crate::domain::{Dimension, Id, OTHER, Result, TrafficHour};
 
 /// Clicks of one link after a batch was written.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -220,6 +220,115 @@ fn log_and_roll_up(
     traffic::add(conn, &days)
 }
 
+/// Adds the traffic history of link `link` (just created, at `home`) to the rollups and its
+/// click count; returns the clicks added. Used by imports.
+pub(super) fn add_history(
+    conn: &Connection,
+    link: Id,
+    home: LinkHome,
+    hours: &[TrafficHour],
+    interner: &mut Interner,
+) -> Result<u64> {
+    let mut days: BTreeMap<i64, DayTraffic> = BTreeMap::new();
+    let mut clicks = 0u64;
+    for hour in hours {
+        let at = hour.hour.as_second();
+        let h = traffic::hour_of(at);
+        let n = u32::try_from(hour.clicks).unwrap_or(u32::MAX);
+        let day = days.entry(traffic::day_of(at)).or_default();
+        day.hours[h] = day.hours[h].saturating_add(n);
+        clicks += u64::from(n);
+        for (dim, values) in hour.values.iter().enumerate() {
+            let mut counted = 0u32;
+            for (value, n) in values {
+                let n = u32::try_from(*n).unwrap_or(u32::MAX);
+                let code = interner.code(conn, Dimension::ALL[dim], Some(value))?;
+                let mut at_hour = [0; 24];
+                at_hour[h] = n;
+                day.add_value(dim, code, &at_hour);
+                counted = counted.saturating_add(n);
+            }
+            // The rest of the hour's clicks had no value.
+            let mut rest = [0; 24];
+            rest[h] = n.saturating_sub(counted);
+            if rest[h] > 0 {
+                day.add_value(dim, traffic::day::NONE, &rest);
+            }
+        }
+    }
+    let days: Vec<LinkDay> = days
+        .into_iter()
+        .map(|(day, traffic)| LinkDay {
+            link,
+            home,
+            day,
+            traffic,
+        })
+        .collect();
+    traffic::add(conn, &days)?;
+    conn.prepare_cached("UPDATE links SET clicks = clicks + ?2 WHERE id = ?1")
+        .map_err(db_error)?
+        .execute(params![link, clicks as i64])
+        .map_err(db_error)?;
+    Ok(clicks)
+}
+
+/// The traffic history of the owner's links `ids`, an hour at a time (for exports). Links with
+/// no traffic, or not the owner's, are left out.
+pub(super) fn history(
+    conn: &Connection,
+    owner: Id,
+    ids: &[Id],
+) -> Result<HashMap<Id, Vec<TrafficHour>>> {
+    let mut out = HashMap::new();
+    for &id in ids {
+        if LinkHome::of(conn, id)?.is_none_or(|h| h.owner != owner) {
+            continue;
+        }
+        let mut days = Vec::new();
+        traffic::link_days(conn, owner, id, i64::MIN, i64::MAX, |d| {
+            let day = DayTraffic::decode(d.data).map_err(|e| {
+                crate::domain::Error::Unavailable(format!("a traffic row is damaged: {e}"))
+            })?;
+            days.push((d.day, day));
+            Ok(())
+        })?;
+        if days.is_empty() {
+            continue;
+        }
+        let mut codes: Vec<u64> = days
+            .iter()
+            .flat_map(|(_, d)| d.dims.iter().flatten().map(|e| e.code))
+            .collect();
+        codes.sort_unstable();
+        codes.dedup();
+        let names = super::store::traffic::values::names(conn, &codes)?;
+        let mut hours = Vec::new();
+        for (day, t) in days {
+            for h in (0..24).filter(|&h| t.hours[h] > 0) {
+                let values = std::array::from_fn(|dim| {
+                    t.dims[dim]
+                        .iter()
+                        .filter(|e| e.hours[h] > 0)
+                        .filter_map(|e| {
+                            let name = names.get(&e.code).cloned().flatten()?;
+                            Some((name, u64::from(e.hours[h])))
+                        })
+                        .collect()
+                });
+                hours.push(TrafficHour {
+                    hour: jiff::Timestamp::from_second(day * traffic::DAY + h as i64 * 3600)
+                        .unwrap_or_default(),
+                    clicks: u64::from(t.hours[h]),
+                    values,
+                });
+            }
+        }
+        out.insert(id, hours);
+    }
+    Ok(out)
+}
+
 /// Visits read per step of an upgrade.
 const UPGRADE_CHUNK: i64 = 100_000;
 
@@ -274,6 +383,17 @@ pub(super) fn roll_up_old_visits(conn: &Connection) -> Result<()> {
 
 /// Rows deleted per transaction when pruning, so the click writer waits only briefly.
 const PRUNE_CHUNK: usize = 10_000;
+
+impl super::LocalBackend {
+    /// The traffic history of these links of the owner, an hour at a time (for exports).
+    pub async fn traffic_history(&self, ids: Vec<Id>) -> Result<HashMap<Id, Vec<TrafficHour>>> {
+        let owner = self.owner_id();
+        self.service()
+            .db()
+            .read(move |conn| history(conn, owner, &ids))
+            .await
+    }
+}
 
 impl super::LocalService {
     /// Deletes the raw visits logged before `before`, a chunk per transaction; returns how many.

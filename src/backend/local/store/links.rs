@@ -167,12 +167,21 @@ pub fn stage_start(tx: &Transaction<'_>) -> Result<Staged> {
         .map_err(db_error)?;
     Ok(Staged {
         grams: grams::Batch::new(last + 1),
+        first: last + 1,
     })
 }
 
 /// The links staged so far, for the short-term index.
 pub struct Staged {
     grams: grams::Batch,
+    first: Id,
+}
+
+impl Staged {
+    /// The id the first staged link takes; the others follow in staging order.
+    pub fn first_id(&self) -> Id {
+        self.first
+    }
 }
 
 pub fn stage(tx: &Transaction<'_>, staged: &mut Staged, row: &LinkRow) -> Result<()> {
