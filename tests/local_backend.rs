@@ -159,7 +159,8 @@ async fn import_batch_creates_spaces_and_links_in_one_go() {
         ImportSummary {
             spaces_created: 1,
             spaces_reused: 2,
-            links_created: 4
+            links_created: 4,
+            clicks_imported: 0,
         }
     );
     let page = h.mine.list_links(&all_links()).await.unwrap();
