@@ -5,6 +5,9 @@
 /// The link and space forms (self-contained, with their own harness).
 #[path = "tui/forms.rs"]
 mod forms;
+/// The Stats view.
+#[path = "tui/stats.rs"]
+mod stats;
 
 use std::io;
 use std::sync::{Arc, Mutex};
