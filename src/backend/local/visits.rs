@@ -440,3 +440,42 @@ impl super::LocalService {
         Ok(())
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn row(link: Id, at: i64, referrer: String) -> VisitRow {
+        VisitRow {
+            link_id: link,
+            at,
+            country: None,
+            platform: None,
+            browser: None,
+            referrer: Some(referrer),
+            language: None,
+        }
+    }
+
+    #[test]
+    fn a_full_batch_keeps_every_click_and_drops_only_raw_rows() {
+        let mut batch = VisitBatch::keeping(10);
+        for i in 0..1_000 {
+            // A different referrer each time: the batch stays bounded all the same.
+            batch.add(row(i % 3, 86_400 * 5 + i, format!("r{i}.example")));
+        }
+        assert_eq!(batch.len(), 1_000);
+        assert_eq!(batch.dropped(), 990);
+        assert_eq!(batch.raw.len(), 10);
+        let per_link = batch.per_link();
+        assert_eq!(per_link.values().sum::<u64>(), 1_000);
+        assert_eq!(per_link[&0], 334);
+        let day = &batch.days[&(0, 5)];
+        assert!(
+            day.values[3].len() <= MAX_VALUES + 1,
+            "values per day are bounded"
+        );
+        let referrers: u32 = day.values[3].values().flatten().sum();
+        assert_eq!(referrers, 334, "folded into other, not lost");
+    }
+}
