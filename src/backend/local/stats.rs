@@ -27,7 +27,14 @@ impl super::LocalService {
     pub async fn stats_in(&self, owner: Id, query: &StatsQuery, tz: TimeZone) -> Result<Stats> {
         let (query, now) = (*query, self.now());
         self.db()
-            .read(move |conn| compute(conn, owner, &query, now, &tz))
+            .read(move |conn| {
+                // One snapshot for every row read: consistent figures, and one lock instead of
+                // one per statement.
+                let tx = conn.unchecked_transaction().map_err(db_error)?;
+                let stats = compute(&tx, owner, &query, now, &tz);
+                tx.finish().map_err(db_error)?;
+                stats
+            })
             .await
     }
 }
@@ -189,7 +196,8 @@ fn compute(
     let mut total = 0u64;
     let mut before = 0u64;
     let mut timeline = vec![0u64; period.buckets.len()];
-    let mut values: [HashMap<u64, u64>; 5] = Default::default();
+    // Codes are small, dense numbers: a vector indexed by code counts faster than a map.
+    let mut values: [Vec<u64>; 5] = Default::default();
     let wanted: Vec<bool> = Dimension::ALL.iter().map(|d| query.wants(*d)).collect();
     let any_value = wanted.iter().any(|w| *w);
     each_day(conn, source, first_day, last_day, |d| {
@@ -212,7 +220,14 @@ fn compute(
             Part::Value {
                 dim, code, count, ..
             } if wanted[dim] => {
-                *values[dim].entry(code).or_default() += count;
+                let slot = usize::try_from(code).unwrap_or(usize::MAX);
+                let counts = &mut values[dim];
+                if slot >= counts.len() {
+                    counts.resize(slot.saturating_add(1).min(MAX_CODE), 0);
+                }
+                if let Some(n) = counts.get_mut(slot) {
+                    *n += count;
+                }
             }
             Part::Value { .. } => {}
         })
@@ -265,18 +280,22 @@ fn compute(
     })
 }
 
+/// Value codes counted at most (a damaged row naming a larger one counts nothing).
+const MAX_CODE: usize = 1 << 24;
+
 /// The top `top` values of one dimension, named; [`OTHER`] joins the remainder.
 fn breakdown(
     conn: &Connection,
     dim: Dimension,
-    counts: &HashMap<u64, u64>,
+    counts: &[u64],
     top: usize,
 ) -> Result<crate::domain::Breakdown> {
-    let other = counts.get(&OTHER).copied().unwrap_or(0);
+    let other = counts.get(OTHER as usize).copied().unwrap_or(0);
     let mut ranked: Vec<(u64, u64)> = counts
         .iter()
-        .filter(|(code, _)| **code != OTHER)
-        .map(|(&c, &n)| (c, n))
+        .enumerate()
+        .filter(|(code, n)| *code as u64 != OTHER && **n > 0)
+        .map(|(c, &n)| (c as u64, n))
         .collect();
     ranked.sort_by_key(|r| std::cmp::Reverse(r.1));
     // Name only what can make the list: the top, and values tied with its last.
@@ -422,26 +441,64 @@ fn walk(
     total: u64,
     k: usize,
 ) -> Result<Vec<(Id, u64)>> {
-    let filter = match scope {
-        Scope::Owner => "?4 IS NOT NULL",
-        Scope::Space => "space_id = ?4",
-        Scope::Domain => "domain_id = ?4",
-    };
-    let sql = format!(
-        "SELECT id, clicks FROM links WHERE owner_id = ?1 AND {filter} AND (clicks, id) < (?2, ?3)
-         ORDER BY clicks DESC, id DESC LIMIT 256"
-    );
     let (first, last) = window.days();
     let mut found: Vec<(Id, u64)> = Vec::new();
     // The k best so far, for the stop rule.
     let mut best: Vec<u64> = Vec::new();
     let mut seen = 0u64;
+    let mut consider = |link: Id, clicks: i64| -> Result<bool> {
+        let bound = clicks.max(0) as u64;
+        if seen >= total || (best.len() >= k && bound < best[k - 1]) {
+            return Ok(false);
+        }
+        let mut n = 0;
+        traffic::link_days(conn, owner, link, first, last, |d| {
+            n += clicks_in(&d, window.mask(d.day))?;
+            Ok(())
+        })?;
+        if n > 0 {
+            seen += n;
+            found.push((link, n));
+            let at = best.partition_point(|&b| b >= n);
+            best.insert(at, n);
+            best.truncate(k);
+        }
+        Ok(true)
+    };
+    if scope != Scope::Owner {
+        // A space's or domain's links, most clicks first, from its own index.
+        let column = if scope == Scope::Space {
+            "space_id"
+        } else {
+            "domain_id"
+        };
+        let mut members: Vec<(Id, i64)> = conn
+            .prepare_cached(&format!(
+                "SELECT id, clicks FROM links WHERE owner_id = ?1 AND {column} = ?2"
+            ))
+            .map_err(db_error)?
+            .query_map(params![owner, scope_id], |r| Ok((r.get(0)?, r.get(1)?)))
+            .map_err(db_error)?
+            .collect::<rusqlite::Result<_>>()
+            .map_err(db_error)?;
+        members.sort_by_key(|(id, clicks)| (std::cmp::Reverse(*clicks), std::cmp::Reverse(*id)));
+        for (link, clicks) in members {
+            if !consider(link, clicks)? {
+                break;
+            }
+        }
+        return Ok(found);
+    }
+    // The owner's links, most clicks first, read from the clicks index in steps.
     let mut cursor = (i64::MAX, i64::MAX);
     loop {
         let batch: Vec<(Id, i64)> = conn
-            .prepare_cached(&sql)
+            .prepare_cached(
+                "SELECT id, clicks FROM links WHERE owner_id = ?1 AND (clicks, id) < (?2, ?3)
+                 ORDER BY clicks DESC, id DESC LIMIT 256",
+            )
             .map_err(db_error)?
-            .query_map(params![owner, cursor.0, cursor.1, scope_id], |r| {
+            .query_map(params![owner, cursor.0, cursor.1], |r| {
                 Ok((r.get(0)?, r.get(1)?))
             })
             .map_err(db_error)?
@@ -452,21 +509,8 @@ fn walk(
         }
         for (link, clicks) in batch {
             cursor = (clicks, link);
-            let bound = clicks.max(0) as u64;
-            if seen >= total || (best.len() >= k && bound < best[k - 1]) {
+            if !consider(link, clicks)? {
                 return Ok(found);
-            }
-            let mut n = 0;
-            traffic::link_days(conn, owner, link, first, last, |d| {
-                n += clicks_in(&d, window.mask(d.day))?;
-                Ok(())
-            })?;
-            if n > 0 {
-                seen += n;
-                found.push((link, n));
-                let at = best.partition_point(|&b| b >= n);
-                best.insert(at, n);
-                best.truncate(k);
             }
         }
     }

@@ -214,7 +214,7 @@ impl DayTraffic {
                 dim, code, hours, ..
             } => {
                 let mut e = Entry::new(code);
-                e.hours = hours;
+                e.hours = hours.copied().unwrap_or_default();
                 day.dims[dim].push(e);
             }
         })?;
@@ -224,36 +224,45 @@ impl DayTraffic {
 
 /// What [`read`] reports.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Part {
+pub enum Part<'a> {
     /// Clicks in an hour (only hours inside the mask).
     Hour(usize, u32),
-    /// Clicks of a value inside the mask: `count` in all, `hours` each (filled only when the
-    /// reader needs hours: when asked for the whole day's detail).
+    /// Clicks of a value inside the mask: `count` in all; `hours` each, when the reader read
+    /// them (the whole day's detail was asked for, or the mask cuts the day).
     Value {
         dim: usize,
         code: u64,
         count: u64,
-        hours: [u32; 24],
+        hours: Option<&'a [u32; 24]>,
     },
 }
 
 /// Reads a blob, reporting the hours inside `mask` (bit h = hour h) and, with `values`, each
-/// value's clicks in those hours. Whole days never decode the per-hour detail.
+/// value's clicks in those hours. Days wholly inside the mask never decode the hourly detail.
 pub fn read(
     blob: &[u8],
     mask: u32,
     values: bool,
-    mut sink: impl FnMut(Part),
+    mut sink: impl FnMut(Part<'_>),
 ) -> Result<(), String> {
+    read_inner(blob, mask, values, &mut sink).map_err(str::to_owned)
+}
+
+fn read_inner(
+    blob: &[u8],
+    mask: u32,
+    values: bool,
+    sink: &mut impl FnMut(Part<'_>),
+) -> Result<(), &'static str> {
     let mut r = Reader { blob, at: 0 };
     if r.byte()? != VERSION {
-        return Err("unknown traffic format".into());
+        return Err("unknown traffic format");
     }
     let day_mask = r.u32()?;
-    let mut single = None;
+    let mut last_hour = 0;
     for h in (0..24).filter(|h| day_mask & 1 << h != 0) {
         let n = r.u32()?;
-        single = Some(h);
+        last_hour = h;
         if mask & 1 << h != 0 {
             sink(Part::Hour(h, n));
         }
@@ -263,11 +272,14 @@ pub fn read(
     }
     // The whole day's clicks fall inside the mask: day totals say it all.
     let whole = day_mask & !mask == 0;
-    let single = (day_mask.count_ones() == 1).then_some(single).flatten();
+    let single = (day_mask.count_ones() == 1).then_some(last_hour);
     let want_hours = mask == ALL_HOURS;
+    let mut entries: Vec<(u64, u64)> = Vec::new();
+    let mut hours: [u32; 24];
     for dim in 0..DIMS {
         let n = r.len()?;
-        let mut entries = Vec::with_capacity(n.min(MAX_VALUES * 2));
+        entries.clear();
+        entries.reserve(n.min(MAX_VALUES * 2));
         let mut code = 0u64;
         for _ in 0..n {
             code = code
@@ -276,14 +288,14 @@ pub fn read(
             entries.push((code, r.varint()?));
         }
         if let Some(h) = single {
-            for (code, total) in entries {
-                let mut hours = [0; 24];
+            for &(code, total) in &entries {
+                hours = [0; 24];
                 hours[h] = u32::try_from(total).unwrap_or(u32::MAX);
                 sink(Part::Value {
                     dim,
                     code,
                     count: total,
-                    hours,
+                    hours: Some(&hours),
                 });
             }
             continue;
@@ -291,21 +303,21 @@ pub fn read(
         let detail_len = r.len()?;
         let detail_end = r.at.checked_add(detail_len).ok_or("bad detail length")?;
         if detail_end > blob.len() {
-            return Err("truncated traffic".into());
+            return Err("truncated traffic");
         }
         if whole && !want_hours {
-            for (code, total) in entries {
+            for &(code, total) in &entries {
                 sink(Part::Value {
                     dim,
                     code,
                     count: total,
-                    hours: [0; 24],
+                    hours: None,
                 });
             }
         } else {
-            for (code, total) in entries {
+            for &(code, total) in &entries {
                 let tag = r.varint()?;
-                let mut hours = [0; 24];
+                hours = [0; 24];
                 if tag < 24 {
                     hours[tag as usize] = u32::try_from(total).unwrap_or(u32::MAX);
                 } else {
@@ -325,7 +337,7 @@ pub fn read(
                         dim,
                         code,
                         count,
-                        hours,
+                        hours: Some(&hours),
                     });
                 }
             }
@@ -364,32 +376,37 @@ struct Reader<'a> {
 }
 
 impl Reader<'_> {
-    fn byte(&mut self) -> Result<u8, String> {
+    fn byte(&mut self) -> Result<u8, &'static str> {
         let b = *self.blob.get(self.at).ok_or("truncated traffic")?;
         self.at += 1;
         Ok(b)
     }
 
-    fn varint(&mut self) -> Result<u64, String> {
-        let mut n = 0u64;
-        for shift in (0..64).step_by(7) {
+    fn varint(&mut self) -> Result<u64, &'static str> {
+        // Most numbers are one byte.
+        let first = self.byte()?;
+        if first & 0x80 == 0 {
+            return Ok(u64::from(first));
+        }
+        let mut n = u64::from(first & 0x7f);
+        for shift in (7..64).step_by(7) {
             let b = self.byte()?;
             n |= u64::from(b & 0x7f) << shift;
             if b & 0x80 == 0 {
                 return Ok(n);
             }
         }
-        Err("a number is too long".into())
+        Err("a number is too long")
     }
 
-    fn u32(&mut self) -> Result<u32, String> {
-        u32::try_from(self.varint()?).map_err(|_| "a count is too large".into())
+    fn u32(&mut self) -> Result<u32, &'static str> {
+        u32::try_from(self.varint()?).map_err(|_| "a count is too large")
     }
 
-    fn len(&mut self) -> Result<usize, String> {
+    fn len(&mut self) -> Result<usize, &'static str> {
         let n = usize::try_from(self.varint()?).map_err(|_| "bad length")?;
         if n > self.blob.len() * 8 {
-            return Err("bad length".into());
+            return Err("bad length");
         }
         Ok(n)
     }
