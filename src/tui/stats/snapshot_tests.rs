@@ -305,3 +305,21 @@ fn other_periods_and_the_panels_tab_brings_in() {
     press(&mut app, KeyCode::Char('['));
     insta::assert_snapshot!("stats_account_loading_earlier_80x24", screen(&app, 80, 24));
 }
+
+#[test]
+fn after_a_server_said_it_has_no_statistics_it_is_not_asked_again() {
+    let mut app = opened("link", Answer::Unsupported, 100, 30);
+    press(&mut app, KeyCode::Esc);
+    assert!(!app.stats_is_open());
+    press(&mut app, KeyCode::Char('T'));
+    assert!(
+        app.take_commands().is_empty(),
+        "no question goes to the server again"
+    );
+    assert!(!app.stats_is_open());
+    let screen = screen(&app, 100, 30);
+    assert!(
+        screen.contains("This server offers no statistics"),
+        "{screen}"
+    );
+}
