@@ -161,6 +161,10 @@ pub async fn page(
     let all_time = state.ledger.clicks(&link);
     let mut response = if json {
         let mut record = crate::wire::stats::record(&stats, tz);
+        if let Some(data) = record["data"].as_object_mut() {
+            // The record id is the owner's business; visitors know the link by its alias.
+            data.remove("id");
+        }
         record["data"]["alias"] = link.alias.clone().into();
         record["data"]["all_clicks"] = all_time.into();
         axum::Json(record).into_response()

@@ -399,6 +399,10 @@ async fn the_public_page_is_cached_briefly_and_rate_limited() {
         (status, &first["data"]["clicks"]),
         (StatusCode::OK, &Value::from(1))
     );
+    assert!(
+        first["data"].get("id").is_none(),
+        "no record ids for visitors"
+    );
     s.visit("/pub", &[]).await;
     s.wait_for_clicks(id(&link), 2).await;
     let (_, _, second) = json(page().await.unwrap()).await;

@@ -1,17 +1,18 @@
 //! Recording counted visits, from the server's click writer: the clicks of each link, the raw
 //! visit log, and the traffic rollups, all in one transaction.
 //!
-//! A [`VisitBatch`] gathers visits between writes. It holds them in the shape they are stored
-//! in — clicks and rollups per link and day, which stay small however many visits arrive — plus
-//! the raw rows for the log, of which it keeps at most a bound: if the database cannot be
-//! written for a while (a full disk), clicks and statistics stay exact and only the raw log
-//! loses rows, with a warning.
+//! A [`VisitBatch`] gathers visits between writes as raw rows. If the database cannot be written
+//! for a while (a full disk) and the raw rows reach their bound, later visits are folded into
+//! per link and day sums, which stay small however many arrive: clicks and statistics stay
+//! exact and only the raw log loses rows, with a warning.
 
 use std::collections::{BTreeMap, HashMap};
 
 use rusqlite::{Connection, OptionalExtension, params};
 
-use super::store::traffic::{self, DayTraffic, Interner, LinkDay, LinkHome, day::MAX_VALUES};
+use super::store::traffic::{
+    self, DayTraffic, Interner, LinkDay, LinkHome, Rollup, day::MAX_VALUES,
+};
 pub use super::store::visit_log::VisitRow;
 use super::store::{db_error, visit_log};
 use crate::domain::{Dimension, Id, OTHER, Result, TrafficHour};
@@ -24,14 +25,15 @@ pub struct FlushedLink {
     pub clicks: u64,
 }
 
-/// One link's visits of one UTC day, by value name (interned when written).
+/// One link's visits of one UTC day past the raw rows' bound, by value (interned when
+/// written).
 #[derive(Debug, Clone, Default)]
-struct PendingDay {
+struct FoldedDay {
     hours: [u32; 24],
     values: [HashMap<Option<Box<str>>, [u32; 24]>; 5],
 }
 
-impl PendingDay {
+impl FoldedDay {
     fn add(&mut self, hour: usize, values: [Option<&str>; 5]) {
         self.hours[hour] = self.hours[hour].saturating_add(1);
         for (dim, value) in values.into_iter().enumerate() {
@@ -67,13 +69,13 @@ pub const RAW_PENDING_MAX: usize = 200_000;
 /// Visits waiting to be written.
 #[derive(Debug)]
 pub struct VisitBatch {
-    days: BTreeMap<(Id, i64), PendingDay>,
     raw: Vec<VisitRow>,
     /// Raw rows kept at most.
     raw_max: usize,
+    /// Visits past the bound, summed per link and day.
+    folded: BTreeMap<(Id, i64), FoldedDay>,
     /// Raw rows not kept because the batch was full.
     dropped: u64,
-    visits: u64,
 }
 
 impl Default for VisitBatch {
@@ -86,11 +88,10 @@ impl VisitBatch {
     /// A batch that keeps at most `raw_max` raw rows.
     pub fn keeping(raw_max: usize) -> VisitBatch {
         VisitBatch {
-            days: BTreeMap::new(),
             raw: Vec::new(),
             raw_max,
+            folded: BTreeMap::new(),
             dropped: 0,
-            visits: 0,
         }
     }
 
@@ -101,26 +102,24 @@ impl VisitBatch {
 
     /// Takes in one counted visit.
     pub fn add(&mut self, visit: VisitRow) {
-        self.visits += 1;
-        let key = (visit.link_id, traffic::day_of(visit.at));
-        self.days
-            .entry(key)
-            .or_default()
-            .add(traffic::hour_of(visit.at), visit.values());
         if self.raw.len() < self.raw_max {
             self.raw.push(visit);
-        } else {
-            self.dropped += 1;
+            return;
         }
+        self.dropped += 1;
+        self.folded
+            .entry((visit.link_id, traffic::day_of(visit.at)))
+            .or_default()
+            .add(traffic::hour_of(visit.at), visit.values());
     }
 
     /// Visits taken in since the batch was made.
     pub fn len(&self) -> u64 {
-        self.visits
+        self.raw.len() as u64 + self.dropped
     }
 
     pub fn is_empty(&self) -> bool {
-        self.visits == 0
+        self.len() == 0
     }
 
     /// Raw rows given up since the batch was made.
@@ -131,7 +130,10 @@ impl VisitBatch {
     /// Clicks per link.
     pub fn per_link(&self) -> HashMap<Id, u64> {
         let mut out: HashMap<Id, u64> = HashMap::new();
-        for ((link, _), day) in &self.days {
+        for v in &self.raw {
+            *out.entry(v.link_id).or_default() += 1;
+        }
+        for ((link, _), day) in &self.folded {
             *out.entry(*link).or_default() += day.hours.iter().map(|&n| u64::from(n)).sum::<u64>();
         }
         out
@@ -205,19 +207,43 @@ fn log_and_roll_up(
         .iter()
         .filter(|v| homes.contains_key(&v.link_id))
         .collect();
-    visit_log::append(conn, kept.into_iter())?;
-    let mut days = Vec::with_capacity(batch.days.len());
-    for ((link, day), pending) in &batch.days {
-        if let Some(home) = homes.get(link) {
-            days.push(LinkDay {
-                link: *link,
-                home: *home,
-                day: *day,
-                traffic: pending.interned(conn, interner)?,
-            });
+    visit_log::append(conn, kept.iter().copied())?;
+    // Link by link and day, so each stored day is read and written once.
+    let mut order = kept;
+    order.sort_by_key(|v| (v.link_id, traffic::day_of(v.at)));
+    let mut rollup = Rollup::default();
+    for group in order
+        .chunk_by(|a, b| a.link_id == b.link_id && traffic::day_of(a.at) == traffic::day_of(b.at))
+    {
+        let (link, day) = (group[0].link_id, traffic::day_of(group[0].at));
+        rollup.open(conn, homes[&link], link, day)?;
+        for v in group {
+            let mut codes = [traffic::day::NONE; 5];
+            for (dim, value) in v.values().into_iter().enumerate() {
+                codes[dim] = interner.code(conn, Dimension::ALL[dim], value)?;
+            }
+            rollup.add(traffic::hour_of(v.at), codes, 1);
+        }
+        if let Some(folded) = batch.folded.get(&(link, day)) {
+            rollup.add_day(&folded.interned(conn, interner)?);
+        }
+        rollup.close(conn)?;
+    }
+    // Days that only folded visits had.
+    for (&(link, day), folded) in &batch.folded {
+        let Some(home) = homes.get(&link) else {
+            continue;
+        };
+        let seen = order
+            .binary_search_by_key(&(link, day), |v| (v.link_id, traffic::day_of(v.at)))
+            .is_ok();
+        if !seen {
+            rollup.open(conn, *home, link, day)?;
+            rollup.add_day(&folded.interned(conn, interner)?);
+            rollup.close(conn)?;
         }
     }
-    traffic::add(conn, &days)
+    rollup.finish(conn)
 }
 
 /// Adds the traffic history of link `link` (just created, at `home`) to the rollups and its
@@ -470,12 +496,13 @@ mod tests {
         let per_link = batch.per_link();
         assert_eq!(per_link.values().sum::<u64>(), 1_000);
         assert_eq!(per_link[&0], 334);
-        let day = &batch.days[&(0, 5)];
+        let day = &batch.folded[&(0, 5)];
         assert!(
             day.values[3].len() <= MAX_VALUES + 1,
             "values per day are bounded"
         );
         let referrers: u32 = day.values[3].values().flatten().sum();
-        assert_eq!(referrers, 334, "folded into other, not lost");
+        let raw = batch.raw.iter().filter(|v| v.link_id == 0).count() as u32;
+        assert_eq!(referrers + raw, 334, "folded into other, not lost");
     }
 }

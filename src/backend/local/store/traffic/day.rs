@@ -163,51 +163,64 @@ impl DayTraffic {
 
     pub fn encode(&self) -> Vec<u8> {
         let mut out = Vec::with_capacity(16 + self.dims.iter().map(Vec::len).sum::<usize>() * 4);
+        self.encode_into(&mut out, &mut Vec::new());
+        out
+    }
+
+    /// Writes the blob into `out` (cleared first), with `scratch` as room for the hourly
+    /// detail: a writer that keeps both allocates nothing per row.
+    pub fn encode_into(&self, out: &mut Vec<u8>, scratch: &mut Vec<u8>) {
+        out.clear();
         out.push(VERSION);
         let day_mask = mask_of(&self.hours);
-        put(&mut out, u64::from(day_mask));
+        put(out, u64::from(day_mask));
         for n in self.hours.iter().filter(|&&n| n > 0) {
-            put(&mut out, u64::from(*n));
+            put(out, u64::from(*n));
         }
         // With one active hour the reader knows every value's hour (a value left elsewhere by a
         // lossy subtraction is read as that hour's).
         let single_hour = day_mask.count_ones() <= 1;
-        let mut detail = Vec::new();
         for entries in &self.dims {
-            let entries: Vec<&Entry> = entries.iter().filter(|e| e.total() > 0).collect();
-            put(&mut out, entries.len() as u64);
+            let kept = || entries.iter().filter(|e| e.total() > 0);
+            put(out, kept().count() as u64);
             let mut prev = 0;
-            for e in &entries {
-                put(&mut out, e.code - prev);
-                put(&mut out, e.total());
+            for e in kept() {
+                put(out, e.code - prev);
+                put(out, e.total());
                 prev = e.code;
             }
             if single_hour {
                 continue;
             }
-            detail.clear();
-            {
-                for e in &entries {
-                    let mask = e.mask();
-                    if mask.count_ones() == 1 {
-                        put(&mut detail, u64::from(mask.trailing_zeros()));
-                    } else {
-                        put(&mut detail, 24 + u64::from(mask));
-                        for n in e.hours.iter().filter(|&&n| n > 0) {
-                            put(&mut detail, u64::from(*n));
-                        }
+            scratch.clear();
+            for e in kept() {
+                let mask = e.mask();
+                if mask.count_ones() == 1 {
+                    put(scratch, u64::from(mask.trailing_zeros()));
+                } else {
+                    put(scratch, 24 + u64::from(mask));
+                    for n in e.hours.iter().filter(|&&n| n > 0) {
+                        put(scratch, u64::from(*n));
                     }
                 }
             }
-            put(&mut out, detail.len() as u64);
-            out.extend_from_slice(&detail);
+            put(out, scratch.len() as u64);
+            out.extend_from_slice(scratch);
         }
-        out
     }
 
-    /// The whole day back from its blob.
-    pub fn decode(blob: &[u8]) -> Result<DayTraffic, String> {
-        let mut day = DayTraffic::default();
+    /// Empties the day, keeping its room.
+    pub fn clear(&mut self) {
+        self.hours = [0; 24];
+        for list in &mut self.dims {
+            list.clear();
+        }
+    }
+
+    /// Reads a blob into this day (emptied first), reusing its room.
+    pub fn decode_into(&mut self, blob: &[u8]) -> Result<(), String> {
+        self.clear();
+        let day = self;
         read(blob, ALL_HOURS, true, |part| match part {
             Part::Hour(h, n) => day.hours[h] = n,
             Part::Value {
@@ -217,7 +230,13 @@ impl DayTraffic {
                 e.hours = hours.copied().unwrap_or_default();
                 day.dims[dim].push(e);
             }
-        })?;
+        })
+    }
+
+    /// The whole day back from its blob.
+    pub fn decode(blob: &[u8]) -> Result<DayTraffic, String> {
+        let mut day = DayTraffic::default();
+        day.decode_into(blob)?;
         Ok(day)
     }
 }

@@ -135,8 +135,16 @@ impl Row {
 
     /// Stores `t` (an empty day deletes the row).
     fn put(self, conn: &Connection, t: &DayTraffic) -> Result<()> {
-        let (table, [a, b, c], key) = self.key();
         if t.is_empty() {
+            return self.put_encoded(conn, 0, &[]);
+        }
+        self.put_encoded(conn, t.clicks(), &t.encode())
+    }
+
+    /// Stores a day already encoded (no clicks deletes the row).
+    fn put_encoded(self, conn: &Connection, clicks: u64, blob: &[u8]) -> Result<()> {
+        let (table, [a, b, c], key) = self.key();
+        if clicks == 0 {
             conn.prepare_cached(&format!(
                 "DELETE FROM {table} WHERE {a} = ?1 AND {b} = ?2 AND {c} = ?3"
             ))
@@ -149,7 +157,7 @@ impl Row {
                  ON CONFLICT ({a}, {b}, {c}) DO UPDATE SET clicks = excluded.clicks, data = excluded.data"
             ))
             .map_err(db_error)?
-            .execute(params![key[0], key[1], key[2], t.clicks() as i64, t.encode()])
+            .execute(params![key[0], key[1], key[2], clicks as i64, blob])
             .map_err(db_error)?;
         }
         Ok(())
@@ -179,28 +187,92 @@ pub struct LinkDay {
     pub traffic: DayTraffic,
 }
 
-/// Adds each day to its link's row and to its owner's, space's and domain's rows (summed first,
-/// so each of those rows is written once).
+/// Adds each day to its link's row and to its owner's, space's and domain's rows.
 pub fn add(conn: &Connection, days: &[LinkDay]) -> Result<()> {
-    let mut scopes: HashMap<(Scope, Id, i64), DayTraffic> = HashMap::new();
+    let mut rollup = Rollup::default();
     for d in days {
-        Row::Link {
-            owner: d.home.owner,
-            day: d.day,
-            link: d.link,
+        rollup.open(conn, d.home, d.link, d.day)?;
+        rollup.add_day(&d.traffic);
+        rollup.close(conn)?;
+    }
+    rollup.finish(conn)
+}
+
+/// Adds visits to the rollups a link day at a time, reusing its buffers: [`Rollup::open`] a
+/// link's day, [`Rollup::add`] its visits, [`Rollup::close`] it; then [`Rollup::finish`] writes
+/// the owner, space and domain rows, each once, with the sum of what was added.
+#[derive(Default)]
+pub struct Rollup {
+    row: DayTraffic,
+    open: Option<(Row, LinkHome, i64)>,
+    blob: Vec<u8>,
+    scratch: Vec<u8>,
+    scopes: HashMap<(Scope, Id, i64), DayTraffic>,
+}
+
+impl Rollup {
+    /// Reads the stored day `day` of link `link` (at `home`) to add to.
+    pub fn open(&mut self, conn: &Connection, home: LinkHome, link: Id, day: i64) -> Result<()> {
+        let row = Row::Link {
+            owner: home.owner,
+            day,
+            link,
+        };
+        match row.get(conn)? {
+            Some(blob) => {
+                if let Err(e) = self.row.decode_into(&blob) {
+                    tracing::warn!(error = %e, "damaged traffic row replaced");
+                    self.row.clear();
+                }
+            }
+            None => self.row.clear(),
         }
-        .change(conn, &d.traffic, false)?;
-        for (scope, id) in d.home.scopes() {
-            scopes
-                .entry((scope, id, d.day))
+        self.open = Some((row, home, day));
+        Ok(())
+    }
+
+    /// Counts `n` visits in `hour` of the open day, with these value codes.
+    pub fn add(&mut self, hour: usize, codes: [u64; 5], n: u32) {
+        let Some((_, home, day)) = self.open else {
+            return;
+        };
+        self.row.add(hour, codes, n);
+        for (scope, id) in home.scopes() {
+            self.scopes
+                .entry((scope, id, day))
                 .or_default()
-                .merge(&d.traffic);
+                .add(hour, codes, n);
         }
     }
-    for (&(scope, id, day), delta) in &scopes {
-        Row::Scope { scope, id, day }.change(conn, delta, false)?;
+
+    /// Adds a whole day's worth to the open day.
+    pub fn add_day(&mut self, t: &DayTraffic) {
+        let Some((_, home, day)) = self.open else {
+            return;
+        };
+        self.row.merge(t);
+        for (scope, id) in home.scopes() {
+            self.scopes.entry((scope, id, day)).or_default().merge(t);
+        }
     }
-    Ok(())
+
+    /// Writes the open day.
+    pub fn close(&mut self, conn: &Connection) -> Result<()> {
+        let Some((row, _, _)) = self.open.take() else {
+            return Ok(());
+        };
+        self.row.encode_into(&mut self.blob, &mut self.scratch);
+        row.put_encoded(conn, self.row.clicks(), &self.blob)
+    }
+
+    /// Adds what was added to the owner, space and domain rows.
+    pub fn finish(mut self, conn: &Connection) -> Result<()> {
+        self.close(conn)?;
+        for (&(scope, id, day), delta) in &self.scopes {
+            Row::Scope { scope, id, day }.change(conn, delta, false)?;
+        }
+        Ok(())
+    }
 }
 
 /// The first and last day with traffic of an owner, space or domain.

@@ -17,7 +17,9 @@ const CACHE_MAX: usize = 65_536;
 /// Turns values into codes for one writer, remembering what it has looked up.
 #[derive(Debug, Default)]
 pub struct Interner {
-    cache: HashMap<(Dimension, Box<str>), u64>,
+    /// Per dimension: value → code.
+    cache: [HashMap<Box<str>, u64>; 5],
+    cached: usize,
 }
 
 impl Interner {
@@ -30,7 +32,7 @@ impl Interner {
         if value == crate::domain::OTHER {
             return Ok(OTHER);
         }
-        if let Some(code) = self.cache.get(&(dim, Box::from(value))) {
+        if let Some(code) = self.cache[dim.index()].get(value) {
             return Ok(*code);
         }
         let dim_no = dim.index() as i64;
@@ -50,11 +52,13 @@ impl Interner {
                 .query_row(params![dim_no, value], |r| r.get(0))
                 .map_err(db_error)?,
         };
-        if self.cache.len() >= CACHE_MAX {
-            self.cache.clear();
+        if self.cached >= CACHE_MAX {
+            self.cache.iter_mut().for_each(HashMap::clear);
+            self.cached = 0;
         }
         let code = id as u64 + 2;
-        self.cache.insert((dim, Box::from(value)), code);
+        self.cache[dim.index()].insert(Box::from(value), code);
+        self.cached += 1;
         Ok(code)
     }
 }
