@@ -21,7 +21,7 @@ use ratatui::layout::Rect;
 use linkdeck::backend::Backend;
 use linkdeck::domain::{FixedClock, PeriodSpec, Preset, StatsQuery, StatsScope};
 use linkdeck::server::ServeOptions;
-use linkdeck::tui::{App, Command, Msg, TuiOptions};
+use linkdeck::tui::{App, TuiOptions};
 
 fn bench_queries(c: &mut Criterion, rt: &tokio::runtime::Runtime, t: &traffic_data::Traffic) {
     let mut group = c.benchmark_group("stats");
@@ -109,7 +109,8 @@ fn bench_public_page(c: &mut Criterion, rt: &tokio::runtime::Runtime, t: &traffi
     group.finish();
 }
 
-/// Carries out the app's backend calls in order until none are left.
+/// Carries out the app's backend calls in order until none are left (what the runtime does on
+/// tasks).
 async fn settle(app: &mut App, backend: &dyn Backend) {
     loop {
         let commands = app.take_commands();
@@ -117,28 +118,9 @@ async fn settle(app: &mut App, backend: &dyn Backend) {
             return;
         }
         for command in commands {
-            let msg = match command {
-                Command::FetchLinks { req, query } => Msg::LinksPage {
-                    req,
-                    page: query.page,
-                    result: backend.list_links(&query).await,
-                },
-                Command::FetchSpaces { req } => Msg::Spaces {
-                    req,
-                    result: linkdeck::backend::all_spaces(backend, linkdeck::domain::Sort::Asc)
-                        .await,
-                },
-                Command::FetchDomains { req } => Msg::Domains {
-                    req,
-                    result: linkdeck::backend::all_domains(backend).await,
-                },
-                Command::FetchStats { req, query } => Msg::Stats {
-                    req,
-                    result: backend.stats(&query).await,
-                },
-                _ => continue,
-            };
-            app.update(msg);
+            if let Some(msg) = linkdeck::tui::answer(command, backend).await {
+                app.update(msg);
+            }
         }
     }
 }

@@ -37,6 +37,7 @@ pub use desktop::{Desktop, SystemDesktop, osc52};
 pub use keys::{Action, Key, KeyCombo, KeyMap, KeyMapError};
 pub use msg::{Command, Msg, RequestId};
 pub use paging::MAX_PAGES;
+pub use runtime::answer;
 pub use theme::{Theme, ThemeName};
 
 use crate::backend::Backend;

@@ -77,56 +77,7 @@ fn execute(
 ) {
     for command in app.take_commands() {
         tracing::debug!(?command, "command");
-        let (backend, tx) = (Arc::clone(backend), tx.clone());
-        // A send fails only when the loop has ended; the answer is then of no use.
         match command {
-            Command::FetchLinks { req, query } => {
-                tokio::spawn(async move {
-                    let result = backend.list_links(&query).await;
-                    let _ = tx.send(Msg::LinksPage {
-                        req,
-                        page: query.page,
-                        result,
-                    });
-                });
-            }
-            Command::FetchSpaces { req } => {
-                tokio::spawn(async move {
-                    let result =
-                        crate::backend::all_spaces(backend.as_ref(), crate::domain::Sort::Asc)
-                            .await;
-                    let _ = tx.send(Msg::Spaces { req, result });
-                });
-            }
-            Command::FetchDomains { req } => {
-                tokio::spawn(async move {
-                    let result = crate::backend::all_domains(backend.as_ref()).await;
-                    let _ = tx.send(Msg::Domains { req, result });
-                });
-            }
-            Command::DeleteLink { req, id, alias } => {
-                tokio::spawn(async move {
-                    let result = backend.delete_link(id).await;
-                    let _ = tx.send(Msg::LinkDeleted { req, alias, result });
-                });
-            }
-            Command::UpdateLink { req, id, input } => {
-                tokio::spawn(async move {
-                    let result = backend.update_link(id, &input).await.map(Box::new);
-                    let _ = tx.send(Msg::LinkUpdated { req, result });
-                });
-            }
-            Command::Save { req, request } => {
-                tokio::spawn(async move {
-                    let _ = tx.send(request.send(backend.as_ref(), req).await);
-                });
-            }
-            Command::FetchStats { req, query } => {
-                tokio::spawn(async move {
-                    let result = backend.stats(&query).await;
-                    let _ = tx.send(Msg::Stats { req, result });
-                });
-            }
             Command::Copy { text, what } => {
                 let result = desktop
                     .copy(&text)
@@ -137,8 +88,53 @@ fn execute(
                 let result = desktop.open(&url).map(|()| format!("Opening {url}"));
                 app.update(Msg::Desktop(result));
             }
+            call => {
+                let (backend, tx) = (Arc::clone(backend), tx.clone());
+                tokio::spawn(async move {
+                    // A send fails only when the loop has ended; the answer is then of no use.
+                    if let Some(msg) = answer(call, backend.as_ref()).await {
+                        let _ = tx.send(msg);
+                    }
+                });
+            }
         }
     }
+}
+
+/// The backend's answer to a command, as the message the app takes; `None` for commands that
+/// are not backend calls (the clipboard, the browser). The loop runs it on a task; tests and
+/// benchmarks await it in place.
+pub async fn answer(command: Command, backend: &dyn Backend) -> Option<Msg> {
+    Some(match command {
+        Command::FetchLinks { req, query } => Msg::LinksPage {
+            req,
+            page: query.page,
+            result: backend.list_links(&query).await,
+        },
+        Command::FetchSpaces { req } => Msg::Spaces {
+            req,
+            result: crate::backend::all_spaces(backend, crate::domain::Sort::Asc).await,
+        },
+        Command::FetchDomains { req } => Msg::Domains {
+            req,
+            result: crate::backend::all_domains(backend).await,
+        },
+        Command::DeleteLink { req, id, alias } => Msg::LinkDeleted {
+            req,
+            alias,
+            result: backend.delete_link(id).await,
+        },
+        Command::UpdateLink { req, id, input } => Msg::LinkUpdated {
+            req,
+            result: backend.update_link(id, &input).await.map(Box::new),
+        },
+        Command::Save { req, request } => request.send(backend, req).await,
+        Command::FetchStats { req, query } => Msg::Stats {
+            req,
+            result: backend.stats(&query).await,
+        },
+        Command::Copy { .. } | Command::OpenUrl(_) => return None,
+    })
 }
 
 /// Terminal events from a reader thread (crossterm's reader blocks). The stream ends when the

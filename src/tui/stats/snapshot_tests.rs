@@ -5,19 +5,16 @@
 use std::sync::Arc;
 
 use jiff::{SignedDuration, Timestamp};
-use ratatui::Terminal;
-use ratatui::backend::TestBackend;
-use ratatui::crossterm::event::{Event, KeyCode, KeyEvent, KeyModifiers};
+use ratatui::crossterm::event::KeyCode;
 use ratatui::layout::Rect;
 
 use crate::domain::{
     Breakdown, Bucket, Color, Dimension, Error, FixedClock, Link, Page, Period, Space, Stats,
     StatsQuery, StatsScope, TargetType, TopLink, ValueCount,
 };
-use crate::tui::app::{App, AppConfig};
-use crate::tui::keys::KeyMap;
+use crate::tui::app::App;
 use crate::tui::msg::{Command, Msg};
-use crate::tui::theme::{Theme, ThemeName};
+use crate::tui::snapshot_tests::{config, press, screen};
 
 fn now() -> Timestamp {
     "2026-11-22T12:00:00Z".parse().unwrap()
@@ -158,17 +155,6 @@ fn stats(query: &StatsQuery, empty: bool) -> Stats {
     }
 }
 
-fn config() -> AppConfig {
-    AppConfig {
-        profile: "default".into(),
-        location: "local ~/.local/share/linkdeck/linkdeck.db".into(),
-        theme: Theme::new(ThemeName::Mono),
-        keys: KeyMap::default(),
-        mouse: false,
-        timezone: jiff::tz::TimeZone::UTC,
-    }
-}
-
 /// Answers every queued command; stats questions as `answer` says.
 fn settle(app: &mut App, answer: Answer) {
     loop {
@@ -217,20 +203,6 @@ fn settle(app: &mut App, answer: Answer) {
             app.update(msg);
         }
     }
-}
-
-fn press(app: &mut App, code: KeyCode) {
-    let modifiers = match code {
-        KeyCode::Char(c) if c.is_ascii_uppercase() => KeyModifiers::SHIFT,
-        _ => KeyModifiers::NONE,
-    };
-    app.handle_event(Event::Key(KeyEvent::new(code, modifiers)));
-}
-
-fn screen(app: &App, width: u16, height: u16) -> String {
-    let mut terminal = Terminal::new(TestBackend::new(width, height)).unwrap();
-    terminal.draw(|f| app.render(f)).unwrap();
-    terminal.backend().to_string()
 }
 
 /// The view of `scope` (`link`, `space` or `account`) after the backend answered.
