@@ -28,7 +28,7 @@ const STYLE: &str = "body{font-family:system-ui,sans-serif;max-width:40rem;margi
 h1{font-size:1.4rem}p{line-height:1.5}code,.url{word-break:break-all}\
 input{font-size:1rem;padding:.4rem}button{font-size:1rem;padding:.4rem .8rem}\
 table{border-collapse:collapse;margin:1rem 0}td,th{padding:.2rem .8rem;text-align:left;border-bottom:1px solid #ddd}\
-.error{color:#a00}td.n{text-align:right}td.bar{width:12rem}\
+.error{color:#a00}td.n{text-align:right;white-space:nowrap}td.bar{width:12rem}\
 .bar span{display:block;height:.8rem;background:#58a}nav{margin:1rem 0}";
 
 /// A whole page; `title` and `body_html` must already be escaped where needed.
@@ -159,17 +159,23 @@ fn change(stats: &Stats) -> String {
     }
 }
 
-/// Rows of a table with a bar showing each row's share of `total`.
-fn bars(rows: impl Iterator<Item = (String, u64)>, total: u64) -> String {
+/// Rows of a table with a bar for each row's size against `scale`, and with `shares` its
+/// share of `scale` in per cent.
+fn bars(rows: impl Iterator<Item = (String, u64)>, scale: u64, shares: bool) -> String {
     let mut html = String::from("<table>");
     for (label, n) in rows {
-        let share = if total == 0 {
+        let share = if scale == 0 {
             0.0
         } else {
-            n as f64 * 100.0 / total as f64
+            n as f64 * 100.0 / scale as f64
+        };
+        let percent = if shares {
+            format!("<td class=\"n\">{share:.0} %</td>")
+        } else {
+            String::new()
         };
         html.push_str(&format!(
-            "<tr><td>{}</td><td class=\"n\">{}</td><td class=\"bar\"><span style=\"width:{share:.1}%\"></span></td><td class=\"n\">{share:.0} %</td></tr>",
+            "<tr><td>{}</td><td class=\"n\">{}</td><td class=\"bar\"><span style=\"width:{share:.1}%\"></span></td>{percent}</tr>",
             escape(&label),
             count(n),
         ));
@@ -219,6 +225,7 @@ pub fn stats(alias: &str, stats: &Stats, preset: Preset, all_time: u64, tz: &Tim
             .iter()
             .map(|b| (stats.interval.label(b.start, tz), b.clicks)),
         peak,
+        false,
     ));
     for b in &stats.breakdowns {
         body.push_str(&format!("<h2>{}</h2>", b.dimension.title()));
@@ -230,7 +237,7 @@ pub fn stats(alias: &str, stats: &Stats, preset: Preset, all_time: u64, tz: &Tim
         if b.other > 0 {
             rows.push((crate::domain::OTHER.to_owned(), b.other));
         }
-        body.push_str(&bars(rows.into_iter(), b.total()));
+        body.push_str(&bars(rows.into_iter(), b.total(), true));
     }
     page(StatusCode::OK, "Link statistics", &body)
 }
