@@ -18,7 +18,7 @@ use ratatui::layout::Rect;
 use linkdeck::backend::Backend;
 use linkdeck::backend::local::{LocalBackend, LocalOptions, LocalService};
 use linkdeck::domain::{LinkInput, SystemClock};
-use linkdeck::tui::{App, Command, Msg, TuiOptions};
+use linkdeck::tui::{App, TuiOptions};
 
 const RSS_ENV: &str = "LINKDECK_TUI_RSS_DB";
 
@@ -90,24 +90,9 @@ async fn settle(app: &mut App, backend: &dyn Backend) {
             return;
         }
         for command in commands {
-            let msg = match command {
-                Command::FetchLinks { req, query } => Msg::LinksPage {
-                    req,
-                    page: query.page,
-                    result: backend.list_links(&query).await,
-                },
-                Command::FetchSpaces { req } => Msg::Spaces {
-                    req,
-                    result: linkdeck::backend::all_spaces(backend, linkdeck::domain::Sort::Asc)
-                        .await,
-                },
-                Command::FetchDomains { req } => Msg::Domains {
-                    req,
-                    result: linkdeck::backend::all_domains(backend).await,
-                },
-                _ => continue,
-            };
-            app.update(msg);
+            if let Some(msg) = linkdeck::tui::answer(command, backend).await {
+                app.update(msg);
+            }
         }
     }
 }

@@ -87,6 +87,9 @@ impl suite::Harness for LocalHarness {
             .await
             .unwrap();
     }
+    async fn record_visits(&self, visits: Vec<linkdeck::backend::local::visits::VisitRow>) {
+        self.service.record_visits(visits).await.unwrap();
+    }
 }
 
 backend_suite!(LocalHarness::new().await);
@@ -765,34 +768,30 @@ async fn search_totals_by_status_agree_with_the_links_at_any_size() {
 
 use linkdeck::backend::{BulkAction, Progress, Selection, Trashed, TrashedKind, Undo};
 
+/// Records `n` visits of link `id` as the server's click writer does: clicks, rollups and log.
 async fn add_visits(h: &LocalHarness, id: Id, n: i64) {
-    h.service
-        .db()
-        .write(move |tx| {
-            for i in 0..n {
-                tx.execute(
-                    "INSERT INTO visits (link_id, at, country) VALUES (?1, ?2, 'DE')",
-                    rusqlite::params![id, 1_000 + i],
-                )
-                .map_err(linkdeck::backend::local::db_error)?;
-            }
-            tx.execute(
-                "UPDATE links SET clicks = clicks + ?1 WHERE id = ?2",
-                rusqlite::params![n, id],
-            )
-            .map_err(linkdeck::backend::local::db_error)?;
-            Ok(())
+    let now = linkdeck::domain::Clock::now(h.clock.as_ref()).as_second();
+    let visits = (0..n)
+        .map(|i| linkdeck::backend::local::visits::VisitRow {
+            link_id: id,
+            at: now - 3_600 + i,
+            country: Some("DE".into()),
+            platform: None,
+            browser: None,
+            referrer: None,
+            language: None,
         })
-        .await
-        .unwrap();
+        .collect();
+    h.service.record_visits(visits).await.unwrap();
 }
 
-async fn visits_of(h: &LocalHarness, id: Id) -> i64 {
+/// The rollup rows (one a day) a link's own traffic takes.
+async fn traffic_rows(h: &LocalHarness, id: Id) -> i64 {
     h.service
         .db()
         .read(move |conn| {
             conn.query_row(
-                "SELECT count(*) FROM visits WHERE link_id = ?1",
+                "SELECT count(*) FROM link_traffic WHERE link_id = ?1",
                 [id],
                 |r| r.get(0),
             )
@@ -800,6 +799,19 @@ async fn visits_of(h: &LocalHarness, id: Id) -> i64 {
         })
         .await
         .unwrap()
+}
+
+/// The clicks of all time in the owner's account-wide statistics.
+async fn account_clicks(h: &LocalHarness) -> u64 {
+    use linkdeck::domain::{PeriodSpec, Preset, StatsQuery, StatsScope};
+    h.mine
+        .stats(&StatsQuery::new(
+            StatsScope::Account,
+            PeriodSpec::preset(Preset::All),
+        ))
+        .await
+        .unwrap()
+        .total
 }
 
 async fn trash_of(backend: &LocalBackend) -> Vec<Trashed> {
@@ -867,7 +879,7 @@ async fn a_restored_link_keeps_its_id_though_newer_links_were_made() {
 }
 
 #[tokio::test]
-async fn trashed_links_keep_their_clicks_and_visits_until_purged() {
+async fn trashed_links_keep_their_clicks_and_traffic_until_purged() {
     let h = LocalHarness::new().await;
     let link = h
         .mine
@@ -880,7 +892,12 @@ async fn trashed_links_keep_their_clicks_and_visits_until_purged() {
         h.mine.show_link(link.id).await,
         Err(Error::NotFound(_))
     ));
-    assert_eq!(visits_of(&h, link.id).await, 3, "visits wait in place");
+    assert_eq!(
+        account_clicks(&h).await,
+        0,
+        "a trashed link leaves the account's figures"
+    );
+    assert_eq!(traffic_rows(&h, link.id).await, 1, "its own traffic waits");
     let trash = trash_of(&h.mine).await;
     assert_eq!(trash.len(), 1);
     assert_eq!(
@@ -892,16 +909,17 @@ async fn trashed_links_keep_their_clicks_and_visits_until_purged() {
     let report = h.mine.restore(&trash).await.unwrap();
     assert_eq!(report.changed, 1);
     assert_eq!(h.mine.show_link(link.id).await.unwrap().clicks, 3);
-    assert_eq!(visits_of(&h, link.id).await, 3);
+    assert_eq!(account_clicks(&h).await, 3);
     assert!(trash_of(&h.mine).await.is_empty());
 
-    // Deleted again and left past the profile's days: purged with its visits.
+    // Deleted again and left past the profile's days: purged with its traffic.
     h.mine.delete_link(link.id).await.unwrap();
     h.clock
         .set(suite::start() + jiff::SignedDuration::from_hours(24 * 31));
     assert_eq!(h.service.purge_due_blocking().unwrap(), 1);
     assert!(trash_of(&h.mine).await.is_empty());
-    assert_eq!(visits_of(&h, link.id).await, 0);
+    assert_eq!(account_clicks(&h).await, 0);
+    assert_eq!(traffic_rows(&h, link.id).await, 0);
 }
 
 #[tokio::test]

@@ -140,6 +140,9 @@ impl suite::Harness for RemoteHarness {
             .await
             .unwrap();
     }
+    async fn record_visits(&self, visits: Vec<linkdeck::backend::local::visits::VisitRow>) {
+        self.service.record_visits(visits).await.unwrap();
+    }
 }
 
 backend_suite!(RemoteHarness::new().await);

@@ -562,3 +562,62 @@ async fn phpshort_errors_map_by_field_and_record() {
     let err = bounded(backend.show_link(404)).await.unwrap_err();
     assert_eq!(err, Error::not_found("link 404"));
 }
+
+#[tokio::test]
+async fn a_server_without_statistics_is_said_so_once() {
+    // phpShort 2.x has no /api/v1/stats: its router answers 404, as for a missing record.
+    let fake = fake(phpshort).await;
+    let backend = client(&fake);
+    let query =
+        |scope| linkdeck::domain::StatsQuery::new(scope, linkdeck::domain::PeriodSpec::default());
+    let err = bounded(backend.stats(&query(linkdeck::domain::StatsScope::Link(3))))
+        .await
+        .unwrap_err();
+    let Error::Unsupported(why) = err else {
+        panic!("expected Unsupported, got {err:?}");
+    };
+    assert!(why.contains("offers no statistics"), "{why}");
+    let asked = fake.count();
+    assert_eq!(
+        asked, 2,
+        "the link's path, then the account's to tell the two 404s apart"
+    );
+    // Known from now on: the server is not asked again.
+    let err = bounded(backend.stats(&query(linkdeck::domain::StatsScope::Account)))
+        .await
+        .unwrap_err();
+    assert!(matches!(err, Error::Unsupported(_)));
+    assert_eq!(fake.count(), asked);
+}
+
+#[tokio::test]
+async fn a_missing_link_on_a_server_with_statistics_is_not_found() {
+    let fake = fake(|seen: &Seen, _| match seen.path.as_str() {
+        "/api/v1/stats" => json_answer(
+            200,
+            json!({"data": {"scope": "account", "id": null, "starts_at": "2026-11-21T12:00:00Z",
+                            "ends_at": "2026-11-22T12:00:00Z", "interval": "hour",
+                            "clicks": "3", "previous_clicks": null,
+                            "timeline": [{"starts_at": "2026-11-21T12:00:00Z", "clicks": 3}]},
+                   "status": 200}),
+        ),
+        _ => json_answer(404, json!({"message": "Resource not found."})),
+    })
+    .await;
+    let backend = client(&fake);
+    let err = bounded(backend.stats(&linkdeck::domain::StatsQuery::new(
+        linkdeck::domain::StatsScope::Link(9),
+        linkdeck::domain::PeriodSpec::default(),
+    )))
+    .await
+    .unwrap_err();
+    assert_eq!(err, Error::not_found("link 9"));
+    // A tolerant read: a count sent as a string, no breakdowns asked for.
+    let s = bounded(backend.stats(&linkdeck::domain::StatsQuery::new(
+        linkdeck::domain::StatsScope::Account,
+        linkdeck::domain::PeriodSpec::default(),
+    )))
+    .await
+    .unwrap();
+    assert_eq!((s.total, s.timeline.len()), (3, 1));
+}

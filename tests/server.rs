@@ -12,3 +12,5 @@ mod cli;
 mod errors;
 #[path = "server/redirects.rs"]
 mod redirects;
+#[path = "server/traffic.rs"]
+mod traffic;

@@ -5,6 +5,9 @@
 /// The link and space forms (self-contained, with their own harness).
 #[path = "tui/forms.rs"]
 mod forms;
+/// The Stats view.
+#[path = "tui/stats.rs"]
+mod stats;
 
 /// Marks, bulk actions, undo, the palette, live updates and what a new user hit.
 #[path = "tui/bulk.rs"]
@@ -587,6 +590,9 @@ impl Backend for Delaying {
     async fn show_domain(&self, id: Id) -> Result<Domain> {
         self.inner.show_domain(id).await
     }
+    async fn stats(&self, query: &linkdeck::domain::StatsQuery) -> Result<linkdeck::domain::Stats> {
+        self.inner.stats(query).await
+    }
 }
 
 #[tokio::test]
@@ -692,6 +698,9 @@ impl Backend for Failing {
     }
     async fn show_domain(&self, id: Id) -> Result<Domain> {
         self.inner.show_domain(id).await
+    }
+    async fn stats(&self, query: &linkdeck::domain::StatsQuery) -> Result<linkdeck::domain::Stats> {
+        self.inner.stats(query).await
     }
 }
 

@@ -13,7 +13,8 @@ pub use bulk::{BulkAction, BulkFailure, BulkReport, Preview, Progress, Selection
 pub use trash::{TrashPage, Trashed, TrashedKind};
 
 use crate::domain::{
-    Domain, Id, Link, LinkInput, LinkQuery, Page, Result, Space, SpaceInput, SpaceQuery,
+    Domain, Id, Link, LinkInput, LinkQuery, Page, Result, Space, SpaceInput, SpaceQuery, Stats,
+    StatsQuery,
 };
 
 /// Where a backend points, for headers and messages.
@@ -99,6 +100,11 @@ pub trait Backend: Send + Sync {
     async fn change_marker(&self) -> Result<Option<i64>> {
         Ok(None)
     }
+
+    /// Traffic of a link, a space, a domain or the whole account over a period read in the
+    /// profile's time zone. Another owner's link, space or domain is not found. A server that
+    /// keeps no statistics answers [`Error::Unsupported`](crate::domain::Error::Unsupported).
+    async fn stats(&self, query: &StatsQuery) -> Result<Stats>;
 }
 
 /// Pages fetched at most by [`all_spaces`] and [`all_domains`]: they hold what a person named

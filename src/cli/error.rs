@@ -185,6 +185,7 @@ impl From<Error> for CliError {
             },
             Error::Unavailable(m) => CliError::new(Kind::Unavailable, m),
             Error::Conflict(m) => CliError::new(Kind::Conflict, m),
+            Error::Unsupported(m) => CliError::new(Kind::Unavailable, m),
         }
     }
 }

@@ -144,7 +144,8 @@ pub async fn import(ctx: &Context, args: ImportArgs) -> CliResult {
         input
             .read_to_end(&mut bytes)
             .map_err(|e| CliError::failure(format!("cannot read {name}: {e}")))?;
-        let bundle = transfer::read(&bytes, format).map_err(|e| not_valid(&name, kind, e))?;
+        let mut bundle = transfer::read(&bytes, format).map_err(|e| not_valid(&name, kind, e))?;
+        bundle.bring_traffic_forward(ctx.clock.now());
         let spaces = bundle
             .spaces
             .iter()
@@ -435,8 +436,9 @@ fn report(
     lost_passwords: usize,
 ) -> CliResult {
     let dropped = dropped.entries();
-    let not_carried = (!ctx.profile.is_local())
-        .then_some("titles, click totals and creation dates (a server's API cannot set them)");
+    let not_carried = (!ctx.profile.is_local()).then_some(
+        "titles, click totals, creation dates and traffic history (a server's API cannot set them)",
+    );
     if ctx.json {
         return Ok(print_json(&json!({
             "from": kind.to_string(),
@@ -445,12 +447,21 @@ fn report(
             "links_skipped": summary.links_skipped,
             "renamed": summary.renamed,
             "passwords_not_imported": lost_passwords,
+            "clicks_imported": summary.clicks_imported,
             "dropped": dropped.iter().map(|(what, n)| json!({"what": what, "links": n})).collect::<Vec<_>>(),
             "not_carried": not_carried,
         }))?);
     }
+    let history = if summary.clicks_imported > 0 {
+        format!(
+            " with {} of traffic history",
+            plural(summary.clicks_imported as usize, "click")
+        )
+    } else {
+        String::new()
+    };
     let mut text = format!(
-        "imported {} and {} from {name} ({kind})",
+        "imported {} and {} from {name} ({kind}){history}",
         plural(summary.links_created, "link"),
         plural(summary.spaces_created, "new space")
     );

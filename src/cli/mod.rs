@@ -22,6 +22,7 @@ pub mod progress;
 mod qr;
 mod serve;
 mod spaces;
+mod stats;
 mod transfer;
 mod trash;
 
@@ -100,6 +101,9 @@ pub enum Command {
     /// The accounts of the embedded service.
     #[command(subcommand)]
     Owners(owners::OwnersCommand),
+    /// Traffic of a link, a space, a domain or every link: clicks over time, countries,
+    /// platforms, browsers, referrers, languages and top links.
+    Stats(stats::StatsArgs),
     /// Import links from linkdeck's JSON or CSV, or from Bitly, YOURLS, Shlink or Kutt, all or
     /// nothing.
     Import(import::ImportArgs),
@@ -195,6 +199,7 @@ async fn dispatch(ctx: &Context, command: Option<Command>) -> CliResult {
         Some(Command::Spaces(c)) => spaces::run(ctx, c).await,
         Some(Command::Domains(c)) => domains::run(ctx, c).await,
         Some(Command::Owners(c)) => owners::run(ctx, c).await,
+        Some(Command::Stats(a)) => stats::run(ctx, a).await,
         Some(Command::Import(a)) => import::import(ctx, a).await,
         Some(Command::Export(a)) => transfer::export(ctx, a).await,
         Some(Command::Copy(a)) => copy::run(ctx, a).await,

@@ -162,18 +162,7 @@ pub fn plural(n: usize, noun: &str) -> String {
     }
 }
 
-/// `1,204`.
-pub fn thousands(n: u64) -> String {
-    let digits = n.to_string();
-    let mut out = String::new();
-    for (i, c) in digits.chars().enumerate() {
-        if i > 0 && (digits.len() - i).is_multiple_of(3) {
-            out.push(',');
-        }
-        out.push(c);
-    }
-    out
-}
+pub use crate::domain::thousands;
 
 /// A page as `--json` prints it.
 #[derive(Serialize)]

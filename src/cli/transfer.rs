@@ -16,7 +16,7 @@ use super::progress::{Progress, Unit};
 use crate::backend::Backend;
 use crate::backend::local::LocalBackend;
 use crate::domain::{Id, Link, LinkQuery, Sort};
-use crate::transfer::{CsvWriter, Format, JsonWriter, LinkRecord, SpaceRecord};
+use crate::transfer::{CsvWriter, Format, JsonWriter, LinkRecord, SpaceRecord, TrafficRecord};
 
 #[derive(Debug, Args)]
 pub struct ExportArgs {
@@ -151,10 +151,17 @@ async fn write_export<W: Write>(
     let mut links = LinkBatches::new(ctx, backend).await?;
     while let Some(batch) = links.next().await? {
         progress.inc(batch.len() as u64);
+        let mut history = match format {
+            Format::Json => links.history(&batch).await?,
+            Format::Csv => Default::default(),
+        };
         for link in &batch {
             counts.links += 1;
             counts.passwords += usize::from(link.password);
-            let record = LinkRecord::from_link(link, tz);
+            let mut record = LinkRecord::from_link(link, tz);
+            record.traffic = history
+                .remove(&link.id)
+                .map(|hours| hours.iter().map(TrafficRecord::from_hour).collect());
             match &mut writer {
                 Writer::Json(w) => w.link(&record)?,
                 Writer::Csv(w) => w.link(&record).map_err(csv_err)?,
@@ -208,6 +215,19 @@ impl<'a> LinkBatches<'a> {
                 done: false,
             }
         })
+    }
+
+    /// The traffic history of `links`: a local database has it; a server's API does not give it.
+    async fn history(
+        &self,
+        links: &[Link],
+    ) -> CliResult<std::collections::HashMap<Id, Vec<crate::domain::TrafficHour>>> {
+        match self {
+            LinkBatches::Local { backend, .. } => Ok(backend
+                .traffic_history(links.iter().map(|l| l.id).collect())
+                .await?),
+            LinkBatches::Paged { .. } => Ok(Default::default()),
+        }
     }
 
     async fn next(&mut self) -> CliResult<Option<Vec<Link>>> {

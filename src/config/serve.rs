@@ -23,6 +23,9 @@ pub struct ServeConfig {
     pub rate_limit_per_minute: u32,
     /// Password attempts per link and visitor per minute.
     pub password_attempts_per_minute: u32,
+    /// Days the raw visit log keeps each visit; 0 keeps them all. Statistics read the rollups,
+    /// which are kept whatever this says.
+    pub visit_log_days: u32,
 }
 
 impl Default for ServeConfig {
@@ -35,6 +38,7 @@ impl Default for ServeConfig {
             redirect_status: RedirectStatus::default(),
             rate_limit_per_minute: 600,
             password_attempts_per_minute: 10,
+            visit_log_days: (crate::server::DEFAULT_VISIT_LOG_RETENTION.as_secs() / 86_400) as u32,
         }
     }
 }

@@ -26,6 +26,9 @@ pub enum Error {
     /// The request clashes with existing state (a duplicate that is not a field of the request).
     #[error("conflict: {0}")]
     Conflict(String),
+    /// The backend does not offer this at all (a phpShort 2.x server has no statistics).
+    #[error("not supported: {0}")]
+    Unsupported(String),
 }
 
 impl Error {

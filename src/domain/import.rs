@@ -5,7 +5,7 @@ use std::fmt;
 
 use jiff::Timestamp;
 
-use super::FieldErrors;
+use super::{FieldErrors, TrafficHour};
 
 /// Where a row of an import came from: its line, and — when one line holds many rows, as the
 /// `INSERT` statements of an SQL dump do — its place on that line. Errors are keyed by it
@@ -81,13 +81,17 @@ pub fn renamed_alias(alias: &str, n: u32) -> String {
 }
 
 /// What a link brings along from where it lived before, beyond the fields a person types: its
-/// title, its click total (so a link expired by its click limit stays expired) and its creation
-/// date. A link created by hand carries none of them.
+/// title, its click total (so a link expired by its click limit stays expired), its creation
+/// date and its traffic history. A link created by hand carries none of them.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct Carried {
     pub title: Option<String>,
+    /// At least the clicks of `traffic`: the total before the move, which may hold clicks the
+    /// history does not (an import keeps the larger of the two).
     pub clicks: u64,
     pub created_at: Option<Timestamp>,
+    /// Hour by hour, when the source kept it (linkdeck's own JSON).
+    pub traffic: Vec<TrafficHour>,
 }
 
 /// Titles longer than this are cut (at a character boundary) rather than refused: they come from
@@ -137,6 +141,7 @@ pub fn carried(
         title,
         clicks,
         created_at,
+        traffic: Vec::new(),
     })
 }
 

@@ -15,6 +15,8 @@ mod platform;
 mod proptests;
 mod query;
 mod space;
+mod stats;
+mod traffic;
 mod validate;
 
 pub use clock::{Clock, FixedClock, SystemClock};
@@ -34,10 +36,31 @@ pub use query::{
     LinkQuery, PER_PAGE_MAX, PER_PAGE_MIN, Page, SearchBy, Sort, SpaceQuery, StatusFilter,
 };
 pub use space::{Color, Space, SpaceInput, SpacePatch, validate_space_input};
+pub use stats::{
+    Breakdown, Bucket, Interval, MAX_DAYS, Period, PeriodSpec, Preset, Stats, StatsPart,
+    StatsQuery, StatsScope, TOP_DEFAULT, TOP_MAX, TopLink, ValueCount, top_values,
+};
+pub use traffic::{
+    Dimension, HOST_MAX, HOUR_CLICKS_MAX, NAME_MAX, OTHER, TrafficHour, bound_host, bound_name,
+    primary_language,
+};
 pub use validate::{
     ALIAS_MAX, PASSWORD_MAX, RESERVED_ALIASES, URL_MAX, is_reserved_alias, validate_alias,
     validate_url,
 };
+
+/// `1204` → `1,204`: how every front end writes a count.
+pub fn thousands(n: u64) -> String {
+    let digits = n.to_string();
+    let mut out = String::with_capacity(digits.len() + digits.len() / 3);
+    for (i, c) in digits.chars().enumerate() {
+        if i > 0 && (digits.len() - i).is_multiple_of(3) {
+            out.push(',');
+        }
+        out.push(c);
+    }
+    out
+}
 
 /// Identifier of a record (link, space, domain, owner, key).
 pub type Id = i64;

@@ -26,6 +26,8 @@ type ApiResult = Result<Response, ApiError>;
 #[derive(Clone)]
 pub struct Caller {
     pub backend: Arc<dyn Backend>,
+    /// The key's owner, for what the service answers beyond the `Backend` contract.
+    pub owner: Id,
 }
 
 /// What a rate limit is counted against.
@@ -62,6 +64,8 @@ pub fn router(state: Arc<AppState>) -> Router<Arc<AppState>> {
         )
         .route("/domains", get(list_domains))
         .route("/domains/{id}", get(show_domain))
+        .route("/stats", get(account_stats))
+        .route("/stats/{id}", get(link_stats))
         .route_layer(middleware::from_fn_with_state(state, authenticate));
     Router::new()
         .nest("/api/v1", v1)
@@ -124,6 +128,7 @@ async fn authenticate(
         Some(owner) => {
             request.extensions_mut().insert(Caller {
                 backend: Arc::new(state.service.for_owner(owner.owner_id)),
+                owner: owner.owner_id,
             });
             if state.key_use.should_record(owner.key_id) {
                 let service = state.service.clone();
@@ -299,4 +304,29 @@ async fn show_domain(ext: Ext, Path(id): Path<String>) -> ApiResult {
         StatusCode::OK,
         wire::single(wire::domain_record(&domain)),
     ))
+}
+
+async fn account_stats(State(state): Shared, ext: Ext, RawQuery(q): RawQuery) -> ApiResult {
+    stats(&state, ext, q.as_deref(), None).await
+}
+
+async fn link_stats(
+    State(state): Shared,
+    ext: Ext,
+    Path(id): Path<String>,
+    RawQuery(q): RawQuery,
+) -> ApiResult {
+    let id = record_id(&id)?;
+    stats(&state, ext, q.as_deref(), Some(id)).await
+}
+
+/// Statistics in the zone asked for, else the one the server reads the owner's dates in.
+async fn stats(state: &AppState, ext: Ext, raw: Option<&str>, link: Option<Id>) -> ApiResult {
+    let owner = ext
+        .map(|c| c.0.owner)
+        .ok_or_else(|| ApiError::Domain(Error::Unauthorized("no caller".into())))?;
+    let (query, zone) = params::stats_query(raw, link)?;
+    let tz = zone.unwrap_or_else(|| state.service.options().timezone.clone());
+    let stats = state.service.stats_in(owner, &query, tz.clone()).await?;
+    Ok(json(StatusCode::OK, wire::stats::record(&stats, &tz)))
 }

@@ -20,7 +20,8 @@ use tokio::sync::{mpsc, oneshot};
 
 use crate::backend::local::LocalService;
 use crate::backend::local::redirect::ResolvedLink;
-use crate::backend::local::visits::{VisitRow, record_visits};
+use crate::backend::local::store::traffic::Interner;
+use crate::backend::local::visits::{VisitBatch, VisitRow, record_visits};
 use crate::domain::{Id, TargetType};
 
 #[derive(Debug, Default)]
@@ -171,6 +172,8 @@ impl Clicks {
 pub struct WriterOptions {
     pub interval: Duration,
     pub batch: usize,
+    /// Raw visits kept for the log while the database cannot be written.
+    pub raw_pending: usize,
 }
 
 /// Starts the writer task. It ends, after writing everything queued, when every [`Clicks`]
@@ -191,10 +194,13 @@ async fn run(
     opts: WriterOptions,
     mut rx: mpsc::UnboundedReceiver<Msg>,
 ) {
-    let mut batch: Vec<VisitRow> = Vec::new();
+    let mut batch = VisitBatch::keeping(opts.raw_pending);
     let mut waiters: Vec<oneshot::Sender<()>> = Vec::new();
+    let interner = std::sync::Arc::new(Mutex::new(Interner::default()));
     let mut inbox = Vec::with_capacity(opts.batch);
     let mut open = true;
+    // Raw rows already reported as dropped, so each warning tells what is new.
+    let mut reported = 0;
     while open || !batch.is_empty() {
         if open && batch.is_empty() && waiters.is_empty() {
             // Idle: wait for the first message without a deadline.
@@ -205,13 +211,8 @@ async fn run(
         // Gather until the interval passes, the batch is full, or someone asks for a flush.
         let deadline = tokio::time::Instant::now() + opts.interval;
         loop {
-            for msg in inbox.drain(..) {
-                match msg {
-                    Msg::Visit(v) => batch.push(v),
-                    Msg::Flush(done) => waiters.push(done),
-                }
-            }
-            if !open || batch.len() >= opts.batch || !waiters.is_empty() {
+            take(&mut inbox, &mut batch, &mut waiters);
+            if !open || batch.len() >= opts.batch as u64 || !waiters.is_empty() {
                 break;
             }
             match tokio::time::timeout_at(deadline, rx.recv_many(&mut inbox, opts.batch)).await {
@@ -221,32 +222,47 @@ async fn run(
             }
         }
         if !batch.is_empty() {
-            let rows = std::mem::take(&mut batch);
-            if let Err(rows) = write(&service, &ledger, rows).await {
-                // Keep the visits and try again shortly; a click is never dropped while the
-                // database can still be reached.
-                batch = rows;
-                tokio::time::sleep(Duration::from_millis(200)).await;
-                if !open {
-                    // Shutting down: a few more tries, then give up loudly.
-                    for _ in 0..10 {
-                        match write(&service, &ledger, std::mem::take(&mut batch)).await {
-                            Ok(()) => break,
-                            Err(rows) => {
-                                batch = rows;
-                                tokio::time::sleep(Duration::from_millis(500)).await;
-                            }
+            let empty = batch.emptied();
+            let pending = std::mem::replace(&mut batch, empty);
+            match write(&service, &ledger, pending, &interner).await {
+                Ok(dropped) => {
+                    if dropped > 0 {
+                        tracing::warn!(
+                            dropped,
+                            "raw visits were not logged while the database could not be written; \
+                             clicks and statistics are exact"
+                        );
+                    }
+                    reported = 0;
+                }
+                Err(back) => {
+                    // Keep the visits and try again shortly; a click is never dropped while the
+                    // database can still be reached. What keeps arriving meanwhile is taken in
+                    // (the batch stays bounded: see `VisitBatch`), never left in the channel.
+                    batch = back;
+                    if batch.dropped() > reported {
+                        tracing::warn!(
+                            dropped = batch.dropped() - reported,
+                            "the visit log is full while the database cannot be written; raw \
+                             visits are being dropped (clicks and statistics stay exact)"
+                        );
+                        reported = batch.dropped();
+                    }
+                    let pause = tokio::time::Instant::now() + RETRY_PAUSE;
+                    while open {
+                        match tokio::time::timeout_at(pause, rx.recv_many(&mut inbox, opts.batch))
+                            .await
+                        {
+                            Ok(0) => open = false,
+                            Ok(_) => take(&mut inbox, &mut batch, &mut waiters),
+                            Err(_) => break,
                         }
                     }
-                    if !batch.is_empty() {
-                        tracing::error!(
-                            visits = batch.len(),
-                            "could not record visits before stopping"
-                        );
-                        batch.clear();
+                    if !open {
+                        batch = last_tries(&service, &ledger, batch, &interner).await;
                     }
+                    continue;
                 }
-                continue;
             }
         }
         for done in waiters.drain(..) {
@@ -258,26 +274,68 @@ async fn run(
     }
 }
 
-/// Writes one batch; gives the rows back when the database refused them.
+/// How long a failed write waits before the next try.
+const RETRY_PAUSE: Duration = Duration::from_millis(200);
+
+fn take(inbox: &mut Vec<Msg>, batch: &mut VisitBatch, waiters: &mut Vec<oneshot::Sender<()>>) {
+    for msg in inbox.drain(..) {
+        match msg {
+            Msg::Visit(v) => batch.add(v),
+            Msg::Flush(done) => waiters.push(done),
+        }
+    }
+}
+
+/// Shutting down with a batch the database refused: a few more tries, then give up loudly.
+async fn last_tries(
+    service: &LocalService,
+    ledger: &std::sync::Arc<Ledger>,
+    mut batch: VisitBatch,
+    interner: &std::sync::Arc<Mutex<Interner>>,
+) -> VisitBatch {
+    for _ in 0..10 {
+        match write(service, ledger, batch, interner).await {
+            Ok(_) => return VisitBatch::default(),
+            Err(back) => {
+                batch = back;
+                tokio::time::sleep(Duration::from_millis(500)).await;
+            }
+        }
+    }
+    tracing::error!(
+        visits = batch.len(),
+        "could not record visits before stopping"
+    );
+    VisitBatch::default()
+}
+
+/// Writes one batch; gives it back when the database refused it. On success, says how many raw
+/// rows the batch had dropped.
 async fn write(
     service: &LocalService,
     ledger: &std::sync::Arc<Ledger>,
-    rows: Vec<VisitRow>,
-) -> Result<(), Vec<VisitRow>> {
-    let mut per_link: HashMap<Id, u64> = HashMap::new();
-    for v in &rows {
-        *per_link.entry(v.link_id).or_default() += 1;
-    }
+    batch: VisitBatch,
+    interner: &std::sync::Arc<Mutex<Interner>>,
+) -> Result<u64, VisitBatch> {
+    let per_link = batch.per_link();
     ledger.writes_started.fetch_add(1, Ordering::AcqRel);
     let rotations = ledger.rotations(per_link.keys().copied());
     let db = service.db().clone();
+    let interner = interner.clone();
     let result = tokio::task::spawn_blocking(move || {
-        let out = db.write_blocking_checked_by_caller(|tx| record_visits(tx, &rows, &rotations));
-        (out, rows)
+        let mut interner = interner.lock().unwrap_or_else(|e| e.into_inner());
+        let out = db.write_blocking_checked_by_caller(|tx| {
+            record_visits(tx, &batch, &rotations, &mut interner)
+        });
+        if out.is_err() {
+            // Values it stored were rolled back: their numbers must not be reused.
+            *interner = Interner::default();
+        }
+        (out, batch)
     })
     .await;
     let outcome = match result {
-        Ok((Ok(flushed), _)) => {
+        Ok((Ok(flushed), batch)) => {
             let mut map = ledger.lock();
             for f in &flushed {
                 if let Some(c) = map.get_mut(&f.link_id) {
@@ -293,15 +351,15 @@ async fn write(
                     map.remove(id);
                 }
             }
-            Ok(())
+            Ok(batch.dropped())
         }
-        Ok((Err(e), rows)) => {
-            tracing::warn!(error = %e, visits = rows.len(), "writing visits failed; will retry");
-            Err(rows)
+        Ok((Err(e), batch)) => {
+            tracing::warn!(error = %e, visits = batch.len(), "writing visits failed; will retry");
+            Err(batch)
         }
         Err(e) => {
             tracing::error!(error = %e, "visit writer task failed");
-            Err(Vec::new())
+            Err(VisitBatch::default())
         }
     };
     ledger.writes_finished.fetch_add(1, Ordering::AcqRel);

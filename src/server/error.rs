@@ -59,6 +59,9 @@ impl ApiError {
             ApiError::Domain(Error::Conflict(message)) => {
                 (StatusCode::CONFLICT, wire::error(409, message))
             }
+            ApiError::Domain(Error::Unsupported(message)) => {
+                (StatusCode::NOT_IMPLEMENTED, wire::error(501, message))
+            }
             ApiError::Domain(Error::Unavailable(message)) => {
                 // The detail may name files; it goes to the log, not to the caller.
                 tracing::warn!(error = %message, "backend unavailable");

@@ -10,9 +10,11 @@ mod form;
 mod limit;
 mod pages;
 mod params;
+mod public_stats;
 mod qr;
 mod redirect;
 mod resolve;
+mod upkeep;
 mod visitor;
 
 use std::future::Future;
@@ -69,6 +71,16 @@ pub struct ServeOptions {
     pub flush_interval: Duration,
     /// …or as soon as this many are waiting.
     pub flush_batch: usize,
+    /// Raw visits held for the log at most while the database cannot be written (a full disk):
+    /// past this they are dropped with a warning; clicks and statistics stay exact.
+    pub pending_log_max: usize,
+    /// How long a public stats page is reused per link and period (0 turns the cache off).
+    pub stats_cache: Duration,
+    /// Raw visits older than this are pruned from the visit log (`None` keeps them all);
+    /// statistics read the rollups, which are kept.
+    pub visit_log_retention: Option<Duration>,
+    /// How often the raw log is pruned (and deleted links' visits removed).
+    pub upkeep_every: Duration,
 }
 
 impl Default for ServeOptions {
@@ -87,9 +99,17 @@ impl Default for ServeOptions {
             change_poll: Duration::from_millis(250),
             flush_interval: Duration::from_millis(1000),
             flush_batch: 50_000,
+            pending_log_max: crate::backend::local::visits::RAW_PENDING_MAX,
+            stats_cache: Duration::from_secs(5),
+            visit_log_retention: Some(DEFAULT_VISIT_LOG_RETENTION),
+            upkeep_every: upkeep::EVERY,
         }
     }
 }
+
+/// How long raw visits are kept by default: long enough to look into a recent campaign by hand,
+/// short enough that the log does not outgrow the rollups.
+pub const DEFAULT_VISIT_LOG_RETENTION: Duration = Duration::from_secs(90 * 86_400);
 
 /// The redirect statuses a server may be configured with.
 pub fn redirect_status(code: u16) -> Result<StatusCode> {
@@ -114,6 +134,9 @@ pub(crate) struct AppState {
     geo: visitor::GeoSource,
     api_limiter: limit::RateLimiter<LimitKey>,
     password_limiter: limit::RateLimiter<(std::net::IpAddr, crate::domain::Id)>,
+    /// Public stats pages per address, under the API's per-minute limit.
+    stats_limiter: limit::RateLimiter<std::net::IpAddr>,
+    stats_cache: public_stats::StatsCache,
     key_use: limit::KeyUse,
 }
 
@@ -144,7 +167,7 @@ fn app(state: Arc<AppState>, opts: &ServeOptions) -> Router {
             "/{alias}/+",
             get(redirect::preview).post(redirect::unlock_preview),
         )
-        .route("/{alias}/stats", get(redirect::stats))
+        .route("/{alias}/stats", get(public_stats::page))
         .route("/{alias}/qr.svg", get(qr::svg))
         .route("/{alias}/qr.png", get(qr::png))
         .fallback(|| async { pages::not_found() });
@@ -234,12 +257,18 @@ pub async fn serve(
         cache.clone(),
         opts.change_poll.max(Duration::from_millis(10)),
     ));
+    let pruner = tokio::spawn(upkeep::prune_visit_log(
+        service.clone(),
+        opts.visit_log_retention,
+        opts.upkeep_every.max(Duration::from_millis(10)),
+    ));
     let (clicks, writer) = clicks::writer(
         service.clone(),
         ledger.clone(),
         clicks::WriterOptions {
             interval: opts.flush_interval,
             batch: opts.flush_batch.max(1),
+            raw_pending: opts.pending_log_max,
         },
     );
     let state = Arc::new(AppState {
@@ -253,6 +282,8 @@ pub async fn serve(
         geo,
         api_limiter: limit::RateLimiter::per_minute(opts.api_rate_limit),
         password_limiter: limit::RateLimiter::per_minute(opts.password_attempts),
+        stats_limiter: limit::RateLimiter::per_minute(opts.api_rate_limit),
+        stats_cache: public_stats::StatsCache::new(opts.stats_cache),
         key_use: limit::KeyUse::default(),
     });
     let app = app(state.clone(), &opts);
@@ -267,6 +298,7 @@ pub async fn serve(
     .with_graceful_shutdown(shutdown)
     .await;
     watcher.abort();
+    pruner.abort();
     // Every request has finished: write what they counted, then let the writer go.
     clicks.flush().await;
     drop(state);

@@ -4,7 +4,9 @@
 use axum::http::{HeaderValue, StatusCode, header};
 use axum::response::{IntoResponse, Response};
 
-use crate::backend::local::visits::LinkStats;
+use jiff::tz::TimeZone;
+
+use crate::domain::{Interval, Preset, Stats, thousands as count};
 
 /// Escapes text for HTML element content and quoted attribute values.
 pub fn escape(text: &str) -> String {
@@ -26,7 +28,8 @@ const STYLE: &str = "body{font-family:system-ui,sans-serif;max-width:40rem;margi
 h1{font-size:1.4rem}p{line-height:1.5}code,.url{word-break:break-all}\
 input{font-size:1rem;padding:.4rem}button{font-size:1rem;padding:.4rem .8rem}\
 table{border-collapse:collapse;margin:1rem 0}td,th{padding:.2rem .8rem;text-align:left;border-bottom:1px solid #ddd}\
-.error{color:#a00}";
+.error{color:#a00}td.n{text-align:right;white-space:nowrap}td.bar{width:12rem}\
+.bar span{display:block;height:.8rem;background:#58a}nav{margin:1rem 0}";
 
 /// A whole page; `title` and `body_html` must already be escaped where needed.
 fn page(status: StatusCode, title: &str, body_html: &str) -> Response {
@@ -136,37 +139,106 @@ pub fn preview(alias: &str, destination: &str) -> Response {
     page(StatusCode::OK, "Link preview", &body)
 }
 
-fn table(heading: &str, rows: &[(String, u64)]) -> String {
-    let mut html = format!("<h2>{}</h2>", escape(heading));
-    if rows.is_empty() {
-        html.push_str("<p>No visits yet.</p>");
-        return html;
+/// A whole page with a status other than 200, saying `message`.
+pub fn message(status: StatusCode, title: &str, message: &str) -> Response {
+    page(
+        status,
+        &escape(title),
+        &format!("<p>{}</p>", escape(message)),
+    )
+}
+
+/// `12 %` up or down on the period before, when there is one to compare.
+fn change(stats: &Stats) -> String {
+    match (stats.change_percent(), stats.previous) {
+        (Some(p), _) if p > 0 => format!(" (▲ {p} % on the period before)"),
+        (Some(p), _) if p < 0 => format!(" (▼ {} % on the period before)", -p),
+        (Some(_), _) => " (as many as the period before)".to_owned(),
+        (None, Some(0)) if stats.total > 0 => " (none the period before)".to_owned(),
+        _ => String::new(),
     }
-    html.push_str("<table>");
+}
+
+/// Rows of a table with a bar for each row's size against `scale`, and with `shares` its
+/// share of `scale` in per cent.
+fn bars(rows: impl Iterator<Item = (String, u64)>, scale: u64, shares: bool) -> String {
+    let mut html = String::from("<table>");
     for (label, n) in rows {
-        html.push_str(&format!("<tr><td>{}</td><td>{n}</td></tr>", escape(label)));
+        let share = if scale == 0 {
+            0.0
+        } else {
+            n as f64 * 100.0 / scale as f64
+        };
+        let percent = if shares {
+            format!("<td class=\"n\">{share:.0} %</td>")
+        } else {
+            String::new()
+        };
+        html.push_str(&format!(
+            "<tr><td>{}</td><td class=\"n\">{}</td><td class=\"bar\"><span style=\"width:{share:.1}%\"></span></td>{percent}</tr>",
+            escape(&label),
+            count(n),
+        ));
     }
     html.push_str("</table>");
     html
 }
 
-fn labelled(rows: &[(Option<String>, u64)]) -> Vec<(String, u64)> {
-    rows.iter()
-        .map(|(k, n)| (k.clone().unwrap_or_else(|| "unknown".into()), *n))
-        .collect()
-}
-
-/// The public statistics of a link.
-pub fn stats(alias: &str, stats: &LinkStats) -> Response {
-    let mut body = format!(
-        "<p>Short link <code>{}</code>: {} clicks.</p>",
+/// The public statistics of a link over `preset`, with links to the other periods. `all_time`
+/// is the link's click count, including clicks not yet written.
+pub fn stats(alias: &str, stats: &Stats, preset: Preset, all_time: u64, tz: &TimeZone) -> Response {
+    let mut body = String::from("<nav>");
+    for p in Preset::ALL {
+        if p == preset {
+            body.push_str(&format!("<strong>{}</strong> ", p.words()));
+        } else {
+            body.push_str(&format!(
+                "<a href=\"?period={}\">{}</a> ",
+                p.as_str(),
+                p.words()
+            ));
+        }
+    }
+    body.push_str("</nav>");
+    let span = if preset == Preset::All {
+        "in all".to_owned()
+    } else {
+        format!("in the last {}", preset.words())
+    };
+    body.push_str(&format!(
+        "<p>Short link <code>{}</code>: <strong>{}</strong> clicks {span}{}; {} in all.</p>",
         escape(alias),
-        stats.clicks
-    );
-    body.push_str(&table("Clicks by day", &stats.by_day));
-    body.push_str(&table("Countries", &labelled(&stats.by_country)));
-    body.push_str(&table("Platforms", &labelled(&stats.by_platform)));
-    body.push_str(&table("Referrers", &labelled(&stats.by_referrer)));
+        count(stats.total),
+        change(stats),
+        count(all_time),
+    ));
+    let heading = match stats.interval {
+        Interval::Hour => "Clicks by hour",
+        Interval::Day => "Clicks by day",
+        Interval::Month => "Clicks by month",
+    };
+    body.push_str(&format!("<h2>{heading}</h2>"));
+    let peak = stats.timeline.iter().map(|b| b.clicks).max().unwrap_or(0);
+    body.push_str(&bars(
+        stats
+            .timeline
+            .iter()
+            .map(|b| (stats.interval.label(b.start, tz), b.clicks)),
+        peak,
+        false,
+    ));
+    for b in &stats.breakdowns {
+        body.push_str(&format!("<h2>{}</h2>", b.dimension.title()));
+        if b.total() == 0 {
+            body.push_str("<p>No visits in this period.</p>");
+            continue;
+        }
+        let mut rows: Vec<(String, u64)> = b.top.iter().map(|v| (b.label(v), v.clicks)).collect();
+        if b.other > 0 {
+            rows.push((crate::domain::OTHER.to_owned(), b.other));
+        }
+        body.push_str(&bars(rows.into_iter(), b.total(), true));
+    }
     page(StatusCode::OK, "Link statistics", &body)
 }
 

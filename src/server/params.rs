@@ -6,7 +6,10 @@ use std::collections::BTreeMap;
 
 use super::error::ApiError;
 use super::form::Fields;
-use crate::domain::{FieldErrors, Id, LinkQuery, SearchBy, Sort, SpaceQuery, StatusFilter};
+use crate::domain::{
+    FieldErrors, Id, LinkQuery, PeriodSpec, Preset, SearchBy, Sort, SpaceQuery, StatsPart,
+    StatsQuery, StatsScope, StatusFilter, TOP_MAX,
+};
 
 struct Params(BTreeMap<String, String>);
 
@@ -166,6 +169,139 @@ pub fn paging(raw: Option<&str>) -> Result<(u32, u32), ApiError> {
     errors.into_result((page, per_page)).map_err(ApiError::from)
 }
 
+/// Periods a stats question may be stepped back at most.
+const MAX_OFFSET: u32 = 10_000;
+
+/// The query of a stats path (see `wire::stats`): `link` for `/stats/{id}`, `None` for the
+/// account-wide path, which also takes `space` or `domain`. The zone is the one the caller asked
+/// for, if any.
+pub fn stats_query(
+    raw: Option<&str>,
+    link: Option<Id>,
+) -> Result<(StatsQuery, Option<jiff::tz::TimeZone>), ApiError> {
+    let p = Params::read(
+        raw,
+        &[
+            "from", "to", "period", "offset", "name", "limit", "space", "domain", "timezone",
+        ],
+    )?;
+    let mut errors = FieldErrors::default();
+    let date = |name: &str, errors: &mut FieldErrors| {
+        let raw = p.get(name)?;
+        match raw.trim().parse::<jiff::civil::Date>() {
+            Ok(d) => Some(d),
+            Err(_) => {
+                errors.add(name, "must be a date written YYYY-MM-DD");
+                None
+            }
+        }
+    };
+    let (from, to) = (date("from", &mut errors), date("to", &mut errors));
+    let offset = p
+        .number::<u32>(
+            "offset",
+            &mut errors,
+            "must be a whole number of periods back",
+        )
+        .unwrap_or(0);
+    if offset > MAX_OFFSET {
+        errors.add("offset", format!("must be at most {MAX_OFFSET}"));
+    }
+    let period = match (p.get("period"), p.get("from"), p.get("to")) {
+        (Some(_), Some(_), _) | (Some(_), _, Some(_)) => {
+            errors.add("period", "give a period or from and to, not both");
+            PeriodSpec::default()
+        }
+        (Some(name), None, None) => match Preset::parse(name) {
+            Some(preset) => PeriodSpec::Preset {
+                preset,
+                back: offset,
+            },
+            None => {
+                errors.add("period", "must be 24h, 7d, 30d, 90d, 12m or all");
+                PeriodSpec::default()
+            }
+        },
+        (None, Some(_), None) => {
+            errors.add("to", "is required with from");
+            PeriodSpec::default()
+        }
+        (None, None, Some(_)) => {
+            errors.add("from", "is required with to");
+            PeriodSpec::default()
+        }
+        (None, Some(_), Some(_)) => match (from, to) {
+            (Some(from), Some(to)) => PeriodSpec::Dates { from, to },
+            _ => PeriodSpec::default(),
+        },
+        (None, None, None) => PeriodSpec::default().stepped(offset as i32),
+    };
+    let only = match p.get("name") {
+        None => None,
+        Some(name) => match StatsPart::parse(name) {
+            Some(part) => Some(part),
+            None => {
+                errors.add(
+                    "name",
+                    "must be clicks, country, platform, browser, referrer or language",
+                );
+                None
+            }
+        },
+    };
+    let top = p
+        .number::<u32>(
+            "limit",
+            &mut errors,
+            &format!("must be from 1 to {TOP_MAX}"),
+        )
+        .unwrap_or(crate::domain::TOP_DEFAULT);
+    let timezone = p
+        .get("timezone")
+        .and_then(|name| match jiff::tz::TimeZone::get(name.trim()) {
+            Ok(tz) => Some(tz),
+            Err(_) => {
+                errors.add(
+                    "timezone",
+                    "must be an IANA time zone name such as Europe/Berlin",
+                );
+                None
+            }
+        });
+    let (space, domain) = (p.id("space", &mut errors), p.id("domain", &mut errors));
+    let scope = match (link, space, domain) {
+        (Some(id), None, None) => StatsScope::Link(id),
+        (Some(_), _, _) => {
+            errors.add(
+                if space.is_some() { "space" } else { "domain" },
+                "applies to the account's statistics, not a link's",
+            );
+            StatsScope::Account
+        }
+        (None, Some(_), Some(_)) => {
+            errors.add("domain", "give a space or a domain, not both");
+            StatsScope::Account
+        }
+        (None, Some(id), None) => StatsScope::Space(id),
+        (None, None, Some(id)) => StatsScope::Domain(id),
+        (None, None, None) => StatsScope::Account,
+    };
+    let query = StatsQuery {
+        scope,
+        period,
+        only,
+        top,
+    };
+    if let Err(e) = query.validate()
+        && !errors.contains("limit")
+    {
+        errors.merge(e);
+    }
+    errors
+        .into_result((query, timezone))
+        .map_err(ApiError::from)
+}
+
 /// The query string of page `page` of a link list, keeping every filter that is not a default.
 pub fn link_query_string(q: &LinkQuery, page: u32) -> String {
     let mut s = url::form_urlencoded::Serializer::new(String::new());
@@ -239,6 +375,53 @@ mod tests {
             ["per_page"]
         );
         assert_eq!(fields(space_query(Some("sort=max")).unwrap_err()), ["sort"]);
+    }
+
+    #[test]
+    fn stats_parameters_round_trip_and_bad_ones_are_named() {
+        let tz = jiff::tz::TimeZone::get("Europe/Berlin").unwrap();
+        let query = StatsQuery {
+            scope: StatsScope::Space(4),
+            period: PeriodSpec::Preset {
+                preset: Preset::Days7,
+                back: 2,
+            },
+            only: Some(StatsPart::Dimension(crate::domain::Dimension::Referrer)),
+            top: 25,
+        };
+        let raw = url::form_urlencoded::Serializer::new(String::new())
+            .extend_pairs(crate::wire::stats::query_params(&query, &tz))
+            .finish();
+        let (back, zone) = stats_query(Some(&raw), None).unwrap();
+        assert_eq!(back, query);
+        assert_eq!(zone.unwrap().iana_name(), Some("Europe/Berlin"));
+        let dates = stats_query(Some("from=2026-01-01&to=2026-01-31"), Some(3))
+            .unwrap()
+            .0;
+        assert_eq!(dates.scope, StatsScope::Link(3));
+        assert!(matches!(dates.period, PeriodSpec::Dates { .. }));
+        assert_eq!(
+            fields(
+                stats_query(
+                    Some("from=2026-13-01&period=7d&name=city&limit=0&timezone=Mars/Base"),
+                    None
+                )
+                .unwrap_err()
+            ),
+            ["from", "limit", "name", "period", "timezone"]
+        );
+        assert_eq!(
+            fields(stats_query(Some("to=2026-01-01"), None).unwrap_err()),
+            ["from"]
+        );
+        assert_eq!(
+            fields(stats_query(Some("space=1"), Some(2)).unwrap_err()),
+            ["space"]
+        );
+        assert_eq!(
+            fields(stats_query(Some("space=1&domain=2"), None).unwrap_err()),
+            ["domain"]
+        );
     }
 
     #[test]

@@ -8,7 +8,6 @@ use axum::body::Bytes;
 use axum::extract::{ConnectInfo, Path, RawQuery, State};
 use axum::http::{HeaderMap, HeaderValue, Method, StatusCode, header};
 use axum::response::{IntoResponse, Response};
-use serde_json::json;
 
 use super::AppState;
 use super::clicks::Reservation;
@@ -171,8 +170,8 @@ fn visit(
             link_id: link.id,
             at: state.service.now().as_second(),
             country,
-            platform: agent.os.clone(),
-            browser: agent.browser.clone(),
+            platform: agent.os.as_deref().and_then(crate::domain::bound_name),
+            browser: agent.browser.as_deref().and_then(crate::domain::bound_name),
             referrer: super::visitor::referrer_host(headers),
             language: super::visitor::language(headers),
         },
@@ -310,73 +309,6 @@ pub async fn unlock_preview(
         Ok(()) => pages::preview(&link.alias, &link.url),
         Err(page) => page,
     }
-}
-
-fn wants_json(headers: &HeaderMap) -> bool {
-    headers
-        .get(header::ACCEPT)
-        .and_then(|v| v.to_str().ok())
-        .is_some_and(|v| v.contains("application/json"))
-}
-
-/// `GET /{alias}/stats`: public links only; others answer 404 as if they did not exist.
-pub async fn stats(
-    State(state): Shared,
-    Path(alias): Path<String>,
-    headers: HeaderMap,
-) -> Response {
-    let json = wants_json(&headers);
-    let not_found = || {
-        if json {
-            (
-                StatusCode::NOT_FOUND,
-                axum::Json(crate::wire::error(404, "Resource not found.")),
-            )
-                .into_response()
-        } else {
-            pages::not_found()
-        }
-    };
-    let link = match lookup(&state, &headers, &alias).await {
-        Ok(link) if link.public => link,
-        Ok(_) => return not_found(),
-        Err(page) if page.status() == StatusCode::NOT_FOUND => return not_found(),
-        Err(page) => return page,
-    };
-    let mut stats = match state.service.link_stats(link.id).await {
-        Ok(stats) => stats,
-        Err(crate::domain::Error::NotFound(_)) => return not_found(),
-        Err(e) => {
-            tracing::warn!(error = %e, "reading stats failed");
-            return pages::unavailable();
-        }
-    };
-    // Include clicks counted but not yet written.
-    stats.clicks = stats.clicks.max(state.ledger.clicks(&link));
-    if !json {
-        return pages::stats(&link.alias, &stats);
-    }
-    let groups = |name: &str, rows: &[(Option<String>, u64)]| -> Vec<serde_json::Value> {
-        rows.iter()
-            .map(|(k, n)| json!({ name: k, "clicks": n }))
-            .collect()
-    };
-    let body = json!({
-        "data": {
-            "alias": link.alias,
-            "clicks": stats.clicks,
-            "by_day": stats.by_day.iter().map(|(d, n)| json!({"date": d, "clicks": n})).collect::<Vec<_>>(),
-            "by_country": groups("country", &stats.by_country),
-            "by_platform": groups("platform", &stats.by_platform),
-            "by_referrer": groups("referrer", &stats.by_referrer),
-        },
-        "status": 200,
-    });
-    let mut response = axum::Json(body).into_response();
-    response
-        .headers_mut()
-        .insert(header::CACHE_CONTROL, HeaderValue::from_static("no-store"));
-    response
 }
 
 #[cfg(test)]

@@ -159,19 +159,35 @@ impl GeoSource {
     }
 }
 
-/// The first two letters of `Accept-Language`, lower-case.
+/// The primary language of the first `Accept-Language` entry (bounded: `domain::traffic`).
 pub fn language(headers: &HeaderMap) -> Option<String> {
     let value = headers.get(header::ACCEPT_LANGUAGE)?.to_str().ok()?;
-    let first: String = value.trim().chars().take(2).collect();
-    (first.len() == 2 && first.bytes().all(|b| b.is_ascii_alphabetic()))
-        .then(|| first.to_ascii_lowercase())
+    crate::domain::primary_language(value)
 }
 
-/// The host of the referring page.
+/// The host of the referring page, bounded to a DNS name's length ("other" when longer). Only
+/// the start of the header is looked at, however long it is.
 pub fn referrer_host(headers: &HeaderMap) -> Option<String> {
     let value = headers.get(header::REFERER)?.to_str().ok()?;
-    let url = url::Url::parse(value).ok()?;
-    url.host_str().map(|h| h.to_ascii_lowercase())
+    let (_, rest) = value.split_once("://")?;
+    let window = &rest.as_bytes()[..rest.len().min(crate::domain::HOST_MAX * 2)];
+    let end = window
+        .iter()
+        .position(|b| matches!(b, b'/' | b'?' | b'#'))
+        .unwrap_or(window.len());
+    if end == window.len() && window.len() < rest.len() {
+        // No end of the host within twice the longest one: it is too long to be a name.
+        return Some(crate::domain::OTHER.to_owned());
+    }
+    let authority = &rest[..end];
+    let host = authority.rsplit_once('@').map_or(authority, |(_, h)| h);
+    let host = if host.starts_with('[') {
+        // An IPv6 literal, up to its closing bracket.
+        host.find(']').map_or(host, |i| &host[..=i])
+    } else {
+        host.split(':').next().unwrap_or(host)
+    };
+    crate::domain::bound_host(host)
 }
 
 #[cfg(test)]
@@ -189,11 +205,29 @@ mod tests {
 
     #[test]
     fn referrer_is_reduced_to_its_host() {
-        let mut h = HeaderMap::new();
-        h.insert(
-            header::REFERER,
-            "https://News.example.com/a?b=c".parse().unwrap(),
+        let host = |value: &str| {
+            let mut h = HeaderMap::new();
+            h.insert(header::REFERER, value.parse().unwrap());
+            referrer_host(&h)
+        };
+        assert_eq!(
+            host("https://News.example.com/a?b=c").as_deref(),
+            Some("news.example.com")
         );
-        assert_eq!(referrer_host(&h).as_deref(), Some("news.example.com"));
+        assert_eq!(host("https://u:p@t.co:8443#x").as_deref(), Some("t.co"));
+        assert_eq!(host("http://[::1]:8080/").as_deref(), Some("[::1]"));
+        assert_eq!(
+            host(&format!("https://a.example/{}", "x".repeat(8192))).as_deref(),
+            Some("a.example")
+        );
+        assert_eq!(
+            host(&format!("https://{}.example/", "x".repeat(400_000))).as_deref(),
+            Some("other")
+        );
+        assert_eq!(
+            host(&format!("https://{}.example/", "x".repeat(300))).as_deref(),
+            Some("other")
+        );
+        assert_eq!(host("not a url"), None);
     }
 }

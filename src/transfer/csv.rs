@@ -104,6 +104,7 @@ pub fn read_csv(bytes: &[u8]) -> Result<Bundle, FormatError> {
             geo: cell("geo").map(|c| decode_keyed(&c, |k| country_by_code(k).is_some())),
             platform: cell("platform").map(|c| decode_keyed(&c, |k| Platform::parse(k).is_some())),
             rotation: cell("rotation").map(|c| decode_values(&c)),
+            traffic: None,
         };
         if let (Some(space), Some(color)) = (&record.space, cell("space_color")) {
             // The first row naming a space with a colour defines it.

@@ -16,6 +16,8 @@ struct FileJson {
     spaces: Vec<SpaceRecord>,
     #[serde(default)]
     links: Vec<LinkRecord>,
+    #[serde(default)]
+    traffic_as_of: Option<jiff::Timestamp>,
 }
 
 /// Reads an export file; a syntax or shape error names its line.
@@ -55,6 +57,7 @@ pub fn read_json(text: &str) -> Result<Bundle, FormatError> {
     Ok(Bundle {
         spaces: number(file.spaces, space_lines),
         links: number(file.links, link_lines),
+        traffic_as_of: file.traffic_as_of,
     })
 }
 

@@ -16,7 +16,7 @@ use std::path::Path;
 
 pub use self::csv::{CsvWriter, read_csv};
 pub use self::json::{JsonWriter, read_json};
-pub use record::{LinkRecord, Scalar, SpaceRecord};
+pub use record::{LinkRecord, Scalar, SpaceRecord, TrafficRecord};
 
 /// The version written into JSON exports and accepted on import.
 pub const FORMAT_VERSION: u32 = 1;
@@ -61,6 +61,33 @@ pub struct Numbered<T> {
 pub struct Bundle {
     pub spaces: Vec<Numbered<SpaceRecord>>,
     pub links: Vec<Numbered<LinkRecord>>,
+    /// A sample file's "now": its traffic is moved forward to the import's (see
+    /// [`Bundle::bring_traffic_forward`]).
+    pub traffic_as_of: Option<jiff::Timestamp>,
+}
+
+impl Bundle {
+    /// Moves the traffic of a sample file (one that says `traffic_as_of`) forward by whole
+    /// weeks, so that it ends within the week before `now` and its weekdays stay weekdays.
+    /// Other files keep their times.
+    pub fn bring_traffic_forward(&mut self, now: jiff::Timestamp) {
+        let Some(as_of) = self.traffic_as_of else {
+            return;
+        };
+        let week = 7 * 86_400;
+        let weeks = (now.as_second() - as_of.as_second()).div_euclid(week);
+        if weeks <= 0 {
+            return;
+        }
+        let shift = jiff::SignedDuration::from_secs(weeks * week);
+        for hour in self
+            .links
+            .iter_mut()
+            .flat_map(|l| l.record.traffic.iter_mut().flatten())
+        {
+            hour.hour = hour.hour.saturating_add(shift).unwrap_or(hour.hour);
+        }
+    }
 }
 
 /// A file that cannot be read as the format it claims: where and why.

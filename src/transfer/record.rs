@@ -6,9 +6,11 @@ use jiff::tz::TimeZone;
 use serde::de::{self, Visitor};
 use serde::{Deserialize, Deserializer, Serialize, Serializer};
 
+use std::collections::BTreeMap;
+
 use crate::domain::{
-    Carried, FieldErrors, Id, Link, LinkInput, RuleInput, Space, SpaceInput, TargetType, carried,
-    format_expiry_input,
+    Carried, FieldErrors, Id, Link, LinkInput, RuleInput, Space, SpaceInput, TargetType,
+    TrafficHour, carried, format_expiry_input,
 };
 
 /// A value written as a string, number or boolean; the service reads all of them as text
@@ -177,6 +179,64 @@ pub struct LinkRecord {
     pub platform: Option<Vec<RuleInput>>,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub rotation: Option<Vec<RuleInput>>,
+    /// The link's traffic history, an hour a record (JSON only).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub traffic: Option<Vec<TrafficRecord>>,
+}
+
+/// One hour of a link's traffic: its clicks, and the clicks of each value seen in it (a visit
+/// without a value counts in `clicks` only). Values are those of the stats: country codes,
+/// platform and browser names, referring hosts, primary language tags, or "other".
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct TrafficRecord {
+    /// The start of a UTC hour, RFC 3339.
+    pub hour: jiff::Timestamp,
+    pub clicks: u64,
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub country: BTreeMap<String, u64>,
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub platform: BTreeMap<String, u64>,
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub browser: BTreeMap<String, u64>,
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub referrer: BTreeMap<String, u64>,
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub language: BTreeMap<String, u64>,
+}
+
+impl TrafficRecord {
+    fn maps(&self) -> [&BTreeMap<String, u64>; 5] {
+        [
+            &self.country,
+            &self.platform,
+            &self.browser,
+            &self.referrer,
+            &self.language,
+        ]
+    }
+
+    pub fn from_hour(hour: &TrafficHour) -> TrafficRecord {
+        let [country, platform, browser, referrer, language] =
+            hour.values.clone().map(|v| v.into_iter().collect());
+        TrafficRecord {
+            hour: hour.hour,
+            clicks: hour.clicks,
+            country,
+            platform,
+            browser,
+            referrer,
+            language,
+        }
+    }
+
+    /// The hour, checked; errors are keyed `prefix.field`.
+    pub fn to_hour(&self, prefix: &str) -> Result<TrafficHour, FieldErrors> {
+        let values = self
+            .maps()
+            .map(|m| m.iter().map(|(k, v)| (k.clone(), *v)).collect());
+        TrafficHour::checked(self.hour, self.clicks, values, prefix)
+    }
 }
 
 /// A link record made ready for the service: the input, the name of its space, what it carries
@@ -230,6 +290,7 @@ impl LinkRecord {
             platform: keyed(&link.platform),
             rotation: (!link.rotation.is_empty())
                 .then(|| link.rotation.iter().map(RuleInput::value).collect()),
+            traffic: None,
         }
     }
 
@@ -284,7 +345,7 @@ impl LinkRecord {
             .filter(|s| !s.is_empty())
             .map(str::to_owned);
         let clicks = self.clicks.as_ref().map(Scalar::to_input);
-        let carried = carried(
+        let mut carried = carried(
             self.title.as_deref(),
             clicks.as_deref(),
             self.created_at.as_deref(),
@@ -293,6 +354,14 @@ impl LinkRecord {
             errors.merge(e);
             Carried::default()
         });
+        let mut traffic = Vec::new();
+        for (i, hour) in self.traffic.iter().flatten().enumerate() {
+            match hour.to_hour(&format!("traffic.{i}")) {
+                Ok(hour) => traffic.push(hour),
+                Err(e) => errors.merge(e),
+            }
+        }
+        carried.traffic = traffic;
         errors.into_result(ImportLink {
             input,
             space,

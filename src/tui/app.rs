@@ -15,6 +15,7 @@ use ratatui::text::{Line, Span};
 use ratatui::widgets::{Paragraph, Widget, Wrap};
 
 mod forms;
+mod stats;
 mod work;
 
 use super::filter::{FilterBar, FilterOutcome, Named};
@@ -124,6 +125,8 @@ pub struct App {
     range_req: Option<RequestId>,
     /// The link the cursor stays on while a refresh brings new rows.
     follow: Option<Id>,
+    /// The Stats view (see `app/stats.rs`).
+    stats: stats::StatsState,
 }
 
 impl App {
@@ -153,6 +156,7 @@ impl App {
             work: None,
             range_req: None,
             follow: None,
+            stats: stats::StatsState::default(),
         };
         app.fetch_spaces();
         app.fetch_domains();
@@ -383,6 +387,9 @@ impl App {
             self.modal_answered(outcome);
             return;
         }
+        if self.stats_key(key) {
+            return;
+        }
         if self.filter.is_focused() {
             if self.filter.handle_key(key, Instant::now()) == FilterOutcome::Changed {
                 self.query_changed();
@@ -527,6 +534,7 @@ impl App {
                 }
                 None => self.toast(ToastKind::Error, "Domains are not loaded yet"),
             },
+            Action::Stats | Action::Dashboard => self.stats_action(action),
             Action::New if self.pane != Pane::Trash => self.open_new_form(),
             Action::Edit if self.pane != Pane::Trash => self.open_edit_form(),
             Action::Delete => match self.pane {
@@ -704,6 +712,7 @@ impl App {
             // or dialog stays as it is; the cursor stays on its link).
             Msg::Changed => self.refresh(),
             Msg::LinkSaved { .. } | Msg::SpaceSaved { .. } => self.form_saved(msg),
+            Msg::Stats { req, result } => self.stats_answered(req, result),
             Msg::Desktop(Ok(text)) => self.toast(ToastKind::Info, text),
             Msg::Desktop(Err(text)) => self.toast(ToastKind::Error, text),
         }
@@ -750,6 +759,20 @@ impl App {
             spinner: SPINNER[self.spinner],
         };
         self.render_header(a.header, buf);
+        if self.stats_is_open() {
+            let body = Rect {
+                y: a.tabs.y,
+                height: a.hints.y - a.tabs.y,
+                ..area
+            };
+            self.render_stats(body, buf, &ctx(true));
+            self.render_hints(a.hints, buf);
+            if let Some(modal) = &self.modal {
+                modal.render(body, buf, theme, &self.cfg.keys);
+            }
+            render_toasts(&self.toasts, body, buf, theme);
+            return None;
+        }
         self.render_tabs(a.tabs, buf);
         let cursor = self.filter.render(a.filter, buf, theme);
         match self.pane {
@@ -893,6 +916,22 @@ impl App {
                 Modal::Progress(_) => hint(Action::Cancel, "stop"),
                 Modal::Qr(_) => fixed("any key", "close"),
             }
+        } else if let Some(view) = &self.stats.view {
+            let mut hints = vec![
+                hint(Action::CyclePeriod, "period"),
+                hint(Action::EarlierPeriod, "earlier"),
+                hint(Action::LaterPeriod, "later"),
+                hint(Action::NextPane, "panel"),
+            ];
+            if view.selected_link().is_some() {
+                hints.push(hint(Action::Select, "link's traffic"));
+            }
+            hints.extend([
+                fixed("esc", "back"),
+                hint(Action::Help, "help"),
+                hint(Action::Quit, "quit"),
+            ]);
+            hints.concat()
         } else if self.filter.is_focused() {
             [
                 fixed("enter", "keep search"),
@@ -925,6 +964,7 @@ impl App {
                     hint(Action::ToggleDisabled, "disable"),
                     hint(Action::Undo, "undo"),
                     hint(Action::CopyShortUrl, "copy"),
+                    hint(Action::Stats, "traffic"),
                     hint(Action::Palette, "actions"),
                     hint(Action::Help, "help"),
                     hint(Action::Quit, "quit"),
@@ -932,6 +972,7 @@ impl App {
                 .concat(),
                 Pane::Spaces => [
                     hint(Action::Select, "show links"),
+                    hint(Action::Stats, "traffic"),
                     hint(Action::New, "new"),
                     hint(Action::Edit, "edit"),
                     hint(Action::Delete, "delete"),
@@ -976,6 +1017,6 @@ fn describe(error: &Error, what: &str) -> String {
             None => "Rate limited; try again shortly".into(),
         },
         Error::Unavailable(reason) => format!("Backend unavailable: {reason}"),
-        Error::Conflict(reason) => reason.clone(),
+        Error::Conflict(reason) | Error::Unsupported(reason) => reason.clone(),
     }
 }

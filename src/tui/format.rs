@@ -35,18 +35,7 @@ pub fn clip(text: &str, max: usize) -> String {
     out
 }
 
-/// `1204` → `1,204`.
-pub fn count(n: u64) -> String {
-    let digits = n.to_string();
-    let mut out = String::with_capacity(digits.len() + digits.len() / 3);
-    for (i, c) in digits.chars().enumerate() {
-        if i > 0 && (digits.len() - i).is_multiple_of(3) {
-            out.push(',');
-        }
-        out.push(c);
-    }
-    out
-}
+pub use crate::domain::thousands as count;
 
 /// A duration in the largest unit that fits: `45m`, `5h`, `3d`, `8mo`, `2y`.
 pub fn short_duration(d: SignedDuration) -> String {

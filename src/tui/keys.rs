@@ -63,6 +63,11 @@ pub enum Action {
     MoveRowDown,
     Yes,
     No,
+    Stats,
+    Dashboard,
+    CyclePeriod,
+    EarlierPeriod,
+    LaterPeriod,
 }
 
 /// Where the app is when a key arrives: the lists (panes, filters, global actions), a form,
@@ -79,7 +84,7 @@ impl KeyContext {
 }
 
 impl Action {
-    pub const ALL: [Action; 53] = [
+    pub const ALL: [Action; 58] = [
         Action::Quit,
         Action::Help,
         Action::Palette,
@@ -133,6 +138,11 @@ impl Action {
         Action::MoveRowDown,
         Action::Yes,
         Action::No,
+        Action::Stats,
+        Action::Dashboard,
+        Action::CyclePeriod,
+        Action::EarlierPeriod,
+        Action::LaterPeriod,
     ];
 
     /// The name used in the `[keys]` section of the configuration.
@@ -191,6 +201,11 @@ impl Action {
             Action::MoveRowDown => "move_row_down",
             Action::Yes => "yes",
             Action::No => "no",
+            Action::Stats => "stats",
+            Action::Dashboard => "dashboard",
+            Action::CyclePeriod => "cycle_period",
+            Action::EarlierPeriod => "earlier_period",
+            Action::LaterPeriod => "later_period",
         }
     }
 
@@ -250,6 +265,11 @@ impl Action {
             Action::MoveRowDown => "form: move the rule down",
             Action::Yes => "dialog: yes",
             Action::No => "dialog: no",
+            Action::Stats => "traffic of the link / space",
+            Action::Dashboard => "traffic of every link",
+            Action::CyclePeriod => "stats: next period length",
+            Action::EarlierPeriod => "stats: earlier period",
+            Action::LaterPeriod => "stats: later period",
         }
     }
 
@@ -312,6 +332,11 @@ impl Action {
             Action::MoveRowDown => &["J", "alt-down"],
             Action::Yes => &["y"],
             Action::No => &["n"],
+            Action::Stats => &["S"],
+            Action::Dashboard => &["T"],
+            Action::CyclePeriod => &["p"],
+            Action::EarlierPeriod => &["[", "left"],
+            Action::LaterPeriod => &["]", "right"],
         }
     }
 

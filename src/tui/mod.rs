@@ -20,6 +20,7 @@ mod popups;
 mod qr_popup;
 mod runtime;
 mod spaces;
+mod stats;
 mod theme;
 mod trash;
 mod undo;
@@ -42,6 +43,7 @@ pub use desktop::{Desktop, SystemDesktop, osc52};
 pub use keys::{Action, Key, KeyCombo, KeyMap, KeyMapError};
 pub use msg::{Command, Msg, RequestId};
 pub use paging::MAX_PAGES;
+pub use runtime::answer;
 pub use theme::{Theme, ThemeName};
 
 use crate::backend::Backend;

@@ -4,7 +4,7 @@
 use super::form::SaveRequest;
 use super::undo::UndoEntry;
 use crate::backend::{BulkAction, BulkReport, Progress, Selection, TrashPage, Trashed};
-use crate::domain::{Domain, Link, LinkQuery, Page, Result, Space};
+use crate::domain::{Domain, Link, LinkQuery, Page, Result, Space, Stats, StatsQuery};
 
 /// Tags every backend call, so an answer to a question no longer asked (an older search, a page
 /// of a list since refreshed) is recognised and dropped.
@@ -75,6 +75,11 @@ pub enum Msg {
         created: bool,
         result: Result<Space>,
     },
+    /// Traffic for the Stats view.
+    Stats {
+        req: RequestId,
+        result: Result<Stats>,
+    },
     /// The clipboard or browser did (`Ok`, with what to tell the person) or failed.
     Desktop(std::result::Result<String, String>),
 }
@@ -131,6 +136,11 @@ pub enum Command {
     Save {
         req: RequestId,
         request: Box<SaveRequest>,
+    },
+    /// Traffic for the Stats view; answers [`Msg::Stats`].
+    FetchStats {
+        req: RequestId,
+        query: StatsQuery,
     },
     /// Copy to the clipboard; `what` names it in the toast.
     Copy {

@@ -156,110 +156,7 @@ fn execute(
 ) {
     for command in app.take_commands() {
         tracing::debug!(?command, "command");
-        let (backend, tx) = (Arc::clone(backend), tx.clone());
-        // A send fails only when the loop has ended; the answer is then of no use.
         match command {
-            Command::FetchLinks { req, query } => {
-                tokio::spawn(async move {
-                    let result = backend.list_links(&query).await;
-                    let _ = tx.send(Msg::LinksPage {
-                        req,
-                        page: query.page,
-                        result,
-                    });
-                });
-            }
-            Command::FetchSpaces { req } => {
-                tokio::spawn(async move {
-                    let result =
-                        crate::backend::all_spaces(backend.as_ref(), crate::domain::Sort::Asc)
-                            .await;
-                    let _ = tx.send(Msg::Spaces { req, result });
-                });
-            }
-            Command::FetchDomains { req } => {
-                tokio::spawn(async move {
-                    let result = crate::backend::all_domains(backend.as_ref()).await;
-                    let _ = tx.send(Msg::Domains { req, result });
-                });
-            }
-            Command::Bulk {
-                req,
-                selection,
-                action,
-                progress,
-                label,
-            } => {
-                tokio::spawn(async move {
-                    let result = backend.bulk(&selection, &action, &progress).await;
-                    let _ = tx.send(Msg::Bulk { req, label, result });
-                });
-            }
-            Command::Undo {
-                req,
-                entry,
-                progress,
-            } => {
-                tokio::spawn(async move {
-                    let result = super::undo::run(backend.as_ref(), &entry.what, &progress).await;
-                    let _ = tx.send(Msg::Undone { req, entry, result });
-                });
-            }
-            Command::DeleteSpace { req, space } => {
-                tokio::spawn(async move {
-                    let result = backend.delete_space(space.id).await;
-                    let _ = tx.send(Msg::SpaceDeleted { req, space, result });
-                });
-            }
-            Command::FetchTrash { req } => {
-                tokio::spawn(async move {
-                    let result = backend.trash(1, super::trash::HELD as u32).await;
-                    let _ = tx.send(Msg::Trash { req, result });
-                });
-            }
-            Command::Restore { req, items } => {
-                tokio::spawn(async move {
-                    let result = backend.restore(&items).await;
-                    let _ = tx.send(Msg::TrashDone {
-                        req,
-                        purged: false,
-                        result,
-                    });
-                });
-            }
-            Command::Purge { req, items } => {
-                tokio::spawn(async move {
-                    let result = backend
-                        .purge(&items)
-                        .await
-                        .map(|n| crate::backend::BulkReport {
-                            matched: n,
-                            changed: n,
-                            ..Default::default()
-                        });
-                    let _ = tx.send(Msg::TrashDone {
-                        req,
-                        purged: true,
-                        result,
-                    });
-                });
-            }
-            Command::FetchRange {
-                req,
-                query,
-                from,
-                to,
-            } => {
-                tokio::spawn(async move {
-                    let result = range(backend.as_ref(), query, from, to).await;
-                    let _ = tx.send(Msg::Range { req, result });
-                });
-            }
-            Command::Save { req, request } => {
-                tokio::spawn(async move {
-                    let _ = tx.send(request.send(backend.as_ref(), req).await);
-                });
-            }
             Command::Copy { text, what } => {
                 let result = desktop
                     .copy(&text)
@@ -267,15 +164,104 @@ fn execute(
                 app.update(Msg::Desktop(result));
             }
             Command::OpenUrl(url) => {
-                let desktop = Arc::clone(desktop);
+                let (desktop, tx) = (Arc::clone(desktop), tx.clone());
                 // A browser may keep the call waiting until it is closed.
                 tokio::task::spawn_blocking(move || {
                     let result = desktop.open(&url).map(|()| format!("Opened {url}"));
                     let _ = tx.send(Msg::Desktop(result));
                 });
             }
+            call => {
+                let (backend, tx) = (Arc::clone(backend), tx.clone());
+                tokio::spawn(async move {
+                    // A send fails only when the loop has ended; the answer is then of no use.
+                    if let Some(msg) = answer(call, backend.as_ref()).await {
+                        let _ = tx.send(msg);
+                    }
+                });
+            }
         }
     }
+}
+
+/// The backend's answer to a command, as the message the app takes; `None` for commands that
+/// are not backend calls (the clipboard, the browser). The loop runs it on a task; tests and
+/// benchmarks await it in place.
+pub async fn answer(command: Command, backend: &dyn Backend) -> Option<Msg> {
+    Some(match command {
+        Command::FetchLinks { req, query } => Msg::LinksPage {
+            req,
+            page: query.page,
+            result: backend.list_links(&query).await,
+        },
+        Command::FetchSpaces { req } => Msg::Spaces {
+            req,
+            result: crate::backend::all_spaces(backend, crate::domain::Sort::Asc).await,
+        },
+        Command::FetchDomains { req } => Msg::Domains {
+            req,
+            result: crate::backend::all_domains(backend).await,
+        },
+        Command::Bulk {
+            req,
+            selection,
+            action,
+            progress,
+            label,
+        } => Msg::Bulk {
+            req,
+            label,
+            result: backend.bulk(&selection, &action, &progress).await,
+        },
+        Command::Undo {
+            req,
+            entry,
+            progress,
+        } => {
+            let result = super::undo::run(backend, &entry.what, &progress).await;
+            Msg::Undone { req, entry, result }
+        }
+        Command::DeleteSpace { req, space } => {
+            let result = backend.delete_space(space.id).await;
+            Msg::SpaceDeleted { req, space, result }
+        }
+        Command::FetchTrash { req } => Msg::Trash {
+            req,
+            result: backend.trash(1, super::trash::HELD as u32).await,
+        },
+        Command::Restore { req, items } => Msg::TrashDone {
+            req,
+            purged: false,
+            result: backend.restore(&items).await,
+        },
+        Command::Purge { req, items } => Msg::TrashDone {
+            req,
+            purged: true,
+            result: backend
+                .purge(&items)
+                .await
+                .map(|n| crate::backend::BulkReport {
+                    matched: n,
+                    changed: n,
+                    ..Default::default()
+                }),
+        },
+        Command::FetchRange {
+            req,
+            query,
+            from,
+            to,
+        } => Msg::Range {
+            req,
+            result: range(backend, query, from, to).await,
+        },
+        Command::Save { req, request } => request.send(backend, req).await,
+        Command::FetchStats { req, query } => Msg::Stats {
+            req,
+            result: backend.stats(&query).await,
+        },
+        Command::Copy { .. } | Command::OpenUrl(_) => return None,
+    })
 }
 
 /// Terminal events from a reader thread (crossterm's reader blocks). The stream ends when the

@@ -138,7 +138,7 @@ fn world() -> World {
     }
 }
 
-fn config() -> AppConfig {
+pub(super) fn config() -> AppConfig {
     AppConfig {
         profile: "default".into(),
         location: "local ~/.local/share/linkdeck/linkdeck.db".into(),
@@ -264,7 +264,7 @@ fn links_page(world: &World, q: &crate::domain::LinkQuery) -> Page<Link> {
     }
 }
 
-fn press(app: &mut App, code: KeyCode) {
+pub(super) fn press(app: &mut App, code: KeyCode) {
     let modifiers = match code {
         KeyCode::Char(c) if c.is_ascii_uppercase() => KeyModifiers::SHIFT,
         _ => KeyModifiers::NONE,
@@ -279,7 +279,7 @@ fn keys(app: &mut App, world: &World, text: &str) {
     }
 }
 
-fn screen(app: &App, width: u16, height: u16) -> String {
+pub(super) fn screen(app: &App, width: u16, height: u16) -> String {
     let mut terminal = Terminal::new(TestBackend::new(width, height)).unwrap();
     terminal.draw(|f| app.render(f)).unwrap();
     terminal.backend().to_string()

@@ -2,6 +2,8 @@
 //! delete confirmations and error bodies, built from the domain types. Reading the format back
 //! (tolerantly, from any phpShort-style server) is the remote backend's business.
 
+pub mod stats;
+
 use jiff::Timestamp;
 use serde::Serialize;
 use serde_json::{Value, json};

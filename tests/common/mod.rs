@@ -152,7 +152,7 @@ impl TestServer {
                     .unwrap();
                 let visits: i64 = conn
                     .query_row(
-                        "SELECT count(*) FROM visits WHERE link_id = ?1",
+                        "SELECT count(*) FROM visit_log WHERE link_id = ?1",
                         [link_id],
                         |r| r.get(0),
                     )
@@ -177,7 +177,7 @@ impl TestServer {
             .db()
             .read(move |conn| {
                 let mut stmt = conn
-                    .prepare("SELECT country, platform, referrer, language FROM visits WHERE link_id = ?1 ORDER BY id")
+                    .prepare("SELECT country, platform, referrer, language FROM visit_log WHERE link_id = ?1 ORDER BY id")
                     .unwrap();
                 let rows = stmt
                     .query_map([link_id], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?, r.get(3)?)))

@@ -476,14 +476,30 @@ async fn stats_are_public_only_when_the_link_is() {
     assert_eq!(status, StatusCode::OK);
     assert_eq!(headers["cache-control"], "no-store");
     assert_eq!(stats["data"]["clicks"], 3);
-    assert_eq!(stats["data"]["by_country"][0]["country"], "NL");
-    assert_eq!(stats["data"]["by_country"][0]["clicks"], 3);
-    assert_eq!(stats["data"]["by_referrer"][0]["referrer"], "t.co");
-    assert_eq!(stats["data"]["by_platform"][0]["platform"], "Windows");
-    assert_eq!(stats["data"]["by_day"][0]["date"], "2030-01-01");
+    assert_eq!(stats["data"]["all_clicks"], 3);
+    assert_eq!(stats["data"]["alias"], "pub");
+    assert_eq!(stats["data"]["country"]["top"][0]["value"], "NL");
+    assert_eq!(stats["data"]["country"]["top"][0]["clicks"], 3);
+    assert_eq!(stats["data"]["referrer"]["top"][0]["value"], "t.co");
+    assert_eq!(stats["data"]["platform"]["top"][0]["value"], "Windows");
+    let timeline = stats["data"]["timeline"].as_array().unwrap();
+    assert_eq!(timeline.len(), 30, "the last 30 days");
+    assert_eq!(timeline[29]["starts_at"], "2030-01-01T00:00:00Z");
+    assert_eq!(timeline[29]["clicks"], 3);
     let (status, ct, text) = body(s.visit("/pub/stats", &[]).await).await;
     assert_eq!(status, StatusCode::OK);
-    assert!(ct.starts_with("text/html") && text.contains("Clicks by day") && text.contains("NL"));
+    assert!(
+        ct.starts_with("text/html")
+            && text.contains("Clicks by day")
+            && text.contains("Netherlands"),
+        "{text}"
+    );
+    let (status, _, text) = body(s.visit("/pub/stats?period=forever", &[]).await).await;
+    assert_eq!(status, StatusCode::BAD_REQUEST);
+    assert!(text.contains("24h, 7d, 30d, 90d, 12m or all"), "{text}");
+    let (status, _, text) = body(s.visit("/pub/stats?period=24h", &[]).await).await;
+    assert_eq!(status, StatusCode::OK);
+    assert!(text.contains("Clicks by hour"), "{text}");
 
     let (status, _, _) = body(s.visit("/priv/stats", &[]).await).await;
     assert_eq!(status, StatusCode::NOT_FOUND);
@@ -781,7 +797,7 @@ async fn visits_of_a_link_deleted_before_the_write_are_dropped_not_fatal() {
         .db()
         .read(|conn| {
             Ok(conn
-                .query_row("SELECT count(*) FROM visits", [], |r| r.get(0))
+                .query_row("SELECT count(*) FROM visit_log", [], |r| r.get(0))
                 .unwrap())
         })
         .await

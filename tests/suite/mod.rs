@@ -7,6 +7,9 @@
 
 #![allow(dead_code)]
 
+mod stats;
+pub use stats::*;
+
 use std::collections::BTreeSet;
 
 use async_trait::async_trait;
@@ -36,6 +39,8 @@ pub trait Harness: Send + Sync {
     async fn add_domain(&self, name: &str, other: bool) -> Domain;
     /// Sets a link's click count, as visits would.
     async fn set_clicks(&self, id: Id, clicks: u64);
+    /// Counts visits as the server's click writer does.
+    async fn record_visits(&self, visits: Vec<linkdeck::backend::local::visits::VisitRow>);
 }
 
 /// Where every harness's clock starts.
@@ -99,6 +104,11 @@ macro_rules! backend_suite {
             bulk_refuses_fields_that_belong_to_one_link,
             bulk_delete_by_filter_and_undo,
             bulk_preview_counts_and_shows_the_first,
+            stats_count_visits_per_local_day_across_a_daylight_saving_change,
+            stats_of_a_space_a_domain_and_the_account_sum_their_links,
+            stats_follow_links_that_move_or_go,
+            stats_of_another_owner_are_not_found,
+            stats_questions_are_checked,
         );
     };
 }

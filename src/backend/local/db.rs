@@ -253,10 +253,14 @@ mod tests {
             db.write_blocking_checked_by_caller(|_| Err(Error::Unavailable("no".into())));
         assert!(failed.is_err());
         assert!(foreign_keys(&db), "on again after a rollback");
-        // And enforced: a visit of a link that does not exist is refused.
+        // And enforced: a link of an owner that does not exist is refused.
         let orphan = db.write_blocking(|tx| {
-            tx.execute("INSERT INTO visits (link_id, at) VALUES (999, 0)", [])
-                .map_err(db_error)
+            tx.execute(
+                "INSERT INTO links (owner_id, alias, url, created_at, updated_at)
+                 VALUES (999, 'a', 'https://a.example', 0, 0)",
+                [],
+            )
+            .map_err(db_error)
         });
         assert!(orphan.is_err());
     }

@@ -20,10 +20,12 @@ use super::links::{ALIAS_TAKEN, NOT_YOUR_DOMAIN, NOT_YOUR_SPACE, apply, blank_ro
 use super::password::hash_password;
 use super::spaces::NAME_TAKEN;
 use super::store::links::{self as link_store, Staged};
+use super::store::traffic::{Interner, LinkHome};
 use super::store::{domains, spaces};
+use super::visits::add_history;
 use crate::domain::{
     Carried, Color, Error, FieldErrors, Id, LinkInput, LinkPatch, Mode, OnConflict, Place, Result,
-    SpaceInput, SpacePatch, renamed_alias, validate_alias, validate_link_input,
+    SpaceInput, SpacePatch, TrafficHour, renamed_alias, validate_alias, validate_link_input,
     validate_space_input,
 };
 
@@ -38,6 +40,8 @@ pub struct ImportSummary {
     pub links_skipped: usize,
     /// Rows given a new alias because theirs was taken (`--on-conflict rename`).
     pub renamed: Vec<Renamed>,
+    /// Clicks of the traffic history carried in.
+    pub clicks_imported: u64,
 }
 
 /// A row that got a new alias.
@@ -290,6 +294,10 @@ struct Writer<'a, 't> {
     /// links table already.
     chunk_aliases: HashSet<(Id, String)>,
     staged: Option<Staged>,
+    /// The traffic history of each staged link, in staging order, written once the chunk's
+    /// links have their ids.
+    histories: Vec<(LinkHome, Vec<TrafficHour>)>,
+    interner: Interner,
 }
 
 impl<'a, 't> Writer<'a, 't> {
@@ -321,6 +329,8 @@ impl<'a, 't> Writer<'a, 't> {
             next_color: 1,
             chunk_aliases: HashSet::new(),
             staged: None,
+            histories: Vec::new(),
+            interner: Interner::default(),
         })
     }
 
@@ -512,6 +522,7 @@ impl<'a, 't> Writer<'a, 't> {
             title,
             clicks,
             created_at,
+            traffic,
         } = row.carried;
         if title.is_some() {
             link.title = title;
@@ -523,7 +534,23 @@ impl<'a, 't> Writer<'a, 't> {
             Some(staged) => staged,
             None => self.staged.insert(link_store::stage_start(self.tx)?),
         };
-        link_store::stage(self.tx, staged, &link, clicks)?;
+        // Writing the history adds its clicks: stage only those the total has beyond it, so the
+        // link ends with the larger of the two.
+        let history_clicks: u64 = traffic.iter().map(|h| h.clicks).sum();
+        link_store::stage(
+            self.tx,
+            staged,
+            &link,
+            clicks.saturating_sub(history_clicks),
+        )?;
+        self.histories.push((
+            LinkHome {
+                owner: self.owner,
+                space: link.space_id,
+                domain: link.domain_id,
+            },
+            traffic,
+        ));
         if staged.len() >= CHUNK {
             self.flush()?;
         }
@@ -533,7 +560,14 @@ impl<'a, 't> Writer<'a, 't> {
     /// Moves the staged rows into the links table.
     fn flush(&mut self) -> Result<()> {
         if let Some(staged) = self.staged.take() {
+            let first = staged.first_id();
             self.summary.links_created += link_store::stage_insert(self.tx, staged)?;
+            for (k, (home, hours)) in self.histories.drain(..).enumerate() {
+                if !hours.is_empty() {
+                    self.summary.clicks_imported +=
+                        add_history(self.tx, first + k as Id, home, &hours, &mut self.interner)?;
+                }
+            }
         }
         self.chunk_aliases.clear();
         Ok(())

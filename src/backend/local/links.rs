@@ -324,7 +324,7 @@ impl LocalBackend {
         Ok(link)
     }
 
-    /// Moves the link to the trash (a batch of one), where it keeps its id, clicks and visits.
+    /// Moves the link to the trash (a batch of one), where it keeps its id, clicks and traffic.
     pub(super) async fn link_delete(&self, id: Id) -> Result<()> {
         let report = self
             .bulk_local(

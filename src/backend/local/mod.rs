@@ -13,6 +13,7 @@ pub mod password;
 pub mod redirect;
 mod schema;
 mod spaces;
+mod stats;
 pub mod store;
 mod titles;
 mod trash;
@@ -41,7 +42,7 @@ use super::trash::{TrashPage, Trashed};
 use super::{Backend, BackendInfo};
 use crate::domain::{
     Clock, Domain, Error, Id, Link, LinkInput, LinkQuery, Owner, Page, Result, Space, SpaceInput,
-    SpaceQuery, SystemClock,
+    SpaceQuery, Stats, StatsQuery, SystemClock,
 };
 
 /// The owner the terminal app and the CLI act as on a local database.
@@ -303,5 +304,9 @@ impl Backend for LocalBackend {
     }
     async fn change_marker(&self) -> Result<Option<i64>> {
         self.service.change_marker().await.map(Some)
+    }
+    async fn stats(&self, query: &StatsQuery) -> Result<Stats> {
+        let tz = self.service.options().timezone.clone();
+        self.service.stats_in(self.owner_id, query, tz).await
     }
 }

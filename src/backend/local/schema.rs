@@ -243,7 +243,62 @@ const MIGRATIONS: &[Migration] = &[
     CREATE INDEX trash_spaces_batch ON trash_spaces(batch);
     CREATE INDEX trash_spaces_owner ON trash_spaces(owner_id, id);
     "#),
+    // 6: traffic rollups (`store::traffic`): one row per link and UTC day, and per day for each
+    // owner, space and domain, built here from the visits already stored. The visits become a
+    // raw log without the per-link index every visit paid for (`store::visit_log`), and every
+    // value in it is bounded (old rows kept referrers whole).
+    Migration {
+        sql: r#"
+    CREATE TABLE traffic_values (
+        id INTEGER PRIMARY KEY,
+        dimension INTEGER NOT NULL,
+        value TEXT NOT NULL,
+        UNIQUE (dimension, value)
+    );
+    CREATE TABLE link_traffic (
+        owner_id INTEGER NOT NULL,
+        day INTEGER NOT NULL,
+        link_id INTEGER NOT NULL,
+        clicks INTEGER NOT NULL,
+        data BLOB NOT NULL,
+        PRIMARY KEY (owner_id, day, link_id)
+    ) WITHOUT ROWID;
+    -- scope: 1 owner, 2 space, 3 domain.
+    CREATE TABLE scope_traffic (
+        scope INTEGER NOT NULL,
+        scope_id INTEGER NOT NULL,
+        day INTEGER NOT NULL,
+        clicks INTEGER NOT NULL,
+        data BLOB NOT NULL,
+        PRIMARY KEY (scope, scope_id, day)
+    ) WITHOUT ROWID;
+    CREATE TABLE visit_log (
+        id INTEGER PRIMARY KEY,
+        link_id INTEGER NOT NULL,
+        at INTEGER NOT NULL,
+        country TEXT,
+        platform TEXT,
+        browser TEXT,
+        referrer TEXT,
+        language TEXT
+    );
+    -- Logged visits of deleted links, up to row `upto`, waiting for the pruner.
+    CREATE TABLE visit_log_purge (
+        link_id INTEGER PRIMARY KEY,
+        upto INTEGER NOT NULL
+    );
+    "#,
+        then: Some(rollups_from_visits),
+    },
 ];
+
+/// The code half of migration 6: rollups and the raw log from the old visits table, which then
+/// goes.
+fn rollups_from_visits(conn: &Connection) -> Result<()> {
+    super::visits::roll_up_old_visits(conn)?;
+    conn.execute_batch("DROP TABLE visits;")
+        .map_err(super::db::db_error)
+}
 
 /// The schema version this build writes.
 pub const SCHEMA_VERSION: i64 = MIGRATIONS.len() as i64;
@@ -355,5 +410,81 @@ mod tests {
             )
             .unwrap();
         assert_eq!(sizes, 0, "no per-row sizes are kept");
+    }
+
+    #[test]
+    fn an_upgrade_builds_rollups_from_the_visits_and_bounds_what_they_kept() {
+        use crate::backend::local::store::traffic::{self, Scope, day};
+        let mut conn = Connection::open_in_memory().unwrap();
+        migrate_to(&mut conn, 4).unwrap();
+        conn.execute_batch(
+            "INSERT INTO owners (id, name, created_at) VALUES (1, 'me', 0);
+             INSERT INTO spaces (id, owner_id, name, color, created_at, updated_at)
+                 VALUES (1, 1, 'Launch', 2, 0, 0);
+             INSERT INTO links (id, owner_id, space_id, alias, url, title, clicks, created_at, updated_at)
+                 VALUES (1, 1, 1, 'a', 'https://a.example', 'a.example', 3, 0, 0),
+                        (2, 1, NULL, 'b', 'https://b.example', 'b.example', 1, 0, 0);",
+        )
+        .unwrap();
+        let huge = "x".repeat(400 * 1024);
+        // 2026-03-08 06:59 and 07:00 UTC, and a day later.
+        for (link, at, referrer) in [
+            (1, 1_772_953_140, "t.co".to_owned()),
+            (1, 1_772_953_200, huge.clone()),
+            (1, 1_773_039_600, "t.co".to_owned()),
+            (2, 1_773_039_600, huge),
+        ] {
+            conn.execute(
+                "INSERT INTO visits (link_id, at, country, platform, referrer, language)
+                 VALUES (?1, ?2, 'DE', 'iOS', ?3, 'de')",
+                rusqlite::params![link, at, referrer],
+            )
+            .unwrap();
+        }
+        migrate(&mut conn).unwrap();
+        let tables: i64 = conn
+            .query_row(
+                "SELECT count(*) FROM sqlite_master WHERE name = 'visits'",
+                [],
+                |r| r.get(0),
+            )
+            .unwrap();
+        assert_eq!(tables, 0, "the old table is gone");
+        let longest: i64 = conn
+            .query_row("SELECT max(length(referrer)) FROM visit_log", [], |r| {
+                r.get(0)
+            })
+            .unwrap();
+        assert_eq!(longest, 5, "\"other\" and \"t.co\" only");
+        let logged: i64 = conn
+            .query_row("SELECT count(*) FROM visit_log", [], |r| r.get(0))
+            .unwrap();
+        assert_eq!(logged, 4);
+        let mut days = Vec::new();
+        traffic::link_days(&conn, 1, 1, 0, i64::MAX, |d| {
+            days.push((d.day, d.clicks, day::hours(d.data).unwrap()[6]));
+            Ok(())
+        })
+        .unwrap();
+        let first = traffic::day_of(1_772_953_140);
+        assert_eq!(days, [(first, 2, 1), (first + 1, 1, 0)]);
+        let sum = |scope, id| {
+            let mut n = 0;
+            traffic::scope_days(&conn, scope, id, 0, i64::MAX, |d| {
+                n += d.clicks;
+                Ok(())
+            })
+            .unwrap();
+            n
+        };
+        assert_eq!((sum(Scope::Owner, 1), sum(Scope::Space, 1)), (4, 3));
+        let referrers: Vec<String> = conn
+            .prepare("SELECT value FROM traffic_values WHERE dimension = 3 ORDER BY value")
+            .unwrap()
+            .query_map([], |r| r.get(0))
+            .unwrap()
+            .collect::<rusqlite::Result<_>>()
+            .unwrap();
+        assert_eq!(referrers, ["t.co"], "\"other\" needs no row");
     }
 }

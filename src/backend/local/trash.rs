@@ -1,5 +1,5 @@
 //! The trash of the embedded service: a deleted link or space waits there, whole, for
-//! `trash_days` (a profile setting) and can come back with its id, clicks and visits. The SQL is
+//! `trash_days` (a profile setting) and can come back with its id, clicks and traffic. The SQL is
 //! in `store::trash`.
 
 use jiff::SignedDuration;

@@ -1,27 +1,21 @@
-//! Recording visits (in batches, from the server's click writer) and reading them back as
-//! statistics.
+//! Recording counted visits, from the server's click writer: the clicks of each link, the raw
+//! visit log, and the traffic rollups, all in one transaction.
+//!
+//! A [`VisitBatch`] gathers visits between writes as raw rows. If the database cannot be written
+//! for a while (a full disk) and the raw rows reach their bound, later visits are folded into
+//! per link and day sums, which stay small however many arrive: clicks and statistics stay
+//! exact and only the raw log loses rows, with a warning.
 
-use rusqlite::{Connection, OptionalExtension, Transaction, params};
+use std::collections::{BTreeMap, HashMap};
 
-use super::{LocalService, db_error};
-use crate::domain::{Id, Result};
+use rusqlite::{Connection, OptionalExtension, params};
 
-/// One counted visit, as stored.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct VisitRow {
-    pub link_id: Id,
-    /// Unix seconds.
-    pub at: i64,
-    /// Upper-case ISO 3166-1 alpha-2 code.
-    pub country: Option<String>,
-    /// A canonical platform name, or the user agent's OS when it is none of them.
-    pub platform: Option<String>,
-    pub browser: Option<String>,
-    /// The referring page's host.
-    pub referrer: Option<String>,
-    /// Two lower-case letters.
-    pub language: Option<String>,
-}
+use super::store::traffic::{
+    self, DayTraffic, Interner, LinkDay, LinkHome, Rollup, day::MAX_VALUES,
+};
+pub use super::store::visit_log::VisitRow;
+use super::store::{db_error, visit_log};
+use crate::domain::{Dimension, Id, OTHER, Result, TrafficHour};
 
 /// Clicks of one link after a batch was written.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -31,71 +25,168 @@ pub struct FlushedLink {
     pub clicks: u64,
 }
 
-/// Rows per multi-row INSERT: fewer statement runs for the same rows.
-const ROWS_PER_INSERT: usize = 50;
+/// One link's visits of one UTC day past the raw rows' bound, by value (interned when
+/// written).
+#[derive(Debug, Clone, Default)]
+struct FoldedDay {
+    hours: [u32; 24],
+    values: [HashMap<Option<Box<str>>, [u32; 24]>; 5],
+}
 
-/// Writes `visits` (their links' clicks go up by one per row) and the rotation positions in one
-/// transaction. Visits of links deleted meanwhile are dropped. Returns each touched link's new
-/// click count.
-pub fn record_visits(
-    tx: &Transaction<'_>,
-    visits: &[VisitRow],
-    rotations: &[(Id, u32)],
-) -> Result<Vec<FlushedLink>> {
-    let mut per_link: std::collections::BTreeMap<Id, u64> = std::collections::BTreeMap::new();
-    for v in visits {
-        *per_link.entry(v.link_id).or_default() += 1;
+impl FoldedDay {
+    fn add(&mut self, hour: usize, values: [Option<&str>; 5]) {
+        self.hours[hour] = self.hours[hour].saturating_add(1);
+        for (dim, value) in values.into_iter().enumerate() {
+            let map = &mut self.values[dim];
+            let mut key = value.map(Box::from);
+            // Bounded like a stored day: past the limit a new value counts as "other".
+            if map.len() >= MAX_VALUES && !map.contains_key(&key) {
+                key = Some(Box::from(OTHER));
+            }
+            let hours = map.entry(key).or_insert([0; 24]);
+            hours[hour] = hours[hour].saturating_add(1);
+        }
     }
-    // Clicks first: RETURNING also tells which links still exist.
-    let mut flushed = Vec::with_capacity(per_link.len());
+
+    fn interned(&self, conn: &Connection, interner: &mut Interner) -> Result<DayTraffic> {
+        let mut day = DayTraffic {
+            hours: self.hours,
+            ..DayTraffic::default()
+        };
+        for (dim, map) in self.values.iter().enumerate() {
+            for (value, hours) in map {
+                let code = interner.code(conn, Dimension::ALL[dim], value.as_deref())?;
+                day.add_value(dim, code, hours);
+            }
+        }
+        Ok(day)
+    }
+}
+
+/// Raw rows a batch keeps at most while the database cannot be written.
+pub const RAW_PENDING_MAX: usize = 200_000;
+
+/// Visits waiting to be written.
+#[derive(Debug)]
+pub struct VisitBatch {
+    raw: Vec<VisitRow>,
+    /// Raw rows kept at most.
+    raw_max: usize,
+    /// Visits past the bound, summed per link and day.
+    folded: BTreeMap<(Id, i64), FoldedDay>,
+    /// Raw rows not kept because the batch was full.
+    dropped: u64,
+}
+
+impl Default for VisitBatch {
+    fn default() -> Self {
+        VisitBatch::keeping(RAW_PENDING_MAX)
+    }
+}
+
+impl VisitBatch {
+    /// A batch that keeps at most `raw_max` raw rows.
+    pub fn keeping(raw_max: usize) -> VisitBatch {
+        VisitBatch {
+            raw: Vec::new(),
+            raw_max,
+            folded: BTreeMap::new(),
+            dropped: 0,
+        }
+    }
+
+    /// An empty batch with the same bound.
+    pub fn emptied(&self) -> VisitBatch {
+        VisitBatch::keeping(self.raw_max)
+    }
+
+    /// Takes in one counted visit.
+    pub fn add(&mut self, visit: VisitRow) {
+        if self.raw.len() < self.raw_max {
+            self.raw.push(visit);
+            return;
+        }
+        self.dropped += 1;
+        self.folded
+            .entry((visit.link_id, traffic::day_of(visit.at)))
+            .or_default()
+            .add(traffic::hour_of(visit.at), visit.values());
+    }
+
+    /// Visits taken in since the batch was made.
+    pub fn len(&self) -> u64 {
+        self.raw.len() as u64 + self.dropped
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+
+    /// Raw rows given up since the batch was made.
+    pub fn dropped(&self) -> u64 {
+        self.dropped
+    }
+
+    /// Clicks per link.
+    pub fn per_link(&self) -> HashMap<Id, u64> {
+        let mut out: HashMap<Id, u64> = HashMap::new();
+        for v in &self.raw {
+            *out.entry(v.link_id).or_default() += 1;
+        }
+        for ((link, _), day) in &self.folded {
+            *out.entry(*link).or_default() += day.hours.iter().map(|&n| u64::from(n)).sum::<u64>();
+        }
+        out
+    }
+}
+
+/// Writes a batch in one transaction: each link's clicks go up by its visits, the raw rows are
+/// logged, the rollups take in every visit, and rotation positions are saved. Visits of links
+/// deleted meanwhile are dropped. Returns each touched link's new click count.
+pub fn record_visits(
+    conn: &Connection,
+    batch: &VisitBatch,
+    rotations: &[(Id, u32)],
+    interner: &mut Interner,
+) -> Result<Vec<FlushedLink>> {
+    let per_link = batch.per_link();
+    let mut ids: Vec<Id> = per_link.keys().copied().collect();
+    ids.sort_unstable();
+    // Clicks first: RETURNING also tells which links still exist, and where they belong.
+    let mut flushed = Vec::with_capacity(ids.len());
+    let mut homes: HashMap<Id, LinkHome> = HashMap::with_capacity(ids.len());
     {
-        let mut bump = tx
-            .prepare_cached("UPDATE links SET clicks = clicks + ?2 WHERE id = ?1 RETURNING clicks")
+        let mut bump = conn
+            .prepare_cached(
+                "UPDATE links SET clicks = clicks + ?2 WHERE id = ?1
+                 RETURNING clicks, owner_id, space_id, domain_id",
+            )
             .map_err(db_error)?;
-        for (&link_id, &n) in &per_link {
-            let clicks: Option<i64> = bump
-                .query_row(params![link_id, n as i64], |r| r.get(0))
+        for id in ids {
+            let row: Option<(i64, LinkHome)> = bump
+                .query_row(params![id, per_link[&id] as i64], |r| {
+                    Ok((
+                        r.get(0)?,
+                        LinkHome {
+                            owner: r.get(1)?,
+                            space: r.get(2)?,
+                            domain: r.get(3)?,
+                        },
+                    ))
+                })
                 .optional()
                 .map_err(db_error)?;
-            if let Some(clicks) = clicks {
+            if let Some((clicks, home)) = row {
                 flushed.push(FlushedLink {
-                    link_id,
+                    link_id: id,
                     clicks: clicks.max(0) as u64,
                 });
+                homes.insert(id, home);
             }
         }
     }
-    let existing: std::collections::HashSet<Id> = flushed.iter().map(|f| f.link_id).collect();
-    let kept: Vec<&VisitRow> = visits
-        .iter()
-        .filter(|v| existing.contains(&v.link_id))
-        .collect();
-    let values = |rows: usize| {
-        let one = "(?, ?, ?, ?, ?, ?, ?)";
-        format!(
-            "INSERT INTO visits (link_id, at, country, platform, browser, referrer, language) VALUES {}",
-            vec![one; rows].join(", ")
-        )
-    };
-    let mut chunks = kept.chunks_exact(ROWS_PER_INSERT);
-    {
-        let mut many = tx
-            .prepare_cached(&values(ROWS_PER_INSERT))
-            .map_err(db_error)?;
-        for chunk in &mut chunks {
-            let params: Vec<&dyn rusqlite::ToSql> =
-                chunk.iter().flat_map(|v| visit_params(v)).collect();
-            many.execute(params.as_slice()).map_err(db_error)?;
-        }
-    }
-    let rest = chunks.remainder();
-    if !rest.is_empty() {
-        let mut one = tx.prepare_cached(&values(1)).map_err(db_error)?;
-        for v in rest {
-            one.execute(visit_params(v).as_slice()).map_err(db_error)?;
-        }
-    }
-    let mut rotate = tx
+    log_and_roll_up(conn, batch, &homes, interner)?;
+    let mut rotate = conn
         .prepare_cached("UPDATE links SET last_rotation = ?2 WHERE id = ?1")
         .map_err(db_error)?;
     for (link_id, next) in rotations {
@@ -104,93 +195,314 @@ pub fn record_visits(
     Ok(flushed)
 }
 
-fn visit_params(v: &VisitRow) -> [&dyn rusqlite::ToSql; 7] {
-    [
-        &v.link_id,
-        &v.at,
-        &v.country,
-        &v.platform,
-        &v.browser,
-        &v.referrer,
-        &v.language,
-    ]
-}
-
-/// A link's visits summed up for its stats page.
-#[derive(Debug, Clone, Default, PartialEq, Eq, serde::Serialize)]
-pub struct LinkStats {
-    pub clicks: u64,
-    /// `(YYYY-MM-DD, visits)` in UTC, oldest first.
-    pub by_day: Vec<(String, u64)>,
-    /// Most visits first; `None` when unknown.
-    pub by_country: Vec<(Option<String>, u64)>,
-    pub by_platform: Vec<(Option<String>, u64)>,
-    pub by_referrer: Vec<(Option<String>, u64)>,
-}
-
-/// How many groups each breakdown keeps, largest first.
-const TOP: i64 = 50;
-/// Days shown, counted back from the latest visit.
-const DAYS: i64 = 90;
-
-fn grouped(
+/// Logs the raw rows of a batch and adds its visits to the rollups, for the links in `homes`.
+fn log_and_roll_up(
     conn: &Connection,
-    sql: &str,
-    link_id: Id,
-    limit: i64,
-) -> Result<Vec<(Option<String>, u64)>> {
-    let mut stmt = conn.prepare_cached(sql).map_err(db_error)?;
-    let rows = stmt
-        .query_map(params![link_id, limit], |r| {
-            Ok((
-                r.get::<_, Option<String>>(0)?,
-                r.get::<_, i64>(1)?.max(0) as u64,
-            ))
-        })
-        .map_err(db_error)?;
-    rows.collect::<rusqlite::Result<Vec<_>>>().map_err(db_error)
+    batch: &VisitBatch,
+    homes: &HashMap<Id, LinkHome>,
+    interner: &mut Interner,
+) -> Result<()> {
+    let kept: Vec<&VisitRow> = batch
+        .raw
+        .iter()
+        .filter(|v| homes.contains_key(&v.link_id))
+        .collect();
+    visit_log::append(conn, kept.iter().copied())?;
+    // Link by link and day, so each stored day is read and written once.
+    let mut order = kept;
+    order.sort_by_key(|v| (v.link_id, traffic::day_of(v.at)));
+    let mut rollup = Rollup::default();
+    for group in order
+        .chunk_by(|a, b| a.link_id == b.link_id && traffic::day_of(a.at) == traffic::day_of(b.at))
+    {
+        let (link, day) = (group[0].link_id, traffic::day_of(group[0].at));
+        rollup.open(conn, homes[&link], link, day)?;
+        for v in group {
+            let mut codes = [traffic::day::NONE; 5];
+            for (dim, value) in v.values().into_iter().enumerate() {
+                codes[dim] = interner.code(conn, Dimension::ALL[dim], value)?;
+            }
+            rollup.add(traffic::hour_of(v.at), codes, 1);
+        }
+        if let Some(folded) = batch.folded.get(&(link, day)) {
+            rollup.add_day(&folded.interned(conn, interner)?);
+        }
+        rollup.close(conn)?;
+    }
+    // Days that only folded visits had.
+    for (&(link, day), folded) in &batch.folded {
+        let Some(home) = homes.get(&link) else {
+            continue;
+        };
+        let seen = order
+            .binary_search_by_key(&(link, day), |v| (v.link_id, traffic::day_of(v.at)))
+            .is_ok();
+        if !seen {
+            rollup.open(conn, *home, link, day)?;
+            rollup.add_day(&folded.interned(conn, interner)?);
+            rollup.close(conn)?;
+        }
+    }
+    rollup.finish(conn)
 }
 
-impl LocalService {
-    /// Visits of one link by day, country, platform and referrer.
-    pub async fn link_stats(&self, link_id: Id) -> Result<LinkStats> {
-        self.db()
-            .read(move |conn| {
-                let clicks: i64 = conn
-                    .query_row("SELECT clicks FROM links WHERE id = ?1", [link_id], |r| {
-                        r.get(0)
-                    })
-                    .map_err(db_error)?;
-                let mut by_day: Vec<(String, u64)> = grouped(
-                    conn,
-                    "SELECT date(at, 'unixepoch') AS day, count(*) FROM visits WHERE link_id = ?1
-                     GROUP BY day ORDER BY day DESC LIMIT ?2",
-                    link_id,
-                    DAYS,
-                )?
-                .into_iter()
-                .map(|(d, n)| (d.unwrap_or_default(), n))
-                .collect();
-                by_day.reverse();
-                let by = |column: &str| {
-                    grouped(
-                        conn,
-                        &format!(
-                            "SELECT {column}, count(*) AS n FROM visits WHERE link_id = ?1
-                             GROUP BY {column} ORDER BY n DESC, {column} LIMIT ?2"
-                        ),
-                        link_id,
-                        TOP,
-                    )
+/// Adds the traffic history of link `link` (just created, at `home`) to the rollups and its
+/// click count; returns the clicks added. Used by imports.
+pub(super) fn add_history(
+    conn: &Connection,
+    link: Id,
+    home: LinkHome,
+    hours: &[TrafficHour],
+    interner: &mut Interner,
+) -> Result<u64> {
+    let mut days: BTreeMap<i64, DayTraffic> = BTreeMap::new();
+    let mut clicks = 0u64;
+    for hour in hours {
+        let at = hour.hour.as_second();
+        let h = traffic::hour_of(at);
+        let n = u32::try_from(hour.clicks).unwrap_or(u32::MAX);
+        let day = days.entry(traffic::day_of(at)).or_default();
+        day.hours[h] = day.hours[h].saturating_add(n);
+        clicks += u64::from(n);
+        for (dim, values) in hour.values.iter().enumerate() {
+            let mut counted = 0u32;
+            for (value, n) in values {
+                let n = u32::try_from(*n).unwrap_or(u32::MAX);
+                let code = interner.code(conn, Dimension::ALL[dim], Some(value))?;
+                let mut at_hour = [0; 24];
+                at_hour[h] = n;
+                day.add_value(dim, code, &at_hour);
+                counted = counted.saturating_add(n);
+            }
+            // The rest of the hour's clicks had no value.
+            let mut rest = [0; 24];
+            rest[h] = n.saturating_sub(counted);
+            if rest[h] > 0 {
+                day.add_value(dim, traffic::day::NONE, &rest);
+            }
+        }
+    }
+    let days: Vec<LinkDay> = days
+        .into_iter()
+        .map(|(day, traffic)| LinkDay {
+            link,
+            home,
+            day,
+            traffic,
+        })
+        .collect();
+    traffic::add(conn, &days)?;
+    conn.prepare_cached("UPDATE links SET clicks = clicks + ?2 WHERE id = ?1")
+        .map_err(db_error)?
+        .execute(params![link, clicks as i64])
+        .map_err(db_error)?;
+    Ok(clicks)
+}
+
+/// The traffic history of the owner's links `ids`, an hour at a time (for exports). Links with
+/// no traffic, or not the owner's, are left out.
+pub(super) fn history(
+    conn: &Connection,
+    owner: Id,
+    ids: &[Id],
+) -> Result<HashMap<Id, Vec<TrafficHour>>> {
+    let mut out = HashMap::new();
+    for &id in ids {
+        if LinkHome::of(conn, id)?.is_none_or(|h| h.owner != owner) {
+            continue;
+        }
+        let mut days = Vec::new();
+        traffic::link_days(conn, owner, id, i64::MIN, i64::MAX, |d| {
+            let day = DayTraffic::decode(d.data).map_err(|e| {
+                crate::domain::Error::Unavailable(format!("a traffic row is damaged: {e}"))
+            })?;
+            days.push((d.day, day));
+            Ok(())
+        })?;
+        if days.is_empty() {
+            continue;
+        }
+        let mut codes: Vec<u64> = days
+            .iter()
+            .flat_map(|(_, d)| d.dims.iter().flatten().map(|e| e.code))
+            .collect();
+        codes.sort_unstable();
+        codes.dedup();
+        let names = super::store::traffic::values::names(conn, &codes)?;
+        let mut hours = Vec::new();
+        for (day, t) in days {
+            for h in (0..24).filter(|&h| t.hours[h] > 0) {
+                let values = std::array::from_fn(|dim| {
+                    t.dims[dim]
+                        .iter()
+                        .filter(|e| e.hours[h] > 0)
+                        .filter_map(|e| {
+                            let name = names.get(&e.code).cloned().flatten()?;
+                            Some((name, u64::from(e.hours[h])))
+                        })
+                        .collect()
+                });
+                hours.push(TrafficHour {
+                    hour: jiff::Timestamp::from_second(day * traffic::DAY + h as i64 * 3600)
+                        .unwrap_or_default(),
+                    clicks: u64::from(t.hours[h]),
+                    values,
+                });
+            }
+        }
+        out.insert(id, hours);
+    }
+    Ok(out)
+}
+
+/// Visits read per step of an upgrade.
+const UPGRADE_CHUNK: i64 = 100_000;
+
+/// The upgrade to rollups: every visit of the old `visits` table (whose values were stored as
+/// received, so they are bounded now) goes to the raw log and the rollups; its clicks were
+/// already counted. Runs inside the migration's transaction.
+pub(super) fn roll_up_old_visits(conn: &Connection) -> Result<()> {
+    let mut interner = Interner::default();
+    let mut homes: HashMap<Id, LinkHome> = HashMap::new();
+    let mut after = 0i64;
+    loop {
+        let mut batch = VisitBatch::default();
+        let mut last = None;
+        {
+            let mut stmt = conn
+                .prepare(
+                    "SELECT id, link_id, at, country, platform, browser, referrer, language
+                     FROM visits WHERE id > ?1 ORDER BY id LIMIT ?2",
+                )
+                .map_err(db_error)?;
+            let mut rows = stmt
+                .query(params![after, UPGRADE_CHUNK])
+                .map_err(db_error)?;
+            while let Some(r) = rows.next().map_err(db_error)? {
+                let text = |i: usize, dim: Dimension| -> rusqlite::Result<Option<String>> {
+                    Ok(r.get::<_, Option<String>>(i)?.and_then(|v| dim.bound(&v)))
                 };
-                Ok(LinkStats {
-                    clicks: clicks.max(0) as u64,
-                    by_day,
-                    by_country: by("country")?,
-                    by_platform: by("platform")?,
-                    by_referrer: by("referrer")?,
-                })
-            })
+                last = Some(r.get::<_, i64>(0).map_err(db_error)?);
+                batch.add(VisitRow {
+                    link_id: r.get(1).map_err(db_error)?,
+                    at: r.get(2).map_err(db_error)?,
+                    country: text(3, Dimension::Country).map_err(db_error)?,
+                    platform: text(4, Dimension::Platform).map_err(db_error)?,
+                    browser: text(5, Dimension::Browser).map_err(db_error)?,
+                    referrer: text(6, Dimension::Referrer).map_err(db_error)?,
+                    language: text(7, Dimension::Language).map_err(db_error)?,
+                });
+            }
+        }
+        let Some(last) = last else { return Ok(()) };
+        after = last;
+        for link in batch.per_link().into_keys() {
+            if let std::collections::hash_map::Entry::Vacant(slot) = homes.entry(link)
+                && let Some(home) = LinkHome::of(conn, link)?
+            {
+                slot.insert(home);
+            }
+        }
+        log_and_roll_up(conn, &batch, &homes, &mut interner)?;
+    }
+}
+
+/// Rows deleted per transaction when pruning, so the click writer waits only briefly.
+const PRUNE_CHUNK: usize = 10_000;
+
+impl super::LocalBackend {
+    /// The traffic history of these links of the owner, an hour at a time (for exports).
+    pub async fn traffic_history(&self, ids: Vec<Id>) -> Result<HashMap<Id, Vec<TrafficHour>>> {
+        let owner = self.owner_id();
+        self.service()
+            .db()
+            .read(move |conn| history(conn, owner, &ids))
             .await
+    }
+}
+
+impl super::LocalService {
+    /// Deletes the raw visits logged before `before`, a chunk per transaction; returns how many.
+    /// Statistics are unchanged: they read the rollups.
+    pub async fn prune_visit_log(&self, before: jiff::Timestamp) -> Result<u64> {
+        let before = before.as_second();
+        let mut pruned = 0u64;
+        loop {
+            let n = self
+                .db()
+                .write(move |tx| visit_log::prune(tx, before, PRUNE_CHUNK))
+                .await?;
+            pruned += n as u64;
+            if n < PRUNE_CHUNK / 2 {
+                return Ok(pruned);
+            }
+            tokio::task::yield_now().await;
+        }
+    }
+
+    /// Counts `visits` in one transaction as the server's click writer does: clicks, log and
+    /// rollups. For tools and tests; the server gathers visits in its own writer.
+    pub async fn record_visits(&self, visits: Vec<VisitRow>) -> Result<Vec<FlushedLink>> {
+        let mut batch = VisitBatch::keeping(visits.len());
+        for v in visits {
+            batch.add(v);
+        }
+        self.db()
+            .write(move |tx| record_visits(tx, &batch, &[], &mut Interner::default()))
+            .await
+    }
+
+    /// Removes the logged visits of deleted links, a stretch of the log per transaction.
+    pub async fn purge_deleted_visits(&self) -> Result<()> {
+        let mut after = 0;
+        while let Some(next) = self
+            .db()
+            .write(move |tx| visit_log::purge_forgotten(tx, after, PRUNE_CHUNK as i64 * 5))
+            .await?
+        {
+            after = next;
+            tokio::task::yield_now().await;
+        }
+        Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn row(link: Id, at: i64, referrer: String) -> VisitRow {
+        VisitRow {
+            link_id: link,
+            at,
+            country: None,
+            platform: None,
+            browser: None,
+            referrer: Some(referrer),
+            language: None,
+        }
+    }
+
+    #[test]
+    fn a_full_batch_keeps_every_click_and_drops_only_raw_rows() {
+        let mut batch = VisitBatch::keeping(10);
+        for i in 0..1_000 {
+            // A different referrer each time: the batch stays bounded all the same.
+            batch.add(row(i % 3, 86_400 * 5 + i, format!("r{i}.example")));
+        }
+        assert_eq!(batch.len(), 1_000);
+        assert_eq!(batch.dropped(), 990);
+        assert_eq!(batch.raw.len(), 10);
+        let per_link = batch.per_link();
+        assert_eq!(per_link.values().sum::<u64>(), 1_000);
+        assert_eq!(per_link[&0], 334);
+        let day = &batch.folded[&(0, 5)];
+        assert!(
+            day.values[3].len() <= MAX_VALUES + 1,
+            "values per day are bounded"
+        );
+        let referrers: u32 = day.values[3].values().flatten().sum();
+        let raw = batch.raw.iter().filter(|v| v.link_id == 0).count() as u32;
+        assert_eq!(referrers + raw, 334, "folded into other, not lost");
     }
 }

@@ -11,8 +11,8 @@ use jiff::civil::DateTime;
 use serde_json::{Map, Value};
 
 use crate::domain::{
-    Color, Domain, FieldErrors, Id, Link, Page, Space, TargetRule, TargetType,
-    normalize_domain_name,
+    Breakdown, Bucket, Color, Dimension, Domain, FieldErrors, Id, Interval, Link, Page, Space,
+    Stats, StatsScope, TargetRule, TargetType, TopLink, ValueCount, normalize_domain_name,
 };
 
 /// What was wrong with a body, naming the field: `clicks: expected a number, got "many"`.
@@ -176,6 +176,101 @@ pub fn field_errors(body: &Value) -> FieldErrors {
         errors.add("request", message);
     }
     errors
+}
+
+/// A stats record (see `wire::stats`) as the answer to a question about `scope`.
+pub fn stats(value: &Value, scope: StatsScope) -> Result<Stats, DecodeError> {
+    let f = object(value)?;
+    let list = |name: &str| -> Result<Vec<&Fields>, DecodeError> {
+        match f.get(name) {
+            None | Some(Value::Null) => Ok(Vec::new()),
+            Some(Value::Array(items)) => items
+                .iter()
+                .enumerate()
+                .map(|(i, v)| object(v).map_err(|e| format!("{name}.{i}: {e}")))
+                .collect(),
+            Some(other) => Err(format!("{name}: expected a list, got {}", kind(other))),
+        }
+    };
+    let timeline = list("timeline")?
+        .into_iter()
+        .enumerate()
+        .map(|(i, b)| {
+            Ok(Bucket {
+                start: time(b, "starts_at").map_err(|e| format!("timeline.{i}.{e}"))?,
+                clicks: opt_u64(b, "clicks")
+                    .map_err(|e| format!("timeline.{i}.{e}"))?
+                    .unwrap_or(0),
+            })
+        })
+        .collect::<Result<Vec<_>, DecodeError>>()?;
+    let mut breakdowns = Vec::new();
+    for dimension in Dimension::ALL {
+        let name = dimension.as_str();
+        let Some(part) = f.get(name).filter(|v| !v.is_null()) else {
+            continue;
+        };
+        let part = object(part).map_err(|e| format!("{name}: {e}"))?;
+        let values: &[Value] = match part.get("top") {
+            None | Some(Value::Null) => &[],
+            Some(Value::Array(items)) => items,
+            Some(other) => return Err(format!("{name}.top: expected a list, got {}", kind(other))),
+        };
+        let top = values
+            .iter()
+            .enumerate()
+            .map(|(i, v)| {
+                let v = object(v).map_err(|e| format!("{name}.top.{i}: {e}"))?;
+                Ok(ValueCount {
+                    value: opt_string(v, "value").map_err(|e| format!("{name}.top.{i}.{e}"))?,
+                    clicks: opt_u64(v, "clicks")
+                        .map_err(|e| format!("{name}.top.{i}.{e}"))?
+                        .unwrap_or(0),
+                })
+            })
+            .collect::<Result<Vec<_>, DecodeError>>()?;
+        breakdowns.push(Breakdown {
+            dimension,
+            top,
+            other: opt_u64(part, "other")
+                .map_err(|e| format!("{name}.{e}"))?
+                .unwrap_or(0),
+        });
+    }
+    let top_links = match f.get("top_links") {
+        None | Some(Value::Null) => None,
+        Some(_) => Some(
+            list("top_links")?
+                .into_iter()
+                .enumerate()
+                .map(|(i, l)| {
+                    let at = |e: DecodeError| format!("top_links.{i}.{e}");
+                    Ok(TopLink {
+                        id: id(l, "id").map_err(at)?,
+                        alias: string(l, "alias").map_err(at)?,
+                        url: opt_string(l, "url").map_err(at)?.unwrap_or_default(),
+                        clicks: opt_u64(l, "clicks").map_err(at)?.unwrap_or(0),
+                    })
+                })
+                .collect::<Result<Vec<_>, DecodeError>>()?,
+        ),
+    };
+    let interval = match opt_string(f, "interval")? {
+        Some(i) => Interval::parse(&i)
+            .ok_or_else(|| format!("interval: {i:?} is not hour, day or month"))?,
+        None => Interval::Day,
+    };
+    Ok(Stats {
+        scope,
+        from: time(f, "starts_at")?,
+        to: time(f, "ends_at")?,
+        interval,
+        total: opt_u64(f, "clicks")?.unwrap_or(0),
+        previous: opt_u64(f, "previous_clicks")?,
+        timeline,
+        breakdowns,
+        top_links,
+    })
 }
 
 /// The `message` of an error body when it is a string.

@@ -11,6 +11,7 @@ mod key;
 
 use std::fmt;
 use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Duration;
 
 use async_trait::async_trait;
@@ -24,7 +25,8 @@ use self::errors::Subject;
 use self::http::{Call, Http};
 use super::{Backend, BackendInfo};
 use crate::domain::{
-    Domain, Id, Link, LinkInput, LinkQuery, Page, Result, Space, SpaceInput, SpaceQuery,
+    Domain, Error, Id, Link, LinkInput, LinkQuery, Page, PeriodSpec, Preset, Result, Space,
+    SpaceInput, SpaceQuery, Stats, StatsPart, StatsQuery, StatsScope,
 };
 
 /// How long a request may take when the profile does not say.
@@ -60,6 +62,8 @@ impl RemoteOptions {
 pub struct RemoteBackend {
     http: Arc<Http>,
     timezone: TimeZone,
+    /// Set once the server has shown it has no statistics paths, so it is not asked again.
+    no_stats: Arc<AtomicBool>,
 }
 
 impl fmt::Debug for RemoteBackend {
@@ -81,6 +85,7 @@ impl RemoteBackend {
                 options.timeout,
             )?),
             timezone: options.timezone,
+            no_stats: Arc::new(AtomicBool::new(false)),
         })
     }
 
@@ -172,6 +177,37 @@ impl RemoteBackend {
     ) -> Result<T> {
         decode::record(body, read)
             .map_err(|problem| errors::unreadable(self.subject(Some(record)), record, &problem))
+    }
+
+    async fn get_stats(&self, query: &StatsQuery) -> Result<Stats> {
+        let params = crate::wire::stats::query_params(query, &self.timezone);
+        let what = match query.scope {
+            StatsScope::Link(id) => format!("link {id}"),
+            StatsScope::Space(id) => format!("space {id}"),
+            StatsScope::Domain(id) => format!("domain {id}"),
+            StatsScope::Account => "statistics".to_owned(),
+        };
+        let body = self
+            .http
+            .send(Call {
+                method: Method::GET,
+                path: &crate::wire::stats::path(query.scope),
+                query: &params,
+                form: None,
+                record: Some(&what),
+            })
+            .await?;
+        decode::record(&body, |v| decode::stats(v, query.scope)).map_err(|problem| {
+            errors::unreadable(self.subject(Some(&what)), "statistics", &problem)
+        })
+    }
+
+    /// The error for a server without statistics paths (phpShort 2.x answers them 404).
+    fn no_statistics(&self) -> Error {
+        Error::Unsupported(format!(
+            "{} offers no statistics (its API has no /api/v1/stats; phpShort 2.x keeps them to its web pages)",
+            self.http.origin()
+        ))
     }
 
     fn subject<'a>(&'a self, record: Option<&'a str>) -> Subject<'a> {
@@ -291,5 +327,33 @@ impl Backend for RemoteBackend {
             decode::domain,
         )
         .await
+    }
+
+    /// A 404 means the record is not found, or the server has no statistics at all: the
+    /// account-wide path, which always exists where statistics do, tells which.
+    async fn stats(&self, query: &StatsQuery) -> Result<Stats> {
+        query.validate()?;
+        if self.no_stats.load(Ordering::Relaxed) {
+            return Err(self.no_statistics());
+        }
+        match self.get_stats(query).await {
+            Err(Error::NotFound(what)) => {
+                let probe = StatsQuery {
+                    scope: StatsScope::Account,
+                    period: PeriodSpec::preset(Preset::Hours24),
+                    only: Some(StatsPart::Clicks),
+                    top: 1,
+                };
+                let unsupported = query.scope == StatsScope::Account
+                    || matches!(self.get_stats(&probe).await, Err(Error::NotFound(_)));
+                if unsupported {
+                    self.no_stats.store(true, Ordering::Relaxed);
+                    Err(self.no_statistics())
+                } else {
+                    Err(Error::NotFound(what))
+                }
+            }
+            other => other,
+        }
     }
 }

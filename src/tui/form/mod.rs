@@ -417,5 +417,6 @@ pub fn describe_failure(error: &Error) -> String {
         },
         Error::Unavailable(reason) => format!("Not saved: backend unavailable ({reason})"),
         Error::Conflict(reason) => format!("Not saved: {reason}"),
+        Error::Unsupported(reason) => format!("Not saved: {reason}"),
     }
 }

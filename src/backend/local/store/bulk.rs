@@ -152,5 +152,16 @@ pub fn update_staged(
     .map_err(db_error)?
     .execute(params_from_iter(update_values))
     .map_err(db_error)?;
+    // The traffic of a link counts in its space's figures: it moves with the link.
+    if let Some(at) = changes.iter().position(|(c, _)| *c == "space_id") {
+        let space = |v: &Value| match v {
+            Value::Integer(id) => Some(*id),
+            _ => None,
+        };
+        let to = space(&changes[at].1);
+        for (id, old) in &earlier {
+            super::traffic::move_link(conn, *id, owner, space(&old[at]), to)?;
+        }
+    }
     Ok(earlier)
 }

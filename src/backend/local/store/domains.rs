@@ -52,6 +52,9 @@ pub fn delete(tx: &Transaction<'_>, owner: Id, id: Id) -> Result<bool> {
         .map_err(db_error)?
         .execute(params![id, owner])
         .map_err(db_error)?;
+    if n > 0 {
+        super::traffic::delete_scope(tx, super::traffic::Scope::Domain, id)?;
+    }
     Ok(n > 0)
 }
 

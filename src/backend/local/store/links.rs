@@ -8,7 +8,7 @@ use rusqlite::types::Value;
 use rusqlite::{Connection, OptionalExtension, Row, Transaction, params, params_from_iter};
 use serde::{Deserialize, Serialize};
 
-use super::{db_error, domains, grams, sets, spaces, time};
+use super::{db_error, domains, grams, sets, spaces, time, traffic};
 use crate::domain::{Id, Link, Result, SearchBy, Sort, StatusFilter, TargetRule, TargetType};
 
 /// The stored columns of a link that the service writes (clicks and rotation are the server's).
@@ -198,6 +198,11 @@ pub struct Staged {
 }
 
 impl Staged {
+    /// The id the first staged link takes; the others follow in staging order.
+    pub fn first_id(&self) -> Id {
+        self.first
+    }
+
     /// How many links wait in the staging table.
     pub fn len(&self) -> usize {
         self.count
@@ -320,6 +325,7 @@ pub fn update(tx: &Transaction<'_>, id: Id, row: &LinkRow) -> Result<()> {
         if old.space != row.space_id {
             move_counters(tx, old.owner, old.space, -1)?;
             move_counters(tx, old.owner, row.space_id, 1)?;
+            traffic::move_link(tx, id, old.owner, old.space, row.space_id)?;
         }
     }
     Ok(())
@@ -383,21 +389,31 @@ fn target_type(n: u8) -> TargetType {
 }
 
 pub fn delete(tx: &Transaction<'_>, owner: Id, id: Id) -> Result<bool> {
-    let old: Option<(Option<Id>, [Option<String>; 3])> = tx
+    type Deleted = (Option<Id>, Option<Id>, [Option<String>; 3]);
+    let old: Option<Deleted> = tx
         .prepare_cached(
             "DELETE FROM links WHERE id = ?1 AND owner_id = ?2 \
-             RETURNING space_id, title, alias, url",
+             RETURNING space_id, domain_id, title, alias, url",
         )
         .map_err(db_error)?
         .query_row(params![id, owner], |r| {
-            Ok((r.get(0)?, [r.get(1)?, r.get(2)?, r.get(3)?]))
+            Ok((r.get(0)?, r.get(1)?, [r.get(2)?, r.get(3)?, r.get(4)?]))
         })
         .optional()
         .map_err(db_error)?;
-    let Some((space, old)) = old else {
+    let Some((space, domain, old)) = old else {
         return Ok(false);
     };
     grams::removed(tx, owner, id, as_texts(&old))?;
+    traffic::delete_link(
+        tx,
+        id,
+        traffic::LinkHome {
+            owner,
+            space,
+            domain,
+        },
+    )?;
     move_counters(tx, owner, space, -1)?;
     Ok(true)
 }

@@ -11,7 +11,9 @@ pub mod grams;
 pub mod links;
 mod sets;
 pub mod spaces;
+pub mod traffic;
 pub mod trash;
+pub mod visit_log;
 
 use jiff::Timestamp;
 

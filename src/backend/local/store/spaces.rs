@@ -80,16 +80,6 @@ pub fn update(
     Ok(n > 0)
 }
 
-/// Deletes the space; its links are left without a space by `ON DELETE SET NULL`.
-pub fn delete(tx: &Transaction<'_>, owner: Id, id: Id) -> Result<bool> {
-    let n = tx
-        .prepare_cached("DELETE FROM spaces WHERE id = ?1 AND owner_id = ?2")
-        .map_err(db_error)?
-        .execute(params![id, owner])
-        .map_err(db_error)?;
-    Ok(n > 0)
-}
-
 /// One page of the owner's spaces whose name contains `search`, by id, and the total.
 pub fn list(
     conn: &Connection,

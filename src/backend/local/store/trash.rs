@@ -1,15 +1,16 @@
 //! SQL for the trash: deleted links and spaces moved whole into `trash_links` and
 //! `trash_spaces`, grouped in `trash_batches` (one per delete), and moved back or purged.
 //!
-//! What belongs to a link beyond its row — its visits — stays where it is while the link is in
-//! the trash, and goes with it only when it is purged ([`purge_staged_links`]): the one place
-//! that knows what a link owns.
+//! What belongs to a link beyond its row — its traffic rollups and logged visits — waits with it:
+//! a trashed link's share leaves its owner's, space's and domain's figures (`traffic::withdraw`)
+//! and comes back on restore (`traffic::reinstate`); its own rows and visits go only when it is
+//! purged ([`purge_staged_links`]).
 
 use jiff::Timestamp;
 use roaring::RoaringTreemap;
 use rusqlite::{Connection, OptionalExtension, params};
 
-use super::{bulk, db_error, grams, time};
+use super::{bulk, db_error, grams, time, traffic};
 use crate::backend::trash::{Trashed, TrashedKind};
 use crate::domain::{Error, Id, Result};
 
@@ -30,7 +31,7 @@ pub fn new_batch(conn: &Connection, owner: Id, now: Timestamp) -> Result<Id> {
 
 /// Moves the staged links (`temp.bulk_ids`) of `owner` into trash `batch`, keeping the search
 /// indexes and counters right. The caller runs with reference actions off, so the links'
-/// visits stay. Returns how many moved.
+/// traffic stays. Returns how many moved.
 pub fn move_staged_links(conn: &Connection, owner: Id, batch: Id) -> Result<u64> {
     let ids = staged_links_of(conn, owner)?;
     if ids.is_empty() {
@@ -38,6 +39,9 @@ pub fn move_staged_links(conn: &Connection, owner: Id, batch: Id) -> Result<u64>
     }
     grams::index_ids(conn, &ids, false)?;
     bulk::move_counters(conn, owner, -1)?;
+    for (id, home) in homes(conn, owner)? {
+        traffic::withdraw(conn, id, home)?;
+    }
     conn.prepare_cached(&format!(
         "INSERT INTO trash_links (batch, {LINK_COLUMNS}) SELECT ?1, {LINK_COLUMNS} FROM links \
          WHERE owner_id = ?2 AND id IN (SELECT id FROM temp.bulk_ids)"
@@ -52,6 +56,28 @@ pub fn move_staged_links(conn: &Connection, owner: Id, batch: Id) -> Result<u64>
     .execute([owner])
     .map_err(db_error)?;
     Ok(ids.len())
+}
+
+/// The staged links of `owner` with where their traffic counts.
+fn homes(conn: &Connection, owner: Id) -> Result<Vec<(Id, traffic::LinkHome)>> {
+    conn.prepare_cached(
+        "SELECT id, space_id, domain_id FROM links \
+         WHERE owner_id = ?1 AND id IN (SELECT id FROM temp.bulk_ids)",
+    )
+    .map_err(db_error)?
+    .query_map([owner], |r| {
+        Ok((
+            r.get(0)?,
+            traffic::LinkHome {
+                owner,
+                space: r.get(1)?,
+                domain: r.get(2)?,
+            },
+        ))
+    })
+    .map_err(db_error)?
+    .collect::<rusqlite::Result<_>>()
+    .map_err(db_error)
 }
 
 fn staged_links_of(conn: &Connection, owner: Id) -> Result<RoaringTreemap> {
@@ -326,6 +352,9 @@ fn restore_links(conn: &Connection, owner: Id, ids: &[Id], done: &mut Restored) 
     bulk::move_counters(conn, owner, 1)?;
     let restored = staged_links_of(conn, owner)?;
     grams::index_ids(conn, &restored, true)?;
+    for (id, home) in homes(conn, owner)? {
+        traffic::reinstate(conn, id, home)?;
+    }
     conn.prepare_cached("DELETE FROM trash_links WHERE id IN (SELECT id FROM temp.bulk_ids)")
         .map_err(db_error)?
         .execute([])
@@ -356,6 +385,7 @@ pub fn purge(conn: &Connection, owner: Id, scope: &Scope) -> Result<u64> {
         .map_err(db_error)?;
     for id in &spaces {
         gone.execute([id]).map_err(db_error)?;
+        traffic::delete_scope(conn, traffic::Scope::Space, *id)?;
     }
     drop_empty_batches(conn, owner)?;
     Ok(n + spaces.len() as u64)
@@ -383,6 +413,20 @@ pub fn purge_before(conn: &Connection, cutoff: Timestamp) -> Result<u64> {
         .map_err(db_error)?;
     bulk::stage_ids(conn, ids)?;
     let n = purge_staged_links(conn)?;
+    // A purged space's traffic sums go with it.
+    let spaces: Vec<Id> = conn
+        .prepare_cached(
+            "SELECT s.id FROM trash_spaces s JOIN trash_batches b ON b.id = s.batch \
+             WHERE b.deleted_at < ?1",
+        )
+        .map_err(db_error)?
+        .query_map([cutoff.as_second()], |r| r.get(0))
+        .map_err(db_error)?
+        .collect::<rusqlite::Result<_>>()
+        .map_err(db_error)?;
+    for id in spaces {
+        traffic::delete_scope(conn, traffic::Scope::Space, id)?;
+    }
     // Their spaces, and the batches themselves, go by cascade.
     conn.prepare_cached("DELETE FROM trash_batches WHERE deleted_at < ?1")
         .map_err(db_error)?
@@ -393,10 +437,19 @@ pub fn purge_before(conn: &Connection, cutoff: Timestamp) -> Result<u64> {
 
 /// Deletes the staged trashed links for good, with everything that belongs to them.
 fn purge_staged_links(conn: &Connection) -> Result<u64> {
-    conn.prepare_cached("DELETE FROM visits WHERE link_id IN (SELECT id FROM temp.bulk_ids)")
+    // Their share of the owner's, space's and domain's figures left when they were trashed.
+    let gone: Vec<(Id, Id)> = conn
+        .prepare_cached(
+            "SELECT id, owner_id FROM trash_links WHERE id IN (SELECT id FROM temp.bulk_ids)",
+        )
         .map_err(db_error)?
-        .execute([])
+        .query_map([], |r| Ok((r.get(0)?, r.get(1)?)))
+        .map_err(db_error)?
+        .collect::<rusqlite::Result<_>>()
         .map_err(db_error)?;
+    for (id, owner) in gone {
+        traffic::forget(conn, id, owner)?;
+    }
     let n = conn
         .prepare_cached("DELETE FROM trash_links WHERE id IN (SELECT id FROM temp.bulk_ids)")
         .map_err(db_error)?

@@ -1,0 +1,517 @@
+//! Traffic statistics of the embedded service, read from the rollups (`store::traffic`): a
+//! link's own rows, or the rows that sum up a space, a domain or an owner. A question reads one
+//! row per day of its period, whatever the traffic, and decodes hours only at the period's
+//! edges.
+//!
+//! Rows are kept per UTC hour, so a period that starts at a local midnight is exact in every
+//! zone whose offset is a whole number of hours; in the few others (India, Nepal, …) an hour
+//! that straddles the edge counts where it starts.
+
+use std::collections::{HashMap, HashSet};
+
+use jiff::Timestamp;
+use jiff::tz::TimeZone;
+use rusqlite::{Connection, OptionalExtension, params};
+
+use super::store::db_error;
+use super::store::traffic::day::{self, NONE, OTHER, Part};
+use super::store::traffic::{self, DAY, Scope, StoredDay, values};
+use crate::domain::{
+    Bucket, Dimension, Error, Id, Period, PeriodSpec, Preset, Result, Stats, StatsQuery,
+    StatsScope, TopLink, ValueCount, top_values,
+};
+
+impl super::LocalService {
+    /// Answers `query` for `owner`, reading dates in `tz` (the backend's own zone, or the one an
+    /// API caller asked for).
+    pub async fn stats_in(&self, owner: Id, query: &StatsQuery, tz: TimeZone) -> Result<Stats> {
+        let (query, now) = (*query, self.now());
+        self.db()
+            .read(move |conn| {
+                // One snapshot for every row read: consistent figures, and one lock instead of
+                // one per statement.
+                let tx = conn.unchecked_transaction().map_err(db_error)?;
+                let stats = compute(&tx, owner, &query, now, &tz);
+                tx.finish().map_err(db_error)?;
+                stats
+            })
+            .await
+    }
+}
+
+/// Whose rows a question reads.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Source {
+    Link { owner: Id, link: Id },
+    Scope(Scope, Id),
+}
+
+/// `[from, to)` in unix seconds.
+#[derive(Debug, Clone, Copy)]
+struct Window {
+    from: i64,
+    to: i64,
+}
+
+const ALL_HOURS: u32 = (1 << 24) - 1;
+
+impl Window {
+    fn of(from: Timestamp, to: Timestamp) -> Window {
+        Window {
+            from: from.as_second(),
+            to: to.as_second(),
+        }
+    }
+
+    /// The hours of UTC day `day` that start inside the window.
+    fn mask(&self, day: i64) -> u32 {
+        let start = day * DAY;
+        if start >= self.from && start + DAY <= self.to {
+            return ALL_HOURS;
+        }
+        (0..24)
+            .filter(|h| {
+                let t = start + h * 3600;
+                t >= self.from && t < self.to
+            })
+            .fold(0, |m, h| m | 1 << h)
+    }
+
+    fn days(&self) -> (i64, i64) {
+        (traffic::day_of(self.from), traffic::day_of(self.to - 1))
+    }
+}
+
+/// The clicks of a stored day inside `mask`.
+fn clicks_in(d: &StoredDay<'_>, mask: u32) -> Result<u64> {
+    match mask {
+        0 => Ok(0),
+        ALL_HOURS => Ok(d.clicks),
+        mask => {
+            let hours = day::hours(d.data).map_err(damaged)?;
+            Ok(hours
+                .iter()
+                .enumerate()
+                .filter(|(h, _)| mask & 1 << h != 0)
+                .map(|(_, &n)| u64::from(n))
+                .sum())
+        }
+    }
+}
+
+fn damaged(e: String) -> Error {
+    Error::Unavailable(format!("a traffic row is damaged: {e}"))
+}
+
+/// Checks that `scope` is the owner's and names its rows.
+fn source(conn: &Connection, owner: Id, scope: StatsScope) -> Result<Source> {
+    let owned = |sql: &str, id: Id, what: &str| -> Result<Source> {
+        let found: Option<i64> = conn
+            .prepare_cached(sql)
+            .map_err(db_error)?
+            .query_row(params![id, owner], |r| r.get(0))
+            .optional()
+            .map_err(db_error)?;
+        match found {
+            Some(_) => Ok(match scope {
+                StatsScope::Link(link) => Source::Link { owner, link },
+                StatsScope::Space(id) => Source::Scope(Scope::Space, id),
+                StatsScope::Domain(id) => Source::Scope(Scope::Domain, id),
+                StatsScope::Account => Source::Scope(Scope::Owner, owner),
+            }),
+            None => Err(Error::not_found(format!("{what} {id}"))),
+        }
+    };
+    match scope {
+        StatsScope::Link(id) => owned(
+            "SELECT 1 FROM links WHERE id = ?1 AND owner_id = ?2",
+            id,
+            "link",
+        ),
+        StatsScope::Space(id) => owned(
+            "SELECT 1 FROM spaces WHERE id = ?1 AND owner_id = ?2",
+            id,
+            "space",
+        ),
+        StatsScope::Domain(id) => owned(
+            "SELECT 1 FROM domains WHERE id = ?1 AND owner_id = ?2",
+            id,
+            "domain",
+        ),
+        StatsScope::Account => Ok(Source::Scope(Scope::Owner, owner)),
+    }
+}
+
+/// Calls `f` with each stored day of `source` from `first` to `last`.
+fn each_day(
+    conn: &Connection,
+    source: Source,
+    first: i64,
+    last: i64,
+    f: impl FnMut(StoredDay<'_>) -> Result<()>,
+) -> Result<()> {
+    match source {
+        Source::Link { owner, link } => traffic::link_days(conn, owner, link, first, last, f),
+        Source::Scope(scope, id) => traffic::scope_days(conn, scope, id, first, last, f),
+    }
+}
+
+/// The first hour with traffic of `source`.
+fn first_traffic(conn: &Connection, source: Source) -> Result<Option<Timestamp>> {
+    let first = match source {
+        Source::Link { owner, link } => traffic::first_link_day(conn, owner, link)?,
+        Source::Scope(scope, id) => traffic::first_scope_day(conn, scope, id)?,
+    };
+    let Some((day, data)) = first else {
+        return Ok(None);
+    };
+    let hours = day::hours(&data).map_err(damaged)?;
+    let hour = hours.iter().position(|&n| n > 0).unwrap_or(0) as i64;
+    Ok(Timestamp::from_second(day * DAY + hour * 3600).ok())
+}
+
+/// Answers `query` for `owner` at `now`, reading dates in `tz`.
+fn compute(
+    conn: &Connection,
+    owner: Id,
+    query: &StatsQuery,
+    now: Timestamp,
+    tz: &TimeZone,
+) -> Result<Stats> {
+    query.validate()?;
+    let source = source(conn, owner, query.scope)?;
+    let first = match query.period {
+        PeriodSpec::Preset {
+            preset: Preset::All,
+            ..
+        } => first_traffic(conn, source)?,
+        _ => None,
+    };
+    let period = Period::resolve(query.period, now, tz, first)?;
+    let current = Window::of(period.from, period.to);
+    let previous = period.previous.map(|(f, t)| Window::of(f, t));
+    let first_day = previous.map_or(current.days().0, |p| p.days().0.min(current.days().0));
+    let last_day = current.days().1;
+
+    let mut total = 0u64;
+    let mut before = 0u64;
+    let mut timeline = vec![0u64; period.buckets.len()];
+    // Codes are small, dense numbers: a vector indexed by code counts faster than a map.
+    let mut values: [Vec<u64>; 5] = Default::default();
+    let wanted: Vec<bool> = Dimension::ALL.iter().map(|d| query.wants(*d)).collect();
+    let any_value = wanted.iter().any(|w| *w);
+    each_day(conn, source, first_day, last_day, |d| {
+        if let Some(p) = previous {
+            before += clicks_in(&d, p.mask(d.day))?;
+        }
+        let mask = current.mask(d.day);
+        if mask == 0 {
+            return Ok(());
+        }
+        day::read(d.data, mask, any_value, |part| match part {
+            Part::Hour(h, n) => {
+                total += u64::from(n);
+                let at =
+                    Timestamp::from_second(d.day * DAY + h as i64 * 3600).unwrap_or(period.from);
+                if let Some(i) = period.bucket_of(at) {
+                    timeline[i] += u64::from(n);
+                }
+            }
+            Part::Value {
+                dim, code, count, ..
+            } if wanted[dim] => {
+                let slot = usize::try_from(code).unwrap_or(usize::MAX);
+                let counts = &mut values[dim];
+                if slot >= counts.len() {
+                    counts.resize(slot.saturating_add(1).min(MAX_CODE), 0);
+                }
+                if let Some(n) = counts.get_mut(slot) {
+                    *n += count;
+                }
+            }
+            Part::Value { .. } => {}
+        })
+        .map_err(damaged)
+    })?;
+
+    let mut breakdowns = Vec::new();
+    for dim in Dimension::ALL {
+        if !wanted[dim.index()] {
+            continue;
+        }
+        breakdowns.push(breakdown(
+            conn,
+            dim,
+            &values[dim.index()],
+            query.top as usize,
+        )?);
+    }
+    let top_links = if query.wants_top_links() {
+        Some(top_links(
+            conn,
+            owner,
+            source,
+            current,
+            total,
+            query.top as usize,
+        )?)
+    } else {
+        None
+    };
+    Ok(Stats {
+        scope: query.scope,
+        from: period.from,
+        to: period.to,
+        interval: period.interval,
+        total,
+        previous: previous.map(|_| before),
+        timeline: if query.wants_timeline() {
+            period
+                .buckets
+                .iter()
+                .zip(timeline)
+                .map(|(&start, clicks)| Bucket { start, clicks })
+                .collect()
+        } else {
+            Vec::new()
+        },
+        breakdowns,
+        top_links,
+    })
+}
+
+/// Value codes counted at most (a damaged row naming a larger one counts nothing).
+const MAX_CODE: usize = 1 << 24;
+
+/// The top `top` values of one dimension, named; [`OTHER`] joins the remainder.
+fn breakdown(
+    conn: &Connection,
+    dim: Dimension,
+    counts: &[u64],
+    top: usize,
+) -> Result<crate::domain::Breakdown> {
+    let other = counts.get(OTHER as usize).copied().unwrap_or(0);
+    let mut ranked: Vec<(u64, u64)> = counts
+        .iter()
+        .enumerate()
+        .filter(|(code, n)| *code as u64 != OTHER && **n > 0)
+        .map(|(c, &n)| (c as u64, n))
+        .collect();
+    ranked.sort_by_key(|r| std::cmp::Reverse(r.1));
+    // Name only what can make the list: the top, and values tied with its last.
+    let cutoff = ranked.get(top.saturating_sub(1)).map_or(0, |r| r.1);
+    let (named, rest): (Vec<_>, Vec<_>) = ranked.into_iter().partition(|r| r.1 >= cutoff);
+    let codes: Vec<u64> = named.iter().map(|r| r.0).collect();
+    let names = values::names(conn, &codes)?;
+    let list = named
+        .into_iter()
+        .map(|(code, clicks)| ValueCount {
+            value: if code == NONE {
+                None
+            } else {
+                names.get(&code).cloned().flatten()
+            },
+            clicks,
+        })
+        .collect();
+    Ok(top_values(
+        dim,
+        list,
+        other + rest.iter().map(|r| r.1).sum::<u64>(),
+        top,
+    ))
+}
+
+/// Below this many clicks of the owner in a period, the top links are found by reading every
+/// link row of the period; above it, by asking the links with the most clicks first.
+const SCAN_MAX: u64 = 100_000;
+
+/// The links of a space, domain or account with the most clicks in `window` (`total` of them
+/// in all), most first.
+fn top_links(
+    conn: &Connection,
+    owner: Id,
+    source: Source,
+    window: Window,
+    total: u64,
+    k: usize,
+) -> Result<Vec<TopLink>> {
+    let Source::Scope(scope, scope_id) = source else {
+        return Ok(Vec::new());
+    };
+    if total == 0 {
+        return Ok(Vec::new());
+    }
+    let (first, last) = window.days();
+    let owner_total = if scope == Scope::Owner {
+        total
+    } else {
+        let mut n = 0;
+        traffic::scope_days(conn, Scope::Owner, owner, first, last, |d| {
+            n += clicks_in(&d, window.mask(d.day))?;
+            Ok(())
+        })?;
+        n
+    };
+    let mut counts: Vec<(Id, u64)> = if owner_total <= SCAN_MAX {
+        scan(conn, owner, scope, scope_id, window)?
+    } else {
+        walk(conn, owner, scope, scope_id, window, total, k)?
+    };
+    counts.sort_by(|a, b| b.1.cmp(&a.1).then(a.0.cmp(&b.0)));
+    counts.truncate(k);
+    let mut stmt = conn
+        .prepare_cached("SELECT alias, url FROM links WHERE id = ?1")
+        .map_err(db_error)?;
+    let mut out = Vec::with_capacity(counts.len());
+    for (id, clicks) in counts {
+        let row: Option<(String, String)> = stmt
+            .query_row([id], |r| Ok((r.get(0)?, r.get(1)?)))
+            .optional()
+            .map_err(db_error)?;
+        if let Some((alias, url)) = row {
+            out.push(TopLink {
+                id,
+                alias,
+                url,
+                clicks,
+            });
+        }
+    }
+    Ok(out)
+}
+
+/// Every link row of the owner in the window, summed per link of the scope.
+fn scan(
+    conn: &Connection,
+    owner: Id,
+    scope: Scope,
+    scope_id: Id,
+    window: Window,
+) -> Result<Vec<(Id, u64)>> {
+    let members: Option<HashSet<Id>> = match scope {
+        Scope::Owner => None,
+        Scope::Space | Scope::Domain => {
+            let column = if scope == Scope::Space {
+                "space_id"
+            } else {
+                "domain_id"
+            };
+            let mut stmt = conn
+                .prepare_cached(&format!(
+                    "SELECT id FROM links WHERE owner_id = ?1 AND {column} = ?2"
+                ))
+                .map_err(db_error)?;
+            let ids = stmt
+                .query_map(params![owner, scope_id], |r| r.get(0))
+                .map_err(db_error)?
+                .collect::<rusqlite::Result<HashSet<Id>>>()
+                .map_err(db_error)?;
+            Some(ids)
+        }
+    };
+    let (first, last) = window.days();
+    let mut sums: HashMap<Id, u64> = HashMap::new();
+    let mut failed = None;
+    traffic::owner_link_days(conn, owner, first, last, |link, d| {
+        if members.as_ref().is_some_and(|m| !m.contains(&link)) {
+            return;
+        }
+        match clicks_in(&d, window.mask(d.day)) {
+            Ok(0) => {}
+            Ok(n) => *sums.entry(link).or_default() += n,
+            Err(e) => failed = Some(e),
+        }
+    })?;
+    if let Some(e) = failed {
+        return Err(e);
+    }
+    Ok(sums.into_iter().collect())
+}
+
+/// Links of the scope in order of all-time clicks, each summed over the window, until no link
+/// left can beat the `k`th found (its all-time clicks are fewer) or every click of the window
+/// (`total`) is accounted for.
+fn walk(
+    conn: &Connection,
+    owner: Id,
+    scope: Scope,
+    scope_id: Id,
+    window: Window,
+    total: u64,
+    k: usize,
+) -> Result<Vec<(Id, u64)>> {
+    let (first, last) = window.days();
+    let mut found: Vec<(Id, u64)> = Vec::new();
+    // The k best so far, for the stop rule.
+    let mut best: Vec<u64> = Vec::new();
+    let mut seen = 0u64;
+    let mut consider = |link: Id, clicks: i64| -> Result<bool> {
+        let bound = clicks.max(0) as u64;
+        if seen >= total || (best.len() >= k && bound < best[k - 1]) {
+            return Ok(false);
+        }
+        let mut n = 0;
+        traffic::link_days(conn, owner, link, first, last, |d| {
+            n += clicks_in(&d, window.mask(d.day))?;
+            Ok(())
+        })?;
+        if n > 0 {
+            seen += n;
+            found.push((link, n));
+            let at = best.partition_point(|&b| b >= n);
+            best.insert(at, n);
+            best.truncate(k);
+        }
+        Ok(true)
+    };
+    if scope != Scope::Owner {
+        // A space's or domain's links, most clicks first, from its own index.
+        let column = if scope == Scope::Space {
+            "space_id"
+        } else {
+            "domain_id"
+        };
+        let mut members: Vec<(Id, i64)> = conn
+            .prepare_cached(&format!(
+                "SELECT id, clicks FROM links WHERE owner_id = ?1 AND {column} = ?2"
+            ))
+            .map_err(db_error)?
+            .query_map(params![owner, scope_id], |r| Ok((r.get(0)?, r.get(1)?)))
+            .map_err(db_error)?
+            .collect::<rusqlite::Result<_>>()
+            .map_err(db_error)?;
+        members.sort_by_key(|(id, clicks)| (std::cmp::Reverse(*clicks), std::cmp::Reverse(*id)));
+        for (link, clicks) in members {
+            if !consider(link, clicks)? {
+                break;
+            }
+        }
+        return Ok(found);
+    }
+    // The owner's links, most clicks first, read from the clicks index in steps.
+    let mut cursor = (i64::MAX, i64::MAX);
+    loop {
+        let batch: Vec<(Id, i64)> = conn
+            .prepare_cached(
+                "SELECT id, clicks FROM links WHERE owner_id = ?1 AND (clicks, id) < (?2, ?3)
+                 ORDER BY clicks DESC, id DESC LIMIT 256",
+            )
+            .map_err(db_error)?
+            .query_map(params![owner, cursor.0, cursor.1], |r| {
+                Ok((r.get(0)?, r.get(1)?))
+            })
+            .map_err(db_error)?
+            .collect::<rusqlite::Result<_>>()
+            .map_err(db_error)?;
+        if batch.is_empty() {
+            return Ok(found);
+        }
+        for (link, clicks) in batch {
+            cursor = (clicks, link);
+            if !consider(link, clicks)? {
+                return Ok(found);
+            }
+        }
+    }
+}

@@ -1,0 +1,321 @@
+//! `linkdeck stats`: the traffic of a link, a space, a domain or the whole account, as tables for
+//! people, the API's stats record with `--json`, or CSV for spreadsheets.
+
+use std::io;
+
+use clap::Args;
+use jiff::civil::Date;
+
+use super::context::Context;
+use super::error::{CliError, CliResult};
+use super::lookup::{domain_id, link_id, space_id};
+use super::output::{Table, print, print_json, thousands};
+use crate::domain::{
+    Breakdown, Dimension, Interval, PeriodSpec, Preset, Stats, StatsPart, StatsQuery, StatsScope,
+    TOP_DEFAULT, TOP_MAX,
+};
+
+#[derive(Debug, Args)]
+pub struct StatsArgs {
+    /// A link's id or alias; without it, the whole account (or --space, --domain).
+    #[arg(conflicts_with_all = ["space", "domain"])]
+    pub link: Option<String>,
+    /// The traffic of this space (id or name).
+    #[arg(long, value_name = "ID|NAME", conflicts_with = "domain")]
+    pub space: Option<String>,
+    /// The traffic of this domain (id or name).
+    #[arg(long, value_name = "ID|NAME")]
+    pub domain: Option<String>,
+    /// 24h, 7d, 30d, 90d, 12m or all, ending now.
+    #[arg(long, value_parser = parse_period, conflicts_with_all = ["from", "to"])]
+    pub period: Option<Preset>,
+    /// Step the period this many periods back (`--period 7d --back 1`: the week before).
+    #[arg(long, value_name = "N", default_value_t = 0, conflicts_with_all = ["from", "to"])]
+    pub back: u32,
+    /// The first day (YYYY-MM-DD, in the profile's time zone); with --to.
+    #[arg(long, value_name = "DATE", requires = "to")]
+    pub from: Option<Date>,
+    /// The last day, included; with --from.
+    #[arg(long, value_name = "DATE", requires = "from")]
+    pub to: Option<Date>,
+    /// Only one part: time (the clicks over time), country, platform, browser, referrer or
+    /// language.
+    #[arg(long, value_name = "PART", value_parser = parse_by)]
+    pub by: Option<By>,
+    /// How many values (and top links) to list, 1 to 100.
+    #[arg(long, value_name = "N", default_value_t = TOP_DEFAULT)]
+    pub top: u32,
+    /// Rows for spreadsheets: the timeline, or the --by part.
+    #[arg(long, conflicts_with = "json")]
+    pub csv: bool,
+}
+
+/// What `--by` names.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum By {
+    Time,
+    Dimension(Dimension),
+}
+
+fn parse_by(s: &str) -> Result<By, String> {
+    if s.trim().eq_ignore_ascii_case("time") {
+        return Ok(By::Time);
+    }
+    Dimension::parse(s)
+        .map(By::Dimension)
+        .ok_or_else(|| "expected time, country, platform, browser, referrer or language".into())
+}
+
+fn parse_period(s: &str) -> Result<Preset, String> {
+    Preset::parse(s).ok_or_else(|| "expected 24h, 7d, 30d, 90d, 12m or all".into())
+}
+
+pub async fn run(ctx: &Context, args: StatsArgs) -> CliResult {
+    if !(1..=TOP_MAX).contains(&args.top) {
+        return Err(CliError::usage(format!(
+            "--top must be from 1 to {TOP_MAX}, not {}",
+            args.top
+        )));
+    }
+    let backend = ctx.backend().await?;
+    let scope = match (&args.link, &args.space, &args.domain) {
+        (Some(link), _, _) => StatsScope::Link(link_id(backend.as_ref(), link).await?),
+        (_, Some(space), _) => StatsScope::Space(space_id(backend.as_ref(), space).await?),
+        (_, _, Some(domain)) => StatsScope::Domain(domain_id(backend.as_ref(), domain).await?),
+        _ => StatsScope::Account,
+    };
+    let period = match (args.from, args.to) {
+        (Some(from), Some(to)) => PeriodSpec::Dates { from, to },
+        _ => PeriodSpec::Preset {
+            preset: args.period.unwrap_or_default(),
+            back: args.back,
+        },
+    };
+    let query = StatsQuery {
+        scope,
+        period,
+        only: args.by.map(|by| match by {
+            By::Time => StatsPart::Clicks,
+            By::Dimension(d) => StatsPart::Dimension(d),
+        }),
+        top: args.top,
+    };
+    let stats = backend.stats(&query).await?;
+    let tz = ctx.timezone();
+    if ctx.json {
+        return Ok(print_json(&crate::wire::stats::record(&stats, tz)["data"])?);
+    }
+    if args.csv {
+        return csv(&stats, args.by.unwrap_or(By::Time), tz);
+    }
+    let name = match (&args.link, &args.space, &args.domain) {
+        (Some(link), _, _) => format!("link {link}"),
+        (_, Some(space), _) => format!("space {space}"),
+        (_, _, Some(domain)) => format!("domain {domain}"),
+        _ => "all links".to_owned(),
+    };
+    Ok(print(&report(&stats, &name, period, args.by, tz))?)
+}
+
+/// A timeline bucket as a spreadsheet reads it: `2026-11-22T14:00`, `2026-11-22`, `2026-11`.
+fn bucket_date(interval: Interval, start: jiff::Timestamp, tz: &jiff::tz::TimeZone) -> String {
+    let z = start.to_zoned(tz.clone());
+    match interval {
+        Interval::Hour => z.strftime("%Y-%m-%dT%H:%M"),
+        Interval::Day => z.strftime("%Y-%m-%d"),
+        Interval::Month => z.strftime("%Y-%m"),
+    }
+    .to_string()
+}
+
+/// `45 %` of `total`.
+fn share(n: u64, total: u64) -> String {
+    if total == 0 {
+        return "-".into();
+    }
+    format!("{:.0} %", n as f64 * 100.0 / total as f64)
+}
+
+/// A bar of up to `width` blocks for `n` out of `max`.
+fn bar(n: u64, max: u64, width: usize) -> String {
+    if max == 0 || n == 0 {
+        return String::new();
+    }
+    let cells = ((n as f64 / max as f64) * width as f64).round().max(1.0) as usize;
+    "█".repeat(cells.min(width))
+}
+
+/// The total, its change, and the period in words.
+fn headline(stats: &Stats, name: &str, period: PeriodSpec, tz: &jiff::tz::TimeZone) -> String {
+    let range = crate::domain::Period {
+        from: stats.from,
+        to: stats.to,
+        interval: stats.interval,
+        buckets: Vec::new(),
+        previous: None,
+    }
+    .dates(tz);
+    let when = match period {
+        PeriodSpec::Preset {
+            preset: Preset::All,
+            ..
+        } => "all time".to_owned(),
+        PeriodSpec::Preset { preset, back: 0 } => format!("the last {}", preset.words()),
+        PeriodSpec::Preset { preset, back } => format!("{} × {} back", back, preset.words()),
+        PeriodSpec::Dates { .. } => "dates".to_owned(),
+    };
+    let zone = tz.iana_name().unwrap_or("local time");
+    let mut out = format!("{name} · {when} ({} – {}, {zone})\n", range.0, range.1);
+    out.push_str(&format!("{} clicks", thousands(stats.total)));
+    match (stats.change_percent(), stats.previous) {
+        (Some(p), Some(before)) => {
+            let arrow = match p {
+                p if p > 0 => format!("▲ {p} %"),
+                p if p < 0 => format!("▼ {} %", -p),
+                _ => "±0 %".to_owned(),
+            };
+            out.push_str(&format!(
+                "  {arrow} on the period before ({})",
+                thousands(before)
+            ));
+        }
+        (None, Some(0)) => out.push_str("  (none the period before)"),
+        _ => {}
+    }
+    out.push('\n');
+    out
+}
+
+fn report(
+    stats: &Stats,
+    name: &str,
+    period: PeriodSpec,
+    by: Option<By>,
+    tz: &jiff::tz::TimeZone,
+) -> String {
+    let mut out = headline(stats, name, period, tz);
+    if matches!(by, None | Some(By::Time)) && !stats.timeline.is_empty() {
+        let max = stats.timeline.iter().map(|b| b.clicks).max().unwrap_or(0);
+        let heading = match stats.interval {
+            Interval::Hour => "HOUR",
+            Interval::Day => "DAY",
+            Interval::Month => "MONTH",
+        };
+        let mut table = Table::new(&[(heading, 16, false), ("CLICKS", 12, true), ("", 30, false)]);
+        for b in &stats.timeline {
+            table.row(vec![
+                bucket_date(stats.interval, b.start, tz),
+                thousands(b.clicks),
+                bar(b.clicks, max, 30),
+            ]);
+        }
+        out.push('\n');
+        out.push_str(&table.render());
+    }
+    for b in &stats.breakdowns {
+        out.push('\n');
+        out.push_str(&breakdown_table(b).render());
+    }
+    if let Some(links) = stats.top_links.as_ref().filter(|l| !l.is_empty()) {
+        let mut table = Table::new(&[
+            ("TOP LINKS", 24, false),
+            ("CLICKS", 12, true),
+            ("SHARE", 5, true),
+            ("DESTINATION", 48, false),
+        ]);
+        for l in links {
+            table.row(vec![
+                l.alias.clone(),
+                thousands(l.clicks),
+                share(l.clicks, stats.total),
+                l.url.clone(),
+            ]);
+        }
+        out.push('\n');
+        out.push_str(&table.render());
+    }
+    out
+}
+
+fn breakdown_table(b: &Breakdown) -> Table {
+    let total = b.total();
+    let mut table = Table::new(&[
+        (title(b.dimension), 32, false),
+        ("CLICKS", 12, true),
+        ("SHARE", 5, true),
+    ]);
+    for v in &b.top {
+        table.row(vec![
+            b.label(v),
+            thousands(v.clicks),
+            share(v.clicks, total),
+        ]);
+    }
+    if b.other > 0 {
+        table.row(vec![
+            crate::domain::OTHER.to_owned(),
+            thousands(b.other),
+            share(b.other, total),
+        ]);
+    }
+    table
+}
+
+/// Table headings are upper case, like the other commands'.
+fn title(d: Dimension) -> &'static str {
+    match d {
+        Dimension::Country => "COUNTRY",
+        Dimension::Platform => "PLATFORM",
+        Dimension::Browser => "BROWSER",
+        Dimension::Referrer => "REFERRER",
+        Dimension::Language => "LANGUAGE",
+    }
+}
+
+fn csv(stats: &Stats, by: By, tz: &jiff::tz::TimeZone) -> CliResult {
+    let mut out = ::csv::Writer::from_writer(io::stdout().lock());
+    let failed = |e: ::csv::Error| CliError::from(io::Error::from(e));
+    match by {
+        By::Time => {
+            out.write_record(["start", "clicks"]).map_err(failed)?;
+            for b in &stats.timeline {
+                out.write_record([
+                    bucket_date(stats.interval, b.start, tz),
+                    b.clicks.to_string(),
+                ])
+                .map_err(failed)?;
+            }
+        }
+        By::Dimension(d) => {
+            out.write_record([d.as_str(), "clicks"]).map_err(failed)?;
+            if let Some(b) = stats.breakdown(d) {
+                for v in &b.top {
+                    out.write_record([b.label(v), v.clicks.to_string()])
+                        .map_err(failed)?;
+                }
+                if b.other > 0 {
+                    out.write_record([crate::domain::OTHER.to_owned(), b.other.to_string()])
+                        .map_err(failed)?;
+                }
+            }
+        }
+    }
+    out.flush()?;
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn bars_and_shares_read_well() {
+        assert_eq!(bar(0, 10, 30), "");
+        assert_eq!(bar(1, 1000, 30), "█", "a click always shows");
+        assert_eq!(bar(10, 10, 30).chars().count(), 30);
+        assert_eq!(share(1, 3), "33 %");
+        assert_eq!(share(0, 0), "-");
+        assert_eq!(parse_by("Referrer"), Ok(By::Dimension(Dimension::Referrer)));
+        assert!(parse_by("city").is_err());
+    }
+}

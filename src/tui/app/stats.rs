@@ -1,0 +1,114 @@
+//! Where the Stats view meets the app: `S` opens the traffic of the selected link or space,
+//! `T` the whole account's; while the view is open its keys go to it first and it fills the
+//! screen under the header. Its questions become [`Command::FetchStats`], its answers come back
+//! as [`Msg::Stats`].
+//!
+//! A server without statistics (phpShort 2.x) is said so once, in the view; after that `S` and
+//! `T` only remind with a toast instead of asking again.
+
+use ratatui::buffer::Buffer;
+use ratatui::layout::Rect;
+
+use super::{App, Pane};
+use crate::domain::{PeriodSpec, Result, Stats};
+use crate::tui::keys::{Action, Key};
+use crate::tui::msg::{Command, RequestId};
+use crate::tui::popups::ToastKind;
+use crate::tui::stats::{Shown, StatsOutcome, StatsView, Target};
+use crate::tui::view::Ctx;
+
+/// The open Stats view, and what the app remembers between openings.
+#[derive(Debug, Default)]
+pub struct StatsState {
+    pub view: Option<StatsView>,
+    /// The last period picked, which the next view starts with.
+    period: PeriodSpec,
+    /// Why the backend has no statistics, once it has said so.
+    unsupported: Option<String>,
+}
+
+impl App {
+    pub fn stats_is_open(&self) -> bool {
+        self.stats.view.is_some()
+    }
+
+    /// `S` and `T`.
+    pub(super) fn stats_action(&mut self, action: Action) {
+        let target = match (action, self.pane) {
+            (Action::Dashboard, _) => Target::account(),
+            (_, Pane::Links) => match self.links.selected() {
+                Some(link) => Target::link(link.id, &link.alias, &link.url),
+                None => return self.toast(ToastKind::Info, "No link selected"),
+            },
+            (_, Pane::Spaces) => match self.spaces.selected() {
+                Some(space) => Target::space(space.id, &space.name),
+                None => return self.toast(ToastKind::Info, "No space selected"),
+            },
+            // A trashed link's traffic waits with it; restore it to see it.
+            (_, Pane::Trash) => return,
+        };
+        if self.stats.unsupported.is_some() {
+            return self.toast(ToastKind::Info, "This server offers no statistics");
+        }
+        self.stats.view = Some(StatsView::new(target, self.stats.period));
+        self.fetch_stats();
+    }
+
+    fn fetch_stats(&mut self) {
+        let Some(query) = self.stats.view.as_ref().map(StatsView::query) else {
+            return;
+        };
+        let req = self.request();
+        if let Some(view) = &mut self.stats.view {
+            view.expect(req);
+        }
+        self.commands.push(Command::FetchStats { req, query });
+    }
+
+    /// Gives `key` to the open Stats view; false when none is open. Keys the view does not
+    /// use reach only the actions that make sense over it (quit, help, the dashboard).
+    pub(super) fn stats_key(&mut self, key: Key) -> bool {
+        let Some(view) = &mut self.stats.view else {
+            return false;
+        };
+        match view.handle_key(key) {
+            StatsOutcome::Handled => {}
+            StatsOutcome::Fetch(query) => {
+                self.stats.period = query.period;
+                self.fetch_stats();
+            }
+            StatsOutcome::Close => self.stats.view = None,
+            StatsOutcome::Ignored => {
+                match key.action {
+                    Some(a @ (Action::Quit | Action::Help)) => self.global(a),
+                    Some(Action::Dashboard)
+                        if self.stats.view.as_ref().is_some_and(|v| {
+                            v.target.scope != crate::domain::StatsScope::Account
+                        }) =>
+                    {
+                        self.stats_action(Action::Dashboard)
+                    }
+                    _ => {}
+                }
+            }
+        }
+        true
+    }
+
+    /// An answer to [`Command::FetchStats`].
+    pub(super) fn stats_answered(&mut self, req: RequestId, result: Result<Stats>) {
+        self.answered(req);
+        if let Some(view) = &mut self.stats.view
+            && view.accept(req, result)
+            && let Shown::Unsupported(why) = &view.shown
+        {
+            self.stats.unsupported = Some(why.clone());
+        }
+    }
+
+    pub(super) fn render_stats(&self, area: Rect, buf: &mut Buffer, ctx: &Ctx) {
+        if let Some(view) = &self.stats.view {
+            view.render(area, buf, ctx);
+        }
+    }
+}

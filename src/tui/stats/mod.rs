@@ -1,0 +1,298 @@
+//! The Stats view: the traffic of a link, a space or the whole account over a period. A period
+//! picker (24 h to all time, stepped back and forth), a chart of clicks over time, the total
+//! against the previous period, and panels of top countries, platforms, browsers, referrers,
+//! languages and (for a space or the account) links. Enter on a top link opens its own stats;
+//! Esc goes back the way it came.
+//!
+//! Like every view it never waits: a change asks the app for a [`StatsQuery`] and keeps showing
+//! what it has until the answer with the expected request id arrives; older answers are dropped.
+
+mod render;
+#[cfg(test)]
+mod snapshot_tests;
+
+use ratatui::crossterm::event::KeyCode;
+
+use super::keys::{Action, Key};
+use super::msg::RequestId;
+use crate::domain::{Dimension, Error, PeriodSpec, Preset, Stats, StatsQuery, StatsScope, TopLink};
+
+/// Whose traffic the view shows, and how it is named on screen.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Target {
+    pub scope: StatsScope,
+    /// `spring`, `Launch`, `every link`.
+    pub name: String,
+    /// A link's destination, shown beside its alias.
+    pub detail: Option<String>,
+}
+
+impl Target {
+    pub fn link(id: crate::domain::Id, alias: &str, url: &str) -> Target {
+        Target {
+            scope: StatsScope::Link(id),
+            name: alias.to_owned(),
+            detail: Some(url.to_owned()),
+        }
+    }
+
+    pub fn space(id: crate::domain::Id, name: &str) -> Target {
+        Target {
+            scope: StatsScope::Space(id),
+            name: name.to_owned(),
+            detail: None,
+        }
+    }
+
+    pub fn account() -> Target {
+        Target {
+            scope: StatsScope::Account,
+            name: "every link".to_owned(),
+            detail: None,
+        }
+    }
+
+    /// What the name names, said before it (the account's name says it all).
+    fn kind(&self) -> Option<&'static str> {
+        match self.scope {
+            StatsScope::Link(_) => Some("link"),
+            StatsScope::Space(_) => Some("space"),
+            StatsScope::Domain(_) => Some("domain"),
+            StatsScope::Account => None,
+        }
+    }
+}
+
+/// What the view holds.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Shown {
+    /// Nothing yet: the first answer is on its way.
+    Loading,
+    Loaded(Box<Stats>),
+    Failed(String),
+    /// The backend has no statistics at all.
+    Unsupported(String),
+}
+
+/// The panels under the chart, in order; Tab moves between them.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Panel {
+    Values(Dimension),
+    TopLinks,
+}
+
+/// What the view asks of the app after a key.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum StatsOutcome {
+    /// Not a key of this view.
+    Ignored,
+    Handled,
+    /// Ask the backend for this.
+    Fetch(StatsQuery),
+    Close,
+}
+
+#[derive(Debug, Clone)]
+pub struct StatsView {
+    pub target: Target,
+    pub period: PeriodSpec,
+    pub shown: Shown,
+    /// The request whose answer the view waits for.
+    expected: Option<RequestId>,
+    focus: usize,
+    /// The selected row of the top links.
+    cursor: usize,
+    /// Where Esc goes back to.
+    back: Vec<(Target, PeriodSpec)>,
+}
+
+impl StatsView {
+    pub fn new(target: Target, period: PeriodSpec) -> StatsView {
+        StatsView {
+            target,
+            period,
+            shown: Shown::Loading,
+            expected: None,
+            focus: 0,
+            cursor: 0,
+            back: Vec::new(),
+        }
+    }
+
+    pub fn query(&self) -> StatsQuery {
+        StatsQuery::new(self.target.scope, self.period)
+    }
+
+    /// The answer to wait for from now on.
+    pub fn expect(&mut self, req: RequestId) {
+        self.expected = Some(req);
+    }
+
+    pub fn is_loading(&self) -> bool {
+        self.expected.is_some()
+    }
+
+    pub fn panels(&self) -> Vec<Panel> {
+        let mut panels: Vec<Panel> = Dimension::ALL.into_iter().map(Panel::Values).collect();
+        if !matches!(self.target.scope, StatsScope::Link(_)) {
+            panels.insert(0, Panel::TopLinks);
+        }
+        panels
+    }
+
+    pub fn focused(&self) -> Panel {
+        let panels = self.panels();
+        panels[self.focus.min(panels.len() - 1)]
+    }
+
+    fn top_links(&self) -> &[TopLink] {
+        match &self.shown {
+            Shown::Loaded(stats) => stats.top_links.as_deref().unwrap_or(&[]),
+            _ => &[],
+        }
+    }
+
+    pub fn selected_link(&self) -> Option<&TopLink> {
+        (self.focused() == Panel::TopLinks)
+            .then(|| self.top_links().get(self.cursor))
+            .flatten()
+    }
+
+    /// Takes an answer; false when it was not the one expected (stale, or for a view since
+    /// left).
+    pub fn accept(&mut self, req: RequestId, result: crate::domain::Result<Stats>) -> bool {
+        if self.expected != Some(req) {
+            return false;
+        }
+        self.expected = None;
+        self.shown = match result {
+            Ok(stats) => Shown::Loaded(Box::new(stats)),
+            Err(Error::Unsupported(why)) => Shown::Unsupported(why),
+            Err(e) => Shown::Failed(e.to_string()),
+        };
+        self.cursor = self.cursor.min(self.top_links().len().saturating_sub(1));
+        true
+    }
+
+    fn repicked(&mut self, period: PeriodSpec) -> StatsOutcome {
+        if period == self.period {
+            return StatsOutcome::Handled;
+        }
+        self.period = period;
+        StatsOutcome::Fetch(self.query())
+    }
+
+    pub fn handle_key(&mut self, key: Key) -> StatsOutcome {
+        if key.code == KeyCode::Esc {
+            return match self.back.pop() {
+                Some((target, period)) => {
+                    self.target = target;
+                    self.period = period;
+                    self.shown = Shown::Loading;
+                    self.focus = 0;
+                    self.cursor = 0;
+                    StatsOutcome::Fetch(self.query())
+                }
+                None => StatsOutcome::Close,
+            };
+        }
+        let panels = self.panels().len();
+        match key.action {
+            Some(Action::CyclePeriod) => {
+                let preset = match self.period {
+                    PeriodSpec::Preset { preset, .. } => preset.next(),
+                    PeriodSpec::Dates { .. } => Preset::default(),
+                };
+                self.repicked(PeriodSpec::preset(preset))
+            }
+            Some(Action::EarlierPeriod) => self.repicked(self.period.stepped(1)),
+            Some(Action::LaterPeriod) => self.repicked(self.period.stepped(-1)),
+            Some(Action::Refresh) => StatsOutcome::Fetch(self.query()),
+            Some(Action::NextPane) => {
+                self.focus = (self.focus.min(panels - 1) + 1) % panels;
+                StatsOutcome::Handled
+            }
+            Some(Action::PrevPane) => {
+                self.focus = (self.focus.min(panels - 1) + panels - 1) % panels;
+                StatsOutcome::Handled
+            }
+            Some(Action::Down | Action::Up | Action::Top | Action::Bottom)
+                if self.focused() == Panel::TopLinks =>
+            {
+                let last = self.top_links().len().saturating_sub(1);
+                self.cursor = match key.action {
+                    Some(Action::Down) => (self.cursor + 1).min(last),
+                    Some(Action::Up) => self.cursor.saturating_sub(1),
+                    Some(Action::Top) => 0,
+                    _ => last,
+                };
+                StatsOutcome::Handled
+            }
+            Some(Action::Select) => match self.selected_link().cloned() {
+                Some(link) => {
+                    let from = std::mem::replace(
+                        &mut self.target,
+                        Target::link(link.id, &link.alias, &link.url),
+                    );
+                    self.back.push((from, self.period));
+                    self.shown = Shown::Loading;
+                    self.focus = 0;
+                    self.cursor = 0;
+                    StatsOutcome::Fetch(self.query())
+                }
+                None => StatsOutcome::Handled,
+            },
+            // Keys of the lists behind stay with this view while it is open.
+            Some(
+                Action::Down
+                | Action::Up
+                | Action::Top
+                | Action::Bottom
+                | Action::PageDown
+                | Action::PageUp,
+            ) => StatsOutcome::Handled,
+            _ => StatsOutcome::Ignored,
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::tui::keys::KeyMap;
+    use ratatui::crossterm::event::{KeyEvent, KeyModifiers};
+
+    fn key(code: KeyCode) -> Key {
+        KeyMap::default().key(KeyEvent::new(code, KeyModifiers::NONE))
+    }
+
+    #[test]
+    fn periods_cycle_and_step_without_passing_the_present() {
+        let mut view = StatsView::new(Target::account(), PeriodSpec::preset(Preset::Days7));
+        let StatsOutcome::Fetch(q) = view.handle_key(key(KeyCode::Char('['))) else {
+            panic!("a step back asks again");
+        };
+        assert_eq!(q.period, PeriodSpec::preset(Preset::Days7).stepped(1));
+        view.handle_key(key(KeyCode::Right));
+        assert_eq!(
+            view.handle_key(key(KeyCode::Right)),
+            StatsOutcome::Handled,
+            "nothing later than now"
+        );
+        let StatsOutcome::Fetch(q) = view.handle_key(key(KeyCode::Char('p'))) else {
+            panic!("a new period asks again");
+        };
+        assert_eq!(q.period, PeriodSpec::preset(Preset::Days30));
+    }
+
+    #[test]
+    fn a_stale_answer_is_dropped() {
+        let mut view = StatsView::new(Target::account(), PeriodSpec::default());
+        view.expect(RequestId(1));
+        view.expect(RequestId(2));
+        assert!(!view.accept(RequestId(1), Err(Error::Unavailable("old".into()))));
+        assert_eq!(view.shown, Shown::Loading);
+        assert!(view.accept(RequestId(2), Err(Error::Unavailable("down".into()))));
+        assert!(matches!(view.shown, Shown::Failed(_)));
+    }
+}

@@ -1,0 +1,428 @@
+//! Drawing the Stats view: a title with the period picker, the total against the period before,
+//! a chart of clicks over time with labelled axes in the profile's zone, and a grid of panels
+//! that shows as many of them as the screen holds (Tab brings the others in).
+
+use ratatui::buffer::Buffer;
+use ratatui::layout::{Alignment, Constraint, Layout, Rect};
+use ratatui::symbols::Marker;
+use ratatui::text::{Line, Span};
+use ratatui::widgets::{
+    Axis, Block, BorderType, Borders, Chart, Dataset, GraphType, Paragraph, Widget, Wrap,
+};
+
+use super::{Panel, Shown, StatsView};
+use crate::domain::{Period, PeriodSpec, Preset, Stats, thousands};
+use crate::tui::keys::Action;
+use crate::tui::view::Ctx;
+
+/// The fewest rows a panel is drawn with: its borders and five values. When fewer rows of
+/// panels fit, Tab brings the others in.
+const PANEL_MIN_HEIGHT: u16 = 7;
+/// Below this width panels go two abreast instead of three.
+const THREE_ABREAST: u16 = 96;
+
+fn block<'a>(title: impl Into<Line<'a>>, focused: bool, ctx: &Ctx) -> Block<'a> {
+    Block::default()
+        .borders(Borders::ALL)
+        .border_type(BorderType::Rounded)
+        .border_style(if focused {
+            ctx.theme.focused_border
+        } else {
+            ctx.theme.border
+        })
+        .title(title)
+}
+
+impl StatsView {
+    pub fn render(&self, area: Rect, buf: &mut Buffer, ctx: &Ctx) {
+        let [title, summary, body] = Layout::vertical([
+            Constraint::Length(1),
+            Constraint::Length(1),
+            Constraint::Min(0),
+        ])
+        .areas(area);
+        self.render_title(title, buf, ctx);
+        let stats = match &self.shown {
+            Shown::Loaded(stats) => stats,
+            Shown::Loading => {
+                return message(
+                    body,
+                    buf,
+                    vec![Line::from(vec![
+                        Span::styled(ctx.spinner.to_string(), ctx.theme.accent),
+                        Span::raw(" Loading traffic…"),
+                    ])],
+                );
+            }
+            Shown::Failed(error) => {
+                return message(
+                    body,
+                    buf,
+                    vec![
+                        Line::styled("Could not load the traffic", ctx.theme.error),
+                        Line::raw(""),
+                        Line::raw(error.clone()),
+                        Line::raw(""),
+                        key_line(ctx, &[(Action::Refresh, "retry")], true),
+                    ],
+                );
+            }
+            Shown::Unsupported(why) => {
+                return message(
+                    body,
+                    buf,
+                    vec![
+                        Line::styled("No statistics on this server", ctx.theme.header),
+                        Line::raw(""),
+                        Line::raw(why.clone()),
+                        Line::raw(""),
+                        key_line(ctx, &[], true),
+                    ],
+                );
+            }
+        };
+        self.render_summary(stats, summary, buf, ctx);
+        let chart_height = (body.height * 2 / 5).clamp(6, 12).min(body.height);
+        let [chart, panels] =
+            Layout::vertical([Constraint::Length(chart_height), Constraint::Min(0)]).areas(body);
+        render_chart(stats, chart, buf, ctx);
+        self.render_panels(stats, panels, buf, ctx);
+    }
+
+    fn render_title(&self, area: Rect, buf: &mut Buffer, ctx: &Ctx) {
+        let t = ctx.theme;
+        let mut left = vec![Span::styled(" Traffic of ", t.header)];
+        if let Some(kind) = self.target.kind() {
+            left.push(Span::styled(format!("{kind} "), t.dim));
+        }
+        left.push(Span::styled(self.target.name.clone(), t.accent));
+        if let Some(detail) = &self.target.detail {
+            left.push(Span::styled(format!(" → {detail}"), t.dim));
+        }
+        if self.is_loading() && matches!(self.shown, Shown::Loaded(_)) {
+            left.push(Span::styled(format!("  {}", ctx.spinner), t.accent));
+        }
+        let current = match self.period {
+            PeriodSpec::Preset { preset, .. } => Some(preset),
+            PeriodSpec::Dates { .. } => None,
+        };
+        let mut right: Vec<Span> = Vec::new();
+        for preset in Preset::ALL {
+            if Some(preset) == current {
+                right.push(Span::styled(format!(" {} ", preset.as_str()), t.tab_active));
+            } else {
+                right.push(Span::styled(format!(" {} ", preset.as_str()), t.dim));
+            }
+        }
+        right.push(Span::raw(" "));
+        let right = Line::from(right);
+        let right_width = u16::try_from(right.width()).unwrap_or(0).min(area.width);
+        Line::from(left).render(
+            Rect {
+                width: area.width - right_width,
+                ..area
+            },
+            buf,
+        );
+        right.right_aligned().render(area, buf);
+    }
+
+    fn render_summary(&self, stats: &Stats, area: Rect, buf: &mut Buffer, ctx: &Ctx) {
+        let t = ctx.theme;
+        let (from, to) = period_of(stats).dates(ctx.tz);
+        let range = if stats.interval == crate::domain::Interval::Hour {
+            let at = |t: jiff::Timestamp| {
+                t.to_zoned(ctx.tz.clone())
+                    .strftime("%b %-d %H:%M")
+                    .to_string()
+            };
+            format!("{} – {}", at(stats.from), at(stats.to))
+        } else if from == to {
+            from.strftime("%b %-d %Y").to_string()
+        } else if from.year() == to.year() {
+            format!("{} – {}", from.strftime("%b %-d"), to.strftime("%b %-d %Y"))
+        } else {
+            format!(
+                "{} – {}",
+                from.strftime("%b %-d %Y"),
+                to.strftime("%b %-d %Y")
+            )
+        };
+        let mut spans = vec![
+            Span::raw(" "),
+            Span::styled(thousands(stats.total), t.header),
+            Span::raw(if stats.total == 1 {
+                " click"
+            } else {
+                " clicks"
+            }),
+        ];
+        match (stats.change_percent(), stats.previous) {
+            (Some(p), Some(before)) => {
+                let (text, style) = match p {
+                    p if p > 0 => (format!("▲ {p} %"), t.success),
+                    p if p < 0 => (format!("▼ {} %", -p), t.warning),
+                    _ => ("±0 %".to_owned(), t.dim),
+                };
+                spans.push(Span::raw("  "));
+                spans.push(Span::styled(text, style));
+                spans.push(Span::styled(
+                    format!(" on the period before ({})", thousands(before)),
+                    t.dim,
+                ));
+            }
+            (None, Some(0)) if stats.total > 0 => {
+                spans.push(Span::styled("  none the period before", t.dim));
+            }
+            _ => {}
+        }
+        spans.push(Span::styled(format!("  ·  {range}"), t.dim));
+        Line::from(spans).render(area, buf);
+    }
+
+    fn render_panels(&self, stats: &Stats, area: Rect, buf: &mut Buffer, ctx: &Ctx) {
+        let panels = self.panels();
+        if panels.is_empty() {
+            return;
+        }
+        let columns: u16 = if area.width >= THREE_ABREAST { 3 } else { 2 };
+        let needed_rows = (panels.len() as u16).div_ceil(columns);
+        let rows = needed_rows.min(area.height / PANEL_MIN_HEIGHT).max(1);
+        if area.height < PANEL_MIN_HEIGHT {
+            return;
+        }
+        let shown = usize::from(rows * columns);
+        // The focused panel is always on screen: the grid starts at its row when it must.
+        let focus = panels
+            .iter()
+            .position(|p| *p == self.focused())
+            .unwrap_or(0);
+        let first = if focus < shown {
+            0
+        } else {
+            (focus / usize::from(columns) + 1) * usize::from(columns) - shown
+        };
+        let row_areas = Layout::vertical(vec![Constraint::Fill(1); usize::from(rows)]).split(area);
+        for (r, row) in row_areas.iter().enumerate() {
+            let cells =
+                Layout::horizontal(vec![Constraint::Fill(1); usize::from(columns)]).split(*row);
+            for (c, cell) in cells.iter().enumerate() {
+                let i = first + r * usize::from(columns) + c;
+                if let Some(panel) = panels.get(i) {
+                    self.render_panel(*panel, stats, *cell, buf, ctx, i == focus);
+                }
+            }
+        }
+    }
+
+    fn render_panel(
+        &self,
+        panel: Panel,
+        stats: &Stats,
+        area: Rect,
+        buf: &mut Buffer,
+        ctx: &Ctx,
+        focused: bool,
+    ) {
+        let t = ctx.theme;
+        let title = match panel {
+            Panel::Values(d) => d.title(),
+            Panel::TopLinks => "Top links",
+        };
+        let title_style = if focused { t.accent } else { t.header };
+        let outer = block(
+            Span::styled(format!(" {title} "), title_style),
+            focused,
+            ctx,
+        );
+        let inner = outer.inner(area);
+        outer.render(area, buf);
+        let rows: Vec<(String, u64)> = match panel {
+            Panel::Values(d) => match stats.breakdown(d) {
+                Some(b) => {
+                    let mut rows: Vec<(String, u64)> =
+                        b.top.iter().map(|v| (b.label(v), v.clicks)).collect();
+                    if b.other > 0 {
+                        rows.push((crate::domain::OTHER.to_owned(), b.other));
+                    }
+                    rows
+                }
+                None => Vec::new(),
+            },
+            Panel::TopLinks => stats
+                .top_links
+                .iter()
+                .flatten()
+                .map(|l| (l.alias.clone(), l.clicks))
+                .collect(),
+        };
+        if rows.is_empty() {
+            Paragraph::new(Span::styled("No visits in this period", t.dim)).render(inner, buf);
+            return;
+        }
+        let total = match panel {
+            Panel::Values(_) => rows.iter().map(|r| r.1).sum::<u64>(),
+            Panel::TopLinks => stats.total,
+        };
+        let max = rows.iter().map(|r| r.1).max().unwrap_or(1).max(1);
+        let visible = usize::from(inner.height);
+        // Keep the selected top link in view.
+        let skip = if panel == Panel::TopLinks && focused {
+            self.cursor.saturating_sub(visible.saturating_sub(1))
+        } else {
+            0
+        };
+        let numbers = 12usize;
+        let width = usize::from(inner.width);
+        let bar_width = (width / 5).clamp(2, 10);
+        let label_width = width.saturating_sub(numbers + bar_width + 2).max(3);
+        let lines: Vec<Line> = rows
+            .iter()
+            .enumerate()
+            .skip(skip)
+            .take(visible)
+            .map(|(i, (label, n))| {
+                let share = if total == 0 {
+                    0
+                } else {
+                    (*n as f64 * 100.0 / total as f64).round() as u64
+                };
+                let cells = ((*n as f64 / max as f64) * bar_width as f64)
+                    .round()
+                    .max(1.0) as usize;
+                let line = Line::from(vec![
+                    Span::raw(format!("{:<label_width$} ", cut(label, label_width))),
+                    Span::styled(
+                        format!("{:<bar_width$}", "▇".repeat(cells.min(bar_width))),
+                        t.accent,
+                    ),
+                    Span::raw(format!(" {:>7}", thousands(*n))),
+                    Span::styled(format!(" {share:>3}%"), t.dim),
+                ]);
+                if panel == Panel::TopLinks && focused && i == self.cursor {
+                    line.style(t.selected)
+                } else {
+                    line
+                }
+            })
+            .collect();
+        Paragraph::new(lines).render(inner, buf);
+    }
+}
+
+/// `text` cut to `width` characters, `…` marking the cut.
+fn cut(text: &str, width: usize) -> String {
+    if text.chars().count() <= width {
+        text.to_owned()
+    } else {
+        let mut s: String = text.chars().take(width.saturating_sub(1)).collect();
+        s.push('…');
+        s
+    }
+}
+
+/// The answer's period, for its dates.
+fn period_of(stats: &Stats) -> Period {
+    Period {
+        from: stats.from,
+        to: stats.to,
+        interval: stats.interval,
+        buckets: Vec::new(),
+        previous: None,
+    }
+}
+
+fn render_chart(stats: &Stats, area: Rect, buf: &mut Buffer, ctx: &Ctx) {
+    let t = ctx.theme;
+    let unit = match stats.interval {
+        crate::domain::Interval::Hour => " Clicks by hour ",
+        crate::domain::Interval::Day => " Clicks by day ",
+        crate::domain::Interval::Month => " Clicks by month ",
+    };
+    let outer = block(Span::styled(unit, t.header), false, ctx);
+    if stats.timeline.is_empty() {
+        outer.render(area, buf);
+        return;
+    }
+    // Empty buckets draw nothing (a bar of zero would still show a dot).
+    let points: Vec<(f64, f64)> = stats
+        .timeline
+        .iter()
+        .enumerate()
+        .filter(|(_, b)| b.clicks > 0)
+        .map(|(i, b)| (i as f64 + 0.5, b.clicks as f64))
+        .collect();
+    let max = stats.timeline.iter().map(|b| b.clicks).max().unwrap_or(0);
+    let top = if max == 0 { 1.0 } else { max as f64 };
+    let n = stats.timeline.len();
+    let label =
+        |i: usize| Span::styled(stats.interval.label(stats.timeline[i].start, ctx.tz), t.dim);
+    let x_labels = if n > 2 {
+        vec![label(0), label(n / 2), label(n - 1)]
+    } else {
+        vec![label(0), label(n - 1)]
+    };
+    let y_labels = if max < 2 {
+        vec![
+            Span::styled("0", t.dim),
+            Span::styled(thousands(max.max(1)), t.dim),
+        ]
+    } else {
+        vec![
+            Span::styled("0", t.dim),
+            Span::styled(thousands(max.div_ceil(2)), t.dim),
+            Span::styled(thousands(max), t.dim),
+        ]
+    };
+    let data = Dataset::default()
+        .marker(Marker::HalfBlock)
+        .graph_type(GraphType::Bar)
+        .style(t.accent)
+        .data(&points);
+    Chart::new(vec![data])
+        .block(outer)
+        .x_axis(
+            Axis::default()
+                .bounds([0.0, n as f64])
+                .labels(x_labels)
+                .labels_alignment(Alignment::Left)
+                .style(t.dim),
+        )
+        .y_axis(
+            Axis::default()
+                .bounds([0.0, top])
+                .labels(y_labels)
+                .style(t.dim),
+        )
+        .render(area, buf);
+}
+
+/// `Press r to retry, esc to go back.`
+fn key_line(ctx: &Ctx, keys: &[(Action, &str)], back: bool) -> Line<'static> {
+    let mut spans = vec![Span::raw("Press ")];
+    for (i, (action, what)) in keys.iter().enumerate() {
+        if i > 0 {
+            spans.push(Span::raw(", "));
+        }
+        spans.push(Span::styled(ctx.keys.first(*action), ctx.theme.accent));
+        spans.push(Span::raw(format!(" to {what}")));
+    }
+    if back {
+        if !keys.is_empty() {
+            spans.push(Span::raw(", "));
+        }
+        spans.push(Span::styled("esc", ctx.theme.accent));
+        spans.push(Span::raw(" to go back"));
+    }
+    spans.push(Span::raw("."));
+    Line::from(spans)
+}
+
+fn message(area: Rect, buf: &mut Buffer, lines: Vec<Line<'static>>) {
+    let height = u16::try_from(lines.len()).unwrap_or(u16::MAX);
+    let rect = crate::tui::links::centered_block(area, height);
+    Paragraph::new(lines)
+        .alignment(Alignment::Center)
+        .wrap(Wrap { trim: false })
+        .render(rect, buf);
+}

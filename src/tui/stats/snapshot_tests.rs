@@ -1,0 +1,297 @@
+//! Screens of the Stats view in every state — a link's, a space's and the account's; loading,
+//! loaded, empty, failed, and a server without statistics — at 100×30 and 80×24, with a fixed
+//! clock. The app's commands are answered here from values in memory, as the runtime would.
+
+use std::sync::Arc;
+
+use jiff::{SignedDuration, Timestamp};
+use ratatui::crossterm::event::KeyCode;
+use ratatui::layout::Rect;
+
+use crate::domain::{
+    Breakdown, Bucket, Color, Dimension, Error, FixedClock, Link, Page, Period, Space, Stats,
+    StatsQuery, StatsScope, TargetType, TopLink, ValueCount,
+};
+use crate::tui::app::App;
+use crate::tui::msg::{Command, Msg};
+use crate::tui::snapshot_tests::{config, press, screen};
+
+fn now() -> Timestamp {
+    "2026-11-22T12:00:00Z".parse().unwrap()
+}
+
+fn link() -> Link {
+    let created = now() - SignedDuration::from_hours(24 * 60);
+    Link {
+        id: 7,
+        alias: "spring".into(),
+        url: "https://shop.example.com/spring/collection".into(),
+        short_url: "http://127.0.0.1:8080/spring".into(),
+        title: Some("shop.example.com/spring/collection".into()),
+        target_type: TargetType::None,
+        geo: vec![],
+        platform: vec![],
+        rotation: vec![],
+        last_rotation: 0,
+        disabled: false,
+        public: true,
+        password: false,
+        expiration_url: None,
+        expiration_clicks: 0,
+        clicks: 1_204,
+        owner_id: 1,
+        space: None,
+        domain: None,
+        ends_at: None,
+        created_at: created,
+        updated_at: created,
+    }
+}
+
+fn space() -> Space {
+    Space {
+        id: 3,
+        owner_id: 1,
+        name: "Launch".into(),
+        color: Color::new(4).unwrap(),
+        links: Some(12),
+        created_at: now(),
+        updated_at: now(),
+    }
+}
+
+/// How the backend answers a stats question.
+#[derive(Clone, Copy, PartialEq)]
+enum Answer {
+    None,
+    Loaded,
+    Empty,
+    Failed,
+    Unsupported,
+}
+
+fn values(d: Dimension) -> Vec<ValueCount> {
+    let v = |value: Option<&str>, clicks| ValueCount {
+        value: value.map(str::to_owned),
+        clicks,
+    };
+    match d {
+        Dimension::Country => vec![
+            v(Some("DE"), 412),
+            v(Some("US"), 301),
+            v(Some("FR"), 118),
+            v(Some("NL"), 64),
+            v(None, 21),
+        ],
+        Dimension::Platform => vec![
+            v(Some("iOS"), 398),
+            v(Some("Android"), 377),
+            v(Some("Windows"), 141),
+        ],
+        Dimension::Browser => vec![
+            v(Some("Safari"), 402),
+            v(Some("Chrome"), 455),
+            v(Some("Firefox"), 59),
+        ],
+        Dimension::Referrer => vec![
+            v(Some("t.co"), 310),
+            v(None, 288),
+            v(Some("news.ycombinator.com"), 190),
+            v(Some("www.instagram.com"), 128),
+        ],
+        Dimension::Language => vec![v(Some("de"), 420), v(Some("en"), 380), v(Some("fr"), 116)],
+    }
+}
+
+fn stats(query: &StatsQuery, empty: bool) -> Stats {
+    let period = Period::resolve(query.period, now(), &jiff::tz::TimeZone::UTC, None).unwrap();
+    let timeline: Vec<Bucket> = period
+        .buckets
+        .iter()
+        .enumerate()
+        .map(|(i, &start)| Bucket {
+            start,
+            clicks: if empty {
+                0
+            } else {
+                (i as u64 * 7 + 11) % 53 + i as u64
+            },
+        })
+        .collect();
+    let total = timeline.iter().map(|b| b.clicks).sum();
+    Stats {
+        scope: query.scope,
+        from: period.from,
+        to: period.to,
+        interval: period.interval,
+        total,
+        previous: period
+            .previous
+            .map(|_| if empty { 0 } else { total * 9 / 10 }),
+        timeline,
+        breakdowns: Dimension::ALL
+            .into_iter()
+            .map(|d| Breakdown {
+                dimension: d,
+                top: if empty { vec![] } else { values(d) },
+                other: if empty { 0 } else { 5 },
+            })
+            .collect(),
+        top_links: (!matches!(query.scope, StatsScope::Link(_))).then(|| {
+            if empty {
+                return vec![];
+            }
+            ["spring", "spring-ig", "lookbook", "get-app"]
+                .iter()
+                .enumerate()
+                .map(|(i, alias)| TopLink {
+                    id: i as i64 + 7,
+                    alias: (*alias).to_owned(),
+                    url: format!("https://shop.example.com/{alias}"),
+                    clicks: total * (4 - i as u64) / 12,
+                })
+                .collect()
+        }),
+    }
+}
+
+/// Answers every queued command; stats questions as `answer` says.
+fn settle(app: &mut App, answer: Answer) {
+    loop {
+        let commands = app.take_commands();
+        if commands.is_empty() {
+            return;
+        }
+        for command in commands {
+            let msg = match command {
+                Command::FetchLinks { req, query } => Msg::LinksPage {
+                    req,
+                    page: query.page,
+                    result: Ok(Page {
+                        items: vec![link()],
+                        page: query.page,
+                        per_page: query.per_page,
+                        total: 1,
+                    }),
+                },
+                Command::FetchSpaces { req } => Msg::Spaces {
+                    req,
+                    result: Ok(vec![space()]),
+                },
+                Command::FetchDomains { req } => Msg::Domains {
+                    req,
+                    result: Ok(vec![]),
+                },
+                Command::FetchStats { req, query } => {
+                    let result = match answer {
+                        Answer::None => continue,
+                        Answer::Loaded => Ok(stats(&query, false)),
+                        Answer::Empty => Ok(stats(&query, true)),
+                        Answer::Failed => Err(Error::Unavailable(
+                            "cannot reach http://links.example.com: connection refused".into(),
+                        )),
+                        Answer::Unsupported => Err(Error::Unsupported(
+                            "https://phpshort.example offers no statistics (its API has no \
+                             /api/v1/stats)"
+                                .into(),
+                        )),
+                    };
+                    Msg::Stats { req, result }
+                }
+                other => panic!("unexpected command {other:?}"),
+            };
+            app.update(msg);
+        }
+    }
+}
+
+/// The view of `scope` (`link`, `space` or `account`) after the backend answered.
+fn opened(scope: &str, answer: Answer, width: u16, height: u16) -> App {
+    let mut app = App::new(
+        config(),
+        Arc::new(FixedClock::new(now())),
+        Rect::new(0, 0, width, height),
+    );
+    settle(&mut app, answer);
+    match scope {
+        "link" => press(&mut app, KeyCode::Char('S')),
+        "space" => {
+            press(&mut app, KeyCode::Tab);
+            press(&mut app, KeyCode::Char('S'));
+        }
+        _ => press(&mut app, KeyCode::Char('T')),
+    }
+    settle(&mut app, answer);
+    app
+}
+
+#[test]
+fn every_scope_and_state_at_both_sizes() {
+    let states = [
+        ("loading", Answer::None),
+        ("loaded", Answer::Loaded),
+        ("empty", Answer::Empty),
+        ("error", Answer::Failed),
+    ];
+    for scope in ["link", "space", "account"] {
+        for (state, answer) in states {
+            for (w, h) in [(100, 30), (80, 24)] {
+                let app = opened(scope, answer, w, h);
+                insta::assert_snapshot!(
+                    format!("stats_{scope}_{state}_{w}x{h}"),
+                    screen(&app, w, h)
+                );
+            }
+        }
+    }
+}
+
+#[test]
+fn a_server_without_statistics_says_so() {
+    for (w, h) in [(100, 30), (80, 24)] {
+        let app = opened("link", Answer::Unsupported, w, h);
+        insta::assert_snapshot!(format!("stats_unsupported_{w}x{h}"), screen(&app, w, h));
+    }
+}
+
+#[test]
+fn other_periods_and_the_panels_tab_brings_in() {
+    let mut app = opened("account", Answer::Loaded, 80, 24);
+    // 30 days → 90 days → 12 months.
+    press(&mut app, KeyCode::Char('p'));
+    press(&mut app, KeyCode::Char('p'));
+    settle(&mut app, Answer::Loaded);
+    insta::assert_snapshot!("stats_account_12m_80x24", screen(&app, 80, 24));
+    // → all time → 24 hours.
+    press(&mut app, KeyCode::Char('p'));
+    press(&mut app, KeyCode::Char('p'));
+    settle(&mut app, Answer::Loaded);
+    insta::assert_snapshot!("stats_account_24h_80x24", screen(&app, 80, 24));
+    for _ in 0..4 {
+        press(&mut app, KeyCode::Tab);
+    }
+    insta::assert_snapshot!(
+        "stats_account_referrers_in_view_80x24",
+        screen(&app, 80, 24)
+    );
+    press(&mut app, KeyCode::Char('['));
+    insta::assert_snapshot!("stats_account_loading_earlier_80x24", screen(&app, 80, 24));
+}
+
+#[test]
+fn after_a_server_said_it_has_no_statistics_it_is_not_asked_again() {
+    let mut app = opened("link", Answer::Unsupported, 100, 30);
+    press(&mut app, KeyCode::Esc);
+    assert!(!app.stats_is_open());
+    press(&mut app, KeyCode::Char('T'));
+    assert!(
+        app.take_commands().is_empty(),
+        "no question goes to the server again"
+    );
+    assert!(!app.stats_is_open());
+    let screen = screen(&app, 100, 30);
+    assert!(
+        screen.contains("This server offers no statistics"),
+        "{screen}"
+    );
+}

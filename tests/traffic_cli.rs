@@ -1,0 +1,239 @@
+//! Traffic through the real binary: `linkdeck stats` in each output form and its errors, history
+//! carried by export → import, and the demo file's traffic.
+
+#[path = "cli_support/mod.rs"]
+mod cli_support;
+
+use cli_support::Env;
+use serde_json::Value;
+
+use linkdeck::backend::local::visits::VisitRow;
+use linkdeck::backend::local::{LocalOptions, LocalService};
+
+/// Visits to `alias` in the sandbox's database, `hours_ago` before now, with these values.
+fn record(env: &Env, db: &std::path::Path, alias: &str, visits: &[(i64, [Option<&str>; 5])]) {
+    let rt = tokio::runtime::Runtime::new().unwrap();
+    rt.block_on(async {
+        let service = LocalService::open(db, LocalOptions::default()).unwrap();
+        let backend = service.default_backend().await.unwrap();
+        let link = linkdeck::backend::Backend::list_links(
+            &backend,
+            &linkdeck::domain::LinkQuery {
+                search: Some(alias.into()),
+                by: linkdeck::domain::SearchBy::Alias,
+                ..Default::default()
+            },
+        )
+        .await
+        .unwrap()
+        .items
+        .into_iter()
+        .find(|l| l.alias == alias)
+        .unwrap();
+        let now = jiff::Timestamp::now().as_second();
+        let rows = visits
+            .iter()
+            .map(|(hours_ago, values)| {
+                let [country, platform, browser, referrer, language] =
+                    values.map(|v| v.map(str::to_owned));
+                VisitRow {
+                    link_id: link.id,
+                    at: now - hours_ago * 3600,
+                    country,
+                    platform,
+                    browser,
+                    referrer,
+                    language,
+                }
+            })
+            .collect();
+        service.record_visits(rows).await.unwrap();
+    });
+    let _ = env;
+}
+
+/// A stats record without what differs between databases (ids).
+fn figures(mut v: Value) -> Value {
+    v.as_object_mut().unwrap().remove("id");
+    for l in v["top_links"].as_array_mut().into_iter().flatten() {
+        l.as_object_mut().unwrap().remove("id");
+    }
+    v
+}
+
+#[test]
+fn stats_print_tables_json_and_csv_and_refuse_bad_questions() {
+    let env = Env::new();
+    env.run(&["links", "create", "https://example.com/a", "--alias", "a"])
+        .ok();
+    env.run(&["spaces", "create", "Launch", "--color", "green"])
+        .ok();
+    env.run(&[
+        "links",
+        "create",
+        "https://example.com/b",
+        "--alias",
+        "b",
+        "--space",
+        "Launch",
+    ])
+    .ok();
+    let de = [
+        Some("DE"),
+        Some("iOS"),
+        Some("Safari"),
+        Some("t.co"),
+        Some("de"),
+    ];
+    let us = [
+        Some("US"),
+        Some("Windows"),
+        Some("Chrome"),
+        None,
+        Some("en"),
+    ];
+    record(&env, &env.db, "a", &[(1, de), (2, de), (30, us)]);
+    record(&env, &env.db, "b", &[(3, us)]);
+
+    let table = env.run(&["stats", "a", "--period", "7d"]).ok().stdout;
+    assert!(table.contains("link a · the last 7 days"), "{table}");
+    assert!(table.contains("3 clicks"), "{table}");
+    assert!(
+        table.contains("Germany") && table.contains("t.co") && table.contains("direct"),
+        "{table}"
+    );
+
+    let json = env.json(&["stats", "--period", "24h"]);
+    assert_eq!(json["clicks"], 3, "{json}");
+    assert_eq!(json["interval"], "hour");
+    assert_eq!(json["timeline"].as_array().unwrap().len(), 24);
+    assert_eq!(json["top_links"][0]["alias"], "a");
+    let space = env.json(&["stats", "--space", "Launch", "--by", "country"]);
+    assert_eq!(space["clicks"], 1);
+    assert_eq!(space["country"]["top"][0]["value"], "US");
+    assert!(space.get("timeline").is_none());
+
+    let csv = env
+        .run(&["stats", "a", "--by", "referrer", "--csv"])
+        .ok()
+        .stdout;
+    assert_eq!(csv, "referrer,clicks\nt.co,2\ndirect,1\n");
+    let csv = env.run(&["stats", "--csv", "--period", "7d"]).ok().stdout;
+    let rows: Vec<&str> = csv.lines().collect();
+    assert_eq!(rows[0], "start,clicks");
+    assert_eq!(rows.len(), 8, "{csv}");
+
+    env.run(&["stats", "nosuch"]).fails_with(4);
+    env.run(&["stats", "--period", "1w"]).fails_with(2);
+    env.run(&["stats", "--from", "2026-01-02"]).fails_with(2);
+    env.run(&["stats", "a", "--space", "Launch"]).fails_with(2);
+    env.run(&["stats", "--top", "0"]).fails_with(2);
+    let err = env
+        .run(&[
+            "--json",
+            "stats",
+            "--from",
+            "2026-02-01",
+            "--to",
+            "2026-01-01",
+        ])
+        .fails_with(3)
+        .error_json();
+    assert!(err["fields"].get("to").is_some(), "{err}");
+}
+
+#[test]
+fn export_then_import_keeps_every_figure_of_the_history() {
+    let env = Env::new();
+    env.run(&["spaces", "create", "Launch", "--color", "2"])
+        .ok();
+    env.run(&[
+        "links",
+        "create",
+        "https://example.com/a",
+        "--alias",
+        "a",
+        "--space",
+        "Launch",
+    ])
+    .ok();
+    env.run(&["links", "create", "https://example.com/b", "--alias", "b"])
+        .ok();
+    let mut visits = Vec::new();
+    for i in 0..200i64 {
+        let country = ["DE", "US", "FR", "JP"][i as usize % 4];
+        let referrer = [Some("t.co"), None, Some("news.ycombinator.com")][i as usize % 3];
+        visits.push((
+            i * 7,
+            [
+                Some(country),
+                Some("iOS"),
+                Some("Safari"),
+                referrer,
+                Some("en"),
+            ],
+        ));
+    }
+    record(&env, &env.db, "a", &visits);
+    record(&env, &env.db, "b", &[(5, [None, None, None, None, None])]);
+    let file = env.path("out.json");
+    env.run(&["export", file.to_str().unwrap()]).ok();
+    let text = std::fs::read_to_string(&file).unwrap();
+    assert!(
+        text.contains("\"traffic\":[{\"hour\":"),
+        "{}",
+        &text[..text.len().min(600)]
+    );
+
+    let copy = env.path("copy.db");
+    let summary = env
+        .run_on(&copy, &["--json", "import", file.to_str().unwrap()])
+        .ok()
+        .json();
+    assert_eq!(summary["clicks_imported"], 201);
+    for args in [
+        vec!["stats", "a", "--period", "all"],
+        vec!["stats", "a", "--period", "30d"],
+        vec!["stats", "b", "--period", "7d"],
+        vec!["stats", "--space", "Launch", "--period", "90d"],
+        vec!["stats", "--period", "12m"],
+    ] {
+        let mut all = vec!["--json"];
+        all.extend(&args);
+        let before = figures(env.run(&all).ok().json());
+        let after = figures(env.run_on(&copy, &all).ok().json());
+        assert_eq!(before, after, "{args:?}");
+    }
+    let link = env
+        .run_on(&copy, &["--json", "links", "show", "a"])
+        .ok()
+        .json();
+    assert_eq!(
+        link["clicks"], 200,
+        "a link with history starts with its clicks"
+    );
+}
+
+#[test]
+fn the_demo_shows_traffic_at_once() {
+    let env = Env::new();
+    let demo = concat!(env!("CARGO_MANIFEST_DIR"), "/assets/demo.json");
+    let summary = env.json(&["import", demo]);
+    assert!(
+        summary["clicks_imported"].as_u64().unwrap() > 1_000,
+        "{summary}"
+    );
+    // Whenever it is imported, the last weeks have traffic.
+    for period in ["7d", "30d", "90d"] {
+        let stats = env.json(&["stats", "--period", period]);
+        let busy_days = stats["timeline"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .filter(|b| b["clicks"].as_u64() > Some(0))
+            .count();
+        assert!(busy_days >= 5, "{period}: {busy_days} days with clicks");
+        assert!(stats["country"]["top"].as_array().unwrap().len() >= 3);
+        assert!(stats["top_links"].as_array().unwrap().len() >= 5);
+    }
+}
