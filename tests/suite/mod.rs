@@ -107,6 +107,7 @@ macro_rules! backend_suite {
             stats_count_visits_per_local_day_across_a_daylight_saving_change,
             stats_of_a_space_a_domain_and_the_account_sum_their_links,
             stats_follow_links_that_move_or_go,
+            stats_follow_links_moved_or_deleted_in_bulk_and_back_with_undo,
             stats_of_another_owner_are_not_found,
             stats_questions_are_checked,
         );

@@ -319,6 +319,44 @@ pub async fn stats_follow_links_that_move_or_go(h: &dyn Harness) {
     ));
 }
 
+pub async fn stats_follow_links_moved_or_deleted_in_bulk_and_back_with_undo(h: &dyn Harness) {
+    use linkdeck::backend::{BulkAction, Progress, Selection};
+    let w = world(h).await;
+    let space_week = |h| async move { stats(h, StatsScope::Space(w.space), week()).await.total };
+    assert_eq!(space_week(h).await, 7);
+    // a and b leave the space together: their clicks leave the space's figures.
+    let out = BulkAction::Update(LinkInput {
+        space: Some(String::new()),
+        ..LinkInput::default()
+    });
+    let moved = h
+        .backend()
+        .bulk(&Selection::of_ids([w.a, w.b]), &out, &Progress::new())
+        .await
+        .unwrap();
+    assert_eq!(moved.changed, 2);
+    assert_eq!(space_week(h).await, 0);
+    assert_eq!(stats(h, StatsScope::Account, week()).await.total, 8);
+    // Undo puts them back, and their clicks with them.
+    h.backend()
+        .revert(&moved.undo, &Progress::new())
+        .await
+        .unwrap();
+    assert_eq!(space_week(h).await, 7);
+    // Deleted in bulk, c's clicks leave the account.
+    let deleted = h
+        .backend()
+        .bulk(
+            &Selection::of_ids([w.c]),
+            &BulkAction::Delete,
+            &Progress::new(),
+        )
+        .await
+        .unwrap();
+    assert_eq!(deleted.changed, 1);
+    assert_eq!(stats(h, StatsScope::Account, week()).await.total, 7);
+}
+
 pub async fn stats_of_another_owner_are_not_found(h: &dyn Harness) {
     let w = world(h).await;
     let theirs = h.other_owner();
