@@ -88,7 +88,10 @@ fn create_show_update_delete_round_trip() {
     assert_eq!(updated["ends_at"], Value::Null);
     assert_eq!(updated["space"], Value::Null);
     assert_eq!(updated["alias"], "launch-day");
-    assert_eq!(updated["expiration_clicks"], 100);
+    assert_eq!(
+        updated["expiration_clicks"], 0,
+        "--no-expiry removes the click limit too"
+    );
     assert_eq!(updated["target_type"], 2);
     assert_eq!(updated["platform"][0]["key"], "iOS");
     assert_eq!(updated["platform"][1]["key"], "OS X");
@@ -912,6 +915,102 @@ fn export_replaces_a_file_only_when_complete() {
         .filter(|e| e.file_name().to_string_lossy().contains("partial"))
         .collect();
     assert!(leftovers.is_empty());
+}
+
+#[test]
+fn a_very_bad_import_counts_every_error_and_lists_the_first_in_line_order() {
+    let env = Env::new();
+    let mut csv = String::from("url,alias\n");
+    for i in 0..600 {
+        csv.push_str(&format!("not-a-url-{i},\n"));
+    }
+    let file = env.write("bad.csv", &csv);
+    let run = env.run(&["import", file.to_str().unwrap()]).fails_with(3);
+    let first = run.stderr.lines().next().unwrap();
+    assert!(
+        first.contains("600 fields are invalid (the first 50 are listed)"),
+        "{first}"
+    );
+    let lines: Vec<usize> = run
+        .stderr
+        .lines()
+        .filter_map(|l| l.trim().strip_prefix("line "))
+        .map(|l| l.split(':').next().unwrap().parse().unwrap())
+        .collect();
+    assert_eq!(lines, (2..=51).collect::<Vec<_>>(), "{}", run.stderr);
+}
+
+#[test]
+fn no_expiry_removes_every_limit_and_show_agrees() {
+    let env = Env::new();
+    env.run(&[
+        "links",
+        "create",
+        "https://example.com/x",
+        "--alias",
+        "lim",
+        "--expires",
+        "2031-01-01 10:00",
+        "--max-clicks",
+        "5",
+        "--expiration-url",
+        "https://example.com/over",
+    ])
+    .ok();
+    env.run(&["links", "update", "lim", "--no-expiry"]).ok();
+    let link = env.json(&["links", "show", "lim"]);
+    assert_eq!(link["ends_at"], serde_json::Value::Null, "{link}");
+    assert_eq!(link["expiration_clicks"], 0, "{link}");
+    let text = env.run(&["links", "show", "lim"]).ok().stdout;
+    assert!(
+        text.lines()
+            .any(|l| l.starts_with("expires") && l.ends_with("never")),
+        "{text}"
+    );
+    assert!(
+        text.lines()
+            .any(|l| l.starts_with("clicks") && l.trim_end().ends_with('0')),
+        "{text}"
+    );
+}
+
+#[test]
+fn show_numbers_rotation_urls_and_marks_the_next() {
+    let env = Env::new();
+    env.run(&[
+        "links",
+        "create",
+        "https://example.com/ab",
+        "--alias",
+        "ab",
+        "--rotation",
+        "https://a.example",
+        "--rotation",
+        "https://b.example",
+    ])
+    .ok();
+    let text = env.run(&["links", "show", "ab"]).ok().stdout;
+    assert!(!text.contains("next →"), "{text}");
+    assert!(text.contains("1. https://a.example  (next)"), "{text}");
+    assert!(text.contains("2. https://b.example\n"), "{text}");
+}
+
+#[test]
+fn refusals_say_what_is_allowed() {
+    let env = Env::new();
+    let run = env
+        .run(&["spaces", "create", "Launch", "--color", "pink"])
+        .fails_with(3);
+    assert!(
+        run.stderr
+            .contains("red, orange, yellow, green, blue, purple"),
+        "{}",
+        run.stderr
+    );
+    let run = env
+        .run(&["links", "create", "https://example.com", "--alias", "café"])
+        .fails_with(3);
+    assert!(run.stderr.contains("ASCII letters"), "{}", run.stderr);
 }
 
 #[test]

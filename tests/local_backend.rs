@@ -96,7 +96,8 @@ backend_suite!(LocalHarness::new().await);
 
 // ---- local only ---------------------------------------------------------------------------------
 
-use linkdeck::backend::local::{ImportSummary, MAX_IMPORT_ERRORS};
+use linkdeck::backend::local::ImportSummary;
+use linkdeck::domain::LISTED_FIELDS;
 use linkdeck::domain::{Error, LinkInput, LinkQuery, SpaceInput, SpaceQuery, StatusFilter};
 
 fn space_input(name: &str, color: &str) -> SpaceInput {
@@ -310,15 +311,58 @@ async fn import_batch_reports_bad_rows_by_line_and_writes_nothing() {
 }
 
 #[tokio::test]
-async fn import_batch_stops_listing_errors_after_the_cap() {
+async fn imported_links_never_take_a_deleted_links_id() {
     let h = LocalHarness::new().await;
-    let links = (1..=500)
+    let gone = h
+        .mine
+        .create_link(&LinkInput::with_url("https://example.com/gone"))
+        .await
+        .unwrap();
+    h.mine.delete_link(gone.id).await.unwrap();
+    let rows = (1..=3)
+        .map(|line| {
+            (
+                line,
+                LinkInput::with_url(format!("https://example.com/{line}")),
+                None,
+            )
+        })
+        .collect();
+    h.mine.import_batch(Vec::new(), rows).await.unwrap();
+    let page = h.mine.list_links(&all_links()).await.unwrap();
+    let ids: Vec<i64> = page.items.iter().map(|l| l.id).collect();
+    assert_eq!(ids.len(), 3);
+    assert!(
+        ids.iter().all(|&id| id > gone.id),
+        "{ids:?} after {}",
+        gone.id
+    );
+    // Short searches still find them: the short-term index followed the ids.
+    let found = h
+        .mine
+        .list_links(&LinkQuery {
+            search: Some("2".into()),
+            by: linkdeck::domain::SearchBy::Url,
+            ..all_links()
+        })
+        .await
+        .unwrap();
+    assert_eq!(found.total, 1);
+}
+
+#[tokio::test]
+async fn import_batch_lists_the_first_errors_and_counts_them_all() {
+    let h = LocalHarness::new().await;
+    let links = (1..=5_000)
         .map(|line| (line, LinkInput::with_url("not a url"), None))
         .collect();
     let err = h.mine.import_batch(Vec::new(), links).await.unwrap_err();
     let errors = err.field_errors().unwrap();
-    assert_eq!(errors.len(), MAX_IMPORT_ERRORS);
-    assert!(errors.contains("line 1: url"));
+    assert_eq!(errors.len(), LISTED_FIELDS);
+    assert_eq!(errors.total(), 5_000);
+    let listed: Vec<&str> = errors.iter().map(|(field, _)| field).collect();
+    assert_eq!(listed[..3], ["line 1: url", "line 2: url", "line 3: url"]);
+    assert_eq!(listed[LISTED_FIELDS - 1], "line 50: url");
 }
 
 #[tokio::test]
@@ -565,11 +609,38 @@ async fn title_site() -> (String, Arc<std::sync::atomic::AtomicUsize>) {
     (base, hits)
 }
 
-async fn titled_service(dir: &TempDir, fetch_titles: bool) -> LocalBackend {
+/// A loopback site that redirects every request to `target`; counts the requests it gets.
+async fn redirect_site(target: String) -> (String, Arc<std::sync::atomic::AtomicUsize>) {
+    use std::sync::atomic::{AtomicUsize, Ordering};
+    let hits = Arc::new(AtomicUsize::new(0));
+    let counted = hits.clone();
+    let app = axum::Router::new().fallback(move || {
+        counted.fetch_add(1, Ordering::SeqCst);
+        let target = target.clone();
+        async move { axum::response::Redirect::temporary(&target) }
+    });
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let base = format!("http://{}", listener.local_addr().unwrap());
+    tokio::spawn(async move { axum::serve(listener, app).await });
+    (base, hits)
+}
+
+fn socket(base: &str) -> std::net::SocketAddr {
+    base.trim_start_matches("http://").parse().unwrap()
+}
+
+/// A service that fetches titles (when asked) and may reach the loopback `sites`, which are not
+/// public addresses.
+async fn titled_service_reaching(
+    dir: &TempDir,
+    fetch_titles: bool,
+    sites: &[&str],
+) -> LocalBackend {
     let service = LocalService::open(
         &dir.path().join("titles.db"),
         LocalOptions {
             fetch_titles,
+            title_fetch_allow: sites.iter().map(|s| socket(s)).collect(),
             ..LocalOptions::default()
         },
     )
@@ -593,7 +664,7 @@ async fn title_after(backend: &LocalBackend, id: Id, from: Option<&str>) -> Opti
 async fn a_fetched_page_title_replaces_host_and_path_and_is_searchable() {
     let (site, _) = title_site().await;
     let dir = tempfile::tempdir().unwrap();
-    let backend = titled_service(&dir, true).await;
+    let backend = titled_service_reaching(&dir, true, &[&site]).await;
     let link = backend
         .create_link(&LinkInput::with_url(format!("{site}/sale")))
         .await
@@ -616,7 +687,7 @@ async fn a_fetched_page_title_replaces_host_and_path_and_is_searchable() {
 async fn a_slow_title_never_labels_a_newer_url() {
     let (site, _) = title_site().await;
     let dir = tempfile::tempdir().unwrap();
-    let backend = titled_service(&dir, true).await;
+    let backend = titled_service_reaching(&dir, true, &[&site]).await;
     let link = backend
         .create_link(&LinkInput::with_url(format!("{site}/slow")))
         .await
@@ -644,7 +715,7 @@ async fn titles_are_fetched_only_when_the_profile_asks_and_only_from_html() {
     use std::sync::atomic::Ordering;
     let (site, hits) = title_site().await;
     let dir = tempfile::tempdir().unwrap();
-    let off = titled_service(&dir, false).await;
+    let off = titled_service_reaching(&dir, false, &[&site]).await;
     off.create_link(&LinkInput::with_url(format!("{site}/sale")))
         .await
         .unwrap();
@@ -652,7 +723,7 @@ async fn titles_are_fetched_only_when_the_profile_asks_and_only_from_html() {
     assert_eq!(hits.load(Ordering::SeqCst), 0, "nothing fetched when off");
 
     let dir = tempfile::tempdir().unwrap();
-    let on = titled_service(&dir, true).await;
+    let on = titled_service_reaching(&dir, true, &[&site]).await;
     let json = on
         .create_link(&LinkInput::with_url(format!("{site}/data")))
         .await
@@ -671,6 +742,79 @@ async fn titles_are_fetched_only_when_the_profile_asks_and_only_from_html() {
     tokio::time::sleep(std::time::Duration::from_millis(300)).await;
     let title = on.show_link(json.id).await.unwrap().title;
     assert_eq!(title.as_deref(), Some("127.0.0.1/data"), "not HTML: kept");
+}
+
+#[tokio::test]
+async fn titles_are_never_fetched_from_internal_addresses() {
+    use std::sync::atomic::Ordering;
+    // The internal page: on loopback, and not among the addresses the fetcher may reach.
+    let (internal, internal_hits) = title_site().await;
+    let port = socket(&internal).port();
+    let by_name = format!("http://localhost:{port}/sale");
+    // Reachable sites whose redirects lead to the internal page, by address and by name.
+    let (hop_to_address, address_hops) = redirect_site(format!("{internal}/sale")).await;
+    let (hop_to_name, name_hops) = redirect_site(by_name.clone()).await;
+    // And a reachable page behind a reachable redirect, to show that hops are followed.
+    let (allowed, _) = title_site().await;
+    let (hop_to_allowed, _) = redirect_site(format!("{allowed}/sale")).await;
+    let dir = tempfile::tempdir().unwrap();
+    let backend = titled_service_reaching(
+        &dir,
+        true,
+        &[&hop_to_address, &hop_to_name, &allowed, &hop_to_allowed],
+    )
+    .await;
+    let mut links = Vec::new();
+    for url in [
+        format!("{internal}/sale"),
+        by_name,
+        format!("{hop_to_address}/go"),
+        format!("{hop_to_name}/go"),
+    ] {
+        links.push(
+            backend
+                .create_link(&LinkInput::with_url(url))
+                .await
+                .unwrap(),
+        );
+    }
+    let followed = backend
+        .create_link(&LinkInput::with_url(format!("{hop_to_allowed}/go")))
+        .await
+        .unwrap();
+    let title = title_after(&backend, followed.id, followed.title.as_deref()).await;
+    assert_eq!(
+        title.as_deref(),
+        Some("Spring & Sale"),
+        "an allowed chain is followed"
+    );
+    for _ in 0..200 {
+        if address_hops.load(Ordering::SeqCst) > 0 && name_hops.load(Ordering::SeqCst) > 0 {
+            break;
+        }
+        tokio::time::sleep(std::time::Duration::from_millis(25)).await;
+    }
+    assert_eq!(
+        address_hops.load(Ordering::SeqCst),
+        1,
+        "the first hop was fetched"
+    );
+    assert_eq!(
+        name_hops.load(Ordering::SeqCst),
+        1,
+        "the first hop was fetched"
+    );
+    // Time for any fetch still under way to land (it must not).
+    tokio::time::sleep(std::time::Duration::from_millis(500)).await;
+    assert_eq!(
+        internal_hits.load(Ordering::SeqCst),
+        0,
+        "the internal site was reached"
+    );
+    for link in links {
+        let now = backend.show_link(link.id).await.unwrap();
+        assert_eq!(now.title, link.title, "{}", link.url);
+    }
 }
 
 /// Totals of a search with a status filter when the owner holds every link: thousands of

@@ -10,6 +10,8 @@ mod api;
 mod cli;
 #[path = "server/errors.rs"]
 mod errors;
+#[path = "server/hardening.rs"]
+mod hardening;
 #[path = "server/redirects.rs"]
 mod redirects;
 #[path = "server/traffic.rs"]

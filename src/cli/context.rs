@@ -110,6 +110,7 @@ impl Context {
                     clock: self.clock.clone(),
                     fetch_titles: *fetch_titles,
                     trash_days: *trash_days,
+                    ..LocalOptions::default()
                 };
                 Ok(LocalService::open(db, opts)?)
             }

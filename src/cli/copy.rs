@@ -255,7 +255,7 @@ async fn map_domains(
                     .await?
                     .total;
                 if used > 0 {
-                    missing.push(format!("{} ({})", d.host(), plural(used as usize, "link")));
+                    missing.push(format!("{} ({})", d.host(), plural(used, "link")));
                 }
             }
         }
@@ -404,7 +404,7 @@ fn stopped(e: Error, summary: &CopySummary) -> CliError {
          already there are passed over",
         summary.from,
         summary.to,
-        plural(summary.links_copied, "new link"),
+        plural(summary.links_copied as u64, "new link"),
         err.message
     );
     err
@@ -421,21 +421,21 @@ fn report(ctx: &Context, summary: &CopySummary) -> CliResult {
     };
     let mut text = format!(
         "{verb} {} and {} from {} to {}",
-        plural(summary.links_copied, "link"),
-        plural(summary.spaces_created, "new space"),
+        plural(summary.links_copied as u64, "link"),
+        plural(summary.spaces_created as u64, "new space"),
         summary.from,
         summary.to
     );
     if summary.links_already_there > 0 {
         text.push_str(&format!(
             "\n{} already there, passed over",
-            plural(summary.links_already_there, "link")
+            plural(summary.links_already_there as u64, "link")
         ));
     }
     if summary.links_skipped > 0 {
         text.push_str(&format!(
             "\n{} skipped: alias taken there by another link",
-            plural(summary.links_skipped, "link")
+            plural(summary.links_skipped as u64, "link")
         ));
     }
     for r in summary.renamed.iter().take(20) {
@@ -450,7 +450,7 @@ fn report(ctx: &Context, summary: &CopySummary) -> CliResult {
     if summary.passwords_not_copied > 0 {
         text.push_str(&format!(
             "\nnot copied: the passwords of {} (only their hashes are kept; set them again)",
-            plural(summary.passwords_not_copied, "link")
+            plural(summary.passwords_not_copied as u64, "link")
         ));
     }
     if let Some(what) = summary.not_carried {

@@ -302,5 +302,5 @@ impl<'a> Destination<'a> {
 }
 
 fn plural(n: usize, noun: &str) -> String {
-    super::output::plural(n, noun)
+    super::output::plural(n as u64, noun)
 }

@@ -164,17 +164,7 @@ impl From<Error> for CliError {
     fn from(e: Error) -> Self {
         match e {
             Error::NotFound(what) => CliError::new(Kind::NotFound, format!("{what} not found")),
-            Error::Validation(fields) => {
-                let n = fields.len();
-                CliError::invalid(
-                    if n == 1 {
-                        "1 field is invalid".to_owned()
-                    } else {
-                        format!("{n} fields are invalid")
-                    },
-                    fields,
-                )
-            }
+            Error::Validation(fields) => CliError::invalid(fields.summary(), fields),
             Error::Unauthorized(m) => CliError::new(Kind::Unauthorized, m),
             Error::RateLimited { retry_after } => CliError {
                 retry_after: retry_after.map(|d| d.as_secs()),

@@ -399,9 +399,6 @@ async fn import_to_server(
                 break;
             }
         }
-        if errors.len() >= crate::backend::local::MAX_IMPORT_ERRORS {
-            break;
-        }
     }
     if !errors.is_empty() {
         return Err(Error::Validation(errors));
@@ -455,26 +452,26 @@ fn report(
     let history = if summary.clicks_imported > 0 {
         format!(
             " with {} of traffic history",
-            plural(summary.clicks_imported as usize, "click")
+            plural(summary.clicks_imported, "click")
         )
     } else {
         String::new()
     };
     let mut text = format!(
         "imported {} and {} from {name} ({kind}){history}",
-        plural(summary.links_created, "link"),
-        plural(summary.spaces_created, "new space")
+        plural(summary.links_created as u64, "link"),
+        plural(summary.spaces_created as u64, "new space")
     );
     if summary.links_skipped > 0 {
         text.push_str(&format!(
             "\nskipped {} whose alias was taken",
-            plural(summary.links_skipped, "link")
+            plural(summary.links_skipped as u64, "link")
         ));
     }
     if !summary.renamed.is_empty() {
         text.push_str(&format!(
             "\nrenamed {} whose alias was taken:",
-            plural(summary.renamed.len(), "link")
+            plural(summary.renamed.len() as u64, "link")
         ));
         for Renamed { place, from, to } in summary.renamed.iter().take(20) {
             text.push_str(&format!("\n  {place}: {from} → {to}"));
@@ -489,7 +486,7 @@ fn report(
     if !dropped.is_empty() {
         text.push_str(&format!("\nnot carried from {}:", kind.service.name()));
         for (what, n) in &dropped {
-            text.push_str(&format!("\n  {what}: {}", plural(*n, "link")));
+            text.push_str(&format!("\n  {what}: {}", plural(*n as u64, "link")));
         }
     }
     if let Some(what) = not_carried {
@@ -499,7 +496,7 @@ fn report(
         eprintln!(
             "note: {} had a password in the export, which an export cannot carry; set it \
              again with `linkdeck links update ALIAS --password-stdin`",
-            plural(lost_passwords, "link")
+            plural(lost_passwords as u64, "link")
         );
     }
     Ok(print(&text)?)

@@ -110,8 +110,18 @@ pub fn show(ctx: &Context, link: &Link) -> CliResult {
         ),
         ("targeting", link.target_type.label().to_owned()),
     ];
-    for (key, url) in link.active_rules() {
-        rows.push(("", format!("{} → {url}", key.unwrap_or("next"))));
+    // Rotation URLs are numbered in their order, the one the next visitor gets marked.
+    let next =
+        (!link.rotation.is_empty()).then(|| link.last_rotation as usize % link.rotation.len());
+    for (i, (key, url)) in link.active_rules().into_iter().enumerate() {
+        rows.push((
+            "",
+            match key {
+                Some(key) => format!("{key} → {url}"),
+                None if next == Some(i) => format!("{}. {url}  (next)", i + 1),
+                None => format!("{}. {url}", i + 1),
+            },
+        ));
     }
     rows.push(("created", when(link.created_at)));
     rows.push(("updated", when(link.updated_at)));

@@ -188,8 +188,9 @@ pub struct UpdateArgs {
     /// Take the link out of its space.
     #[arg(long, conflicts_with = "space")]
     pub no_space: bool,
-    /// Remove the expiry date.
-    #[arg(long, conflicts_with = "expires")]
+    /// Never expire: removes the expiry date and time and the click limit (an expiration URL
+    /// is kept, unused until a new limit is set).
+    #[arg(long, conflicts_with_all = ["expires", "max_clicks"])]
     pub no_expiry: bool,
     /// Remove all targeting rules.
     #[arg(long, conflicts_with_all = ["geo", "platform", "rotation"])]
@@ -243,6 +244,7 @@ pub async fn run(ctx: &Context, command: LinksCommand) -> CliResult {
             if args.no_expiry {
                 input.expiration_date = Some(String::new());
                 input.expiration_time = Some(String::new());
+                input.expiration_clicks = Some("0".into());
             }
             if args.no_targeting {
                 input.target_type = Some("0".into());
@@ -381,7 +383,7 @@ async fn list(ctx: &Context, backend: &dyn Backend, args: ListArgs) -> CliResult
             "page {} of {} · {}",
             page.page,
             page.last_page(),
-            plural(usize::try_from(page.total).unwrap_or(usize::MAX), "link")
+            plural(page.total, "link")
         ))?);
     }
 
@@ -421,7 +423,7 @@ async fn list(ctx: &Context, backend: &dyn Backend, args: ListArgs) -> CliResult
     } else if count == 0 {
         writeln!(out, "no links{}", filtered_note(&query))?;
     } else {
-        writeln!(out, "{}", plural(count, "link"))?;
+        writeln!(out, "{}", plural(count as u64, "link"))?;
     }
     Ok(out.flush()?)
 }

@@ -169,6 +169,7 @@ fn run_inner(cli: Cli) -> CliResult {
         let _ = tracing_subscriber::fmt()
             .with_env_filter(tracing_subscriber::EnvFilter::from_env("LINKDECK_LOG"))
             .with_writer(std::io::stderr)
+            .with_ansi(serve::colour_on_stderr())
             .try_init();
     }
     let overrides = Overrides {

@@ -3,9 +3,11 @@
 use std::io::{self, Write};
 
 use crate::domain::Page;
+pub use crate::domain::{plural, thousands};
 use jiff::tz::TimeZone;
 use jiff::{Timestamp, Zoned};
 use serde::Serialize;
+use unicode_width::{UnicodeWidthChar, UnicodeWidthStr};
 
 /// Writes `text` to stdout. A closed pipe surfaces as an error that ends the command quietly.
 pub fn print(text: &str) -> io::Result<()> {
@@ -24,6 +26,7 @@ pub fn print_json(value: &impl Serialize) -> io::Result<()> {
 }
 
 /// A table with a header row, columns separated by two spaces, cells cut at a column's maximum.
+/// Widths are display columns: a CJK character or an emoji takes two.
 pub struct Table {
     headers: Vec<&'static str>,
     /// Per column: the widest a cell may be, and whether it is right-aligned (numbers).
@@ -64,7 +67,7 @@ impl Table {
             .map(|(i, (max, _))| {
                 self.rows
                     .iter()
-                    .map(|r| r.get(i).map_or(0, |c| c.chars().count()))
+                    .map(|r| r.get(i).map_or(0, |c| c.width()))
                     .chain([self.headers[i].len(), floor])
                     .max()
                     .unwrap_or(0)
@@ -82,7 +85,7 @@ impl Table {
             let mut line = String::new();
             for (i, width) in widths.iter().enumerate() {
                 let cell = cut(row.get(i).map_or("", String::as_str), *width);
-                let pad = width.saturating_sub(cell.chars().count());
+                let pad = width.saturating_sub(cell.width());
                 let last = i + 1 == widths.len();
                 if i > 0 {
                     line.push_str("  ");
@@ -104,17 +107,26 @@ impl Table {
     }
 }
 
-/// `text` cut to `width` characters, with `…` marking the cut.
+/// `text` cut to `width` display columns, with `…` marking the cut.
 pub fn cut(text: &str, width: usize) -> String {
-    if text.chars().count() <= width {
-        text.to_owned()
-    } else if width == 0 {
-        String::new()
-    } else {
-        let mut s: String = text.chars().take(width - 1).collect();
-        s.push('…');
-        s
+    if text.width() <= width {
+        return text.to_owned();
     }
+    if width == 0 {
+        return String::new();
+    }
+    let mut out = String::new();
+    let mut used = 0;
+    for c in text.chars() {
+        let w = c.width().unwrap_or(0);
+        if used + w > width - 1 {
+            break;
+        }
+        out.push(c);
+        used += w;
+    }
+    out.push('…');
+    out
 }
 
 /// `at` relative to `now`: `in 3d`, `2h ago`, `now`; the date beyond two months.
@@ -152,17 +164,6 @@ pub fn date_time(at: Timestamp, tz: &TimeZone) -> String {
     let zoned: Zoned = at.to_zoned(tz.clone());
     zoned.strftime("%Y-%m-%d %H:%M %Z").to_string()
 }
-
-/// `1 link`, `3 links`.
-pub fn plural(n: usize, noun: &str) -> String {
-    if n == 1 {
-        format!("1 {noun}")
-    } else {
-        format!("{} {noun}s", thousands(n as u64))
-    }
-}
-
-pub use crate::domain::thousands;
 
 /// A page as `--json` prints it.
 #[derive(Serialize)]
@@ -209,7 +210,21 @@ mod tests {
         assert_eq!(text, "ID  NAME    X\n 7  a ver…  y\n12  b\n");
         assert_eq!(t.widths(4), vec![4, 6, 3]);
         assert_eq!(t.render_with(false, &[2, 3, 1]), " 7  a …  y\n12  b\n");
-        assert_eq!(thousands(1_204_000), "1,204,000");
-        assert_eq!(thousands(12), "12");
+    }
+
+    #[test]
+    fn wide_characters_keep_the_columns_in_line() {
+        let mut t = Table::new(&[("ALIAS", 10, false), ("TITLE", 8, false), ("N", 3, true)]);
+        t.row(vec!["plain".into(), "abc".into(), "1".into()]);
+        t.row(vec!["例え".into(), "パス名前長い".into(), "2".into()]);
+        t.row(vec!["🎉x".into(), "🎉🎉".into(), "3".into()]);
+        let text = t.render();
+        // The last column starts at the same display column on every line.
+        let starts: Vec<usize> = text
+            .lines()
+            .map(|l| l[..l.rfind(' ').unwrap() + 1].width())
+            .collect();
+        assert!(starts.windows(2).all(|w| w[0] == w[1]), "{text}");
+        assert!(text.contains("パス名…"), "cut by display width: {text}");
     }
 }

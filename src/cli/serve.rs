@@ -3,6 +3,7 @@
 
 use std::net::SocketAddr;
 use std::path::PathBuf;
+use std::time::Duration;
 
 use clap::Args;
 
@@ -51,6 +52,11 @@ fn options(ctx: &Context, args: &ServeArgs) -> CliResult<ServeOptions> {
         password_attempts: config.password_attempts_per_minute,
         visit_log_retention: (config.visit_log_days > 0)
             .then(|| std::time::Duration::from_secs(u64::from(config.visit_log_days) * 86_400)),
+        password_guesses_per_link: config.password_guesses_per_link_per_minute,
+        password_checks: config.password_checks_at_once,
+        max_connections: config.max_connections,
+        header_timeout: Duration::from_secs(config.header_timeout_secs.max(1)),
+        idle_timeout: Duration::from_secs(config.idle_timeout_secs.max(1)),
         ..ServeOptions::default()
     })
 }
@@ -75,32 +81,33 @@ pub async fn run(ctx: &Context, args: ServeArgs) -> CliResult {
             .err()
             .unwrap_or_else(|| CliError::usage("serve needs a local profile")));
     };
-    let mut opts = options(ctx, &args)?;
-    let listener = tokio::net::TcpListener::bind(opts.listen)
-        .await
-        .map_err(|e| {
-            CliError::new(
-                Kind::Unavailable,
-                format!("cannot listen on {}: {e}", opts.listen),
-            )
-        })?;
-    let bound = listener
-        .local_addr()
-        .map_err(|e| CliError::failure(format!("cannot read the bound address: {e}")))?;
+    let opts = options(ctx, &args)?;
     // Short URLs: --public-url, else the configured one, else where we really listen.
     let configured = ctx.config.serve.public_url.is_some()
         || *public_url != ctx.config.serve.effective_public_url();
-    let public_url = match &args.public_url {
-        Some(url) if is_http_url(url) => url.trim_end_matches('/').to_owned(),
+    let fixed_public_url = match &args.public_url {
+        Some(url) if is_http_url(url) => Some(url.trim_end_matches('/').to_owned()),
         Some(url) => {
             return Err(CliError::usage(format!(
                 "--public-url {url} is not an absolute http or https URL"
             )));
         }
-        None if configured => public_url.clone(),
-        None => format!("http://{bound}"),
+        None if configured => Some(public_url.clone()),
+        None => None,
     };
-    opts.public_url = public_url.clone();
+    // Every setting is checked, and the database opened, before anything listens: a mistake
+    // stops here, before "listening on" tells a script the server is up.
+    let listen = opts.listen;
+    let mut prepared = opts.prepare()?;
+    crate::server::connections::raise_open_files_limit();
+    let listener = tokio::net::TcpListener::bind(listen)
+        .await
+        .map_err(|e| CliError::new(Kind::Unavailable, format!("cannot listen on {listen}: {e}")))?;
+    let bound = listener
+        .local_addr()
+        .map_err(|e| CliError::failure(format!("cannot read the bound address: {e}")))?;
+    let public_url = fixed_public_url.unwrap_or_else(|| format!("http://{bound}"));
+    prepared.set_public_url(&public_url);
     let service = LocalService::open(
         db,
         LocalOptions {
@@ -109,20 +116,28 @@ pub async fn run(ctx: &Context, args: ServeArgs) -> CliResult {
             clock: ctx.clock.clone(),
             fetch_titles: *fetch_titles,
             trash_days: *trash_days,
+            ..LocalOptions::default()
         },
     )?;
     if std::env::var_os("LINKDECK_LOG").is_none() {
         let _ = tracing_subscriber::fmt()
             .with_env_filter(tracing_subscriber::EnvFilter::new("info"))
             .with_writer(std::io::stderr)
+            .with_ansi(colour_on_stderr())
             .try_init();
     }
     tracing::info!(address = %bound, public_url, db = %db.display(), "serving");
     // Scripts wait for this line to know the port.
     eprintln!("listening on http://{bound}");
-    crate::server::serve(service, opts, listener, shutdown_signal()).await?;
+    crate::server::serve_prepared(service, prepared, listener, shutdown_signal()).await?;
     tracing::info!("stopped; every counted click is written");
     Ok(())
+}
+
+/// Colour in the log only on a terminal, and never when `NO_COLOR` is set (to anything).
+pub fn colour_on_stderr() -> bool {
+    use std::io::IsTerminal;
+    std::env::var_os("NO_COLOR").is_none_or(|v| v.is_empty()) && std::io::stderr().is_terminal()
 }
 
 /// Completes on SIGINT (Ctrl-C) or SIGTERM.

@@ -102,7 +102,7 @@ pub async fn run(ctx: &Context, command: SpacesCommand) -> CliResult {
                         "page {} of {} · {}",
                         page.page,
                         page.last_page(),
-                        plural(usize::try_from(page.total).unwrap_or(usize::MAX), "space")
+                        plural(page.total, "space")
                     ))?);
                 }
                 spaces.extend(page.items);
@@ -120,7 +120,7 @@ pub async fn run(ctx: &Context, command: SpacesCommand) -> CliResult {
             }
             let mut out = std::io::stdout().lock();
             out.write_all(space_table(&spaces, ctx).as_bytes())?;
-            writeln!(out, "{}", plural(spaces.len(), "space"))?;
+            writeln!(out, "{}", plural(spaces.len() as u64, "space"))?;
             Ok(out.flush()?)
         }
         SpacesCommand::Show { space } => {

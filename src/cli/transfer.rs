@@ -74,8 +74,8 @@ pub async fn export(ctx: &Context, args: ExportArgs) -> CliResult {
     } else {
         Ok(print(&format!(
             "exported {} and {} to {}",
-            plural(counts.links, "link"),
-            plural(counts.spaces, "space"),
+            plural(counts.links as u64, "link"),
+            plural(counts.spaces as u64, "space"),
             path.display()
         ))?)
     }

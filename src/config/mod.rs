@@ -296,15 +296,64 @@ fn locate(text: &str, offset: usize) -> Location {
     }
 }
 
+/// Quoted values longer than this are left out of messages: a key or a password typed into
+/// the wrong line must not be printed back.
+const QUOTED_SHOWN: usize = 12;
+/// Characters of the offending line quoted in a message.
+const EXCERPT: usize = 60;
+/// Characters of the parser's message kept.
+const MESSAGE: usize = 300;
+
+/// `text` with the contents of every quoted value longer than [`QUOTED_SHOWN`] (in `"`, `'` or
+/// backticks, as TOML and the parser's messages quote) replaced by `…`.
+fn redacted(text: &str) -> String {
+    let mut out = String::with_capacity(text.len().min(1024));
+    let mut rest = text;
+    while let Some(open) = rest.find(['"', '\'', '`']) {
+        let quote = rest[open..].chars().next().unwrap_or('"');
+        out.push_str(&rest[..=open]);
+        let inside = &rest[open + 1..];
+        let Some(close) = inside.find(quote) else {
+            // An unclosed quote runs to the end of the line.
+            out.push_str(if inside.chars().count() > QUOTED_SHOWN {
+                "…"
+            } else {
+                inside
+            });
+            return out;
+        };
+        let value = &inside[..close];
+        out.push_str(if value.chars().count() > QUOTED_SHOWN {
+            "…"
+        } else {
+            value
+        });
+        out.push(quote);
+        rest = &inside[close + 1..];
+    }
+    out.push_str(rest);
+    out
+}
+
+/// At most `max` characters of `text`, `…` marking a cut.
+fn shortened(text: &str, max: usize) -> String {
+    if text.chars().count() <= max {
+        return text.to_owned();
+    }
+    let mut cut: String = text.chars().take(max - 1).collect();
+    cut.push('…');
+    cut
+}
+
 fn describe(path: &Path, at: Option<Location>, message: &str) -> String {
-    let message = message.replace('\n', " ");
+    let message = shortened(&redacted(&message.replace('\n', " ")), MESSAGE);
     match at {
         Some(at) if !at.text.is_empty() => format!(
             "config file {}, line {}, column {} (`{}`): {message}",
             path.display(),
             at.line,
             at.column,
-            at.text
+            shortened(&redacted(&at.text), EXCERPT)
         ),
         Some(at) => format!(
             "config file {}, line {}: {message}",

@@ -26,6 +26,16 @@ pub struct ServeConfig {
     /// Days the raw visit log keeps each visit; 0 keeps them all. Statistics read the rollups,
     /// which are kept whatever this says.
     pub visit_log_days: u32,
+    /// Wrong password guesses per link per minute, from all visitors together.
+    pub password_guesses_per_link_per_minute: u32,
+    /// Password checks at once; 0 = half the cores.
+    pub password_checks_at_once: usize,
+    /// Open connections at most; 0 = 20,000, or fewer when the limit on open files asks.
+    pub max_connections: usize,
+    /// Seconds a request's head may take to arrive.
+    pub header_timeout_secs: u64,
+    /// Seconds a connection may sit idle between requests.
+    pub idle_timeout_secs: u64,
 }
 
 impl Default for ServeConfig {
@@ -39,6 +49,11 @@ impl Default for ServeConfig {
             rate_limit_per_minute: 600,
             password_attempts_per_minute: 10,
             visit_log_days: (crate::server::DEFAULT_VISIT_LOG_RETENTION.as_secs() / 86_400) as u32,
+            password_guesses_per_link_per_minute: 100,
+            password_checks_at_once: 0,
+            max_connections: 0,
+            header_timeout_secs: 10,
+            idle_timeout_secs: 30,
         }
     }
 }

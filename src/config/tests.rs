@@ -155,6 +155,37 @@ fn errors_name_the_line_and_key() {
 }
 
 #[test]
+fn errors_quote_a_short_excerpt_and_never_a_key() {
+    let key = "ldk_0123456789abcdefghijklmnopqrstuvwxyz";
+    let text = format!(
+        "[profiles.r]\nbackend = \"remote\"\nbase_url = \"https://a.b\"\napi_key = \"{key}\"\n"
+    );
+    let err = parse(&text).unwrap_err().0;
+    assert!(err.contains("line 4") && err.contains("api_key"), "{err}");
+    assert!(!err.contains("0123456789"), "the key was printed: {err}");
+    // A value in the wrong type is quoted by the parser's message too.
+    let err = parse(&format!("[ui]\ntheme = \"{key}\"\n")).unwrap_err().0;
+    assert!(
+        err.contains("line 2") && !err.contains("0123456789"),
+        "{err}"
+    );
+    let err = parse(&format!(
+        "[profiles.x]\nbackend = \"local\"\nfetch_titles = \"{key}\"\n"
+    ))
+    .unwrap_err()
+    .0;
+    assert!(
+        err.contains("fetch_titles") && !err.contains("0123456789"),
+        "{err}"
+    );
+    // A huge line is cut to a short excerpt.
+    let huge = format!("[ui]\ntheme = dark{}\n", "x".repeat(5_000_000));
+    let err = parse(&huge).unwrap_err().0;
+    assert!(err.len() < 600, "{} bytes: {}", err.len(), &err[..200]);
+    assert!(err.contains("line 2"), "{err}");
+}
+
+#[test]
 fn command_line_overrides() {
     let config = parse("").unwrap();
     let db = config

@@ -18,12 +18,13 @@ mod space;
 mod stats;
 mod traffic;
 mod validate;
+mod words;
 
 pub use clock::{Clock, FixedClock, SystemClock};
 pub use country::{Country, country_by_code, search_countries};
 pub use error::{Error, Result};
 pub use expiry::{format_expiry_input, parse_expiry};
-pub use fields::FieldErrors;
+pub use fields::{FieldErrors, LISTED_FIELDS};
 pub use host::{Domain, Owner, normalize_domain_name};
 pub use import::{
     CLICKS_MAX, Carried, OnConflict, Place, TITLE_MAX, carried, parse_instant, renamed_alias,
@@ -48,19 +49,7 @@ pub use validate::{
     ALIAS_MAX, PASSWORD_MAX, RESERVED_ALIASES, URL_MAX, is_reserved_alias, validate_alias,
     validate_url,
 };
-
-/// `1204` → `1,204`: how every front end writes a count.
-pub fn thousands(n: u64) -> String {
-    let digits = n.to_string();
-    let mut out = String::with_capacity(digits.len() + digits.len() / 3);
-    for (i, c) in digits.chars().enumerate() {
-        if i > 0 && (digits.len() - i).is_multiple_of(3) {
-            out.push(',');
-        }
-        out.push(c);
-    }
-    out
-}
+pub use words::{plural, thousands};
 
 /// Identifier of a record (link, space, domain, owner, key).
 pub type Id = i64;

@@ -107,7 +107,13 @@ pub fn validate_space_input(input: &SpaceInput, mode: Mode) -> Result<SpacePatch
         Some("") | None if mode == Mode::Create => errors.add("color", "is required"),
         Some(c) => match Color::parse(c) {
             Some(color) => patch.color = Some(color),
-            None => errors.add("color", "must be a colour from 1 to 6"),
+            None => errors.add(
+                "color",
+                format!(
+                    "must be a colour: 1 to 6, or one of {}",
+                    Color::all().map(Color::name).collect::<Vec<_>>().join(", ")
+                ),
+            ),
         },
         None => {}
     }

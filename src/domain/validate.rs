@@ -61,7 +61,7 @@ pub fn validate_alias(value: &str) -> Result<(), String> {
         .bytes()
         .all(|b| b.is_ascii_alphanumeric() || b == b'-' || b == b'_')
     {
-        return Err("may only contain letters, digits, - and _".into());
+        return Err("may only contain ASCII letters (a–z, A–Z), digits, - and _".into());
     }
     if is_reserved_alias(value) {
         return Err(format!("\"{value}\" is reserved"));

@@ -34,7 +34,7 @@ pub struct Caller {
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]
 pub enum LimitKey {
     Key(Id),
-    /// Requests without a valid key, by address.
+    /// Requests without a valid key, by address (an IPv6 one by its /64).
     Address(IpAddr),
 }
 
@@ -113,7 +113,7 @@ async fn authenticate(
     };
     let limit_key = match owner {
         Some(o) => LimitKey::Key(o.key_id),
-        None => LimitKey::Address(peer.ip()),
+        None => LimitKey::Address(super::visitor::network(peer.ip())),
     };
     let decision = state.api_limiter.hit(&limit_key);
     if !decision.allowed {

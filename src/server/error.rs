@@ -1,6 +1,7 @@
 //! The one mapping from what can go wrong on `/api/` to a status code and a JSON body, and the
 //! guard that turns any other error response on `/api/` (405 from the router, 413 from the body
-//! limit, 408 from the timeout, 500 from a caught panic) into the same JSON shape.
+//! limit, 431 from the header limits, 408 from the timeout, 500 from a caught panic) into the
+//! same JSON shape.
 
 use axum::body::Body;
 use axum::http::{HeaderValue, Request, StatusCode, header};
@@ -112,6 +113,9 @@ fn message_for(status: StatusCode) -> &'static str {
         StatusCode::NOT_FOUND => "Resource not found.",
         StatusCode::METHOD_NOT_ALLOWED => "The method is not allowed for this resource.",
         StatusCode::PAYLOAD_TOO_LARGE => "The request body is too large.",
+        StatusCode::REQUEST_HEADER_FIELDS_TOO_LARGE => {
+            "The request headers are too large (at most 8 KiB a header, 16 KiB in all)."
+        }
         StatusCode::UNSUPPORTED_MEDIA_TYPE => {
             "Send the fields as application/x-www-form-urlencoded."
         }

@@ -1,5 +1,5 @@
 //! Fixed-window rate limits kept in memory: one per API key (and per address for requests
-//! without a valid key), one per visitor and link for password attempts.
+//! without a valid key), and those of password attempts (see `passwords`).
 
 use std::collections::HashMap;
 use std::hash::Hash;
@@ -41,6 +41,15 @@ impl<K: Hash + Eq + Clone> RateLimiter<K> {
 
     /// Counts one request for `key`.
     pub fn hit(&self, key: &K) -> Decision {
+        self.decide(key, 1)
+    }
+
+    /// Whether a request for `key` would be allowed, without counting it.
+    pub fn peek(&self, key: &K) -> Decision {
+        self.decide(key, 0)
+    }
+
+    fn decide(&self, key: &K, count: u32) -> Decision {
         if self.limit == 0 {
             return Decision {
                 allowed: true,
@@ -53,6 +62,15 @@ impl<K: Hash + Eq + Clone> RateLimiter<K> {
         let mut windows = self.windows.lock().unwrap_or_else(|e| e.into_inner());
         if windows.len() >= SWEEP_AT {
             windows.retain(|_, (start, _)| now.duration_since(*start) < self.window);
+        }
+        if count == 0 && !windows.contains_key(key) {
+            // A peek leaves no trace: only counted requests take memory.
+            return Decision {
+                allowed: true,
+                limit: self.limit,
+                remaining: self.limit,
+                retry_after: self.window.as_secs().max(1),
+            };
         }
         let entry = windows.entry(key.clone()).or_insert((now, 0));
         if now.duration_since(entry.0) >= self.window {
@@ -70,7 +88,7 @@ impl<K: Hash + Eq + Clone> RateLimiter<K> {
                 retry_after,
             };
         }
-        entry.1 += 1;
+        entry.1 += count;
         Decision {
             allowed: true,
             limit: self.limit,

@@ -5,11 +5,14 @@
 
 mod api;
 mod clicks;
+pub mod connections;
 mod error;
 mod form;
+mod heads;
 mod limit;
 mod pages;
 mod params;
+mod passwords;
 mod public_stats;
 mod qr;
 mod redirect;
@@ -59,9 +62,20 @@ pub struct ServeOptions {
     pub api_rate_limit: u32,
     /// Password attempts per visitor and link per minute; 0 = no limit.
     pub password_attempts: u32,
+    /// Wrong password guesses per link per minute, from all visitors together; 0 = no limit.
+    pub password_guesses_per_link: u32,
+    /// Password checks running at once (each takes ~19 MiB and a core for a moment); 0 = half
+    /// the cores, at least one.
+    pub password_checks: usize,
     /// Largest request body accepted, in bytes.
     pub body_limit: usize,
     pub request_timeout: Duration,
+    /// Open connections at most; 0 = 20,000, or fewer when the limit on open files asks.
+    pub max_connections: usize,
+    /// How long a request's head may take to arrive, once the connection waits for one.
+    pub header_timeout: Duration,
+    /// How long a connection may sit idle between requests before it is closed.
+    pub idle_timeout: Duration,
     /// How long an alias lookup may be reused at most (0 turns the cache off).
     pub resolve_cache: Duration,
     /// How often the server asks the database whether another process changed it (and then
@@ -93,8 +107,13 @@ impl Default for ServeOptions {
             redirect_status: 301,
             api_rate_limit: 600,
             password_attempts: 10,
+            password_guesses_per_link: 100,
+            password_checks: 0,
             body_limit: 64 * 1024,
             request_timeout: Duration::from_secs(30),
+            max_connections: 0,
+            header_timeout: Duration::from_secs(10),
+            idle_timeout: Duration::from_secs(30),
             resolve_cache: Duration::from_secs(60),
             change_poll: Duration::from_millis(250),
             flush_interval: Duration::from_millis(1000),
@@ -133,10 +152,10 @@ pub(crate) struct AppState {
     agents: visitor::AgentParser,
     geo: visitor::GeoSource,
     api_limiter: limit::RateLimiter<LimitKey>,
-    password_limiter: limit::RateLimiter<(std::net::IpAddr, crate::domain::Id)>,
     /// Public stats pages per address, under the API's per-minute limit.
     stats_limiter: limit::RateLimiter<std::net::IpAddr>,
     stats_cache: public_stats::StatsCache,
+    passwords: passwords::PasswordGate,
     key_use: limit::KeyUse,
 }
 
@@ -179,6 +198,7 @@ fn app(state: Arc<AppState>, opts: &ServeOptions) -> Router {
             opts.request_timeout,
         ))
         .layer(tower_http::catch_panic::CatchPanicLayer::new())
+        .layer(middleware::from_fn(heads::bounded))
         .layer(middleware::from_fn(error::json_errors))
         .layer(middleware::from_fn(access_log))
         .with_state(state)
@@ -213,17 +233,46 @@ impl ServerHandle {
     }
 }
 
+/// Settings checked and loaded (the GeoIP database read) before anything listens, so a bad
+/// one stops `serve` before it says it is listening.
+pub struct Prepared {
+    opts: ServeOptions,
+    redirect_status: StatusCode,
+    geo: visitor::GeoSource,
+}
+
+impl ServeOptions {
+    /// Checks every setting and loads what they name.
+    pub fn prepare(self) -> Result<Prepared> {
+        let redirect_status = redirect_status(self.redirect_status)?;
+        let geo = visitor::GeoSource::new(self.geo_header.clone(), self.geoip_db.as_deref())?;
+        Ok(Prepared {
+            opts: self,
+            redirect_status,
+            geo,
+        })
+    }
+}
+
+impl Prepared {
+    /// Sets the base of the API's page URLs once the listening address is known.
+    pub fn set_public_url(&mut self, url: &str) {
+        self.opts.public_url = url.to_owned();
+    }
+}
+
 /// Starts serving on `listener` on a new task.
 pub async fn start(
     service: LocalService,
     opts: ServeOptions,
     listener: TcpListener,
 ) -> Result<ServerHandle> {
+    let prepared = opts.prepare()?;
     let addr = listener
         .local_addr()
         .map_err(|e| Error::Unavailable(format!("listener has no address: {e}")))?;
     let (stop, stopped) = oneshot::channel::<()>();
-    let task = tokio::spawn(serve(service, opts, listener, async move {
+    let task = tokio::spawn(serve_prepared(service, prepared, listener, async move {
         let _ = stopped.await;
     }));
     Ok(ServerHandle {
@@ -241,8 +290,21 @@ pub async fn serve(
     listener: TcpListener,
     shutdown: impl Future<Output = ()> + Send + 'static,
 ) -> Result<()> {
-    let redirect_status = redirect_status(opts.redirect_status)?;
-    let geo = visitor::GeoSource::new(opts.geo_header.clone(), opts.geoip_db.as_deref())?;
+    serve_prepared(service, opts.prepare()?, listener, shutdown).await
+}
+
+/// [`serve`] with settings already checked.
+pub async fn serve_prepared(
+    service: LocalService,
+    prepared: Prepared,
+    listener: TcpListener,
+    shutdown: impl Future<Output = ()> + Send + 'static,
+) -> Result<()> {
+    let Prepared {
+        opts,
+        redirect_status,
+        geo,
+    } = prepared;
     let public_url = if opts.public_url.trim().is_empty() {
         service.options().public_url.clone()
     } else {
@@ -281,22 +343,26 @@ pub async fn serve(
         agents: visitor::AgentParser::default(),
         geo,
         api_limiter: limit::RateLimiter::per_minute(opts.api_rate_limit),
-        password_limiter: limit::RateLimiter::per_minute(opts.password_attempts),
         stats_limiter: limit::RateLimiter::per_minute(opts.api_rate_limit),
         stats_cache: public_stats::StatsCache::new(opts.stats_cache),
+        passwords: passwords::PasswordGate::new(
+            opts.password_attempts,
+            opts.password_guesses_per_link,
+            opts.password_checks,
+        ),
         key_use: limit::KeyUse::default(),
     });
     let app = app(state.clone(), &opts);
-    let listener = axum::serve::ListenerExt::tap_io(listener, |tcp| {
-        // Redirect answers are tiny: send them at once.
-        let _ = tcp.set_nodelay(true);
-    });
-    let served = axum::serve(
-        listener,
-        app.into_make_service_with_connect_info::<SocketAddr>(),
-    )
-    .with_graceful_shutdown(shutdown)
-    .await;
+    let limits = connections::Limits {
+        max_connections: connections::connection_cap(
+            opts.max_connections,
+            connections::open_files_limit(),
+        ),
+        header_timeout: opts.header_timeout,
+        idle_timeout: opts.idle_timeout,
+        max_head_bytes: heads::MAX_HEAD,
+    };
+    let served = connections::run(listener, app, limits, shutdown).await;
     watcher.abort();
     pruner.abort();
     // Every request has finished: write what they counted, then let the writer go.

@@ -31,6 +31,10 @@ table{border-collapse:collapse;margin:1rem 0}td,th{padding:.2rem .8rem;text-alig
 .error{color:#a00}td.n{text-align:right;white-space:nowrap}td.bar{width:12rem}\
 .bar span{display:block;height:.8rem;background:#58a}nav{margin:1rem 0}";
 
+/// The pages' content security policy: nothing but their own inline style, no script, and
+/// forms that post back here.
+const CSP: &str = "default-src 'none'; style-src 'unsafe-inline'; form-action 'self'";
+
 /// A whole page; `title` and `body_html` must already be escaped where needed.
 fn page(status: StatusCode, title: &str, body_html: &str) -> Response {
     let html = format!(
@@ -46,12 +50,7 @@ fn page(status: StatusCode, title: &str, body_html: &str) -> Response {
         HeaderValue::from_static("text/html; charset=utf-8"),
     );
     headers.insert(header::CACHE_CONTROL, HeaderValue::from_static("no-store"));
-    headers.insert(
-        "content-security-policy",
-        HeaderValue::from_static(
-            "default-src 'none'; style-src 'unsafe-inline'; form-action 'self'",
-        ),
-    );
+    headers.insert("content-security-policy", HeaderValue::from_static(CSP));
     headers.insert(
         "x-content-type-options",
         HeaderValue::from_static("nosniff"),
@@ -83,6 +82,14 @@ pub fn disabled() -> Response {
     )
 }
 
+pub fn headers_too_large() -> Response {
+    page(
+        StatusCode::REQUEST_HEADER_FIELDS_TOO_LARGE,
+        "Request too large",
+        "<p>The request's headers are too large. Clearing this site's cookies may help.</p>",
+    )
+}
+
 pub fn unavailable() -> Response {
     page(
         StatusCode::SERVICE_UNAVAILABLE,
@@ -96,11 +103,25 @@ pub fn unavailable() -> Response {
 pub enum PasswordPrompt {
     First,
     Wrong,
-    TooMany { retry_after: u64 },
+    TooMany {
+        retry_after: u64,
+    },
+    /// Too many passwords are being checked at this moment.
+    Busy,
 }
 
-/// The password form; it posts back to the address it was shown at.
-pub fn password_form(alias: &str, prompt: PasswordPrompt) -> Response {
+/// Seconds a visitor is asked to wait when the server is busy checking passwords.
+const BUSY_RETRY: u64 = 5;
+
+/// The password form; it posts back to the address it was shown at, which answers the right
+/// password with a redirect to the link's destination. Browsers apply `form-action` to that
+/// redirect too, so the page's policy also names the origins of the link's destinations
+/// (`destinations`: every URL it can lead to) — those and no others.
+pub fn password_form<'a>(
+    alias: &str,
+    prompt: PasswordPrompt,
+    destinations: impl IntoIterator<Item = &'a str>,
+) -> Response {
     let (status, note) = match prompt {
         PasswordPrompt::First => (StatusCode::OK, String::new()),
         PasswordPrompt::Wrong => (
@@ -113,6 +134,13 @@ pub fn password_form(alias: &str, prompt: PasswordPrompt) -> Response {
                 "<p class=\"error\">Too many attempts. Try again in {retry_after} seconds.</p>"
             ),
         ),
+        PasswordPrompt::Busy => (
+            StatusCode::SERVICE_UNAVAILABLE,
+            format!(
+                "<p class=\"error\">The server is busy checking passwords. Try again in \
+                 {BUSY_RETRY} seconds.</p>"
+            ),
+        ),
     };
     let body = format!(
         "<p>The link <code>{}</code> is protected by a password.</p>{note}\
@@ -121,7 +149,28 @@ pub fn password_form(alias: &str, prompt: PasswordPrompt) -> Response {
         escape(alias)
     );
     let mut response = page(status, "Password required", &body);
-    if let PasswordPrompt::TooMany { retry_after } = prompt {
+    let mut origins: Vec<String> = destinations
+        .into_iter()
+        .filter_map(|d| url::Url::parse(d).ok())
+        .map(|u| u.origin())
+        .filter(|o| o.is_tuple())
+        .map(|o| o.ascii_serialization())
+        .collect();
+    origins.sort();
+    origins.dedup();
+    if !origins.is_empty()
+        && let Ok(csp) = HeaderValue::from_str(&format!("{CSP} {}", origins.join(" ")))
+    {
+        response
+            .headers_mut()
+            .insert("content-security-policy", csp);
+    }
+    let retry_after = match prompt {
+        PasswordPrompt::TooMany { retry_after } => Some(retry_after),
+        PasswordPrompt::Busy => Some(BUSY_RETRY),
+        _ => None,
+    };
+    if let Some(retry_after) = retry_after {
         response
             .headers_mut()
             .insert(header::RETRY_AFTER, HeaderValue::from(retry_after));

@@ -12,6 +12,7 @@ use axum::response::{IntoResponse, Response};
 use super::AppState;
 use super::clicks::Reservation;
 use super::pages::{self, PasswordPrompt};
+use super::passwords::Refused;
 use crate::backend::local::redirect::ResolvedLink;
 use crate::backend::local::visits::VisitRow;
 use crate::domain::{Platform, TargetType};
@@ -74,19 +75,23 @@ fn redirect(status: StatusCode, location: &str) -> Response {
     response
 }
 
-/// `destination` with the visitor's query parameters merged in; the visitor's win on a clash.
+/// `destination` with the visitor's query parameters merged in (the visitor's win on a clash),
+/// in the one form every `Location` header carries: the URL as the URL standard serializes it,
+/// plain ASCII (the host in punycode, the rest percent-encoded), with or without a visitor's
+/// query.
 pub fn merge_query(destination: &str, visitor: Option<&str>) -> String {
-    let Some(visitor) = visitor.filter(|q| !q.is_empty()) else {
-        return destination.to_owned();
-    };
     let Ok(mut url) = url::Url::parse(destination) else {
         return destination.to_owned();
     };
-    let theirs: Vec<(String, String)> = url::form_urlencoded::parse(visitor.as_bytes())
-        .map(|(k, v)| (k.into_owned(), v.into_owned()))
-        .collect();
+    let theirs: Vec<(String, String)> = visitor
+        .map(|q| {
+            url::form_urlencoded::parse(q.as_bytes())
+                .map(|(k, v)| (k.into_owned(), v.into_owned()))
+                .collect()
+        })
+        .unwrap_or_default();
     if theirs.is_empty() {
-        return destination.to_owned();
+        return url.into();
     }
     let ours: Vec<(String, String)> = url
         .query_pairs()
@@ -106,9 +111,40 @@ fn expired_by_date(state: &AppState, link: &ResolvedLink) -> bool {
 /// Where an expired link sends its visitor. No click is counted.
 fn expired(state: &AppState, link: &ResolvedLink) -> Response {
     match &link.expiration_url {
-        Some(url) => redirect(state.redirect_status, url),
+        Some(url) => redirect(state.redirect_status, &merge_query(url, None)),
         None => pages::expired(),
     }
+}
+
+/// The preview of a link past its password step: what `GET /{alias}` would do, shown instead
+/// of done. An expired link shows where it now leads (its expiration URL) or the expired page,
+/// a disabled one the disabled page: never a destination the link itself refuses.
+fn preview_of(state: &AppState, link: &ResolvedLink) -> Response {
+    if expired_by_date(state, link) || state.ledger.exhausted(link) {
+        return match &link.expiration_url {
+            Some(url) => pages::preview(&link.alias, url),
+            None => pages::expired(),
+        };
+    }
+    if link.disabled {
+        return pages::disabled();
+    }
+    pages::preview(&link.alias, &link.url)
+}
+
+/// Every URL `link` can send a visitor to: its main URL, each targeting rule's, and its
+/// expiration URL.
+fn destinations(link: &ResolvedLink) -> impl Iterator<Item = &str> {
+    std::iter::once(link.url.as_str())
+        .chain(link.geo.iter().map(|r| r.value.as_str()))
+        .chain(link.platform.iter().map(|r| r.value.as_str()))
+        .chain(link.rotation.iter().map(String::as_str))
+        .chain(link.expiration_url.as_deref())
+}
+
+/// The password form of `link`.
+fn password_form(link: &ResolvedLink, prompt: PasswordPrompt) -> Response {
+    pages::password_form(&link.alias, prompt, destinations(link))
 }
 
 /// The first rule whose key matches.
@@ -196,7 +232,7 @@ pub async fn follow(
         return expired(&state, &link);
     }
     if link.password_hash.is_some() {
-        return pages::password_form(&link.alias, PasswordPrompt::First);
+        return password_form(&link, PasswordPrompt::First);
     }
     let count = request.method() != Method::HEAD;
     visit(&state, &link, headers, request.uri().query(), peer, count)
@@ -214,14 +250,8 @@ async fn check_password(
     let Some(hash) = link.password_hash.clone() else {
         return Ok(());
     };
-    let decision = state.password_limiter.hit(&(peer.ip(), link.id));
-    if !decision.allowed {
-        return Err(pages::password_form(
-            &link.alias,
-            PasswordPrompt::TooMany {
-                retry_after: decision.retry_after,
-            },
-        ));
+    if let Err(refused) = state.passwords.admit(peer.ip(), link.id) {
+        return Err(refused_page(link, refused));
     }
     let form_ok = headers
         .get(header::CONTENT_TYPE)
@@ -235,19 +265,21 @@ async fn check_password(
         .flatten()
         .and_then(|f| f.password);
     let Some(given) = given else {
-        return Err(pages::password_form(&link.alias, PasswordPrompt::Wrong));
+        return Err(password_form(link, PasswordPrompt::Wrong));
     };
-    // Argon2 is slow on purpose: off the async threads.
-    let right = tokio::task::spawn_blocking(move || {
-        crate::backend::local::password::verify_password(&hash, &given)
-    })
-    .await
-    .unwrap_or(false);
-    if right {
-        Ok(())
-    } else {
-        Err(pages::password_form(&link.alias, PasswordPrompt::Wrong))
+    match state.passwords.verify(link.id, hash, given).await {
+        Ok(true) => Ok(()),
+        Ok(false) => Err(password_form(link, PasswordPrompt::Wrong)),
+        Err(refused) => Err(refused_page(link, refused)),
     }
+}
+
+fn refused_page(link: &ResolvedLink, refused: Refused) -> Response {
+    let prompt = match refused {
+        Refused::TooMany { retry_after } => PasswordPrompt::TooMany { retry_after },
+        Refused::Busy => PasswordPrompt::Busy,
+    };
+    password_form(link, prompt)
 }
 
 /// The password page's form; other fields are ignored.
@@ -284,13 +316,18 @@ pub async fn preview(
     Path(alias): Path<String>,
     headers: HeaderMap,
 ) -> Response {
-    match lookup(&state, &headers, &alias).await {
-        Ok(link) if link.password_hash.is_some() => {
-            pages::password_form(&link.alias, PasswordPrompt::First)
-        }
-        Ok(link) => pages::preview(&link.alias, &link.url),
-        Err(page) => page,
+    let link = match lookup(&state, &headers, &alias).await {
+        Ok(link) => link,
+        Err(page) => return page,
+    };
+    // The same order as a visit: expiry first, then the password, then the rest.
+    if expired_by_date(&state, &link) || state.ledger.exhausted(&link) {
+        return preview_of(&state, &link);
     }
+    if link.password_hash.is_some() {
+        return password_form(&link, PasswordPrompt::First);
+    }
+    preview_of(&state, &link)
 }
 
 /// `POST /{alias}/+`: the preview of a password-protected link.
@@ -305,8 +342,11 @@ pub async fn unlock_preview(
         Ok(link) => link,
         Err(page) => return page,
     };
+    if expired_by_date(&state, &link) || state.ledger.exhausted(&link) {
+        return preview_of(&state, &link);
+    }
     match check_password(&state, &link, &headers, &body, peer).await {
-        Ok(()) => pages::preview(&link.alias, &link.url),
+        Ok(()) => preview_of(&state, &link),
         Err(page) => page,
     }
 }

@@ -57,11 +57,19 @@ pub fn platform_of(ua: &str, woothee_os: &str) -> Option<Platform> {
 /// Entries of the User-Agent cache before it starts over: visitors' agents repeat a lot, and
 /// parsing one costs far more than a lookup.
 const AGENT_CACHE: usize = 4096;
+/// Bytes of a User-Agent that are parsed. Real agents are a few hundred bytes; the rest of a
+/// longer one would only cost parsing time.
+const AGENT_PARSED: usize = 1024;
 
+/// Parses User-Agents, remembering recent answers. The cache is keyed by a digest of the whole
+/// header (with keys random to this process, so no visitor can make two agents collide), never
+/// by the text itself: its memory stays a few hundred kilobytes however long and varied the
+/// agents a flood sends.
 pub struct AgentParser {
     bots: isbot::Bots,
     woothee: woothee::parser::Parser,
-    cache: Mutex<HashMap<String, Arc<Agent>>>,
+    digest: std::hash::RandomState,
+    cache: Mutex<HashMap<u64, Arc<Agent>>>,
 }
 
 impl Default for AgentParser {
@@ -69,6 +77,7 @@ impl Default for AgentParser {
         AgentParser {
             bots: isbot::Bots::default(),
             woothee: woothee::parser::Parser::new(),
+            digest: std::hash::RandomState::new(),
             cache: Mutex::new(HashMap::new()),
         }
     }
@@ -76,7 +85,13 @@ impl Default for AgentParser {
 
 impl AgentParser {
     pub fn parse(&self, ua: &str) -> Arc<Agent> {
-        if let Some(agent) = self.cache.lock().unwrap_or_else(|e| e.into_inner()).get(ua) {
+        let key = std::hash::BuildHasher::hash_one(&self.digest, ua);
+        if let Some(agent) = self
+            .cache
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .get(&key)
+        {
             return agent.clone();
         }
         let agent = Arc::new(self.parse_uncached(ua));
@@ -84,11 +99,24 @@ impl AgentParser {
         if cache.len() >= AGENT_CACHE {
             cache.clear();
         }
-        cache.insert(ua.to_owned(), agent.clone());
+        cache.insert(key, agent.clone());
         agent
     }
 
+    /// Bytes the cache holds beyond its fixed per-entry cost.
+    #[cfg(test)]
+    fn cached_bytes(&self) -> usize {
+        let cache = self.cache.lock().unwrap();
+        cache
+            .values()
+            .map(|a| {
+                a.os.as_ref().map_or(0, String::len) + a.browser.as_ref().map_or(0, String::len)
+            })
+            .sum()
+    }
+
     fn parse_uncached(&self, ua: &str) -> Agent {
+        let ua = prefix(ua, AGENT_PARSED);
         let parsed = self.woothee.parse(ua);
         let woothee_os = parsed.as_ref().map_or("", |p| p.os);
         let crawler = parsed.as_ref().is_some_and(|p| p.category == "crawler");
@@ -102,11 +130,65 @@ impl AgentParser {
             .filter(|n| !n.is_empty() && *n != "UNKNOWN")
             .map(str::to_owned);
         Agent {
-            bot: !ua.is_empty() && (crawler || self.bots.is_bot(ua)),
+            // A request without a User-Agent is a script, not a person's browser.
+            bot: ua.trim().is_empty() || crawler || self.bots.is_bot(ua) || link_preview(ua),
             platform,
             os,
             browser,
         }
+    }
+}
+
+/// Marks of the fetchers that messengers and social sites send to draw a link's preview card
+/// (lower case): a preview is not a click, and some of them do not call themselves bots.
+const LINK_PREVIEWS: &[&str] = &[
+    "whatsapp/",
+    "telegrambot",
+    "slackbot",
+    "discordbot",
+    "facebookexternalhit",
+    "facebot",
+    "twitterbot",
+    "linkedinbot",
+    "skypeuripreview",
+    "snap url preview",
+    "pinterestbot",
+    "mastodon/",
+    "cardyb",
+    "redditbot",
+    "embedly",
+    "iframely",
+    "line-poker",
+    "link preview",
+    "google-pagerenderer",
+];
+
+/// Whether `ua` is a link-preview fetcher.
+fn link_preview(ua: &str) -> bool {
+    let lower = ua.to_ascii_lowercase();
+    LINK_PREVIEWS.iter().any(|mark| lower.contains(mark))
+}
+
+/// At most `max` bytes of `text`, cut at a character boundary.
+pub fn prefix(text: &str, max: usize) -> &str {
+    if text.len() <= max {
+        return text;
+    }
+    let mut end = max;
+    while !text.is_char_boundary(end) {
+        end -= 1;
+    }
+    &text[..end]
+}
+
+/// The block a visitor's address belongs to: the IPv4 address itself, or its IPv6 /64.
+pub fn network(ip: IpAddr) -> IpAddr {
+    match ip {
+        IpAddr::V4(v4) => IpAddr::V4(v4),
+        IpAddr::V6(v6) => match v6.to_ipv4_mapped() {
+            Some(v4) => IpAddr::V4(v4),
+            None => IpAddr::V6((u128::from(v6) & !((1u128 << 64) - 1)).into()),
+        },
     }
 }
 
@@ -193,6 +275,65 @@ pub fn referrer_host(headers: &HeaderMap) -> Option<String> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn unique_long_agents_do_not_fill_the_cache() {
+        let parser = AgentParser::default();
+        let filler = "x".repeat(8_000);
+        for i in 0..5_000 {
+            let ua = format!("Mozilla/5.0 (Windows NT 10.0) Chrome/120.0 {i} {filler}");
+            assert_eq!(parser.parse(&ua).platform, Some(Platform::Windows));
+        }
+        assert!(
+            parser.cached_bytes() < 64 * 1024,
+            "{} bytes cached",
+            parser.cached_bytes()
+        );
+        // Repeats are still answered from the cache, and agree with a fresh parse.
+        let ua = format!("Mozilla/5.0 (iPhone; CPU iPhone OS 17_0 like Mac OS X) {filler}");
+        assert_eq!(parser.parse(&ua), parser.parse(&ua));
+        assert_eq!(parser.parse(&ua).platform, Some(Platform::Ios));
+    }
+
+    #[test]
+    fn link_preview_fetchers_and_missing_agents_are_not_visitors() {
+        let parser = AgentParser::default();
+        for ua in PREVIEW_AGENTS {
+            assert!(parser.parse(ua).bot, "{ua}");
+        }
+        assert!(parser.parse("").bot, "no User-Agent at all");
+        for ua in [
+            "Mozilla/5.0 (Windows NT 10.0; Win64; x64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/120.0 Safari/537.36",
+            "Mozilla/5.0 (iPhone; CPU iPhone OS 17_0 like Mac OS X) AppleWebKit/605.1.15 (KHTML, like Gecko) Version/17.0 Mobile/15E148 Safari/604.1",
+            "Mozilla/5.0 (X11; Linux x86_64; rv:121.0) Gecko/20100101 Firefox/121.0",
+        ] {
+            assert!(!parser.parse(ua).bot, "{ua}");
+        }
+    }
+
+    /// What messengers and social sites send when they fetch a link to draw its preview card.
+    const PREVIEW_AGENTS: &[&str] = &[
+        "WhatsApp/2.23.20.0 A",
+        "WhatsApp/2.2310.1 i",
+        "TelegramBot (like TwitterBot)",
+        "Slackbot-LinkExpanding 1.0 (+https://api.slack.com/robots)",
+        "Mozilla/5.0 (compatible; Discordbot/2.0; +https://discordapp.com)",
+        "facebookexternalhit/1.1 (+http://www.facebook.com/externalhit_uatext.php)",
+        "Mozilla/5.0 (Macintosh; Intel Mac OS X 10_11_1) AppleWebKit/601.2.4 (KHTML, like Gecko) Version/9.0.1 Safari/601.2.4 facebookexternalhit/1.1 Facebot Twitterbot/1.0",
+        "Twitterbot/1.0",
+        "LinkedInBot/1.0 (compatible; Mozilla/5.0; Apache-HttpClient +http://www.linkedin.com)",
+        "Mozilla/5.0 (Windows NT 6.1; WOW64) SkypeUriPreview Preview/0.5 skype-url-preview@microsoft.com",
+        "Snap URL Preview Service; bot; snapchat; https://developers.snap.com/robots",
+        "Pinterestbot/1.0 (+http://www.pinterest.com/bot.html)",
+        "http.rb/5.1.1 (Mastodon/4.1.2; +https://mastodon.social/)",
+        "Bluesky Cardyb/1.1",
+        "redditbot/1.0",
+        "Mozilla/5.0 (compatible; Embedly/0.2; +http://support.embed.ly/)",
+        "Iframely/1.3.1 (+https://iframely.com/docs/about)",
+        "facebookexternalhit/1.1;line-poker/1.0",
+        "Quora Link Preview/1.0",
+        "Mozilla/5.0 (compatible; Google-PageRenderer Google (+https://developers.google.com/+/web/snippet/))",
+    ];
 
     #[test]
     fn language_takes_two_letters() {

@@ -85,8 +85,8 @@ pub fn expiry_detail(link: &Link, now: Timestamp, tz: &TimeZone) -> String {
     }
     if link.expiration_clicks > 0 {
         parts.push(format!(
-            "after {} clicks",
-            count(u64::from(link.expiration_clicks))
+            "after {}",
+            crate::domain::plural(u64::from(link.expiration_clicks), "click")
         ));
     }
     if parts.is_empty() {
@@ -109,6 +109,23 @@ mod tests {
         assert_eq!(clip("Spring Launch", 12), "Spring Laun…");
         assert_eq!(clip("日本語のテキスト", 7), "日本語…");
         assert_eq!(width("日本"), 4);
+    }
+
+    #[test]
+    fn a_single_click_limit_reads_as_one_click() {
+        let now = Timestamp::UNIX_EPOCH;
+        let mut link: Link = serde_json::from_value(serde_json::json!({
+            "id": 1, "alias": "a", "url": "https://example.com", "short_url": "http://s/a",
+            "title": null, "target_type": 0, "geo": [], "platform": [], "rotation": [],
+            "last_rotation": 0, "disabled": false, "public": false, "password": false,
+            "expiration_url": null, "expiration_clicks": 1, "clicks": 0, "owner_id": 1,
+            "space": null, "domain": null, "ends_at": null,
+            "created_at": "2030-01-01T00:00:00Z", "updated_at": "2030-01-01T00:00:00Z"
+        }))
+        .unwrap();
+        assert_eq!(expiry_detail(&link, now, &TimeZone::UTC), "after 1 click");
+        link.expiration_clicks = 2;
+        assert_eq!(expiry_detail(&link, now, &TimeZone::UTC), "after 2 clicks");
     }
 
     #[test]

@@ -30,8 +30,13 @@ pub fn start_time() -> Timestamp {
     "2030-01-01T00:00:00Z".parse().unwrap()
 }
 
+/// What a person's browser says it is: requests without a User-Agent are scripts, not visits.
+pub const BROWSER: &str = "Mozilla/5.0 (X11; Linux x86_64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/120.0 Safari/537.36";
+
+/// A client that never follows redirects and introduces itself as a browser.
 pub fn client() -> reqwest::Client {
     reqwest::Client::builder()
+        .user_agent(BROWSER)
         .redirect(reqwest::redirect::Policy::none())
         .no_proxy()
         .timeout(Duration::from_secs(30))

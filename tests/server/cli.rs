@@ -103,6 +103,11 @@ async fn keys_and_serve_through_the_binary() {
     assert!(status.success(), "serve exited with {status}");
     let log = drain.join().unwrap();
     assert!(!log.contains(&key), "the key must never reach the log");
+    assert!(log.contains("stopped"), "{log}");
+    assert!(
+        !log.contains('\x1b'),
+        "colour codes in a log that is not a terminal: {log:?}"
+    );
 
     let links: serde_json::Value = serde_json::from_str(&run(
         linkdeck(&db).args(["--owner", "bob", "links", "show", "bin", "--json"])
@@ -114,4 +119,133 @@ async fn keys_and_serve_through_the_binary() {
     let id = created["id"].as_i64().unwrap().to_string();
     let revoked = run(linkdeck(&db).args(["keys", "revoke", &id]));
     assert!(revoked.contains("revoked"), "{revoked}");
+}
+
+/// Starts `serve` through `sh -c PREFIX exec linkdeck …` and returns it with its base URL (read
+/// from "listening on"), or `Err` with everything it wrote when it exits first.
+fn spawn_serve(
+    db: &std::path::Path,
+    prefix: &str,
+    extra: &[&str],
+) -> Result<(Serving, String, std::thread::JoinHandle<String>), String> {
+    let script = format!("{prefix} exec \"$0\" \"$@\"");
+    let mut child = Command::new("sh")
+        .arg("-c")
+        .arg(script)
+        .arg(env!("CARGO_BIN_EXE_linkdeck"))
+        .arg("--db")
+        .arg(db)
+        .args(["serve", "--listen", "127.0.0.1:0"])
+        .args(extra)
+        .env_remove("LINKDECK_LOG")
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut stderr = BufReader::new(child.stderr.take().unwrap());
+    let mut server = Serving(child);
+    let mut seen = String::new();
+    loop {
+        let mut line = String::new();
+        if stderr.read_line(&mut line).unwrap() == 0 {
+            let _ = server.0.wait();
+            return Err(seen);
+        }
+        seen.push_str(&line);
+        if let Some(url) = line.trim().strip_prefix("listening on ") {
+            let base = url.to_owned();
+            let drain = std::thread::spawn(move || {
+                let mut rest = String::new();
+                let _ = std::io::Read::read_to_string(&mut stderr, &mut rest);
+                rest
+            });
+            return Ok((server, base, drain));
+        }
+    }
+}
+
+/// A running `serve`, stopped with SIGTERM when dropped (also when a test fails halfway).
+struct Serving(std::process::Child);
+
+impl Drop for Serving {
+    fn drop(&mut self) {
+        let _ = Command::new("kill")
+            .args(["-TERM", &self.0.id().to_string()])
+            .status();
+        let _ = self.0.wait();
+    }
+}
+
+#[tokio::test]
+async fn a_bad_setting_stops_serve_before_it_says_it_listens() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = dir.path().join("cli.db");
+    let missing = dir.path().join("nonexistent.mmdb");
+    let failed = spawn_serve(&db, "", &["--geoip-db", missing.to_str().unwrap()]);
+    let Err(output) = failed else {
+        panic!("serve started despite a missing GeoIP database");
+    };
+    assert!(!output.contains("listening on"), "{output}");
+    assert!(
+        output.contains("GeoIP database") && output.contains("nonexistent.mmdb"),
+        "{output}"
+    );
+}
+
+#[tokio::test]
+async fn serve_answers_while_idle_sockets_outnumber_its_descriptors() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = dir.path().join("cli.db");
+    run(linkdeck(&db).args(["owners", "list"]));
+    // 128 descriptors in all for the server; 200 sockets that never send a byte.
+    let (server, base, drain) = spawn_serve(&db, "ulimit -n 128 &&", &[]).unwrap();
+    let addr = base.trim_start_matches("http://").to_owned();
+    let mut idle = Vec::new();
+    for _ in 0..200 {
+        idle.push(tokio::net::TcpStream::connect(&addr).await.unwrap());
+    }
+    let response = client()
+        .get(format!("{base}/api/v1/links"))
+        .header("accept", "application/json")
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(response.status(), 401, "answered, and as the API answers");
+    drop(idle);
+    drop(server);
+    let log = drain.join().unwrap();
+    assert!(!log.contains("Too many open files"), "{log}");
+}
+
+#[tokio::test]
+async fn serve_logs_in_colour_only_on_a_terminal_without_no_color() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = dir.path().join("cli.db");
+    run(linkdeck(&db).args(["owners", "list"]));
+    let bin = env!("CARGO_BIN_EXE_linkdeck");
+    let log_on_terminal = |no_color: bool| {
+        // `script` gives the server a terminal; `timeout` stops it once it has logged.
+        let env = if no_color { "NO_COLOR=1 " } else { "" };
+        let inner = format!(
+            "{env}timeout -s TERM 3 '{bin}' --db '{}' serve --listen 127.0.0.1:0",
+            db.display()
+        );
+        let out = Command::new("script")
+            .args(["-q", "-e", "-c", &inner, "/dev/null"])
+            .env_remove("LINKDECK_LOG")
+            .env_remove("NO_COLOR")
+            .stdin(Stdio::null())
+            .output()
+            .unwrap();
+        String::from_utf8_lossy(&out.stdout).into_owned()
+    };
+    let coloured = log_on_terminal(false);
+    assert!(
+        coloured.contains("serving") && coloured.contains('\x1b'),
+        "{coloured:?}"
+    );
+    let plain = log_on_terminal(true);
+    assert!(
+        plain.contains("serving") && !plain.contains('\x1b'),
+        "{plain:?}"
+    );
 }

@@ -167,7 +167,19 @@ async fn password_form_right_wrong_and_rate_limited() {
             ("password", "open sesame"),
         ])
         .await;
-    let (status, ct, text) = body(s.visit("/locked", &[]).await).await;
+    let form = s.visit("/locked", &[]).await;
+    // The redirect after the right password goes to another origin, which browsers check
+    // against form-action: the policy names the link's destination, and nothing else.
+    let csp = form.headers()["content-security-policy"]
+        .to_str()
+        .unwrap()
+        .to_owned();
+    assert!(
+        csp.ends_with("form-action 'self' https://example.com")
+            && csp.contains("default-src 'none'"),
+        "{csp}"
+    );
+    let (status, ct, text) = body(form).await;
     assert_eq!(status, StatusCode::OK);
     assert!(ct.starts_with("text/html"));
     assert!(text.contains("<form") && text.contains("name=\"password\""));
@@ -253,6 +265,124 @@ async fn disabled_bots_and_preview() {
     assert_eq!(s.stored_clicks(id(&off)).await, (0, 0));
     assert_eq!(s.stored_clicks(id(&on)).await, (0, 0));
     assert_eq!(s.stored_clicks(id(&evil)).await, (0, 0));
+}
+
+#[tokio::test]
+async fn scripts_without_an_agent_and_preview_fetchers_are_sent_on_but_not_counted() {
+    let mut s = TestServer::start().await;
+    let link = s
+        .create_link(&[("url", "https://example.com/shared"), ("alias", "shared")])
+        .await;
+    let no_agent = reqwest::Client::builder()
+        .redirect(reqwest::redirect::Policy::none())
+        .no_proxy()
+        .build()
+        .unwrap();
+    let bare = no_agent.get(s.url("/shared")).send().await.unwrap();
+    assert_eq!(location(&bare), "https://example.com/shared");
+    for agent in [
+        "WhatsApp/2.23.20.0 A",
+        "TelegramBot (like TwitterBot)",
+        "Slackbot-LinkExpanding 1.0 (+https://api.slack.com/robots)",
+        "facebookexternalhit/1.1 (+http://www.facebook.com/externalhit_uatext.php)",
+    ] {
+        let preview = s.visit("/shared", &[("user-agent", agent)]).await;
+        assert_eq!(location(&preview), "https://example.com/shared", "{agent}");
+    }
+    // A person's browser is counted.
+    s.visit("/shared", &[]).await;
+    s.stop().await;
+    assert_eq!(s.stored_clicks(id(&link)).await, (1, 1));
+}
+
+#[tokio::test]
+async fn a_preview_never_shows_a_destination_its_link_refuses() {
+    let s = TestServer::start().await;
+    s.create_link(&[
+        ("url", "https://secret.example/disabled"),
+        ("alias", "off"),
+        ("disabled", "1"),
+    ])
+    .await;
+    s.create_link(&[
+        ("url", "https://secret.example/used-up"),
+        ("alias", "once"),
+        ("expiration_clicks", "1"),
+    ])
+    .await;
+    s.create_link(&[
+        ("url", "https://secret.example/used-up-2"),
+        ("alias", "once-more"),
+        ("expiration_clicks", "1"),
+        ("expiration_url", "https://example.com/over"),
+    ])
+    .await;
+    s.create_link(&[
+        ("url", "https://secret.example/locked-and-off"),
+        ("alias", "locked"),
+        ("password", "pw"),
+        ("disabled", "1"),
+    ])
+    .await;
+    for alias in ["once", "once-more"] {
+        assert_eq!(s.visit(&format!("/{alias}"), &[]).await.status(), 301);
+    }
+    let (status, _, text) = body(s.visit("/off/+", &[]).await).await;
+    assert_eq!(status, StatusCode::FORBIDDEN);
+    assert!(
+        text.contains("disabled") && !text.contains("secret.example"),
+        "{text}"
+    );
+    let (status, _, text) = body(s.visit("/once/+", &[]).await).await;
+    assert_eq!(status, StatusCode::GONE);
+    assert!(!text.contains("secret.example"), "{text}");
+    let (status, _, text) = body(s.visit("/once-more/+", &[]).await).await;
+    assert_eq!(status, StatusCode::OK);
+    assert!(
+        text.contains("https://example.com/over") && !text.contains("secret.example"),
+        "{text}"
+    );
+    // Past the password, a disabled link is still disabled.
+    let response = s
+        .client
+        .post(s.url("/locked/+"))
+        .form(&[("password", "pw")])
+        .send()
+        .await
+        .unwrap();
+    let (status, _, text) = body(response).await;
+    assert_eq!(status, StatusCode::FORBIDDEN);
+    assert!(!text.contains("secret.example"), "{text}");
+}
+
+#[tokio::test]
+async fn location_is_one_ascii_form_with_or_without_a_visitor_query() {
+    let s = TestServer::start().await;
+    s.create_link(&[("url", "https://例え.jp/パス?q=値"), ("alias", "jp")])
+        .await;
+    s.create_link(&[
+        ("url", "https://example.com/a"),
+        ("alias", "gone"),
+        ("expiration_clicks", "1"),
+        ("expiration_url", "https://例え.jp/終わり"),
+    ])
+    .await;
+    let plain = location(&s.visit("/jp", &[]).await);
+    assert_eq!(
+        plain,
+        "https://xn--r8jz45g.jp/%E3%83%91%E3%82%B9?q=%E5%80%A4"
+    );
+    let merged = location(&s.visit("/jp?src=mail", &[]).await);
+    assert_eq!(
+        merged,
+        "https://xn--r8jz45g.jp/%E3%83%91%E3%82%B9?q=%E5%80%A4&src=mail"
+    );
+    s.visit("/gone", &[]).await;
+    let expired = location(&s.visit("/gone", &[]).await);
+    assert_eq!(
+        expired,
+        "https://xn--r8jz45g.jp/%E7%B5%82%E3%82%8F%E3%82%8A"
+    );
 }
 
 #[tokio::test]

@@ -68,6 +68,7 @@ macro_rules! backend_suite {
     ($make:expr) => {
         suite_tests!($make;
             create_link_returns_the_stored_record,
+            deleted_link_ids_are_never_given_out_again,
             create_link_reports_every_invalid_field_at_once,
             url_is_required_and_must_be_http,
             aliases_are_unique_per_domain_case_insensitively,
@@ -223,6 +224,29 @@ pub async fn create_link_returns_the_stored_record(h: &dyn Harness) {
     let page = h.backend().list_links(&query()).await.unwrap();
     assert_eq!(page.total, 1);
     assert_eq!(page.items, vec![created]);
+}
+
+/// A script or an app holding an old id must never act on another link through it.
+pub async fn deleted_link_ids_are_never_given_out_again(h: &dyn Harness) {
+    let b = h.backend();
+    let first = create(h, LinkInput::with_url("https://example.com/1")).await;
+    let newest = create(h, LinkInput::with_url("https://example.com/2")).await;
+    b.delete_link(newest.id).await.unwrap();
+    let next = create(h, LinkInput::with_url("https://example.com/3")).await;
+    assert!(next.id > newest.id, "{} reused {}", next.id, newest.id);
+    b.delete_link(next.id).await.unwrap();
+    b.delete_link(first.id).await.unwrap();
+    let after_all = create(h, LinkInput::with_url("https://example.com/4")).await;
+    assert!(
+        after_all.id > next.id,
+        "{} reused {}",
+        after_all.id,
+        next.id
+    );
+    assert!(matches!(
+        b.show_link(newest.id).await,
+        Err(Error::NotFound(_))
+    ));
 }
 
 pub async fn create_link_reports_every_invalid_field_at_once(h: &dyn Harness) {

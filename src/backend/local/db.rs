@@ -42,7 +42,15 @@ impl Db {
                 .map_err(|e| Error::Unavailable(format!("cannot create {}: {e}", dir.display())))?;
         }
         let mut writer = open_connection(path)?;
-        // Checks that the file really is a database before anything else touches it.
+        // Reading the version checks that the file is a database, and one this build can use,
+        // before anything changes it (WAL mode is written into the file).
+        let version: i64 = writer
+            .query_row("PRAGMA user_version", [], |r| r.get(0))
+            .map_err(|e| file_error(path, e))?;
+        schema::check_version(version).map_err(|e| match e {
+            Error::Unavailable(m) => Error::Unavailable(format!("{}: {m}", path.display())),
+            other => other,
+        })?;
         writer
             .pragma_update(None, "journal_mode", "WAL")
             .map_err(|e| file_error(path, e))?;
@@ -235,6 +243,43 @@ mod tests {
         let conn = db.inner.writer.lock().unwrap();
         conn.query_row("PRAGMA foreign_keys", [], |r| r.get(0))
             .unwrap()
+    }
+
+    /// A file with the given schema version, in the default (rollback journal) mode.
+    fn file_at_version(dir: &Path, version: i64) -> PathBuf {
+        let path = dir.join(format!("v{version}.db"));
+        let conn = Connection::open(&path).unwrap();
+        conn.execute_batch("CREATE TABLE other (x)").unwrap();
+        conn.pragma_update(None, "user_version", version).unwrap();
+        path
+    }
+
+    fn journal_mode(path: &Path) -> String {
+        Connection::open(path)
+            .unwrap()
+            .query_row("PRAGMA journal_mode", [], |r| r.get(0))
+            .unwrap()
+    }
+
+    #[test]
+    fn versions_this_build_cannot_use_are_refused_untouched() {
+        let dir = tempfile::tempdir().unwrap();
+        for (version, says) in [
+            (-1, "not a linkdeck database"),
+            (schema::SCHEMA_VERSION + 1, "newer linkdeck"),
+        ] {
+            let path = file_at_version(dir.path(), version);
+            let err = Db::open(&path).unwrap_err().to_string();
+            assert!(
+                err.contains(says) && err.contains(&format!("schema {version}")),
+                "{err}"
+            );
+            assert_eq!(
+                journal_mode(&path),
+                "delete",
+                "schema {version}: switched to WAL"
+            );
+        }
     }
 
     #[test]

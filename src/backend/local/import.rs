@@ -53,9 +53,6 @@ pub struct Renamed {
     pub to: String,
 }
 
-/// Past this many invalid fields an import stops looking for more.
-pub const MAX_IMPORT_ERRORS: usize = 50;
-
 /// Rows staged before they move into the links table in one statement. Large enough that the
 /// full-text index writes big segments, small enough that the staging table and the short-term
 /// index's batch stay small.
@@ -120,7 +117,7 @@ impl LocalBackend {
     /// Imports `spaces` then `links` in one transaction: [`LocalBackend::import_stream`] over rows
     /// already in memory, each with its source line; a link may name a space instead of giving
     /// its id. Any invalid row aborts the whole import with `Error::Validation`, keyed
-    /// `line N: field`, listing up to [`MAX_IMPORT_ERRORS`] fields.
+    /// `line N: field`, listing the first fields and counting every one.
     pub async fn import_batch(
         &self,
         spaces: Vec<(usize, SpaceInput)>,
@@ -145,8 +142,8 @@ impl LocalBackend {
     /// Imports `spaces` (reused when one of the same name exists), then every row of `rows`, in
     /// one transaction. Rows are read, checked and written as they come, never all held at once.
     /// An invalid row, a taken alias (unless `opts` says to skip or rename) or a broken source
-    /// aborts the whole import with `Error::Validation` keyed by place, listing up to
-    /// [`MAX_IMPORT_ERRORS`] fields; nothing is written then.
+    /// aborts the whole import with `Error::Validation` keyed by place, listing the first fields
+    /// and counting every one (see [`FieldErrors`]); nothing is written then.
     pub async fn import_stream(
         &self,
         spaces: Vec<(Place, SpaceInput)>,
@@ -334,10 +331,6 @@ impl<'a, 't> Writer<'a, 't> {
         })
     }
 
-    fn full(&self) -> bool {
-        self.errors.len() >= MAX_IMPORT_ERRORS
-    }
-
     fn add_error(&mut self, place: Place, field: &str, message: impl Into<String>) {
         self.errors.add(&format!("{place}: {field}"), message);
     }
@@ -379,9 +372,6 @@ impl<'a, 't> Writer<'a, 't> {
                         self.errors.merge(e);
                         return Ok(());
                     }
-                }
-                if self.full() {
-                    return Ok(());
                 }
             }
         }

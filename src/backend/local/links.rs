@@ -20,11 +20,24 @@ pub(super) const ALIAS_TAKEN: &str = "is already taken";
 pub(super) const NOT_YOUR_SPACE: &str = "must be one of your spaces";
 pub(super) const NOT_YOUR_DOMAIN: &str = "must be one of your domains";
 
-/// The title the service gives a link: the destination's host and path, without a trailing slash.
+/// The title the service gives a link: the destination's host and path, without a trailing
+/// slash, as a person reads them: an international domain name in its own script rather than
+/// punycode, and a path's percent-escapes decoded (where they decode to printable UTF-8).
 pub fn default_title(url: &str) -> Option<String> {
     let url = Url::parse(url).ok()?;
     let host = url.host_str()?;
-    Some(format!("{host}{}", url.path().trim_end_matches('/')))
+    let (unicode_host, idna) = idna::domain_to_unicode(host);
+    let host = if idna.is_ok() {
+        unicode_host
+    } else {
+        host.to_owned()
+    };
+    let path = url.path().trim_end_matches('/');
+    let path = match percent_encoding::percent_decode_str(path).decode_utf8() {
+        Ok(decoded) if !decoded.chars().any(char::is_control) => decoded.into_owned(),
+        _ => path.to_owned(),
+    };
+    Some(format!("{host}{path}"))
 }
 
 /// A new link's row before the patch is applied.
@@ -358,6 +371,27 @@ mod tests {
         assert_eq!(
             default_title("http://example.com:8080/a/b").as_deref(),
             Some("example.com/a/b")
+        );
+    }
+
+    #[test]
+    fn titles_of_international_urls_read_as_typed() {
+        assert_eq!(
+            default_title("https://例え.jp/パス/名前").as_deref(),
+            Some("例え.jp/パス/名前")
+        );
+        assert_eq!(
+            default_title("https://xn--r8jz45g.jp/%E3%83%91%E3%82%B9").as_deref(),
+            Some("例え.jp/パス")
+        );
+        assert_eq!(
+            default_title("https://münchen.de/straße").as_deref(),
+            Some("münchen.de/straße")
+        );
+        // Escapes that are not printable text stay escaped.
+        assert_eq!(
+            default_title("https://example.com/a%0Ab/%FF").as_deref(),
+            Some("example.com/a%0Ab/%FF")
         );
     }
 }

@@ -10,6 +10,7 @@ mod import;
 pub mod keys;
 mod links;
 pub mod password;
+mod public_address;
 pub mod redirect;
 mod schema;
 mod spaces;
@@ -29,8 +30,7 @@ use rusqlite::{OptionalExtension, params};
 
 pub use db::{Db, db_error};
 pub use import::{
-    CHUNK as IMPORT_CHUNK, ImportOptions, ImportRow, ImportSummary, Incoming, MAX_IMPORT_ERRORS,
-    Renamed,
+    CHUNK as IMPORT_CHUNK, ImportOptions, ImportRow, ImportSummary, Incoming, Renamed,
 };
 pub use links::default_title;
 pub use schema::SCHEMA_VERSION;
@@ -62,6 +62,9 @@ pub struct LocalOptions {
     /// Days a deleted link or space stays in the trash before it is purged; 0 keeps it until
     /// the trash is emptied.
     pub trash_days: u32,
+    /// Addresses title fetching may reach although they are not public (only public ones are
+    /// reached otherwise): a test's own loopback site, say.
+    pub title_fetch_allow: Vec<std::net::SocketAddr>,
 }
 
 impl Default for LocalOptions {
@@ -72,6 +75,7 @@ impl Default for LocalOptions {
             clock: Arc::new(SystemClock),
             fetch_titles: false,
             trash_days: DEFAULT_TRASH_DAYS,
+            title_fetch_allow: Vec::new(),
         }
     }
 }
@@ -87,7 +91,9 @@ pub struct LocalService {
 impl LocalService {
     pub fn open(path: &Path, opts: LocalOptions) -> Result<LocalService> {
         let titles = if opts.fetch_titles {
-            Some(Arc::new(titles::TitleFetcher::new()?))
+            Some(Arc::new(titles::TitleFetcher::new(
+                opts.title_fetch_allow.clone(),
+            )))
         } else {
             None
         };

@@ -290,6 +290,19 @@ const MIGRATIONS: &[Migration] = &[
     "#,
         then: Some(rollups_from_visits),
     },
+    // 7: link ids are never given out twice: the highest id a deleted link had is remembered, and
+    // new links take ids above it and above every stored one (`store::links::next_id`). SQLite
+    // alone would hand the newest link's id to the next link once it is deleted. A link put
+    // back with its own id (from a trash) can still have it: that id is free, and only new ids
+    // are chosen above the mark.
+    sql(r#"
+    CREATE TABLE link_ids (deleted_high INTEGER NOT NULL);
+    INSERT INTO link_ids SELECT ifnull((SELECT max(id) FROM trash_links), 0);
+    CREATE TRIGGER links_ad_id AFTER DELETE ON links WHEN old.id > (SELECT deleted_high FROM link_ids)
+    BEGIN
+        UPDATE link_ids SET deleted_high = old.id;
+    END;
+    "#),
 ];
 
 /// The code half of migration 6: rollups and the raw log from the old visits table, which then
@@ -309,16 +322,29 @@ pub fn migrate(conn: &mut Connection) -> Result<()> {
     migrate_to(conn, SCHEMA_VERSION)
 }
 
-/// Brings `conn` up to schema `target` (at most [`SCHEMA_VERSION`]).
-fn migrate_to(conn: &mut Connection, target: i64) -> Result<()> {
-    let current: i64 = conn
-        .query_row("PRAGMA user_version", [], |r| r.get(0))
-        .map_err(super::db::db_error)?;
+/// The file's schema version, when this build can work with it: from 0 (a new file) to
+/// [`SCHEMA_VERSION`]. A newer one was written by a newer linkdeck; a negative one by something
+/// else entirely. Either is refused before anything is changed.
+pub fn check_version(current: i64) -> Result<i64> {
     if current > SCHEMA_VERSION {
         return Err(Error::Unavailable(format!(
             "the database was written by a newer linkdeck (schema {current}, this build knows {SCHEMA_VERSION})"
         )));
     }
+    if current < 0 {
+        return Err(Error::Unavailable(format!(
+            "the database is not a linkdeck database (schema {current})"
+        )));
+    }
+    Ok(current)
+}
+
+/// Brings `conn` up to schema `target` (at most [`SCHEMA_VERSION`]).
+fn migrate_to(conn: &mut Connection, target: i64) -> Result<()> {
+    let current = check_version(
+        conn.query_row("PRAGMA user_version", [], |r| r.get(0))
+            .map_err(super::db::db_error)?,
+    )?;
     for (i, step) in MIGRATIONS
         .iter()
         .enumerate()

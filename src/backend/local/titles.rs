@@ -4,13 +4,15 @@
 //! replaces that title — unless the link's URL changed meanwhile, so a slow answer never labels
 //! a newer destination.
 
+use std::net::SocketAddr;
 use std::time::Duration;
 
 use html5gum::{DefaultEmitter, Token, Tokenizer};
 
 use super::LocalService;
+use super::public_address::is_public;
 use super::store::links as store;
-use crate::domain::{Error, Id, Result};
+use crate::domain::{Id, Result};
 
 /// The whole fetch, connection to last byte.
 pub const FETCH_TIMEOUT: Duration = Duration::from_secs(5);
@@ -20,56 +22,113 @@ pub const MAX_BYTES: usize = 256 * 1024;
 pub const MAX_CHARS: usize = 255;
 const REDIRECTS: usize = 5;
 
-/// The HTTP client titles are fetched with.
+/// Fetches titles, one hop at a time: every address a hop would connect to — a literal one,
+/// each one its host name resolves to, and again for every redirect — must be public (see
+/// [`is_public`]) or explicitly allowed. The connection is pinned to the addresses checked, so a
+/// name that resolves differently a moment later cannot slip an internal address in.
 #[derive(Debug)]
 pub struct TitleFetcher {
-    client: reqwest::Client,
+    allow: Vec<SocketAddr>,
 }
 
 impl TitleFetcher {
-    pub fn new() -> Result<TitleFetcher> {
-        let client = reqwest::Client::builder()
-            .timeout(FETCH_TIMEOUT)
-            .connect_timeout(FETCH_TIMEOUT)
-            .redirect(reqwest::redirect::Policy::limited(REDIRECTS))
-            .user_agent(concat!("linkdeck/", env!("CARGO_PKG_VERSION"), " (title)"))
-            .build()
-            .map_err(|e| Error::Unavailable(format!("cannot set up title fetching: {e}")))?;
-        Ok(TitleFetcher { client })
+    /// `allow` lists addresses that may be reached although they are not public.
+    pub fn new(allow: Vec<SocketAddr>) -> TitleFetcher {
+        TitleFetcher { allow }
     }
 
     /// The `<title>` of the page at `url`, if it answers with HTML in time.
     pub async fn fetch(&self, url: &str) -> Option<String> {
-        let mut response = self
-            .client
-            .get(url)
-            .header(reqwest::header::ACCEPT, "text/html")
-            .send()
+        tokio::time::timeout(FETCH_TIMEOUT, self.fetch_in_time(url))
             .await
-            .ok()?;
-        if !response.status().is_success() {
-            return None;
-        }
-        let is_html = response
-            .headers()
-            .get(reqwest::header::CONTENT_TYPE)
-            .and_then(|v| v.to_str().ok())
-            .is_none_or(|ct| ct.to_ascii_lowercase().contains("html"));
-        if !is_html {
-            return None;
-        }
-        let mut body = Vec::new();
-        while body.len() < MAX_BYTES {
-            match response.chunk().await {
-                Ok(Some(chunk)) => body.extend_from_slice(&chunk),
-                Ok(None) => break,
-                Err(_) if !body.is_empty() => break,
-                Err(_) => return None,
-            }
-        }
-        body.truncate(MAX_BYTES);
-        title_of_html(&String::from_utf8_lossy(&body))
+            .ok()
+            .flatten()
     }
+
+    async fn fetch_in_time(&self, url: &str) -> Option<String> {
+        let mut url = url::Url::parse(url).ok()?;
+        for _ in 0..=REDIRECTS {
+            if !matches!(url.scheme(), "http" | "https") {
+                return None;
+            }
+            let client = self.client_for(&url).await?;
+            let response = client
+                .get(url.clone())
+                .header(reqwest::header::ACCEPT, "text/html")
+                .send()
+                .await
+                .ok()?;
+            if response.status().is_redirection() {
+                let next = response
+                    .headers()
+                    .get(reqwest::header::LOCATION)?
+                    .to_str()
+                    .ok()?;
+                url = url.join(next).ok()?;
+                continue;
+            }
+            return title_of_response(response).await;
+        }
+        None
+    }
+
+    /// A client that connects to `url`'s host only at its allowed addresses; `None` when it has
+    /// none.
+    async fn client_for(&self, url: &url::Url) -> Option<reqwest::Client> {
+        let port = url.port_or_known_default()?;
+        let resolved: Vec<SocketAddr> = match url.host()? {
+            url::Host::Ipv4(ip) => vec![SocketAddr::new(ip.into(), port)],
+            url::Host::Ipv6(ip) => vec![SocketAddr::new(ip.into(), port)],
+            url::Host::Domain(name) => tokio::net::lookup_host((name, port)).await.ok()?.collect(),
+        };
+        let allowed: Vec<SocketAddr> = resolved
+            .into_iter()
+            .filter(|addr| is_public(addr.ip()) || self.allow.contains(addr))
+            .collect();
+        if allowed.is_empty() {
+            tracing::debug!(
+                host = url.host_str(),
+                "title not fetched: no public address"
+            );
+            return None;
+        }
+        let mut builder = reqwest::Client::builder()
+            .connect_timeout(FETCH_TIMEOUT)
+            // Each hop is checked here; a proxy would resolve names where we cannot look.
+            .no_proxy()
+            .redirect(reqwest::redirect::Policy::none())
+            .user_agent(concat!("linkdeck/", env!("CARGO_PKG_VERSION"), " (title)"));
+        if let Some(url::Host::Domain(name)) = url.host() {
+            builder = builder.resolve_to_addrs(name, &allowed);
+        }
+        builder.build().ok()
+    }
+}
+
+/// The title of an HTML answer, read from at most [`MAX_BYTES`] of it.
+async fn title_of_response(mut response: reqwest::Response) -> Option<String> {
+    if !response.status().is_success() {
+        return None;
+    }
+    let is_html = response
+        .headers()
+        .get(reqwest::header::CONTENT_TYPE)
+        .and_then(|v| v.to_str().ok())
+        .is_none_or(|ct| ct.to_ascii_lowercase().contains("html"));
+    if !is_html {
+        return None;
+    }
+    let mut body = Vec::new();
+    while body.len() < MAX_BYTES {
+        match response.chunk().await {
+            Ok(Some(chunk)) => body.extend_from_slice(&chunk),
+            Ok(None) => break,
+            Err(_) if !body.is_empty() => break,
+            Err(_) => return None,
+        }
+    }
+    body.truncate(MAX_BYTES);
+    title_of_html(&String::from_utf8_lossy(&body))
 }
 
 /// The text of the first `<title>` element, whitespace collapsed, at most [`MAX_CHARS`]

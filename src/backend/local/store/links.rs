@@ -120,12 +120,13 @@ fn write_values(row: &LinkRow) -> [Value; 18] {
     ]
 }
 
-/// The id the next new link takes: above every id that may come back, a live link's or a
-/// trashed one's, so that a restored link always finds its own id free.
+/// The id the next new link takes: above every id given out so far — a stored link's, and any
+/// deleted one's (trashed or gone; see migration 7's `link_ids`) — so no id ever names two
+/// links, and a link restored from the trash always finds its own id free.
 pub fn next_id(conn: &Connection) -> Result<Id> {
     conn.prepare_cached(
         "SELECT max(ifnull((SELECT max(id) FROM links), 0), \
-                    ifnull((SELECT max(id) FROM trash_links), 0)) + 1",
+                    ifnull((SELECT deleted_high FROM link_ids), 0)) + 1",
     )
     .map_err(db_error)?
     .query_row([], |r| r.get(0))
@@ -242,7 +243,7 @@ pub fn stage_insert(tx: &Transaction<'_>, staged: Staged) -> Result<usize> {
             [staged.first],
         )
         .map_err(db_error)?;
-    let last = tx.last_insert_rowid();
+    let last = staged.first + n as Id - 1;
     // The counters once per owner and space, not once per link.
     tx.execute_batch(
         "UPDATE owners SET link_count = link_count + staged.n FROM \
