@@ -493,9 +493,8 @@ impl Breakdown {
     /// The value as a person reads it.
     pub fn label(&self, value: &ValueCount) -> String {
         match &value.value {
-            // "The Netherlands" reads as "Netherlands" in a list of countries.
             Some(v) if self.dimension == Dimension::Country => super::country_by_code(v)
-                .map(|c| c.name.trim_start_matches("The ").to_owned())
+                .map(|c| c.name)
                 .unwrap_or_else(|| v.clone()),
             Some(v) => v.clone(),
             None => self.dimension.none_label().to_owned(),
