@@ -1,8 +1,11 @@
 //! The command line, run as the real binary against temporary databases. One module per part of
-//! the CLI, each named for what it covers; `cli_support` runs the binary in a sandbox.
+//! the CLI, each named for what it covers; `cli_support` runs the binary in a sandbox, `common`
+//! reads where a `linkdeck serve` child listens.
 
 #[path = "../cli_support/mod.rs"]
 mod cli_support;
+#[path = "../common/mod.rs"]
+mod common;
 
 mod bulk;
 mod completions;

@@ -11,7 +11,6 @@ struct Server {
 
 impl Server {
     fn start(env: &Env, db: &std::path::Path) -> Server {
-        use std::io::{BufRead, BufReader};
         let mut child = env
             .std_bare()
             .arg("--db")
@@ -23,19 +22,9 @@ impl Server {
             .stderr(std::process::Stdio::piped())
             .spawn()
             .unwrap();
-        let mut stderr = BufReader::new(child.stderr.take().unwrap());
-        let base = loop {
-            let mut line = String::new();
-            assert!(
-                stderr.read_line(&mut line).unwrap() > 0,
-                "serve exited early"
-            );
-            if let Some(url) = line.trim().strip_prefix("listening on ") {
-                break url.to_owned();
-            }
-        };
-        // Keep draining the log so the server never blocks on a full pipe.
-        std::thread::spawn(move || std::io::copy(&mut stderr, &mut std::io::sink()));
+        // The rest of the log is read on a thread until the child ends, and dropped.
+        let (base, _rest) = crate::common::listening_on(child.stderr.take().unwrap())
+            .unwrap_or_else(|log| panic!("serve exited early:\n{log}"));
         Server { child, base }
     }
 }
