@@ -87,7 +87,7 @@ impl suite::Harness for LocalHarness {
             .await
             .unwrap();
     }
-    async fn record_visits(&self, visits: Vec<linkdeck::backend::local::visits::VisitRow>) {
+    async fn record_visits(&self, visits: Vec<linkdeck::backend::local::serving::VisitRow>) {
         self.service.record_visits(visits).await.unwrap();
     }
 }
@@ -916,7 +916,7 @@ use linkdeck::backend::{BulkAction, Progress, Selection, Trashed, TrashedKind, U
 async fn add_visits(h: &LocalHarness, id: Id, n: i64) {
     let now = linkdeck::domain::Clock::now(h.clock.as_ref()).as_second();
     let visits = (0..n)
-        .map(|i| linkdeck::backend::local::visits::VisitRow {
+        .map(|i| linkdeck::backend::local::serving::VisitRow {
             link_id: id,
             at: now - 3_600 + i,
             country: Some("DE".into()),

@@ -140,7 +140,7 @@ impl suite::Harness for RemoteHarness {
             .await
             .unwrap();
     }
-    async fn record_visits(&self, visits: Vec<linkdeck::backend::local::visits::VisitRow>) {
+    async fn record_visits(&self, visits: Vec<linkdeck::backend::local::serving::VisitRow>) {
         self.service.record_visits(visits).await.unwrap();
     }
 }

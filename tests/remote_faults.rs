@@ -3,7 +3,8 @@
 //! Every server here is real: a socket on 127.0.0.1 that accepts connections. The failing ones
 //! are scripted (an axum app answering 500, 429, 302 or HTML; a listener that never answers;
 //! a port with nothing behind it). No real phpShort can run on this machine, so the tolerance
-//! tests use a small axum app that answers with the bodies of `reference/phpshort-2.4-api.md`.
+//! tests use a small axum app that answers with bodies of the shapes phpShort 2.4 sends
+//! (docs/ARCHITECTURE.md, "phpShort's quirks").
 //! Every call is bounded by a generous timeout so a hang fails the test instead of stalling it.
 
 use std::future::Future;

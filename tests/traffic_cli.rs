@@ -7,7 +7,7 @@ mod cli_support;
 use cli_support::Env;
 use serde_json::Value;
 
-use linkdeck::backend::local::visits::VisitRow;
+use linkdeck::backend::local::serving::VisitRow;
 use linkdeck::backend::local::{LocalOptions, LocalService};
 
 /// Visits to `alias` in the sandbox's database, `hours_ago` before now, with these values.

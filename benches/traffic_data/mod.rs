@@ -19,8 +19,8 @@ use rand::rngs::StdRng;
 use rand::{Rng, SeedableRng};
 
 use linkdeck::backend::Backend;
-use linkdeck::backend::local::store::traffic::Interner;
-use linkdeck::backend::local::visits::{VisitBatch, VisitRow, record_visits};
+use linkdeck::backend::local::serving::Interner;
+use linkdeck::backend::local::serving::{VisitBatch, VisitRow, record_visits};
 use linkdeck::backend::local::{LocalBackend, LocalService};
 use linkdeck::domain::{Id, LinkInput, LinkQuery, SearchBy};
 

@@ -17,6 +17,11 @@ use crate::domain::{
     StatsQuery,
 };
 
+/// How long a request to a remote v1 server may take when the profile does not say. It lives
+/// here, with the contract, because two parts read it: the remote backend's own default and the
+/// config's default for a profile's `timeout`.
+pub const DEFAULT_REMOTE_TIMEOUT: std::time::Duration = std::time::Duration::from_secs(10);
+
 /// Where a backend points, for headers and messages.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct BackendInfo {

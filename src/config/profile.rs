@@ -12,7 +12,7 @@ use super::values::{BaseUrl, ZoneName};
 /// directory.
 pub const BUILTIN_PROFILE: &str = "local";
 
-pub const DEFAULT_TIMEOUT_SECS: u64 = crate::backend::remote::DEFAULT_TIMEOUT.as_secs();
+pub const DEFAULT_TIMEOUT_SECS: u64 = crate::backend::DEFAULT_REMOTE_TIMEOUT.as_secs();
 
 /// A `[profiles.NAME]` table as written. Both kinds share one table shape so toml reports
 /// unknown keys and bad values with their line; which keys fit which kind is checked after.

@@ -332,7 +332,7 @@ impl fmt::Debug for LinkPatch {
 
 pub const EXPIRATION_CLICKS_MAX: u32 = 999_999_999;
 
-/// Checks every field of `input` against the rules of DESIGN §2 that need no stored state, reading
+/// Checks every field of `input` against every rule that needs no stored state, reading
 /// expiry in `tz`. Returns the typed patch, or every field error at once. Rules that need stored
 /// state (alias uniqueness, space and domain ownership) are the backend's.
 pub fn validate_link_input(

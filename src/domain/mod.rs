@@ -1,4 +1,4 @@
-//! The service's types and rules (DESIGN §2), with no I/O. Everything else depends on this
+//! The service's types and rules, with no I/O. Everything else depends on this
 //! module; it depends on nothing of ours. Validation lives here once and serves the embedded
 //! service, the server and the terminal app's forms.
 

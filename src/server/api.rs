@@ -1,34 +1,25 @@
-//! The v1 API (DESIGN §3) over any [`Backend`]: the caller's key picks the owner, and the owner's
-//! view of the embedded service answers.
+//! The v1 API over any [`Backend`](crate::backend::Backend): the caller's key picks the owner,
+//! and the owner's view of the embedded service answers. What a handler needs of the request
+//! (the caller, a record id, a form) it takes as a typed extractor from `extract`.
 
 use std::net::{IpAddr, SocketAddr};
 use std::sync::Arc;
 
 use axum::Router;
-use axum::body::Bytes;
-use axum::extract::{ConnectInfo, Path, RawQuery, Request, State};
+use axum::extract::{ConnectInfo, RawQuery, Request, State};
 use axum::http::{HeaderMap, HeaderValue, StatusCode, header};
 use axum::middleware::{self, Next};
 use axum::response::{IntoResponse, Response};
 use axum::routing::get;
 
 use super::error::ApiError;
-use super::form::{FormSpec, check_form_content_type, parse_form};
+use super::extract::{Caller, RecordId, V1Form};
 use super::{AppState, params};
-use crate::backend::Backend;
 use crate::domain::{Error, Id, LinkInput, SpaceInput};
 use crate::wire;
 
 type Shared = State<Arc<AppState>>;
 type ApiResult = Result<Response, ApiError>;
-
-/// Who is calling: the backend acting for the key's owner.
-#[derive(Clone)]
-pub struct Caller {
-    pub backend: Arc<dyn Backend>,
-    /// The key's owner, for what the service answers beyond the `Backend` contract.
-    pub owner: Id,
-}
 
 /// What a rate limit is counted against.
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]
@@ -37,12 +28,6 @@ pub enum LimitKey {
     /// Requests without a valid key, by address (an IPv6 one by its /64).
     Address(IpAddr),
 }
-
-const LINK_FORM: FormSpec = FormSpec {
-    lists: &["geo", "platform", "rotation"],
-};
-
-const SPACE_FORM: FormSpec = FormSpec { lists: &[] };
 
 pub fn router(state: Arc<AppState>) -> Router<Arc<AppState>> {
     let v1 = Router::new()
@@ -149,43 +134,17 @@ async fn authenticate(
     response
 }
 
-fn caller(request_caller: Option<axum::Extension<Caller>>) -> Result<Arc<dyn Backend>, ApiError> {
-    request_caller
-        .map(|c| c.0.backend)
-        .ok_or_else(|| ApiError::Domain(Error::Unauthorized("no caller".into())))
-}
-
-/// A record id from the path; anything but a positive integer names no record.
-fn record_id(raw: &str) -> Result<Id, ApiError> {
-    raw.parse::<Id>()
-        .ok()
-        .filter(|id| *id > 0)
-        .ok_or(ApiError::Domain(Error::not_found("record")))
-}
-
 fn json(status: StatusCode, body: impl serde::Serialize) -> Response {
     (status, axum::Json(body)).into_response()
-}
-
-fn form<T: serde::de::DeserializeOwned>(
-    headers: &HeaderMap,
-    body: &Bytes,
-    spec: &FormSpec,
-) -> Result<T, ApiError> {
-    check_form_content_type(headers, body.len())?;
-    parse_form(body, spec)
 }
 
 fn url_of(state: &AppState, path: &str, query: String) -> String {
     format!("{}{path}?{query}", state.public_url)
 }
 
-type Ext = Option<axum::Extension<Caller>>;
-
-async fn list_links(State(state): Shared, ext: Ext, RawQuery(q): RawQuery) -> ApiResult {
-    let backend = caller(ext)?;
+async fn list_links(State(state): Shared, caller: Caller, RawQuery(q): RawQuery) -> ApiResult {
     let query = params::link_query(q.as_deref())?;
-    let page = backend.list_links(&query).await?;
+    let page = caller.backend.list_links(&query).await?;
     let path = "/api/v1/links";
     let body = wire::list(
         &page,
@@ -196,15 +155,13 @@ async fn list_links(State(state): Shared, ext: Ext, RawQuery(q): RawQuery) -> Ap
     Ok(json(StatusCode::OK, body))
 }
 
-async fn show_link(ext: Ext, Path(id): Path<String>) -> ApiResult {
-    let link = caller(ext)?.show_link(record_id(&id)?).await?;
+async fn show_link(caller: Caller, RecordId(id): RecordId) -> ApiResult {
+    let link = caller.backend.show_link(id).await?;
     Ok(json(StatusCode::OK, wire::single(wire::link_record(&link))))
 }
 
-async fn create_link(ext: Ext, headers: HeaderMap, body: Bytes) -> ApiResult {
-    let backend = caller(ext)?;
-    let input: LinkInput = form(&headers, &body, &LINK_FORM)?;
-    let link = backend.create_link(&input).await?;
+async fn create_link(caller: Caller, V1Form(input): V1Form<LinkInput>) -> ApiResult {
+    let link = caller.backend.create_link(&input).await?;
     Ok(json(
         StatusCode::CREATED,
         wire::single(wire::link_record(&link)),
@@ -212,28 +169,22 @@ async fn create_link(ext: Ext, headers: HeaderMap, body: Bytes) -> ApiResult {
 }
 
 async fn update_link(
-    ext: Ext,
-    Path(id): Path<String>,
-    headers: HeaderMap,
-    body: Bytes,
+    caller: Caller,
+    RecordId(id): RecordId,
+    V1Form(input): V1Form<LinkInput>,
 ) -> ApiResult {
-    let backend = caller(ext)?;
-    let id = record_id(&id)?;
-    let input: LinkInput = form(&headers, &body, &LINK_FORM)?;
-    let link = backend.update_link(id, &input).await?;
+    let link = caller.backend.update_link(id, &input).await?;
     Ok(json(StatusCode::OK, wire::single(wire::link_record(&link))))
 }
 
-async fn delete_link(ext: Ext, Path(id): Path<String>) -> ApiResult {
-    let id = record_id(&id)?;
-    caller(ext)?.delete_link(id).await?;
+async fn delete_link(caller: Caller, RecordId(id): RecordId) -> ApiResult {
+    caller.backend.delete_link(id).await?;
     Ok(json(StatusCode::OK, wire::deleted(id, "link")))
 }
 
-async fn list_spaces(State(state): Shared, ext: Ext, RawQuery(q): RawQuery) -> ApiResult {
-    let backend = caller(ext)?;
+async fn list_spaces(State(state): Shared, caller: Caller, RawQuery(q): RawQuery) -> ApiResult {
     let query = params::space_query(q.as_deref())?;
-    let page = backend.list_spaces(&query).await?;
+    let page = caller.backend.list_spaces(&query).await?;
     let path = "/api/v1/spaces";
     let body = wire::list(
         &page,
@@ -244,18 +195,16 @@ async fn list_spaces(State(state): Shared, ext: Ext, RawQuery(q): RawQuery) -> A
     Ok(json(StatusCode::OK, body))
 }
 
-async fn show_space(ext: Ext, Path(id): Path<String>) -> ApiResult {
-    let space = caller(ext)?.show_space(record_id(&id)?).await?;
+async fn show_space(caller: Caller, RecordId(id): RecordId) -> ApiResult {
+    let space = caller.backend.show_space(id).await?;
     Ok(json(
         StatusCode::OK,
         wire::single(wire::space_record(&space)),
     ))
 }
 
-async fn create_space(ext: Ext, headers: HeaderMap, body: Bytes) -> ApiResult {
-    let backend = caller(ext)?;
-    let input: SpaceInput = form(&headers, &body, &SPACE_FORM)?;
-    let space = backend.create_space(&input).await?;
+async fn create_space(caller: Caller, V1Form(input): V1Form<SpaceInput>) -> ApiResult {
+    let space = caller.backend.create_space(&input).await?;
     Ok(json(
         StatusCode::CREATED,
         wire::single(wire::space_record(&space)),
@@ -263,31 +212,25 @@ async fn create_space(ext: Ext, headers: HeaderMap, body: Bytes) -> ApiResult {
 }
 
 async fn update_space(
-    ext: Ext,
-    Path(id): Path<String>,
-    headers: HeaderMap,
-    body: Bytes,
+    caller: Caller,
+    RecordId(id): RecordId,
+    V1Form(input): V1Form<SpaceInput>,
 ) -> ApiResult {
-    let backend = caller(ext)?;
-    let id = record_id(&id)?;
-    let input: SpaceInput = form(&headers, &body, &SPACE_FORM)?;
-    let space = backend.update_space(id, &input).await?;
+    let space = caller.backend.update_space(id, &input).await?;
     Ok(json(
         StatusCode::OK,
         wire::single(wire::space_record(&space)),
     ))
 }
 
-async fn delete_space(ext: Ext, Path(id): Path<String>) -> ApiResult {
-    let id = record_id(&id)?;
-    caller(ext)?.delete_space(id).await?;
+async fn delete_space(caller: Caller, RecordId(id): RecordId) -> ApiResult {
+    caller.backend.delete_space(id).await?;
     Ok(json(StatusCode::OK, wire::deleted(id, "space")))
 }
 
-async fn list_domains(State(state): Shared, ext: Ext, RawQuery(q): RawQuery) -> ApiResult {
-    let backend = caller(ext)?;
+async fn list_domains(State(state): Shared, caller: Caller, RawQuery(q): RawQuery) -> ApiResult {
     let (page_no, per_page) = params::paging(q.as_deref())?;
-    let page = backend.list_domains(page_no, per_page).await?;
+    let page = caller.backend.list_domains(page_no, per_page).await?;
     let path = "/api/v1/domains";
     let body = wire::list(
         &page,
@@ -298,33 +241,29 @@ async fn list_domains(State(state): Shared, ext: Ext, RawQuery(q): RawQuery) -> 
     Ok(json(StatusCode::OK, body))
 }
 
-async fn show_domain(ext: Ext, Path(id): Path<String>) -> ApiResult {
-    let domain = caller(ext)?.show_domain(record_id(&id)?).await?;
+async fn show_domain(caller: Caller, RecordId(id): RecordId) -> ApiResult {
+    let domain = caller.backend.show_domain(id).await?;
     Ok(json(
         StatusCode::OK,
         wire::single(wire::domain_record(&domain)),
     ))
 }
 
-async fn account_stats(State(state): Shared, ext: Ext, RawQuery(q): RawQuery) -> ApiResult {
-    stats(&state, ext, q.as_deref(), None).await
+async fn account_stats(State(state): Shared, caller: Caller, RawQuery(q): RawQuery) -> ApiResult {
+    stats(&state, caller.owner, q.as_deref(), None).await
 }
 
 async fn link_stats(
     State(state): Shared,
-    ext: Ext,
-    Path(id): Path<String>,
+    caller: Caller,
+    RecordId(id): RecordId,
     RawQuery(q): RawQuery,
 ) -> ApiResult {
-    let id = record_id(&id)?;
-    stats(&state, ext, q.as_deref(), Some(id)).await
+    stats(&state, caller.owner, q.as_deref(), Some(id)).await
 }
 
 /// Statistics in the zone asked for, else the one the server reads the owner's dates in.
-async fn stats(state: &AppState, ext: Ext, raw: Option<&str>, link: Option<Id>) -> ApiResult {
-    let owner = ext
-        .map(|c| c.0.owner)
-        .ok_or_else(|| ApiError::Domain(Error::Unauthorized("no caller".into())))?;
+async fn stats(state: &AppState, owner: Id, raw: Option<&str>, link: Option<Id>) -> ApiResult {
     let (query, zone) = params::stats_query(raw, link)?;
     let tz = zone.unwrap_or_else(|| state.service.options().timezone.clone());
     let stats = state.service.stats_in(owner, &query, tz.clone()).await?;

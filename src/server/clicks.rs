@@ -18,10 +18,10 @@ use std::time::Duration;
 
 use tokio::sync::{mpsc, oneshot};
 
-use crate::backend::local::LocalService;
-use crate::backend::local::redirect::ResolvedLink;
-use crate::backend::local::store::traffic::Interner;
-use crate::backend::local::visits::{VisitBatch, VisitRow, record_visits};
+use crate::backend::local::serving::Interner;
+use crate::backend::local::serving::LocalService;
+use crate::backend::local::serving::ResolvedLink;
+use crate::backend::local::serving::{VisitBatch, VisitRow, record_visits};
 use crate::domain::{Id, TargetType};
 
 #[derive(Debug, Default)]

@@ -15,7 +15,7 @@ use serde::de::{self, DeserializeOwned, Deserializer, IgnoredAny, MapAccess, Seq
 use serde_qs::{Config, DuplicateKeyBehavior};
 
 use super::error::ApiError;
-use crate::domain::{FieldErrors, RuleInput};
+use crate::domain::{FieldErrors, LinkInput, RuleInput, SpaceInput};
 
 /// Rows a targeting list may have in one request.
 pub const MAX_ROWS: usize = 100;
@@ -31,6 +31,21 @@ const QS: Config = Config::new()
 /// field the input type has is a scalar.
 pub struct FormSpec {
     pub lists: &'static [&'static str],
+}
+
+/// An input type the v1 API reads from a form, with its list fields.
+pub trait FormFields: DeserializeOwned {
+    const SPEC: FormSpec;
+}
+
+impl FormFields for LinkInput {
+    const SPEC: FormSpec = FormSpec {
+        lists: &["geo", "platform", "rotation"],
+    };
+}
+
+impl FormFields for SpaceInput {
+    const SPEC: FormSpec = FormSpec { lists: &[] };
 }
 
 /// Parses a form body into `T`, naming every unknown, repeated or malformed field in one error.
@@ -271,11 +286,8 @@ fn unsupported() -> ApiError {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::domain::{LinkInput, RuleInput, SpaceInput};
 
-    const LINK: FormSpec = FormSpec {
-        lists: &["geo", "platform", "rotation"],
-    };
+    const LINK: FormSpec = LinkInput::SPEC;
 
     fn parse(body: &str) -> Result<LinkInput, ApiError> {
         parse_form(body.as_bytes(), &LINK)

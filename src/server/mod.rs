@@ -7,6 +7,7 @@ mod api;
 mod clicks;
 pub mod connections;
 mod error;
+mod extract;
 mod form;
 mod heads;
 mod limit;
@@ -41,7 +42,7 @@ pub use clicks::{Ledger, Reservation};
 pub use redirect::merge_query;
 pub use visitor::platform_of;
 
-use crate::backend::local::LocalService;
+use crate::backend::local::serving::LocalService;
 use crate::domain::{Error, Result};
 
 /// How the server behaves. [`ServeOptions::default`] is what `linkdeck serve` uses without a
@@ -118,7 +119,7 @@ impl Default for ServeOptions {
             change_poll: Duration::from_millis(250),
             flush_interval: Duration::from_millis(1000),
             flush_batch: 50_000,
-            pending_log_max: crate::backend::local::visits::RAW_PENDING_MAX,
+            pending_log_max: crate::backend::local::serving::RAW_PENDING_MAX,
             stats_cache: Duration::from_secs(5),
             visit_log_retention: Some(DEFAULT_VISIT_LOG_RETENTION),
             upkeep_every: upkeep::EVERY,

@@ -97,7 +97,7 @@ impl PasswordGate {
         };
         // Argon2 is slow on purpose: off the async threads, holding the slot throughout.
         let right = tokio::task::spawn_blocking(move || {
-            let right = crate::backend::local::password::verify_password(&hash, &given);
+            let right = crate::backend::local::serving::verify_password(&hash, &given);
             drop(permit);
             right
         })

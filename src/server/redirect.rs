@@ -1,4 +1,5 @@
-//! The short links themselves (DESIGN §4): `GET /{alias}` and the password form's
+//! The short links themselves (their order of decisions: docs/ARCHITECTURE.md, "A redirect"):
+//! `GET /{alias}` and the password form's
 //! `POST /{alias}`, the preview at `/{alias}/+` and the public statistics at `/{alias}/stats`.
 
 use std::net::SocketAddr;
@@ -13,8 +14,8 @@ use super::AppState;
 use super::clicks::Reservation;
 use super::pages::{self, PasswordPrompt};
 use super::passwords::Refused;
-use crate::backend::local::redirect::ResolvedLink;
-use crate::backend::local::visits::VisitRow;
+use crate::backend::local::serving::ResolvedLink;
+use crate::backend::local::serving::VisitRow;
 use crate::domain::{Platform, TargetType};
 
 type Shared = State<Arc<AppState>>;
@@ -155,7 +156,8 @@ fn rule_for<'a>(rules: &'a [crate::domain::TargetRule], key: &str) -> Option<&'a
         .map(|r| r.value.as_str())
 }
 
-/// Steps 2 and 4–7 of DESIGN §4 for a visitor who passed the password step (or needs none).
+/// Steps 2 and 4–7 of a redirect (docs/ARCHITECTURE.md, "A redirect") for a visitor who passed
+/// the password step (or needs none).
 /// `count` is false for HEAD requests: a probe that follows no link is not a click.
 fn visit(
     state: &AppState,

@@ -15,8 +15,8 @@ use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 use super::clicks::Ledger;
-use crate::backend::local::LocalService;
-use crate::backend::local::redirect::ResolvedLink;
+use crate::backend::local::serving::LocalService;
+use crate::backend::local::serving::ResolvedLink;
 use crate::domain::{Id, Result};
 
 /// Entries kept before the cache starts over (bounds memory under random-alias floods).

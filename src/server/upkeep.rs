@@ -4,7 +4,7 @@
 
 use std::time::Duration;
 
-use crate::backend::local::LocalService;
+use crate::backend::local::serving::LocalService;
 
 /// How often the log is pruned unless told otherwise.
 pub const EVERY: Duration = Duration::from_secs(3600);

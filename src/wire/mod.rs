@@ -1,6 +1,8 @@
-//! The v1 JSON wire format as `linkdeck serve` writes it (DESIGN §3): records, list envelopes,
-//! delete confirmations and error bodies, built from the domain types. Reading the format back
-//! (tolerantly, from any phpShort-style server) is the remote backend's business.
+//! The v1 JSON wire format as `linkdeck serve` writes it: records, list envelopes, delete
+//! confirmations and error bodies, built from the domain types. Reading the format back
+//! (tolerantly, from any phpShort-style server) is the remote backend's business. It is shared,
+//! not the server's own, because `stats` is read and written on both sides (docs/ARCHITECTURE.md,
+//! "The v1 wire format").
 
 pub mod stats;
 

@@ -1,5 +1,6 @@
 //! Shared helpers for the server tests: a real `linkdeck serve` on an ephemeral loopback port
-//! over a real database in a temporary directory, and a client that never follows redirects.
+//! over a real database in a temporary directory, a client that never follows redirects, and
+//! the address a `linkdeck serve` child process says it listens on.
 
 #![allow(dead_code)]
 
@@ -271,4 +272,35 @@ pub fn tiny_geoip_db(path: &std::path::Path, country: &str) {
     string(&mut db, "description");
     db.push(0xE0);
     std::fs::write(path, db).unwrap();
+}
+
+/// Reads a `linkdeck serve` child's stderr up to its `listening on URL` line and returns the URL,
+/// with a thread that keeps reading the rest (so the server never blocks on a full pipe) and
+/// returns it once the child has closed it. `Err` holds everything the child wrote when it
+/// exited before listening.
+pub fn listening_on(
+    stderr: std::process::ChildStderr,
+) -> Result<(String, std::thread::JoinHandle<String>), String> {
+    use std::io::{BufRead, BufReader, Read};
+    let mut stderr = BufReader::new(stderr);
+    let mut seen = String::new();
+    loop {
+        let mut line = String::new();
+        let read = stderr
+            .read_line(&mut line)
+            .expect("reading the log of serve");
+        if read == 0 {
+            return Err(seen);
+        }
+        seen.push_str(&line);
+        if let Some(url) = line.trim().strip_prefix("listening on ") {
+            let base = url.to_owned();
+            let rest = std::thread::spawn(move || {
+                let mut rest = String::new();
+                let _ = stderr.read_to_string(&mut rest);
+                rest
+            });
+            return Ok((base, rest));
+        }
+    }
 }

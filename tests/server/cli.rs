@@ -1,9 +1,8 @@
 //! The real binary: `keys` and `serve`, stopped by SIGTERM like a service manager would.
 
-use std::io::{BufRead, BufReader};
 use std::process::{Command, Stdio};
 
-use crate::common::{client, location};
+use crate::common::{client, listening_on, location};
 
 fn linkdeck(db: &std::path::Path) -> Command {
     let mut cmd = Command::new(env!("CARGO_BIN_EXE_linkdeck"));
@@ -53,23 +52,8 @@ async fn keys_and_serve_through_the_binary() {
         .stderr(Stdio::piped())
         .spawn()
         .unwrap();
-    let mut stderr = BufReader::new(server.stderr.take().unwrap());
-    let base = loop {
-        let mut line = String::new();
-        assert!(
-            stderr.read_line(&mut line).unwrap() > 0,
-            "serve exited early"
-        );
-        if let Some(url) = line.trim().strip_prefix("listening on ") {
-            break url.to_owned();
-        }
-    };
-    // Keep draining the log so the server never blocks on a full pipe.
-    let drain = std::thread::spawn(move || {
-        let mut rest = String::new();
-        let _ = std::io::Read::read_to_string(&mut stderr, &mut rest);
-        rest
-    });
+    let (base, drain) = listening_on(server.stderr.take().unwrap())
+        .unwrap_or_else(|log| panic!("serve exited early:\n{log}"));
 
     let http = client();
     let response = http
@@ -141,24 +125,13 @@ fn spawn_serve(
         .stderr(Stdio::piped())
         .spawn()
         .unwrap();
-    let mut stderr = BufReader::new(child.stderr.take().unwrap());
+    let stderr = child.stderr.take().unwrap();
     let mut server = Serving(child);
-    let mut seen = String::new();
-    loop {
-        let mut line = String::new();
-        if stderr.read_line(&mut line).unwrap() == 0 {
+    match listening_on(stderr) {
+        Ok((base, drain)) => Ok((server, base, drain)),
+        Err(seen) => {
             let _ = server.0.wait();
-            return Err(seen);
-        }
-        seen.push_str(&line);
-        if let Some(url) = line.trim().strip_prefix("listening on ") {
-            let base = url.to_owned();
-            let drain = std::thread::spawn(move || {
-                let mut rest = String::new();
-                let _ = std::io::Read::read_to_string(&mut stderr, &mut rest);
-                rest
-            });
-            return Ok((server, base, drain));
+            Err(seen)
         }
     }
 }

@@ -1,4 +1,5 @@
-//! The short links: every branch of DESIGN §4, and exact click counts under concurrency.
+//! The short links: every step of a redirect (docs/ARCHITECTURE.md, "A redirect"), and exact
+//! click counts under concurrency.
 
 use std::sync::Arc;
 

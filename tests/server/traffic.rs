@@ -571,7 +571,7 @@ async fn clicks_stay_exact_while_the_database_cannot_be_written() {
 
 #[tokio::test]
 async fn the_raw_log_is_pruned_in_the_background_and_no_figure_changes() {
-    use linkdeck::backend::local::visits::VisitRow;
+    use linkdeck::backend::local::serving::VisitRow;
     use linkdeck::domain::{PeriodSpec, Preset, StatsQuery, StatsScope};
     let s = TestServer::start_with(ServeOptions {
         visit_log_retention: Some(Duration::from_secs(90 * 86_400)),

@@ -1,6 +1,6 @@
-//! The behaviour suite of DESIGN §2, written against `&dyn Backend` only, so the same tests run
-//! on the embedded service (`tests/local_backend.rs`) and on `RemoteBackend` talking to a real
-//! `linkdeck serve` (through another harness).
+//! The behaviour suite of the `Backend` contract, written against `&dyn Backend` only, so the
+//! same tests run on the embedded service (`tests/local_backend.rs`) and on `RemoteBackend`
+//! talking to a real `linkdeck serve` (through another harness).
 //!
 //! Use: `#[macro_use] mod suite;` then `backend_suite!(make_harness().await);` generates one
 //! `#[tokio::test]` per suite function, each with a fresh harness.
@@ -40,7 +40,7 @@ pub trait Harness: Send + Sync {
     /// Sets a link's click count, as visits would.
     async fn set_clicks(&self, id: Id, clicks: u64);
     /// Counts visits as the server's click writer does.
-    async fn record_visits(&self, visits: Vec<linkdeck::backend::local::visits::VisitRow>);
+    async fn record_visits(&self, visits: Vec<linkdeck::backend::local::serving::VisitRow>);
 }
 
 /// Where every harness's clock starts.

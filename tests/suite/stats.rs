@@ -4,7 +4,7 @@
 
 use jiff::Timestamp;
 
-use linkdeck::backend::local::visits::VisitRow;
+use linkdeck::backend::local::serving::VisitRow;
 use linkdeck::domain::{
     Dimension, Error, Id, Interval, LinkInput, PeriodSpec, Preset, SpaceInput, Stats, StatsPart,
     StatsQuery, StatsScope,

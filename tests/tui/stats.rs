@@ -2,7 +2,7 @@
 //! change and a step back, the dashboard and a top link's own traffic, and back each time.
 
 use super::*;
-use linkdeck::backend::local::visits::VisitRow;
+use linkdeck::backend::local::serving::VisitRow;
 
 fn visit(link: Id, hours_ago: i64, country: &str) -> VisitRow {
     VisitRow {

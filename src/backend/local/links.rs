@@ -1,4 +1,4 @@
-//! The link rules of the embedded service (DESIGN §2) over the SQL in `store::links`: field
+//! The link rules of the embedded service over the SQL in `store::links`: field
 //! validation, ownership of spaces and domains, alias uniqueness and generation, password
 //! hashing, titles and short URLs.
 

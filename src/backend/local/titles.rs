@@ -1,4 +1,4 @@
-//! Page titles fetched in the background (DESIGN §2: a profile may enable it). A save never
+//! Page titles fetched in the background (when the profile enables it). A save never
 //! waits for the destination: the link is stored with its host-and-path title, and once the
 //! page's `<title>` arrives (within [`FETCH_TIMEOUT`], from at most [`MAX_BYTES`] of HTML) it
 //! replaces that title — unless the link's URL changed meanwhile, so a slow answer never labels

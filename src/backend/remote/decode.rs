@@ -1,5 +1,5 @@
 //! Reads v1 response bodies into domain types, tolerating what real phpShort 2.x servers send
-//! (DESIGN §3, `reference/phpshort-2.4-api.md` §2): numbers as ints, numeric strings or null;
+//! (docs/ARCHITECTURE.md, "phpShort's quirks"): numbers as ints, numeric strings or null;
 //! targets as a list or as an object keyed by index; two date formats; domain names with a
 //! scheme; no `password` field; `message` as a field map or a string; no `status` on lists.
 //!

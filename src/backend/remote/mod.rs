@@ -1,4 +1,4 @@
-//! The v1 API client: a [`Backend`] over any server that speaks DESIGN §3 — `linkdeck serve`
+//! The v1 API client: a [`Backend`] over any server that speaks the v1 API — `linkdeck serve`
 //! or a real phpShort 2.x. It sends what was typed and lets the server validate (its 422 comes
 //! back as field errors); it reads answers tolerantly ([`decode`]); every failure maps to a
 //! domain error in one place ([`errors`]).
@@ -29,9 +29,6 @@ use crate::domain::{
     SpaceInput, SpaceQuery, Stats, StatsPart, StatsQuery, StatsScope,
 };
 
-/// How long a request may take when the profile does not say.
-pub const DEFAULT_TIMEOUT: Duration = Duration::from_secs(10);
-
 /// Everything a remote profile says, resolved: the key already read from its source.
 #[derive(Debug, Clone)]
 pub struct RemoteOptions {
@@ -50,7 +47,7 @@ impl RemoteOptions {
         RemoteOptions {
             base_url: base_url.into(),
             api_key,
-            timeout: DEFAULT_TIMEOUT,
+            timeout: super::DEFAULT_REMOTE_TIMEOUT,
             timezone: TimeZone::system(),
         }
     }

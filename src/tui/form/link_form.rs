@@ -1,4 +1,4 @@
-//! The link form: every field of DESIGN §2 in four sections (basics, protection, expiry,
+//! The link form: every field of a link in four sections (basics, protection, expiry,
 //! targeting). It knows the link it edits, so a save sends only what changed. Drawing is in
 //! `link_form/render.rs`.
 

@@ -1,4 +1,4 @@
-//! The editing half of the terminal app (DESIGN §5 "Forms"): the link form and the space form.
+//! The editing half of the terminal app: the link form and the space form.
 //!
 //! A form is a plain component: keys and pastes in, a [`FormOutcome`] out, `render` reads its
 //! state. It never calls the backend: saving answers [`FormOutcome::Save`] with the request the

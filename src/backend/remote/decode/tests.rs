@@ -1,5 +1,5 @@
 //! One test per tolerance, each built from a body of the shape a phpShort 2.4 server sends
-//! (`reference/phpshort-2.4-api.md`).
+//! (docs/ARCHITECTURE.md, "phpShort's quirks").
 
 use serde_json::{Value, json};
 
@@ -9,7 +9,7 @@ fn ts(s: &str) -> Timestamp {
     s.parse().unwrap()
 }
 
-/// The show response of the reference, §2.1.
+/// A link as phpShort 2.4 shows it.
 fn reference_show() -> Value {
     json!({
       "data": {

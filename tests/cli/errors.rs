@@ -1,0 +1,243 @@
+//! Errors and exit codes: every field named, one exit code per kind of error, unusable databases,
+//! closed pipes.
+
+use crate::cli_support::Env;
+use serde_json::json;
+
+#[test]
+fn validation_errors_list_every_field_and_exit_3() {
+    let env = Env::new();
+    let run = env
+        .run(&[
+            "links",
+            "create",
+            "javascript:alert(1)",
+            "--alias",
+            "no spaces",
+            "--max-clicks",
+            "lots",
+            "--geo",
+            "XX=https://a.example",
+            "--expires",
+            "2030-13-01 10:00",
+        ])
+        .fails_with(3);
+    let lines: Vec<&str> = run.stderr.lines().collect();
+    assert_eq!(lines[0], "error: 5 fields are invalid", "{}", run.stderr);
+    assert!(
+        run.stderr.contains("\n  url: must be an http or https URL"),
+        "{}",
+        run.stderr
+    );
+    assert!(run.stderr.contains("\n  alias: "), "{}", run.stderr);
+    assert!(
+        run.stderr.contains("expiration_clicks (--max-clicks): "),
+        "{}",
+        run.stderr
+    );
+    assert!(
+        run.stderr.contains("geo.0.key (--geo #1): "),
+        "{}",
+        run.stderr
+    );
+    assert!(
+        run.stderr.contains("expiration_date (--expires): "),
+        "{}",
+        run.stderr
+    );
+    assert!(run.stdout.is_empty());
+
+    let err = env
+        .run(&["--json", "links", "create", "ftp://x", "--alias", "api"])
+        .fails_with(3)
+        .error_json();
+    assert_eq!(err["error"], "validation");
+    assert!(err["message"].is_string());
+    assert!(err["fields"]["url"][0].is_string(), "{err}");
+    assert!(
+        err["fields"]["alias"][0]
+            .as_str()
+            .unwrap()
+            .contains("reserved"),
+        "{err}"
+    );
+    // Nothing was written.
+    assert_eq!(env.json(&["links", "list"])["total"], 0);
+}
+
+#[test]
+fn exit_codes_per_error_kind() {
+    let env = Env::new();
+    // not found: 4
+    let err = env
+        .run(&["--json", "links", "show", "12345"])
+        .fails_with(4)
+        .error_json();
+    assert_eq!(err["error"], "not_found");
+    assert_eq!(err["fields"], json!({}));
+    env.run(&["spaces", "show", "nothing-here"]).fails_with(4);
+    // usage: 2 (clap and our own), also as JSON with --json
+    env.run(&["links", "frobnicate"]).fails_with(2);
+    env.run(&["links", "create"]).fails_with(2);
+    env.run(&["links", "create", "https://a.example", "--disabled=maybe"])
+        .fails_with(2);
+    env.run(&["links", "create", "https://a.example", "--geo", "US"])
+        .fails_with(2);
+    let err = env
+        .run(&["--json", "links", "list", "--bogus"])
+        .fails_with(2)
+        .error_json();
+    assert_eq!(err["error"], "usage");
+    env.run(&["links", "create", "https://a.example"]).ok();
+    let run = env.run(&["links", "update", "1"]).fails_with(2);
+    assert!(run.stderr.contains("nothing to change"), "{}", run.stderr);
+    // conflict: 7 (a domain still in use)
+    env.run(&["domains", "add", "sho.rt"]).ok();
+    env.run(&["links", "create", "https://b.example", "--domain", "sho.rt"])
+        .ok();
+    let err = env
+        .run(&["--json", "domains", "remove", "sho.rt"])
+        .fails_with(7)
+        .error_json();
+    assert_eq!(err["error"], "conflict");
+    // validation: 3 (duplicate space name)
+    env.run(&["spaces", "create", "A", "--color", "1"]).ok();
+    env.run(&["spaces", "create", "a", "--color", "2"])
+        .fails_with(3);
+    // unauthorized: 5 (the variable named for the API key is not set)
+    let run = env
+        .bare()
+        .env_remove("NOPE")
+        .args([
+            "--remote",
+            "https://links.example.com",
+            "--api-key-env",
+            "NOPE",
+        ])
+        .args(["links", "list"])
+        .output()
+        .unwrap();
+    assert_eq!(run.status.code(), Some(5));
+    let stderr = String::from_utf8_lossy(&run.stderr);
+    assert!(
+        stderr.contains("the environment variable NOPE that should hold the API key is not set"),
+        "{stderr}"
+    );
+    // unavailable: 6 (a server that is not running)
+    let port = std::net::TcpListener::bind("127.0.0.1:0")
+        .unwrap()
+        .local_addr()
+        .unwrap()
+        .port();
+    let run = env
+        .bare()
+        .env("LINKDECK_TEST_KEY", "some-key")
+        .args([
+            "--remote",
+            &format!("http://127.0.0.1:{port}"),
+            "--api-key-env",
+            "LINKDECK_TEST_KEY",
+        ])
+        .args(["links", "list"])
+        .output()
+        .unwrap();
+    assert_eq!(run.status.code(), Some(6));
+    let stderr = String::from_utf8_lossy(&run.stderr);
+    assert_eq!(
+        stderr.trim_end(),
+        format!("error: cannot reach http://127.0.0.1:{port}: connection refused")
+    );
+    // config: 9
+    let run = env
+        .bare()
+        .args(["--profile", "missing", "links", "list"])
+        .output()
+        .unwrap();
+    assert_eq!(run.status.code(), Some(9));
+}
+
+#[test]
+fn garbage_database_file_is_a_clear_error() {
+    let env = Env::new();
+    let garbage = env.write("garbage.db", &"this is not a database\n".repeat(500));
+    let run = env.run_on(&garbage, &["links", "list"]).fails_with(6);
+    assert!(run.stderr.starts_with("error: "), "{}", run.stderr);
+    assert!(run.stderr.contains("garbage.db"), "{}", run.stderr);
+    assert_eq!(run.stderr.trim().lines().count(), 1, "{}", run.stderr);
+    let err = env
+        .run_on(&garbage, &["--json", "links", "list"])
+        .fails_with(6)
+        .error_json();
+    assert_eq!(err["error"], "unavailable");
+    // The file is left as it was.
+    assert!(
+        std::fs::read_to_string(&garbage)
+            .unwrap()
+            .starts_with("this is not")
+    );
+}
+
+#[test]
+fn a_database_locked_by_another_program_is_a_clear_error_and_nothing_is_written() {
+    let env = Env::new();
+    env.run(&["links", "create", "https://first.example"]).ok();
+    // Another program holds the write lock (as a long import or a stuck tool would).
+    let other = rusqlite::Connection::open(&env.db).unwrap();
+    other.execute_batch("BEGIN IMMEDIATE").unwrap();
+    let run = env
+        .run(&["links", "create", "https://second.example"])
+        .fails_with(6);
+    assert!(run.stderr.starts_with("error: "), "{}", run.stderr);
+    assert!(run.stderr.contains("busy"), "{}", run.stderr);
+    assert_eq!(run.stderr.trim().lines().count(), 1, "{}", run.stderr);
+    // Reading does not wait for the writer.
+    let listed = env.run(&["--json", "links", "list"]).ok().json();
+    assert_eq!(listed["total"], 1, "{listed}");
+    other.execute_batch("ROLLBACK").unwrap();
+    drop(other);
+    // Once the lock is gone the same command works.
+    env.run(&["links", "create", "https://second.example"]).ok();
+    let listed = env.run(&["--json", "links", "list"]).ok().json();
+    assert_eq!(listed["total"], 2, "{listed}");
+}
+
+#[test]
+fn refusals_say_what_is_allowed() {
+    let env = Env::new();
+    let run = env
+        .run(&["spaces", "create", "Launch", "--color", "pink"])
+        .fails_with(3);
+    assert!(
+        run.stderr
+            .contains("red, orange, yellow, green, blue, purple"),
+        "{}",
+        run.stderr
+    );
+    let run = env
+        .run(&["links", "create", "https://example.com", "--alias", "café"])
+        .fails_with(3);
+    assert!(run.stderr.contains("ASCII letters"), "{}", run.stderr);
+}
+
+#[test]
+fn a_closed_output_pipe_ends_quietly() {
+    let env = Env::new();
+    let demo = concat!(env!("CARGO_MANIFEST_DIR"), "/assets/demo.json");
+    env.run(&["import", demo]).ok();
+    // The reader goes away before (or while) linkdeck writes: no panic, no error, exit 0.
+    let mut child = env
+        .std_bare()
+        .arg("--db")
+        .arg(&env.db)
+        .arg("--config")
+        .arg(&env.config)
+        .args(["links", "list", "--all"])
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    drop(child.stdout.take());
+    let out = child.wait_with_output().unwrap();
+    assert_eq!(out.status.code(), Some(0));
+    assert_eq!(String::from_utf8_lossy(&out.stderr), "");
+}

@@ -1,0 +1,295 @@
+//! Links: create, show, update, delete, list with filters and pages, passwords from stdin.
+
+use crate::cli_support::Env;
+use crate::ids;
+use serde_json::{Value, json};
+
+#[test]
+fn create_show_update_delete_round_trip() {
+    let env = Env::new();
+    env.run(&["spaces", "create", "Launch", "--color", "green"])
+        .ok();
+    let link = env.json(&[
+        "links",
+        "create",
+        "https://example.com/landing",
+        "--alias",
+        "launch-day",
+        "--space",
+        "launch",
+        "--public",
+        "--expires",
+        "2030-05-01 09:30",
+        "--max-clicks",
+        "100",
+        "--expiration-url",
+        "https://example.com/over",
+        "--geo",
+        "us=https://example.com/us",
+        "--geo",
+        "DE=https://example.com/de",
+    ]);
+    assert_eq!(link["alias"], "launch-day");
+    assert_eq!(link["url"], "https://example.com/landing");
+    assert_eq!(link["space"]["name"], "Launch");
+    assert_eq!(link["public"], true);
+    assert_eq!(link["disabled"], false);
+    assert_eq!(link["password"], false);
+    assert_eq!(link["ends_at"], "2030-05-01T09:30:00Z");
+    assert_eq!(link["expiration_clicks"], 100);
+    assert_eq!(link["expiration_url"], "https://example.com/over");
+    assert_eq!(link["target_type"], 1);
+    assert_eq!(
+        link["geo"],
+        json!([{"key": "US", "value": "https://example.com/us"}, {"key": "DE", "value": "https://example.com/de"}])
+    );
+    assert_eq!(link["status"], "active");
+    let id = link["id"].as_i64().unwrap().to_string();
+
+    // Shown by id and by alias alike, in JSON and as text.
+    assert_eq!(env.json(&["links", "show", &id]), link);
+    assert_eq!(env.json(&["links", "show", "LAUNCH-DAY"])["id"], link["id"]);
+    let text = env.run(&["links", "show", "launch-day"]).ok().stdout;
+    assert!(text.contains("https://example.com/landing"), "{text}");
+    assert!(text.contains("2030-05-01 09:30 UTC"), "{text}");
+    assert!(text.contains("US → https://example.com/us"), "{text}");
+    assert!(text.contains("0 of 100 allowed"), "{text}");
+
+    // Update changes only what is given.
+    let updated = env.json(&[
+        "links",
+        "update",
+        &id,
+        "--url",
+        "https://example.com/new",
+        "--disabled",
+        "--platform",
+        "ios=https://example.com/ios",
+        "--platform",
+        "OS X=https://example.com/mac",
+        "--no-expiry",
+        "--no-space",
+    ]);
+    assert_eq!(updated["url"], "https://example.com/new");
+    assert_eq!(updated["disabled"], true);
+    assert_eq!(updated["status"], "disabled");
+    assert_eq!(updated["ends_at"], Value::Null);
+    assert_eq!(updated["space"], Value::Null);
+    assert_eq!(updated["alias"], "launch-day");
+    assert_eq!(
+        updated["expiration_clicks"], 0,
+        "--no-expiry removes the click limit too"
+    );
+    assert_eq!(updated["target_type"], 2);
+    assert_eq!(updated["platform"][0]["key"], "iOS");
+    assert_eq!(updated["platform"][1]["key"], "OS X");
+
+    let updated = env.json(&[
+        "links",
+        "update",
+        "launch-day",
+        "--disabled=false",
+        "--rotation",
+        "https://a.example.com",
+        "--rotation",
+        "https://b.example.com",
+    ]);
+    assert_eq!(updated["disabled"], false);
+    assert_eq!(updated["target_type"], 3);
+    assert_eq!(
+        updated["rotation"],
+        json!(["https://a.example.com", "https://b.example.com"])
+    );
+    let cleared = env.json(&["links", "update", &id, "--no-targeting"]);
+    assert_eq!(cleared["target_type"], 0);
+
+    let deleted = env.json(&["links", "delete", &id]);
+    assert_eq!(
+        deleted,
+        json!({"id": link["id"], "object": "link", "deleted": true})
+    );
+    env.run(&["links", "show", &id]).fails_with(4);
+    let text = env
+        .run(&["links", "delete", "launch-day"])
+        .fails_with(4)
+        .stderr;
+    assert!(text.contains("not found"), "{text}");
+}
+
+#[test]
+fn passwords_are_set_from_stdin_and_never_printed() {
+    let env = Env::new();
+    let run = env.run_stdin(
+        &[
+            "--json",
+            "links",
+            "create",
+            "https://example.com",
+            "--password-stdin",
+        ],
+        "s3cret-pass\n",
+    );
+    let link = run.ok().json();
+    assert_eq!(link["password"], true);
+    assert!(!serde_json::to_string(&link).unwrap().contains("s3cret"));
+    let id = link["id"].as_i64().unwrap().to_string();
+    let shown = env.run(&["links", "show", &id]).ok().stdout;
+    assert!(
+        shown.contains("password      yes") || shown.contains("password") && shown.contains("yes")
+    );
+    assert!(!shown.contains("s3cret"));
+    let removed = env.json(&["links", "update", &id, "--no-password"]);
+    assert_eq!(removed["password"], false);
+}
+
+#[test]
+fn list_filters_sort_and_pages() {
+    let env = Env::new();
+    env.run(&["spaces", "create", "Work", "--color", "blue"])
+        .ok();
+    for i in 1..=25 {
+        let url = format!("https://example.com/page-{i:02}");
+        let alias = format!("p{i:02}");
+        let mut args = vec!["links", "create", url.as_str(), "--alias", alias.as_str()];
+        if i % 5 == 0 {
+            args.push("--disabled");
+        }
+        if i <= 3 {
+            args.extend(["--space", "Work"]);
+        }
+        env.run(&args).ok();
+    }
+
+    let first = env.json(&["links", "list", "--per-page", "10"]);
+    assert_eq!(first["total"], 25);
+    assert_eq!(first["page"], 1);
+    assert_eq!(first["per_page"], 10);
+    assert_eq!(first["last_page"], 3);
+    assert_eq!(ids(&first)[0], 25, "newest first");
+    let third = env.json(&["links", "list", "--per-page", "10", "--page", "3"]);
+    assert_eq!(ids(&third).len(), 5);
+    let oldest = env.json(&["links", "list", "--sort", "asc"]);
+    assert_eq!(ids(&oldest)[0], 1);
+
+    let disabled = env.json(&["links", "list", "--status", "disabled"]);
+    assert_eq!(disabled["total"], 5);
+    let active = env.json(&["links", "list", "--status", "active", "--per-page", "100"]);
+    assert_eq!(active["total"], 20);
+    let in_space = env.json(&["links", "list", "--space", "work"]);
+    assert_eq!(ids(&in_space), vec![3, 2, 1]);
+    let found = env.json(&["links", "list", "--search", "P1", "--by", "alias"]);
+    assert_eq!(found["total"], 10);
+    let by_url = env.json(&["links", "list", "--search", "page-07", "--by", "url"]);
+    assert_eq!(ids(&by_url), vec![7]);
+
+    // --all streams every page: as one JSON array, and as one table.
+    let all = env.run(&["--json", "links", "list", "--all"]).ok().json();
+    assert_eq!(all.as_array().unwrap().len(), 25);
+    let table = env.run(&["links", "list", "--all"]).ok().stdout;
+    assert_eq!(
+        table
+            .lines()
+            .filter(|l| l.starts_with("ALIAS") || l.contains("ALIAS"))
+            .count(),
+        1
+    );
+    assert!(table.contains("p25") && table.contains("p01"), "{table}");
+    assert!(table.trim_end().ends_with("25 links"), "{table}");
+
+    // Human table: aligned columns, status words, click limits.
+    let text = env
+        .run(&["links", "list", "--status", "disabled"])
+        .ok()
+        .stdout;
+    let header = text.lines().next().unwrap();
+    for col in [
+        "ID",
+        "ALIAS",
+        "DESTINATION",
+        "SPACE",
+        "CLICKS",
+        "STATUS",
+        "EXPIRES",
+    ] {
+        assert!(header.contains(col), "{header}");
+    }
+    assert!(text.contains("disabled"), "{text}");
+    assert!(text.contains("page 1 of 1 · 5 links"), "{text}");
+
+    // Out-of-range paging is a field error, not silently replaced.
+    let err = env
+        .run(&["--json", "links", "list", "--per-page", "500"])
+        .fails_with(3)
+        .error_json();
+    assert!(err["fields"]["per_page"].is_array(), "{err}");
+    env.run(&["links", "list", "--status", "bogus"])
+        .fails_with(2);
+    env.run(&["links", "list", "--space", "Nope"]).fails_with(4);
+}
+
+#[test]
+fn empty_list_says_so() {
+    let env = Env::new();
+    let out = env.run(&["links", "list"]).ok().stdout;
+    assert_eq!(out.trim(), "no links yet");
+    let out = env.json(&["links", "list"]);
+    assert_eq!(out["items"], json!([]));
+    assert_eq!(out["total"], 0);
+    let all = env.run(&["--json", "links", "list", "--all"]).ok().json();
+    assert_eq!(all, json!([]));
+}
+
+#[test]
+fn no_expiry_removes_every_limit_and_show_agrees() {
+    let env = Env::new();
+    env.run(&[
+        "links",
+        "create",
+        "https://example.com/x",
+        "--alias",
+        "lim",
+        "--expires",
+        "2031-01-01 10:00",
+        "--max-clicks",
+        "5",
+        "--expiration-url",
+        "https://example.com/over",
+    ])
+    .ok();
+    env.run(&["links", "update", "lim", "--no-expiry"]).ok();
+    let link = env.json(&["links", "show", "lim"]);
+    assert_eq!(link["ends_at"], serde_json::Value::Null, "{link}");
+    assert_eq!(link["expiration_clicks"], 0, "{link}");
+    let text = env.run(&["links", "show", "lim"]).ok().stdout;
+    assert!(
+        text.lines()
+            .any(|l| l.starts_with("expires") && l.ends_with("never")),
+        "{text}"
+    );
+    assert!(
+        text.lines()
+            .any(|l| l.starts_with("clicks") && l.trim_end().ends_with('0')),
+        "{text}"
+    );
+}
+
+#[test]
+fn show_numbers_rotation_urls_and_marks_the_next() {
+    let env = Env::new();
+    env.run(&[
+        "links",
+        "create",
+        "https://example.com/ab",
+        "--alias",
+        "ab",
+        "--rotation",
+        "https://a.example",
+        "--rotation",
+        "https://b.example",
+    ])
+    .ok();
+    let text = env.run(&["links", "show", "ab"]).ok().stdout;
+    assert!(!text.contains("next →"), "{text}");
+    assert!(text.contains("1. https://a.example  (next)"), "{text}");
+    assert!(text.contains("2. https://b.example\n"), "{text}");
+}

@@ -1,0 +1,29 @@
+//! The command line, run as the real binary against temporary databases. One module per part of
+//! the CLI, each named for what it covers; `cli_support` runs the binary in a sandbox, `common`
+//! reads where a `linkdeck serve` child listens.
+
+#[path = "../cli_support/mod.rs"]
+mod cli_support;
+#[path = "../common/mod.rs"]
+mod common;
+
+mod bulk;
+mod completions;
+mod config;
+mod errors;
+mod links;
+mod spaces;
+mod through_server;
+mod transfer;
+
+use serde_json::Value;
+
+/// The ids of a list's items, in order.
+fn ids(list: &Value) -> Vec<i64> {
+    list["items"]
+        .as_array()
+        .expect("items")
+        .iter()
+        .map(|l| l["id"].as_i64().unwrap())
+        .collect()
+}

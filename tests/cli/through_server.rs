@@ -1,0 +1,93 @@
+//! The CLI against a real `linkdeck serve` child: import and export through the v1 API.
+
+use crate::cli_support::Env;
+use serde_json::Value;
+
+/// A `linkdeck serve` child on an ephemeral port over `db`, killed when dropped.
+struct Server {
+    child: std::process::Child,
+    base: String,
+}
+
+impl Server {
+    fn start(env: &Env, db: &std::path::Path) -> Server {
+        let mut child = env
+            .std_bare()
+            .arg("--db")
+            .arg(db)
+            .arg("--config")
+            .arg(&env.config)
+            .args(["serve", "--listen", "127.0.0.1:0"])
+            .stdout(std::process::Stdio::null())
+            .stderr(std::process::Stdio::piped())
+            .spawn()
+            .unwrap();
+        // The rest of the log is read on a thread until the child ends, and dropped.
+        let (base, _rest) = crate::common::listening_on(child.stderr.take().unwrap())
+            .unwrap_or_else(|log| panic!("serve exited early:\n{log}"));
+        Server { child, base }
+    }
+}
+
+impl Drop for Server {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+#[test]
+fn import_and_export_through_a_server() {
+    let env = Env::new();
+    let served = env.path("served.db");
+    let key = env.run_on(&served, &["keys", "create"]).ok().stdout;
+    let key = key.trim();
+    let server = Server::start(&env, &served);
+    let remote = |args: &[&str]| {
+        crate::cli_support::run(
+            env.bare()
+                .env("LINKDECK_CLI_TEST_KEY", key)
+                .args(["--config", env.config.to_str().unwrap()])
+                .args([
+                    "--remote",
+                    &server.base,
+                    "--api-key-env",
+                    "LINKDECK_CLI_TEST_KEY",
+                ])
+                .args(args),
+        )
+    };
+
+    // A file with a bad row sends nothing at all.
+    let bad = env.write(
+        "bad.json",
+        "{\"links\": [\n{\"url\": \"https://ok.example\"},\n{\"url\": \"nope\"}\n]}",
+    );
+    let run = remote(&["import", bad.to_str().unwrap()]).fails_with(3);
+    assert!(run.stderr.contains("line 3: url"), "{}", run.stderr);
+    assert_eq!(remote(&["--json", "links", "list"]).ok().json()["total"], 0);
+
+    let demo = concat!(env!("CARGO_MANIFEST_DIR"), "/assets/demo.json");
+    let summary = remote(&["--json", "import", demo]).ok().json();
+    assert_eq!(summary["links_created"], 52);
+    assert_eq!(summary["spaces_created"], 5);
+
+    // What the server exports equals what its database exports, and both read back the demo.
+    let over_http = remote(&["export"]).ok().stdout;
+    let direct = env.run_on(&served, &["export"]).ok().stdout;
+    assert_eq!(over_http, direct);
+    let exported: Value = serde_json::from_str(&over_http).unwrap();
+    assert_eq!(exported["links"].as_array().unwrap().len(), 52);
+    assert_eq!(exported["spaces"].as_array().unwrap().len(), 5);
+
+    // Listing and showing by alias work the same over the API.
+    let shown = remote(&["--json", "links", "show", "spring"]).ok().json();
+    assert_eq!(shown["url"], "https://shop.example.com/spring/collection");
+    let page = remote(&["--json", "links", "list", "--space", "Support"])
+        .ok()
+        .json();
+    assert_eq!(page["total"], 7);
+    // Local-only commands say so.
+    let run = remote(&["domains", "add", "sho.rt"]).fails_with(2);
+    assert!(run.stderr.contains("local"), "{}", run.stderr);
+}

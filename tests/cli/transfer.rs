@@ -1,0 +1,400 @@
+//! Import and export: round trips in JSON and CSV, batches, refused files and rows.
+
+use crate::cli_support::Env;
+use serde_json::{Value, json};
+
+fn fill(env: &Env) {
+    env.run(&["domains", "add", "sho.rt"]).ok();
+    env.run(&["spaces", "create", "Launch", "--color", "green"])
+        .ok();
+    env.run(&["spaces", "create", "Empty", "--color", "red"])
+        .ok();
+    env.run(&[
+        "links",
+        "create",
+        "https://example.com/a",
+        "--alias",
+        "a",
+        "--space",
+        "Launch",
+        "--geo",
+        "US=https://example.com/us;x=1",
+        "--geo",
+        "FR=https://example.com/fr",
+        "--expires",
+        "2031-02-03 04:05",
+        "--expiration-url",
+        "https://example.com/gone",
+    ])
+    .ok();
+    env.run_stdin(
+        &[
+            "links",
+            "create",
+            "https://example.com/b",
+            "--alias",
+            "b",
+            "--password-stdin",
+            "--max-clicks",
+            "50",
+            "--public",
+        ],
+        "pw\n",
+    )
+    .ok();
+    env.run(&[
+        "links",
+        "create",
+        "https://example.com/c",
+        "--alias",
+        "c",
+        "--domain",
+        "sho.rt",
+        "--platform",
+        "Android=https://example.com/android",
+        "--disabled",
+    ])
+    .ok();
+    env.run(&[
+        "links",
+        "create",
+        "https://example.com/d",
+        "--alias",
+        "d",
+        "--rotation",
+        "https://example.com/r1",
+        "--rotation",
+        "https://example.com/r2",
+    ])
+    .ok();
+}
+
+/// The links as an import would recreate them: without ids, times and clicks.
+fn comparable(env: &Env, db: &std::path::Path) -> Vec<Value> {
+    let all = env
+        .run_on(db, &["--json", "links", "list", "--all", "--sort", "asc"])
+        .ok()
+        .json();
+    all.as_array()
+        .unwrap()
+        .iter()
+        .map(|l| {
+            json!({
+                "alias": l["alias"], "url": l["url"], "short_url": l["short_url"],
+                "title": l["title"], "space": l["space"]["name"], "domain": l["domain"]["name"],
+                "disabled": l["disabled"], "public": l["public"], "ends_at": l["ends_at"],
+                "expiration_clicks": l["expiration_clicks"], "expiration_url": l["expiration_url"],
+                "target_type": l["target_type"], "geo": l["geo"], "platform": l["platform"],
+                "rotation": l["rotation"],
+            })
+        })
+        .collect()
+}
+
+fn round_trip(file: &str) {
+    let env = Env::new();
+    fill(&env);
+    let path = env.path(file);
+    let run = env.run(&["export", path.to_str().unwrap()]).ok();
+    assert!(run.stdout.contains("exported 4 links"), "{}", run.stdout);
+    assert!(
+        run.stderr.contains("1 link has a password"),
+        "{}",
+        run.stderr
+    );
+
+    let fresh = env.path("fresh.db");
+    env.run_on(&fresh, &["domains", "add", "https://sho.rt"])
+        .ok();
+    let run = env
+        .run_on(&fresh, &["--json", "import", path.to_str().unwrap()])
+        .ok();
+    let summary = run.json();
+    assert_eq!(summary["links_created"], 4);
+    assert_eq!(summary["passwords_not_imported"], 1);
+    assert_eq!(comparable(&env, &env.db), comparable(&env, &fresh));
+
+    // Spaces with colours come along.
+    let spaces = env
+        .run_on(&fresh, &["--json", "spaces", "list", "--all"])
+        .ok()
+        .json();
+    let launch = spaces
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|s| s["name"] == "Launch")
+        .unwrap();
+    assert_eq!(launch["color"], 4);
+
+    // Exporting the copy gives the same file but for the passwords that could not travel.
+    let again = env.path(&format!("again-{file}"));
+    env.run_on(&fresh, &["export", again.to_str().unwrap()])
+        .ok();
+    let first = std::fs::read_to_string(&path).unwrap();
+    let second = std::fs::read_to_string(&again).unwrap();
+    let strip = |s: &str| {
+        s.replace("\"password\":true", "\"password\":false")
+            .replace(",true,50,", ",false,50,")
+    };
+    if file.ends_with(".json") {
+        assert_eq!(strip(&first), strip(&second));
+    } else {
+        assert_eq!(first.lines().count(), second.lines().count());
+    }
+}
+
+#[test]
+fn json_export_import_round_trip() {
+    round_trip("links.json");
+}
+
+#[test]
+fn csv_export_import_round_trip() {
+    round_trip("links.csv");
+}
+
+#[test]
+fn export_walks_every_link_once_across_batches() {
+    // More links than two export batches, with a gap in the ids where some were deleted.
+    let env = Env::new();
+    let links: Vec<String> = (0..2_345)
+        .map(|i| format!(r#"{{"url": "https://example.com/{i}", "alias": "l{i}"}}"#))
+        .collect();
+    let file = env.write(
+        "many.json",
+        &format!(r#"{{"version": 1, "links": [{}]}}"#, links.join(",")),
+    );
+    env.run(&["import", file.to_str().unwrap()]).ok();
+    for alias in ["l999", "l1000", "l1001"] {
+        env.run(&["links", "delete", alias]).ok();
+    }
+    let export = env.run(&["export", "--format", "csv"]).ok().stdout;
+    let aliases: Vec<&str> = export
+        .lines()
+        .skip(1)
+        .map(|line| line.split(',').nth(1).unwrap())
+        .collect();
+    let expected: Vec<String> = (0..2_345)
+        .filter(|i| !(999..=1001).contains(i))
+        .map(|i| format!("l{i}"))
+        .collect();
+    assert_eq!(aliases, expected);
+}
+
+#[test]
+fn export_to_stdout_and_formats() {
+    let env = Env::new();
+    fill(&env);
+    let json = env.run(&["export"]).ok().json();
+    assert_eq!(json["version"], 1);
+    assert_eq!(json["spaces"].as_array().unwrap().len(), 2);
+    assert_eq!(json["links"].as_array().unwrap().len(), 4);
+    let a = &json["links"][0];
+    assert_eq!(a["space"], "Launch");
+    assert_eq!(
+        a["geo"][0],
+        json!({"key": "US", "value": "https://example.com/us;x=1"})
+    );
+    let csv = env.run(&["export", "--format", "csv"]).ok().stdout;
+    let header = csv.lines().next().unwrap();
+    assert!(
+        header.starts_with("url,alias,title,space,space_color,domain,disabled,public,password"),
+        "{header}"
+    );
+    assert!(
+        csv.contains("US=https://example.com/us;x=1;FR=https://example.com/fr"),
+        "{csv}"
+    );
+    assert!(
+        csv.contains("https://example.com/r1;https://example.com/r2"),
+        "{csv}"
+    );
+}
+
+#[test]
+fn export_replaces_a_file_only_when_complete() {
+    let env = Env::new();
+    fill(&env);
+    let target = env.write("keep.json", "previous export");
+    let summary = env.json(&["export", target.to_str().unwrap()]);
+    assert_eq!(summary["links"], 4);
+    assert_eq!(summary["spaces"], 2);
+    assert!(std::fs::read_to_string(&target).unwrap().starts_with('{'));
+
+    // A database that cannot be read leaves the old file alone and no partial file behind.
+    let garbage = env.write("garbage.db", &"not a database\n".repeat(300));
+    std::fs::write(&target, "previous export").unwrap();
+    env.run_on(&garbage, &["export", target.to_str().unwrap()])
+        .fails_with(6);
+    assert_eq!(std::fs::read_to_string(&target).unwrap(), "previous export");
+    let run = env
+        .run(&["export", env.path("no/such/dir/x.json").to_str().unwrap()])
+        .fails_with(1);
+    assert!(run.stderr.contains("no/such/dir/x.json"), "{}", run.stderr);
+    let leftovers: Vec<_> = std::fs::read_dir(env.dir.path())
+        .unwrap()
+        .filter_map(|e| e.ok())
+        .filter(|e| e.file_name().to_string_lossy().contains("partial"))
+        .collect();
+    assert!(leftovers.is_empty());
+}
+
+#[test]
+fn a_very_bad_import_counts_every_error_and_lists_the_first_in_line_order() {
+    let env = Env::new();
+    let mut csv = String::from("url,alias\n");
+    for i in 0..600 {
+        csv.push_str(&format!("not-a-url-{i},\n"));
+    }
+    let file = env.write("bad.csv", &csv);
+    let run = env.run(&["import", file.to_str().unwrap()]).fails_with(3);
+    let first = run.stderr.lines().next().unwrap();
+    assert!(
+        first.contains("600 fields are invalid (the first 50 are listed)"),
+        "{first}"
+    );
+    let lines: Vec<usize> = run
+        .stderr
+        .lines()
+        .filter_map(|l| l.trim().strip_prefix("line "))
+        .map(|l| l.split(':').next().unwrap().parse().unwrap())
+        .collect();
+    assert_eq!(lines, (2..=51).collect::<Vec<_>>(), "{}", run.stderr);
+}
+
+#[test]
+fn bad_import_row_aborts_and_names_its_line() {
+    let env = Env::new();
+    env.run(&["links", "create", "https://example.com", "--alias", "taken"])
+        .ok();
+    let file = env.write(
+        "bad.json",
+        r#"{
+  "spaces": [
+    {"name": "New space", "color": "blue"}
+  ],
+  "links": [
+    {"url": "https://ok.example.com", "space": "New space"},
+    {"url": "https://ok2.example.com", "alias": "taken"},
+    {"url": "javascript:alert(1)"}
+  ]
+}"#,
+    );
+    let run = env.run(&["import", file.to_str().unwrap()]).fails_with(3);
+    assert!(run.stderr.contains("nothing imported"), "{}", run.stderr);
+    assert!(run.stderr.contains("line 8: url"), "{}", run.stderr);
+    // Without the bad URL, the taken alias is what stops it.
+    let text = std::fs::read_to_string(&file).unwrap();
+    let file = env.write(
+        "bad2.json",
+        &text.replace(",\n    {\"url\": \"javascript:alert(1)\"}", ""),
+    );
+    let err = env
+        .run(&["--json", "import", file.to_str().unwrap()])
+        .fails_with(3)
+        .error_json();
+    assert!(err["fields"]["line 7: alias"].is_array(), "{err}");
+    // Nothing written: not the good row, not the space.
+    assert_eq!(env.json(&["links", "list"])["total"], 1);
+    assert_eq!(env.json(&["spaces", "list"])["total"], 0);
+
+    // A CSV row is named by its line too.
+    let csv = env.write(
+        "bad.csv",
+        "url,alias,expiration_clicks\nhttps://a.example,fine,\nhttps://b.example,also-fine,-3\n",
+    );
+    let run = env.run(&["import", csv.to_str().unwrap()]).fails_with(3);
+    assert!(
+        run.stderr.contains("line 3: expiration_clicks"),
+        "{}",
+        run.stderr
+    );
+    assert_eq!(env.json(&["links", "list"])["total"], 1);
+}
+
+#[test]
+fn malformed_import_files_are_refused() {
+    let env = Env::new();
+    let cases: &[(&str, &str, &str)] = &[
+        ("a.json", "this is not json", "line 1"),
+        ("b.json", "[{\"url\": \"https://a.example\"}]", "object"),
+        (
+            "c.json",
+            "{\"links\": [\n {\"url\": \"https://a.example\",\n  \"colour\": 1}]}",
+            "line 3",
+        ),
+        (
+            "d.json",
+            "{\"links\": [{\"url\": \"https://a.example\"}",
+            "line 1",
+        ),
+        ("e.csv", "url,colour\nhttps://a.example,1\n", "colour"),
+        ("f.csv", "url,alias\nhttps://a.example,x,extra\n", "line 2"),
+        ("g.csv", "alias\nx\n", "url"),
+    ];
+    for (name, text, expect) in cases {
+        let path = env.write(name, text);
+        let run = env.run(&["import", path.to_str().unwrap()]).fails_with(3);
+        assert!(run.stderr.contains(expect), "{name}: {}", run.stderr);
+        assert!(run.stderr.contains(name), "{name}: {}", run.stderr);
+    }
+    let path = env.write("h.txt", "{}");
+    env.run(&["import", path.to_str().unwrap()]).fails_with(2);
+    env.run(&["import", "--format", "json", path.to_str().unwrap()])
+        .ok();
+    env.run(&["import", env.path("missing.json").to_str().unwrap()])
+        .fails_with(1);
+    assert_eq!(env.json(&["links", "list"])["total"], 0);
+}
+
+#[test]
+fn import_from_stdin_reuses_existing_spaces() {
+    let env = Env::new();
+    env.run(&["spaces", "create", "Launch", "--color", "red"])
+        .ok();
+    let run = env.run_stdin(
+        &["--json", "import", "-"],
+        r#"{"spaces": [{"name": "launch", "color": 2}], "links": [{"url": "https://a.example", "space": "Launch", "password": "pw", "disabled": 1, "expiration_clicks": "5", "target_type": 3, "rotation": [{"value": "https://r.example"}]}]}"#,
+    );
+    let summary = run.ok().json();
+    assert_eq!(summary["links_created"], 1);
+    assert_eq!(summary["spaces_created"], 0);
+    let link = &env.json(&["links", "list"])["items"][0];
+    assert_eq!(
+        link["space"]["color"], 1,
+        "the existing space is kept as it was"
+    );
+    assert_eq!(link["password"], true);
+    assert_eq!(link["disabled"], true);
+    assert_eq!(link["expiration_clicks"], 5);
+    assert_eq!(link["rotation"], json!(["https://r.example"]));
+}
+
+#[test]
+fn demo_file_loads() {
+    let env = Env::new();
+    let demo = concat!(env!("CARGO_MANIFEST_DIR"), "/assets/demo.json");
+    let summary = env.json(&["import", demo]);
+    assert!(
+        summary["links_created"].as_u64().unwrap() >= 45,
+        "{summary}"
+    );
+    assert!(
+        summary["spaces_created"].as_u64().unwrap() >= 4,
+        "{summary}"
+    );
+    let links = env.run(&["--json", "links", "list", "--all"]).ok().json();
+    let links = links.as_array().unwrap();
+    let any = |f: &dyn Fn(&Value) -> bool| links.iter().any(f);
+    assert!(any(&|l| l["password"] == true));
+    assert!(any(&|l| l["disabled"] == true));
+    assert!(any(&|l| l["public"] == true));
+    assert!(any(&|l| l["expiration_clicks"].as_u64() > Some(0)));
+    assert!(any(&|l| !l["ends_at"].is_null()));
+    assert!(any(&|l| !l["expiration_url"].is_null()));
+    assert!(any(&|l| l["space"].is_null()));
+    for t in 1..=3 {
+        assert!(any(&|l| l["target_type"] == t), "target type {t}");
+    }
+}
