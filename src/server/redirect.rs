@@ -104,8 +104,9 @@ pub fn merge_query(destination: &str, visitor: Option<&str>) -> String {
     url.into()
 }
 
-fn expired_by_date(state: &AppState, link: &ResolvedLink) -> bool {
-    link.ends_at.is_some_and(|end| end <= state.service.now())
+/// Whether the link is expired now, by date or by clicks (those not yet written included).
+fn has_expired(state: &AppState, link: &ResolvedLink) -> bool {
+    state.ledger.status(link, state.service.now()).expired
 }
 
 /// Where an expired link sends its visitor. No click is counted.
@@ -120,7 +121,7 @@ fn expired(state: &AppState, link: &ResolvedLink) -> Response {
 /// of done. An expired link shows where it now leads (its expiration URL) or the expired page,
 /// a disabled one the disabled page: never a destination the link itself refuses.
 fn preview_of(state: &AppState, link: &ResolvedLink) -> Response {
-    if expired_by_date(state, link) || state.ledger.exhausted(link) {
+    if has_expired(state, link) {
         return match &link.expiration_url {
             Some(url) => pages::preview(&link.alias, url),
             None => pages::expired(),
@@ -165,7 +166,7 @@ fn visit(
     peer: SocketAddr,
     count: bool,
 ) -> Response {
-    if expired_by_date(state, link) || state.ledger.exhausted(link) {
+    if has_expired(state, link) {
         return expired(state, link);
     }
     if link.disabled {
@@ -228,7 +229,7 @@ pub async fn follow(
         Ok(link) => link,
         Err(page) => return page,
     };
-    if expired_by_date(&state, &link) || state.ledger.exhausted(&link) {
+    if has_expired(&state, &link) {
         return expired(&state, &link);
     }
     if link.password_hash.is_some() {
@@ -301,7 +302,7 @@ pub async fn unlock(
         Ok(link) => link,
         Err(page) => return page,
     };
-    if expired_by_date(&state, &link) || state.ledger.exhausted(&link) {
+    if has_expired(&state, &link) {
         return expired(&state, &link);
     }
     if let Err(page) = check_password(&state, &link, &headers, &body, peer).await {
@@ -321,7 +322,7 @@ pub async fn preview(
         Err(page) => return page,
     };
     // The same order as a visit: expiry first, then the password, then the rest.
-    if expired_by_date(&state, &link) || state.ledger.exhausted(&link) {
+    if has_expired(&state, &link) {
         return preview_of(&state, &link);
     }
     if link.password_hash.is_some() {
@@ -342,7 +343,7 @@ pub async fn unlock_preview(
         Ok(link) => link,
         Err(page) => return page,
     };
-    if expired_by_date(&state, &link) || state.ledger.exhausted(&link) {
+    if has_expired(&state, &link) {
         return preview_of(&state, &link);
     }
     match check_password(&state, &link, &headers, &body, peer).await {
