@@ -11,6 +11,7 @@ use super::context::Context;
 use super::error::{CliError, CliResult, Kind};
 use crate::backend::local::{LocalOptions, LocalService};
 use crate::config::Resolved;
+use crate::domain::{Error, RedirectStatus};
 use crate::server::ServeOptions;
 
 #[derive(Debug, Args)]
@@ -35,10 +36,10 @@ pub struct ServeArgs {
 /// The server's options: the command line over `[serve]` over the defaults.
 fn options(ctx: &Context, args: &ServeArgs) -> CliResult<ServeOptions> {
     let config = &ctx.config.serve;
-    let redirect_status = args
-        .redirect_status
-        .unwrap_or_else(|| config.redirect_status.code());
-    crate::server::redirect_status(redirect_status)?;
+    let redirect_status = match args.redirect_status {
+        Some(code) => RedirectStatus::new(code).map_err(|m| Error::field("redirect_status", m))?,
+        None => config.redirect_status,
+    };
     Ok(ServeOptions {
         listen: args.listen.unwrap_or(config.listen),
         public_url: String::new(),

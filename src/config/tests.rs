@@ -116,7 +116,10 @@ fn errors_name_the_line_and_key() {
     assert!(err.contains("Mars/Base"), "{err}");
 
     let err = parse("[serve]\nredirect_status = 303\n").unwrap_err().0;
-    assert!(err.contains("line 2") && err.contains("303"), "{err}");
+    assert!(
+        err.contains("line 2") && err.contains("must be 301, 302, 307 or 308, not 303"),
+        "{err}"
+    );
 
     let err = parse("[profiles.x]\nbackend = \"local\"\nbase_url = \"https://a.b\"\n")
         .unwrap_err()
@@ -296,4 +299,30 @@ fn key_mistakes_are_found_on_reading_and_name_the_line() {
     }
     // The same key in different places is fine: `y` answers a dialog and copies in a list.
     parse("[keys]\nyes = \"y\"\ncopy_short_url = \"y\"\n").unwrap();
+}
+
+#[test]
+fn a_base_url_with_credentials_fails_at_load_with_file_and_line() {
+    // It used to pass here and fail only when the remote backend was first built.
+    let err = parse(
+        "[profiles.r]\nbackend = \"remote\"\nbase_url = \"https://me:hunter2@links.example\"\n\
+         api_key_env = \"K\"\n",
+    )
+    .unwrap_err()
+    .0;
+    assert!(
+        err.contains("/cfg/linkdeck/config.toml") && err.contains("line 3"),
+        "{err}"
+    );
+    assert!(err.contains("must not hold credentials"), "{err}");
+    assert!(!err.contains("hunter2"), "the password was printed: {err}");
+
+    // A public URL is a base URL too: short links built on it would carry the query.
+    let err = parse("[serve]\npublic_url = \"https://sho.rt/?utm=x\"\n")
+        .unwrap_err()
+        .0;
+    assert!(
+        err.contains("line 2") && err.contains("must not have a query or fragment"),
+        "{err}"
+    );
 }

@@ -15,7 +15,7 @@ use super::pages::{self, PasswordPrompt};
 use super::passwords::Refused;
 use crate::backend::local::redirect::ResolvedLink;
 use crate::backend::local::visits::VisitRow;
-use crate::domain::{Platform, TargetType};
+use crate::domain::{Platform, TargetType, is_alias_shaped};
 
 type Shared = State<Arc<AppState>>;
 
@@ -29,15 +29,6 @@ fn host(headers: &HeaderMap) -> String {
         .to_ascii_lowercase()
 }
 
-/// Aliases are letters, digits, `-` and `_`; anything else cannot name a link.
-fn plausible_alias(alias: &str) -> bool {
-    !alias.is_empty()
-        && alias.len() <= crate::domain::ALIAS_MAX
-        && alias
-            .bytes()
-            .all(|b| b.is_ascii_alphanumeric() || b == b'-' || b == b'_')
-}
-
 /// The link `alias` names on the request's host, or the page to answer instead (404, 503). One
 /// home for alias resolution: redirects, previews, statistics and QR codes all ask here.
 pub(super) async fn lookup(
@@ -45,7 +36,8 @@ pub(super) async fn lookup(
     headers: &HeaderMap,
     alias: &str,
 ) -> Result<Arc<ResolvedLink>, Response> {
-    if !plausible_alias(alias) {
+    // Anything not shaped like an alias cannot name a link.
+    if !is_alias_shaped(alias) {
         return Err(pages::not_found());
     }
     match state

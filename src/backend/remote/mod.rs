@@ -25,8 +25,8 @@ use self::errors::Subject;
 use self::http::{Call, Http};
 use super::{Backend, BackendInfo};
 use crate::domain::{
-    Domain, Error, Id, Link, LinkInput, LinkQuery, Page, PeriodSpec, Preset, Result, Space,
-    SpaceInput, SpaceQuery, Stats, StatsPart, StatsQuery, StatsScope,
+    BaseUrl, Domain, Error, Id, Link, LinkInput, LinkQuery, Page, PeriodSpec, Preset, Result,
+    Space, SpaceInput, SpaceQuery, Stats, StatsPart, StatsQuery, StatsScope,
 };
 
 /// How long a request may take when the profile does not say.
@@ -80,7 +80,7 @@ impl RemoteBackend {
     pub fn new(options: RemoteOptions) -> Result<RemoteBackend> {
         Ok(RemoteBackend {
             http: Arc::new(Http::new(
-                &options.base_url,
+                &BaseUrl::parse(&options.base_url).map_err(|m| Error::field("base_url", m))?,
                 options.api_key,
                 options.timeout,
             )?),
