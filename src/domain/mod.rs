@@ -40,7 +40,7 @@ pub use query::{
     LinkQuery, PER_PAGE_MAX, PER_PAGE_MIN, Page, SearchBy, Sort, SpaceQuery, StatusFilter,
 };
 pub use redirect_status::RedirectStatus;
-pub use space::{Color, Space, SpaceInput, SpacePatch, validate_space_input};
+pub use space::{Color, Space, SpaceInput, SpacePatch, space_name_key, validate_space_input};
 pub use stats::{
     Breakdown, Bucket, Interval, MAX_DAYS, Period, PeriodSpec, Preset, Stats, StatsPart,
     StatsQuery, StatsScope, TOP_DEFAULT, TOP_MAX, TopLink, ValueCount, top_values,
