@@ -11,7 +11,7 @@ use super::context::Context;
 use super::error::{CliError, CliResult, Kind};
 use crate::backend::local::{LocalOptions, LocalService};
 use crate::config::Resolved;
-use crate::domain::{Error, RedirectStatus};
+use crate::domain::{BaseUrl, Error, RedirectStatus};
 use crate::server::ServeOptions;
 
 #[derive(Debug, Args)]
@@ -62,10 +62,6 @@ fn options(ctx: &Context, args: &ServeArgs) -> CliResult<ServeOptions> {
     })
 }
 
-fn is_http_url(raw: &str) -> bool {
-    url::Url::parse(raw).is_ok_and(|u| matches!(u.scheme(), "http" | "https") && u.host().is_some())
-}
-
 pub async fn run(ctx: &Context, args: ServeArgs) -> CliResult {
     let Resolved::Local {
         db,
@@ -87,12 +83,11 @@ pub async fn run(ctx: &Context, args: ServeArgs) -> CliResult {
     let configured = ctx.config.serve.public_url.is_some()
         || *public_url != ctx.config.serve.effective_public_url();
     let fixed_public_url = match &args.public_url {
-        Some(url) if is_http_url(url) => Some(url.trim_end_matches('/').to_owned()),
-        Some(url) => {
-            return Err(CliError::usage(format!(
-                "--public-url {url} is not an absolute http or https URL"
-            )));
-        }
+        Some(url) => Some(
+            BaseUrl::parse(url)
+                .map_err(|m| CliError::usage(format!("--public-url: {m}")))?
+                .to_string(),
+        ),
         None if configured => Some(public_url.clone()),
         None => None,
     };

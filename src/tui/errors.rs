@@ -53,43 +53,33 @@ mod tests {
 
     #[test]
     fn a_failure_reads_the_same_in_a_toast_and_in_a_form() {
-        let down = Error::Unavailable("connection refused".into());
-        assert_eq!(
-            describe(&down, Failed::Action("the links")),
-            "Backend unavailable (connection refused)"
-        );
-        assert_eq!(
-            describe(&down, Failed::Save),
-            "Not saved: backend unavailable (connection refused)"
-        );
         let limited = Error::RateLimited {
             retry_after: Some(Duration::from_secs(7)),
         };
-        assert_eq!(
-            describe(&limited, Failed::Action("it")),
-            "Rate limited, try again in 7s"
-        );
-        assert_eq!(
-            describe(&limited, Failed::Save),
-            "Not saved: rate limited, try again in 7s"
-        );
-    }
-
-    #[test]
-    fn the_subject_names_what_is_gone() {
-        let gone = Error::NotFound("link 12".into());
-        assert_eq!(
-            describe(&gone, Failed::Action("the space")),
-            "the space no longer exists; press r to refresh"
-        );
-        assert_eq!(
-            describe(&gone, Failed::Save),
-            "Not saved: link 12 no longer exists"
-        );
-        let taken = Error::Conflict("the alias spring is taken".into());
-        assert_eq!(
-            describe(&taken, Failed::Action("it")),
-            "the alias spring is taken"
-        );
+        for (error, toast, form) in [
+            (
+                Error::Unavailable("connection refused".into()),
+                "Backend unavailable (connection refused)",
+                "Not saved: backend unavailable (connection refused)",
+            ),
+            (
+                limited,
+                "Rate limited, try again in 7s",
+                "Not saved: rate limited, try again in 7s",
+            ),
+            (
+                Error::NotFound("link 12".into()),
+                "the space no longer exists; press r to refresh",
+                "Not saved: link 12 no longer exists",
+            ),
+            (
+                Error::Conflict("the alias spring is taken".into()),
+                "the alias spring is taken",
+                "Not saved: the alias spring is taken",
+            ),
+        ] {
+            assert_eq!(describe(&error, Failed::Action("the space")), toast);
+            assert_eq!(describe(&error, Failed::Save), form);
+        }
     }
 }
