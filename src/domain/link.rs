@@ -582,3 +582,32 @@ fn flag(raw: Option<&str>, field: &str, errors: &mut FieldErrors) -> Option<bool
         }
     }
 }
+
+#[cfg(test)]
+mod status_tests {
+    use super::*;
+
+    #[test]
+    fn a_link_expires_at_its_end_instant_and_at_its_last_click() {
+        let now: Timestamp = "2026-05-01T12:00:00Z".parse().unwrap();
+        let second = jiff::SignedDuration::from_secs(1);
+        assert!(!LinkStatus::expired_by_date(None, now));
+        assert!(!LinkStatus::expired_by_date(Some(now + second), now));
+        assert!(LinkStatus::expired_by_date(Some(now), now));
+        assert!(
+            !LinkStatus::click_limit_reached(0, u64::MAX),
+            "0 is no limit"
+        );
+        assert!(!LinkStatus::click_limit_reached(3, 2));
+        assert!(LinkStatus::click_limit_reached(3, 3));
+
+        let status = LinkStatus::derive(true, Some(now), 0, 0, now);
+        assert!(status.expired && status.disabled && !status.is_active());
+        assert_eq!(status.label(), "disabled", "disabled wins over expired");
+        assert_eq!(
+            LinkStatus::derive(false, None, 3, 3, now).label(),
+            "expired"
+        );
+        assert_eq!(LinkStatus::derive(false, None, 3, 2, now).label(), "active");
+    }
+}
