@@ -327,7 +327,9 @@ impl<'a, 't> Writer<'a, 't> {
     }
 
     fn add_error(&mut self, place: Place, field: &str, message: impl Into<String>) {
-        self.errors.add(&format!("{place}: {field}"), message);
+        let mut one = FieldErrors::default();
+        one.add(field, message);
+        self.errors.add_at(place, one);
     }
 
     fn declare_spaces(&mut self, spaces: Vec<(Place, SpacePatch)>) -> Result<()> {
