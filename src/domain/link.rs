@@ -83,8 +83,8 @@ impl LinkStatus {
     /// The status rule, once for the whole program: a link is expired when its end instant has
     /// come ([`LinkStatus::expired_by_date`]) or its click limit is reached
     /// ([`LinkStatus::click_limit_reached`]), and disabled when its owner says so. The server,
-    /// the CLI, the app and the SQL filters of the embedded store all follow this function; the
-    /// store's SQL copies are tested against it.
+    /// the CLI and the app ask this function; the embedded store's SQL filters and partial
+    /// indexes restate it in SQL and are what to test against it.
     pub fn derive(
         disabled: bool,
         ends_at: Option<Timestamp>,
