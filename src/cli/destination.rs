@@ -15,7 +15,7 @@ use crate::backend::Backend;
 use crate::backend::local::{ImportRow, ImportSummary, Renamed};
 use crate::domain::{
     Carried, Color, Domain, Error, FieldErrors, Id, LinkInput, LinkQuery, Mode, OnConflict,
-    PER_PAGE_MAX, Place, Result, Sort, SpaceInput, renamed_alias, validate_alias,
+    PER_PAGE_MAX, Place, Result, Sort, SpaceInput, renamed_alias, space_name_key, validate_alias,
     validate_link_input, validate_space_input,
 };
 
@@ -63,7 +63,7 @@ impl<'a> Destination<'a> {
         let spaces = crate::backend::all_spaces(backend, Sort::Asc)
             .await?
             .into_iter()
-            .map(|s| (s.name.to_lowercase(), s.id))
+            .map(|s| (space_name_key(&s.name), s.id))
             .collect();
         let mut links = HashMap::new();
         let mut query = LinkQuery {
@@ -110,7 +110,7 @@ impl<'a> Destination<'a> {
     /// Whether a space of this name is there.
     pub fn has_space(&self, space: &SpaceInput) -> bool {
         self.spaces
-            .contains_key(&space.name.as_deref().unwrap_or("").trim().to_lowercase())
+            .contains_key(&space_name_key(space.name.as_deref().unwrap_or("")))
     }
 
     /// Checks `row` by the rules that need no stored state and decides its alias against what
@@ -123,7 +123,7 @@ impl<'a> Destination<'a> {
         let place = row.place;
         let keyed = |e: FieldErrors| {
             let mut all = FieldErrors::default();
-            place.prefix(e, &mut all);
+            all.add_at(place, e);
             all
         };
         let patch = validate_link_input(&row.input, Mode::Create, &self.tz).map_err(keyed)?;
@@ -203,7 +203,7 @@ impl<'a> Destination<'a> {
     ) -> Result<ImportSummary> {
         let mut summary = ImportSummary::default();
         for (place, input) in spaces {
-            let key = input.name.as_deref().unwrap_or("").trim().to_lowercase();
+            let key = space_name_key(input.name.as_deref().unwrap_or(""));
             if self.spaces.contains_key(&key) {
                 summary.spaces_reused += 1;
                 continue;
@@ -221,7 +221,7 @@ impl<'a> Destination<'a> {
 
     /// The id of the space named `name`, made (in the next colour) when missing.
     pub async fn space_id(&mut self, name: &str) -> Result<Id> {
-        let key = name.trim().to_lowercase();
+        let key = space_name_key(name);
         if let Some(&id) = self.spaces.get(&key) {
             return Ok(id);
         }
@@ -290,7 +290,7 @@ impl<'a> Destination<'a> {
         match e {
             Error::Validation(fields) => {
                 let mut keyed = FieldErrors::default();
-                place.prefix(fields, &mut keyed);
+                keyed.add_at(place, fields);
                 keyed.add("stopped", done);
                 Error::Validation(keyed)
             }

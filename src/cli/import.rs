@@ -169,7 +169,7 @@ pub async fn import(ctx: &Context, args: ImportArgs) -> CliResult {
                 }
                 Err(e) => {
                     let mut keyed = FieldErrors::default();
-                    place.prefix(e, &mut keyed);
+                    keyed.add_at(place, e);
                     rows.push(Incoming::Invalid(keyed));
                 }
             }
@@ -241,7 +241,7 @@ fn not_valid(name: &str, kind: FileKind, e: FormatError) -> CliError {
     match e.line {
         Some(line) => {
             let mut fields = FieldErrors::default();
-            fields.add(&format!("line {line}"), e.message);
+            fields.add(&Place::line(line).to_string(), e.message);
             CliError::invalid(what, fields)
         }
         None => CliError::invalid(format!("{what}: {}", e.message), FieldErrors::default()),
@@ -283,7 +283,8 @@ impl Adapter {
             Foreign::Broken(e) => {
                 let mut fields = FieldErrors::default();
                 fields.add(
-                    &e.line.map_or("file".to_owned(), |l| format!("line {l}")),
+                    &e.line
+                        .map_or("file".to_owned(), |l| Place::line(l).to_string()),
                     e.message.clone(),
                 );
                 *self.broken.lock().unwrap_or_else(|p| p.into_inner()) = Some(e);
@@ -291,7 +292,7 @@ impl Adapter {
             }
             Foreign::Invalid(place, errors) => {
                 let mut keyed = FieldErrors::default();
-                place.prefix(errors, &mut keyed);
+                keyed.add_at(place, errors);
                 Incoming::Invalid(keyed)
             }
             Foreign::Row(row) => {
@@ -352,13 +353,13 @@ impl Adapter {
             })),
             Ok(_) => {
                 let mut keyed = FieldErrors::default();
-                place.prefix(errors, &mut keyed);
+                keyed.add_at(place, errors);
                 Incoming::Invalid(keyed)
             }
             Err(e) => {
                 errors.merge(e);
                 let mut keyed = FieldErrors::default();
-                place.prefix(errors, &mut keyed);
+                keyed.add_at(place, errors);
                 Incoming::Invalid(keyed)
             }
         }
@@ -383,7 +384,7 @@ async fn import_to_server(
     let mut plan = Vec::new();
     for (place, input) in &spaces {
         if let Err(e) = crate::domain::validate_space_input(input, crate::domain::Mode::Create) {
-            place.prefix(e, &mut errors);
+            errors.add_at(place, e);
         }
     }
     for incoming in rows {

@@ -11,6 +11,7 @@ use super::context::Context;
 use super::error::{CliError, CliResult, Kind};
 use crate::backend::local::{LocalOptions, LocalService};
 use crate::config::Resolved;
+use crate::domain::{BaseUrl, Error, RedirectStatus};
 use crate::server::ServeOptions;
 
 #[derive(Debug, Args)]
@@ -35,10 +36,10 @@ pub struct ServeArgs {
 /// The server's options: the command line over `[serve]` over the defaults.
 fn options(ctx: &Context, args: &ServeArgs) -> CliResult<ServeOptions> {
     let config = &ctx.config.serve;
-    let redirect_status = args
-        .redirect_status
-        .unwrap_or_else(|| config.redirect_status.code());
-    crate::server::redirect_status(redirect_status)?;
+    let redirect_status = match args.redirect_status {
+        Some(code) => RedirectStatus::new(code).map_err(|m| Error::field("redirect_status", m))?,
+        None => config.redirect_status,
+    };
     Ok(ServeOptions {
         listen: args.listen.unwrap_or(config.listen),
         public_url: String::new(),
@@ -59,10 +60,6 @@ fn options(ctx: &Context, args: &ServeArgs) -> CliResult<ServeOptions> {
         idle_timeout: Duration::from_secs(config.idle_timeout_secs.max(1)),
         ..ServeOptions::default()
     })
-}
-
-fn is_http_url(raw: &str) -> bool {
-    url::Url::parse(raw).is_ok_and(|u| matches!(u.scheme(), "http" | "https") && u.host().is_some())
 }
 
 pub async fn run(ctx: &Context, args: ServeArgs) -> CliResult {
@@ -86,12 +83,11 @@ pub async fn run(ctx: &Context, args: ServeArgs) -> CliResult {
     let configured = ctx.config.serve.public_url.is_some()
         || *public_url != ctx.config.serve.effective_public_url();
     let fixed_public_url = match &args.public_url {
-        Some(url) if is_http_url(url) => Some(url.trim_end_matches('/').to_owned()),
-        Some(url) => {
-            return Err(CliError::usage(format!(
-                "--public-url {url} is not an absolute http or https URL"
-            )));
-        }
+        Some(url) => Some(
+            BaseUrl::parse(url)
+                .map_err(|m| CliError::usage(format!("--public-url: {m}")))?
+                .to_string(),
+        ),
         None if configured => Some(public_url.clone()),
         None => None,
     };

@@ -18,6 +18,7 @@ use jiff::tz::TimeZone;
 use serde::Deserialize;
 use toml::Spanned;
 
+pub use crate::domain::{BaseUrl, RedirectStatus};
 pub use paths::Paths;
 pub use profile::{
     ApiKeySource, BUILTIN_PROFILE, DEFAULT_TIMEOUT_SECS, LocalProfile, Profile, RemoteProfile,
@@ -25,7 +26,7 @@ pub use profile::{
 };
 pub use serve::ServeConfig;
 pub use ui::{Theme, UiConfig};
-pub use values::{BaseUrl, RedirectStatus, ZoneName};
+pub use values::ZoneName;
 
 use profile::ProfileToml;
 

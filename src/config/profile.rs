@@ -6,7 +6,8 @@ use std::time::Duration;
 use jiff::tz::TimeZone;
 use serde::Deserialize;
 
-use super::values::{BaseUrl, ZoneName};
+use super::values::ZoneName;
+use crate::domain::BaseUrl;
 
 /// The name of the profile that exists without any config: the embedded database in the data
 /// directory.

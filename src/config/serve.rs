@@ -3,7 +3,7 @@ use std::path::PathBuf;
 
 use serde::{Deserialize, Serialize};
 
-use super::values::{BaseUrl, RedirectStatus};
+use crate::domain::{BaseUrl, RedirectStatus};
 
 /// `[serve]`: settings of `linkdeck serve`.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]

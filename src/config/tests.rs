@@ -116,7 +116,10 @@ fn errors_name_the_line_and_key() {
     assert!(err.contains("Mars/Base"), "{err}");
 
     let err = parse("[serve]\nredirect_status = 303\n").unwrap_err().0;
-    assert!(err.contains("line 2") && err.contains("303"), "{err}");
+    assert!(
+        err.contains("line 2") && err.contains("must be 301, 302, 307 or 308, not 303"),
+        "{err}"
+    );
 
     let err = parse("[profiles.x]\nbackend = \"local\"\nbase_url = \"https://a.b\"\n")
         .unwrap_err()
@@ -296,4 +299,30 @@ fn key_mistakes_are_found_on_reading_and_name_the_line() {
     }
     // The same key in different places is fine: `y` answers a dialog and copies in a list.
     parse("[keys]\nyes = \"y\"\ncopy_short_url = \"y\"\n").unwrap();
+}
+
+#[test]
+fn a_bad_base_url_fails_at_load_with_file_and_line() {
+    // A URL with credentials used to pass here and fail only when the remote backend was built;
+    // a public URL is a base URL too, and short links built on one with a query would break.
+    for (text, line, words) in [
+        (
+            "[profiles.r]\nbackend = \"remote\"\nbase_url = \"https://me:hunter2@links.example\"\n\
+             api_key_env = \"K\"\n",
+            "line 3",
+            "must not hold credentials",
+        ),
+        (
+            "[serve]\npublic_url = \"https://sho.rt/?utm=x\"\n",
+            "line 2",
+            "must not have a query or fragment",
+        ),
+    ] {
+        let err = parse(text).unwrap_err().0;
+        assert!(
+            err.contains("/cfg/linkdeck/config.toml") && err.contains(line) && err.contains(words),
+            "{err}"
+        );
+        assert!(!err.contains("hunter2"), "the password was printed: {err}");
+    }
 }

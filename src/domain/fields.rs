@@ -85,11 +85,15 @@ impl FieldErrors {
         }
     }
 
-    /// Adds `fields` as the errors of source line `line`: `line N: field`.
-    pub fn add_line(&mut self, line: usize, fields: FieldErrors) {
+    /// Adds `fields` as the errors of `place`, the one way an error gets its source's
+    /// position: `url` of [`Place::line`]`(12)` becomes `line 12: url`. Errors `fields` only
+    /// counted stay counted.
+    ///
+    /// [`Place::line`]: super::Place::line
+    pub fn add_at(&mut self, place: impl fmt::Display, fields: FieldErrors) {
         for (field, messages) in fields.iter() {
             for message in messages {
-                self.add(&format!("line {line}: {field}"), message.clone());
+                self.add(&format!("{place}: {field}"), message.clone());
             }
         }
         self.unlisted += fields.unlisted;
@@ -230,7 +234,7 @@ mod tests {
         for line in 1..=600 {
             let mut row = FieldErrors::default();
             row.add("url", "must be an absolute http or https URL");
-            errors.add_line(line, row);
+            errors.add_at(crate::domain::Place::line(line), row);
         }
         assert_eq!(errors.len(), LISTED_FIELDS);
         assert_eq!(errors.total(), 600);

@@ -20,15 +20,6 @@ impl Place {
     pub fn line(line: usize) -> Place {
         Place { line, row: None }
     }
-
-    /// Moves every error of `errors` under this place: `url` becomes `line 12: url`.
-    pub fn prefix(self, errors: FieldErrors, into: &mut FieldErrors) {
-        for (field, messages) in errors.iter() {
-            for message in messages {
-                into.add(&format!("{self}: {field}"), message.clone());
-            }
-        }
-    }
 }
 
 impl fmt::Display for Place {
@@ -186,11 +177,11 @@ mod tests {
         };
         assert_eq!(p.to_string(), "line 40, row 3");
         let mut all = FieldErrors::default();
-        p.prefix(FieldErrors::default(), &mut all);
+        all.add_at(p, FieldErrors::default());
         assert!(all.is_empty());
         let mut one = FieldErrors::default();
         one.add("url", "bad");
-        p.prefix(one, &mut all);
+        all.add_at(p, one);
         assert!(all.contains("line 40, row 3: url"));
     }
 

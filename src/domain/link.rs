@@ -5,7 +5,9 @@ use jiff::tz::TimeZone;
 use serde::{Deserialize, Serialize};
 
 use super::validate::{PASSWORD_MAX, validate_alias, validate_url};
-use super::{Domain, FieldErrors, Id, Mode, Platform, Space, country_by_code, parse_expiry};
+use super::{
+    Domain, FieldErrors, Id, Mode, Platform, Space, StatusFilter, country_by_code, parse_expiry,
+};
 
 /// A short link as every backend returns it.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -78,6 +80,11 @@ pub struct LinkStatus {
 }
 
 impl LinkStatus {
+    /// The status rule, once for the whole program: a link is expired when its end instant has
+    /// come ([`LinkStatus::expired_by_date`]) or its click limit is reached
+    /// ([`LinkStatus::click_limit_reached`]), and disabled when its owner says so. The server,
+    /// the CLI and the app ask this function; the embedded store's SQL filters and partial
+    /// indexes restate it in SQL and are what to test against it.
     pub fn derive(
         disabled: bool,
         ends_at: Option<Timestamp>,
@@ -85,25 +92,42 @@ impl LinkStatus {
         clicks: u64,
         now: Timestamp,
     ) -> Self {
-        let expired_by_date = ends_at.is_some_and(|end| end <= now);
-        let expired_by_clicks = expiration_clicks > 0 && clicks >= u64::from(expiration_clicks);
         LinkStatus {
-            expired: expired_by_date || expired_by_clicks,
+            expired: Self::expired_by_date(ends_at, now)
+                || Self::click_limit_reached(expiration_clicks, clicks),
             disabled,
         }
+    }
+
+    /// Whether a link ending at `ends_at` has ended at `now`: the end instant itself is already
+    /// past, so a link set to end at 12:00 answers its last visit at 11:59:59.
+    pub fn expired_by_date(ends_at: Option<Timestamp>, now: Timestamp) -> bool {
+        ends_at.is_some_and(|end| end <= now)
+    }
+
+    /// Whether a link limited to `expiration_clicks` (0: no limit) has used them up after
+    /// `clicks`: the limit-th click is the last one counted.
+    pub fn click_limit_reached(expiration_clicks: u32, clicks: u64) -> bool {
+        expiration_clicks > 0 && clicks >= u64::from(expiration_clicks)
     }
 
     pub fn is_active(self) -> bool {
         !self.expired && !self.disabled
     }
 
-    /// One word for tables: disabled wins over expired, as it is the operator's own choice.
-    pub fn label(self) -> &'static str {
+    /// The one status shown where there is room for one (tables, the CLI's `status` field):
+    /// disabled wins over expired, as it is the operator's own choice.
+    pub fn shown(self) -> StatusFilter {
         match (self.disabled, self.expired) {
-            (true, _) => "disabled",
-            (false, true) => "expired",
-            (false, false) => "active",
+            (true, _) => StatusFilter::Disabled,
+            (false, true) => StatusFilter::Expired,
+            (false, false) => StatusFilter::Active,
         }
+    }
+
+    /// The word for [`LinkStatus::shown`]: `active`, `expired` or `disabled`.
+    pub fn label(self) -> &'static str {
+        self.shown().label()
     }
 }
 
@@ -556,5 +580,34 @@ fn flag(raw: Option<&str>, field: &str, errors: &mut FieldErrors) -> Option<bool
             errors.add(field, "must be 0 or 1");
             None
         }
+    }
+}
+
+#[cfg(test)]
+mod status_tests {
+    use super::*;
+
+    #[test]
+    fn a_link_expires_at_its_end_instant_and_at_its_last_click() {
+        let now: Timestamp = "2026-05-01T12:00:00Z".parse().unwrap();
+        let second = jiff::SignedDuration::from_secs(1);
+        assert!(!LinkStatus::expired_by_date(None, now));
+        assert!(!LinkStatus::expired_by_date(Some(now + second), now));
+        assert!(LinkStatus::expired_by_date(Some(now), now));
+        assert!(
+            !LinkStatus::click_limit_reached(0, u64::MAX),
+            "0 is no limit"
+        );
+        assert!(!LinkStatus::click_limit_reached(3, 2));
+        assert!(LinkStatus::click_limit_reached(3, 3));
+
+        let status = LinkStatus::derive(true, Some(now), 0, 0, now);
+        assert!(status.expired && status.disabled && !status.is_active());
+        assert_eq!(status.label(), "disabled", "disabled wins over expired");
+        assert_eq!(
+            LinkStatus::derive(false, None, 3, 3, now).label(),
+            "expired"
+        );
+        assert_eq!(LinkStatus::derive(false, None, 3, 2, now).label(), "active");
     }
 }

@@ -2,6 +2,7 @@
 //! module; it depends on nothing of ours. Validation lives here once and serves the embedded
 //! service, the server and the terminal app's forms.
 
+mod base_url;
 mod clock;
 mod country;
 mod error;
@@ -14,12 +15,14 @@ mod platform;
 #[cfg(test)]
 mod proptests;
 mod query;
+mod redirect_status;
 mod space;
 mod stats;
 mod traffic;
 mod validate;
 mod words;
 
+pub use base_url::BaseUrl;
 pub use clock::{Clock, FixedClock, SystemClock};
 pub use country::{Country, country_by_code, search_countries};
 pub use error::{Error, Result};
@@ -36,7 +39,8 @@ pub use platform::Platform;
 pub use query::{
     LinkQuery, PER_PAGE_MAX, PER_PAGE_MIN, Page, SearchBy, Sort, SpaceQuery, StatusFilter,
 };
-pub use space::{Color, Space, SpaceInput, SpacePatch, validate_space_input};
+pub use redirect_status::RedirectStatus;
+pub use space::{Color, Space, SpaceInput, SpacePatch, space_name_key, validate_space_input};
 pub use stats::{
     Breakdown, Bucket, Interval, MAX_DAYS, Period, PeriodSpec, Preset, Stats, StatsPart,
     StatsQuery, StatsScope, TOP_DEFAULT, TOP_MAX, TopLink, ValueCount, top_values,
@@ -46,8 +50,8 @@ pub use traffic::{
     primary_language,
 };
 pub use validate::{
-    ALIAS_MAX, PASSWORD_MAX, RESERVED_ALIASES, URL_MAX, is_reserved_alias, validate_alias,
-    validate_url,
+    ALIAS_MAX, OWNER_KEY_NAME_MAX, PASSWORD_MAX, RESERVED_ALIASES, URL_MAX, is_alias_shaped,
+    is_reserved_alias, validate_alias, validate_key_name, validate_owner_name, validate_url,
 };
 pub use words::{plural, thousands};
 

@@ -86,6 +86,13 @@ pub struct SpacePatch {
     pub color: Option<Color>,
 }
 
+/// The key two space names share when they name the same space: trimmed, as names are stored,
+/// and ASCII case folded, as the database compares them (`COLLATE NOCASE`), so `Launch` and
+/// `launch` are one space and `Über` and `über` two, in a lookup as in the table.
+pub fn space_name_key(name: &str) -> String {
+    name.trim().to_ascii_lowercase()
+}
+
 /// Checks a space request; uniqueness of the name is the backend's rule.
 pub fn validate_space_input(input: &SpaceInput, mode: Mode) -> Result<SpacePatch, FieldErrors> {
     let mut errors = FieldErrors::default();
@@ -118,4 +125,15 @@ pub fn validate_space_input(input: &SpaceInput, mode: Mode) -> Result<SpacePatch
         None => {}
     }
     errors.into_result(patch)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn space_names_fold_as_the_database_compares_them() {
+        assert_eq!(space_name_key(" Launch "), space_name_key("launch"));
+        assert_ne!(space_name_key("Über"), space_name_key("über"));
+    }
 }

@@ -16,13 +16,14 @@ use std::sync::Mutex;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::Duration;
 
+use jiff::Timestamp;
 use tokio::sync::{mpsc, oneshot};
 
 use crate::backend::local::serving::Interner;
 use crate::backend::local::serving::LocalService;
 use crate::backend::local::serving::ResolvedLink;
 use crate::backend::local::serving::{VisitBatch, VisitRow, record_visits};
-use crate::domain::{Id, TargetType};
+use crate::domain::{Id, LinkStatus, TargetType};
 
 #[derive(Debug, Default)]
 struct Counter {
@@ -74,16 +75,22 @@ impl Ledger {
             .map_or(link.clicks, |c| c.known + c.pending)
     }
 
-    /// Whether the link's click limit is reached, counting clicks not yet written.
-    pub fn exhausted(&self, link: &ResolvedLink) -> bool {
-        link.expiration_clicks > 0 && self.clicks(link) >= u64::from(link.expiration_clicks)
+    /// The link's status at `now` ([`LinkStatus::derive`]), counting clicks not yet written.
+    pub fn status(&self, link: &ResolvedLink, now: Timestamp) -> LinkStatus {
+        LinkStatus::derive(
+            link.disabled,
+            link.ends_at,
+            link.expiration_clicks,
+            self.clicks(link),
+            now,
+        )
     }
 
     /// Reserves one click atomically: refused once the link's limit is reached.
     pub fn reserve(&self, link: &ResolvedLink) -> Reservation {
         let mut map = self.lock();
         let c = Self::counter(&mut map, link);
-        if link.expiration_clicks > 0 && c.known + c.pending >= u64::from(link.expiration_clicks) {
+        if LinkStatus::click_limit_reached(link.expiration_clicks, c.known + c.pending) {
             return Reservation::Exhausted;
         }
         c.pending += 1;
@@ -413,7 +420,7 @@ mod tests {
             .map(|t| t.join().unwrap())
             .sum();
         assert_eq!(counted, 100);
-        assert!(ledger.exhausted(&l));
+        assert!(ledger.status(&l, Timestamp::now()).expired);
         assert_eq!(ledger.clicks(&l), 100);
     }
 

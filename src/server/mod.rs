@@ -43,7 +43,7 @@ pub use redirect::merge_query;
 pub use visitor::platform_of;
 
 use crate::backend::local::serving::LocalService;
-use crate::domain::{Error, Result};
+use crate::domain::{Error, RedirectStatus, Result};
 
 /// How the server behaves. [`ServeOptions::default`] is what `linkdeck serve` uses without a
 /// config file.
@@ -57,8 +57,8 @@ pub struct ServeOptions {
     pub geo_header: Option<String>,
     /// A MaxMind country database, used when the header is absent.
     pub geoip_db: Option<PathBuf>,
-    /// 301, 302, 307 or 308.
-    pub redirect_status: u16,
+    /// 301, 302, 307 or 308, checked where it is made.
+    pub redirect_status: RedirectStatus,
     /// API requests per key (or per address without a valid key) per minute; 0 = no limit.
     pub api_rate_limit: u32,
     /// Password attempts per visitor and link per minute; 0 = no limit.
@@ -105,7 +105,7 @@ impl Default for ServeOptions {
             public_url: String::new(),
             geo_header: None,
             geoip_db: None,
-            redirect_status: 301,
+            redirect_status: RedirectStatus::default(),
             api_rate_limit: 600,
             password_attempts: 10,
             password_guesses_per_link: 100,
@@ -131,15 +131,9 @@ impl Default for ServeOptions {
 /// short enough that the log does not outgrow the rollups.
 pub const DEFAULT_VISIT_LOG_RETENTION: Duration = Duration::from_secs(90 * 86_400);
 
-/// The redirect statuses a server may be configured with.
-pub fn redirect_status(code: u16) -> Result<StatusCode> {
-    match code {
-        301 | 302 | 307 | 308 => Ok(StatusCode::from_u16(code).expect("valid status")),
-        other => Err(Error::field(
-            "redirect_status",
-            format!("must be 301, 302, 307 or 308, not {other}"),
-        )),
-    }
+/// The status line of `status`; [`RedirectStatus`] only holds codes that have one.
+fn status_code(status: RedirectStatus) -> StatusCode {
+    StatusCode::from_u16(status.code()).unwrap_or(StatusCode::MOVED_PERMANENTLY)
 }
 
 /// Everything the handlers share.
@@ -245,7 +239,7 @@ pub struct Prepared {
 impl ServeOptions {
     /// Checks every setting and loads what they name.
     pub fn prepare(self) -> Result<Prepared> {
-        let redirect_status = redirect_status(self.redirect_status)?;
+        let redirect_status = status_code(self.redirect_status);
         let geo = visitor::GeoSource::new(self.geo_header.clone(), self.geoip_db.as_deref())?;
         Ok(Prepared {
             opts: self,

@@ -16,7 +16,7 @@ use super::pages::{self, PasswordPrompt};
 use super::passwords::Refused;
 use crate::backend::local::serving::ResolvedLink;
 use crate::backend::local::serving::VisitRow;
-use crate::domain::{Platform, TargetType};
+use crate::domain::{Platform, TargetType, is_alias_shaped};
 
 type Shared = State<Arc<AppState>>;
 
@@ -30,15 +30,6 @@ fn host(headers: &HeaderMap) -> String {
         .to_ascii_lowercase()
 }
 
-/// Aliases are letters, digits, `-` and `_`; anything else cannot name a link.
-fn plausible_alias(alias: &str) -> bool {
-    !alias.is_empty()
-        && alias.len() <= crate::domain::ALIAS_MAX
-        && alias
-            .bytes()
-            .all(|b| b.is_ascii_alphanumeric() || b == b'-' || b == b'_')
-}
-
 /// The link `alias` names on the request's host, or the page to answer instead (404, 503). One
 /// home for alias resolution: redirects, previews, statistics and QR codes all ask here.
 pub(super) async fn lookup(
@@ -46,7 +37,8 @@ pub(super) async fn lookup(
     headers: &HeaderMap,
     alias: &str,
 ) -> Result<Arc<ResolvedLink>, Response> {
-    if !plausible_alias(alias) {
+    // Anything not shaped like an alias cannot name a link.
+    if !is_alias_shaped(alias) {
         return Err(pages::not_found());
     }
     match state
@@ -105,8 +97,9 @@ pub fn merge_query(destination: &str, visitor: Option<&str>) -> String {
     url.into()
 }
 
-fn expired_by_date(state: &AppState, link: &ResolvedLink) -> bool {
-    link.ends_at.is_some_and(|end| end <= state.service.now())
+/// Whether the link is expired now, by date or by clicks (those not yet written included).
+fn has_expired(state: &AppState, link: &ResolvedLink) -> bool {
+    state.ledger.status(link, state.service.now()).expired
 }
 
 /// Where an expired link sends its visitor. No click is counted.
@@ -121,7 +114,7 @@ fn expired(state: &AppState, link: &ResolvedLink) -> Response {
 /// of done. An expired link shows where it now leads (its expiration URL) or the expired page,
 /// a disabled one the disabled page: never a destination the link itself refuses.
 fn preview_of(state: &AppState, link: &ResolvedLink) -> Response {
-    if expired_by_date(state, link) || state.ledger.exhausted(link) {
+    if has_expired(state, link) {
         return match &link.expiration_url {
             Some(url) => pages::preview(&link.alias, url),
             None => pages::expired(),
@@ -167,7 +160,7 @@ fn visit(
     peer: SocketAddr,
     count: bool,
 ) -> Response {
-    if expired_by_date(state, link) || state.ledger.exhausted(link) {
+    if has_expired(state, link) {
         return expired(state, link);
     }
     if link.disabled {
@@ -230,7 +223,7 @@ pub async fn follow(
         Ok(link) => link,
         Err(page) => return page,
     };
-    if expired_by_date(&state, &link) || state.ledger.exhausted(&link) {
+    if has_expired(&state, &link) {
         return expired(&state, &link);
     }
     if link.password_hash.is_some() {
@@ -303,7 +296,7 @@ pub async fn unlock(
         Ok(link) => link,
         Err(page) => return page,
     };
-    if expired_by_date(&state, &link) || state.ledger.exhausted(&link) {
+    if has_expired(&state, &link) {
         return expired(&state, &link);
     }
     if let Err(page) = check_password(&state, &link, &headers, &body, peer).await {
@@ -323,7 +316,7 @@ pub async fn preview(
         Err(page) => return page,
     };
     // The same order as a visit: expiry first, then the password, then the rest.
-    if expired_by_date(&state, &link) || state.ledger.exhausted(&link) {
+    if has_expired(&state, &link) {
         return preview_of(&state, &link);
     }
     if link.password_hash.is_some() {
@@ -344,7 +337,7 @@ pub async fn unlock_preview(
         Ok(link) => link,
         Err(page) => return page,
     };
-    if expired_by_date(&state, &link) || state.ledger.exhausted(&link) {
+    if has_expired(&state, &link) {
         return preview_of(&state, &link);
     }
     match check_password(&state, &link, &headers, &body, peer).await {

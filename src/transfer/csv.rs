@@ -9,7 +9,7 @@ use ::csv::{ReaderBuilder, StringRecord, Writer};
 use super::record::PasswordField;
 use super::rules::{decode_keyed, decode_values, encode_keyed, encode_values};
 use super::{Bundle, FormatError, LinkRecord, Numbered, Scalar, SpaceRecord};
-use crate::domain::{Platform, country_by_code};
+use crate::domain::{Platform, country_by_code, space_name_key};
 
 /// The columns, in the order an export writes them.
 pub const COLUMNS: [&str; 19] = [
@@ -108,7 +108,7 @@ pub fn read_csv(bytes: &[u8]) -> Result<Bundle, FormatError> {
         };
         if let (Some(space), Some(color)) = (&record.space, cell("space_color")) {
             // The first row naming a space with a colour defines it.
-            if colored.insert(space.to_lowercase(), ()).is_none() {
+            if colored.insert(space_name_key(space), ()).is_none() {
                 bundle.spaces.push(Numbered {
                     line,
                     record: SpaceRecord {

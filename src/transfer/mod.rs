@@ -14,6 +14,8 @@ mod rules;
 use std::fmt;
 use std::path::Path;
 
+use crate::domain::Place;
+
 pub use self::csv::{CsvWriter, read_csv};
 pub use self::json::{JsonWriter, read_json};
 pub use record::{LinkRecord, Scalar, SpaceRecord, TrafficRecord};
@@ -109,7 +111,7 @@ impl FormatError {
 impl fmt::Display for FormatError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self.line {
-            Some(line) => write!(f, "line {line}: {}", self.message),
+            Some(line) => write!(f, "{}: {}", Place::line(line), self.message),
             None => f.write_str(&self.message),
         }
     }

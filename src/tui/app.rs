@@ -34,7 +34,7 @@ use super::theme::Theme;
 use super::trash::TrashView;
 use super::undo::UndoEntry;
 use super::view::{Ctx, Outcome, SPINNER};
-use crate::domain::{Clock, Domain, Error, Id, Link};
+use crate::domain::{Clock, Domain, Id, Link};
 
 /// Below this the layout cannot show a usable table.
 pub const MIN_WIDTH: u16 = 70;
@@ -1003,20 +1003,5 @@ impl App {
         let mut line = vec![Span::raw(" ")];
         line.extend(pairs.into_iter().flatten());
         Line::from(line).render(area, buf);
-    }
-}
-
-/// The one place a backend error becomes words for a toast.
-fn describe(error: &Error, what: &str) -> String {
-    match error {
-        Error::NotFound(_) => format!("{what} no longer exists; press r to refresh"),
-        Error::Validation(fields) => format!("{what}: {fields}"),
-        Error::Unauthorized(_) => "The server refused the API key".into(),
-        Error::RateLimited { retry_after } => match retry_after {
-            Some(d) => format!("Rate limited; try again in {}s", d.as_secs()),
-            None => "Rate limited; try again shortly".into(),
-        },
-        Error::Unavailable(reason) => format!("Backend unavailable: {reason}"),
-        Error::Conflict(reason) | Error::Unsupported(reason) => reason.clone(),
     }
 }

@@ -6,7 +6,7 @@ use jiff::{SignedDuration, Timestamp};
 
 use unicode_width::{UnicodeWidthChar, UnicodeWidthStr};
 
-use crate::domain::Link;
+use crate::domain::{Link, LinkStatus};
 
 /// The cells `text` takes on screen.
 pub fn width(text: &str) -> usize {
@@ -73,7 +73,7 @@ pub fn datetime(at: Timestamp, tz: &TimeZone) -> String {
 pub fn expiry_detail(link: &Link, now: Timestamp, tz: &TimeZone) -> String {
     let mut parts = Vec::new();
     if let Some(end) = link.ends_at {
-        if end <= now {
+        if LinkStatus::expired_by_date(Some(end), now) {
             parts.push(format!("{} (passed)", datetime(end, tz)));
         } else {
             parts.push(format!(

@@ -15,7 +15,7 @@ use super::marks::Marks;
 use super::msg::RequestId;
 use super::paging::PagedList;
 use super::view::{Ctx, Outcome};
-use crate::domain::{Link, Page, TargetType};
+use crate::domain::{Link, Page, StatusFilter, TargetType};
 
 /// Rows asked for per page: the most the v1 API allows.
 const PER_PAGE: u32 = 100;
@@ -360,12 +360,10 @@ fn host(link: &Link) -> &str {
 fn link_row(link: &Link, ctx: &Ctx, columns: &Columns, extra: &Extra) -> Row<'static> {
     let t = ctx.theme;
     let status = link.status(ctx.now);
-    let status_style = if status.disabled {
-        t.dim
-    } else if status.expired {
-        t.warning
-    } else {
-        t.success
+    let status_style = match status.shown() {
+        StatusFilter::Disabled => t.dim,
+        StatusFilter::Expired => t.warning,
+        StatusFilter::Active | StatusFilter::All => t.success,
     };
     let space = match &link.space {
         Some(space) => Line::from(vec![

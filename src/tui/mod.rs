@@ -7,6 +7,7 @@
 
 mod app;
 mod desktop;
+mod errors;
 mod filter;
 mod form;
 mod format;

@@ -2,13 +2,9 @@
 
 use crate::cli_support::Env;
 
-#[test]
-fn bad_config_names_file_line_and_key() {
-    let env = Env::new();
-    let config = env.write(
-        "bad.toml",
-        "default_profile = \"home\"\n\n[profiles.home]\nbackend = \"local\"\ntimezone = \"Mars/Olympus\"\n",
-    );
+/// `links list` under the config file `text`: the run that reads it and must refuse it.
+fn refused_config(env: &Env, name: &str, text: &str) -> String {
+    let config = env.write(name, text);
     let run = crate::cli_support::run(
         env.bare()
             .arg("--config")
@@ -16,10 +12,58 @@ fn bad_config_names_file_line_and_key() {
             .args(["links", "list"]),
     )
     .fails_with(9);
-    assert!(run.stderr.contains("bad.toml"), "{}", run.stderr);
-    assert!(run.stderr.contains("line 5"), "{}", run.stderr);
-    assert!(run.stderr.contains("timezone"), "{}", run.stderr);
-    assert!(run.stderr.contains("Mars/Olympus"), "{}", run.stderr);
+    assert!(run.stderr.contains(name), "{}", run.stderr);
+    run.stderr
+}
+
+#[test]
+fn a_base_url_with_credentials_is_refused_when_the_config_is_read() {
+    let env = Env::new();
+    let stderr = refused_config(
+        &env,
+        "creds.toml",
+        "default_profile = \"far\"\n\n[profiles.far]\nbackend = \"remote\"\n\
+         base_url = \"https://me:hunter2@links.example\"\napi_key_env = \"LINKDECK_KEY\"\n",
+    );
+    assert!(
+        stderr.contains("line 5") && stderr.contains("must not hold credentials"),
+        "{stderr}"
+    );
+    assert!(!stderr.contains("hunter2"), "{stderr}");
+}
+
+#[test]
+fn a_redirect_status_is_refused_with_one_message_from_file_and_flag() {
+    let env = Env::new();
+    let words = "must be 301, 302, 307 or 308, not 303";
+    let stderr = refused_config(&env, "serve.toml", "[serve]\nredirect_status = 303\n");
+    assert!(
+        stderr.contains("line 2") && stderr.contains(words),
+        "{stderr}"
+    );
+    let run = env
+        .run(&[
+            "serve",
+            "--listen",
+            "127.0.0.1:0",
+            "--redirect-status",
+            "303",
+        ])
+        .fails_with(3);
+    assert!(run.stderr.contains(words), "{}", run.stderr);
+}
+
+#[test]
+fn bad_config_names_file_line_and_key() {
+    let env = Env::new();
+    let stderr = refused_config(
+        &env,
+        "bad.toml",
+        "default_profile = \"home\"\n\n[profiles.home]\nbackend = \"local\"\ntimezone = \"Mars/Olympus\"\n",
+    );
+    assert!(stderr.contains("line 5"), "{stderr}");
+    assert!(stderr.contains("timezone"), "{stderr}");
+    assert!(stderr.contains("Mars/Olympus"), "{stderr}");
 
     let config = env.write("bad2.toml", "[ui]\ntheme = \"dark\"\nmosue = true\n");
     let run = crate::cli_support::run(

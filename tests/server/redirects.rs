@@ -682,7 +682,7 @@ async fn domains_choose_where_an_alias_is_looked_up() {
 #[tokio::test]
 async fn configured_status_and_edits_seen_at_once() {
     let mut s = TestServer::start_with(ServeOptions {
-        redirect_status: 302,
+        redirect_status: linkdeck::domain::RedirectStatus::FOUND,
         ..Default::default()
     })
     .await;

@@ -200,39 +200,36 @@ fn open_connection(path: &Path) -> Result<Connection> {
     Ok(conn)
 }
 
+/// What a SQLite failure says of the database file, as the end of a sentence about it
+/// (`database … is busy: another program has it locked; …`), or `None` when the code says nothing a
+/// person can act on. The one wording for opening the file and for normal work alike.
+fn file_problem(e: &rusqlite::Error) -> Option<&'static str> {
+    use rusqlite::ErrorCode as Code;
+    Some(match e.sqlite_error_code()? {
+        Code::NotADatabase => "is not a linkdeck database (or is corrupt)",
+        Code::DatabaseCorrupt => "is corrupt",
+        Code::DatabaseBusy | Code::DatabaseLocked => {
+            "is busy: another program has it locked; try again in a moment"
+        }
+        Code::CannotOpen => "cannot be opened (check the path and permissions)",
+        Code::ReadOnly | Code::PermissionDenied => "is read-only or not permitted",
+        Code::DiskFull => "cannot grow: the disk is full",
+        _ => return None,
+    })
+}
+
 /// An error opening `path`, said so a person knows what to do.
 fn file_error(path: &Path, e: rusqlite::Error) -> Error {
-    let what = match e.sqlite_error_code() {
-        Some(rusqlite::ErrorCode::NotADatabase) => {
-            "is not a linkdeck database (or is corrupt)".to_string()
-        }
-        Some(rusqlite::ErrorCode::DatabaseCorrupt) => "is corrupt".to_string(),
-        Some(rusqlite::ErrorCode::DatabaseBusy | rusqlite::ErrorCode::DatabaseLocked) => {
-            "is locked by another program; try again in a moment".to_string()
-        }
-        Some(rusqlite::ErrorCode::CannotOpen) => {
-            "cannot be opened (check the path and permissions)".to_string()
-        }
-        Some(rusqlite::ErrorCode::ReadOnly) | Some(rusqlite::ErrorCode::PermissionDenied) => {
-            "is read-only or not permitted".to_string()
-        }
-        _ => format!("cannot be used: {e}"),
-    };
+    let what = file_problem(&e).map_or_else(|| format!("cannot be used: {e}"), str::to_owned);
     Error::Unavailable(format!("database {} {what}", path.display()))
 }
 
 /// Maps a SQLite failure during normal work to the backend error a person sees.
 pub fn db_error(e: rusqlite::Error) -> Error {
-    match e.sqlite_error_code() {
-        Some(rusqlite::ErrorCode::DatabaseBusy | rusqlite::ErrorCode::DatabaseLocked) => {
-            Error::Unavailable("the database is busy with another program; try again".into())
-        }
-        Some(rusqlite::ErrorCode::DatabaseCorrupt | rusqlite::ErrorCode::NotADatabase) => {
-            Error::Unavailable("the database file is corrupt".into())
-        }
-        Some(rusqlite::ErrorCode::DiskFull) => Error::Unavailable("the disk is full".into()),
-        _ => Error::Unavailable(format!("database error: {e}")),
-    }
+    Error::Unavailable(match file_problem(&e) {
+        Some(what) => format!("the database {what}"),
+        None => format!("database error: {e}"),
+    })
 }
 
 #[cfg(test)]
@@ -259,6 +256,25 @@ mod tests {
             .unwrap()
             .query_row("PRAGMA journal_mode", [], |r| r.get(0))
             .unwrap()
+    }
+
+    #[test]
+    fn a_locked_database_reads_the_same_when_opening_and_when_working() {
+        let locked = || {
+            rusqlite::Error::SqliteFailure(
+                rusqlite::ffi::Error::new(rusqlite::ffi::SQLITE_BUSY),
+                None,
+            )
+        };
+        let words = "is busy: another program has it locked; try again in a moment";
+        assert_eq!(
+            file_error(Path::new("/d/links.db"), locked()).to_string(),
+            Error::Unavailable(format!("database /d/links.db {words}")).to_string()
+        );
+        assert_eq!(
+            db_error(locked()).to_string(),
+            Error::Unavailable(format!("the database {words}")).to_string()
+        );
     }
 
     #[test]

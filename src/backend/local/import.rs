@@ -25,8 +25,8 @@ use super::store::{domains, spaces};
 use super::visits::add_history;
 use crate::domain::{
     Carried, Color, Error, FieldErrors, Id, LinkInput, LinkPatch, Mode, OnConflict, Place, Result,
-    SpaceInput, SpacePatch, TrafficHour, renamed_alias, validate_alias, validate_link_input,
-    validate_space_input,
+    SpaceInput, SpacePatch, TrafficHour, renamed_alias, space_name_key, validate_alias,
+    validate_link_input, validate_space_input,
 };
 
 /// What an import created, reused and left out.
@@ -108,11 +108,6 @@ enum Prepared {
 const HANDOFF: usize = 512;
 const HANDOFFS_WAITING: usize = 8;
 
-/// Space names compare as the database compares them (`COLLATE NOCASE`: ASCII case folded).
-fn name_key(name: &str) -> String {
-    name.to_ascii_lowercase()
-}
-
 impl LocalBackend {
     /// Imports `spaces` then `links` in one transaction: [`LocalBackend::import_stream`] over rows
     /// already in memory, each with its source line; a link may name a space instead of giving
@@ -167,7 +162,7 @@ impl LocalBackend {
         for (place, input) in &space_rows {
             match validate_space_input(input, Mode::Create) {
                 Ok(patch) => valid_spaces.push((*place, patch)),
-                Err(e) => place.prefix(e, &mut errors),
+                Err(e) => errors.add_at(place, e),
             }
         }
 
@@ -246,7 +241,7 @@ fn check_row(row: ImportRow, tz: &jiff::tz::TimeZone) -> Prepared {
     };
     let Some(patch) = patch.filter(|_| errors.is_empty()) else {
         let mut keyed = FieldErrors::default();
-        row.place.prefix(errors, &mut keyed);
+        keyed.add_at(row.place, errors);
         return Prepared::Invalid(keyed);
     };
     let hash = match &patch.password {
@@ -308,7 +303,7 @@ impl<'a, 't> Writer<'a, 't> {
     ) -> Result<Self> {
         let space_ids: HashMap<String, Id> = spaces::names(tx, owner)?
             .into_iter()
-            .map(|(id, name)| (name_key(&name), id))
+            .map(|(id, name)| (space_name_key(&name), id))
             .collect();
         let owned_spaces = space_ids.values().copied().collect();
         let owned_domains = domains::ids(tx, owner)?.into_iter().collect();
@@ -332,7 +327,9 @@ impl<'a, 't> Writer<'a, 't> {
     }
 
     fn add_error(&mut self, place: Place, field: &str, message: impl Into<String>) {
-        self.errors.add(&format!("{place}: {field}"), message);
+        let mut one = FieldErrors::default();
+        one.add(field, message);
+        self.errors.add_at(place, one);
     }
 
     fn declare_spaces(&mut self, spaces: Vec<(Place, SpacePatch)>) -> Result<()> {
@@ -340,7 +337,7 @@ impl<'a, 't> Writer<'a, 't> {
             let (Some(name), Some(color)) = (patch.name, patch.color) else {
                 continue;
             };
-            if self.space_ids.contains_key(&name_key(&name)) {
+            if self.space_ids.contains_key(&space_name_key(&name)) {
                 self.summary.spaces_reused += 1;
                 continue;
             }
@@ -356,7 +353,7 @@ impl<'a, 't> Writer<'a, 't> {
 
     fn make_space(&mut self, name: &str, color: Color) -> Result<Id> {
         let id = spaces::insert(self.tx, self.owner, name, color, self.now.as_second())?;
-        self.space_ids.insert(name_key(name), id);
+        self.space_ids.insert(space_name_key(name), id);
         self.owned_spaces.insert(id);
         self.summary.spaces_created += 1;
         Ok(id)
@@ -380,7 +377,7 @@ impl<'a, 't> Writer<'a, 't> {
 
     /// The space a row names, made for it when the import may make spaces.
     fn space_of(&mut self, place: Place, name: &str) -> Result<Option<Id>> {
-        if let Some(&id) = self.space_ids.get(&name_key(name)) {
+        if let Some(&id) = self.space_ids.get(&space_name_key(name)) {
             return Ok(Some(id));
         }
         if !self.create_spaces {

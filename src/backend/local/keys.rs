@@ -7,7 +7,7 @@ use sha2::{Digest, Sha256};
 use subtle::ConstantTimeEq;
 
 use super::{LocalService, db_error};
-use crate::domain::{Error, Id, Result};
+use crate::domain::{Error, Id, Result, validate_key_name};
 
 /// Every key starts with this, so a leaked key is recognisable in a log or a repository scan.
 pub const KEY_PREFIX: &str = "ldk_";
@@ -15,7 +15,6 @@ pub const KEY_PREFIX: &str = "ldk_";
 const KEY_RANDOM_LEN: usize = 40;
 /// How much of a key is kept in clear to tell keys apart in a list.
 const SHOWN_PREFIX_LEN: usize = KEY_PREFIX.len() + 6;
-const KEY_NAME_MAX: usize = 64;
 
 /// What is known of a key after its creation: never the secret itself.
 #[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
@@ -74,18 +73,7 @@ fn key_from_row(row: &rusqlite::Row<'_>) -> rusqlite::Result<KeyInfo> {
 impl LocalService {
     /// Creates a key for `owner_id`. The plain key is returned here once and never again.
     pub async fn create_key(&self, owner_id: Id, name: Option<&str>) -> Result<(String, KeyInfo)> {
-        let name = name
-            .map(str::trim)
-            .filter(|n| !n.is_empty())
-            .map(str::to_owned);
-        if let Some(name) = &name
-            && (name.chars().count() > KEY_NAME_MAX || name.chars().any(char::is_control))
-        {
-            return Err(Error::field(
-                "name",
-                format!("must be at most {KEY_NAME_MAX} printable characters"),
-            ));
-        }
+        let name = validate_key_name(name).map_err(|m| Error::field("name", m))?;
         let key = generate_key();
         let prefix = key[..SHOWN_PREFIX_LEN].to_owned();
         let digest = digest(&key).to_vec();

@@ -46,7 +46,7 @@ use super::trash::{TrashPage, Trashed};
 use super::{Backend, BackendInfo};
 use crate::domain::{
     Clock, Domain, Error, Id, Link, LinkInput, LinkQuery, Owner, Page, Result, Space, SpaceInput,
-    SpaceQuery, Stats, StatsQuery, SystemClock,
+    SpaceQuery, Stats, StatsQuery, SystemClock, validate_owner_name,
 };
 
 /// The owner the terminal app and the CLI act as on a local database.
@@ -155,10 +155,7 @@ impl LocalService {
     }
 
     pub async fn add_owner(&self, name: &str) -> Result<Owner> {
-        let name = name.trim().to_owned();
-        if name.is_empty() || name.chars().count() > 64 || name.chars().any(char::is_control) {
-            return Err(Error::field("name", "must be 1 to 64 printable characters"));
-        }
+        let name = validate_owner_name(name).map_err(|m| Error::field("name", m))?;
         let now = self.now();
         self.db
             .write(move |tx| {

@@ -25,8 +25,8 @@ use self::errors::Subject;
 use self::http::{Call, Http};
 use super::{Backend, BackendInfo};
 use crate::domain::{
-    Domain, Error, Id, Link, LinkInput, LinkQuery, Page, PeriodSpec, Preset, Result, Space,
-    SpaceInput, SpaceQuery, Stats, StatsPart, StatsQuery, StatsScope,
+    BaseUrl, Domain, Error, Id, Link, LinkInput, LinkQuery, Page, PeriodSpec, Preset, Result,
+    Space, SpaceInput, SpaceQuery, Stats, StatsPart, StatsQuery, StatsScope,
 };
 
 /// Everything a remote profile says, resolved: the key already read from its source.
@@ -77,7 +77,7 @@ impl RemoteBackend {
     pub fn new(options: RemoteOptions) -> Result<RemoteBackend> {
         Ok(RemoteBackend {
             http: Arc::new(Http::new(
-                &options.base_url,
+                &BaseUrl::parse(&options.base_url).map_err(|m| Error::field("base_url", m))?,
                 options.api_key,
                 options.timeout,
             )?),

@@ -8,6 +8,7 @@ use jiff::tz::TimeZone;
 use super::{App, Pane};
 use crate::backend::{BulkAction, BulkReport, Progress, Selection, Trashed};
 use crate::domain::{Link, LinkInput, Space};
+use crate::tui::errors::{Failed, describe};
 use crate::tui::filter::Named;
 use crate::tui::format;
 use crate::tui::keys::Action;
@@ -313,7 +314,7 @@ impl App {
                 }
                 self.refresh();
             }
-            Err(e) => self.toast(ToastKind::Error, crate::tui::app::describe(&e, "the links")),
+            Err(e) => self.toast(ToastKind::Error, describe(&e, Failed::Action("the links"))),
         }
     }
 
@@ -393,7 +394,7 @@ impl App {
                     format!(
                         "Could not undo {}: {}",
                         entry.label,
-                        crate::tui::app::describe(&e, "it")
+                        describe(&e, Failed::Action("it"))
                     ),
                 );
             }
@@ -485,7 +486,7 @@ impl App {
                 );
                 self.refresh();
             }
-            Err(e) => self.toast(ToastKind::Error, crate::tui::app::describe(&e, "the space")),
+            Err(e) => self.toast(ToastKind::Error, describe(&e, Failed::Action("the space"))),
         }
     }
 
@@ -530,7 +531,7 @@ impl App {
                 &format!("Restored {}", format::count(report.changed)),
                 &report,
             ),
-            Err(e) => self.toast(ToastKind::Error, crate::tui::app::describe(&e, "the item")),
+            Err(e) => self.toast(ToastKind::Error, describe(&e, Failed::Action("the item"))),
         }
         self.refresh();
     }
@@ -538,7 +539,7 @@ impl App {
     pub(super) fn range_marked(&mut self, result: crate::domain::Result<Vec<Link>>) {
         match result {
             Ok(links) => self.mark_all_of(&links),
-            Err(e) => self.toast(ToastKind::Error, crate::tui::app::describe(&e, "the range")),
+            Err(e) => self.toast(ToastKind::Error, describe(&e, Failed::Action("the range"))),
         }
     }
 }

@@ -10,11 +10,12 @@ use ratatui::crossterm::event::KeyCode;
 use super::field::TextField;
 use super::picker::{Choice, ListPicker, PickOutcome};
 use super::rules::{RuleList, RuleOutcome};
-use super::{Errors, Form, FormOutcome, SaveRequest, describe_failure, discard_answer};
+use super::{Errors, Form, FormOutcome, SaveRequest, discard_answer};
 use crate::domain::{
     Domain, Error, FieldErrors, Id, Link, LinkInput, Mode, Space, TargetType, format_expiry_input,
     validate_link_input,
 };
+use crate::tui::errors::{Failed, describe};
 use crate::tui::keys::{Action, Key};
 
 /// The places focus stops, top to bottom.
@@ -802,7 +803,7 @@ impl LinkForm {
         self.saving = false;
         match error {
             Error::Validation(errors) => self.show_errors(errors),
-            other => self.message = Some(describe_failure(other)),
+            other => self.message = Some(describe(other, Failed::Save)),
         }
     }
 }

@@ -404,19 +404,3 @@ pub fn discard_answer(key: &Key) -> Option<bool> {
         _ => None,
     }
 }
-
-/// Words for the form's message line when a save failed for a reason other than its fields.
-pub fn describe_failure(error: &Error) -> String {
-    match error {
-        Error::NotFound(what) => format!("Not saved: {what} no longer exists"),
-        Error::Validation(_) => "Not saved: check the fields marked ✗".into(),
-        Error::Unauthorized(_) => "Not saved: the server refused the API key".into(),
-        Error::RateLimited { retry_after } => match retry_after {
-            Some(d) => format!("Not saved: rate limited, try again in {}s", d.as_secs()),
-            None => "Not saved: rate limited, try again shortly".into(),
-        },
-        Error::Unavailable(reason) => format!("Not saved: backend unavailable ({reason})"),
-        Error::Conflict(reason) => format!("Not saved: {reason}"),
-        Error::Unsupported(reason) => format!("Not saved: {reason}"),
-    }
-}

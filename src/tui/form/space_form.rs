@@ -7,10 +7,11 @@ use ratatui::text::{Line, Span};
 
 use super::field::TextField;
 use super::{
-    Body, Errors, Form, FormOutcome, Frame, INDENT, LABEL_WIDTH, SaveRequest, describe_failure,
-    discard_answer, error_line, label, render_discard, render_frame,
+    Body, Errors, Form, FormOutcome, Frame, INDENT, LABEL_WIDTH, SaveRequest, discard_answer,
+    error_line, label, render_discard, render_frame,
 };
 use crate::domain::{Color, Error, FieldErrors, Mode, Space, SpaceInput, validate_space_input};
+use crate::tui::errors::{Failed, describe};
 use crate::tui::keys::{Action, Key};
 use crate::tui::view::Ctx;
 
@@ -267,7 +268,7 @@ impl SpaceForm {
         self.saving = false;
         match error {
             Error::Validation(errors) => self.show_errors(errors),
-            other => self.message = Some(describe_failure(other)),
+            other => self.message = Some(describe(other, Failed::Save)),
         }
     }
 
