@@ -25,7 +25,7 @@ pub use profile::{
 };
 pub use serve::ServeConfig;
 pub use ui::{Theme, UiConfig};
-pub use values::{BaseUrl, RedirectStatus, ZoneName};
+pub use values::{BaseUrl, DbLocation, RedirectStatus, ZoneName, parse_db_flag};
 
 use profile::ProfileToml;
 

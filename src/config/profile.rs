@@ -6,7 +6,7 @@ use std::time::Duration;
 use jiff::tz::TimeZone;
 use serde::Deserialize;
 
-use super::values::{BaseUrl, ZoneName};
+use super::values::{BaseUrl, DbLocation, ZoneName};
 
 /// The name of the profile that exists without any config: the embedded database in the data
 /// directory.
@@ -20,7 +20,7 @@ pub const DEFAULT_TIMEOUT_SECS: u64 = crate::backend::remote::DEFAULT_TIMEOUT.as
 #[serde(deny_unknown_fields)]
 pub(super) struct ProfileToml {
     pub backend: BackendKind,
-    pub db: Option<PathBuf>,
+    pub db: Option<DbLocation>,
     pub public_url: Option<BaseUrl>,
     pub timezone: Option<ZoneName>,
     pub base_url: Option<BaseUrl>,
@@ -112,7 +112,7 @@ impl ProfileToml {
                     ));
                 }
                 Ok(Profile::Local(LocalProfile {
-                    db: self.db,
+                    db: self.db.map(DbLocation::into_path),
                     public_url: self.public_url,
                     timezone: self.timezone,
                     fetch_titles: self.fetch_titles.unwrap_or(false),
