@@ -13,6 +13,7 @@ pub mod password;
 mod public_address;
 pub mod redirect;
 mod schema;
+mod serve_lock;
 mod spaces;
 mod stats;
 pub mod store;
@@ -34,6 +35,7 @@ pub use import::{
 };
 pub use links::default_title;
 pub use schema::SCHEMA_VERSION;
+pub use serve_lock::ServeLock;
 pub use titles::title_of_html;
 pub use trash::DEFAULT_TRASH_DAYS;
 
