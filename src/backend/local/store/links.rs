@@ -8,7 +8,7 @@ use rusqlite::types::Value;
 use rusqlite::{Connection, OptionalExtension, Row, Transaction, params, params_from_iter};
 use serde::{Deserialize, Serialize};
 
-use super::{db_error, domains, grams, sets, spaces, time, traffic};
+use super::{db_error, domains, grams, sets, spaces, status, time, traffic};
 use crate::domain::{Id, Link, Result, SearchBy, Sort, StatusFilter, TargetRule, TargetType};
 
 /// The stored columns of a link that the service writes (clicks and rotation are the server's).
@@ -515,18 +515,12 @@ pub struct ListFilter<'a> {
     pub now: Timestamp,
 }
 
-// The status rules of `LinkStatus::derive`, in SQL. `ends_at` is NULL for links that never
-// expire by date, so the active rule names that case explicitly (NOT of NULL is NULL).
-const CLICK_EXPIRED: &str = "(l.expiration_clicks > 0 AND l.clicks >= l.expiration_clicks)";
-
-fn status_sql(status: StatusFilter) -> Option<String> {
+fn status_sql(status: StatusFilter) -> Option<&'static str> {
     match status {
         StatusFilter::All => None,
-        StatusFilter::Disabled => Some("l.disabled = 1".into()),
-        StatusFilter::Expired => Some(format!("(l.ends_at <= ?2 OR {CLICK_EXPIRED})")),
-        StatusFilter::Active => Some(format!(
-            "l.disabled = 0 AND (l.ends_at IS NULL OR l.ends_at > ?2) AND NOT {CLICK_EXPIRED}"
-        )),
+        StatusFilter::Disabled => Some(status::DISABLED),
+        StatusFilter::Expired => Some(status::EXPIRED),
+        StatusFilter::Active => Some(status::ACTIVE),
     }
 }
 
@@ -570,7 +564,7 @@ fn list_sql(f: &ListFilter<'_>, plan: Plan) -> ListSql {
     let mut from = "links l";
     if let Some(status) = status_sql(f.status) {
         sql.push_str(" AND ");
-        sql.push_str(&status);
+        sql.push_str(status);
     }
     if let Some(space) = f.space {
         values.push(Value::Integer(space));
@@ -829,24 +823,6 @@ fn count_by_reading(conn: &Connection, f: &ListFilter<'_>, sql: &ListSql) -> Res
     };
     // Each query names its index so a planner change cannot turn it into a scan.
     const TOTAL: &str = "SELECT link_count FROM owners WHERE id = ?1 AND ?2 IS NOT NULL";
-    const BY_DATE: &str = "SELECT count(*) FROM links INDEXED BY links_owner_ends \
-         WHERE owner_id = ?1 AND ends_at <= ?2";
-    const DISABLED: &str = "SELECT count(*) FROM links INDEXED BY links_owner_disabled \
-         WHERE owner_id = ?1 AND disabled = 1 AND ?2 IS NOT NULL";
-    const BY_CLICKS: &str = "SELECT count(*) FROM links INDEXED BY links_owner_click_expired_ends \
-         WHERE owner_id = ?1 AND expiration_clicks > 0 AND clicks >= expiration_clicks \
-         AND ?2 IS NOT NULL";
-    const BY_CLICKS_AND_DATE: &str = "SELECT count(*) FROM links \
-         INDEXED BY links_owner_click_expired_ends \
-         WHERE owner_id = ?1 AND expiration_clicks > 0 AND clicks >= expiration_clicks \
-         AND ends_at <= ?2";
-    const INACTIVE: &str = "SELECT count(*) FROM links INDEXED BY links_owner_inactive_ends \
-         WHERE owner_id = ?1 AND (disabled = 1 OR (expiration_clicks > 0 AND clicks >= expiration_clicks)) \
-         AND ?2 IS NOT NULL";
-    const INACTIVE_AND_DATE: &str = "SELECT count(*) FROM links \
-         INDEXED BY links_owner_inactive_ends \
-         WHERE owner_id = ?1 AND (disabled = 1 OR (expiration_clicks > 0 AND clicks >= expiration_clicks)) \
-         AND ends_at <= ?2";
     let total = || -> Result<u64> {
         conn.prepare_cached(TOTAL)
             .map_err(db_error)?
@@ -857,12 +833,12 @@ fn count_by_reading(conn: &Connection, f: &ListFilter<'_>, sql: &ListSql) -> Res
     };
     Ok(match f.status {
         StatusFilter::All => total()?,
-        StatusFilter::Disabled => n(DISABLED)?,
-        StatusFilter::Expired => {
-            (n(BY_DATE)? + n(BY_CLICKS)?).saturating_sub(n(BY_CLICKS_AND_DATE)?)
-        }
+        StatusFilter::Disabled => n(status::COUNT_DISABLED)?,
+        StatusFilter::Expired => (n(status::COUNT_BY_DATE)? + n(status::COUNT_BY_CLICKS)?)
+            .saturating_sub(n(status::COUNT_BY_CLICKS_AND_DATE)?),
         StatusFilter::Active => {
-            let inactive = (n(BY_DATE)? + n(INACTIVE)?).saturating_sub(n(INACTIVE_AND_DATE)?);
+            let inactive = (n(status::COUNT_BY_DATE)? + n(status::COUNT_INACTIVE)?)
+                .saturating_sub(n(status::COUNT_INACTIVE_AND_DATE)?);
             total()?.saturating_sub(inactive)
         }
     })

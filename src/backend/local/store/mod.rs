@@ -11,6 +11,7 @@ pub mod grams;
 pub mod links;
 mod sets;
 pub mod spaces;
+mod status;
 pub mod traffic;
 pub mod trash;
 pub mod visit_log;

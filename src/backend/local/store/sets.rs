@@ -7,6 +7,7 @@ use roaring::RoaringTreemap;
 use rusqlite::{Connection, OptionalExtension, params};
 
 use super::links::{self, ListFilter};
+use super::status::{BY_CLICKS_IDS, BY_DATE_IDS, DISABLED_IDS};
 use super::{db_error, time};
 use crate::domain::{Id, LinkStatus, Result, Sort, StatusFilter};
 
@@ -14,16 +15,8 @@ use crate::domain::{Id, LinkStatus, Result, Sort, StatusFilter};
 /// of each filter's links from their indexes instead (inactive links are a few per cent).
 const STREAM_FROM: u64 = 8_192;
 
-// The ids of an owner's links in each inactive state, from the partial indexes that hold just
-// those links (the rules of `links::status_sql`), and in a space or a domain. ?1 owner, ?2 now
-// or the space or domain.
-const BY_DATE_IDS: &str = "SELECT id FROM links INDEXED BY links_owner_ends \
-     WHERE owner_id = ?1 AND ends_at <= ?2";
-const BY_CLICKS_IDS: &str = "SELECT id FROM links INDEXED BY links_owner_click_expired \
-     WHERE owner_id = ?1 AND expiration_clicks > 0 AND clicks >= expiration_clicks \
-     AND ?2 IS NOT NULL";
-const DISABLED_IDS: &str = "SELECT id FROM links INDEXED BY links_owner_disabled \
-     WHERE owner_id = ?1 AND disabled = 1 AND ?2 IS NOT NULL";
+// The ids of an owner's links in a space or a domain (the inactive states' are in `status`).
+// ?1 owner, ?2 the space or domain.
 const SPACE_IDS: &str = "SELECT id FROM links INDEXED BY links_owner_space \
      WHERE owner_id = ?1 AND space_id = ?2";
 const DOMAIN_IDS: &str = "SELECT id FROM links INDEXED BY links_owner_domain \
