@@ -169,6 +169,8 @@ fn in_transaction<T>(
         .transaction_with_behavior(TransactionBehavior::Immediate)
         .map_err(db_error)?;
     let value = f(&tx)?;
+    // Whatever the write was, the short-term search index takes in what has gathered.
+    super::store::grams::settle(&tx)?;
     tx.commit().map_err(db_error)?;
     Ok(value)
 }

@@ -303,6 +303,38 @@ const MIGRATIONS: &[Migration] = &[
         UPDATE link_ids SET deleted_high = old.id;
     END;
     "#),
+    // 8: the short-term index (`store::grams`) kept in step by the database itself. A link
+    // written after the index took it in (an edit of its texts or owner, a delete, a restore
+    // under its old id), by whatever path, is noted here with the texts the index holds for it
+    // (the first note wins: the index has not changed since); searches read such links as they
+    // are now, and a later write folds the notes into the index.
+    sql(r#"
+    CREATE TABLE link_grams_stale (
+        id INTEGER PRIMARY KEY,
+        -- NULL: the index holds nothing for this id.
+        owner_id INTEGER,
+        title TEXT,
+        alias TEXT,
+        url TEXT
+    );
+    CREATE TRIGGER link_grams_au AFTER UPDATE OF owner_id, title, alias, url ON links
+        WHEN old.id <= (SELECT upto FROM link_grams_upto)
+    BEGIN
+        INSERT OR IGNORE INTO link_grams_stale VALUES
+            (old.id, old.owner_id, old.title, old.alias, old.url);
+    END;
+    CREATE TRIGGER link_grams_ad AFTER DELETE ON links
+        WHEN old.id <= (SELECT upto FROM link_grams_upto)
+    BEGIN
+        INSERT OR IGNORE INTO link_grams_stale VALUES
+            (old.id, old.owner_id, old.title, old.alias, old.url);
+    END;
+    CREATE TRIGGER link_grams_ai AFTER INSERT ON links
+        WHEN new.id <= (SELECT upto FROM link_grams_upto)
+    BEGIN
+        INSERT OR IGNORE INTO link_grams_stale (id) VALUES (new.id);
+    END;
+    "#),
 ];
 
 /// The code half of migration 6: rollups and the raw log from the old visits table, which then

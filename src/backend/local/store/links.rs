@@ -144,7 +144,6 @@ pub fn insert(tx: &Transaction<'_>, row: &LinkRow) -> Result<Id> {
     .map_err(db_error)?
     .execute(params_from_iter(values))
     .map_err(db_error)?;
-    grams::added(tx, id)?;
     move_counters(tx, row.owner_id, row.space_id, 1)?;
     Ok(id)
 }
@@ -282,10 +281,6 @@ fn stored(tx: &Transaction<'_>, id: Id) -> Result<Option<Stored>> {
         .map_err(db_error)
 }
 
-fn as_texts(texts: &[Option<String>; 3]) -> grams::Texts<'_> {
-    texts.each_ref().map(Option::as_deref)
-}
-
 /// Writes every service-owned column of link `id` (owner and creation time stay).
 pub fn update(tx: &Transaction<'_>, id: Id, row: &LinkRow) -> Result<()> {
     let [
@@ -321,13 +316,10 @@ pub fn update(tx: &Transaction<'_>, id: Id, row: &LinkRow) -> Result<()> {
         tt, geo, platform, rotation, updated
     ])
     .map_err(db_error)?;
-    if let Some(old) = old {
-        grams::changed(tx, old.owner, id, as_texts(&old.texts), row.texts())?;
-        if old.space != row.space_id {
-            move_counters(tx, old.owner, old.space, -1)?;
-            move_counters(tx, old.owner, row.space_id, 1)?;
-            traffic::move_link(tx, id, old.owner, old.space, row.space_id)?;
-        }
+    if let Some(old) = old.filter(|old| old.space != row.space_id) {
+        move_counters(tx, old.owner, old.space, -1)?;
+        move_counters(tx, old.owner, row.space_id, 1)?;
+        traffic::move_link(tx, id, old.owner, old.space, row.space_id)?;
     }
     Ok(())
 }
@@ -335,10 +327,7 @@ pub fn update(tx: &Transaction<'_>, id: Id, row: &LinkRow) -> Result<()> {
 /// Sets the title of link `id` if its url is still `url` (a fetched title that arrives after
 /// the link was edited is dropped). Returns whether it was set.
 pub fn set_title(tx: &Transaction<'_>, id: Id, url: &str, title: &str) -> Result<bool> {
-    let Some(Stored {
-        owner, texts: old, ..
-    }) = stored(tx, id)?
-    else {
+    let Some(Stored { texts: old, .. }) = stored(tx, id)? else {
         return Ok(false);
     };
     if old[2].as_deref() != Some(url) {
@@ -348,8 +337,6 @@ pub fn set_title(tx: &Transaction<'_>, id: Id, url: &str, title: &str) -> Result
         .map_err(db_error)?
         .execute(params![title, id])
         .map_err(db_error)?;
-    let new = [Some(title), old[1].as_deref(), old[2].as_deref()];
-    grams::changed(tx, owner, id, as_texts(&old), new)?;
     Ok(true)
 }
 
@@ -390,22 +377,17 @@ fn target_type(n: u8) -> TargetType {
 }
 
 pub fn delete(tx: &Transaction<'_>, owner: Id, id: Id) -> Result<bool> {
-    type Deleted = (Option<Id>, Option<Id>, [Option<String>; 3]);
-    let old: Option<Deleted> = tx
+    let old: Option<(Option<Id>, Option<Id>)> = tx
         .prepare_cached(
-            "DELETE FROM links WHERE id = ?1 AND owner_id = ?2 \
-             RETURNING space_id, domain_id, title, alias, url",
+            "DELETE FROM links WHERE id = ?1 AND owner_id = ?2 RETURNING space_id, domain_id",
         )
         .map_err(db_error)?
-        .query_row(params![id, owner], |r| {
-            Ok((r.get(0)?, r.get(1)?, [r.get(2)?, r.get(3)?, r.get(4)?]))
-        })
+        .query_row(params![id, owner], |r| Ok((r.get(0)?, r.get(1)?)))
         .optional()
         .map_err(db_error)?;
-    let Some((space, domain, old)) = old else {
+    let Some((space, domain)) = old else {
         return Ok(false);
     };
-    grams::removed(tx, owner, id, as_texts(&old))?;
     traffic::delete_link(
         tx,
         id,
