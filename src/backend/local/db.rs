@@ -170,7 +170,7 @@ fn in_transaction<T>(
         .map_err(db_error)?;
     let value = f(&tx)?;
     // Whatever the write was, the short-term search index takes in what has gathered.
-    super::store::grams::settle(&tx)?;
+    super::store::search::short::settle(&tx)?;
     tx.commit().map_err(db_error)?;
     Ok(value)
 }

@@ -3,7 +3,7 @@
 
 use rusqlite::Connection;
 
-use super::store::grams;
+use super::store::search::short as grams;
 use crate::domain::{Error, Result};
 
 /// One step of the schema: its SQL, then any work that needs code (inside the same transaction).
@@ -158,7 +158,7 @@ const MIGRATIONS: &[Migration] = &[
     INSERT INTO links_fts(links_fts, rank) VALUES ('automerge', 8);
     INSERT INTO links_fts(links_fts) VALUES ('rebuild');
     "#),
-    // 4: the short-term index (`store::grams`): for each owner, field and pair of characters,
+    // 4: the short-term index (`store::search::short`): for each owner, field and pair of characters,
     // the ids of the links containing it; built here for the links already stored. Link counters
     // leave the triggers.
     Migration {
@@ -303,7 +303,7 @@ const MIGRATIONS: &[Migration] = &[
         UPDATE link_ids SET deleted_high = old.id;
     END;
     "#),
-    // 8: the short-term index (`store::grams`) kept in step by the database itself. A link
+    // 8: the short-term index (`store::search::short`) kept in step by the database itself. A link
     // written after the index took it in (an edit of its texts or owner, a delete, a restore
     // under its old id), by whatever path, is noted here with the texts the index holds for it
     // (the first note wins: the index has not changed since); searches read such links as they

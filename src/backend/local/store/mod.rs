@@ -7,9 +7,8 @@
 
 pub mod bulk;
 pub mod domains;
-pub mod grams;
 pub mod links;
-mod sets;
+pub mod search;
 pub mod spaces;
 mod status;
 pub mod traffic;

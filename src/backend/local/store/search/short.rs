@@ -19,7 +19,7 @@ use std::collections::{BTreeMap, HashMap};
 use roaring::{RoaringBitmap, RoaringTreemap};
 use rusqlite::{Connection, OptionalExtension, Row, params};
 
-use super::{db_error, links};
+use super::super::db_error;
 use crate::domain::{Error, Id, Result, SearchBy};
 
 /// Terms of up to this many characters are answered here; longer ones by the trigram index.
@@ -113,7 +113,7 @@ pub fn matching(conn: &Connection, owner: Id, by: SearchBy, term: &str) -> Resul
     let mut stmt = conn
         .prepare_cached(&format!(
             "SELECT id, {} FROM links WHERE id > ?1 AND owner_id = ?2",
-            links::column(by)
+            super::column(by)
         ))
         .map_err(db_error)?;
     let mut folded = String::new();
@@ -132,7 +132,7 @@ pub fn matching(conn: &Connection, owner: Id, by: SearchBy, term: &str) -> Resul
     let mut stmt = conn
         .prepare_cached(&format!(
             "SELECT s.id, l.owner_id = ?1, l.{} FROM link_grams_stale s              LEFT JOIN links l ON l.id = s.id",
-            links::column(by)
+            super::column(by)
         ))
         .map_err(db_error)?;
     let mut rows = stmt.query([owner]).map_err(db_error)?;

@@ -1,14 +1,14 @@
 //! A search's matches as a set of link ids in memory (a roaring bitmap): narrowed by a list's
 //! status, space and domain, counted, and paged in the list's order. Searches whose matches are
-//! known as ids up front use it: short terms (`grams`) for everything, full-text searches for
+//! known as ids up front use it: short terms (`short`) for everything, full-text searches for
 //! their totals.
 
 use roaring::RoaringTreemap;
 use rusqlite::{Connection, OptionalExtension, params};
 
-use super::links::{self, ListFilter};
+use super::super::{db_error, time};
 use super::status::{BY_CLICKS_IDS, BY_DATE_IDS, DISABLED_IDS};
-use super::{db_error, time};
+use super::{self as search, ListFilter};
 use crate::domain::{Id, LinkStatus, Result, Sort, StatusFilter};
 
 /// Below this many members, narrowing reads each member's row; from here on it streams the ids
@@ -154,7 +154,7 @@ fn by_clicks(
         (f.offset, end - f.offset)
     };
     let most_first = (f.sort == Sort::Max) != reverse;
-    let links = links::owner_link_count(conn, f.owner)?;
+    let links = search::owner_link_count(conn, f.owner)?;
     let walked = (skip + take).saturating_mul(links) / len;
     let mut ids = Vec::with_capacity(take as usize);
     if walked < len {
