@@ -65,7 +65,8 @@ pub struct GlobalArgs {
     #[arg(long, global = true, value_name = "NAME")]
     pub profile: Option<String>,
     /// Use the embedded database at PATH (created if missing).
-    #[arg(long, global = true, value_name = "PATH", conflicts_with = "remote")]
+    #[arg(long, global = true, value_name = "PATH", conflicts_with = "remote",
+          value_parser = crate::config::parse_db_flag)]
     pub db: Option<PathBuf>,
     /// Read the configuration from PATH instead of the standard location.
     #[arg(long, global = true, value_name = "PATH")]

@@ -9,7 +9,7 @@ use clap::Args;
 
 use super::context::Context;
 use super::error::{CliError, CliResult, Kind};
-use crate::backend::local::{LocalOptions, LocalService};
+use crate::backend::local::{LocalOptions, LocalService, ServeLock};
 use crate::config::Resolved;
 use crate::domain::{BaseUrl, Error, RedirectStatus};
 use crate::server::ServeOptions;
@@ -95,6 +95,8 @@ pub async fn run(ctx: &Context, args: ServeArgs) -> CliResult {
     // stops here, before "listening on" tells a script the server is up.
     let listen = opts.listen;
     let mut prepared = opts.prepare()?;
+    // Held until the server has stopped and written every counted click.
+    let _one_server = ServeLock::acquire(db)?;
     crate::server::connections::raise_open_files_limit();
     let listener = tokio::net::TcpListener::bind(listen)
         .await

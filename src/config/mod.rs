@@ -26,7 +26,7 @@ pub use profile::{
 };
 pub use serve::ServeConfig;
 pub use ui::{Theme, UiConfig};
-pub use values::ZoneName;
+pub use values::{DbLocation, ZoneName, parse_db_flag};
 
 use profile::ProfileToml;
 

@@ -6,7 +6,7 @@ use std::time::Duration;
 use jiff::tz::TimeZone;
 use serde::Deserialize;
 
-use super::values::ZoneName;
+use super::values::{DbLocation, ZoneName};
 use crate::domain::BaseUrl;
 
 /// The name of the profile that exists without any config: the embedded database in the data
@@ -21,7 +21,7 @@ pub const DEFAULT_TIMEOUT_SECS: u64 = crate::backend::DEFAULT_REMOTE_TIMEOUT.as_
 #[serde(deny_unknown_fields)]
 pub(super) struct ProfileToml {
     pub backend: BackendKind,
-    pub db: Option<PathBuf>,
+    pub db: Option<DbLocation>,
     pub public_url: Option<BaseUrl>,
     pub timezone: Option<ZoneName>,
     pub base_url: Option<BaseUrl>,
@@ -113,7 +113,7 @@ impl ProfileToml {
                     ));
                 }
                 Ok(Profile::Local(LocalProfile {
-                    db: self.db,
+                    db: self.db.map(DbLocation::into_path),
                     public_url: self.public_url,
                     timezone: self.timezone,
                     fetch_titles: self.fetch_titles.unwrap_or(false),

@@ -35,3 +35,81 @@ impl<'de> Deserialize<'de> for ZoneName {
         ZoneName::parse(&name).map_err(serde::de::Error::custom)
     }
 }
+
+/// Where a local profile's database lives. Only SQLite files are supported, named by a path;
+/// a value written as a URL (`scheme://…`) would otherwise be taken for a relative path and
+/// quietly create a directory named after the scheme with an empty database in it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct DbLocation(std::path::PathBuf);
+
+impl DbLocation {
+    pub fn parse(raw: &str) -> Result<DbLocation, String> {
+        if raw.trim().is_empty() {
+            return Err("the database path is empty".into());
+        }
+        match url_scheme(raw) {
+            None => Ok(DbLocation(raw.into())),
+            Some(scheme) if matches!(scheme.as_str(), "postgres" | "postgresql") => Err(format!(
+                "\"{scheme}://\": PostgreSQL databases are not supported yet; \
+                 give the path of a SQLite file"
+            )),
+            Some(scheme) => Err(format!(
+                "\"{scheme}://\" URLs are not supported; give the path of a SQLite file"
+            )),
+        }
+    }
+
+    pub fn into_path(self) -> std::path::PathBuf {
+        self.0
+    }
+}
+
+/// The scheme of a `scheme://…` value (RFC 3986 letters), lower-cased.
+fn url_scheme(raw: &str) -> Option<String> {
+    let (scheme, _) = raw.trim().split_once("://")?;
+    let mut chars = scheme.chars();
+    let first_is_letter = chars.next().is_some_and(|c| c.is_ascii_alphabetic());
+    let rest_fits = chars.all(|c| c.is_ascii_alphanumeric() || matches!(c, '+' | '-' | '.'));
+    (first_is_letter && rest_fits).then(|| scheme.to_ascii_lowercase())
+}
+
+impl<'de> Deserialize<'de> for DbLocation {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        let raw = String::deserialize(d)?;
+        DbLocation::parse(&raw).map_err(serde::de::Error::custom)
+    }
+}
+
+/// `--db`'s parser: the same check as a profile's `db =`.
+pub fn parse_db_flag(raw: &str) -> Result<std::path::PathBuf, String> {
+    DbLocation::parse(raw).map(DbLocation::into_path)
+}
+
+#[cfg(test)]
+mod db_location_tests {
+    use super::DbLocation;
+
+    #[test]
+    fn paths_pass_and_urls_are_refused_by_name() {
+        for ok in [
+            "links.db",
+            "/tmp/x.db",
+            "~/l.db",
+            "./a:b.db",
+            "C:\\links.db",
+            "1ab://x",
+        ] {
+            assert!(DbLocation::parse(ok).is_ok(), "{ok}");
+        }
+        let pg = DbLocation::parse("postgres://user@host/db").unwrap_err();
+        assert!(
+            pg.contains("PostgreSQL") && pg.contains("not supported yet"),
+            "{pg}"
+        );
+        let pg = DbLocation::parse("PostgreSQL://h/db").unwrap_err();
+        assert!(pg.contains("PostgreSQL"), "{pg}");
+        let other = DbLocation::parse("sqlite:///tmp/x.db").unwrap_err();
+        assert!(other.contains("\"sqlite://\""), "{other}");
+        assert!(DbLocation::parse("  ").is_err());
+    }
+}

@@ -1,7 +1,7 @@
 //! Bulk edits over a filter, and the trash.
 
 use crate::cli_support::Env;
-use crate::ids;
+use crate::{aliases_of, ids};
 use serde_json::Value;
 
 fn seed_campaign(env: &Env) {
@@ -26,15 +26,7 @@ fn seed_campaign(env: &Env) {
 }
 
 fn disabled_aliases(env: &Env) -> Vec<String> {
-    let list = env.json(&["links", "list", "--status", "disabled"]);
-    let mut aliases: Vec<String> = list["items"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|l| l["alias"].as_str().unwrap().to_owned())
-        .collect();
-    aliases.sort();
-    aliases
+    aliases_of(&env.json(&["links", "list", "--status", "disabled"])["items"])
 }
 
 #[test]

@@ -193,3 +193,64 @@ fn remote_flag_messages_name_the_flag_not_a_profile() {
     assert!(out.stderr.contains("--remote points at"), "{}", out.stderr);
     assert!(!out.stderr.contains("profile \"local\""), "{}", out.stderr);
 }
+
+#[test]
+fn a_database_url_is_refused_not_taken_for_a_path() {
+    let env = Env::new();
+    let run = crate::cli_support::run(env.bare().current_dir(env.dir.path()).args([
+        "--db",
+        "postgres://user@host/db",
+        "links",
+        "list",
+    ]))
+    .fails_with(2);
+    assert!(
+        run.stderr.contains("PostgreSQL") && run.stderr.contains("not supported yet"),
+        "{}",
+        run.stderr
+    );
+    assert!(
+        !env.path("postgres:").exists(),
+        "nothing is created for a URL"
+    );
+
+    let config = env.write(
+        "pg.toml",
+        "default_profile = \"pg\"\n\n[profiles.pg]\nbackend = \"local\"\ndb = \"postgresql://h/links\"\n",
+    );
+    let run = crate::cli_support::run(
+        env.bare()
+            .current_dir(env.dir.path())
+            .arg("--config")
+            .arg(&config)
+            .args(["links", "list"]),
+    )
+    .fails_with(9);
+    assert!(
+        run.stderr.contains("pg.toml")
+            && run.stderr.contains("line 5")
+            && run
+                .stderr
+                .contains("PostgreSQL databases are not supported yet"),
+        "{}",
+        run.stderr
+    );
+    assert!(!env.path("postgresql:").exists());
+
+    let config = env.write(
+        "other.toml",
+        "[profiles.local]\nbackend = \"local\"\ndb = \"mysql://h/links\"\n",
+    );
+    let run = crate::cli_support::run(
+        env.bare()
+            .arg("--config")
+            .arg(&config)
+            .args(["--json", "links", "list"]),
+    )
+    .fails_with(9);
+    let message = run.error_json()["message"].as_str().unwrap().to_owned();
+    assert!(
+        message.contains("\"mysql://\" URLs are not supported"),
+        "{message}"
+    );
+}

@@ -27,3 +27,15 @@ fn ids(list: &Value) -> Vec<i64> {
         .map(|l| l["id"].as_i64().unwrap())
         .collect()
 }
+
+/// The aliases of an array of links, sorted.
+fn aliases_of(links: &Value) -> Vec<String> {
+    let mut aliases: Vec<String> = links
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|l| l["alias"].as_str().unwrap().to_owned())
+        .collect();
+    aliases.sort();
+    aliases
+}

@@ -222,3 +222,60 @@ async fn serve_logs_in_colour_only_on_a_terminal_without_no_color() {
         "{plain:?}"
     );
 }
+
+#[tokio::test]
+async fn a_second_serve_on_one_database_is_refused_and_counts_stay_exact() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = dir.path().join("cli.db");
+    run(linkdeck(&db).args([
+        "links",
+        "create",
+        "https://example.com/once",
+        "--alias",
+        "once",
+        "--max-clicks",
+        "1",
+    ]));
+    let (first, base, _drain) = spawn_serve(&db, "", &[]).unwrap();
+
+    // The second server says why it will not start, and never listens.
+    let Err(output) = spawn_serve(&db, "", &[]) else {
+        panic!("a second serve started on the same database");
+    };
+    assert!(!output.contains("listening on"), "{output}");
+    assert!(
+        output.contains("already serving") && output.contains("cli.db"),
+        "{output}"
+    );
+    assert!(
+        output.contains(&format!("pid {}", first.0.id())),
+        "names the running server: {output}"
+    );
+
+    // The one server lets the one allowed click through, and no more.
+    let http = client();
+    let visit = || async {
+        http.get(format!("{base}/once"))
+            .send()
+            .await
+            .unwrap()
+            .status()
+    };
+    assert_eq!(visit().await, 301);
+    assert_ne!(visit().await, 301);
+
+    drop(first);
+
+    // A server killed outright leaves no lock behind: the next one starts.
+    let (mut killed, _, _drain) = spawn_serve(&db, "", &[]).unwrap();
+    killed.0.kill().unwrap();
+    killed.0.wait().unwrap();
+    let (last, base, _drain) = spawn_serve(&db, "", &[]).unwrap();
+    let again = http.get(format!("{base}/once")).send().await.unwrap();
+    assert_ne!(again.status(), 301, "the limit still holds");
+    drop(last);
+    let shown: serde_json::Value =
+        serde_json::from_str(&run(linkdeck(&db).args(["links", "show", "once", "--json"])))
+            .unwrap();
+    assert_eq!(shown["clicks"], 1, "{shown}");
+}

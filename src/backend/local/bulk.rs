@@ -14,7 +14,8 @@ use rusqlite::types::Value;
 use super::LocalBackend;
 use super::links::NOT_YOUR_SPACE;
 use super::store::bulk::{self as store, CHUNK, Change};
-use super::store::links::{self as link_store, ListFilter};
+use super::store::links as link_store;
+use super::store::search::{self, ListFilter};
 use super::store::{spaces, trash};
 use crate::backend::bulk::{
     BulkAction, BulkFailure, BulkReport, Preview, Progress, Selection, Undo,
@@ -34,7 +35,7 @@ fn resolve(
     now: Timestamp,
 ) -> Result<(RoaringTreemap, Vec<Id>)> {
     let mut ids = match &selection.filter {
-        Some(query) => link_store::matching_ids(
+        Some(query) => search::matching_ids(
             conn,
             &ListFilter {
                 owner,

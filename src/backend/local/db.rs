@@ -37,10 +37,7 @@ impl std::fmt::Debug for Db {
 impl Db {
     /// Opens (creating if needed) the database at `path` and brings its schema up to date.
     pub fn open(path: &Path) -> Result<Db> {
-        if let Some(dir) = path.parent().filter(|d| !d.as_os_str().is_empty()) {
-            std::fs::create_dir_all(dir)
-                .map_err(|e| Error::Unavailable(format!("cannot create {}: {e}", dir.display())))?;
-        }
+        create_parent(path)?;
         let mut writer = open_connection(path)?;
         // Reading the version checks that the file is a database, and one this build can use,
         // before anything changes it (WAL mode is written into the file).
@@ -172,6 +169,8 @@ fn in_transaction<T>(
         .transaction_with_behavior(TransactionBehavior::Immediate)
         .map_err(db_error)?;
     let value = f(&tx)?;
+    // Whatever the write was, the short-term search index takes in what has gathered.
+    super::store::search::short::settle(&tx)?;
     tx.commit().map_err(db_error)?;
     Ok(value)
 }
@@ -182,6 +181,15 @@ async fn run_blocking<T: Send + 'static>(
     tokio::task::spawn_blocking(f)
         .await
         .map_err(|e| Error::Unavailable(format!("database task failed: {e}")))?
+}
+
+/// Creates the directory a database file (or a file beside it) goes in.
+pub(super) fn create_parent(path: &Path) -> Result<()> {
+    if let Some(dir) = path.parent().filter(|d| !d.as_os_str().is_empty()) {
+        std::fs::create_dir_all(dir)
+            .map_err(|e| Error::Unavailable(format!("cannot create {}: {e}", dir.display())))?;
+    }
+    Ok(())
 }
 
 fn open_connection(path: &Path) -> Result<Connection> {

@@ -9,7 +9,8 @@ use url::Url;
 use super::LocalBackend;
 use super::alias::generate_alias;
 use super::password::hash_password_async;
-use super::store::links::{self as store, LinkRow, ListFilter};
+use super::store::links::{self as store, LinkRow};
+use super::store::search::{self, ListFilter};
 use super::store::{domains, spaces};
 use crate::domain::{
     Error, FieldErrors, Id, Link, LinkInput, LinkPatch, LinkQuery, Mode, Page, Result, TargetType,
@@ -242,7 +243,7 @@ impl LocalBackend {
                     limit: query.per_page,
                     now,
                 };
-                store::list(conn, &filter)
+                search::list(conn, &filter)
             })
             .await?;
         Ok(Page {

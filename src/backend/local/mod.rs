@@ -13,6 +13,7 @@ mod password;
 mod public_address;
 mod redirect;
 mod schema;
+mod serve_lock;
 pub mod serving;
 mod spaces;
 mod stats;
@@ -38,6 +39,7 @@ pub use import::{
 pub use keys::KeyInfo;
 pub use links::default_title;
 pub use schema::SCHEMA_VERSION;
+pub use serve_lock::ServeLock;
 pub use titles::title_of_html;
 pub use trash::DEFAULT_TRASH_DAYS;
 

@@ -3,7 +3,7 @@
 
 use rusqlite::Connection;
 
-use super::store::grams;
+use super::store::search::short as grams;
 use crate::domain::{Error, Result};
 
 /// One step of the schema: its SQL, then any work that needs code (inside the same transaction).
@@ -158,7 +158,7 @@ const MIGRATIONS: &[Migration] = &[
     INSERT INTO links_fts(links_fts, rank) VALUES ('automerge', 8);
     INSERT INTO links_fts(links_fts) VALUES ('rebuild');
     "#),
-    // 4: the short-term index (`store::grams`): for each owner, field and pair of characters,
+    // 4: the short-term index (`store::search::short`): for each owner, field and pair of characters,
     // the ids of the links containing it; built here for the links already stored. Link counters
     // leave the triggers.
     Migration {
@@ -301,6 +301,38 @@ const MIGRATIONS: &[Migration] = &[
     CREATE TRIGGER links_ad_id AFTER DELETE ON links WHEN old.id > (SELECT deleted_high FROM link_ids)
     BEGIN
         UPDATE link_ids SET deleted_high = old.id;
+    END;
+    "#),
+    // 8: the short-term index (`store::search::short`) kept in step by the database itself. A link
+    // written after the index took it in (an edit of its texts or owner, a delete, a restore
+    // under its old id), by whatever path, is noted here with the texts the index holds for it
+    // (the first note wins: the index has not changed since); searches read such links as they
+    // are now, and a later write folds the notes into the index.
+    sql(r#"
+    CREATE TABLE link_grams_stale (
+        id INTEGER PRIMARY KEY,
+        -- NULL: the index holds nothing for this id.
+        owner_id INTEGER,
+        title TEXT,
+        alias TEXT,
+        url TEXT
+    );
+    CREATE TRIGGER link_grams_au AFTER UPDATE OF owner_id, title, alias, url ON links
+        WHEN old.id <= (SELECT upto FROM link_grams_upto)
+    BEGIN
+        INSERT OR IGNORE INTO link_grams_stale VALUES
+            (old.id, old.owner_id, old.title, old.alias, old.url);
+    END;
+    CREATE TRIGGER link_grams_ad AFTER DELETE ON links
+        WHEN old.id <= (SELECT upto FROM link_grams_upto)
+    BEGIN
+        INSERT OR IGNORE INTO link_grams_stale VALUES
+            (old.id, old.owner_id, old.title, old.alias, old.url);
+    END;
+    CREATE TRIGGER link_grams_ai AFTER INSERT ON links
+        WHEN new.id <= (SELECT upto FROM link_grams_upto)
+    BEGIN
+        INSERT OR IGNORE INTO link_grams_stale (id) VALUES (new.id);
     END;
     "#),
 ];

@@ -7,10 +7,10 @@
 
 pub mod bulk;
 pub mod domains;
-pub mod grams;
 pub mod links;
-mod sets;
+pub mod search;
 pub mod spaces;
+mod status;
 pub mod traffic;
 pub mod trash;
 pub mod visit_log;

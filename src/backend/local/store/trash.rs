@@ -10,7 +10,7 @@ use jiff::Timestamp;
 use roaring::RoaringTreemap;
 use rusqlite::{Connection, OptionalExtension, params};
 
-use super::{bulk, db_error, grams, time, traffic};
+use super::{bulk, db_error, time, traffic};
 use crate::backend::trash::{Trashed, TrashedKind};
 use crate::domain::{Error, Id, Result};
 
@@ -29,15 +29,14 @@ pub fn new_batch(conn: &Connection, owner: Id, now: Timestamp) -> Result<Id> {
     Ok(conn.last_insert_rowid())
 }
 
-/// Moves the staged links (`temp.bulk_ids`) of `owner` into trash `batch`, keeping the search
-/// indexes and counters right. The caller runs with reference actions off, so the links'
+/// Moves the staged links (`temp.bulk_ids`) of `owner` into trash `batch`, keeping the
+/// counters right (the search indexes follow by themselves). The caller runs with reference actions off, so the links'
 /// traffic stays. Returns how many moved.
 pub fn move_staged_links(conn: &Connection, owner: Id, batch: Id) -> Result<u64> {
     let ids = staged_links_of(conn, owner)?;
     if ids.is_empty() {
         return Ok(0);
     }
-    grams::index_ids(conn, &ids, false)?;
     bulk::move_counters(conn, owner, -1)?;
     for (id, home) in homes(conn, owner)? {
         traffic::withdraw(conn, id, home)?;
@@ -350,8 +349,6 @@ fn restore_links(conn: &Connection, owner: Id, ids: &[Id], done: &mut Restored) 
         .execute([owner])
         .map_err(db_error)?;
     bulk::move_counters(conn, owner, 1)?;
-    let restored = staged_links_of(conn, owner)?;
-    grams::index_ids(conn, &restored, true)?;
     for (id, home) in homes(conn, owner)? {
         traffic::reinstate(conn, id, home)?;
     }

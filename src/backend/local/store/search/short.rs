@@ -6,18 +6,20 @@
 //! the owner's links in one block of 65,536 ids whose field contains `gram` (case-folded). A
 //! search reads the few rows of its term and knows its exact matches without reading a link.
 //!
-//! Links with ids above the watermark (`link_grams_upto`) are not indexed yet: searches read
-//! them directly, and once [`PENDING_MAX`] have gathered the next write indexes them together.
-//! Indexing each new link at once would rewrite ~100 rows per link; together, each row is
-//! rewritten once per batch. Edits and deletions of indexed links update their rows at once,
-//! and imports index their links as they stage them ([`Batch`]).
+//! The database keeps it in step, so no writer has to remember it. Links with ids above the
+//! watermark (`link_grams_upto`) are not indexed yet, and links the index took in and that were
+//! written since (by any statement: triggers note them in `link_grams_stale`) are not current:
+//! searches read both kinds directly. Every write transaction ends with [`settle`], which
+//! indexes them together once [`PENDING_MAX`] have gathered: indexing each at once would
+//! rewrite ~100 rows per link; together, each row is rewritten once per batch. Imports index
+//! their links as they stage them ([`Batch`]), a shortcut that only saves the catching up.
 
-use std::collections::{BTreeMap, HashMap, HashSet};
+use std::collections::{BTreeMap, HashMap};
 
 use roaring::{RoaringBitmap, RoaringTreemap};
 use rusqlite::{Connection, OptionalExtension, Row, params};
 
-use super::{db_error, links};
+use super::super::db_error;
 use crate::domain::{Error, Id, Result, SearchBy};
 
 /// Terms of up to this many characters are answered here; longer ones by the trigram index.
@@ -84,17 +86,6 @@ fn gram_text(a: char, b: char) -> String {
     s
 }
 
-/// The distinct grams of `text`.
-fn grams_of(text: Option<&str>) -> HashSet<String> {
-    let mut grams = HashSet::new();
-    if let Some(text) = text {
-        each_gram(text, |a, b| {
-            grams.insert(gram_text(a, b));
-        });
-    }
-    grams
-}
-
 /// The ids of `owner`'s links whose field `by` contains the short, folded `term`.
 pub fn matching(conn: &Connection, owner: Id, by: SearchBy, term: &str) -> Result<RoaringTreemap> {
     let mut highs: BTreeMap<u32, RoaringBitmap> = BTreeMap::new();
@@ -122,19 +113,36 @@ pub fn matching(conn: &Connection, owner: Id, by: SearchBy, term: &str) -> Resul
     let mut stmt = conn
         .prepare_cached(&format!(
             "SELECT id, {} FROM links WHERE id > ?1 AND owner_id = ?2",
-            links::column(by)
+            super::column(by)
         ))
         .map_err(db_error)?;
-    let mut rows = stmt.query(params![upto(conn)?, owner]).map_err(db_error)?;
     let mut folded = String::new();
-    while let Some(row) = rows.next().map_err(db_error)? {
-        let Some(text) = text_at(row, 1)? else {
-            continue;
-        };
+    let mut contains = |text: Option<&str>| {
         folded.clear();
-        folded.extend(text.chars().map(fold));
-        if folded.contains(term) {
+        folded.extend(text.unwrap_or_default().chars().map(fold));
+        text.is_some() && folded.contains(term)
+    };
+    let mut rows = stmt.query(params![upto(conn)?, owner]).map_err(db_error)?;
+    while let Some(row) = rows.next().map_err(db_error)? {
+        if contains(text_at(row, 1)?) {
             set.insert(row.get::<_, Id>(0).map_err(db_error)? as u64);
+        }
+    }
+    // The links written since the index took them in: what it says of them is stale.
+    let mut stmt = conn
+        .prepare_cached(&format!(
+            "SELECT s.id, l.owner_id = ?1, l.{} FROM link_grams_stale s              LEFT JOIN links l ON l.id = s.id",
+            super::column(by)
+        ))
+        .map_err(db_error)?;
+    let mut rows = stmt.query([owner]).map_err(db_error)?;
+    while let Some(row) = rows.next().map_err(db_error)? {
+        let id = row.get::<_, Id>(0).map_err(db_error)? as u64;
+        let mine = row.get::<_, Option<bool>>(1).map_err(db_error)?;
+        if mine == Some(true) && contains(text_at(row, 2)?) {
+            set.insert(id);
+        } else {
+            set.remove(id);
         }
     }
     Ok(set)
@@ -173,17 +181,71 @@ fn upto(conn: &Connection) -> Result<Id> {
         .map(Option::unwrap_or_default)
 }
 
-/// Link `id` was just inserted (in the caller's write transaction).
-pub fn added(tx: &Connection, id: Id) -> Result<()> {
+/// Folds what waits into the index once enough has gathered: links above the watermark, and
+/// links written since the index took them in. Every write transaction ends with this
+/// ([`Db`](crate::backend::local::Db)'s write path), so the waiting sets, which every short
+/// search reads, stay small.
+pub fn settle(tx: &Connection) -> Result<()> {
     let upto = upto(tx)?;
-    // SQLite gives the id of a deleted link at the top to the next one: below the watermark,
-    // it is indexed at once.
-    if id <= upto {
-        return index_range(tx, id, id);
+    let last: Id = tx
+        .prepare_cached("SELECT ifnull(max(id), 0) FROM links")
+        .map_err(db_error)?
+        .query_row([], |r| r.get(0))
+        .map_err(db_error)?;
+    if last - upto >= PENDING_MAX {
+        index_range(tx, upto + 1, last)?;
+        set_upto(tx, last)?;
     }
-    if id - upto >= PENDING_MAX {
-        catch_up(tx)?;
+    let stale: Id = tx
+        .prepare_cached("SELECT count(*) FROM link_grams_stale")
+        .map_err(db_error)?
+        .query_row([], |r| r.get(0))
+        .map_err(db_error)?;
+    if stale >= PENDING_MAX {
+        fold_stale(tx)?;
     }
+    Ok(())
+}
+
+/// Replaces what the index holds for each link noted in `link_grams_stale` with its texts now
+/// (nothing, once deleted), a block at a time: each row of a block is rewritten at most twice,
+/// however many of its links changed.
+fn fold_stale(tx: &Connection) -> Result<()> {
+    let mut stmt = tx
+        .prepare_cached(
+            "SELECT s.id, s.owner_id, s.title, s.alias, s.url, l.owner_id, l.title, l.alias, \
+             l.url FROM link_grams_stale s LEFT JOIN links l ON l.id = s.id ORDER BY s.id",
+        )
+        .map_err(db_error)?;
+    let mut rows = stmt.query([]).map_err(db_error)?;
+    let mut block = None;
+    let (mut gone, mut now) = (Postings::default(), Postings::default());
+    let flush = |block: Id, gone: Postings, now: Postings| -> Result<()> {
+        apply_postings(tx, block, gone, false)?;
+        write(tx, block, now)
+    };
+    while let Some(row) = rows.next().map_err(db_error)? {
+        let id: Id = row.get(0).map_err(db_error)?;
+        let this = id >> BLOCK_BITS;
+        if block != Some(this) {
+            if let Some(done) = block {
+                flush(done, std::mem::take(&mut gone), std::mem::take(&mut now))?;
+            }
+            block = Some(this);
+        }
+        let text = |i| text_at(row, i);
+        if let Some(owner) = row.get::<_, Option<Id>>(1).map_err(db_error)? {
+            gone.add(owner, id as u16, [text(2)?, text(3)?, text(4)?]);
+        }
+        if let Some(owner) = row.get::<_, Option<Id>>(5).map_err(db_error)? {
+            now.add(owner, id as u16, [text(6)?, text(7)?, text(8)?]);
+        }
+    }
+    if let Some(done) = block {
+        flush(done, gone, now)?;
+    }
+    tx.execute("DELETE FROM link_grams_stale", [])
+        .map_err(db_error)?;
     Ok(())
 }
 
@@ -263,71 +325,6 @@ impl Batch {
 
 /// The stored texts of a link, in field order: title, alias, url.
 pub type Texts<'a> = [Option<&'a str>; 3];
-
-/// Link `id` of `owner` had `old` texts and now has `new` ones.
-pub fn changed(tx: &Connection, owner: Id, id: Id, old: Texts<'_>, new: Texts<'_>) -> Result<()> {
-    if id > upto(tx)? {
-        return Ok(());
-    }
-    for (field, (old, new)) in old.into_iter().zip(new).enumerate() {
-        if old == new {
-            continue;
-        }
-        let (old, new) = (grams_of(old), grams_of(new));
-        for gram in old.difference(&new) {
-            edit(tx, owner, field, gram, id, |ids| {
-                ids.remove(id as u32);
-            })?;
-        }
-        for gram in new.difference(&old) {
-            edit(tx, owner, field, gram, id, |ids| {
-                ids.insert(id as u32);
-            })?;
-        }
-    }
-    Ok(())
-}
-
-/// Link `id` of `owner`, which had `old` texts, was deleted.
-pub fn removed(tx: &Connection, owner: Id, id: Id, old: Texts<'_>) -> Result<()> {
-    changed(tx, owner, id, old, [None; 3])
-}
-
-/// Adds (`add`) or removes the stored links `ids` (ascending, as a set yields them) to or from
-/// the index, reading their texts from `links`: call it after inserting them, or before
-/// deleting them. Each row of a block is rewritten once, however many links change in it, so
-/// a bulk delete or restore costs a pass per block instead of a hundred rewrites per link.
-pub fn index_ids(tx: &Connection, ids: &RoaringTreemap, add: bool) -> Result<()> {
-    let upto = upto(tx)?;
-    let mut stmt = tx
-        .prepare_cached("SELECT owner_id, title, alias, url FROM links WHERE id = ?1")
-        .map_err(db_error)?;
-    let mut block = None;
-    let mut postings = Postings::default();
-    // Links above the watermark are not in the index yet: searches read them directly.
-    for id in ids.iter().map(|id| id as Id).take_while(|&id| id <= upto) {
-        let this = id >> BLOCK_BITS;
-        if block != Some(this) {
-            if let Some(done) = block {
-                apply_postings(tx, done, std::mem::take(&mut postings), add)?;
-            }
-            block = Some(this);
-        }
-        let mut rows = stmt.query([id]).map_err(db_error)?;
-        if let Some(row) = rows.next().map_err(db_error)? {
-            let owner: Id = row.get(0).map_err(db_error)?;
-            postings.add(
-                owner,
-                id as u16,
-                [text_at(row, 1)?, text_at(row, 2)?, text_at(row, 3)?],
-            );
-        }
-    }
-    if let Some(done) = block {
-        apply_postings(tx, done, postings, add)?;
-    }
-    Ok(())
-}
 
 fn apply_postings(tx: &Connection, block: Id, postings: Postings, add: bool) -> Result<()> {
     if add {
@@ -720,12 +717,15 @@ mod tests {
             for op in &ops {
                 let tx = conn.transaction().unwrap();
                 apply(&tx, op);
+                // As every write transaction ends (`Db`).
+                settle(&tx).unwrap();
                 tx.commit().unwrap();
             }
             check(&conn)?;
             // Everything indexed, nothing left to read directly: the same answers.
             let tx = conn.transaction().unwrap();
             catch_up(&tx).unwrap();
+            fold_stale(&tx).unwrap();
             tx.commit().unwrap();
             check(&conn)?;
         }

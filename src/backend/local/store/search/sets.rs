@@ -1,29 +1,22 @@
 //! A search's matches as a set of link ids in memory (a roaring bitmap): narrowed by a list's
 //! status, space and domain, counted, and paged in the list's order. Searches whose matches are
-//! known as ids up front use it: short terms (`grams`) for everything, full-text searches for
+//! known as ids up front use it: short terms (`short`) for everything, full-text searches for
 //! their totals.
 
 use roaring::RoaringTreemap;
 use rusqlite::{Connection, OptionalExtension, params};
 
-use super::links::{self, ListFilter};
-use super::{db_error, time};
+use super::super::{db_error, time};
+use super::status::{BY_CLICKS_IDS, BY_DATE_IDS, DISABLED_IDS};
+use super::{self as search, ListFilter};
 use crate::domain::{Id, LinkStatus, Result, Sort, StatusFilter};
 
 /// Below this many members, narrowing reads each member's row; from here on it streams the ids
 /// of each filter's links from their indexes instead (inactive links are a few per cent).
 const STREAM_FROM: u64 = 8_192;
 
-// The ids of an owner's links in each inactive state, from the partial indexes that hold just
-// those links (the rules of `links::status_sql`), and in a space or a domain. ?1 owner, ?2 now
-// or the space or domain.
-const BY_DATE_IDS: &str = "SELECT id FROM links INDEXED BY links_owner_ends \
-     WHERE owner_id = ?1 AND ends_at <= ?2";
-const BY_CLICKS_IDS: &str = "SELECT id FROM links INDEXED BY links_owner_click_expired \
-     WHERE owner_id = ?1 AND expiration_clicks > 0 AND clicks >= expiration_clicks \
-     AND ?2 IS NOT NULL";
-const DISABLED_IDS: &str = "SELECT id FROM links INDEXED BY links_owner_disabled \
-     WHERE owner_id = ?1 AND disabled = 1 AND ?2 IS NOT NULL";
+// The ids of an owner's links in a space or a domain (the inactive states' are in `status`).
+// ?1 owner, ?2 the space or domain.
 const SPACE_IDS: &str = "SELECT id FROM links INDEXED BY links_owner_space \
      WHERE owner_id = ?1 AND space_id = ?2";
 const DOMAIN_IDS: &str = "SELECT id FROM links INDEXED BY links_owner_domain \
@@ -161,7 +154,7 @@ fn by_clicks(
         (f.offset, end - f.offset)
     };
     let most_first = (f.sort == Sort::Max) != reverse;
-    let links = links::owner_link_count(conn, f.owner)?;
+    let links = search::owner_link_count(conn, f.owner)?;
     let walked = (skip + take).saturating_mul(links) / len;
     let mut ids = Vec::with_capacity(take as usize);
     if walked < len {

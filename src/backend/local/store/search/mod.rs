@@ -1,0 +1,370 @@
+//! Search and lists: every way links are found, in one place. A term of three characters or
+//! more is answered by the trigram full-text index (`links_fts`), a shorter one by the
+//! short-term index ([`short`]); the database keeps both in step with every write by its own
+//! triggers, so no writer has to remember them. [`sets`] narrows and pages matches known as
+//! ids; the status rules come from [`super::status`].
+
+pub mod sets;
+pub mod short;
+
+use jiff::Timestamp;
+use roaring::RoaringTreemap;
+use rusqlite::types::Value;
+use rusqlite::{Connection, OptionalExtension, params, params_from_iter};
+
+use super::links::{READ_COLUMNS, get, link_from_row};
+use super::{db_error, status};
+use crate::domain::{Id, Link, Result, SearchBy, Sort, StatusFilter};
+
+/// What a list asks for, already validated; `now` decides which links count as expired.
+#[derive(Debug, Clone)]
+pub struct ListFilter<'a> {
+    pub owner: Id,
+    pub search: Option<(SearchBy, &'a str)>,
+    pub status: StatusFilter,
+    pub space: Option<Id>,
+    pub domain: Option<Id>,
+    pub sort: Sort,
+    pub offset: u64,
+    pub limit: u32,
+    pub now: Timestamp,
+}
+
+fn status_sql(status: StatusFilter) -> Option<&'static str> {
+    match status {
+        StatusFilter::All => None,
+        StatusFilter::Disabled => Some(status::DISABLED),
+        StatusFilter::Expired => Some(status::EXPIRED),
+        StatusFilter::Active => Some(status::ACTIVE),
+    }
+}
+
+/// The column a search by `by` reads.
+pub(super) fn column(by: SearchBy) -> &'static str {
+    match by {
+        SearchBy::Title => "title",
+        SearchBy::Alias => "alias",
+        SearchBy::Url => "url",
+    }
+}
+
+/// The FROM and WHERE clauses of a list and their parameters: ?1 owner, ?2 now, then the filters
+/// in order. A search is driven by the trigram index, so only the matching links are ever read
+/// (terms too short for it never come here: `list` answers them from the short-term index).
+struct ListSql {
+    from: &'static str,
+    filter: String,
+    values: Vec<Value>,
+    full_text: bool,
+}
+
+const SEARCH_FROM: &str = "links_fts f CROSS JOIN links l ON l.id = f.rowid";
+
+/// How a search of three characters or more reads its matches.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Plan {
+    /// The index's matches drive the query: each is read and checked (few matches, or id
+    /// order, which the index yields itself).
+    Matches,
+    /// The links are walked in the sort's own index and each is looked up among the matches
+    /// (many matches, sorted by clicks: the page fills after a few rows instead of reading and
+    /// sorting every match).
+    Walk,
+}
+
+fn list_sql(f: &ListFilter<'_>, plan: Plan) -> ListSql {
+    let mut sql = String::from("l.owner_id = ?1");
+    let mut values = vec![Value::Integer(f.owner), Value::Integer(f.now.as_second())];
+    let mut full_text = false;
+    let mut from = "links l";
+    if let Some(status) = status_sql(f.status) {
+        sql.push_str(" AND ");
+        sql.push_str(status);
+    }
+    if let Some(space) = f.space {
+        values.push(Value::Integer(space));
+        sql.push_str(&format!(" AND l.space_id = ?{}", values.len()));
+    }
+    if let Some(domain) = f.domain {
+        values.push(Value::Integer(domain));
+        sql.push_str(&format!(" AND l.domain_id = ?{}", values.len()));
+    }
+    if let Some((by, term)) = f.search {
+        full_text = plan == Plan::Matches;
+        from = match plan {
+            Plan::Matches => SEARCH_FROM,
+            // Named, so the planner cannot read every match and sort after all.
+            Plan::Walk => "links l INDEXED BY links_owner_clicks",
+        };
+        values.push(Value::Text(fts_phrase(column(by), term)));
+        sql.push_str(&match plan {
+            Plan::Matches => format!(" AND f.links_fts MATCH ?{}", values.len()),
+            Plan::Walk => format!(
+                " AND l.id IN (SELECT rowid FROM links_fts WHERE links_fts MATCH ?{})",
+                values.len()
+            ),
+        });
+    }
+    ListSql {
+        from,
+        filter: sql,
+        values,
+        full_text,
+    }
+}
+
+/// A quoted FTS5 phrase limited to one column: every character is literal once quotes are
+/// doubled, so operators and wildcards in the term mean nothing.
+fn fts_phrase(col: &str, term: &str) -> String {
+    format!("{col} : \"{}\"", term.replace('"', "\"\""))
+}
+
+fn order_by(sort: Sort, reverse: bool, full_text: bool) -> &'static str {
+    let newest_first = matches!(sort, Sort::Desc | Sort::Max) != reverse;
+    // The trigram index yields its matches by id in either direction, so an id order is read
+    // straight from it and stops after one page.
+    match (sort, newest_first, full_text) {
+        (Sort::Desc | Sort::Asc, true, true) => "f.rowid DESC",
+        (Sort::Desc | Sort::Asc, false, true) => "f.rowid ASC",
+        (Sort::Desc | Sort::Asc, true, false) => "l.id DESC",
+        (Sort::Desc | Sort::Asc, false, false) => "l.id ASC",
+        (Sort::Max | Sort::Min, true, _) => "l.clicks DESC, l.id DESC",
+        (Sort::Max | Sort::Min, false, _) => "l.clicks ASC, l.id ASC",
+    }
+}
+
+/// How many links `owner` has (kept by the writes, so never counted).
+pub(super) fn owner_link_count(conn: &Connection, owner: Id) -> Result<u64> {
+    let n: Option<i64> = conn
+        .prepare_cached("SELECT link_count FROM owners WHERE id = ?1")
+        .map_err(db_error)?
+        .query_row([owner], |r| r.get(0))
+        .optional()
+        .map_err(db_error)?;
+    Ok(n.unwrap_or(0).max(0) as u64)
+}
+
+/// Whether a clicks-sorted search page is found sooner by walking the clicks index (about
+/// `rows × links / total` rows until the page is full, `total` being the links that pass every
+/// filter) than by reading every match of the search and sorting those that pass.
+fn walk_is_cheaper(
+    conn: &Connection,
+    f: &ListFilter<'_>,
+    sql: &ListSql,
+    matches: Option<u64>,
+    total: u64,
+    rows: u64,
+) -> Result<bool> {
+    if !matches!(f.sort, Sort::Max | Sort::Min) || total == 0 {
+        return Ok(false);
+    }
+    let links = owner_link_count(conn, f.owner)?;
+    let walked = rows.saturating_mul(links) / total;
+    if walked <= total {
+        // The matches include every link that passes: reading them all is dearer still.
+        return Ok(true);
+    }
+    let matches = match matches {
+        Some(n) => n,
+        None => search_matches(conn, sql)?,
+    };
+    Ok(walked < matches)
+}
+
+/// How many links (of any owner) the full-text search matches: the index alone answers.
+fn search_matches(conn: &Connection, sql: &ListSql) -> Result<u64> {
+    let phrase = &sql.values[sql.values.len() - 1];
+    let n: i64 = conn
+        .prepare_cached("SELECT count(*) FROM links_fts WHERE links_fts MATCH ?1")
+        .map_err(db_error)?
+        .query_row([phrase], |r| r.get(0))
+        .map_err(db_error)?;
+    Ok(n.max(0) as u64)
+}
+
+/// One page of links matching `f` and the number of all matching links, read from one snapshot.
+pub fn list(conn: &Connection, f: &ListFilter<'_>) -> Result<(Vec<Link>, u64)> {
+    let tx = conn.unchecked_transaction().map_err(db_error)?;
+    if let Some(mut set) = matches_as_ids(&tx, f)? {
+        sets::narrow(&tx, f, &mut set)?;
+        let mut items = Vec::new();
+        for id in sets::page(&tx, f, &set)? {
+            items.extend(get(&tx, f.owner, id)?);
+        }
+        return Ok((items, set.len()));
+    }
+    let sql = list_sql(f, Plan::Matches);
+    let Counts { total, matches } = count(&tx, f, &sql)?;
+    if f.offset >= total {
+        return Ok((Vec::new(), total));
+    }
+    // Past the middle, walk from the other end: the last page of a million links is then as
+    // quick as the first.
+    let end = f.offset + u64::from(f.limit);
+    let reverse = f.offset.saturating_mul(2) > total;
+    let (offset, limit) = if reverse {
+        (total.saturating_sub(end), end.min(total) - f.offset)
+    } else {
+        (f.offset, u64::from(f.limit))
+    };
+    let sql = if sql.full_text && walk_is_cheaper(&tx, f, &sql, matches, total, offset + limit)? {
+        list_sql(f, Plan::Walk)
+    } else {
+        sql
+    };
+    let mut values = sql.values;
+    values.push(Value::Integer(limit as i64));
+    values.push(Value::Integer(offset as i64));
+    let query = format!(
+        "SELECT {READ_COLUMNS} FROM {} LEFT JOIN spaces s ON s.id = l.space_id \
+         LEFT JOIN domains d ON d.id = l.domain_id WHERE {} ORDER BY {} LIMIT ?{} OFFSET ?{}",
+        sql.from,
+        sql.filter,
+        order_by(f.sort, reverse, sql.full_text),
+        values.len() - 1,
+        values.len()
+    );
+    let mut stmt = tx.prepare_cached(&query).map_err(db_error)?;
+    let mut items = stmt
+        .query_map(params_from_iter(values), link_from_row)
+        .map_err(db_error)?
+        .collect::<rusqlite::Result<Vec<_>>>()
+        .map_err(db_error)?;
+    if reverse {
+        items.reverse();
+    }
+    Ok((items, total))
+}
+
+/// The ids of every link matching `f` (its paging and order aside), read the way a list reads
+/// its matches.
+pub fn matching_ids(conn: &Connection, f: &ListFilter<'_>) -> Result<RoaringTreemap> {
+    if let Some(mut set) = matches_as_ids(conn, f)? {
+        sets::narrow(conn, f, &mut set)?;
+        return Ok(set);
+    }
+    let sql = list_sql(f, Plan::Matches);
+    // `?2 IS NOT NULL` names the time parameter, which not every filter uses.
+    let mut stmt = conn
+        .prepare_cached(&format!(
+            "SELECT l.id FROM {} WHERE {} AND ?2 IS NOT NULL",
+            sql.from, sql.filter
+        ))
+        .map_err(db_error)?;
+    let ids = stmt
+        .query_map(params_from_iter(&sql.values), |r| r.get::<_, i64>(0))
+        .map_err(db_error)?
+        .map(|id| id.map(|id| id as u64))
+        .collect::<rusqlite::Result<Vec<u64>>>()
+        .map_err(db_error)?;
+    Ok(sets::set_of(ids))
+}
+
+/// The ids of the owner's links that a search matches, when they are best read up front: a term
+/// too short for the trigram index (the short-term index holds its matches), or a full-text
+/// search with a filter when every match is the owner's (the matches are then narrowed in memory
+/// once, instead of being read by SQL for the total and again for the page).
+fn matches_as_ids(conn: &Connection, f: &ListFilter<'_>) -> Result<Option<RoaringTreemap>> {
+    let Some((by, term)) = f.search else {
+        return Ok(None);
+    };
+    if let Some(term) = short::short_term(term) {
+        return short::matching(conn, f.owner, by, &term).map(Some);
+    }
+    let filtered = f.status != StatusFilter::All || f.space.is_some() || f.domain.is_some();
+    if !filtered || !sole_owner(conn, f.owner)? {
+        return Ok(None);
+    }
+    let ids = conn
+        .prepare_cached("SELECT rowid FROM links_fts WHERE links_fts MATCH ?1")
+        .map_err(db_error)?
+        .query_map([fts_phrase(column(by), term)], |r| r.get::<_, i64>(0))
+        .map_err(db_error)?
+        .map(|id| id.map(|id| id as u64))
+        .collect::<rusqlite::Result<Vec<u64>>>()
+        .map_err(db_error)?;
+    Ok(Some(sets::set_of(ids)))
+}
+
+/// The number of links matching `f`. A status filter alone is answered from the partial indexes
+/// by inclusion-exclusion over the (small) sets of expired and disabled links, so the totals stay
+/// quick at a million links.
+fn count(conn: &Connection, f: &ListFilter<'_>, sql: &ListSql) -> Result<Counts> {
+    let only_search = f.status == StatusFilter::All && f.space.is_none() && f.domain.is_none();
+    if sql.full_text && only_search && sole_owner(conn, f.owner)? {
+        // Every match is this owner's: the index alone knows how many there are, without
+        // reading a single link.
+        let n = search_matches(conn, sql)?;
+        return Ok(Counts {
+            total: n,
+            matches: Some(n),
+        });
+    }
+    count_by_reading(conn, f, sql).map(|total| Counts {
+        total,
+        matches: None,
+    })
+}
+
+/// The number of links passing the filters, and how many links of any owner the full-text
+/// search matches when that came for free.
+struct Counts {
+    total: u64,
+    matches: Option<u64>,
+}
+
+/// [`count`] by reading the links (driven by the full-text index when there is a search).
+fn count_by_reading(conn: &Connection, f: &ListFilter<'_>, sql: &ListSql) -> Result<u64> {
+    if f.search.is_some() || f.space.is_some() || f.domain.is_some() {
+        let n: i64 = conn
+            .prepare_cached(&format!(
+                "SELECT count(*) FROM {} WHERE {}",
+                sql.from, sql.filter
+            ))
+            .map_err(db_error)?
+            .query_row(params_from_iter(&sql.values), |r| r.get(0))
+            .map_err(db_error)?;
+        return Ok(n as u64);
+    }
+    let owner = f.owner;
+    let now = f.now.as_second();
+    let n = |sql: &str| -> Result<u64> {
+        let n: i64 = conn
+            .prepare_cached(sql)
+            .map_err(db_error)?
+            .query_row(params![owner, now], |r| r.get(0))
+            .map_err(db_error)?;
+        Ok(n.max(0) as u64)
+    };
+    // Each query names its index so a planner change cannot turn it into a scan.
+    const TOTAL: &str = "SELECT link_count FROM owners WHERE id = ?1 AND ?2 IS NOT NULL";
+    let total = || -> Result<u64> {
+        conn.prepare_cached(TOTAL)
+            .map_err(db_error)?
+            .query_row(params![owner, now], |r| r.get::<_, i64>(0))
+            .optional()
+            .map_err(db_error)
+            .map(|n| n.unwrap_or(0).max(0) as u64)
+    };
+    Ok(match f.status {
+        StatusFilter::All => total()?,
+        StatusFilter::Disabled => n(status::COUNT_DISABLED)?,
+        StatusFilter::Expired => (n(status::COUNT_BY_DATE)? + n(status::COUNT_BY_CLICKS)?)
+            .saturating_sub(n(status::COUNT_BY_CLICKS_AND_DATE)?),
+        StatusFilter::Active => {
+            let inactive = (n(status::COUNT_BY_DATE)? + n(status::COUNT_INACTIVE)?)
+                .saturating_sub(n(status::COUNT_INACTIVE_AND_DATE)?);
+            total()?.saturating_sub(inactive)
+        }
+    })
+}
+
+/// Whether no other owner has any link.
+fn sole_owner(conn: &Connection, owner: Id) -> Result<bool> {
+    conn.prepare_cached(
+        "SELECT NOT EXISTS (SELECT 1 FROM owners WHERE id <> ?1 AND link_count > 0)",
+    )
+    .map_err(db_error)?
+    .query_row([owner], |r| r.get(0))
+    .map_err(db_error)
+}

@@ -1,0 +1,124 @@
+//! The status rules of [`LinkStatus::derive`](crate::domain::LinkStatus::derive) in SQL: every
+//! statement that selects or counts links by status is built here from the same three
+//! predicates, and the tests below hold them to the Rust rule link by link. The partial indexes
+//! these statements name were created by shipped migrations, whose text never changes; a test
+//! checks that their `WHERE` clauses are these predicates, so the planner can use them.
+//!
+//! In every statement `?1` is the owner and `?2` the current unix time.
+
+/// Expired by date: `ends_at` is NULL for links without an expiry, and NULL compares false.
+macro_rules! expired_by_date {
+    ($t:literal) => {
+        concat!($t, "ends_at <= ?2")
+    };
+}
+
+/// The click limit is reached: 0 means no limit.
+macro_rules! click_limit_reached {
+    ($t:literal) => {
+        concat!(
+            $t,
+            "expiration_clicks > 0 AND ",
+            $t,
+            "clicks >= ",
+            $t,
+            "expiration_clicks"
+        )
+    };
+}
+
+macro_rules! disabled {
+    ($t:literal) => {
+        concat!($t, "disabled = 1")
+    };
+}
+
+// ---- over `links l` (lists) ---------------------------------------------------------------
+
+/// Expired by date or by clicks.
+pub const EXPIRED: &str = concat!(
+    "(",
+    expired_by_date!("l."),
+    " OR (",
+    click_limit_reached!("l."),
+    "))"
+);
+pub const DISABLED: &str = disabled!("l.");
+/// Neither disabled nor expired. NOT of a NULL `ends_at` comparison is NULL, so the date rule
+/// names links without an expiry explicitly.
+pub const ACTIVE: &str = concat!(
+    "l.disabled = 0 AND (l.ends_at IS NULL OR l.ends_at > ?2) AND NOT (",
+    click_limit_reached!("l."),
+    ")"
+);
+
+// ---- the ids of an owner's links in each inactive state, from the partial indexes ----------
+
+pub const BY_DATE_IDS: &str = concat!(
+    "SELECT id FROM links INDEXED BY links_owner_ends WHERE owner_id = ?1 AND ",
+    expired_by_date!("")
+);
+pub const BY_CLICKS_IDS: &str = concat!(
+    "SELECT id FROM links INDEXED BY links_owner_click_expired WHERE owner_id = ?1 AND ",
+    click_limit_reached!(""),
+    " AND ?2 IS NOT NULL"
+);
+pub const DISABLED_IDS: &str = concat!(
+    "SELECT id FROM links INDEXED BY links_owner_disabled WHERE owner_id = ?1 AND ",
+    disabled!(""),
+    " AND ?2 IS NOT NULL"
+);
+
+// ---- counts, as index range counts (inclusion-exclusion over the small inactive sets) ------
+
+pub const COUNT_BY_DATE: &str = concat!(
+    "SELECT count(*) FROM links INDEXED BY links_owner_ends WHERE owner_id = ?1 AND ",
+    expired_by_date!("")
+);
+pub const COUNT_DISABLED: &str = concat!(
+    "SELECT count(*) FROM links INDEXED BY links_owner_disabled WHERE owner_id = ?1 AND ",
+    disabled!(""),
+    " AND ?2 IS NOT NULL"
+);
+pub const COUNT_BY_CLICKS: &str = concat!(
+    "SELECT count(*) FROM links INDEXED BY links_owner_click_expired_ends WHERE owner_id = ?1 AND ",
+    click_limit_reached!(""),
+    " AND ?2 IS NOT NULL"
+);
+pub const COUNT_BY_CLICKS_AND_DATE: &str = concat!(
+    "SELECT count(*) FROM links INDEXED BY links_owner_click_expired_ends WHERE owner_id = ?1 AND ",
+    click_limit_reached!(""),
+    " AND ",
+    expired_by_date!("")
+);
+pub const COUNT_INACTIVE: &str = concat!(
+    "SELECT count(*) FROM links INDEXED BY links_owner_inactive_ends WHERE owner_id = ?1 AND (",
+    disabled!(""),
+    " OR (",
+    click_limit_reached!(""),
+    ")) AND ?2 IS NOT NULL"
+);
+pub const COUNT_INACTIVE_AND_DATE: &str = concat!(
+    "SELECT count(*) FROM links INDEXED BY links_owner_inactive_ends WHERE owner_id = ?1 AND (",
+    disabled!(""),
+    " OR (",
+    click_limit_reached!(""),
+    ")) AND ",
+    expired_by_date!("")
+);
+
+/// The `WHERE` clause of each partial index a statement above names, as the predicates say it.
+#[cfg(test)]
+const PARTIAL_INDEXES: &[(&str, &str)] = &[
+    ("links_owner_ends", "ends_at IS NOT NULL"),
+    ("links_owner_disabled", disabled!("")),
+    ("links_owner_click_expired", click_limit_reached!("")),
+    ("links_owner_click_expired_ends", click_limit_reached!("")),
+    (
+        "links_owner_inactive_ends",
+        concat!(disabled!(""), " OR (", click_limit_reached!(""), ")"),
+    ),
+];
+
+#[cfg(test)]
+mod tests;
