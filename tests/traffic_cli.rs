@@ -142,9 +142,9 @@ fn stats_print_tables_json_and_csv_and_refuse_bad_questions() {
     assert!(err["fields"].get("to").is_some(), "{err}");
 }
 
-#[test]
-fn export_then_import_keeps_every_figure_of_the_history() {
-    let env = Env::new();
+/// Links `a` (in space Launch, 200 visits over six weeks with values) and `b` (one visit
+/// without any), in the sandbox's database.
+fn busy_links(env: &Env) {
     env.run(&["spaces", "create", "Launch", "--color", "2"])
         .ok();
     env.run(&[
@@ -174,8 +174,33 @@ fn export_then_import_keeps_every_figure_of_the_history() {
             ],
         ));
     }
-    record(&env, &env.db, "a", &visits);
-    record(&env, &env.db, "b", &[(5, [None, None, None, None, None])]);
+    record(env, &env.db, "a", &visits);
+    record(env, &env.db, "b", &[(5, [None, None, None, None, None])]);
+}
+
+/// The figures every test of carried history compares, one database against another.
+const STATS_ASKED: [&[&str]; 5] = [
+    &["stats", "a", "--period", "all"],
+    &["stats", "a", "--period", "30d"],
+    &["stats", "b", "--period", "7d"],
+    &["stats", "--space", "Launch", "--period", "90d"],
+    &["stats", "--period", "12m"],
+];
+
+fn same_figures(env: &Env, copy: &std::path::Path) {
+    for args in STATS_ASKED {
+        let mut all = vec!["--json"];
+        all.extend(args);
+        let before = figures(env.run(&all).ok().json());
+        let after = figures(env.run_on(copy, &all).ok().json());
+        assert_eq!(before, after, "{args:?}");
+    }
+}
+
+#[test]
+fn export_then_import_keeps_every_figure_of_the_history() {
+    let env = Env::new();
+    busy_links(&env);
     let file = env.path("out.json");
     env.run(&["export", file.to_str().unwrap()]).ok();
     let text = std::fs::read_to_string(&file).unwrap();
@@ -191,19 +216,7 @@ fn export_then_import_keeps_every_figure_of_the_history() {
         .ok()
         .json();
     assert_eq!(summary["clicks_imported"], 201);
-    for args in [
-        vec!["stats", "a", "--period", "all"],
-        vec!["stats", "a", "--period", "30d"],
-        vec!["stats", "b", "--period", "7d"],
-        vec!["stats", "--space", "Launch", "--period", "90d"],
-        vec!["stats", "--period", "12m"],
-    ] {
-        let mut all = vec!["--json"];
-        all.extend(&args);
-        let before = figures(env.run(&all).ok().json());
-        let after = figures(env.run_on(&copy, &all).ok().json());
-        assert_eq!(before, after, "{args:?}");
-    }
+    same_figures(&env, &copy);
     let link = env
         .run_on(&copy, &["--json", "links", "show", "a"])
         .ok()
@@ -212,6 +225,51 @@ fn export_then_import_keeps_every_figure_of_the_history() {
         link["clicks"], 200,
         "a link with history starts with its clicks"
     );
+}
+
+/// `copy` from one database file into another carries each link's history with it, as an
+/// export and import does; a second run finds the links there and adds no click twice, and a
+/// link made in between arrives with its own history only.
+#[test]
+fn copy_between_databases_carries_history_once() {
+    let env = Env::new();
+    busy_links(&env);
+    let copy = env.path("copy.db");
+    let (from, to) = (env.db.to_str().unwrap(), copy.to_str().unwrap());
+    let first = env.json(&["copy", "--from", from, "--to", to]);
+    assert_eq!(first["links_copied"], 2, "{first}");
+    assert_eq!(first["clicks_copied"], 201, "{first}");
+    assert_eq!(first["not_carried"], Value::Null, "{first}");
+    same_figures(&env, &copy);
+
+    env.run(&["links", "create", "https://example.com/c", "--alias", "c"])
+        .ok();
+    record(
+        &env,
+        &env.db,
+        "c",
+        &[(3, [Some("DE"), None, None, None, None]); 4],
+    );
+    let second = env.json(&["copy", "--from", from, "--to", to]);
+    assert_eq!(second["links_copied"], 1, "{second}");
+    assert_eq!(second["links_already_there"], 2, "{second}");
+    assert_eq!(second["clicks_copied"], 4, "{second}");
+    same_figures(&env, &copy);
+    for (alias, clicks) in [("a", 200), ("b", 1), ("c", 4)] {
+        let link = env
+            .run_on(&copy, &["--json", "links", "show", alias])
+            .ok()
+            .json();
+        assert_eq!(link["clicks"], clicks, "{alias}");
+    }
+    let stats = env
+        .run_on(&copy, &["--json", "stats", "c", "--period", "7d"])
+        .ok()
+        .json();
+    assert_eq!(stats["clicks"], 4, "{stats}");
+    let text = env.run(&["copy", "--from", from, "--to", to]).ok().stdout;
+    assert!(text.contains("3 links already there"), "{text}");
+    assert!(!text.contains("traffic history carried"), "{text}");
 }
 
 #[test]

@@ -9,8 +9,13 @@
 //! creation dates; into a server one request at a time through its API, which cannot set
 //! those.
 //!
-//! The copy runs in steps — spaces, then links — each reporting into [`CopySummary`]; a step
-//! for traffic (visit history, where both ends are linkdeck) joins them after the links.
+//! Between two databases each link also carries its traffic history (the hourly rollups, as an
+//! export file does), in the same transaction as the link: a link passed over as already there
+//! brings none, so running a copy again never counts a click twice. A server's stats API gives
+//! each dimension's totals over a period, not per hour, so history from a server would not be
+//! the same history; it is not carried (the click total is).
+//!
+//! The copy runs in steps — spaces, then links — each reporting into [`CopySummary`].
 
 use std::collections::HashMap;
 use std::path::PathBuf;
@@ -30,7 +35,7 @@ use crate::backend::Backend;
 use crate::backend::local::{ImportOptions, ImportRow, Incoming, LocalBackend, Renamed};
 use crate::config::{Overrides, Resolved};
 use crate::domain::{
-    Domain, Error, FieldErrors, Link, OnConflict, PER_PAGE_MAX, Place, Sort, SpaceInput,
+    Domain, Error, FieldErrors, Id, Link, OnConflict, PER_PAGE_MAX, Place, Sort, SpaceInput,
 };
 use crate::transfer::LinkRecord;
 
@@ -67,7 +72,9 @@ pub struct CopySummary {
     pub renamed: Vec<Renamed>,
     /// Links with a password, which cannot be copied (only its hash is kept).
     pub passwords_not_copied: usize,
-    /// What the destination cannot take.
+    /// Clicks of the traffic history carried with the copied links (database to database).
+    pub clicks_copied: u64,
+    /// What cannot travel between these two ends, and which way.
     pub not_carried: Option<&'static str>,
 }
 
@@ -89,13 +96,26 @@ pub async fn run(ctx: &Context, args: CopyArgs) -> CliResult {
         Resolved::Local { .. } => Some(target.local("copy").await?),
         Resolved::Remote { .. } => None,
     };
+    // Traffic history travels only from a database into a database (see the module's note).
+    let history_src = match (&source.profile, &local_dst) {
+        (Resolved::Local { .. }, Some(_)) if !args.dry_run => Some(source.local("copy").await?),
+        _ => None,
+    };
     let mut summary = CopySummary {
         from: describe(&source.profile),
         to: describe(&target.profile),
         dry_run: args.dry_run,
-        not_carried: local_dst
-            .is_none()
-            .then_some("titles, click totals and creation dates (a server's API cannot set them)"),
+        not_carried: match (&source.profile, &local_dst) {
+            (_, None) => Some(
+                "to the server: titles, click totals, creation dates and traffic history (a \
+                 server's API cannot set them)",
+            ),
+            (Resolved::Remote { .. }, Some(_)) => Some(
+                "from the server: traffic history (its stats API gives no hour-by-hour history; \
+                 click totals are kept)",
+            ),
+            (Resolved::Local { .. }, Some(_)) => None,
+        },
         ..CopySummary::default()
     };
 
@@ -124,7 +144,7 @@ pub async fn run(ctx: &Context, args: CopyArgs) -> CliResult {
     let mut page_no = 1;
     while let Some(current) = page.take() {
         let more = current.has_next() && !current.items.is_empty();
-        let planned = plan_page(
+        let mut planned = plan_page(
             &target,
             &current.items,
             &domains,
@@ -132,11 +152,17 @@ pub async fn run(ctx: &Context, args: CopyArgs) -> CliResult {
             &args,
             &mut summary,
         )?;
+        if let Some(src_local) = &history_src {
+            add_history(src_local, &mut planned).await?;
+        }
         if args.dry_run {
             summary.links_copied += planned.len();
         } else {
             match send_page(&mut dest, local_dst.as_ref(), planned).await {
-                Ok(n) => summary.links_copied += n,
+                Ok((n, clicks)) => {
+                    summary.links_copied += n;
+                    summary.clicks_copied += clicks;
+                }
                 Err((n, e)) => {
                     summary.links_copied += n;
                     return Err(stopped(e, &summary));
@@ -305,8 +331,9 @@ async fn copy_spaces(
     Ok(())
 }
 
-/// Decides every link of a page; a taken alias under `fail` is an error before anything of the
-/// page is written. Expiry times are written in the destination's zone, which reads them.
+/// Decides every link of a page, each planned one with its id at the source; a taken alias
+/// under `fail` is an error before anything of the page is written. Expiry times are written in
+/// the destination's zone, which reads them.
 fn plan_page(
     target: &Context,
     links: &[Link],
@@ -314,7 +341,7 @@ fn plan_page(
     dest: &mut Destination<'_>,
     args: &CopyArgs,
     summary: &mut CopySummary,
-) -> CliResult<Vec<Planned>> {
+) -> CliResult<Vec<(Id, Planned)>> {
     let mut errors = FieldErrors::default();
     let mut planned = Vec::new();
     for link in links {
@@ -338,7 +365,7 @@ fn plan_page(
                 if let Some(r) = &p.renamed {
                     summary.renamed.push(r.clone());
                 }
-                planned.push(*p);
+                planned.push((link.id, *p));
             }
             Ok(Decision::AlreadyThere | Decision::Skipped) => {}
             Err(e) => {
@@ -363,17 +390,31 @@ fn plan_page(
     }
 }
 
-/// Writes a page of planned links: into a local database as one transaction (titles, clicks
-/// and creation dates kept), into a server a few requests at a time. Gives how many were
-/// created, also when it fails part way.
+/// Gives the links about to be sent their traffic history from the source database. Only
+/// links that will be written ask for it: those already there keep what they have.
+async fn add_history(src: &LocalBackend, planned: &mut [(Id, Planned)]) -> CliResult {
+    let ids = planned.iter().map(|(id, _)| *id).collect();
+    let mut history = src.traffic_history(ids).await?;
+    for (id, p) in planned {
+        if let Some(hours) = history.remove(id) {
+            p.carried.traffic = hours;
+        }
+    }
+    Ok(())
+}
+
+/// Writes a page of planned links: into a local database as one transaction (titles, clicks,
+/// creation dates and traffic history kept), into a server a few requests at a time. Gives how
+/// many were created and the clicks of the history written, also when it fails part way.
 async fn send_page(
     dest: &mut Destination<'_>,
     local: Option<&LocalBackend>,
-    planned: Vec<Planned>,
-) -> Result<usize, (usize, Error)> {
+    planned: Vec<(Id, Planned)>,
+) -> Result<(usize, u64), (usize, Error)> {
+    let planned = planned.into_iter().map(|(_, p)| p);
     match local {
         Some(local) => {
-            let mut rows = Vec::with_capacity(planned.len());
+            let mut rows = Vec::new();
             for p in planned {
                 let mut input = p.input;
                 if let Some(name) = &p.space {
@@ -389,10 +430,10 @@ async fn send_page(
             local
                 .import_stream(Vec::new(), rows.into_iter(), ImportOptions::default())
                 .await
-                .map(|done| done.links_created)
+                .map(|done| (done.links_created, done.clicks_imported))
                 .map_err(|e| (0, e))
         }
-        None => dest.send_all(planned).await,
+        None => dest.send_all(planned.collect()).await.map(|n| (n, 0)),
     }
 }
 
@@ -453,8 +494,14 @@ fn report(ctx: &Context, summary: &CopySummary) -> CliResult {
             plural(summary.passwords_not_copied as u64, "link")
         ));
     }
+    if summary.clicks_copied > 0 {
+        text.push_str(&format!(
+            "\ntraffic history carried: {}",
+            plural(summary.clicks_copied, "click")
+        ));
+    }
     if let Some(what) = summary.not_carried {
-        text.push_str(&format!("\nnot carried to the server: {what}"));
+        text.push_str(&format!("\nnot carried {what}"));
     }
     Ok(print(&text)?)
 }

@@ -6,6 +6,7 @@
 use std::fs::File;
 use std::io::{self, BufRead, BufReader, Read};
 use std::path::PathBuf;
+use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
 
 use clap::Args;
@@ -21,7 +22,7 @@ use crate::backend::local::{ImportOptions, ImportRow, ImportSummary, Incoming, R
 use crate::domain::{Domain, Error, FieldErrors, Id, OnConflict, Place, SpaceInput};
 use crate::transfer::foreign::{self, Dropped, ForeignRow, Kind as FileKind, Read as Foreign};
 use crate::transfer::foreign::{ReadOptions, Service, Shape};
-use crate::transfer::{self, Format, FormatError};
+use crate::transfer::{self, Format, FormatError, ImportLink, LinkRecord, SpaceRecord};
 
 #[derive(Debug, Args)]
 pub struct ImportArgs {
@@ -129,52 +130,40 @@ pub async fn import(ctx: &Context, args: ImportArgs) -> CliResult {
     let domains = all_domains(backend.as_ref()).await?;
     let broken: Arc<Mutex<Option<FormatError>>> = Arc::default();
     let dropped = Dropped::default();
-    let mut lost_passwords = 0usize;
+    let lost_passwords = Arc::new(AtomicUsize::new(0));
 
     let (spaces, rows): (
         Vec<(Place, SpaceInput)>,
         Box<dyn Iterator<Item = Incoming> + Send>,
     ) = if kind.service == Service::Linkdeck {
-        let format = if kind.shape == Shape::Csv {
-            Format::Csv
-        } else {
-            Format::Json
+        let own = Own {
+            domains: domains.clone(),
+            lost_passwords: lost_passwords.clone(),
+            broken: broken.clone(),
+            shift: None,
         };
-        let mut bytes = Vec::new();
-        input
-            .read_to_end(&mut bytes)
-            .map_err(|e| CliError::failure(format!("cannot read {name}: {e}")))?;
-        let mut bundle = transfer::read(&bytes, format).map_err(|e| not_valid(&name, kind, e))?;
-        bundle.bring_traffic_forward(ctx.clock.now());
-        let spaces = bundle
-            .spaces
-            .iter()
-            .map(|n| (Place::line(n.line), n.record.to_input()))
-            .collect();
-        let mut rows = Vec::with_capacity(bundle.links.len());
-        for n in bundle.links {
-            let place = Place::line(n.line);
-            match n
-                .record
-                .to_import(|name| find_domain(&domains, name).map(|d| d.id))
-            {
-                Ok(link) => {
-                    lost_passwords += usize::from(link.lost_password);
-                    rows.push(Incoming::Row(Box::new(ImportRow {
-                        place,
-                        input: link.input,
-                        space: link.space,
-                        carried: link.carried,
-                    })));
-                }
-                Err(e) => {
-                    let mut keyed = FieldErrors::default();
-                    keyed.add_at(place, e);
-                    rows.push(Incoming::Invalid(keyed));
-                }
-            }
+        if kind.shape == Shape::Csv {
+            let mut bytes = Vec::new();
+            input
+                .read_to_end(&mut bytes)
+                .map_err(|e| CliError::failure(format!("cannot read {name}: {e}")))?;
+            let bundle =
+                transfer::read(&bytes, Format::Csv).map_err(|e| not_valid(&name, kind, e))?;
+            let spaces = own.spaces(bundle.spaces);
+            (
+                spaces,
+                Box::new(bundle.links.into_iter().map(move |n| own.row(Ok(n)))),
+            )
+        } else {
+            let (head, links) =
+                transfer::stream_json(input).map_err(|e| not_valid(&name, kind, e))?;
+            let own = Own {
+                shift: transfer::traffic_shift(head.traffic_as_of, ctx.clock.now()),
+                ..own
+            };
+            let spaces = own.spaces(head.spaces);
+            (spaces, Box::new(links.map(move |n| own.row(n))))
         }
-        (spaces, Box::new(rows.into_iter()))
     } else {
         let adapter = Adapter {
             domains: domains.clone(),
@@ -224,7 +213,14 @@ pub async fn import(ctx: &Context, args: ImportArgs) -> CliResult {
             return Err(named(e, &name));
         }
     };
-    report(ctx, &name, kind, &summary, &dropped, lost_passwords)
+    report(
+        ctx,
+        &name,
+        kind,
+        &summary,
+        &dropped,
+        lost_passwords.load(Ordering::Relaxed),
+    )
 }
 
 /// `sho.rt`, `https://sho.rt/` → `sho.rt`.
@@ -257,6 +253,75 @@ fn named(e: Error, file: &str) -> CliError {
     err
 }
 
+/// A file that cannot be read further: its error kept for the message, the import stopped.
+fn broken_row(e: FormatError, broken: &Mutex<Option<FormatError>>) -> Incoming {
+    let mut fields = FieldErrors::default();
+    fields.add(
+        &e.line
+            .map_or("file".to_owned(), |l| Place::line(l).to_string()),
+        e.message.clone(),
+    );
+    *broken.lock().unwrap_or_else(|p| p.into_inner()) = Some(e);
+    Incoming::Broken(fields)
+}
+
+/// Turns the records of linkdeck's own files into rows of the import.
+struct Own {
+    domains: Vec<Domain>,
+    lost_passwords: Arc<AtomicUsize>,
+    broken: Arc<Mutex<Option<FormatError>>>,
+    /// A sample file's traffic moves forward by this much.
+    shift: Option<jiff::SignedDuration>,
+}
+
+impl Own {
+    fn spaces(&self, spaces: Vec<transfer::Numbered<SpaceRecord>>) -> Vec<(Place, SpaceInput)> {
+        spaces
+            .iter()
+            .map(|n| (Place::line(n.line), n.record.to_input()))
+            .collect()
+    }
+
+    fn row(&self, read: Result<transfer::Numbered<LinkRecord>, FormatError>) -> Incoming {
+        let mut n = match read {
+            Ok(n) => n,
+            Err(e) => return broken_row(e, &self.broken),
+        };
+        if let Some(shift) = self.shift {
+            n.record.shift_traffic(shift);
+        }
+        let place = Place::line(n.line);
+        match n
+            .record
+            .to_import(|name| find_domain(&self.domains, name).map(|d| d.id))
+        {
+            Ok(link) => {
+                if link.lost_password {
+                    self.lost_passwords.fetch_add(1, Ordering::Relaxed);
+                }
+                row_of(place, link)
+            }
+            Err(e) => invalid(place, e),
+        }
+    }
+}
+
+fn row_of(place: Place, link: ImportLink) -> Incoming {
+    Incoming::Row(Box::new(ImportRow {
+        place,
+        input: link.input,
+        space: link.space,
+        carried: link.carried,
+    }))
+}
+
+/// A row's errors, keyed by its place.
+fn invalid(place: Place, errors: FieldErrors) -> Incoming {
+    let mut keyed = FieldErrors::default();
+    keyed.add_at(place, errors);
+    Incoming::Invalid(keyed)
+}
+
 /// Turns foreign rows into rows of the import: tags become spaces (when asked), host names
 /// become the profile's domains (or its main one).
 struct Adapter {
@@ -280,21 +345,8 @@ impl Adapter {
 
     fn adapt(&mut self, read: Foreign) -> Incoming {
         match read {
-            Foreign::Broken(e) => {
-                let mut fields = FieldErrors::default();
-                fields.add(
-                    &e.line
-                        .map_or("file".to_owned(), |l| Place::line(l).to_string()),
-                    e.message.clone(),
-                );
-                *self.broken.lock().unwrap_or_else(|p| p.into_inner()) = Some(e);
-                Incoming::Broken(fields)
-            }
-            Foreign::Invalid(place, errors) => {
-                let mut keyed = FieldErrors::default();
-                keyed.add_at(place, errors);
-                Incoming::Invalid(keyed)
-            }
+            Foreign::Broken(e) => broken_row(e, &self.broken),
+            Foreign::Invalid(place, errors) => invalid(place, errors),
             Foreign::Row(row) => {
                 self.count += 1;
                 if self.count.is_multiple_of(4096) {
@@ -345,22 +397,11 @@ impl Adapter {
             }
         }
         match record.to_import(|name| find_domain(&self.domains, name).map(|d| d.id)) {
-            Ok(link) if errors.is_empty() => Incoming::Row(Box::new(ImportRow {
-                place,
-                input: link.input,
-                space: link.space,
-                carried: link.carried,
-            })),
-            Ok(_) => {
-                let mut keyed = FieldErrors::default();
-                keyed.add_at(place, errors);
-                Incoming::Invalid(keyed)
-            }
+            Ok(link) if errors.is_empty() => row_of(place, link),
+            Ok(_) => invalid(place, errors),
             Err(e) => {
                 errors.merge(e);
-                let mut keyed = FieldErrors::default();
-                keyed.add_at(place, errors);
-                Incoming::Invalid(keyed)
+                invalid(place, errors)
             }
         }
     }

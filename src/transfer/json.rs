@@ -1,10 +1,15 @@
 //! The JSON format: `{"version": 1, "spaces": [...], "links": [...]}`, one record per line when
 //! written, so files diff well and errors point at a record's line.
+//!
+//! An import reads the file as a stream ([`stream_json`]): everything before `links` (the
+//! version, the spaces, a sample file's `traffic_as_of`, as linkdeck writes them) at once, then
+//! the links one at a time, so memory does not grow with the file.
 
-use std::io::{self, Write};
+use std::io::{self, BufRead, Write};
 
 use serde::Deserialize;
 
+use super::foreign::scan::{Event, JsonArrays};
 use super::{Bundle, FORMAT_VERSION, FormatError, LinkRecord, Numbered, SpaceRecord};
 
 #[derive(Deserialize)]
@@ -31,27 +36,9 @@ pub fn read_json(text: &str) -> Result<Bundle, FormatError> {
             "must be a JSON object with \"spaces\" and \"links\" arrays, not an array",
         ));
     }
-    let file: FileJson =
-        serde_json::from_str(text.trim_start_matches('\u{feff}')).map_err(|e| {
-            // serde_json's message ends with " at line L column C"; the line is reported separately.
-            let full = e.to_string();
-            let message = full
-                .rsplit_once(" at line ")
-                .map_or(full.as_str(), |(m, _)| m)
-                .to_owned();
-            FormatError {
-                line: (e.line() > 0).then_some(e.line()),
-                message: format!("{message} (column {})", e.column()),
-            }
-        })?;
-    if let Some(v) = file.version.filter(|v| *v != FORMAT_VERSION) {
-        return Err(FormatError {
-            line: None,
-            message: format!(
-                "format version {v} is not supported (this linkdeck reads {FORMAT_VERSION})"
-            ),
-        });
-    }
+    let file: FileJson = serde_json::from_str(text.trim_start_matches('\u{feff}'))
+        .map_err(|e| serde_error(&e, 1))?;
+    check_version(file.version)?;
     let space_lines = element_lines(text, "spaces", file.spaces.len());
     let link_lines = element_lines(text, "links", file.links.len());
     Ok(Bundle {
@@ -59,6 +46,130 @@ pub fn read_json(text: &str) -> Result<Bundle, FormatError> {
         links: number(file.links, link_lines),
         traffic_as_of: file.traffic_as_of,
     })
+}
+
+/// A serde error in text that starts on line `first` of the file, at its line in the file.
+fn serde_error(e: &serde_json::Error, first: usize) -> FormatError {
+    // serde_json's message ends with " at line L column C"; the line is reported separately.
+    let full = e.to_string();
+    let message = full
+        .rsplit_once(" at line ")
+        .map_or(full.as_str(), |(m, _)| m)
+        .to_owned();
+    FormatError {
+        line: (e.line() > 0).then(|| first + e.line() - 1),
+        message: format!("{message} (column {})", e.column()),
+    }
+}
+
+fn check_version(version: Option<u32>) -> Result<(), FormatError> {
+    match version.filter(|v| *v != FORMAT_VERSION) {
+        Some(v) => Err(FormatError {
+            line: None,
+            message: format!(
+                "format version {v} is not supported (this linkdeck reads {FORMAT_VERSION})"
+            ),
+        }),
+        None => Ok(()),
+    }
+}
+
+/// What comes before the links of an export file.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct JsonHead {
+    pub spaces: Vec<Numbered<SpaceRecord>>,
+    /// A sample file's "now" (see [`Bundle::bring_traffic_forward`]).
+    pub traffic_as_of: Option<jiff::Timestamp>,
+}
+
+/// The keys an export file may hold besides `links`; they must come before it.
+const HEAD_KEYS: &[&str] = &["version", "spaces", "traffic_as_of"];
+
+/// Reads an export file's head, and gives its links as a stream. A file that is not valid
+/// further on ends the stream with its error (and nothing after it).
+pub fn stream_json<R: BufRead>(mut input: R) -> Result<(JsonHead, JsonLinks<R>), FormatError> {
+    let bom = "\u{feff}".as_bytes();
+    let io_error = |e: io::Error| FormatError {
+        line: None,
+        message: format!("cannot be read: {e}"),
+    };
+    if input.fill_buf().map_err(io_error)?.starts_with(bom) {
+        input.consume(bom.len());
+    }
+    let mut arrays = JsonArrays::strict(input, &["links"], HEAD_KEYS);
+    let mut head = JsonHead::default();
+    let mut version = None;
+    let first = loop {
+        match arrays.next().transpose()? {
+            Some(Event::Sibling { key, line, bytes }) => match key.as_str() {
+                "version" => {
+                    version = serde_json::from_slice(&bytes).map_err(|e| serde_error(&e, line))?;
+                }
+                "spaces" => head.spaces = spaces(&bytes, line)?,
+                _ => {
+                    head.traffic_as_of =
+                        serde_json::from_slice(&bytes).map_err(|e| serde_error(&e, line))?;
+                }
+            },
+            other => break other,
+        }
+    };
+    check_version(version)?;
+    Ok((
+        head,
+        JsonLinks {
+            arrays,
+            first,
+            done: false,
+        },
+    ))
+}
+
+/// The spaces array, starting on line `line`, each numbered by its line.
+fn spaces(bytes: &[u8], line: usize) -> Result<Vec<Numbered<SpaceRecord>>, FormatError> {
+    let records: Vec<SpaceRecord> =
+        serde_json::from_slice(bytes).map_err(|e| serde_error(&e, line))?;
+    let text = format!("{{\"spaces\":{}}}", String::from_utf8_lossy(bytes));
+    let lines = element_lines(&text, "spaces", records.len())
+        .into_iter()
+        .map(|l| l + line - 1)
+        .collect();
+    Ok(number(records, lines))
+}
+
+/// The links of an export file, one at a time (see [`stream_json`]).
+pub struct JsonLinks<R> {
+    arrays: JsonArrays<R>,
+    /// The first link, read with the head.
+    first: Option<Event>,
+    done: bool,
+}
+
+impl<R: BufRead> Iterator for JsonLinks<R> {
+    type Item = Result<Numbered<LinkRecord>, FormatError>;
+
+    fn next(&mut self) -> Option<Self::Item> {
+        if self.done {
+            return None;
+        }
+        let event = match self.first.take() {
+            Some(event) => Ok(event),
+            None => self.arrays.next()?,
+        };
+        let read = match event {
+            Ok(Event::Element { line, bytes }) => serde_json::from_slice(&bytes)
+                .map(|record| Numbered { line, record })
+                .map_err(|e| serde_error(&e, line)),
+            // The strict reader hands out the head's keys only before the links.
+            Ok(Event::Sibling { line, key, .. }) => Err(FormatError::at(
+                line,
+                format!("\"{key}\" must come before \"links\""),
+            )),
+            Err(e) => Err(e),
+        };
+        self.done = read.is_err();
+        Some(read)
+    }
 }
 
 fn number<T>(records: Vec<T>, lines: Vec<usize>) -> Vec<Numbered<T>> {

@@ -17,8 +17,8 @@ use std::path::Path;
 use crate::domain::Place;
 
 pub use self::csv::{CsvWriter, read_csv};
-pub use self::json::{JsonWriter, read_json};
-pub use record::{LinkRecord, Scalar, SpaceRecord, TrafficRecord};
+pub use self::json::{JsonHead, JsonLinks, JsonWriter, read_json, stream_json};
+pub use record::{ImportLink, LinkRecord, Scalar, SpaceRecord, TrafficRecord};
 
 /// The version written into JSON exports and accepted on import.
 pub const FORMAT_VERSION: u32 = 1;
@@ -73,23 +73,24 @@ impl Bundle {
     /// weeks, so that it ends within the week before `now` and its weekdays stay weekdays.
     /// Other files keep their times.
     pub fn bring_traffic_forward(&mut self, now: jiff::Timestamp) {
-        let Some(as_of) = self.traffic_as_of else {
+        let Some(shift) = traffic_shift(self.traffic_as_of, now) else {
             return;
         };
-        let week = 7 * 86_400;
-        let weeks = (now.as_second() - as_of.as_second()).div_euclid(week);
-        if weeks <= 0 {
-            return;
-        }
-        let shift = jiff::SignedDuration::from_secs(weeks * week);
-        for hour in self
-            .links
-            .iter_mut()
-            .flat_map(|l| l.record.traffic.iter_mut().flatten())
-        {
-            hour.hour = hour.hour.saturating_add(shift).unwrap_or(hour.hour);
+        for link in &mut self.links {
+            link.record.shift_traffic(shift);
         }
     }
+}
+
+/// How far a sample file's traffic moves forward: whole weeks, so that it ends within the week
+/// before `now` and its weekdays stay weekdays. `None` for other files.
+pub fn traffic_shift(
+    as_of: Option<jiff::Timestamp>,
+    now: jiff::Timestamp,
+) -> Option<jiff::SignedDuration> {
+    let week = 7 * 86_400;
+    let weeks = (now.as_second() - as_of?.as_second()).div_euclid(week);
+    (weeks > 0).then(|| jiff::SignedDuration::from_secs(weeks * week))
 }
 
 /// A file that cannot be read as the format it claims: where and why.

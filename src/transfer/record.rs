@@ -250,6 +250,13 @@ pub struct ImportLink {
 }
 
 impl LinkRecord {
+    /// Moves every hour of its traffic by `shift` (see [`super::traffic_shift`]).
+    pub fn shift_traffic(&mut self, shift: jiff::SignedDuration) {
+        for hour in self.traffic.iter_mut().flatten() {
+            hour.hour = hour.hour.saturating_add(shift).unwrap_or(hour.hour);
+        }
+    }
+
     /// The portable form of `link`, with its expiry written in `tz`.
     pub fn from_link(link: &Link, tz: &TimeZone) -> Self {
         let (expiration_date, expiration_time) = match link.ends_at {

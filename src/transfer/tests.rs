@@ -46,8 +46,8 @@ fn spaces() -> Vec<SpaceRecord> {
     }]
 }
 
-#[test]
-fn json_round_trip_numbers_records_by_line() {
+/// The sample spaces and links as an export writes them.
+fn sample_json() -> String {
     let mut w = JsonWriter::new(Vec::new()).unwrap();
     for s in spaces() {
         w.space(&s).unwrap();
@@ -55,7 +55,12 @@ fn json_round_trip_numbers_records_by_line() {
     for l in sample_links() {
         w.link(&l).unwrap();
     }
-    let text = String::from_utf8(w.finish().unwrap()).unwrap();
+    String::from_utf8(w.finish().unwrap()).unwrap()
+}
+
+#[test]
+fn json_round_trip_numbers_records_by_line() {
+    let text = sample_json();
     let bundle = read_json(&text).unwrap();
     assert_eq!(bundle.spaces.len(), 1);
     assert_eq!(bundle.spaces[0].line, 4);
@@ -179,4 +184,64 @@ fn format_from_extension() {
     assert_eq!(Format::from_path(Path::new("a.JSON")), Some(Format::Json));
     assert_eq!(Format::from_path(Path::new("a.csv")), Some(Format::Csv));
     assert_eq!(Format::from_path(Path::new("a.txt")), None);
+}
+
+/// Everything `stream_json` reads, or its error.
+fn streamed(text: &str) -> Result<(JsonHead, Vec<Numbered<LinkRecord>>), FormatError> {
+    let (head, links) = stream_json(std::io::BufReader::with_capacity(5, text.as_bytes()))?;
+    Ok((head, links.collect::<Result<_, _>>()?))
+}
+
+#[test]
+fn json_streamed_reads_what_read_json_reads() {
+    let text = sample_json();
+    let whole = read_json(&text).unwrap();
+    let (head, links) = streamed(&format!("\u{feff}{text}")).unwrap();
+    assert_eq!(head.spaces, whole.spaces);
+    assert_eq!(links, whole.links);
+
+    let text = "{\"version\": 1, \"traffic_as_of\": \"2026-01-05T00:00:00Z\",\n \"spaces\": [\n  {\"name\": \"A\", \"color\": 1},\n  {\"name\": \"B\", \"color\": 2}]}";
+    let (head, links) = streamed(text).unwrap();
+    assert_eq!(
+        head.spaces.iter().map(|s| s.line).collect::<Vec<_>>(),
+        [3, 4]
+    );
+    assert_eq!(
+        head.traffic_as_of,
+        Some("2026-01-05T00:00:00Z".parse().unwrap())
+    );
+    assert!(links.is_empty());
+    assert_eq!(streamed("{}").unwrap(), (JsonHead::default(), Vec::new()));
+}
+
+#[test]
+fn json_streamed_errors_name_the_line() {
+    for (text, line, want) in [
+        (
+            "{\n  \"links\": [\n    {\"url\": \"https://a\", \"colour\": 1}\n  ]\n}",
+            Some(3),
+            "colour",
+        ),
+        (
+            "{\"links\": [],\n \"colour\": 1}",
+            Some(2),
+            "unknown field `colour`",
+        ),
+        (
+            "{\"links\": [],\n \"spaces\": []}",
+            Some(2),
+            "\"spaces\" must come before \"links\"",
+        ),
+        ("not json", Some(1), "expected '{'"),
+        ("[1, 2]", Some(1), "object"),
+        ("{\"version\": 7}", None, "version 7"),
+        ("", Some(1), "empty"),
+        ("{\"links\": [{\"url\": \"https://a\"}", Some(1), "ends"),
+        ("{\"links\": []} {}", Some(1), "after the end"),
+        ("{\"spaces\": [\n{\"name\": 1}]}", Some(2), "invalid type"),
+    ] {
+        let err = streamed(text).unwrap_err();
+        assert_eq!(err.line, line, "{text}: {err}");
+        assert!(err.message.contains(want), "{text}: {err}");
+    }
 }

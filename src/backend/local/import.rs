@@ -307,6 +307,7 @@ impl<'a, 't> Writer<'a, 't> {
             .collect();
         let owned_spaces = space_ids.values().copied().collect();
         let owned_domains = domains::ids(tx, owner)?.into_iter().collect();
+        link_store::bulk_begin(tx)?;
         Ok(Writer {
             tx,
             owner,
@@ -565,6 +566,7 @@ impl<'a, 't> Writer<'a, 't> {
             return Err(Error::Validation(self.errors));
         }
         self.flush()?;
+        link_store::bulk_end(self.tx)?;
         Ok(self.summary)
     }
 }

@@ -65,6 +65,35 @@ impl<R: BufRead> Bytes<R> {
         Ok(b)
     }
 
+    /// Copies the bytes before the next one that `stop` picks into `out`, a buffer's run at a
+    /// time (values are long and their structure sparse: byte-by-byte reading dominated the
+    /// import). The stop byte is left to read; `false` at the end of the input.
+    pub fn copy_until(&mut self, out: &mut Vec<u8>, stop: impl Fn(u8) -> bool) -> io::Result<bool> {
+        loop {
+            if let Some(&b) = self.ahead.first() {
+                if stop(b) {
+                    return Ok(true);
+                }
+                out.push(b);
+                self.bump()?;
+                continue;
+            }
+            let chunk = self.input.fill_buf()?;
+            if chunk.is_empty() {
+                return Ok(false);
+            }
+            let run = chunk.iter().position(|&b| stop(b));
+            let end = run.unwrap_or(chunk.len());
+            let run_bytes = &chunk[..end];
+            self.line += run_bytes.iter().filter(|&&b| b == b'\n').count();
+            out.extend_from_slice(run_bytes);
+            self.input.consume(end);
+            if run.is_some() {
+                return Ok(true);
+            }
+        }
+    }
+
     /// Skips spaces, tabs and line ends.
     pub fn skip_ws(&mut self) -> io::Result<()> {
         while let Some(b) = self.peek()? {
@@ -87,8 +116,15 @@ fn io_error(e: io::Error) -> FormatError {
 /// One element of the streamed array, or a sibling value captured on the way.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Event {
-    Element { line: usize, bytes: Vec<u8> },
-    Sibling { key: String, bytes: Vec<u8> },
+    Element {
+        line: usize,
+        bytes: Vec<u8>,
+    },
+    Sibling {
+        key: String,
+        line: usize,
+        bytes: Vec<u8>,
+    },
 }
 
 /// Streams the elements of the array at `path` (keys from the document's top) in every
@@ -104,6 +140,9 @@ pub struct JsonArrays<R> {
     found: bool,
     /// Captured siblings (and the element after them) not handed out yet.
     queued: VecDeque<Event>,
+    /// Read as a format of linkdeck's own (see [`JsonArrays::strict`]).
+    strict: bool,
+    documents: usize,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -129,7 +168,37 @@ impl<R: BufRead> JsonArrays<R> {
             outer: None,
             found: false,
             queued: VecDeque::new(),
+            strict: false,
+            documents: 0,
         }
+    }
+
+    /// Reads the input as one document of a format whose keys are all known: one object, its
+    /// keys only the array's and the `capture` keys, which must come before the array (they are
+    /// handed out first); the array may be missing.
+    pub fn strict(
+        input: R,
+        path: &'static [&'static str],
+        capture: &'static [&'static str],
+    ) -> Self {
+        JsonArrays {
+            strict: true,
+            ..JsonArrays::new(input, path, capture)
+        }
+    }
+
+    /// A key the strict format does not have, named as serde names one.
+    fn unknown_key(&self, key: &str) -> FormatError {
+        let known: Vec<String> = self
+            .capture
+            .iter()
+            .chain(self.path.first())
+            .map(|k| format!("`{k}`"))
+            .collect();
+        self.error(format!(
+            "unknown field `{key}`, expected one of {}",
+            known.join(", ")
+        ))
     }
 
     fn error(&self, message: impl Into<String>) -> FormatError {
@@ -157,6 +226,9 @@ impl<R: BufRead> JsonArrays<R> {
         self.bytes.bump().map_err(io_error)?;
         out.push(b'"');
         loop {
+            self.bytes
+                .copy_until(out, |b| b == b'"' || b == b'\\')
+                .map_err(io_error)?;
             match self.bytes.bump().map_err(io_error)? {
                 None => return Err(self.error("the file ends inside a string")),
                 Some(b'\\') => {
@@ -204,8 +276,14 @@ impl<R: BufRead> JsonArrays<R> {
                 }
                 b',' if depth == 0 => return self.non_empty(out),
                 _ => {
+                    // This byte (a comma inside the value, say), then the run after it.
                     out.push(b);
                     self.bytes.bump().map_err(io_error)?;
+                    self.bytes
+                        .copy_until(out, |b| {
+                            matches!(b, b'"' | b'{' | b'[' | b'}' | b']' | b',')
+                        })
+                        .map_err(io_error)?;
                 }
             }
             if depth == 0 && matches!(out.last(), Some(b'"' | b'}' | b']')) {
@@ -263,6 +341,10 @@ impl<R: BufRead> JsonArrays<R> {
             let key = self.read_key()?;
             self.expect(b':')?;
             self.bytes.skip_ws().map_err(io_error)?;
+            let top = path.len() == self.path.len();
+            if self.strict && top && key != path[0] && !self.capture.contains(&key.as_str()) {
+                return Err(self.unknown_key(&key));
+            }
             if key == path[0] {
                 let open = if path.len() == 1 { b'[' } else { b'{' };
                 self.expect(open)?;
@@ -274,10 +356,15 @@ impl<R: BufRead> JsonArrays<R> {
                 }
                 continue;
             }
+            let line = self.bytes.line();
             let mut value = Vec::new();
             self.copy_value(&mut value)?;
-            if path.len() == self.path.len() && self.capture.contains(&key.as_str()) {
-                events.push(Event::Sibling { key, bytes: value });
+            if top && self.capture.contains(&key.as_str()) {
+                events.push(Event::Sibling {
+                    key,
+                    line,
+                    bytes: value,
+                });
             }
         }
     }
@@ -291,7 +378,19 @@ impl<R: BufRead> JsonArrays<R> {
                 match self.bytes.bump().map_err(io_error)? {
                     Some(b'}') => break,
                     Some(b',') => {
-                        self.read_key()?;
+                        let key = self.read_key()?;
+                        if self.strict {
+                            // Read as a stream, what comes after the array comes too late.
+                            return Err(if self.capture.contains(&key.as_str()) {
+                                self.error(format!(
+                                    "\"{key}\" must come before \"{}\" (the file is read as \
+                                     a stream)",
+                                    self.path[0]
+                                ))
+                            } else {
+                                self.unknown_key(&key)
+                            });
+                        }
                         self.expect(b':')?;
                         self.copy_value(&mut Vec::new())?;
                     }
@@ -312,6 +411,21 @@ impl<R: BufRead> JsonArrays<R> {
         loop {
             self.bytes.skip_ws().map_err(io_error)?;
             let b = self.bytes.peek().map_err(io_error)?;
+            if self.strict {
+                match (self.documents, b) {
+                    (0, None) => return Err(self.error("is empty: expected a JSON object")),
+                    (0, Some(b'[')) => {
+                        return Err(self.error("must be a JSON object, not an array"));
+                    }
+                    (0, _) => self.outer = Some(false),
+                    (_, None) => return Ok(false),
+                    (_, Some(b)) => {
+                        return Err(
+                            self.error(format!("unexpected '{}' after the end", printable(b)))
+                        );
+                    }
+                }
+            }
             match (self.outer, b) {
                 (None, Some(b'[')) => {
                     self.bytes.bump().map_err(io_error)?;
@@ -338,6 +452,7 @@ impl<R: BufRead> JsonArrays<R> {
                 _ => {}
             }
             self.expect(b'{')?;
+            self.documents += 1;
             if self.descend(self.path, events)? {
                 self.found = true;
                 return Ok(true);
@@ -354,7 +469,7 @@ impl<R: BufRead> JsonArrays<R> {
                         self.state = State::Elements { first: true };
                     } else {
                         self.state = State::Done;
-                        if !self.found {
+                        if !self.found && !self.strict {
                             return Err(FormatError {
                                 line: None,
                                 message: format!(

@@ -5,7 +5,7 @@ fn elements(text: &str, path: &'static [&'static str]) -> Result<Vec<(usize, Str
     JsonArrays::new(text.as_bytes(), path, &["sorted_links"])
         .map(|e| match e {
             Ok(Event::Element { line, bytes }) => Ok((line, String::from_utf8(bytes).unwrap())),
-            Ok(Event::Sibling { key, bytes }) => {
+            Ok(Event::Sibling { key, bytes, .. }) => {
                 Ok((0, format!("{key}={}", String::from_utf8(bytes).unwrap())))
             }
             Err(e) => Err(e.to_string()),
@@ -140,4 +140,28 @@ fn crlf_becomes_lf_so_csv_lines_count_right() {
         .map(|r| r.unwrap().position().unwrap().line())
         .collect();
     assert_eq!(lines, vec![1, 2, 3]);
+}
+
+#[test]
+fn runs_cut_by_tiny_buffers_read_the_same() {
+    let text = "{\"sorted_links\": [{\"id\": \"a,b\"}],\n \"links\": [{\"t\": \"x \\\" ] } , y\",\n \"n\": [1, 2, {\"z\": null}]},\n  \"s\\\\\", 17, true]}";
+    let whole = elements(text, &["links"]).unwrap();
+    for size in [1, 2, 3, 7] {
+        let tiny: Vec<(usize, String)> = JsonArrays::new(
+            std::io::BufReader::with_capacity(size, text.as_bytes()),
+            &["links"],
+            &["sorted_links"],
+        )
+        .map(|e| match e.unwrap() {
+            Event::Element { line, bytes } => (line, String::from_utf8(bytes).unwrap()),
+            Event::Sibling { key, bytes, .. } => {
+                (0, format!("{key}={}", String::from_utf8(bytes).unwrap()))
+            }
+        })
+        .collect();
+        assert_eq!(tiny, whole, "buffer of {size}");
+    }
+    assert_eq!(whole.len(), 5);
+    assert_eq!(whole[1].0, 2);
+    assert_eq!(whole[2], (4, "\"s\\\\\"".to_owned()));
 }

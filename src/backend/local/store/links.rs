@@ -170,6 +170,31 @@ fn move_counters(tx: &Transaction<'_>, owner: Id, space: Option<Id>, by: i64) ->
 /// link, several times slower); as one statement the triggers still keep the index right. Call
 /// [`stage_start`], [`stage`] for each row, then [`stage_insert`]. Staged links may carry a click
 /// total (an import keeps the count a link had before).
+/// The full-text index writes the terms it holds as a new segment whenever they pass its
+/// `hashsize` (1 MiB by default: every hundred or so imported links), and merging those small
+/// segments was a third of an import's cost. A bulk write raises it for its transaction, which
+/// bounds the memory held to this, and puts it back with [`bulk_end`] before committing.
+const BULK_FTS_HASH: i64 = 64 << 20;
+/// FTS5's own default.
+const FTS_HASH: i64 = 1 << 20;
+
+pub fn bulk_begin(tx: &Transaction<'_>) -> Result<()> {
+    fts_hash(tx, BULK_FTS_HASH)
+}
+
+pub fn bulk_end(tx: &Transaction<'_>) -> Result<()> {
+    fts_hash(tx, FTS_HASH)
+}
+
+fn fts_hash(tx: &Transaction<'_>, bytes: i64) -> Result<()> {
+    tx.execute(
+        "INSERT INTO links_fts(links_fts, rank) VALUES ('hashsize', ?1)",
+        [bytes],
+    )
+    .map(drop)
+    .map_err(db_error)
+}
+
 pub fn stage_start(tx: &Transaction<'_>) -> Result<Staged> {
     tx.execute_batch(&format!(
         "CREATE TEMP TABLE IF NOT EXISTS link_import AS SELECT {STAGE_COLUMNS} FROM links WHERE 0;
