@@ -16,7 +16,7 @@ use super::error::ApiError;
 use super::form::{FormSpec, check_form_content_type, parse_form};
 use super::{AppState, params};
 use crate::backend::Backend;
-use crate::domain::{Error, Id, LinkInput, SpaceInput};
+use crate::domain::{Error, Id, LinkField, LinkInput, SpaceInput};
 use crate::wire;
 
 type Shared = State<Arc<AppState>>;
@@ -39,7 +39,7 @@ pub enum LimitKey {
 }
 
 const LINK_FORM: FormSpec = FormSpec {
-    lists: &["geo", "platform", "rotation"],
+    lists: &LinkField::TARGET_LIST_NAMES,
 };
 
 const SPACE_FORM: FormSpec = FormSpec { lists: &[] };

@@ -271,10 +271,10 @@ fn unsupported() -> ApiError {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::domain::{LinkInput, RuleInput, SpaceInput};
+    use crate::domain::{LinkField, LinkInput, RuleInput, SpaceInput};
 
     const LINK: FormSpec = FormSpec {
-        lists: &["geo", "platform", "rotation"],
+        lists: &LinkField::TARGET_LIST_NAMES,
     };
 
     fn parse(body: &str) -> Result<LinkInput, ApiError> {
@@ -292,7 +292,8 @@ mod tests {
 
     #[test]
     fn known_fields_come_from_the_type() {
-        assert!(struct_fields::<LinkInput>().contains(&"expiration_clicks"));
+        let names: Vec<&str> = LinkField::INPUT.iter().map(|f| f.name()).collect();
+        assert_eq!(struct_fields::<LinkInput>(), names);
         assert_eq!(struct_fields::<SpaceInput>(), ["name", "color"]);
         assert_eq!(struct_fields::<RuleInput>(), ["key", "value"]);
     }

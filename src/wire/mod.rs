@@ -271,4 +271,16 @@ mod tests {
         assert_eq!(v["meta"]["from"], Value::Null);
         assert_eq!(v["meta"]["last_page"], 1);
     }
+
+    /// The v1 record's keys are the registry's record names.
+    #[test]
+    fn a_link_record_carries_every_field_under_its_record_name() {
+        let link = Link::example();
+        let record = serde_json::to_value(link_record(&link)).unwrap();
+        for field in crate::domain::LinkField::ALL {
+            if let Some(name) = field.record_name() {
+                assert!(record.get(name).is_some(), "no {name} in {record}");
+            }
+        }
+    }
 }
