@@ -23,7 +23,9 @@ pub struct ValueOnly<'a> {
     pub value: &'a str,
 }
 
-/// A link record, fields in the order phpShort sends them.
+/// A link record, fields in the order phpShort sends them. Its own shape, not a serialized
+/// [`Link`]: the v1 names differ (`geo_target`, `user_id`, see
+/// [`crate::domain::LinkField::record_name`]), flags are numbers, and empty lists are null.
 #[derive(Debug, Clone, Serialize)]
 pub struct LinkRecord<'a> {
     pub id: Id,

@@ -126,6 +126,8 @@ enum Popup {
     },
 }
 
+/// The form's state: the fields being typed (one [`TextField`] or choice each; each stop names
+/// its [`LinkField`]), what the form was opened with, and what is shown around them.
 #[derive(Debug, Clone)]
 pub struct LinkForm {
     /// The link being edited; `None` creates one.
