@@ -16,8 +16,8 @@ use jiff::tz::TimeZone;
 
 use super::Backend;
 use crate::domain::{
-    Error, FieldErrors, Id, Link, LinkInput, LinkQuery, Mode, PER_PAGE_MAX, Result, RuleInput,
-    TargetType, format_expiry_input, validate_link_input,
+    Error, FieldErrors, Id, Link, LinkField, LinkInput, LinkQuery, Mode, PER_PAGE_MAX, Result,
+    RuleInput, TargetType, format_expiry_input, validate_link_input,
 };
 
 /// Requests a remote bulk operation keeps in flight: enough to hide the round trips, few enough
@@ -80,19 +80,19 @@ impl BulkAction {
         };
         let mut errors = FieldErrors::default();
         let single = [
-            ("url", input.url.is_some()),
-            ("alias", input.alias.is_some()),
-            ("password", input.password.is_some()),
-            ("domain", input.domain.is_some()),
-            ("target_type", input.target_type.is_some()),
-            ("geo", input.geo.is_some()),
-            ("platform", input.platform.is_some()),
-            ("rotation", input.rotation.is_some()),
+            (LinkField::Url, input.url.is_some()),
+            (LinkField::Alias, input.alias.is_some()),
+            (LinkField::Password, input.password.is_some()),
+            (LinkField::Domain, input.domain.is_some()),
+            (LinkField::TargetType, input.target_type.is_some()),
+            (LinkField::Geo, input.geo.is_some()),
+            (LinkField::Platform, input.platform.is_some()),
+            (LinkField::Rotation, input.rotation.is_some()),
         ];
         for (field, given) in single {
             if given {
                 errors.add(
-                    field,
+                    field.name(),
                     format!("cannot be given to many links at once (only {BULK_FIELDS})"),
                 );
             }

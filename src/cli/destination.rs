@@ -14,9 +14,9 @@ use jiff::tz::TimeZone;
 use crate::backend::Backend;
 use crate::backend::local::{ImportRow, ImportSummary, Renamed};
 use crate::domain::{
-    Carried, Color, Domain, Error, FieldErrors, Id, LinkInput, LinkQuery, Mode, OnConflict,
-    PER_PAGE_MAX, Place, Result, Sort, SpaceInput, renamed_alias, space_name_key, validate_alias,
-    validate_link_input, validate_space_input,
+    Carried, Color, Domain, Error, FieldErrors, Id, LinkField, LinkInput, LinkQuery, Mode,
+    OnConflict, PER_PAGE_MAX, Place, Result, Sort, SpaceInput, renamed_alias, space_name_key,
+    validate_alias, validate_link_input, validate_space_input,
 };
 
 /// A link on its way, with the alias it will have.
@@ -142,7 +142,10 @@ impl<'a> Destination<'a> {
                 Some(_) => match on_conflict {
                     OnConflict::Fail => {
                         let mut e = FieldErrors::default();
-                        e.add("alias", "is already taken there by another link");
+                        e.add(
+                            LinkField::Alias.name(),
+                            "is already taken there by another link",
+                        );
                         return Err(keyed(e));
                     }
                     OnConflict::Skip => {
@@ -171,7 +174,10 @@ impl<'a> Destination<'a> {
                         }
                         let Some(candidate) = chosen else {
                             let mut e = FieldErrors::default();
-                            e.add("alias", "is taken, and so is every renamed form of it");
+                            e.add(
+                                LinkField::Alias.name(),
+                                "is taken, and so is every renamed form of it",
+                            );
                             return Err(keyed(e));
                         };
                         renamed = Some(Renamed {

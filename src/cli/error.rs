@@ -7,7 +7,7 @@ use std::process::ExitCode;
 use serde_json::json;
 
 use crate::config::ConfigError;
-use crate::domain::{Error, FieldErrors};
+use crate::domain::{Error, FieldErrors, LinkField};
 
 /// What kind of failure, which decides the exit code. The table is documented in the README
 /// ("Exit codes"); keep the two in step.
@@ -138,21 +138,19 @@ impl fmt::Display for CliError {
 /// Field names are the service's wire names; where a command-line flag has another name, both
 /// are shown so the person knows what to change.
 fn with_flag(field: &str) -> String {
-    let flag = match field {
-        "expiration_clicks" => Some("--max-clicks".to_owned()),
-        "expiration_date" | "expiration_time" => Some("--expires".to_owned()),
-        _ => {
-            let mut parts = field.split('.');
-            match (
-                parts.next(),
-                parts.next().and_then(|n| n.parse::<usize>().ok()),
-            ) {
-                (Some(list @ ("geo" | "platform" | "rotation")), Some(i)) => {
-                    Some(format!("--{list} #{}", i + 1))
-                }
-                _ => None,
-            }
+    let row = field
+        .split('.')
+        .nth(1)
+        .and_then(|n| n.parse::<usize>().ok());
+    let flag = match (LinkField::owning(field), row) {
+        (Some(LinkField::ExpirationClicks), _) => Some("--max-clicks".to_owned()),
+        (Some(LinkField::ExpirationDate | LinkField::ExpirationTime), _) => {
+            Some("--expires".to_owned())
         }
+        (Some(list), Some(i)) if list.is_target_list() => {
+            Some(format!("--{} #{}", list.name(), i + 1))
+        }
+        _ => None,
     };
     match flag {
         Some(flag) => format!("{field} ({flag})"),

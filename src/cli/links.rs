@@ -114,7 +114,8 @@ impl LinkFilterArgs {
     }
 }
 
-/// The fields create and update share.
+/// The fields create and update share, as flags: their own shape, not a [`LinkInput`], as flags
+/// parse into types and some differ from the wire (`--expires`, `--max-clicks`, `--geo CC=URL`).
 #[derive(Debug, Args)]
 pub struct LinkFields {
     /// The short name (letters, digits, - and _); generated when left out on create.

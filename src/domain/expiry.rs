@@ -4,7 +4,7 @@ use jiff::civil::{Date, DateTime, Time};
 use jiff::tz::TimeZone;
 use jiff::{Timestamp, Zoned};
 
-use super::FieldErrors;
+use super::{FieldErrors, LinkField};
 
 /// Reads `expiration_date` (YYYY-MM-DD) and `expiration_time` (HH:MM) in `tz`. Both empty means
 /// no expiry (`Ok(None)`); each is required with the other. Errors go into `errors` by field.
@@ -19,14 +19,14 @@ pub fn parse_expiry(
         (true, true) => return Some(None),
         (false, true) => {
             errors.add(
-                "expiration_time",
+                LinkField::ExpirationTime.name(),
                 "is required when an expiration date is given",
             );
             return None;
         }
         (true, false) => {
             errors.add(
-                "expiration_date",
+                LinkField::ExpirationDate.name(),
                 "is required when an expiration time is given",
             );
             return None;
@@ -35,18 +35,24 @@ pub fn parse_expiry(
     }
     let parsed_date = parse_date(date);
     if parsed_date.is_none() {
-        errors.add("expiration_date", "must be a date in the form YYYY-MM-DD");
+        errors.add(
+            LinkField::ExpirationDate.name(),
+            "must be a date in the form YYYY-MM-DD",
+        );
     }
     let parsed_time = parse_time(time);
     if parsed_time.is_none() {
-        errors.add("expiration_time", "must be a time in the form HH:MM");
+        errors.add(
+            LinkField::ExpirationTime.name(),
+            "must be a time in the form HH:MM",
+        );
     }
     let dt = DateTime::from_parts(parsed_date?, parsed_time?);
     // In a DST gap the later instant is taken, as a person setting a wall clock would expect.
     match tz.to_ambiguous_zoned(dt).later() {
         Ok(zoned) => Some(Some(zoned.timestamp())),
         Err(_) => {
-            errors.add("expiration_date", "is out of range");
+            errors.add(LinkField::ExpirationDate.name(), "is out of range");
             None
         }
     }

@@ -6,7 +6,8 @@ use serde::{Deserialize, Serialize};
 
 use super::validate::{PASSWORD_MAX, validate_alias, validate_url};
 use super::{
-    Domain, FieldErrors, Id, Mode, Platform, Space, StatusFilter, country_by_code, parse_expiry,
+    Domain, FieldErrors, Id, LinkField, Mode, Platform, Space, StatusFilter, country_by_code,
+    parse_expiry,
 };
 
 /// A short link as every backend returns it.
@@ -68,6 +69,38 @@ impl Link {
                 .map(|r| (Some(r.key.as_str()), r.value.as_str()))
                 .collect(),
             TargetType::Rotation => self.rotation.iter().map(|u| (None, u.as_str())).collect(),
+        }
+    }
+}
+
+#[cfg(test)]
+impl Link {
+    /// A plain link for tests: `a` to https://example.com, created 2030-01-01, never clicked.
+    pub fn example() -> Link {
+        let created: Timestamp = "2030-01-01T00:00:00Z".parse().unwrap();
+        Link {
+            id: 1,
+            alias: "a".into(),
+            url: "https://example.com".into(),
+            short_url: "http://s/a".into(),
+            title: None,
+            target_type: TargetType::None,
+            geo: Vec::new(),
+            platform: Vec::new(),
+            rotation: Vec::new(),
+            last_rotation: 0,
+            disabled: false,
+            public: false,
+            password: false,
+            expiration_url: None,
+            expiration_clicks: 0,
+            clicks: 0,
+            owner_id: 1,
+            space: None,
+            domain: None,
+            ends_at: None,
+            created_at: created,
+            updated_at: created,
         }
     }
 }
@@ -299,6 +332,23 @@ impl RuleInput {
 }
 
 impl LinkInput {
+    /// The targeting lists, each with its field.
+    pub fn lists(&self) -> [(LinkField, &Option<Vec<RuleInput>>); 3] {
+        [
+            (LinkField::Geo, &self.geo),
+            (LinkField::Platform, &self.platform),
+            (LinkField::Rotation, &self.rotation),
+        ]
+    }
+
+    pub fn lists_mut(&mut self) -> [(LinkField, &mut Option<Vec<RuleInput>>); 3] {
+        [
+            (LinkField::Geo, &mut self.geo),
+            (LinkField::Platform, &mut self.platform),
+            (LinkField::Rotation, &mut self.rotation),
+        ]
+    }
+
     /// A create request for `url`.
     pub fn with_url(url: impl Into<String>) -> Self {
         LinkInput {
@@ -370,9 +420,9 @@ pub fn validate_link_input(
     match input.url.as_deref().map(str::trim) {
         Some(url) => match validate_url(url) {
             Ok(()) => patch.url = Some(url.to_owned()),
-            Err(message) => errors.add("url", message),
+            Err(message) => errors.add(LinkField::Url.name(), message),
         },
-        None if mode == Mode::Create => errors.add("url", "is required"),
+        None if mode == Mode::Create => errors.add(LinkField::Url.name(), "is required"),
         None => {}
     }
 
@@ -384,14 +434,14 @@ pub fn validate_link_input(
     {
         match validate_alias(alias) {
             Ok(()) => patch.alias = Some(alias.to_owned()),
-            Err(message) => errors.add("alias", message),
+            Err(message) => errors.add(LinkField::Alias.name(), message),
         }
     }
 
     if let Some(password) = &input.password {
         if password.chars().count() > PASSWORD_MAX {
             errors.add(
-                "password",
+                LinkField::Password.name(),
                 format!("must be at most {PASSWORD_MAX} characters"),
             );
         } else if password.is_empty() {
@@ -404,16 +454,27 @@ pub fn validate_link_input(
         }
     }
 
-    patch.space = optional_id(input.space.as_deref(), "space", &mut errors);
+    patch.space = optional_id(input.space.as_deref(), LinkField::Space.name(), &mut errors);
     if let Some(domain) = input.domain.as_deref() {
         if mode == Mode::Update {
-            errors.add("domain", "cannot be changed once the link is created");
+            errors.add(
+                LinkField::Domain.name(),
+                "cannot be changed once the link is created",
+            );
         } else {
-            patch.domain = optional_id(Some(domain), "domain", &mut errors);
+            patch.domain = optional_id(Some(domain), LinkField::Domain.name(), &mut errors);
         }
     }
-    patch.disabled = flag(input.disabled.as_deref(), "disabled", &mut errors);
-    patch.public = flag(input.public.as_deref(), "public", &mut errors);
+    patch.disabled = flag(
+        input.disabled.as_deref(),
+        LinkField::Disabled.name(),
+        &mut errors,
+    );
+    patch.public = flag(
+        input.public.as_deref(),
+        LinkField::Public.name(),
+        &mut errors,
+    );
 
     if let Some(url) = input.expiration_url.as_deref().map(str::trim) {
         if url.is_empty() {
@@ -421,7 +482,7 @@ pub fn validate_link_input(
         } else {
             match validate_url(url) {
                 Ok(()) => patch.expiration_url = Some(Some(url.to_owned())),
-                Err(message) => errors.add("expiration_url", message),
+                Err(message) => errors.add(LinkField::ExpirationUrl.name(), message),
             }
         }
     }
@@ -443,7 +504,7 @@ pub fn validate_link_input(
             match clicks.parse::<u32>() {
                 Ok(n) if n <= EXPIRATION_CLICKS_MAX => patch.expiration_clicks = Some(n),
                 _ => errors.add(
-                    "expiration_clicks",
+                    LinkField::ExpirationClicks.name(),
                     format!("must be a whole number from 0 to {EXPIRATION_CLICKS_MAX}"),
                 ),
             }
@@ -457,7 +518,7 @@ pub fn validate_link_input(
             match TargetType::parse(t) {
                 Some(t) => patch.target_type = Some(t),
                 None => errors.add(
-                    "target_type",
+                    LinkField::TargetType.name(),
                     "must be 0 (none), 1 (geo), 2 (platform) or 3 (rotation)",
                 ),
             }
@@ -465,23 +526,34 @@ pub fn validate_link_input(
     }
 
     if let Some(rows) = &input.geo {
-        patch.geo = Some(keyed_rules(rows, "geo", &mut errors, |key| {
-            country_by_code(key)
-                .map(|c| c.code.to_owned())
-                .ok_or_else(|| "must be an ISO 3166-1 alpha-2 country code".to_string())
-        }));
+        patch.geo = Some(keyed_rules(
+            rows,
+            LinkField::Geo.name(),
+            &mut errors,
+            |key| {
+                country_by_code(key)
+                    .map(|c| c.code.to_owned())
+                    .ok_or_else(|| "must be an ISO 3166-1 alpha-2 country code".to_string())
+            },
+        ));
     }
     if let Some(rows) = &input.platform {
-        patch.platform = Some(keyed_rules(rows, "platform", &mut errors, |key| {
-            Platform::parse(key)
-                .map(|p| p.name().to_owned())
-                .ok_or_else(|| {
-                    let names: Vec<&str> = Platform::ALL.iter().map(|p| p.name()).collect();
-                    format!("must be one of {}", names.join(", "))
-                })
-        }));
+        patch.platform = Some(keyed_rules(
+            rows,
+            LinkField::Platform.name(),
+            &mut errors,
+            |key| {
+                Platform::parse(key)
+                    .map(|p| p.name().to_owned())
+                    .ok_or_else(|| {
+                        let names: Vec<&str> = Platform::ALL.iter().map(|p| p.name()).collect();
+                        format!("must be one of {}", names.join(", "))
+                    })
+            },
+        ));
     }
     if let Some(rows) = &input.rotation {
+        let list = LinkField::Rotation.name();
         let mut urls = Vec::new();
         for (i, row) in rows.iter().enumerate() {
             if row.is_blank() {
@@ -489,14 +561,14 @@ pub fn validate_link_input(
             }
             if row.key.as_deref().is_some_and(|k| !k.trim().is_empty()) {
                 errors.add(
-                    &format!("rotation.{i}.key"),
+                    &format!("{list}.{i}.key"),
                     "rotation entries take only a value",
                 );
             }
             let value = row.value.as_deref().unwrap_or("").trim();
             match validate_url(value) {
                 Ok(()) => urls.push(value.to_owned()),
-                Err(message) => errors.add(&format!("rotation.{i}.value"), message),
+                Err(message) => errors.add(&format!("{list}.{i}.value"), message),
             }
         }
         patch.rotation = Some(urls);

@@ -11,6 +11,7 @@ mod fields;
 mod host;
 mod import;
 mod link;
+mod link_field;
 mod platform;
 #[cfg(test)]
 mod proptests;
@@ -35,6 +36,7 @@ pub use import::{
 pub use link::{
     Link, LinkInput, LinkPatch, LinkStatus, RuleInput, TargetRule, TargetType, validate_link_input,
 };
+pub use link_field::LinkField;
 pub use platform::Platform;
 pub use query::{
     LinkQuery, PER_PAGE_MAX, PER_PAGE_MIN, Page, SearchBy, Sort, SpaceQuery, StatusFilter,

@@ -15,7 +15,7 @@ use serde::de::{self, DeserializeOwned, Deserializer, IgnoredAny, MapAccess, Seq
 use serde_qs::{Config, DuplicateKeyBehavior};
 
 use super::error::ApiError;
-use crate::domain::{FieldErrors, LinkInput, RuleInput, SpaceInput};
+use crate::domain::{FieldErrors, LinkField, LinkInput, RuleInput, SpaceInput};
 
 /// Rows a targeting list may have in one request.
 pub const MAX_ROWS: usize = 100;
@@ -40,7 +40,7 @@ pub trait FormFields: DeserializeOwned {
 
 impl FormFields for LinkInput {
     const SPEC: FormSpec = FormSpec {
-        lists: &["geo", "platform", "rotation"],
+        lists: &LinkField::TARGET_LIST_NAMES,
     };
 }
 
@@ -304,7 +304,8 @@ mod tests {
 
     #[test]
     fn known_fields_come_from_the_type() {
-        assert!(struct_fields::<LinkInput>().contains(&"expiration_clicks"));
+        let names: Vec<&str> = LinkField::INPUT.iter().map(|f| f.name()).collect();
+        assert_eq!(struct_fields::<LinkInput>(), names);
         assert_eq!(struct_fields::<SpaceInput>(), ["name", "color"]);
         assert_eq!(struct_fields::<RuleInput>(), ["key", "value"]);
     }

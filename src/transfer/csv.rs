@@ -9,30 +9,52 @@ use ::csv::{ReaderBuilder, StringRecord, Writer};
 use super::record::PasswordField;
 use super::rules::{decode_keyed, decode_values, encode_keyed, encode_values};
 use super::{Bundle, FormatError, LinkRecord, Numbered, Scalar, SpaceRecord};
-use crate::domain::{Platform, country_by_code, space_name_key};
+use crate::domain::{LinkField, Platform, country_by_code, space_name_key};
+
+use LinkField as F;
+
+/// A column: one of a link's fields, or the colour of the link's space (a space travels in the
+/// rows of its links).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+enum Column {
+    Link(LinkField),
+    SpaceColor,
+}
+
+impl Column {
+    fn name(self) -> &'static str {
+        match self {
+            Column::Link(field) => field.name(),
+            Column::SpaceColor => "space_color",
+        }
+    }
+}
 
 /// The columns, in the order an export writes them.
-pub const COLUMNS: [&str; 19] = [
-    "url",
-    "alias",
-    "title",
-    "space",
-    "space_color",
-    "domain",
-    "disabled",
-    "public",
-    "password",
-    "expiration_date",
-    "expiration_time",
-    "expiration_clicks",
-    "expiration_url",
-    "target_type",
-    "geo",
-    "platform",
-    "rotation",
-    "clicks",
-    "created_at",
-];
+const COLUMNS: [Column; 19] = {
+    use Column::Link as L;
+    [
+        L(F::Url),
+        L(F::Alias),
+        L(F::Title),
+        L(F::Space),
+        Column::SpaceColor,
+        L(F::Domain),
+        L(F::Disabled),
+        L(F::Public),
+        L(F::Password),
+        L(F::ExpirationDate),
+        L(F::ExpirationTime),
+        L(F::ExpirationClicks),
+        L(F::ExpirationUrl),
+        L(F::TargetType),
+        L(F::Geo),
+        L(F::Platform),
+        L(F::Rotation),
+        L(F::Clicks),
+        L(F::CreatedAt),
+    ]
+};
 
 pub fn read_csv(bytes: &[u8]) -> Result<Bundle, FormatError> {
     let mut reader = ReaderBuilder::new()
@@ -40,30 +62,34 @@ pub fn read_csv(bytes: &[u8]) -> Result<Bundle, FormatError> {
         .flexible(false)
         .from_reader(bytes);
     let headers = reader.headers().map_err(csv_error)?.clone();
-    let mut index: HashMap<&str, usize> = HashMap::new();
+    let mut index: HashMap<Column, usize> = HashMap::new();
     for (i, name) in headers.iter().enumerate() {
         let name = name.trim();
         let known = COLUMNS
-            .iter()
-            .find(|c| c.eq_ignore_ascii_case(name))
+            .into_iter()
+            .find(|c| c.name().eq_ignore_ascii_case(name))
             .ok_or_else(|| {
+                let names: Vec<&str> = COLUMNS.iter().map(|c| c.name()).collect();
                 FormatError::at(
                     1,
                     format!(
                         "unknown column \"{name}\" (known columns: {})",
-                        COLUMNS.join(", ")
+                        names.join(", ")
                     ),
                 )
             })?;
         if index.insert(known, i).is_some() {
             return Err(FormatError::at(
                 1,
-                format!("column \"{known}\" appears twice"),
+                format!("column \"{}\" appears twice", known.name()),
             ));
         }
     }
-    if !index.contains_key("url") {
-        return Err(FormatError::at(1, "the header row has no \"url\" column"));
+    if !index.contains_key(&Column::Link(F::Url)) {
+        return Err(FormatError::at(
+            1,
+            format!("the header row has no \"{}\" column", F::Url.name()),
+        ));
     }
 
     let mut bundle = Bundle::default();
@@ -73,40 +99,45 @@ pub fn read_csv(bytes: &[u8]) -> Result<Bundle, FormatError> {
         let line = row
             .position()
             .map_or(0, |p| usize::try_from(p.line()).unwrap_or(usize::MAX));
-        let cell = |name: &str| cell(&row, &index, name);
+        let cell = |column: Column| cell(&row, &index, column);
+        let field = |field: LinkField| cell(Column::Link(field));
         let record = LinkRecord {
-            url: cell("url"),
-            alias: cell("alias"),
-            title: cell("title"),
-            clicks: cell("clicks").map(Scalar::Text),
-            created_at: cell("created_at"),
-            space: cell("space"),
-            domain: cell("domain"),
-            disabled: cell("disabled").map(Scalar::Text),
-            public: cell("public").map(Scalar::Text),
-            password: match cell("password") {
+            url: field(F::Url),
+            alias: field(F::Alias),
+            title: field(F::Title),
+            clicks: field(F::Clicks).map(Scalar::Text),
+            created_at: field(F::CreatedAt),
+            space: field(F::Space),
+            domain: field(F::Domain),
+            disabled: field(F::Disabled).map(Scalar::Text),
+            public: field(F::Public).map(Scalar::Text),
+            password: match field(F::Password) {
                 None => None,
                 Some(text) => Some(PasswordField::Had(informational_flag(&text).ok_or_else(
                     || {
                         FormatError::at(
                             line,
-                            "password: a CSV file only says whether a link had a password \
-                             (true/false); import passwords from JSON instead",
+                            format!(
+                                "{}: a CSV file only says whether a link had a password \
+                                 (true/false); import passwords from JSON instead",
+                                F::Password.name()
+                            ),
                         )
                     },
                 )?)),
             },
-            expiration_date: cell("expiration_date"),
-            expiration_time: cell("expiration_time"),
-            expiration_clicks: cell("expiration_clicks").map(Scalar::Text),
-            expiration_url: cell("expiration_url"),
-            target_type: cell("target_type").map(Scalar::Text),
-            geo: cell("geo").map(|c| decode_keyed(&c, |k| country_by_code(k).is_some())),
-            platform: cell("platform").map(|c| decode_keyed(&c, |k| Platform::parse(k).is_some())),
-            rotation: cell("rotation").map(|c| decode_values(&c)),
+            expiration_date: field(F::ExpirationDate),
+            expiration_time: field(F::ExpirationTime),
+            expiration_clicks: field(F::ExpirationClicks).map(Scalar::Text),
+            expiration_url: field(F::ExpirationUrl),
+            target_type: field(F::TargetType).map(Scalar::Text),
+            geo: field(F::Geo).map(|c| decode_keyed(&c, |k| country_by_code(k).is_some())),
+            platform: field(F::Platform)
+                .map(|c| decode_keyed(&c, |k| Platform::parse(k).is_some())),
+            rotation: field(F::Rotation).map(|c| decode_values(&c)),
             traffic: None,
         };
-        if let (Some(space), Some(color)) = (&record.space, cell("space_color")) {
+        if let (Some(space), Some(color)) = (&record.space, cell(Column::SpaceColor)) {
             // The first row naming a space with a colour defines it.
             if colored.insert(space_name_key(space), ()).is_none() {
                 bundle.spaces.push(Numbered {
@@ -124,8 +155,8 @@ pub fn read_csv(bytes: &[u8]) -> Result<Bundle, FormatError> {
 }
 
 /// The non-empty, trimmed text of a column, or `None`.
-fn cell(row: &StringRecord, index: &HashMap<&str, usize>, name: &str) -> Option<String> {
-    let i = *index.get(name)?;
+fn cell(row: &StringRecord, index: &HashMap<Column, usize>, column: Column) -> Option<String> {
+    let i = *index.get(&column)?;
     row.get(i)
         .map(str::trim)
         .filter(|s| !s.is_empty())
@@ -166,7 +197,7 @@ impl<W: Write> CsvWriter<W> {
     /// `spaces` supplies each space's colour for the `space_color` column.
     pub fn new(out: W, spaces: &[SpaceRecord]) -> Result<Self, ::csv::Error> {
         let mut out = Writer::from_writer(out);
-        out.write_record(COLUMNS)?;
+        out.write_record(COLUMNS.map(Column::name))?;
         Ok(CsvWriter {
             out,
             colors: spaces
@@ -177,51 +208,62 @@ impl<W: Write> CsvWriter<W> {
     }
 
     pub fn link(&mut self, link: &LinkRecord) -> Result<(), ::csv::Error> {
+        self.out
+            .write_record(COLUMNS.map(|column| self.text(link, column)))
+    }
+
+    /// What `link` writes in `column`.
+    fn text(&self, link: &LinkRecord, column: Column) -> String {
         let text = |s: &Option<String>| s.clone().unwrap_or_default();
         let scalar = |s: &Option<Scalar>| match s {
             Some(Scalar::Bool(b)) => b.to_string(),
             Some(other) => other.to_input(),
             None => String::new(),
         };
-        let space_color = link
-            .space
-            .as_ref()
-            .and_then(|s| self.colors.get(s))
-            .cloned()
-            .unwrap_or_default();
-        let password = match &link.password {
-            Some(PasswordField::Had(b)) => b.to_string(),
-            // A password given in plain text is never written out.
-            Some(PasswordField::Set(_)) => "true".into(),
-            None => "false".into(),
+        let field = match column {
+            Column::Link(field) => field,
+            Column::SpaceColor => {
+                return link
+                    .space
+                    .as_ref()
+                    .and_then(|s| self.colors.get(s))
+                    .cloned()
+                    .unwrap_or_default();
+            }
         };
-        self.out.write_record([
-            text(&link.url),
-            text(&link.alias),
-            text(&link.title),
-            text(&link.space),
-            space_color,
-            text(&link.domain),
-            scalar(&link.disabled),
-            scalar(&link.public),
-            password,
-            text(&link.expiration_date),
-            text(&link.expiration_time),
-            scalar(&link.expiration_clicks),
-            text(&link.expiration_url),
-            scalar(&link.target_type),
-            link.geo.as_deref().map(encode_keyed).unwrap_or_default(),
-            link.platform
+        match field {
+            F::Url => text(&link.url),
+            F::Alias => text(&link.alias),
+            F::Title => text(&link.title),
+            F::Space => text(&link.space),
+            F::Domain => text(&link.domain),
+            F::Disabled => scalar(&link.disabled),
+            F::Public => scalar(&link.public),
+            F::Password => match &link.password {
+                Some(PasswordField::Had(b)) => b.to_string(),
+                // A password given in plain text is never written out.
+                Some(PasswordField::Set(_)) => "true".into(),
+                None => "false".into(),
+            },
+            F::ExpirationDate => text(&link.expiration_date),
+            F::ExpirationTime => text(&link.expiration_time),
+            F::ExpirationClicks => scalar(&link.expiration_clicks),
+            F::ExpirationUrl => text(&link.expiration_url),
+            F::TargetType => scalar(&link.target_type),
+            F::Geo => link.geo.as_deref().map(encode_keyed).unwrap_or_default(),
+            F::Platform => link
+                .platform
                 .as_deref()
                 .map(encode_keyed)
                 .unwrap_or_default(),
-            link.rotation
+            F::Rotation => link
+                .rotation
                 .as_deref()
                 .map(encode_values)
                 .unwrap_or_default(),
-            scalar(&link.clicks),
-            text(&link.created_at),
-        ])
+            F::Clicks => scalar(&link.clicks),
+            F::CreatedAt => text(&link.created_at),
+        }
     }
 
     pub fn finish(self) -> Result<W, ::csv::Error> {

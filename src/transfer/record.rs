@@ -9,7 +9,7 @@ use serde::{Deserialize, Deserializer, Serialize, Serializer};
 use std::collections::BTreeMap;
 
 use crate::domain::{
-    Carried, FieldErrors, Id, Link, LinkInput, RuleInput, Space, SpaceInput, TargetType,
+    Carried, FieldErrors, Id, Link, LinkField, LinkInput, RuleInput, Space, SpaceInput, TargetType,
     TrafficHour, carried, format_expiry_input,
 };
 
@@ -314,7 +314,7 @@ impl LinkRecord {
                 Some(id) => Some(id.to_string()),
                 None => {
                     errors.add(
-                        "domain",
+                        LinkField::Domain.name(),
                         format!(
                             "no domain named {name} (add it first with `linkdeck domains add`)"
                         ),

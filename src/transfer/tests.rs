@@ -245,3 +245,39 @@ fn json_streamed_errors_name_the_line() {
         assert!(err.message.contains(want), "{text}: {err}");
     }
 }
+
+/// A JSON export writes a link's fields under the registry's names, in its export order.
+#[test]
+fn a_json_record_names_its_fields_in_the_registry_order() {
+    let text = |s: &str| Some(s.to_owned());
+    let record = LinkRecord {
+        url: text("https://example.com/a"),
+        alias: text("a1"),
+        title: text("A"),
+        clicks: Some(Scalar::Number(3)),
+        created_at: text("2030-01-01T00:00:00Z"),
+        space: text("Launch"),
+        domain: text("go.example"),
+        disabled: Some(Scalar::Bool(false)),
+        public: Some(Scalar::Bool(false)),
+        password: Some(PasswordField::Had(false)),
+        expiration_date: text("2030-01-02"),
+        expiration_time: text("03:04"),
+        expiration_clicks: Some(Scalar::Number(10)),
+        expiration_url: text("https://example.com/gone"),
+        target_type: Some(Scalar::Text("geo".into())),
+        geo: Some(vec![RuleInput::new("US", "https://us.example.com/")]),
+        platform: Some(vec![RuleInput::new("Linux", "https://l.example.com/")]),
+        rotation: Some(vec![RuleInput::value("https://r.example.com/")]),
+        traffic: None,
+    };
+    let json = serde_json::to_string(&record).unwrap();
+    let at: Vec<usize> = crate::domain::LinkField::ALL
+        .iter()
+        .map(|f| {
+            json.find(&format!("\"{}\":", f.name()))
+                .unwrap_or_else(|| panic!("no {} in {json}", f.name()))
+        })
+        .collect();
+    assert!(at.windows(2).all(|w| w[0] < w[1]), "out of order: {json}");
+}

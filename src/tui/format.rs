@@ -114,15 +114,10 @@ mod tests {
     #[test]
     fn a_single_click_limit_reads_as_one_click() {
         let now = Timestamp::UNIX_EPOCH;
-        let mut link: Link = serde_json::from_value(serde_json::json!({
-            "id": 1, "alias": "a", "url": "https://example.com", "short_url": "http://s/a",
-            "title": null, "target_type": 0, "geo": [], "platform": [], "rotation": [],
-            "last_rotation": 0, "disabled": false, "public": false, "password": false,
-            "expiration_url": null, "expiration_clicks": 1, "clicks": 0, "owner_id": 1,
-            "space": null, "domain": null, "ends_at": null,
-            "created_at": "2030-01-01T00:00:00Z", "updated_at": "2030-01-01T00:00:00Z"
-        }))
-        .unwrap();
+        let mut link = Link {
+            expiration_clicks: 1,
+            ..Link::example()
+        };
         assert_eq!(expiry_detail(&link, now, &TimeZone::UTC), "after 1 click");
         link.expiration_clicks = 2;
         assert_eq!(expiry_detail(&link, now, &TimeZone::UTC), "after 2 clicks");

@@ -130,7 +130,7 @@ impl Marks {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::domain::{Link, TargetType};
+    use crate::domain::Link;
 
     fn link(id: Id, alias: &str) -> Link {
         Link {
@@ -139,23 +139,9 @@ mod tests {
             url: format!("https://example.com/{alias}"),
             short_url: String::new(),
             title: Some(format!("example.com/{alias}")),
-            target_type: TargetType::None,
-            geo: Vec::new(),
-            platform: Vec::new(),
-            rotation: Vec::new(),
-            last_rotation: 0,
-            disabled: false,
-            public: false,
-            password: false,
-            expiration_url: None,
-            expiration_clicks: 0,
-            clicks: 0,
-            owner_id: 1,
-            space: None,
-            domain: None,
-            ends_at: None,
             created_at: Timestamp::UNIX_EPOCH,
             updated_at: Timestamp::UNIX_EPOCH,
+            ..Link::example()
         }
     }
 

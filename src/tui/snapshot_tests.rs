@@ -43,23 +43,10 @@ fn link(id: i64, alias: &str, url: &str, clicks: u64) -> Link {
         url: url.into(),
         short_url: format!("http://127.0.0.1:8080/{alias}"),
         title: Some(url.trim_start_matches("https://").into()),
-        target_type: TargetType::None,
-        geo: vec![],
-        platform: vec![],
-        rotation: vec![],
-        last_rotation: 0,
-        disabled: false,
-        public: false,
-        password: false,
-        expiration_url: None,
-        expiration_clicks: 0,
         clicks,
-        owner_id: 1,
-        space: None,
-        domain: None,
-        ends_at: None,
         created_at: created,
         updated_at: created,
+        ..Link::example()
     }
 }
 

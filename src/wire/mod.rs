@@ -7,10 +7,13 @@
 pub mod stats;
 
 use jiff::Timestamp;
-use serde::Serialize;
+use serde::ser::SerializeStruct;
+use serde::{Serialize, Serializer};
 use serde_json::{Value, json};
 
-use crate::domain::{Domain, FieldErrors, Id, Link, Page, Space, TargetRule};
+use crate::domain::{Domain, FieldErrors, Id, Link, LinkField, Page, Space, TargetRule};
+
+use LinkField as F;
 
 /// A key/value targeting entry.
 #[derive(Debug, Clone, Serialize)]
@@ -25,31 +28,47 @@ pub struct ValueOnly<'a> {
     pub value: &'a str,
 }
 
-/// A link record, fields in the order phpShort sends them.
-#[derive(Debug, Clone, Serialize)]
-pub struct LinkRecord<'a> {
-    pub id: Id,
-    pub alias: &'a str,
-    pub url: &'a str,
-    pub short_url: &'a str,
-    pub title: Option<&'a str>,
-    pub target_type: u8,
-    pub geo_target: Option<Vec<KeyValue<'a>>>,
-    pub platform_target: Option<Vec<KeyValue<'a>>>,
-    pub rotation_target: Option<Vec<ValueOnly<'a>>>,
-    pub last_rotation: u32,
-    pub disabled: u8,
-    pub public: u8,
-    pub password: bool,
-    pub expiration_url: Option<&'a str>,
-    pub expiration_clicks: u32,
-    pub clicks: u64,
-    pub user_id: Id,
-    pub space: Option<SpaceRecord<'a>>,
-    pub domain: Option<DomainRecord<'a>>,
-    pub ends_at: Option<Timestamp>,
-    pub created_at: Timestamp,
-    pub updated_at: Timestamp,
+/// A link as a v1 record, fields in the order phpShort sends them. Not a struct of its own
+/// beside [`Link`]: the record is `Link` written under the v1 names of
+/// [`LinkField::record_name`] (`geo_target`, …), with flags as numbers and empty lists as null.
+#[derive(Debug, Clone, Copy)]
+pub struct LinkRecord<'a>(&'a Link);
+
+impl Serialize for LinkRecord<'_> {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        let link = self.0;
+        let name = |field: LinkField| field.record_name().unwrap_or_default();
+        let mut r = s.serialize_struct("LinkRecord", 22)?;
+        r.serialize_field("id", &link.id)?;
+        r.serialize_field(name(F::Alias), &link.alias)?;
+        r.serialize_field(name(F::Url), &link.url)?;
+        r.serialize_field("short_url", &link.short_url)?;
+        r.serialize_field(name(F::Title), &link.title)?;
+        r.serialize_field(name(F::TargetType), &u8::from(link.target_type))?;
+        r.serialize_field(name(F::Geo), &keyed(&link.geo))?;
+        r.serialize_field(name(F::Platform), &keyed(&link.platform))?;
+        let rotation = (!link.rotation.is_empty()).then(|| {
+            link.rotation
+                .iter()
+                .map(|u| ValueOnly { value: u })
+                .collect::<Vec<_>>()
+        });
+        r.serialize_field(name(F::Rotation), &rotation)?;
+        r.serialize_field("last_rotation", &link.last_rotation)?;
+        r.serialize_field(name(F::Disabled), &u8::from(link.disabled))?;
+        r.serialize_field(name(F::Public), &u8::from(link.public))?;
+        r.serialize_field(name(F::Password), &link.password)?;
+        r.serialize_field(name(F::ExpirationUrl), &link.expiration_url)?;
+        r.serialize_field(name(F::ExpirationClicks), &link.expiration_clicks)?;
+        r.serialize_field(name(F::Clicks), &link.clicks)?;
+        r.serialize_field("user_id", &link.owner_id)?;
+        r.serialize_field(name(F::Space), &link.space.as_ref().map(space_record))?;
+        r.serialize_field(name(F::Domain), &link.domain.as_ref().map(domain_record))?;
+        r.serialize_field("ends_at", &link.ends_at)?;
+        r.serialize_field(name(F::CreatedAt), &link.created_at)?;
+        r.serialize_field("updated_at", &link.updated_at)?;
+        r.end()
+    }
 }
 
 #[derive(Debug, Clone, Serialize)]
@@ -87,35 +106,7 @@ fn keyed(rules: &[TargetRule]) -> Option<Vec<KeyValue<'_>>> {
 }
 
 pub fn link_record(link: &Link) -> LinkRecord<'_> {
-    LinkRecord {
-        id: link.id,
-        alias: &link.alias,
-        url: &link.url,
-        short_url: &link.short_url,
-        title: link.title.as_deref(),
-        target_type: link.target_type.into(),
-        geo_target: keyed(&link.geo),
-        platform_target: keyed(&link.platform),
-        rotation_target: (!link.rotation.is_empty()).then(|| {
-            link.rotation
-                .iter()
-                .map(|u| ValueOnly { value: u })
-                .collect()
-        }),
-        last_rotation: link.last_rotation,
-        disabled: link.disabled.into(),
-        public: link.public.into(),
-        password: link.password,
-        expiration_url: link.expiration_url.as_deref(),
-        expiration_clicks: link.expiration_clicks,
-        clicks: link.clicks,
-        user_id: link.owner_id,
-        space: link.space.as_ref().map(space_record),
-        domain: link.domain.as_ref().map(domain_record),
-        ends_at: link.ends_at,
-        created_at: link.created_at,
-        updated_at: link.updated_at,
-    }
+    LinkRecord(link)
 }
 
 pub fn space_record(space: &Space) -> SpaceRecord<'_> {
@@ -272,5 +263,44 @@ mod tests {
         let v = serde_json::to_value(list(&page, |n| *n, "p", |n| n.to_string())).unwrap();
         assert_eq!(v["meta"]["from"], Value::Null);
         assert_eq!(v["meta"]["last_page"], 1);
+    }
+
+    /// The v1 record: every key, in phpShort's order.
+    #[test]
+    fn a_link_record_has_the_v1_keys_in_order() {
+        let record = serde_json::to_string(&link_record(&Link::example())).unwrap();
+        let v1 = [
+            "id",
+            "alias",
+            "url",
+            "short_url",
+            "title",
+            "target_type",
+            "geo_target",
+            "platform_target",
+            "rotation_target",
+            "last_rotation",
+            "disabled",
+            "public",
+            "password",
+            "expiration_url",
+            "expiration_clicks",
+            "clicks",
+            "user_id",
+            "space",
+            "domain",
+            "ends_at",
+            "created_at",
+            "updated_at",
+        ];
+        let keys: Vec<String> = v1.iter().map(|k| format!("\"{k}\":")).collect();
+        let mut rest = record.as_str();
+        for key in &keys {
+            let at = rest
+                .find(key.as_str())
+                .unwrap_or_else(|| panic!("{key} out of order in {record}"));
+            rest = &rest[at + key.len()..];
+        }
+        assert_eq!(record.matches("\":").count(), v1.len(), "{record}");
     }
 }

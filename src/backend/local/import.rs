@@ -24,9 +24,9 @@ use super::store::traffic::{Interner, LinkHome};
 use super::store::{domains, spaces};
 use super::visits::add_history;
 use crate::domain::{
-    Carried, Color, Error, FieldErrors, Id, LinkInput, LinkPatch, Mode, OnConflict, Place, Result,
-    SpaceInput, SpacePatch, TrafficHour, renamed_alias, space_name_key, validate_alias,
-    validate_link_input, validate_space_input,
+    Carried, Color, Error, FieldErrors, Id, LinkField, LinkInput, LinkPatch, Mode, OnConflict,
+    Place, Result, SpaceInput, SpacePatch, TrafficHour, renamed_alias, space_name_key,
+    validate_alias, validate_link_input, validate_space_input,
 };
 
 /// What an import created, reused and left out.
@@ -230,7 +230,10 @@ fn check_row(row: ImportRow, tz: &jiff::tz::TimeZone) -> Prepared {
             .as_deref()
             .is_some_and(|s| !s.trim().is_empty())
     {
-        errors.add("space", "give a space id or a space name, not both");
+        errors.add(
+            LinkField::Space.name(),
+            "give a space id or a space name, not both",
+        );
     }
     let patch = match validate_link_input(&row.input, Mode::Create, tz) {
         Ok(patch) => Some(patch),
@@ -382,7 +385,11 @@ impl<'a, 't> Writer<'a, 't> {
             return Ok(Some(id));
         }
         if !self.create_spaces {
-            self.add_error(place, "space", format!("no space is named {name}"));
+            self.add_error(
+                place,
+                LinkField::Space.name(),
+                format!("no space is named {name}"),
+            );
             return Ok(None);
         }
         let patch = validate_space_input(
@@ -405,7 +412,7 @@ impl<'a, 't> Writer<'a, 't> {
                 // A tag that cannot name a space (too long, say): the row's error.
                 for (_, messages) in e.iter() {
                     for m in messages {
-                        self.add_error(place, "space", format!("{name:?} {m}"));
+                        self.add_error(place, LinkField::Space.name(), format!("{name:?} {m}"));
                     }
                 }
                 Ok(None)
@@ -442,7 +449,7 @@ impl<'a, 't> Writer<'a, 't> {
         }
         match self.on_conflict {
             OnConflict::Fail => {
-                self.add_error(place, "alias", ALIAS_TAKEN);
+                self.add_error(place, LinkField::Alias.name(), ALIAS_TAKEN);
                 Ok(None)
             }
             OnConflict::Skip => {
@@ -466,7 +473,7 @@ impl<'a, 't> Writer<'a, 't> {
                 }
                 self.add_error(
                     place,
-                    "alias",
+                    LinkField::Alias.name(),
                     "is taken, and so is every renamed form of it",
                 );
                 Ok(None)
@@ -484,13 +491,13 @@ impl<'a, 't> Writer<'a, 't> {
         } else if let Some(Some(id)) = patch.space
             && !self.owned_spaces.contains(&id)
         {
-            self.add_error(place, "space", NOT_YOUR_SPACE);
+            self.add_error(place, LinkField::Space.name(), NOT_YOUR_SPACE);
         }
         let domain = patch.domain.flatten();
         if let Some(d) = domain
             && !self.owned_domains.contains(&d)
         {
-            self.add_error(place, "domain", NOT_YOUR_DOMAIN);
+            self.add_error(place, LinkField::Domain.name(), NOT_YOUR_DOMAIN);
             return Ok(());
         }
         let Some(alias) = self.alias_for(place, domain, patch.alias.take())? else {

@@ -13,8 +13,8 @@ use super::store::links::{self as store, LinkRow};
 use super::store::search::{self, ListFilter};
 use super::store::{domains, spaces};
 use crate::domain::{
-    Error, FieldErrors, Id, Link, LinkInput, LinkPatch, LinkQuery, Mode, Page, Result, TargetType,
-    validate_alias, validate_link_input,
+    Error, FieldErrors, Id, Link, LinkField, LinkInput, LinkPatch, LinkQuery, Mode, Page, Result,
+    TargetType, validate_alias, validate_link_input,
 };
 
 pub(super) const ALIAS_TAKEN: &str = "is already taken";
@@ -116,41 +116,39 @@ pub(super) fn apply(
     row.updated_at = now;
 }
 
-/// The references of a request that need stored state to check. Taken from the validated patch,
-/// or — when other fields are invalid — from whatever of the raw input parses, so one answer
-/// reports every invalid field.
-#[derive(Debug, Default)]
-struct Refs {
-    alias: Option<String>,
-    space: Option<Id>,
-    domain: Option<Id>,
-}
-
-impl Refs {
-    fn from_patch(patch: &LinkPatch) -> Refs {
-        Refs {
+/// The references of a request that need stored state to check — its alias, space and domain,
+/// as a patch of only those. Taken from the validated patch, or — when other fields are invalid
+/// — from whatever of the raw input parses, so one answer reports every invalid field.
+fn refs_of(patch: Option<&LinkPatch>, input: &LinkInput, mode: Mode) -> LinkPatch {
+    if let Some(patch) = patch {
+        return LinkPatch {
             alias: patch.alias.clone(),
-            space: patch.space.flatten(),
-            domain: patch.domain.flatten(),
-        }
+            space: patch.space,
+            domain: patch.domain,
+            ..LinkPatch::default()
+        };
     }
-
-    fn from_input(input: &LinkInput, mode: Mode) -> Refs {
-        let id = |raw: &Option<String>| raw.as_deref().and_then(|s| s.trim().parse::<Id>().ok());
-        Refs {
-            alias: input
-                .alias
-                .as_deref()
-                .map(str::trim)
-                .filter(|a| validate_alias(a).is_ok())
-                .map(str::to_owned),
-            space: id(&input.space).filter(|&i| i > 0),
-            domain: if mode == Mode::Create {
-                id(&input.domain).filter(|&i| i > 0)
-            } else {
-                None
-            },
-        }
+    let id = |raw: &Option<String>| {
+        Some(
+            raw.as_deref()
+                .and_then(|s| s.trim().parse::<Id>().ok())
+                .filter(|&i| i > 0),
+        )
+    };
+    LinkPatch {
+        alias: input
+            .alias
+            .as_deref()
+            .map(str::trim)
+            .filter(|a| validate_alias(a).is_ok())
+            .map(str::to_owned),
+        space: id(&input.space),
+        domain: if mode == Mode::Create {
+            id(&input.domain)
+        } else {
+            None
+        },
+        ..LinkPatch::default()
     }
 }
 
@@ -158,19 +156,19 @@ impl Refs {
 fn check_refs(
     conn: &Connection,
     owner: Id,
-    refs: &Refs,
+    refs: &LinkPatch,
     domain: Option<Id>,
     except: Option<Id>,
     errors: &mut FieldErrors,
 ) -> Result<()> {
-    if let Some(space) = refs.space
+    if let Some(space) = refs.space.flatten()
         && spaces::get(conn, owner, space)?.is_none()
     {
-        errors.add("space", NOT_YOUR_SPACE);
+        errors.add(LinkField::Space.name(), NOT_YOUR_SPACE);
     }
-    let domain_ok = match refs.domain {
+    let domain_ok = match refs.domain.flatten() {
         Some(d) if domains::get(conn, owner, d)?.is_none() => {
-            errors.add("domain", NOT_YOUR_DOMAIN);
+            errors.add(LinkField::Domain.name(), NOT_YOUR_DOMAIN);
             false
         }
         _ => true,
@@ -179,7 +177,7 @@ fn check_refs(
         && domain_ok
         && store::alias_taken(conn, domain, alias, except)?
     {
-        errors.add("alias", ALIAS_TAKEN);
+        errors.add(LinkField::Alias.name(), ALIAS_TAKEN);
     }
     Ok(())
 }
@@ -279,19 +277,17 @@ impl LocalBackend {
                     Ok(patch) => (Some(patch), FieldErrors::default()),
                     Err(errors) => (None, errors),
                 };
-                let refs = match &patch {
-                    Some(p) => Refs::from_patch(p),
-                    None => Refs::from_input(&input, Mode::Create),
-                };
-                check_refs(tx, owner, &refs, refs.domain, None, &mut errors)?;
+                let refs = refs_of(patch.as_ref(), &input, Mode::Create);
+                let domain = refs.domain.flatten();
+                check_refs(tx, owner, &refs, domain, None, &mut errors)?;
                 let Some(patch) = patch.filter(|_| errors.is_empty()) else {
                     return Err(errors.into());
                 };
                 let mut row = blank_row(owner, now);
-                row.domain_id = refs.domain;
-                row.alias = match &refs.alias {
-                    Some(alias) => alias.clone(),
-                    None => generate_alias(|a| store::alias_taken(tx, refs.domain, a, None))?,
+                row.domain_id = domain;
+                row.alias = match refs.alias {
+                    Some(alias) => alias,
+                    None => generate_alias(|a| store::alias_taken(tx, domain, a, None))?,
                 };
                 apply(&mut row, patch, hash, now);
                 store::insert(tx, &row)
@@ -318,10 +314,7 @@ impl LocalBackend {
                     Ok(patch) => (Some(patch), FieldErrors::default()),
                     Err(errors) => (None, errors),
                 };
-                let refs = match &patch {
-                    Some(p) => Refs::from_patch(p),
-                    None => Refs::from_input(&input, Mode::Update),
-                };
+                let refs = refs_of(patch.as_ref(), &input, Mode::Update);
                 check_refs(tx, owner, &refs, row.domain_id, Some(id), &mut errors)?;
                 let Some(patch) = patch.filter(|_| errors.is_empty()) else {
                     return Err(errors.into());

@@ -7,7 +7,9 @@ use rusqlite::{OptionalExtension, params};
 use super::{LocalService, db_error};
 use crate::domain::{Id, Result, TargetRule, TargetType};
 
-/// A link as the redirect handler sees it.
+/// A link as the redirect handler sees it. Its own shape, not a [`crate::domain::Link`]: it is
+/// read on every visit, across owners, with the password's hash and without the joins a `Link`
+/// needs (space, domain, title); field names follow [`crate::domain::LinkField`].
 #[derive(Clone, PartialEq)]
 pub struct ResolvedLink {
     pub id: Id,

@@ -11,8 +11,8 @@ use jiff::civil::DateTime;
 use serde_json::{Map, Value};
 
 use crate::domain::{
-    Breakdown, Bucket, Color, Dimension, Domain, FieldErrors, Id, Interval, Link, Page, Space,
-    Stats, StatsScope, TargetRule, TargetType, TopLink, ValueCount, normalize_domain_name,
+    Breakdown, Bucket, Color, Dimension, Domain, FieldErrors, Id, Interval, Link, LinkField, Page,
+    Space, Stats, StatsScope, TargetRule, TargetType, TopLink, ValueCount, normalize_domain_name,
 };
 
 /// What was wrong with a body, naming the field: `clicks: expected a number, got "many"`.
@@ -77,38 +77,39 @@ fn saturate(n: u64) -> u32 {
 
 pub fn link(value: &Value) -> Result<Link, DecodeError> {
     let f = object(value)?;
+    let key = |field: LinkField| field.record_name().unwrap_or_default();
     Ok(Link {
         id: id(f, "id")?,
-        alias: string(f, "alias")?,
-        url: string(f, "url")?,
+        alias: string(f, key(LinkField::Alias))?,
+        url: string(f, key(LinkField::Url))?,
         short_url: opt_string(f, "short_url")?.unwrap_or_default(),
-        title: opt_string(f, "title")?.filter(|t| !t.is_empty()),
+        title: opt_string(f, key(LinkField::Title))?.filter(|t| !t.is_empty()),
         target_type: target_type(f)?,
-        geo: keyed_rules(f, "geo_target")?,
-        platform: keyed_rules(f, "platform_target")?,
-        rotation: keyed_rules_raw(f, "rotation_target")?
+        geo: keyed_rules(f, key(LinkField::Geo))?,
+        platform: keyed_rules(f, key(LinkField::Platform))?,
+        rotation: keyed_rules_raw(f, key(LinkField::Rotation))?
             .into_iter()
             .map(|(_, value)| value)
             .collect(),
         last_rotation: opt_u64(f, "last_rotation")?.map_or(0, saturate),
-        disabled: flag(f, "disabled")?,
-        public: flag(f, "public")?,
+        disabled: flag(f, key(LinkField::Disabled))?,
+        public: flag(f, key(LinkField::Public))?,
         // phpShort 2.4 does not say whether a password is set; 3.x+ sends a boolean.
-        password: flag(f, "password")?,
-        expiration_url: opt_string(f, "expiration_url")?.filter(|u| !u.is_empty()),
-        expiration_clicks: opt_u64(f, "expiration_clicks")?.map_or(0, saturate),
-        clicks: opt_u64(f, "clicks")?.unwrap_or(0),
+        password: flag(f, key(LinkField::Password))?,
+        expiration_url: opt_string(f, key(LinkField::ExpirationUrl))?.filter(|u| !u.is_empty()),
+        expiration_clicks: opt_u64(f, key(LinkField::ExpirationClicks))?.map_or(0, saturate),
+        clicks: opt_u64(f, key(LinkField::Clicks))?.unwrap_or(0),
         owner_id: opt_i64(f, "user_id")?.unwrap_or(0),
-        space: match f.get("space") {
+        space: match f.get(key(LinkField::Space)) {
             None | Some(Value::Null) => None,
             Some(v) => Some(space(v).map_err(|e| format!("space.{e}"))?),
         },
-        domain: match f.get("domain") {
+        domain: match f.get(key(LinkField::Domain)) {
             None | Some(Value::Null) => None,
             Some(v) => Some(domain(v).map_err(|e| format!("domain.{e}"))?),
         },
         ends_at: opt_time(f, "ends_at")?,
-        created_at: time(f, "created_at")?,
+        created_at: time(f, key(LinkField::CreatedAt))?,
         updated_at: time(f, "updated_at")?,
     })
 }
@@ -367,12 +368,13 @@ fn flag(f: &Fields, name: &str) -> Result<bool, DecodeError> {
 }
 
 fn target_type(f: &Fields) -> Result<TargetType, DecodeError> {
-    match opt_i64(f, "target_type")? {
+    let name = LinkField::TargetType.name();
+    match opt_i64(f, name)? {
         None => Ok(TargetType::None),
         Some(n) => u8::try_from(n)
             .ok()
             .and_then(|n| TargetType::try_from(n).ok())
-            .ok_or_else(|| format!("target_type: {n} is not 0-3")),
+            .ok_or_else(|| format!("{name}: {n} is not 0-3")),
     }
 }
 

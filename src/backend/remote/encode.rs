@@ -14,7 +14,9 @@
 //! An empty targeting list sends nothing for that list: a form has no way to say "empty list"
 //! that phpShort reads. Clearing targeting is done with `target_type=0`.
 
-use crate::domain::{Error, LinkInput, LinkQuery, Result, SpaceInput, SpaceQuery, StatusFilter};
+use crate::domain::{
+    Error, LinkField, LinkInput, LinkQuery, Result, SpaceInput, SpaceQuery, StatusFilter,
+};
 
 pub fn link_form(input: &LinkInput) -> Result<String> {
     // serde_qs 1.x writes an empty list as `geo=`, which PHP reads as a string, not a list:
@@ -23,7 +25,7 @@ pub fn link_form(input: &LinkInput) -> Result<String> {
     // the server refuses: it goes out as an empty value instead, keeping every later row's
     // index (and so the index its errors are named by).
     let mut lists = input.clone();
-    for list in [&mut lists.geo, &mut lists.platform, &mut lists.rotation] {
+    for (_, list) in lists.lists_mut() {
         if list.as_ref().is_some_and(Vec::is_empty) {
             *list = None;
         }
@@ -35,20 +37,25 @@ pub fn link_form(input: &LinkInput) -> Result<String> {
     }
     let mut body = serde_qs::to_string(&lists)
         .map_err(|e| Error::field("request", format!("cannot be encoded: {e}")))?;
-    let blank_rows = [
-        (&input.geo, "geo[0][key]=&geo[0][value]="),
-        (&input.platform, "platform[0][key]=&platform[0][value]="),
-        (&input.rotation, "rotation[0][value]="),
-    ];
-    for (list, blank) in blank_rows {
+    for (field, list) in input.lists() {
         if list.as_ref().is_some_and(Vec::is_empty) {
             if !body.is_empty() {
                 body.push('&');
             }
-            body.push_str(blank);
+            body.push_str(&blank_row(field));
         }
     }
     Ok(body)
+}
+
+/// One row with every cell empty: `geo[0][key]=&geo[0][value]=`, `rotation[0][value]=`.
+fn blank_row(list: LinkField) -> String {
+    let name = list.name();
+    if list.is_keyed() {
+        format!("{name}[0][key]=&{name}[0][value]=")
+    } else {
+        format!("{name}[0][value]=")
+    }
 }
 
 pub fn space_form(input: &SpaceInput) -> Result<String> {

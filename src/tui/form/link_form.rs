@@ -12,8 +12,8 @@ use super::picker::{Choice, ListPicker, PickOutcome};
 use super::rules::{RuleList, RuleOutcome};
 use super::{Errors, Form, FormOutcome, SaveRequest, discard_answer};
 use crate::domain::{
-    Domain, Error, FieldErrors, Id, Link, LinkInput, Mode, Space, TargetType, format_expiry_input,
-    validate_link_input,
+    Domain, Error, FieldErrors, Id, Link, LinkField, LinkInput, Mode, Space, TargetType,
+    format_expiry_input, validate_link_input,
 };
 use crate::tui::errors::{Failed, describe};
 use crate::tui::keys::{Action, Key};
@@ -38,24 +38,39 @@ enum Stop {
 }
 
 impl Stop {
+    /// The link field the stop edits; `None` for the rules, whose list follows the targeting
+    /// type.
+    fn field(self) -> Option<LinkField> {
+        Some(match self {
+            Stop::Url => LinkField::Url,
+            Stop::Alias => LinkField::Alias,
+            Stop::Space => LinkField::Space,
+            Stop::Domain => LinkField::Domain,
+            Stop::PasswordMode | Stop::Password => LinkField::Password,
+            Stop::Disabled => LinkField::Disabled,
+            Stop::Public => LinkField::Public,
+            Stop::Date => LinkField::ExpirationDate,
+            Stop::Time => LinkField::ExpirationTime,
+            Stop::Clicks => LinkField::ExpirationClicks,
+            Stop::ExpirationUrl => LinkField::ExpirationUrl,
+            Stop::TargetType => LinkField::TargetType,
+            Stop::Rules => return None,
+        })
+    }
+
+    /// The label drawn beside the stop.
+    fn label(self) -> &'static str {
+        self.field().map_or("", LinkField::label)
+    }
+
     /// Whether an error of wire field `name` belongs beside this stop.
     fn owns(self, name: &str) -> bool {
-        match self {
-            Stop::Url => name == "url",
-            Stop::Alias => name == "alias",
-            Stop::Space => name == "space",
-            Stop::Domain => name == "domain",
-            Stop::PasswordMode | Stop::Password => name == "password",
-            Stop::Disabled => name == "disabled",
-            Stop::Public => name == "public",
-            Stop::Date => name == "expiration_date",
-            Stop::Time => name == "expiration_time",
-            Stop::Clicks => name == "expiration_clicks",
-            Stop::ExpirationUrl => name == "expiration_url",
-            Stop::TargetType => name == "target_type",
-            Stop::Rules => ["geo", "platform", "rotation"]
-                .iter()
-                .any(|list| name == *list || name.starts_with(&format!("{list}."))),
+        let Some(owner) = LinkField::owning(name) else {
+            return false;
+        };
+        match self.field() {
+            Some(field) => field == owner,
+            None => owner.is_target_list(),
         }
     }
 
@@ -112,6 +127,8 @@ enum Popup {
     },
 }
 
+/// The form's state: the fields being typed (one [`TextField`] or choice each; each stop names
+/// its [`LinkField`]), what the form was opened with, and what is shown around them.
 #[derive(Debug, Clone)]
 pub struct LinkForm {
     /// The link being edited; `None` creates one.
@@ -307,6 +324,18 @@ impl LinkForm {
             geo: Some(self.geo.input()),
             platform: Some(self.platform.input()),
             rotation: Some(self.rotation.input()),
+        }
+    }
+
+    /// The label beside `stop`: a password being changed is the new one.
+    fn stop_label(&self, stop: Stop) -> &'static str {
+        if stop == Stop::Password
+            && self.had_password()
+            && self.password_mode == PasswordMode::Change
+        {
+            "new password"
+        } else {
+            stop.label()
         }
     }
 

@@ -8,7 +8,7 @@ use ratatui::text::{Line, Span};
 use super::field::{TextField, clip};
 use super::picker::{ListPicker, PickOutcome};
 use super::{Body, Errors, error_line};
-use crate::domain::{RuleInput, TargetRule, TargetType, country_by_code};
+use crate::domain::{LinkField, RuleInput, TargetRule, TargetType, country_by_code};
 use crate::tui::keys::{Action, Key};
 use crate::tui::view::Ctx;
 
@@ -109,11 +109,9 @@ impl RuleList {
 
     /// The wire name of the list, the prefix of its errors (`geo.0.key`).
     pub fn wire_name(&self) -> &'static str {
-        match self.kind {
-            TargetType::Geo => "geo",
-            TargetType::Platform => "platform",
-            _ => "rotation",
-        }
+        LinkField::target_list(self.kind)
+            .unwrap_or(LinkField::Rotation)
+            .name()
     }
 
     /// The rows as sent: in order, so row `i` is `geo.i` in the answer's errors.

@@ -10,7 +10,7 @@ use ratatui::layout::Rect;
 
 use crate::domain::{
     Breakdown, Bucket, Color, Dimension, Error, FixedClock, Link, Page, Period, Space, Stats,
-    StatsQuery, StatsScope, TargetType, TopLink, ValueCount,
+    StatsQuery, StatsScope, TopLink, ValueCount,
 };
 use crate::tui::app::App;
 use crate::tui::msg::{Command, Msg};
@@ -28,23 +28,11 @@ fn link() -> Link {
         url: "https://shop.example.com/spring/collection".into(),
         short_url: "http://127.0.0.1:8080/spring".into(),
         title: Some("shop.example.com/spring/collection".into()),
-        target_type: TargetType::None,
-        geo: vec![],
-        platform: vec![],
-        rotation: vec![],
-        last_rotation: 0,
-        disabled: false,
         public: true,
-        password: false,
-        expiration_url: None,
-        expiration_clicks: 0,
         clicks: 1_204,
-        owner_id: 1,
-        space: None,
-        domain: None,
-        ends_at: None,
         created_at: created,
         updated_at: created,
+        ..Link::example()
     }
 }
 

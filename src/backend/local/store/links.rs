@@ -12,6 +12,7 @@ use super::{db_error, domains, spaces, time, traffic};
 use crate::domain::{Id, Link, Result, TargetRule, TargetType};
 
 /// The stored columns of a link that the service writes (clicks and rotation are the server's).
+/// Its own shape, not a [`Link`]: ids instead of joined records, the password's hash.
 #[derive(Clone, PartialEq)]
 pub struct LinkRow {
     pub owner_id: Id,

@@ -34,32 +34,29 @@ impl LinkForm {
         let editing = self.original.is_some();
 
         // One line per stop, with its error under it.
-        let stop_line = |body: &mut Body,
-                         stop: Stop,
-                         name: &str,
-                         value: Vec<Span<'static>>,
-                         cursor: Option<u16>| {
-            let focused = self.focus == stop && self.popup.is_none();
-            let first = body.next();
-            let mut spans = label(name, self.focus == stop, ctx);
-            spans.extend(value);
-            body.push(Line::from(spans));
-            if focused && let Some(col) = cursor {
-                body.cursor = Some((first, value_x + col));
-            }
-            let messages: Vec<String> = self
-                .errors
-                .iter()
-                .filter(|(n, _)| stop.owns(n))
-                .map(|(_, m)| m)
-                .collect();
-            if !messages.is_empty() {
-                body.push(error_line(&messages.join("; "), value_x, width, ctx));
-            }
-            if self.focus == stop {
-                body.focus = (first, body.next() - 1);
-            }
-        };
+        let stop_line =
+            |body: &mut Body, stop: Stop, value: Vec<Span<'static>>, cursor: Option<u16>| {
+                let focused = self.focus == stop && self.popup.is_none();
+                let first = body.next();
+                let mut spans = label(self.stop_label(stop), self.focus == stop, ctx);
+                spans.extend(value);
+                body.push(Line::from(spans));
+                if focused && let Some(col) = cursor {
+                    body.cursor = Some((first, value_x + col));
+                }
+                let messages: Vec<String> = self
+                    .errors
+                    .iter()
+                    .filter(|(n, _)| stop.owns(n))
+                    .map(|(_, m)| m)
+                    .collect();
+                if !messages.is_empty() {
+                    body.push(error_line(&messages.join("; "), value_x, width, ctx));
+                }
+                if self.focus == stop {
+                    body.focus = (first, body.next() - 1);
+                }
+            };
         let text = |stop: Stop, field: &TextField, placeholder: &str| {
             let focused = self.focus == stop;
             let (span, col) = field.span(value_w, focused, placeholder, t.selected, t.dim);
@@ -80,41 +77,29 @@ impl LinkForm {
 
         body.push(Line::styled("Basics", t.header));
         let (v, c) = text(Stop::Url, &self.url, "https://… (required)");
-        stop_line(&mut body, Stop::Url, "destination URL", v, c);
+        stop_line(&mut body, Stop::Url, v, c);
         let (v, c) = text(
             Stop::Alias,
             &self.alias,
             if editing { "" } else { "blank = generated" },
         );
-        stop_line(&mut body, Stop::Alias, "alias", v, c);
+        stop_line(&mut body, Stop::Alias, v, c);
         let space = match self.space_name() {
             Some(s) => Span::styled(format!("● {}", s.name), t.space(s.color)),
             None => Span::styled("none", t.dim),
         };
-        stop_line(
-            &mut body,
-            Stop::Space,
-            "space",
-            choice(Stop::Space, space),
-            None,
-        );
+        stop_line(&mut body, Stop::Space, choice(Stop::Space, space), None);
         let domain = match self.domain_name() {
             Some(d) => Span::raw(d.name.clone()),
             None => Span::styled("none (the profile's public URL)", t.dim),
         };
         if editing {
-            let mut spans = label("domain", false, ctx);
+            let mut spans = label(Stop::Domain.label(), false, ctx);
             spans.push(domain);
             spans.push(Span::styled("  fixed once created", t.dim));
             body.push(Line::from(spans));
         } else {
-            stop_line(
-                &mut body,
-                Stop::Domain,
-                "domain",
-                choice(Stop::Domain, domain),
-                None,
-            );
+            stop_line(&mut body, Stop::Domain, choice(Stop::Domain, domain), None);
         }
 
         body.blank();
@@ -134,14 +119,14 @@ impl LinkForm {
                 spans.push(Span::styled(format!(" {} ", mode.label()), style));
                 spans.push(Span::raw(" "));
             }
-            stop_line(&mut body, Stop::PasswordMode, "password", spans, None);
+            stop_line(&mut body, Stop::PasswordMode, spans, None);
             if self.password_mode == PasswordMode::Change {
                 let (v, c) = text(Stop::Password, &self.password, "type the new password");
-                stop_line(&mut body, Stop::Password, "new password", v, c);
+                stop_line(&mut body, Stop::Password, v, c);
             }
         } else {
             let (v, c) = text(Stop::Password, &self.password, "none");
-            stop_line(&mut body, Stop::Password, "password", v, c);
+            stop_line(&mut body, Stop::Password, v, c);
         }
         let switch = |on: bool, what: &str| {
             vec![
@@ -152,14 +137,12 @@ impl LinkForm {
         stop_line(
             &mut body,
             Stop::Disabled,
-            "disabled",
             switch(self.disabled, "visitors get a \"link disabled\" page"),
             None,
         );
         stop_line(
             &mut body,
             Stop::Public,
-            "public statistics",
             switch(self.public, "anyone can read /alias/stats"),
             None,
         );
@@ -170,17 +153,17 @@ impl LinkForm {
             Span::styled(format!("  times in {}", zone_name(&self.tz)), t.dim),
         ]));
         let (v, c) = text(Stop::Date, &self.date, "YYYY-MM-DD");
-        stop_line(&mut body, Stop::Date, "date", v, c);
+        stop_line(&mut body, Stop::Date, v, c);
         let (v, c) = text(Stop::Time, &self.time, "HH:MM");
-        stop_line(&mut body, Stop::Time, "time", v, c);
+        stop_line(&mut body, Stop::Time, v, c);
         let (v, c) = text(Stop::Clicks, &self.clicks, "blank or 0 = no limit");
-        stop_line(&mut body, Stop::Clicks, "max clicks", v, c);
+        stop_line(&mut body, Stop::Clicks, v, c);
         let (v, c) = text(
             Stop::ExpirationUrl,
             &self.expiration_url,
             "blank = a \"link expired\" page",
         );
-        stop_line(&mut body, Stop::ExpirationUrl, "URL after expiry", v, c);
+        stop_line(&mut body, Stop::ExpirationUrl, v, c);
 
         body.blank();
         body.push(Line::styled("Targeting", t.header));
@@ -198,7 +181,7 @@ impl LinkForm {
             spans.push(Span::styled(format!(" {} ", kind.label()), style));
             spans.push(Span::raw(" "));
         }
-        stop_line(&mut body, Stop::TargetType, "type", spans, None);
+        stop_line(&mut body, Stop::TargetType, spans, None);
         if let Some(rules) = self.active_rules() {
             rules.render_into(
                 &mut body,
