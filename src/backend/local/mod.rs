@@ -17,9 +17,7 @@ mod serve_lock;
 pub mod serving;
 mod spaces;
 mod stats;
-// Public only because, private, it shows functions nothing calls any more (the SQL layer is
-// being reworked separately); nothing outside `backend::local` uses it.
-pub mod store;
+mod store;
 mod titles;
 mod trash;
 mod visits;

@@ -233,10 +233,6 @@ impl Staged {
     pub fn len(&self) -> usize {
         self.count
     }
-
-    pub fn is_empty(&self) -> bool {
-        self.count == 0
-    }
 }
 
 pub fn stage(tx: &Transaction<'_>, staged: &mut Staged, row: &LinkRow, clicks: u64) -> Result<()> {
@@ -400,31 +396,6 @@ pub fn get_row(conn: &Connection, owner: Id, id: Id) -> Result<Option<LinkRow>> 
 
 fn target_type(n: u8) -> TargetType {
     TargetType::try_from(n).unwrap_or_default()
-}
-
-pub fn delete(tx: &Transaction<'_>, owner: Id, id: Id) -> Result<bool> {
-    let old: Option<(Option<Id>, Option<Id>)> = tx
-        .prepare_cached(
-            "DELETE FROM links WHERE id = ?1 AND owner_id = ?2 RETURNING space_id, domain_id",
-        )
-        .map_err(db_error)?
-        .query_row(params![id, owner], |r| Ok((r.get(0)?, r.get(1)?)))
-        .optional()
-        .map_err(db_error)?;
-    let Some((space, domain)) = old else {
-        return Ok(false);
-    };
-    traffic::delete_link(
-        tx,
-        id,
-        traffic::LinkHome {
-            owner,
-            space,
-            domain,
-        },
-    )?;
-    move_counters(tx, owner, space, -1)?;
-    Ok(true)
 }
 
 /// Whether `alias` is used in the domain (case-insensitively) by a link other than `except`.

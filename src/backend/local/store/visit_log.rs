@@ -6,7 +6,7 @@
 //! oldest end, and the rows of a deleted link are found by a pass over the log in the
 //! background ([`purge_forgotten`]) rather than by an index every visit would pay for.
 
-use rusqlite::{Connection, OptionalExtension, params};
+use rusqlite::{Connection, params};
 
 use super::db_error;
 use crate::domain::{Id, Result};
@@ -153,13 +153,4 @@ pub fn purge_forgotten(conn: &Connection, after: i64, chunk: i64) -> Result<Opti
     conn.execute(&sql, rusqlite::params_from_iter(values))
         .map_err(db_error)?;
     Ok(Some(until))
-}
-
-/// The oldest logged visit's time, if any.
-pub fn oldest(conn: &Connection) -> Result<Option<i64>> {
-    conn.prepare_cached("SELECT at FROM visit_log ORDER BY id LIMIT 1")
-        .map_err(db_error)?
-        .query_row([], |r| r.get(0))
-        .optional()
-        .map_err(db_error)
 }

@@ -7,8 +7,8 @@
 //! period). A link's days are found by one indexed lookup per day.
 //!
 //! The counts of a link are also in its owner's, space's and domain's rows, so this module keeps
-//! them in step when a link is deleted or changes space ([`delete_link`], [`move_link`]), called
-//! from the one place links are written (`store::links`).
+//! them in step when a link goes to the trash ([`withdraw`]), comes back ([`reinstate`]), is
+//! purged ([`forget`]) or changes space ([`move_link`]).
 
 pub mod day;
 pub mod values;
@@ -438,14 +438,6 @@ fn all_link_days(conn: &Connection, owner: Id, link: Id) -> Result<Vec<(i64, Day
         Ok(())
     })?;
     Ok(out)
-}
-
-/// Deletes the traffic of a link: its rows, its share of its owner's, space's and domain's rows,
-/// and its raw visits (removed by the pruner's next pass; see `visit_log`). The one step a
-/// deleted link's traffic goes through: [`withdraw`], then [`forget`].
-pub fn delete_link(conn: &Connection, link: Id, home: LinkHome) -> Result<()> {
-    withdraw(conn, link, home)?;
-    forget(conn, link, home.owner)
 }
 
 /// Takes a link's share out of its owner's, space's and domain's rows, keeping its own: a
