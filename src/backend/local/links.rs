@@ -222,14 +222,10 @@ impl LocalBackend {
 
     pub(super) async fn link_list(&self, query: &LinkQuery) -> Result<Page<Link>> {
         query.validate()?;
-        let owner = self.owner_id;
-        let (page, per_page) = (query.page, query.per_page);
         let query = query.clone();
         let now = self.service.now();
-        let (items, total) = self
-            .service
-            .db()
-            .read(move |conn| {
+        let page = self
+            .read_page(query.page, query.per_page, move |conn, owner, offset| {
                 let filter = ListFilter {
                     owner,
                     search: query.search_term().map(|t| (query.by, t)),
@@ -237,7 +233,7 @@ impl LocalBackend {
                     space: query.space,
                     domain: query.domain,
                     sort: query.sort,
-                    offset: u64::from(query.page - 1) * u64::from(query.per_page),
+                    offset,
                     limit: query.per_page,
                     now,
                 };
@@ -245,21 +241,13 @@ impl LocalBackend {
             })
             .await?;
         Ok(Page {
-            items: items.into_iter().map(|l| self.finish(l)).collect(),
-            page,
-            per_page,
-            total,
+            items: page.items.into_iter().map(|l| self.finish(l)).collect(),
+            ..page
         })
     }
 
     pub(super) async fn link_show(&self, id: Id) -> Result<Link> {
-        let owner = self.owner_id;
-        let link = self
-            .service
-            .db()
-            .read(move |conn| store::get(conn, owner, id))
-            .await?
-            .ok_or_else(|| Error::not_found(format!("link {id}")))?;
+        let link = self.read_owned("link", id, store::get).await?;
         Ok(self.finish(link))
     }
 

@@ -290,11 +290,7 @@ pub fn render_frame(
         .min(first)
         .min(body.lines.len().saturating_sub(visible));
     if let Some(keep) = body.keep {
-        if keep < offset {
-            offset = keep;
-        } else if keep >= offset + visible {
-            offset = keep + 1 - visible;
-        }
+        offset = super::paging::offset_showing(keep, offset, visible);
     }
     // One column of padding keeps headings off the border.
     let body_area = Rect {
