@@ -348,15 +348,7 @@ pub fn paging_query_string(per_page: u32, page: u32) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    fn fields(e: ApiError) -> Vec<String> {
-        match e {
-            ApiError::Domain(crate::domain::Error::Validation(f)) => {
-                f.iter().map(|(k, _)| k.to_owned()).collect()
-            }
-            other => panic!("not a validation error: {other:?}"),
-        }
-    }
+    use crate::server::error::invalid_fields as fields;
 
     #[test]
     fn bad_values_are_named_not_replaced() {

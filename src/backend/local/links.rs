@@ -197,6 +197,28 @@ async fn hash_of(validated: &Result<LinkPatch, FieldErrors>) -> Result<Option<Op
     }
 }
 
+/// What the store's search is asked for the links of `query`, `limit` rows after `offset`: the
+/// list and a bulk action over a filter select the same links this way.
+pub(super) fn list_filter(
+    owner: Id,
+    query: &LinkQuery,
+    now: Timestamp,
+    offset: u64,
+    limit: u32,
+) -> ListFilter<'_> {
+    ListFilter {
+        owner,
+        search: query.search_term().map(|t| (query.by, t)),
+        status: query.status,
+        space: query.space,
+        domain: query.domain,
+        sort: query.sort,
+        offset,
+        limit,
+        now,
+    }
+}
+
 impl LocalBackend {
     /// The short URL of a link: its domain's name, or the profile's public URL, then the alias.
     pub(super) fn finish(&self, mut link: Link) -> Link {
@@ -226,18 +248,10 @@ impl LocalBackend {
         let now = self.service.now();
         let page = self
             .read_page(query.page, query.per_page, move |conn, owner, offset| {
-                let filter = ListFilter {
-                    owner,
-                    search: query.search_term().map(|t| (query.by, t)),
-                    status: query.status,
-                    space: query.space,
-                    domain: query.domain,
-                    sort: query.sort,
-                    offset,
-                    limit: query.per_page,
-                    now,
-                };
-                search::list(conn, &filter)
+                search::list(
+                    conn,
+                    &list_filter(owner, &query, now, offset, query.per_page),
+                )
             })
             .await?;
         Ok(Page {

@@ -260,6 +260,18 @@ pub struct Frame<'a> {
     pub hints: &'a [(&'a str, &'a str)],
 }
 
+/// A form's message line: the spinner while its save is out, else what last went wrong.
+pub fn status_line(saving: bool, message: Option<&str>, ctx: &Ctx) -> Option<Line<'static>> {
+    if saving {
+        Some(Line::styled(
+            format!(" {} Saving…", ctx.spinner),
+            ctx.theme.accent,
+        ))
+    } else {
+        message.map(|m| Line::styled(format!(" {m}"), ctx.theme.error))
+    }
+}
+
 /// Draws a bordered form over `area`: the body scrolled so the focused stop shows, a message
 /// line and the form's key hints at the bottom. Returns the screen position of the cursor.
 pub fn render_frame(

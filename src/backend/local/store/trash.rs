@@ -142,15 +142,19 @@ pub enum Scope {
     All,
 }
 
+/// The ids (first column) of the rows `sql` selects.
+fn select_ids(conn: &Connection, sql: &str, params: impl rusqlite::Params) -> Result<Vec<Id>> {
+    conn.prepare_cached(sql)
+        .map_err(db_error)?
+        .query_map(params, |r| r.get(0))
+        .map_err(db_error)?
+        .collect::<rusqlite::Result<_>>()
+        .map_err(db_error)
+}
+
 /// The trashed link and space ids of `owner` in `scope`.
 fn ids_in(conn: &Connection, owner: Id, scope: &Scope) -> Result<(Vec<Id>, Vec<Id>)> {
-    let read = |sql: &str, param: Id| -> Result<Vec<Id>> {
-        let mut stmt = conn.prepare_cached(sql).map_err(db_error)?;
-        stmt.query_map(params![owner, param], |r| r.get(0))
-            .map_err(db_error)?
-            .collect::<rusqlite::Result<Vec<Id>>>()
-            .map_err(db_error)
-    };
+    let read = |sql: &str, param: Id| select_ids(conn, sql, params![owner, param]);
     Ok(match scope {
         Scope::Batch(batch) => (
             read(
@@ -398,29 +402,21 @@ pub fn purge_before(conn: &Connection, cutoff: Timestamp) -> Result<u64> {
     if !due {
         return Ok(0);
     }
-    let ids: Vec<Id> = conn
-        .prepare_cached(
-            "SELECT t.id FROM trash_links t JOIN trash_batches b ON b.id = t.batch \
-             WHERE b.deleted_at < ?1",
-        )
-        .map_err(db_error)?
-        .query_map([cutoff.as_second()], |r| r.get(0))
-        .map_err(db_error)?
-        .collect::<rusqlite::Result<_>>()
-        .map_err(db_error)?;
+    let ids = select_ids(
+        conn,
+        "SELECT t.id FROM trash_links t JOIN trash_batches b ON b.id = t.batch \
+         WHERE b.deleted_at < ?1",
+        [cutoff.as_second()],
+    )?;
     bulk::stage_ids(conn, ids)?;
     let n = purge_staged_links(conn)?;
     // A purged space's traffic sums go with it.
-    let spaces: Vec<Id> = conn
-        .prepare_cached(
-            "SELECT s.id FROM trash_spaces s JOIN trash_batches b ON b.id = s.batch \
-             WHERE b.deleted_at < ?1",
-        )
-        .map_err(db_error)?
-        .query_map([cutoff.as_second()], |r| r.get(0))
-        .map_err(db_error)?
-        .collect::<rusqlite::Result<_>>()
-        .map_err(db_error)?;
+    let spaces = select_ids(
+        conn,
+        "SELECT s.id FROM trash_spaces s JOIN trash_batches b ON b.id = s.batch \
+         WHERE b.deleted_at < ?1",
+        [cutoff.as_second()],
+    )?;
     for id in spaces {
         traffic::delete_scope(conn, traffic::Scope::Space, id)?;
     }
