@@ -11,7 +11,7 @@ use super::error::{CliError, CliResult};
 use super::link_view::{filtered_note, link_json, link_table, show};
 use super::lookup::{domain_id, link_id, space_id};
 use super::output::{page_json, plural, print, print_json};
-use super::{PER_PAGE_MAX, parse_bool};
+use super::{PageArgs, parse_bool};
 use crate::backend::{Backend, BulkAction};
 use crate::domain::{LinkInput, LinkQuery, RuleInput, SearchBy, Sort, StatusFilter, TargetType};
 
@@ -56,11 +56,8 @@ pub struct ListArgs {
     /// desc (newest), asc (oldest), max (most clicks) or min (fewest clicks).
     #[arg(long, value_name = "ORDER", value_parser = parse_sort, default_value = "desc")]
     pub sort: Sort,
-    #[arg(long, default_value_t = 1, conflicts_with = "all")]
-    pub page: u32,
-    /// 10 to 100.
-    #[arg(long, default_value_t = 20, conflicts_with = "all")]
-    pub per_page: u32,
+    #[command(flatten)]
+    pub paging: PageArgs,
     /// Every page, streamed (with --json: one JSON array).
     #[arg(long)]
     pub all: bool,
@@ -362,13 +359,13 @@ fn read_password() -> CliResult<String> {
 }
 
 async fn list(ctx: &Context, backend: &dyn Backend, args: ListArgs) -> CliResult {
-    let query = LinkQuery {
+    let (page, per_page) = args.paging.first(args.all);
+    let mut query = LinkQuery {
         sort: args.sort,
-        page: args.page,
-        per_page: args.per_page,
+        page,
+        per_page,
         ..args.filter.query(backend).await?
     };
-    let mut query = query;
     let now = ctx.clock.now();
     if !args.all {
         let page = backend.list_links(&query).await?;
@@ -389,8 +386,6 @@ async fn list(ctx: &Context, backend: &dyn Backend, args: ListArgs) -> CliResult
     }
 
     // --all: page by page at the largest size, writing as it goes.
-    query.page = 1;
-    query.per_page = PER_PAGE_MAX;
     let mut out = std::io::stdout().lock();
     let mut widths: Option<Vec<usize>> = None;
     let mut count = 0usize;

@@ -177,29 +177,26 @@ fn ids_in(conn: &Connection, owner: Id, scope: &Scope) -> Result<(Vec<Id>, Vec<I
             )?,
         ),
         Scope::Items { links, spaces } => {
-            let mut keep_links = Vec::new();
-            for &id in links {
-                if !read(
+            // Only the named ids that are the owner's and in the trash.
+            let keep = |sql: &str, ids: &[Id]| -> Result<Vec<Id>> {
+                let mut kept = Vec::new();
+                for &id in ids {
+                    if !read(sql, id)?.is_empty() {
+                        kept.push(id);
+                    }
+                }
+                Ok(kept)
+            };
+            (
+                keep(
                     "SELECT id FROM trash_links WHERE owner_id = ?1 AND id = ?2",
-                    id,
-                )?
-                .is_empty()
-                {
-                    keep_links.push(id);
-                }
-            }
-            let mut keep_spaces = Vec::new();
-            for &id in spaces {
-                if !read(
+                    links,
+                )?,
+                keep(
                     "SELECT id FROM trash_spaces WHERE owner_id = ?1 AND id = ?2",
-                    id,
-                )?
-                .is_empty()
-                {
-                    keep_spaces.push(id);
-                }
-            }
-            (keep_links, keep_spaces)
+                    spaces,
+                )?,
+            )
         }
     })
 }
