@@ -10,7 +10,7 @@ use jiff::Timestamp;
 use roaring::RoaringTreemap;
 use rusqlite::{Connection, OptionalExtension, params};
 
-use super::{bulk, db_error, time, traffic};
+use super::{bulk, count, db_error, time, traffic};
 use crate::backend::trash::{Trashed, TrashedKind};
 use crate::domain::{Error, Id, Result};
 
@@ -456,14 +456,12 @@ pub fn list(
     limit: u32,
     keep_days: u32,
 ) -> Result<(Vec<Trashed>, u64)> {
-    let total: i64 = conn
-        .prepare_cached(
-            "SELECT (SELECT count(*) FROM trash_links WHERE owner_id = ?1) + \
-                    (SELECT count(*) FROM trash_spaces WHERE owner_id = ?1)",
-        )
-        .map_err(db_error)?
-        .query_row([owner], |r| r.get(0))
-        .map_err(db_error)?;
+    let total = count(
+        conn,
+        "SELECT (SELECT count(*) FROM trash_links WHERE owner_id = ?1) + \
+                (SELECT count(*) FROM trash_spaces WHERE owner_id = ?1)",
+        [owner],
+    )?;
     let mut stmt = conn
         .prepare_cached(
             "SELECT kind, id, name, detail, clicks, deleted_at, batch, members FROM ( \
@@ -511,7 +509,7 @@ pub fn list(
         .map_err(db_error)?
         .collect::<rusqlite::Result<Vec<_>>>()
         .map_err(db_error)?;
-    Ok((items, total.max(0) as u64))
+    Ok((items, total))
 }
 
 #[cfg(test)]
