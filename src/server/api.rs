@@ -138,6 +138,11 @@ fn json(status: StatusCode, body: impl serde::Serialize) -> Response {
     (status, axum::Json(body)).into_response()
 }
 
+/// The v1 answer for one record, written by `record`.
+fn record_answer(status: StatusCode, record: impl serde::Serialize) -> ApiResult {
+    Ok(json(status, wire::single(record)))
+}
+
 /// The v1 answer for one page of the records under `path` (such as `/api/v1/links`): `record`
 /// writes each, and `query_of(n)` is the query string that asks for page `n` the same way, for
 /// the links to the other pages.
@@ -163,15 +168,12 @@ async fn list_links(State(state): Shared, caller: Caller, RawQuery(q): RawQuery)
 
 async fn show_link(caller: Caller, RecordId(id): RecordId) -> ApiResult {
     let link = caller.backend.show_link(id).await?;
-    Ok(json(StatusCode::OK, wire::single(wire::link_record(&link))))
+    record_answer(StatusCode::OK, wire::link_record(&link))
 }
 
 async fn create_link(caller: Caller, V1Form(input): V1Form<LinkInput>) -> ApiResult {
     let link = caller.backend.create_link(&input).await?;
-    Ok(json(
-        StatusCode::CREATED,
-        wire::single(wire::link_record(&link)),
-    ))
+    record_answer(StatusCode::CREATED, wire::link_record(&link))
 }
 
 async fn update_link(
@@ -180,7 +182,7 @@ async fn update_link(
     V1Form(input): V1Form<LinkInput>,
 ) -> ApiResult {
     let link = caller.backend.update_link(id, &input).await?;
-    Ok(json(StatusCode::OK, wire::single(wire::link_record(&link))))
+    record_answer(StatusCode::OK, wire::link_record(&link))
 }
 
 async fn delete_link(caller: Caller, RecordId(id): RecordId) -> ApiResult {
@@ -198,18 +200,12 @@ async fn list_spaces(State(state): Shared, caller: Caller, RawQuery(q): RawQuery
 
 async fn show_space(caller: Caller, RecordId(id): RecordId) -> ApiResult {
     let space = caller.backend.show_space(id).await?;
-    Ok(json(
-        StatusCode::OK,
-        wire::single(wire::space_record(&space)),
-    ))
+    record_answer(StatusCode::OK, wire::space_record(&space))
 }
 
 async fn create_space(caller: Caller, V1Form(input): V1Form<SpaceInput>) -> ApiResult {
     let space = caller.backend.create_space(&input).await?;
-    Ok(json(
-        StatusCode::CREATED,
-        wire::single(wire::space_record(&space)),
-    ))
+    record_answer(StatusCode::CREATED, wire::space_record(&space))
 }
 
 async fn update_space(
@@ -218,10 +214,7 @@ async fn update_space(
     V1Form(input): V1Form<SpaceInput>,
 ) -> ApiResult {
     let space = caller.backend.update_space(id, &input).await?;
-    Ok(json(
-        StatusCode::OK,
-        wire::single(wire::space_record(&space)),
-    ))
+    record_answer(StatusCode::OK, wire::space_record(&space))
 }
 
 async fn delete_space(caller: Caller, RecordId(id): RecordId) -> ApiResult {
@@ -239,10 +232,7 @@ async fn list_domains(State(state): Shared, caller: Caller, RawQuery(q): RawQuer
 
 async fn show_domain(caller: Caller, RecordId(id): RecordId) -> ApiResult {
     let domain = caller.backend.show_domain(id).await?;
-    Ok(json(
-        StatusCode::OK,
-        wire::single(wire::domain_record(&domain)),
-    ))
+    record_answer(StatusCode::OK, wire::domain_record(&domain))
 }
 
 async fn account_stats(State(state): Shared, caller: Caller, RawQuery(q): RawQuery) -> ApiResult {

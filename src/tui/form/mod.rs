@@ -21,7 +21,7 @@ use std::collections::BTreeMap;
 use ratatui::buffer::Buffer;
 use ratatui::layout::{Position, Rect};
 use ratatui::text::{Line, Span};
-use ratatui::widgets::{Block, BorderType, Borders, Clear, Paragraph, Widget, Wrap};
+use ratatui::widgets::{Clear, Paragraph, Widget, Wrap};
 
 pub use field::TextField;
 pub use link_form::LinkForm;
@@ -283,11 +283,7 @@ pub fn render_frame(
 ) -> Option<Position> {
     let t = ctx.theme;
     Clear.render(area, buf);
-    let block = Block::default()
-        .borders(Borders::ALL)
-        .border_type(BorderType::Rounded)
-        .border_style(t.focused_border)
-        .title(Span::styled(frame.title.clone(), t.header));
+    let block = t.panel(frame.title.clone(), t.focused_border);
     let inner = block.inner(area);
     block.render(area, buf);
     if inner.height < 3 || inner.width < 10 {
@@ -375,11 +371,7 @@ pub fn render_discard(area: Rect, buf: &mut Buffer, ctx: &Ctx, what: &str) {
         ratatui::layout::Constraint::Length(6),
     );
     Clear.render(rect, buf);
-    let block = Block::default()
-        .borders(Borders::ALL)
-        .border_type(BorderType::Rounded)
-        .border_style(t.error)
-        .title(Span::styled(" Discard changes? ", t.header));
+    let block = t.panel(" Discard changes? ", t.error);
     let inner = block.inner(rect);
     block.render(rect, buf);
     Paragraph::new(vec![
