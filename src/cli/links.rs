@@ -13,7 +13,9 @@ use super::lookup::{domain_id, link_id, space_id};
 use super::output::{page_json, plural, print, print_json};
 use super::{PageArgs, parse_bool};
 use crate::backend::{Backend, BulkAction};
-use crate::domain::{LinkInput, LinkQuery, RuleInput, SearchBy, Sort, StatusFilter, TargetType};
+use crate::domain::{
+    Link, LinkInput, LinkQuery, RuleInput, SearchBy, Sort, StatusFilter, TargetType,
+};
 
 /// With `--all`, columns keep the first page's widths, but at least this wide (where their
 /// maximum allows) so that later, longer cells are not cut too short.
@@ -211,14 +213,8 @@ pub async fn run(ctx: &Context, command: LinksCommand) -> CliResult {
             }
             args.fields.apply(backend, &mut input).await?;
             let link = backend.create_link(&input).await?;
-            if ctx.json {
-                Ok(print_json(&link_json(&link, ctx.clock.now()))?)
-            } else {
-                Ok(print(&format!(
-                    "created link {} → {}",
-                    link.id, link.short_url
-                ))?)
-            }
+            let done = format!("created link {} → {}", link.id, link.short_url);
+            written(ctx, &link, &done)
         }
         LinksCommand::Update(args) => {
             let target = match &args.link {
@@ -267,14 +263,8 @@ pub async fn run(ctx: &Context, command: LinksCommand) -> CliResult {
                 .await;
             };
             let link = backend.update_link(id, &input).await?;
-            if ctx.json {
-                Ok(print_json(&link_json(&link, ctx.clock.now()))?)
-            } else {
-                Ok(print(&format!(
-                    "updated link {} ({})",
-                    link.id, link.short_url
-                ))?)
-            }
+            let done = format!("updated link {} ({})", link.id, link.short_url);
+            written(ctx, &link, &done)
         }
         LinksCommand::Delete(args) => {
             let Some(link) = &args.link else {
@@ -356,6 +346,15 @@ fn read_password() -> CliResult<String> {
         .read_line(&mut line)
         .map_err(|e| CliError::failure(format!("cannot read the password from stdin: {e}")))?;
     Ok(line.trim_end_matches(['\r', '\n']).to_owned())
+}
+
+/// What a command that wrote `link` prints: the link as JSON, or the sentence `done`.
+fn written(ctx: &Context, link: &Link, done: &str) -> CliResult {
+    if ctx.json {
+        Ok(print_json(&link_json(link, ctx.clock.now()))?)
+    } else {
+        Ok(print(done)?)
+    }
 }
 
 async fn list(ctx: &Context, backend: &dyn Backend, args: ListArgs) -> CliResult {
