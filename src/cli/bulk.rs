@@ -239,11 +239,18 @@ fn summarize(ctx: &Context, report: &BulkReport, done: &str) -> CliResult {
             print(&format!("  {failure}"))?;
         }
     }
+    let failed = format!("{} of {} links failed", report.failed.len(), report.matched);
+    exit_status(report, failed)
+}
+
+/// How a command that did a bulk action ends: well when nothing failed, else with the first
+/// failure's exit status and `failed`, which says how many.
+pub(super) fn exit_status(report: &BulkReport, failed: String) -> CliResult {
     match report.failed.first() {
         None => Ok(()),
         Some(first) => Err(CliError::new(
             CliError::from(first.error.clone()).kind,
-            format!("{} of {} links failed", report.failed.len(), report.matched),
+            failed,
         )),
     }
 }

@@ -11,9 +11,11 @@ use super::error::{CliError, CliResult};
 use super::link_view::{filtered_note, link_json, link_table, show};
 use super::lookup::{domain_id, link_id, space_id};
 use super::output::{page_json, plural, print, print_json};
-use super::{PER_PAGE_MAX, parse_bool};
+use super::{PageArgs, parse_bool};
 use crate::backend::{Backend, BulkAction};
-use crate::domain::{LinkInput, LinkQuery, RuleInput, SearchBy, Sort, StatusFilter, TargetType};
+use crate::domain::{
+    Link, LinkInput, LinkQuery, RuleInput, SearchBy, Sort, StatusFilter, TargetType,
+};
 
 /// With `--all`, columns keep the first page's widths, but at least this wide (where their
 /// maximum allows) so that later, longer cells are not cut too short.
@@ -56,11 +58,8 @@ pub struct ListArgs {
     /// desc (newest), asc (oldest), max (most clicks) or min (fewest clicks).
     #[arg(long, value_name = "ORDER", value_parser = parse_sort, default_value = "desc")]
     pub sort: Sort,
-    #[arg(long, default_value_t = 1, conflicts_with = "all")]
-    pub page: u32,
-    /// 10 to 100.
-    #[arg(long, default_value_t = 20, conflicts_with = "all")]
-    pub per_page: u32,
+    #[command(flatten)]
+    pub paging: PageArgs,
     /// Every page, streamed (with --json: one JSON array).
     #[arg(long)]
     pub all: bool,
@@ -214,14 +213,8 @@ pub async fn run(ctx: &Context, command: LinksCommand) -> CliResult {
             }
             args.fields.apply(backend, &mut input).await?;
             let link = backend.create_link(&input).await?;
-            if ctx.json {
-                Ok(print_json(&link_json(&link, ctx.clock.now()))?)
-            } else {
-                Ok(print(&format!(
-                    "created link {} → {}",
-                    link.id, link.short_url
-                ))?)
-            }
+            let done = format!("created link {} → {}", link.id, link.short_url);
+            written(ctx, &link, &done)
         }
         LinksCommand::Update(args) => {
             let target = match &args.link {
@@ -270,14 +263,8 @@ pub async fn run(ctx: &Context, command: LinksCommand) -> CliResult {
                 .await;
             };
             let link = backend.update_link(id, &input).await?;
-            if ctx.json {
-                Ok(print_json(&link_json(&link, ctx.clock.now()))?)
-            } else {
-                Ok(print(&format!(
-                    "updated link {} ({})",
-                    link.id, link.short_url
-                ))?)
-            }
+            let done = format!("updated link {} ({})", link.id, link.short_url);
+            written(ctx, &link, &done)
         }
         LinksCommand::Delete(args) => {
             let Some(link) = &args.link else {
@@ -361,14 +348,23 @@ fn read_password() -> CliResult<String> {
     Ok(line.trim_end_matches(['\r', '\n']).to_owned())
 }
 
+/// What a command that wrote `link` prints: the link as JSON, or the sentence `done`.
+fn written(ctx: &Context, link: &Link, done: &str) -> CliResult {
+    if ctx.json {
+        Ok(print_json(&link_json(link, ctx.clock.now()))?)
+    } else {
+        Ok(print(done)?)
+    }
+}
+
 async fn list(ctx: &Context, backend: &dyn Backend, args: ListArgs) -> CliResult {
-    let query = LinkQuery {
+    let (page, per_page) = args.paging.first(args.all);
+    let mut query = LinkQuery {
         sort: args.sort,
-        page: args.page,
-        per_page: args.per_page,
+        page,
+        per_page,
         ..args.filter.query(backend).await?
     };
-    let mut query = query;
     let now = ctx.clock.now();
     if !args.all {
         let page = backend.list_links(&query).await?;
@@ -389,8 +385,6 @@ async fn list(ctx: &Context, backend: &dyn Backend, args: ListArgs) -> CliResult
     }
 
     // --all: page by page at the largest size, writing as it goes.
-    query.page = 1;
-    query.per_page = PER_PAGE_MAX;
     let mut out = std::io::stdout().lock();
     let mut widths: Option<Vec<usize>> = None;
     let mut count = 0usize;

@@ -236,6 +236,28 @@ pub(crate) fn overview(ctx: &Context) -> CliResult {
     Ok(())
 }
 
+/// `--page` and `--per-page` of a list command, which also takes `--all` (every page at the
+/// largest size) — each command words its own `--all`, so it stays beside the command.
+#[derive(Debug, Args, Clone, Copy)]
+pub struct PageArgs {
+    #[arg(long, default_value_t = 1, conflicts_with = "all")]
+    pub page: u32,
+    /// 10 to 100.
+    #[arg(long, default_value_t = 20, conflicts_with = "all")]
+    pub per_page: u32,
+}
+
+impl PageArgs {
+    /// The page and page size to ask for first: with `all`, the first page at the largest size.
+    pub fn first(self, all: bool) -> (u32, u32) {
+        if all {
+            (1, PER_PAGE_MAX)
+        } else {
+            (self.page, self.per_page)
+        }
+    }
+}
+
 /// `true`/`false`, `1`/`0`, `yes`/`no`, `on`/`off`.
 pub(crate) fn parse_bool(s: &str) -> Result<bool, String> {
     match s.trim().to_ascii_lowercase().as_str() {

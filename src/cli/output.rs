@@ -2,12 +2,12 @@
 
 use std::io::{self, Write};
 
-use crate::domain::Page;
+use crate::domain::{Page, clip};
 pub use crate::domain::{plural, thousands};
 use jiff::tz::TimeZone;
 use jiff::{Timestamp, Zoned};
 use serde::Serialize;
-use unicode_width::{UnicodeWidthChar, UnicodeWidthStr};
+use unicode_width::UnicodeWidthStr;
 
 /// Writes `text` to stdout. A closed pipe surfaces as an error that ends the command quietly.
 pub fn print(text: &str) -> io::Result<()> {
@@ -84,7 +84,7 @@ impl Table {
         for row in rows {
             let mut line = String::new();
             for (i, width) in widths.iter().enumerate() {
-                let cell = cut(row.get(i).map_or("", String::as_str), *width);
+                let cell = clip(row.get(i).map_or("", String::as_str), *width);
                 let pad = width.saturating_sub(cell.width());
                 let last = i + 1 == widths.len();
                 if i > 0 {
@@ -105,28 +105,6 @@ impl Table {
         }
         out
     }
-}
-
-/// `text` cut to `width` display columns, with `…` marking the cut.
-pub fn cut(text: &str, width: usize) -> String {
-    if text.width() <= width {
-        return text.to_owned();
-    }
-    if width == 0 {
-        return String::new();
-    }
-    let mut out = String::new();
-    let mut used = 0;
-    for c in text.chars() {
-        let w = c.width().unwrap_or(0);
-        if used + w > width - 1 {
-            break;
-        }
-        out.push(c);
-        used += w;
-    }
-    out.push('…');
-    out
 }
 
 /// `at` relative to `now`: `in 3d`, `2h ago`, `now`; the date beyond two months.

@@ -5,7 +5,7 @@ use std::io::Write;
 use clap::{Args, Subcommand};
 use serde_json::json;
 
-use super::PER_PAGE_MAX;
+use super::PageArgs;
 use super::context::Context;
 use super::error::{CliError, CliResult};
 use super::links::parse_sort;
@@ -61,11 +61,8 @@ pub struct ListArgs {
     /// desc (newest first) or asc (oldest first).
     #[arg(long, value_name = "ORDER", value_parser = parse_sort, default_value = "desc")]
     pub sort: Sort,
-    #[arg(long, default_value_t = 1, conflicts_with = "all")]
-    pub page: u32,
-    /// 10 to 100.
-    #[arg(long, default_value_t = 20, conflicts_with = "all")]
-    pub per_page: u32,
+    #[command(flatten)]
+    pub paging: PageArgs,
     /// Every page.
     #[arg(long)]
     pub all: bool,
@@ -76,15 +73,12 @@ pub async fn run(ctx: &Context, command: SpacesCommand) -> CliResult {
     let backend = backend.as_ref();
     match command {
         SpacesCommand::List(args) => {
+            let (page, per_page) = args.paging.first(args.all);
             let mut query = SpaceQuery {
                 search: args.search.filter(|s| !s.is_empty()),
                 sort: args.sort,
-                page: if args.all { 1 } else { args.page },
-                per_page: if args.all {
-                    PER_PAGE_MAX
-                } else {
-                    args.per_page
-                },
+                page,
+                per_page,
             };
             let mut spaces = Vec::new();
             loop {

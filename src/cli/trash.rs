@@ -199,11 +199,6 @@ fn report_restore(ctx: &Context, report: &BulkReport) -> CliResult {
             print(&format!("  {failure} (still in the trash)"))?;
         }
     }
-    match report.failed.first() {
-        None => Ok(()),
-        Some(first) => Err(CliError::new(
-            CliError::from(first.error.clone()).kind,
-            format!("{} could not be restored", report.failed.len()),
-        )),
-    }
+    let failed = format!("{} could not be restored", report.failed.len());
+    super::bulk::exit_status(report, failed)
 }

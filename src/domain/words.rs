@@ -1,4 +1,7 @@
-//! Numbers and counts as a person reads them, for every front end's messages.
+//! Numbers and counts as a person reads them, for every front end's messages, and text cut to
+//! the cells a terminal has for it.
+
+use unicode_width::{UnicodeWidthChar, UnicodeWidthStr};
 
 /// `1,204`.
 pub fn thousands(n: u64) -> String {
@@ -20,6 +23,29 @@ pub fn plural(n: u64, noun: &str) -> String {
     } else {
         format!("{} {noun}s", thousands(n))
     }
+}
+
+/// `text` cut to `cells` terminal cells (wide characters take two), ending in `…` when cut:
+/// the CLI's table cells and every clipped line of the TUI.
+pub fn clip(text: &str, cells: usize) -> String {
+    if text.width() <= cells {
+        return text.to_owned();
+    }
+    if cells == 0 {
+        return String::new();
+    }
+    let mut out = String::new();
+    let mut used = 0;
+    for c in text.chars() {
+        let w = c.width().unwrap_or(0);
+        if used + w > cells - 1 {
+            break;
+        }
+        out.push(c);
+        used += w;
+    }
+    out.push('…');
+    out
 }
 
 #[cfg(test)]

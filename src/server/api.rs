@@ -15,7 +15,7 @@ use axum::routing::get;
 use super::error::ApiError;
 use super::extract::{Caller, RecordId, V1Form};
 use super::{AppState, params};
-use crate::domain::{Error, Id, LinkInput, SpaceInput};
+use crate::domain::{Error, Id, LinkInput, Page, SpaceInput};
 use crate::wire;
 
 type Shared = State<Arc<AppState>>;
@@ -138,34 +138,42 @@ fn json(status: StatusCode, body: impl serde::Serialize) -> Response {
     (status, axum::Json(body)).into_response()
 }
 
-fn url_of(state: &AppState, path: &str, query: String) -> String {
-    format!("{}{path}?{query}", state.public_url)
+/// The v1 answer for one record, written by `record`.
+fn record_answer(status: StatusCode, record: impl serde::Serialize) -> ApiResult {
+    Ok(json(status, wire::single(record)))
+}
+
+/// The v1 answer for one page of the records under `path` (such as `/api/v1/links`): `record`
+/// writes each, and `query_of(n)` is the query string that asks for page `n` the same way, for
+/// the links to the other pages.
+fn list_answer<'a, T, R: serde::Serialize>(
+    state: &AppState,
+    path: &str,
+    page: &'a Page<T>,
+    record: impl Fn(&'a T) -> R,
+    query_of: impl Fn(u32) -> String,
+) -> ApiResult {
+    let base = format!("{}{path}", state.public_url);
+    let body = wire::list(page, record, &base, |n| format!("{base}?{}", query_of(n)));
+    Ok(json(StatusCode::OK, body))
 }
 
 async fn list_links(State(state): Shared, caller: Caller, RawQuery(q): RawQuery) -> ApiResult {
     let query = params::link_query(q.as_deref())?;
     let page = caller.backend.list_links(&query).await?;
-    let path = "/api/v1/links";
-    let body = wire::list(
-        &page,
-        wire::link_record,
-        &format!("{}{path}", state.public_url),
-        |n| url_of(&state, path, params::link_query_string(&query, n)),
-    );
-    Ok(json(StatusCode::OK, body))
+    list_answer(&state, "/api/v1/links", &page, wire::link_record, |n| {
+        params::link_query_string(&query, n)
+    })
 }
 
 async fn show_link(caller: Caller, RecordId(id): RecordId) -> ApiResult {
     let link = caller.backend.show_link(id).await?;
-    Ok(json(StatusCode::OK, wire::single(wire::link_record(&link))))
+    record_answer(StatusCode::OK, wire::link_record(&link))
 }
 
 async fn create_link(caller: Caller, V1Form(input): V1Form<LinkInput>) -> ApiResult {
     let link = caller.backend.create_link(&input).await?;
-    Ok(json(
-        StatusCode::CREATED,
-        wire::single(wire::link_record(&link)),
-    ))
+    record_answer(StatusCode::CREATED, wire::link_record(&link))
 }
 
 async fn update_link(
@@ -174,7 +182,7 @@ async fn update_link(
     V1Form(input): V1Form<LinkInput>,
 ) -> ApiResult {
     let link = caller.backend.update_link(id, &input).await?;
-    Ok(json(StatusCode::OK, wire::single(wire::link_record(&link))))
+    record_answer(StatusCode::OK, wire::link_record(&link))
 }
 
 async fn delete_link(caller: Caller, RecordId(id): RecordId) -> ApiResult {
@@ -185,30 +193,19 @@ async fn delete_link(caller: Caller, RecordId(id): RecordId) -> ApiResult {
 async fn list_spaces(State(state): Shared, caller: Caller, RawQuery(q): RawQuery) -> ApiResult {
     let query = params::space_query(q.as_deref())?;
     let page = caller.backend.list_spaces(&query).await?;
-    let path = "/api/v1/spaces";
-    let body = wire::list(
-        &page,
-        wire::space_record,
-        &format!("{}{path}", state.public_url),
-        |n| url_of(&state, path, params::space_query_string(&query, n)),
-    );
-    Ok(json(StatusCode::OK, body))
+    list_answer(&state, "/api/v1/spaces", &page, wire::space_record, |n| {
+        params::space_query_string(&query, n)
+    })
 }
 
 async fn show_space(caller: Caller, RecordId(id): RecordId) -> ApiResult {
     let space = caller.backend.show_space(id).await?;
-    Ok(json(
-        StatusCode::OK,
-        wire::single(wire::space_record(&space)),
-    ))
+    record_answer(StatusCode::OK, wire::space_record(&space))
 }
 
 async fn create_space(caller: Caller, V1Form(input): V1Form<SpaceInput>) -> ApiResult {
     let space = caller.backend.create_space(&input).await?;
-    Ok(json(
-        StatusCode::CREATED,
-        wire::single(wire::space_record(&space)),
-    ))
+    record_answer(StatusCode::CREATED, wire::space_record(&space))
 }
 
 async fn update_space(
@@ -217,10 +214,7 @@ async fn update_space(
     V1Form(input): V1Form<SpaceInput>,
 ) -> ApiResult {
     let space = caller.backend.update_space(id, &input).await?;
-    Ok(json(
-        StatusCode::OK,
-        wire::single(wire::space_record(&space)),
-    ))
+    record_answer(StatusCode::OK, wire::space_record(&space))
 }
 
 async fn delete_space(caller: Caller, RecordId(id): RecordId) -> ApiResult {
@@ -231,22 +225,14 @@ async fn delete_space(caller: Caller, RecordId(id): RecordId) -> ApiResult {
 async fn list_domains(State(state): Shared, caller: Caller, RawQuery(q): RawQuery) -> ApiResult {
     let (page_no, per_page) = params::paging(q.as_deref())?;
     let page = caller.backend.list_domains(page_no, per_page).await?;
-    let path = "/api/v1/domains";
-    let body = wire::list(
-        &page,
-        wire::domain_record,
-        &format!("{}{path}", state.public_url),
-        |n| url_of(&state, path, params::paging_query_string(per_page, n)),
-    );
-    Ok(json(StatusCode::OK, body))
+    list_answer(&state, "/api/v1/domains", &page, wire::domain_record, |n| {
+        params::paging_query_string(per_page, n)
+    })
 }
 
 async fn show_domain(caller: Caller, RecordId(id): RecordId) -> ApiResult {
     let domain = caller.backend.show_domain(id).await?;
-    Ok(json(
-        StatusCode::OK,
-        wire::single(wire::domain_record(&domain)),
-    ))
+    record_answer(StatusCode::OK, wire::domain_record(&domain))
 }
 
 async fn account_stats(State(state): Shared, caller: Caller, RawQuery(q): RawQuery) -> ApiResult {

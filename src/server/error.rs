@@ -153,3 +153,14 @@ pub async fn json_errors(request: Request<Body>, next: Next) -> Response {
     );
     Response::from_parts(parts, Body::from(body.to_string()))
 }
+
+/// The fields a validation error names, for the parsers' tests; any other error fails the test.
+#[cfg(test)]
+pub(super) fn invalid_fields(e: ApiError) -> Vec<String> {
+    match e {
+        ApiError::Domain(crate::domain::Error::Validation(f)) => {
+            f.iter().map(|(k, _)| k.to_owned()).collect()
+        }
+        other => panic!("not a validation error: {other:?}"),
+    }
+}

@@ -286,20 +286,12 @@ fn unsupported() -> ApiError {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::server::error::invalid_fields as fields;
 
     const LINK: FormSpec = LinkInput::SPEC;
 
     fn parse(body: &str) -> Result<LinkInput, ApiError> {
         parse_form(body.as_bytes(), &LINK)
-    }
-
-    fn fields(e: ApiError) -> Vec<String> {
-        match e {
-            ApiError::Domain(crate::domain::Error::Validation(f)) => {
-                f.iter().map(|(k, _)| k.to_owned()).collect()
-            }
-            other => panic!("not a validation error: {other:?}"),
-        }
     }
 
     #[test]

@@ -47,20 +47,29 @@ impl Params {
         self.0.get(name).map(String::as_str)
     }
 
+    /// Parameter `name` as `parse` reads it; a value it refuses is a field error saying what it
+    /// `must` be, never a silent default.
+    fn read_as<T>(
+        &self,
+        name: &str,
+        parse: impl FnOnce(&str) -> Option<T>,
+        errors: &mut FieldErrors,
+        must: &str,
+    ) -> Option<T> {
+        let read = parse(self.get(name)?);
+        if read.is_none() {
+            errors.add(name, must.to_owned());
+        }
+        read
+    }
+
     fn number<T: std::str::FromStr>(
         &self,
         name: &str,
         errors: &mut FieldErrors,
         what: &str,
     ) -> Option<T> {
-        let raw = self.get(name)?;
-        match raw.trim().parse::<T>() {
-            Ok(n) => Some(n),
-            Err(_) => {
-                errors.add(name, what.to_owned());
-                None
-            }
-        }
+        self.read_as(name, |raw| raw.trim().parse().ok(), errors, what)
     }
 
     fn id(&self, name: &str, errors: &mut FieldErrors) -> Option<Id> {
@@ -97,27 +106,27 @@ pub fn link_query(raw: Option<&str>) -> Result<LinkQuery, ApiError> {
         search: p.get("search").map(str::to_owned),
         ..LinkQuery::default()
     };
-    if let Some(by) = p.get("by") {
-        match SearchBy::parse(by) {
-            Some(by) => q.by = by,
-            None => errors.add("by", "must be title, alias or url"),
-        }
-    }
-    if let Some(status) = p.get("status") {
-        match StatusFilter::parse(status) {
-            Some(s) => q.status = s,
-            None => errors.add(
-                "status",
-                "must be 0 (all), 1 (active), 2 (expired) or 3 (disabled)",
-            ),
-        }
-    }
-    if let Some(sort) = p.get("sort") {
-        match Sort::parse(sort) {
-            Some(s) => q.sort = s,
-            None => errors.add("sort", "must be desc, asc, max or min"),
-        }
-    }
+    let by = p.read_as(
+        "by",
+        SearchBy::parse,
+        &mut errors,
+        "must be title, alias or url",
+    );
+    q.by = by.unwrap_or(q.by);
+    let status = p.read_as(
+        "status",
+        StatusFilter::parse,
+        &mut errors,
+        "must be 0 (all), 1 (active), 2 (expired) or 3 (disabled)",
+    );
+    q.status = status.unwrap_or(q.status);
+    let sort = p.read_as(
+        "sort",
+        Sort::parse,
+        &mut errors,
+        "must be desc, asc, max or min",
+    );
+    q.sort = sort.unwrap_or(q.sort);
     q.space = p.id("space", &mut errors);
     q.domain = p.id("domain", &mut errors);
     (q.page, q.per_page) = p.paging(&mut errors);
@@ -136,12 +145,14 @@ pub fn space_query(raw: Option<&str>) -> Result<SpaceQuery, ApiError> {
         search: p.get("search").map(str::to_owned),
         ..SpaceQuery::default()
     };
-    if let Some(sort) = p.get("sort") {
-        match Sort::parse(sort) {
-            Some(s @ (Sort::Desc | Sort::Asc)) => q.sort = s,
-            _ => errors.add("sort", "must be desc or asc"),
-        }
-    }
+    // Spaces have no clicks to sort by.
+    let sort = p.read_as(
+        "sort",
+        |s| Sort::parse(s).filter(|s| matches!(s, Sort::Desc | Sort::Asc)),
+        &mut errors,
+        "must be desc or asc",
+    );
+    q.sort = sort.unwrap_or(q.sort);
     (q.page, q.per_page) = p.paging(&mut errors);
     if errors.is_empty()
         && let Err(e) = q.validate()
@@ -348,15 +359,7 @@ pub fn paging_query_string(per_page: u32, page: u32) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    fn fields(e: ApiError) -> Vec<String> {
-        match e {
-            ApiError::Domain(crate::domain::Error::Validation(f)) => {
-                f.iter().map(|(k, _)| k.to_owned()).collect()
-            }
-            other => panic!("not a validation error: {other:?}"),
-        }
-    }
+    use crate::server::error::invalid_fields as fields;
 
     #[test]
     fn bad_values_are_named_not_replaced() {

@@ -217,20 +217,24 @@ pub async fn follow(
     Path(alias): Path<String>,
     ConnectInfo(peer): ConnectInfo<SocketAddr>,
     request: axum::extract::Request,
-) -> Response {
+) -> Result<Response, Response> {
     let headers = request.headers();
-    let link = match lookup(&state, headers, &alias).await {
-        Ok(link) => link,
-        Err(page) => return page,
-    };
+    let link = lookup(&state, headers, &alias).await?;
     if has_expired(&state, &link) {
-        return expired(&state, &link);
+        return Ok(expired(&state, &link));
     }
     if link.password_hash.is_some() {
-        return password_form(&link, PasswordPrompt::First);
+        return Ok(password_form(&link, PasswordPrompt::First));
     }
     let count = request.method() != Method::HEAD;
-    visit(&state, &link, headers, request.uri().query(), peer, count)
+    Ok(visit(
+        &state,
+        &link,
+        headers,
+        request.uri().query(),
+        peer,
+        count,
+    ))
 }
 
 /// Checks the `password` field of a form post against the link's hash, rate-limited per
@@ -291,18 +295,13 @@ pub async fn unlock(
     ConnectInfo(peer): ConnectInfo<SocketAddr>,
     headers: HeaderMap,
     body: Bytes,
-) -> Response {
-    let link = match lookup(&state, &headers, &alias).await {
-        Ok(link) => link,
-        Err(page) => return page,
-    };
+) -> Result<Response, Response> {
+    let link = lookup(&state, &headers, &alias).await?;
     if has_expired(&state, &link) {
-        return expired(&state, &link);
+        return Ok(expired(&state, &link));
     }
-    if let Err(page) = check_password(&state, &link, &headers, &body, peer).await {
-        return page;
-    }
-    visit(&state, &link, &headers, query.as_deref(), peer, true)
+    check_password(&state, &link, &headers, &body, peer).await?;
+    Ok(visit(&state, &link, &headers, query.as_deref(), peer, true))
 }
 
 /// `GET /{alias}/+`: where the link leads, without counting.
@@ -310,19 +309,14 @@ pub async fn preview(
     State(state): Shared,
     Path(alias): Path<String>,
     headers: HeaderMap,
-) -> Response {
-    let link = match lookup(&state, &headers, &alias).await {
-        Ok(link) => link,
-        Err(page) => return page,
-    };
-    // The same order as a visit: expiry first, then the password, then the rest.
-    if has_expired(&state, &link) {
-        return preview_of(&state, &link);
+) -> Result<Response, Response> {
+    let link = lookup(&state, &headers, &alias).await?;
+    // The same order as a visit: expiry first (an expired link previews as such), then the
+    // password, then the rest.
+    if !has_expired(&state, &link) && link.password_hash.is_some() {
+        return Ok(password_form(&link, PasswordPrompt::First));
     }
-    if link.password_hash.is_some() {
-        return password_form(&link, PasswordPrompt::First);
-    }
-    preview_of(&state, &link)
+    Ok(preview_of(&state, &link))
 }
 
 /// `POST /{alias}/+`: the preview of a password-protected link.
@@ -332,18 +326,13 @@ pub async fn unlock_preview(
     ConnectInfo(peer): ConnectInfo<SocketAddr>,
     headers: HeaderMap,
     body: Bytes,
-) -> Response {
-    let link = match lookup(&state, &headers, &alias).await {
-        Ok(link) => link,
-        Err(page) => return page,
-    };
-    if has_expired(&state, &link) {
-        return preview_of(&state, &link);
+) -> Result<Response, Response> {
+    let link = lookup(&state, &headers, &alias).await?;
+    // An expired link previews as such, password or not.
+    if !has_expired(&state, &link) {
+        check_password(&state, &link, &headers, &body, peer).await?;
     }
-    match check_password(&state, &link, &headers, &body, peer).await {
-        Ok(()) => preview_of(&state, &link),
-        Err(page) => page,
-    }
+    Ok(preview_of(&state, &link))
 }
 
 #[cfg(test)]

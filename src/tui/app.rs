@@ -498,15 +498,7 @@ impl App {
             }
             Action::SpaceFilter => match self.spaces.is_loaded() {
                 true => {
-                    let choices = self
-                        .spaces
-                        .spaces()
-                        .iter()
-                        .map(|s| Named {
-                            id: s.id,
-                            name: s.name.clone(),
-                        })
-                        .collect();
+                    let choices = self.spaces.spaces().iter().map(Named::from).collect();
                     let current = self.filter.space.as_ref().map(|s| s.id);
                     self.modal = Some(Modal::Picker(Picker::new(
                         PickerKind::Space,
@@ -518,13 +510,7 @@ impl App {
             },
             Action::DomainFilter => match &self.domains {
                 Some(domains) => {
-                    let choices = domains
-                        .iter()
-                        .map(|d| Named {
-                            id: d.id,
-                            name: d.name.clone(),
-                        })
-                        .collect();
+                    let choices = domains.iter().map(Named::from).collect();
                     let current = self.filter.domain.as_ref().map(|d| d.id);
                     self.modal = Some(Modal::Picker(Picker::new(
                         PickerKind::Domain,

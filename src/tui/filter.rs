@@ -13,7 +13,7 @@ use tui_input::backend::crossterm::EventHandler;
 
 use super::keys::{Action, Key};
 use super::theme::Theme;
-use crate::domain::{Id, LinkQuery, SearchBy, Sort, StatusFilter};
+use crate::domain::{Domain, Id, LinkQuery, SearchBy, Sort, Space, StatusFilter};
 
 /// How long typing must pause before the search is sent.
 pub const SEARCH_DEBOUNCE: Duration = Duration::from_millis(150);
@@ -32,6 +32,24 @@ pub enum FilterOutcome {
 pub struct Named {
     pub id: Id,
     pub name: String,
+}
+
+impl From<&Space> for Named {
+    fn from(space: &Space) -> Named {
+        Named {
+            id: space.id,
+            name: space.name.clone(),
+        }
+    }
+}
+
+impl From<&Domain> for Named {
+    fn from(domain: &Domain) -> Named {
+        Named {
+            id: domain.id,
+            name: domain.name.clone(),
+        }
+    }
 }
 
 #[derive(Debug, Clone, Default)]

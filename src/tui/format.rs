@@ -4,7 +4,7 @@
 use jiff::tz::TimeZone;
 use jiff::{SignedDuration, Timestamp};
 
-use unicode_width::{UnicodeWidthChar, UnicodeWidthStr};
+use unicode_width::UnicodeWidthStr;
 
 use crate::domain::{Link, LinkStatus};
 
@@ -13,27 +13,7 @@ pub fn width(text: &str) -> usize {
     text.width()
 }
 
-/// `text` cut to `max` cells, ending in `…` when cut.
-pub fn clip(text: &str, max: usize) -> String {
-    if text.width() <= max {
-        return text.to_owned();
-    }
-    if max == 0 {
-        return String::new();
-    }
-    let mut out = String::new();
-    let mut used = 0;
-    for c in text.chars() {
-        let w = c.width().unwrap_or(0);
-        if used + w > max - 1 {
-            break;
-        }
-        out.push(c);
-        used += w;
-    }
-    out.push('…');
-    out
-}
+pub use crate::domain::clip;
 
 pub use crate::domain::thousands as count;
 

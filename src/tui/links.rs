@@ -4,10 +4,7 @@
 use ratatui::buffer::Buffer;
 use ratatui::layout::{Alignment, Constraint, Layout, Rect};
 use ratatui::text::{Line, Span, Text};
-use ratatui::widgets::{
-    Block, BorderType, Borders, Cell, Paragraph, Row, StatefulWidget, Table, TableState, Widget,
-    Wrap,
-};
+use ratatui::widgets::{Cell, Paragraph, Row, StatefulWidget, Table, TableState, Widget, Wrap};
 
 use super::format;
 use super::keys::{Action, Key};
@@ -140,11 +137,7 @@ impl LinksView {
             _ => " Links ".to_owned(),
         };
         let stale = self.list.is_stale();
-        let mut block = Block::default()
-            .borders(Borders::ALL)
-            .border_type(BorderType::Rounded)
-            .border_style(border)
-            .title(Span::styled(title, ctx.theme.header));
+        let mut block = ctx.theme.panel(title, border);
         if stale {
             block = block.title(Span::styled(" stale ", ctx.theme.error));
         }
@@ -403,11 +396,7 @@ fn link_row(link: &Link, ctx: &Ctx, columns: &Columns, extra: &Extra) -> Row<'st
 
 fn render_details(link: Option<&Link>, area: Rect, buf: &mut Buffer, ctx: &Ctx) {
     let t = ctx.theme;
-    let block = Block::default()
-        .borders(Borders::ALL)
-        .border_type(BorderType::Rounded)
-        .border_style(t.border)
-        .title(Span::styled(" details ", t.header));
+    let block = t.panel(" details ", t.border);
     let inner = block.inner(area);
     block.render(area, buf);
     let Some(link) = link else {

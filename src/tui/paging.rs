@@ -9,6 +9,18 @@ use super::msg::RequestId;
 /// four leave room for the page being scrolled into and the one just left.
 pub const MAX_PAGES: usize = 4;
 
+/// The scroll offset of a window `rows` tall that shows row `row` and moves the least from
+/// `offset`: every scrolled list and the form keep their cursor in view this way.
+pub fn offset_showing(row: usize, offset: usize, rows: usize) -> usize {
+    if row < offset {
+        row
+    } else if row >= offset + rows {
+        row + 1 - rows
+    } else {
+        offset
+    }
+}
+
 /// Rows of a paged list: cursor, scroll offset, and the fetched pages.
 #[derive(Debug, Clone)]
 pub struct PagedList<T> {
@@ -159,11 +171,7 @@ impl<T> PagedList<T> {
     }
 
     fn scroll_to_cursor(&mut self) {
-        if self.cursor < self.offset {
-            self.offset = self.cursor;
-        } else if self.cursor >= self.offset + self.rows {
-            self.offset = self.cursor + 1 - self.rows;
-        }
+        self.offset = offset_showing(self.cursor, self.offset, self.rows);
         // Never leave blank rows at the bottom when the list could fill them.
         let max_offset = self.len().saturating_sub(self.rows);
         self.offset = self.offset.min(max_offset);

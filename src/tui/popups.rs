@@ -8,7 +8,7 @@ use std::time::Instant;
 use ratatui::buffer::Buffer;
 use ratatui::layout::{Constraint, Rect};
 use ratatui::text::{Line, Span};
-use ratatui::widgets::{Block, BorderType, Borders, Clear, Gauge, Paragraph, Widget, Wrap};
+use ratatui::widgets::{Clear, Gauge, Paragraph, Widget, Wrap};
 
 use super::filter::Named;
 use super::form::TextField;
@@ -496,11 +496,7 @@ pub fn dialog(
         return None;
     }
     Clear.render(area, buf);
-    let block = Block::default()
-        .borders(Borders::ALL)
-        .border_type(BorderType::Rounded)
-        .border_style(border)
-        .title(Span::styled(title.to_owned(), theme.header));
+    let block = theme.panel(title.to_owned(), border);
     let inner = block.inner(area);
     block.render(area, buf);
     Some(inner)

@@ -12,6 +12,7 @@ use super::format;
 use super::keys::{Action, Key};
 use super::links::centered_block;
 use super::msg::RequestId;
+use super::paging::offset_showing;
 use super::view::{Ctx, Outcome};
 use crate::domain::Space;
 
@@ -78,11 +79,7 @@ impl SpacesView {
     }
 
     fn scroll(&mut self) {
-        if self.cursor < self.offset {
-            self.offset = self.cursor;
-        } else if self.cursor >= self.offset + self.rows {
-            self.offset = self.cursor + 1 - self.rows;
-        }
+        self.offset = offset_showing(self.cursor, self.offset, self.rows);
     }
 
     fn move_to(&mut self, index: isize) {
@@ -120,10 +117,7 @@ impl SpacesView {
             Some(Action::Bottom) => self.move_to(isize::MAX),
             Some(Action::Select) => {
                 return match self.items.get(self.cursor) {
-                    Some(space) => Outcome::OpenSpace(Named {
-                        id: space.id,
-                        name: space.name.clone(),
-                    }),
+                    Some(space) => Outcome::OpenSpace(Named::from(space)),
                     None => Outcome::Handled,
                 };
             }

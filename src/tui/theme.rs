@@ -1,7 +1,11 @@
 //! Colours and emphasis. `mono` uses only bold, dim and reverse, so it reads on any terminal and
 //! is what `NO_COLOR` selects.
 
+use std::borrow::Cow;
+
 use ratatui::style::{Color, Modifier, Style};
+use ratatui::text::Span;
+use ratatui::widgets::{Block, BorderType, Borders};
 
 use crate::domain::Color as SpaceColor;
 
@@ -27,6 +31,16 @@ pub struct Theme {
 }
 
 impl Theme {
+    /// The frame of every panel and dialog: a rounded border drawn in `border`, the title in the
+    /// header style.
+    pub fn panel<'a>(&self, title: impl Into<Cow<'a, str>>, border: Style) -> Block<'a> {
+        Block::default()
+            .borders(Borders::ALL)
+            .border_type(BorderType::Rounded)
+            .border_style(border)
+            .title(Span::styled(title, self.header))
+    }
+
     pub fn new(name: ThemeName) -> Theme {
         let base = Theme {
             name,

@@ -11,6 +11,7 @@ use super::format;
 use super::keys::{Action, Key};
 use super::links::centered_block;
 use super::msg::RequestId;
+use super::paging::offset_showing;
 use super::view::{Ctx, Outcome};
 use crate::backend::{TrashPage, Trashed, TrashedKind};
 
@@ -77,11 +78,7 @@ impl TrashView {
     }
 
     fn scroll(&mut self) {
-        if self.cursor < self.offset {
-            self.offset = self.cursor;
-        } else if self.cursor >= self.offset + self.rows {
-            self.offset = self.cursor + 1 - self.rows;
-        }
+        self.offset = offset_showing(self.cursor, self.offset, self.rows);
     }
 
     pub fn handle_key(&mut self, key: Key) -> Outcome {

@@ -36,17 +36,13 @@ impl Ctx<'_> {
         area: ratatui::layout::Rect,
         buf: &mut ratatui::buffer::Buffer,
     ) -> ratatui::layout::Rect {
-        use ratatui::widgets::{Block, BorderType, Borders, Widget};
+        use ratatui::widgets::Widget;
         let border = if self.focused {
             self.theme.focused_border
         } else {
             self.theme.border
         };
-        let block = Block::default()
-            .borders(Borders::ALL)
-            .border_type(BorderType::Rounded)
-            .border_style(border)
-            .title(ratatui::text::Span::styled(title, self.theme.header));
+        let block = self.theme.panel(title, border);
         let inner = block.inner(area);
         block.render(area, buf);
         inner

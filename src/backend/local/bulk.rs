@@ -13,9 +13,10 @@ use rusqlite::types::Value;
 
 use super::LocalBackend;
 use super::links::NOT_YOUR_SPACE;
+use super::links::list_filter;
 use super::store::bulk::{self as store, CHUNK, Change};
 use super::store::links as link_store;
-use super::store::search::{self, ListFilter};
+use super::store::search;
 use super::store::{spaces, trash};
 use crate::backend::bulk::{
     BulkAction, BulkFailure, BulkReport, Preview, Progress, Selection, Undo,
@@ -37,17 +38,8 @@ fn resolve(
     let mut ids = match &selection.filter {
         Some(query) => search::matching_ids(
             conn,
-            &ListFilter {
-                owner,
-                search: query.search_term().map(|t| (query.by, t)),
-                status: query.status,
-                space: query.space,
-                domain: query.domain,
-                sort: query.sort,
-                offset: 0,
-                limit: 0,
-                now,
-            },
+            // Every match: no offset, and 0 is no limit.
+            &list_filter(owner, query, now, 0, 0),
         )?,
         None => RoaringTreemap::new(),
     };
@@ -157,6 +149,27 @@ fn check_cancel(progress: &Progress) -> Result<()> {
     }
 }
 
+/// Works through `ids` a chunk at a time, so a million links never sit in one statement: each
+/// chunk is staged (`store::stage_ids`), handed to `work` with its size, and counted on
+/// `progress`; a cancel is noticed between chunks.
+fn in_staged_chunks(
+    conn: &Connection,
+    ids: &RoaringTreemap,
+    progress: &Progress,
+    mut work: impl FnMut(u64) -> Result<()>,
+) -> Result<()> {
+    let mut ids = ids.iter().map(|id| id as Id).peekable();
+    while ids.peek().is_some() {
+        check_cancel(progress)?;
+        let chunk: Vec<Id> = ids.by_ref().take(CHUNK).collect();
+        let n = chunk.len() as u64;
+        store::stage_ids(conn, chunk)?;
+        work(n)?;
+        progress.advance(n);
+    }
+    Ok(())
+}
+
 impl LocalBackend {
     /// Checks a bulk update once, as a single update would be checked, including that its space
     /// is the owner's.
@@ -221,12 +234,7 @@ impl LocalBackend {
                 let mut groups: Vec<(LinkInput, Vec<Id>)> = Vec::new();
                 let mut index: HashMap<String, usize> = HashMap::new();
                 for (ids, changes) in resolved {
-                    let mut ids = ids.iter().map(|id| id as Id).peekable();
-                    while ids.peek().is_some() {
-                        check_cancel(&watch)?;
-                        let chunk: Vec<Id> = ids.by_ref().take(CHUNK).collect();
-                        let n = chunk.len() as u64;
-                        store::stage_ids(tx, chunk)?;
+                    in_staged_chunks(tx, &ids, &watch, |n| {
                         let changed = store::update_staged(tx, owner, &changes, now.as_second())?;
                         report.changed += changed.len() as u64;
                         report.unchanged += n - changed.len() as u64;
@@ -238,8 +246,8 @@ impl LocalBackend {
                             });
                             groups[at].1.push(id);
                         }
-                        watch.advance(n);
-                    }
+                        Ok(())
+                    })?;
                 }
                 if !groups.is_empty() {
                     report.undo = Undo::Revert(groups);
@@ -272,15 +280,10 @@ impl LocalBackend {
                     return Ok(report);
                 }
                 let batch = trash::new_batch(tx, owner, now)?;
-                let mut ids = ids.iter().map(|id| id as Id).peekable();
-                while ids.peek().is_some() {
-                    check_cancel(&watch)?;
-                    let chunk: Vec<Id> = ids.by_ref().take(CHUNK).collect();
-                    let n = chunk.len() as u64;
-                    store::stage_ids(tx, chunk)?;
+                in_staged_chunks(tx, &ids, &watch, |_| {
                     report.changed += trash::move_staged_links(tx, owner, batch)?;
-                    watch.advance(n);
-                }
+                    Ok(())
+                })?;
                 report.undo = Undo::Restore { batch };
                 Ok(report)
             })

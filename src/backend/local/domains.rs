@@ -68,27 +68,13 @@ impl LocalBackend {
             ..SpaceQuery::default()
         }
         .validate()?;
-        let owner = self.owner_id;
-        let offset = u64::from(page - 1) * u64::from(per_page);
-        let (items, total) = self
-            .service
-            .db()
-            .read(move |conn| store::list(conn, owner, offset, per_page))
-            .await?;
-        Ok(Page {
-            items,
-            page,
-            per_page,
-            total,
+        self.read_page(page, per_page, move |conn, owner, offset| {
+            store::list(conn, owner, offset, per_page)
         })
+        .await
     }
 
     pub(super) async fn domain_show(&self, id: Id) -> Result<Domain> {
-        let owner = self.owner_id;
-        self.service
-            .db()
-            .read(move |conn| store::get(conn, owner, id))
-            .await?
-            .ok_or_else(|| Error::not_found(format!("domain {id}")))
+        self.read_owned("domain", id, store::get).await
     }
 }

@@ -2,7 +2,7 @@
 
 use jiff::Timestamp;
 use rand::Rng;
-use rusqlite::{OptionalExtension, params};
+use rusqlite::{Connection, OptionalExtension, params};
 use sha2::{Digest, Sha256};
 use subtle::ConstantTimeEq;
 
@@ -57,6 +57,18 @@ fn time(seconds: Option<i64>) -> Option<Timestamp> {
 const KEY_COLUMNS: &str =
     "k.id, k.owner_id, o.name, k.name, k.prefix, k.created_at, k.last_used_at, k.revoked_at";
 
+/// Key `id` as it now stands: what creating and revoking a key answer with.
+fn key_by_id(conn: &Connection, id: Id) -> Result<KeyInfo> {
+    conn.query_row(
+        &format!(
+            "SELECT {KEY_COLUMNS} FROM api_keys k JOIN owners o ON o.id = k.owner_id WHERE k.id = ?1"
+        ),
+        [id],
+        key_from_row,
+    )
+    .map_err(db_error)
+}
+
 fn key_from_row(row: &rusqlite::Row<'_>) -> rusqlite::Result<KeyInfo> {
     Ok(KeyInfo {
         id: row.get(0)?,
@@ -96,14 +108,7 @@ impl LocalService {
                 )
                 .map_err(db_error)?;
                 let id = tx.last_insert_rowid();
-                tx.query_row(
-                    &format!(
-                        "SELECT {KEY_COLUMNS} FROM api_keys k JOIN owners o ON o.id = k.owner_id WHERE k.id = ?1"
-                    ),
-                    [id],
-                    key_from_row,
-                )
-                .map_err(db_error)
+                key_by_id(tx, id)
             })
             .await?;
         Ok((key, info))
@@ -139,14 +144,7 @@ impl LocalService {
                 if changed == 0 {
                     return Err(Error::not_found(format!("key {id}")));
                 }
-                tx.query_row(
-                    &format!(
-                        "SELECT {KEY_COLUMNS} FROM api_keys k JOIN owners o ON o.id = k.owner_id WHERE k.id = ?1"
-                    ),
-                    [id],
-                    key_from_row,
-                )
-                .map_err(db_error)
+                key_by_id(tx, id)
             })
             .await
     }

@@ -197,6 +197,28 @@ async fn hash_of(validated: &Result<LinkPatch, FieldErrors>) -> Result<Option<Op
     }
 }
 
+/// What the store's search is asked for the links of `query`, `limit` rows after `offset`: the
+/// list and a bulk action over a filter select the same links this way.
+pub(super) fn list_filter(
+    owner: Id,
+    query: &LinkQuery,
+    now: Timestamp,
+    offset: u64,
+    limit: u32,
+) -> ListFilter<'_> {
+    ListFilter {
+        owner,
+        search: query.search_term().map(|t| (query.by, t)),
+        status: query.status,
+        space: query.space,
+        domain: query.domain,
+        sort: query.sort,
+        offset,
+        limit,
+        now,
+    }
+}
+
 impl LocalBackend {
     /// The short URL of a link: its domain's name, or the profile's public URL, then the alias.
     pub(super) fn finish(&self, mut link: Link) -> Link {
@@ -222,44 +244,24 @@ impl LocalBackend {
 
     pub(super) async fn link_list(&self, query: &LinkQuery) -> Result<Page<Link>> {
         query.validate()?;
-        let owner = self.owner_id;
-        let (page, per_page) = (query.page, query.per_page);
         let query = query.clone();
         let now = self.service.now();
-        let (items, total) = self
-            .service
-            .db()
-            .read(move |conn| {
-                let filter = ListFilter {
-                    owner,
-                    search: query.search_term().map(|t| (query.by, t)),
-                    status: query.status,
-                    space: query.space,
-                    domain: query.domain,
-                    sort: query.sort,
-                    offset: u64::from(query.page - 1) * u64::from(query.per_page),
-                    limit: query.per_page,
-                    now,
-                };
-                search::list(conn, &filter)
+        let page = self
+            .read_page(query.page, query.per_page, move |conn, owner, offset| {
+                search::list(
+                    conn,
+                    &list_filter(owner, &query, now, offset, query.per_page),
+                )
             })
             .await?;
         Ok(Page {
-            items: items.into_iter().map(|l| self.finish(l)).collect(),
-            page,
-            per_page,
-            total,
+            items: page.items.into_iter().map(|l| self.finish(l)).collect(),
+            ..page
         })
     }
 
     pub(super) async fn link_show(&self, id: Id) -> Result<Link> {
-        let owner = self.owner_id;
-        let link = self
-            .service
-            .db()
-            .read(move |conn| store::get(conn, owner, id))
-            .await?
-            .ok_or_else(|| Error::not_found(format!("link {id}")))?;
+        let link = self.read_owned("link", id, store::get).await?;
         Ok(self.finish(link))
     }
 

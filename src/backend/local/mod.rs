@@ -9,6 +9,7 @@ mod domains;
 mod import;
 mod keys;
 mod links;
+mod owned;
 mod password;
 mod public_address;
 mod redirect;

@@ -12,38 +12,22 @@ pub(super) const NAME_TAKEN: &str = "is already used by another of your spaces";
 impl LocalBackend {
     pub(super) async fn space_list(&self, query: &SpaceQuery) -> Result<Page<Space>> {
         query.validate()?;
-        let owner = self.owner_id;
-        let (page, per_page) = (query.page, query.per_page);
         let query = query.clone();
-        let (items, total) = self
-            .service
-            .db()
-            .read(move |conn| {
-                store::list(
-                    conn,
-                    owner,
-                    query.search_term(),
-                    query.sort == Sort::Desc,
-                    u64::from(query.page - 1) * u64::from(query.per_page),
-                    query.per_page,
-                )
-            })
-            .await?;
-        Ok(Page {
-            items,
-            page,
-            per_page,
-            total,
+        self.read_page(query.page, query.per_page, move |conn, owner, offset| {
+            store::list(
+                conn,
+                owner,
+                query.search_term(),
+                query.sort == Sort::Desc,
+                offset,
+                query.per_page,
+            )
         })
+        .await
     }
 
     pub(super) async fn space_show(&self, id: Id) -> Result<Space> {
-        let owner = self.owner_id;
-        self.service
-            .db()
-            .read(move |conn| store::get(conn, owner, id))
-            .await?
-            .ok_or_else(|| Error::not_found(format!("space {id}")))
+        self.read_owned("space", id, store::get).await
     }
 
     pub(super) async fn space_create(&self, input: &SpaceInput) -> Result<Space> {

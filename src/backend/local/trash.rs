@@ -113,7 +113,7 @@ impl LocalBackend {
                 store::list(
                     conn,
                     owner,
-                    u64::from(page.max(1) - 1) * u64::from(per_page),
+                    super::owned::rows_before(page, per_page),
                     per_page,
                     keep,
                 )

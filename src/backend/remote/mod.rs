@@ -72,6 +72,42 @@ impl fmt::Debug for RemoteBackend {
     }
 }
 
+/// One kind of record the v1 API serves under `/api/v1/{path}`: where it lives, how errors
+/// name one ("link 7"), and how its JSON is read. The paths and words of every CRUD call come
+/// from here, so links, spaces and domains cannot drift apart.
+struct Resource<T> {
+    path: &'static str,
+    noun: &'static str,
+    read: fn(&Value) -> std::result::Result<T, decode::DecodeError>,
+}
+
+const LINKS: Resource<Link> = Resource {
+    path: "links",
+    noun: "link",
+    read: decode::link,
+};
+const SPACES: Resource<Space> = Resource {
+    path: "spaces",
+    noun: "space",
+    read: decode::space,
+};
+const DOMAINS: Resource<Domain> = Resource {
+    path: "domains",
+    noun: "domain",
+    read: decode::domain,
+};
+
+impl<T> Resource<T> {
+    fn record_path(&self, id: Id) -> String {
+        format!("{}/{id}", self.path)
+    }
+
+    /// How an error names record `id`, such as "link 7".
+    fn record(&self, id: Id) -> String {
+        format!("{} {id}", self.noun)
+    }
+}
+
 impl RemoteBackend {
     /// Checks the base URL and sets up the client; nothing is sent until the first call.
     pub fn new(options: RemoteOptions) -> Result<RemoteBackend> {
@@ -166,6 +202,40 @@ impl RemoteBackend {
             .map(drop)
     }
 
+    async fn list<T>(
+        &self,
+        resource: &Resource<T>,
+        query: &[(&'static str, String)],
+        requested: (u32, u32),
+    ) -> Result<Page<T>> {
+        self.get_page(resource.path, query, requested, resource.read)
+            .await
+    }
+
+    async fn show<T>(&self, resource: &Resource<T>, id: Id) -> Result<T> {
+        let path = resource.record_path(id);
+        self.get_record(&path, &resource.record(id), resource.read)
+            .await
+    }
+
+    async fn create<T>(&self, resource: &Resource<T>, form: String) -> Result<T> {
+        let record = format!("the new {}", resource.noun);
+        self.write_record(Method::POST, resource.path, form, &record, resource.read)
+            .await
+    }
+
+    async fn update<T>(&self, resource: &Resource<T>, id: Id, form: String) -> Result<T> {
+        let path = resource.record_path(id);
+        let record = resource.record(id);
+        self.write_record(Method::PUT, &path, form, &record, resource.read)
+            .await
+    }
+
+    async fn remove<T>(&self, resource: &Resource<T>, id: Id) -> Result<()> {
+        self.delete(&resource.record_path(id), &resource.record(id))
+            .await
+    }
+
     fn read_record<T>(
         &self,
         body: &Value,
@@ -227,82 +297,47 @@ impl Backend for RemoteBackend {
     async fn list_links(&self, query: &LinkQuery) -> Result<Page<Link>> {
         query.validate()?;
         let params = encode::link_query(query);
-        self.get_page("links", &params, (query.page, query.per_page), decode::link)
+        self.list(&LINKS, &params, (query.page, query.per_page))
             .await
     }
 
     async fn show_link(&self, id: Id) -> Result<Link> {
-        self.get_record(&format!("links/{id}"), &format!("link {id}"), decode::link)
-            .await
+        self.show(&LINKS, id).await
     }
 
     async fn create_link(&self, input: &LinkInput) -> Result<Link> {
-        let form = encode::link_form(input)?;
-        self.write_record(Method::POST, "links", form, "the new link", decode::link)
-            .await
+        self.create(&LINKS, encode::link_form(input)?).await
     }
 
     async fn update_link(&self, id: Id, input: &LinkInput) -> Result<Link> {
-        let form = encode::link_form(input)?;
-        let path = format!("links/{id}");
-        self.write_record(
-            Method::PUT,
-            &path,
-            form,
-            &format!("link {id}"),
-            decode::link,
-        )
-        .await
+        self.update(&LINKS, id, encode::link_form(input)?).await
     }
 
     async fn delete_link(&self, id: Id) -> Result<()> {
-        self.delete(&format!("links/{id}"), &format!("link {id}"))
-            .await
+        self.remove(&LINKS, id).await
     }
 
     async fn list_spaces(&self, query: &SpaceQuery) -> Result<Page<Space>> {
         query.validate()?;
         let params = encode::space_query(query);
-        self.get_page(
-            "spaces",
-            &params,
-            (query.page, query.per_page),
-            decode::space,
-        )
-        .await
+        self.list(&SPACES, &params, (query.page, query.per_page))
+            .await
     }
 
     async fn show_space(&self, id: Id) -> Result<Space> {
-        self.get_record(
-            &format!("spaces/{id}"),
-            &format!("space {id}"),
-            decode::space,
-        )
-        .await
+        self.show(&SPACES, id).await
     }
 
     async fn create_space(&self, input: &SpaceInput) -> Result<Space> {
-        let form = encode::space_form(input)?;
-        self.write_record(Method::POST, "spaces", form, "the new space", decode::space)
-            .await
+        self.create(&SPACES, encode::space_form(input)?).await
     }
 
     async fn update_space(&self, id: Id, input: &SpaceInput) -> Result<Space> {
-        let form = encode::space_form(input)?;
-        let path = format!("spaces/{id}");
-        self.write_record(
-            Method::PUT,
-            &path,
-            form,
-            &format!("space {id}"),
-            decode::space,
-        )
-        .await
+        self.update(&SPACES, id, encode::space_form(input)?).await
     }
 
     async fn delete_space(&self, id: Id) -> Result<()> {
-        self.delete(&format!("spaces/{id}"), &format!("space {id}"))
-            .await
+        self.remove(&SPACES, id).await
     }
 
     async fn list_domains(&self, page: u32, per_page: u32) -> Result<Page<Domain>> {
@@ -313,17 +348,11 @@ impl Backend for RemoteBackend {
         };
         query.validate()?;
         let params = encode::paging(page, per_page);
-        self.get_page("domains", &params, (page, per_page), decode::domain)
-            .await
+        self.list(&DOMAINS, &params, (page, per_page)).await
     }
 
     async fn show_domain(&self, id: Id) -> Result<Domain> {
-        self.get_record(
-            &format!("domains/{id}"),
-            &format!("domain {id}"),
-            decode::domain,
-        )
-        .await
+        self.show(&DOMAINS, id).await
     }
 
     /// A 404 means the record is not found, or the server has no statistics at all: the

@@ -124,13 +124,7 @@ impl App {
             } => (
                 req,
                 created,
-                result.map(|link| {
-                    let verb = if created { "Created" } else { "Saved" };
-                    (
-                        Saved::Link(link.id),
-                        format!("{verb} link {}", link.short_url),
-                    )
-                }),
+                result.map(|link| (Saved::Link(link.id), format!("link {}", link.short_url))),
             ),
             Msg::SpaceSaved {
                 req,
@@ -139,16 +133,12 @@ impl App {
             } => (
                 req,
                 created,
-                result.map(|space| {
-                    let verb = if created { "Created" } else { "Saved" };
-                    (
-                        Saved::Space(space.id),
-                        format!("{verb} space {}", space.name),
-                    )
-                }),
+                result.map(|space| (Saved::Space(space.id), format!("space {}", space.name))),
             ),
             _ => return,
         };
+        let verb = if created { "Created" } else { "Saved" };
+        let outcome = outcome.map(|(saved, what)| (saved, format!("{verb} {what}")));
         self.answered(req);
         if self.forms.req != Some(req) {
             return;

@@ -145,15 +145,7 @@ impl App {
                     self.toast(ToastKind::Error, "Spaces are not loaded yet");
                     return;
                 }
-                let choices = self
-                    .spaces
-                    .spaces()
-                    .iter()
-                    .map(|s| Named {
-                        id: s.id,
-                        name: s.name.clone(),
-                    })
-                    .collect();
+                let choices = self.spaces.spaces().iter().map(Named::from).collect();
                 let current = match (&targets.many, &selected) {
                     (false, Some(link)) => link.space.as_ref().map(|s| s.id),
                     _ => None,

@@ -748,22 +748,17 @@ impl LinkForm {
             return FormOutcome::Stay;
         }
         let input = self.request();
-        match &self.original {
+        let request = match &self.original {
             Some(link) if input == LinkInput::default() => {
                 tracing::debug!(id = link.id, "nothing to save");
-                FormOutcome::Close
+                return FormOutcome::Close;
             }
-            Some(link) => {
-                self.saving = true;
-                self.message = None;
-                FormOutcome::Save(SaveRequest::UpdateLink(link.id, input))
-            }
-            None => {
-                self.saving = true;
-                self.message = None;
-                FormOutcome::Save(SaveRequest::CreateLink(input))
-            }
-        }
+            Some(link) => SaveRequest::UpdateLink(link.id, input),
+            None => SaveRequest::CreateLink(input),
+        };
+        self.saving = true;
+        self.message = None;
+        FormOutcome::Save(request)
     }
 
     /// Shows every error beside its field and moves to the first field that has one.

@@ -21,7 +21,7 @@ use std::collections::BTreeMap;
 use ratatui::buffer::Buffer;
 use ratatui::layout::{Position, Rect};
 use ratatui::text::{Line, Span};
-use ratatui::widgets::{Block, BorderType, Borders, Clear, Paragraph, Widget, Wrap};
+use ratatui::widgets::{Clear, Paragraph, Widget, Wrap};
 
 pub use field::TextField;
 pub use link_form::LinkForm;
@@ -260,6 +260,18 @@ pub struct Frame<'a> {
     pub hints: &'a [(&'a str, &'a str)],
 }
 
+/// A form's message line: the spinner while its save is out, else what last went wrong.
+pub fn status_line(saving: bool, message: Option<&str>, ctx: &Ctx) -> Option<Line<'static>> {
+    if saving {
+        Some(Line::styled(
+            format!(" {} Saving…", ctx.spinner),
+            ctx.theme.accent,
+        ))
+    } else {
+        message.map(|m| Line::styled(format!(" {m}"), ctx.theme.error))
+    }
+}
+
 /// Draws a bordered form over `area`: the body scrolled so the focused stop shows, a message
 /// line and the form's key hints at the bottom. Returns the screen position of the cursor.
 pub fn render_frame(
@@ -271,11 +283,7 @@ pub fn render_frame(
 ) -> Option<Position> {
     let t = ctx.theme;
     Clear.render(area, buf);
-    let block = Block::default()
-        .borders(Borders::ALL)
-        .border_type(BorderType::Rounded)
-        .border_style(t.focused_border)
-        .title(Span::styled(frame.title.clone(), t.header));
+    let block = t.panel(frame.title.clone(), t.focused_border);
     let inner = block.inner(area);
     block.render(area, buf);
     if inner.height < 3 || inner.width < 10 {
@@ -290,11 +298,7 @@ pub fn render_frame(
         .min(first)
         .min(body.lines.len().saturating_sub(visible));
     if let Some(keep) = body.keep {
-        if keep < offset {
-            offset = keep;
-        } else if keep >= offset + visible {
-            offset = keep + 1 - visible;
-        }
+        offset = super::paging::offset_showing(keep, offset, visible);
     }
     // One column of padding keeps headings off the border.
     let body_area = Rect {
@@ -367,11 +371,7 @@ pub fn render_discard(area: Rect, buf: &mut Buffer, ctx: &Ctx, what: &str) {
         ratatui::layout::Constraint::Length(6),
     );
     Clear.render(rect, buf);
-    let block = Block::default()
-        .borders(Borders::ALL)
-        .border_type(BorderType::Rounded)
-        .border_style(t.error)
-        .title(Span::styled(" Discard changes? ", t.header));
+    let block = t.panel(" Discard changes? ", t.error);
     let inner = block.inner(rect);
     block.render(rect, buf);
     Paragraph::new(vec![

@@ -4,7 +4,7 @@
 use ratatui::buffer::Buffer;
 use ratatui::layout::{Constraint, Position, Rect};
 use ratatui::text::{Line, Span};
-use ratatui::widgets::{Block, BorderType, Borders, Clear, Paragraph, Widget};
+use ratatui::widgets::{Clear, Paragraph, Widget};
 
 use super::field::{TextField, clip};
 use crate::domain::{Color, Platform, search_countries};
@@ -158,11 +158,7 @@ impl ListPicker {
         let width = 44.min(area.width.saturating_sub(4));
         let rect = area.centered(Constraint::Length(width), Constraint::Length(height));
         Clear.render(rect, buf);
-        let block = Block::default()
-            .borders(Borders::ALL)
-            .border_type(BorderType::Rounded)
-            .border_style(t.focused_border)
-            .title(Span::styled(self.title.clone(), t.header));
+        let block = t.panel(self.title.clone(), t.focused_border);
         let inner = block.inner(rect);
         block.render(rect, buf);
         if inner.height == 0 || inner.width < 4 {

@@ -8,7 +8,7 @@ use ratatui::text::{Line, Span};
 use super::field::TextField;
 use super::{
     Body, Errors, Form, FormOutcome, Frame, INDENT, LABEL_WIDTH, SaveRequest, discard_answer,
-    error_line, label, render_discard, render_frame,
+    error_line, label, render_discard, render_frame, status_line,
 };
 use crate::domain::{Color, Error, FieldErrors, Mode, Space, SpaceInput, validate_space_input};
 use crate::tui::errors::{Failed, describe};
@@ -229,19 +229,14 @@ impl SpaceForm {
             return FormOutcome::Stay;
         }
         let input = self.request();
-        match &self.original {
-            Some(_) if input == SpaceInput::default() => FormOutcome::Close,
-            Some(space) => {
-                self.saving = true;
-                self.message = None;
-                FormOutcome::Save(SaveRequest::UpdateSpace(space.id, input))
-            }
-            None => {
-                self.saving = true;
-                self.message = None;
-                FormOutcome::Save(SaveRequest::CreateSpace(input))
-            }
-        }
+        let request = match &self.original {
+            Some(_) if input == SpaceInput::default() => return FormOutcome::Close,
+            Some(space) => SaveRequest::UpdateSpace(space.id, input),
+            None => SaveRequest::CreateSpace(input),
+        };
+        self.saving = true;
+        self.message = None;
+        FormOutcome::Save(request)
     }
 
     fn show_errors(&mut self, errors: &FieldErrors) {
@@ -331,13 +326,7 @@ impl SpaceForm {
             Some(space) => format!(" Edit space {} ", space.name),
             None => " New space ".to_owned(),
         };
-        let message = if self.saving {
-            Some(Line::styled(format!(" {} Saving…", ctx.spinner), t.accent))
-        } else {
-            self.message
-                .as_ref()
-                .map(|m| Line::styled(format!(" {m}"), t.error))
-        };
+        let message = status_line(self.saving, self.message.as_deref(), ctx);
         let key = |a: Action| ctx.keys.first(a);
         let owned: Vec<(String, &str)> = match self.focus {
             Stop::Name => vec![

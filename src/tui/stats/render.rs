@@ -55,30 +55,13 @@ impl StatsView {
                 );
             }
             Shown::Failed(error) => {
-                return message(
-                    body,
-                    buf,
-                    vec![
-                        Line::styled("Could not load the traffic", ctx.theme.error),
-                        Line::raw(""),
-                        Line::raw(error.clone()),
-                        Line::raw(""),
-                        key_line(ctx, &[(Action::Refresh, "retry")], true),
-                    ],
-                );
+                let heading = Line::styled("Could not load the traffic", ctx.theme.error);
+                let keys = key_line(ctx, &[(Action::Refresh, "retry")], true);
+                return notice(body, buf, heading, error.clone(), keys);
             }
             Shown::Unsupported(why) => {
-                return message(
-                    body,
-                    buf,
-                    vec![
-                        Line::styled("No statistics on this server", ctx.theme.header),
-                        Line::raw(""),
-                        Line::raw(why.clone()),
-                        Line::raw(""),
-                        key_line(ctx, &[], true),
-                    ],
-                );
+                let heading = Line::styled("No statistics on this server", ctx.theme.header);
+                return notice(body, buf, heading, why.clone(), key_line(ctx, &[], true));
             }
         };
         self.render_summary(stats, summary, buf, ctx);
@@ -416,6 +399,12 @@ fn key_line(ctx: &Ctx, keys: &[(Action, &str)], back: bool) -> Line<'static> {
     }
     spans.push(Span::raw("."));
     Line::from(spans)
+}
+
+/// Figures that cannot be shown: a heading, why, and the keys that help.
+fn notice(area: Rect, buf: &mut Buffer, heading: Line<'static>, why: String, keys: Line<'static>) {
+    let lines = vec![heading, Line::raw(""), Line::raw(why), Line::raw(""), keys];
+    message(area, buf, lines);
 }
 
 fn message(area: Rect, buf: &mut Buffer, lines: Vec<Line<'static>>) {

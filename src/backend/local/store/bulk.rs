@@ -77,6 +77,17 @@ pub fn move_counters(conn: &Connection, owner: Id, sign: i64) -> Result<u64> {
 /// A column a bulk update sets, and its new value.
 pub type Change = (&'static str, Value);
 
+/// `column op ?N` for each of `changes`, joined by `sep`: their values are bound from `?2` on,
+/// in order (`?1` is the owner).
+fn column_terms(changes: &[Change], op: &str, sep: &str) -> String {
+    changes
+        .iter()
+        .enumerate()
+        .map(|(i, (column, _))| format!("{column} {op} ?{}", i + 2))
+        .collect::<Vec<_>>()
+        .join(sep)
+}
+
 /// Sets `changes` (and `updated_at`) on the staged links of `owner` that differ in any of them.
 /// Returns each changed link's id with its earlier values, in the order of `changes`.
 pub fn update_staged(
@@ -85,12 +96,7 @@ pub fn update_staged(
     changes: &[Change],
     now: i64,
 ) -> Result<Vec<(Id, Vec<Value>)>> {
-    let differs = changes
-        .iter()
-        .enumerate()
-        .map(|(i, (column, _))| format!("{column} IS NOT ?{}", i + 2))
-        .collect::<Vec<_>>()
-        .join(" OR ");
+    let differs = column_terms(changes, "IS NOT", " OR ");
     let filter = format!("owner_id = ?1 AND id IN (SELECT id FROM temp.bulk_ids) AND ({differs})");
     let mut values = vec![Value::Integer(owner)];
     values.extend(changes.iter().map(|(_, v)| v.clone()));
@@ -137,12 +143,7 @@ pub fn update_staged(
                 .map_err(db_error)?;
         }
     }
-    let sets = changes
-        .iter()
-        .enumerate()
-        .map(|(i, (column, _))| format!("{column} = ?{}", i + 2))
-        .collect::<Vec<_>>()
-        .join(", ");
+    let sets = column_terms(changes, "=", ", ");
     let mut update_values = values.clone();
     update_values.push(Value::Integer(now));
     conn.prepare_cached(&format!(

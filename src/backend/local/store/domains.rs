@@ -2,7 +2,7 @@
 
 use rusqlite::{Connection, OptionalExtension, Row, Transaction, params};
 
-use super::{db_error, time};
+use super::{count, db_error, time};
 use crate::domain::{Domain, Id, Result};
 
 const COLUMNS: &str = "id, owner_id, name, created_at, updated_at";
@@ -60,32 +60,30 @@ pub fn delete(tx: &Transaction<'_>, owner: Id, id: Id) -> Result<bool> {
 
 /// How many links use the domain.
 pub fn link_count(conn: &Connection, owner: Id, id: Id) -> Result<u64> {
-    let n: i64 = conn
-        .prepare_cached("SELECT count(*) FROM links WHERE owner_id = ?1 AND domain_id = ?2")
-        .map_err(db_error)?
-        .query_row(params![owner, id], |r| r.get(0))
-        .map_err(db_error)?;
-    Ok(n as u64)
+    count(
+        conn,
+        "SELECT count(*) FROM links WHERE owner_id = ?1 AND domain_id = ?2",
+        params![owner, id],
+    )
 }
 
 /// How many of the owner's trashed links would come back on the domain: a domain is kept while
 /// they may, so a restored link never lands on another domain that took its id.
 pub fn trashed_link_count(conn: &Connection, owner: Id, id: Id) -> Result<u64> {
-    let n: i64 = conn
-        .prepare_cached("SELECT count(*) FROM trash_links WHERE owner_id = ?1 AND domain_id = ?2")
-        .map_err(db_error)?
-        .query_row(params![owner, id], |r| r.get(0))
-        .map_err(db_error)?;
-    Ok(n as u64)
+    count(
+        conn,
+        "SELECT count(*) FROM trash_links WHERE owner_id = ?1 AND domain_id = ?2",
+        params![owner, id],
+    )
 }
 
 /// One page of the owner's domains, newest first, and the total.
 pub fn list(conn: &Connection, owner: Id, offset: u64, limit: u32) -> Result<(Vec<Domain>, u64)> {
-    let total: i64 = conn
-        .prepare_cached("SELECT count(*) FROM domains WHERE owner_id = ?1")
-        .map_err(db_error)?
-        .query_row([owner], |r| r.get(0))
-        .map_err(db_error)?;
+    let total = count(
+        conn,
+        "SELECT count(*) FROM domains WHERE owner_id = ?1",
+        [owner],
+    )?;
     let mut stmt = conn
         .prepare_cached(&format!(
             "SELECT {COLUMNS} FROM domains WHERE owner_id = ?1 ORDER BY id DESC LIMIT ?2 OFFSET ?3"
@@ -96,7 +94,7 @@ pub fn list(conn: &Connection, owner: Id, offset: u64, limit: u32) -> Result<(Ve
         .map_err(db_error)?
         .collect::<rusqlite::Result<Vec<_>>>()
         .map_err(db_error)?;
-    Ok((items, total as u64))
+    Ok((items, total))
 }
 
 /// Every id of the owner's domains (for checking many links at once).

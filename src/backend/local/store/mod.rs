@@ -16,12 +16,24 @@ pub mod trash;
 pub mod visit_log;
 
 use jiff::Timestamp;
+use rusqlite::{Connection, Params};
 
 pub use super::db::db_error;
+use crate::domain::Result;
 
 /// A stored unix time as a timestamp; out-of-range values (never written by us) read as the epoch.
 fn time(seconds: i64) -> Timestamp {
     Timestamp::from_second(seconds).unwrap_or_default()
+}
+
+/// The number a `SELECT count(*)` statement answers.
+fn count(conn: &Connection, sql: &str, params: impl Params) -> Result<u64> {
+    let n: i64 = conn
+        .prepare_cached(sql)
+        .map_err(db_error)?
+        .query_row(params, |r| r.get(0))
+        .map_err(db_error)?;
+    Ok(n as u64)
 }
 
 /// `%`, `_` and the escape character itself made literal for `LIKE … ESCAPE '\'`.

@@ -10,7 +10,7 @@ use jiff::Timestamp;
 use roaring::RoaringTreemap;
 use rusqlite::{Connection, OptionalExtension, params};
 
-use super::{bulk, db_error, time, traffic};
+use super::{bulk, count, db_error, time, traffic};
 use crate::backend::trash::{Trashed, TrashedKind};
 use crate::domain::{Error, Id, Result};
 
@@ -142,15 +142,19 @@ pub enum Scope {
     All,
 }
 
+/// The ids (first column) of the rows `sql` selects.
+fn select_ids(conn: &Connection, sql: &str, params: impl rusqlite::Params) -> Result<Vec<Id>> {
+    conn.prepare_cached(sql)
+        .map_err(db_error)?
+        .query_map(params, |r| r.get(0))
+        .map_err(db_error)?
+        .collect::<rusqlite::Result<_>>()
+        .map_err(db_error)
+}
+
 /// The trashed link and space ids of `owner` in `scope`.
 fn ids_in(conn: &Connection, owner: Id, scope: &Scope) -> Result<(Vec<Id>, Vec<Id>)> {
-    let read = |sql: &str, param: Id| -> Result<Vec<Id>> {
-        let mut stmt = conn.prepare_cached(sql).map_err(db_error)?;
-        stmt.query_map(params![owner, param], |r| r.get(0))
-            .map_err(db_error)?
-            .collect::<rusqlite::Result<Vec<Id>>>()
-            .map_err(db_error)
-    };
+    let read = |sql: &str, param: Id| select_ids(conn, sql, params![owner, param]);
     Ok(match scope {
         Scope::Batch(batch) => (
             read(
@@ -173,29 +177,26 @@ fn ids_in(conn: &Connection, owner: Id, scope: &Scope) -> Result<(Vec<Id>, Vec<I
             )?,
         ),
         Scope::Items { links, spaces } => {
-            let mut keep_links = Vec::new();
-            for &id in links {
-                if !read(
+            // Only the named ids that are the owner's and in the trash.
+            let keep = |sql: &str, ids: &[Id]| -> Result<Vec<Id>> {
+                let mut kept = Vec::new();
+                for &id in ids {
+                    if !read(sql, id)?.is_empty() {
+                        kept.push(id);
+                    }
+                }
+                Ok(kept)
+            };
+            (
+                keep(
                     "SELECT id FROM trash_links WHERE owner_id = ?1 AND id = ?2",
-                    id,
-                )?
-                .is_empty()
-                {
-                    keep_links.push(id);
-                }
-            }
-            let mut keep_spaces = Vec::new();
-            for &id in spaces {
-                if !read(
+                    links,
+                )?,
+                keep(
                     "SELECT id FROM trash_spaces WHERE owner_id = ?1 AND id = ?2",
-                    id,
-                )?
-                .is_empty()
-                {
-                    keep_spaces.push(id);
-                }
-            }
-            (keep_links, keep_spaces)
+                    spaces,
+                )?,
+            )
         }
     })
 }
@@ -398,29 +399,21 @@ pub fn purge_before(conn: &Connection, cutoff: Timestamp) -> Result<u64> {
     if !due {
         return Ok(0);
     }
-    let ids: Vec<Id> = conn
-        .prepare_cached(
-            "SELECT t.id FROM trash_links t JOIN trash_batches b ON b.id = t.batch \
-             WHERE b.deleted_at < ?1",
-        )
-        .map_err(db_error)?
-        .query_map([cutoff.as_second()], |r| r.get(0))
-        .map_err(db_error)?
-        .collect::<rusqlite::Result<_>>()
-        .map_err(db_error)?;
+    let ids = select_ids(
+        conn,
+        "SELECT t.id FROM trash_links t JOIN trash_batches b ON b.id = t.batch \
+         WHERE b.deleted_at < ?1",
+        [cutoff.as_second()],
+    )?;
     bulk::stage_ids(conn, ids)?;
     let n = purge_staged_links(conn)?;
     // A purged space's traffic sums go with it.
-    let spaces: Vec<Id> = conn
-        .prepare_cached(
-            "SELECT s.id FROM trash_spaces s JOIN trash_batches b ON b.id = s.batch \
-             WHERE b.deleted_at < ?1",
-        )
-        .map_err(db_error)?
-        .query_map([cutoff.as_second()], |r| r.get(0))
-        .map_err(db_error)?
-        .collect::<rusqlite::Result<_>>()
-        .map_err(db_error)?;
+    let spaces = select_ids(
+        conn,
+        "SELECT s.id FROM trash_spaces s JOIN trash_batches b ON b.id = s.batch \
+         WHERE b.deleted_at < ?1",
+        [cutoff.as_second()],
+    )?;
     for id in spaces {
         traffic::delete_scope(conn, traffic::Scope::Space, id)?;
     }
@@ -463,14 +456,12 @@ pub fn list(
     limit: u32,
     keep_days: u32,
 ) -> Result<(Vec<Trashed>, u64)> {
-    let total: i64 = conn
-        .prepare_cached(
-            "SELECT (SELECT count(*) FROM trash_links WHERE owner_id = ?1) + \
-                    (SELECT count(*) FROM trash_spaces WHERE owner_id = ?1)",
-        )
-        .map_err(db_error)?
-        .query_row([owner], |r| r.get(0))
-        .map_err(db_error)?;
+    let total = count(
+        conn,
+        "SELECT (SELECT count(*) FROM trash_links WHERE owner_id = ?1) + \
+                (SELECT count(*) FROM trash_spaces WHERE owner_id = ?1)",
+        [owner],
+    )?;
     let mut stmt = conn
         .prepare_cached(
             "SELECT kind, id, name, detail, clicks, deleted_at, batch, members FROM ( \
@@ -518,7 +509,7 @@ pub fn list(
         .map_err(db_error)?
         .collect::<rusqlite::Result<Vec<_>>>()
         .map_err(db_error)?;
-    Ok((items, total.max(0) as u64))
+    Ok((items, total))
 }
 
 #[cfg(test)]

@@ -10,7 +10,7 @@ use crate::domain::{Domain, Space, TargetType};
 use crate::tui::form::field::{TextField, clip};
 use crate::tui::form::rules::RuleList;
 use crate::tui::form::{
-    Body, Frame, INDENT, LABEL_WIDTH, error_line, label, render_discard, render_frame,
+    Body, Frame, INDENT, LABEL_WIDTH, error_line, label, render_discard, render_frame, status_line,
 };
 use crate::tui::keys::{Action, KeyMap};
 use crate::tui::view::Ctx;
@@ -243,20 +243,13 @@ impl LinkForm {
     }
 
     pub fn render(&self, area: Rect, buf: &mut Buffer, ctx: &Ctx) -> Option<Position> {
-        let t = ctx.theme;
         let inner_width = area.width.saturating_sub(3);
         let body = self.body(inner_width, ctx);
         let title = match &self.original {
             Some(link) => format!(" Edit link {} ", clip(&link.alias, 40)),
             None => " New link ".to_owned(),
         };
-        let message = if self.saving {
-            Some(Line::styled(format!(" {} Saving…", ctx.spinner), t.accent))
-        } else {
-            self.message
-                .as_ref()
-                .map(|m| Line::styled(format!(" {m}"), t.error))
-        };
+        let message = status_line(self.saving, self.message.as_deref(), ctx);
         let owned = self.hints(ctx.keys);
         let hints: Vec<(&str, &str)> = owned.iter().map(|(k, w)| (k.as_str(), *w)).collect();
         let frame = Frame {
