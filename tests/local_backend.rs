@@ -98,7 +98,7 @@ backend_suite!(LocalHarness::new().await);
 
 use linkdeck::backend::local::ImportSummary;
 use linkdeck::domain::LISTED_FIELDS;
-use linkdeck::domain::{Error, LinkInput, LinkQuery, SpaceInput, SpaceQuery, StatusFilter};
+use linkdeck::domain::{Error, LinkInput, LinkQuery, Sort, SpaceInput, SpaceQuery, StatusFilter};
 
 fn space_input(name: &str, color: &str) -> SpaceInput {
     SpaceInput {
@@ -817,15 +817,22 @@ async fn titles_are_never_fetched_from_internal_addresses() {
     }
 }
 
+/// A fresh database file named `name` in a temporary directory (kept while the first value
+/// lives), with the suite's clock, and its default owner's backend.
+async fn fresh_file(name: &str) -> (TempDir, LocalService, LocalBackend) {
+    let dir = tempfile::tempdir().unwrap();
+    let clock = Arc::new(FixedClock::new(suite::start()));
+    let service = LocalService::open(&dir.path().join(name), options(&clock)).unwrap();
+    let backend = service.default_backend().await.unwrap();
+    (dir, service, backend)
+}
+
 /// Totals of a search with a status filter when the owner holds every link: thousands of
 /// matches (the inactive links' ids are crossed off the matches) and a few (each match's status
 /// is read) both agree with the links themselves.
 #[tokio::test]
 async fn search_totals_by_status_agree_with_the_links_at_any_size() {
-    let dir = tempfile::tempdir().unwrap();
-    let clock = Arc::new(FixedClock::new(suite::start()));
-    let service = LocalService::open(&dir.path().join("many.db"), options(&clock)).unwrap();
-    let backend = service.default_backend().await.unwrap();
+    let (_dir, service, backend) = fresh_file("many.db").await;
     let rows = (0..9_000)
         .map(|i| {
             let special = if i % 50 == 0 { "special-" } else { "" };
@@ -906,6 +913,84 @@ async fn search_totals_by_status_agree_with_the_links_at_any_size() {
     // And the inactive ones are really there: the totals are not trivially equal.
     assert!(total(None, StatusFilter::Expired).await > 0);
     assert!(total(None, StatusFilter::Disabled).await > 0);
+}
+
+/// Any page of a search, deep or shallow, in every order, is the same slice of the whole ordered
+/// list of matches, ties in clicks broken by id — whether the owner holds every link (matches
+/// paged as a set of ids) or another owner has links too (matches paged by SQL).
+#[tokio::test]
+async fn every_page_of_a_search_is_its_slice_of_the_whole_list_in_every_order() {
+    let (_dir, service, backend) = fresh_file("pages.db").await;
+    let rows = (0..3_000)
+        .map(|i| {
+            let site = if i % 30 == 0 { "match" } else { "other" };
+            (
+                i + 1,
+                LinkInput::with_url(format!("https://{site}.example/{i}")),
+                None,
+            )
+        })
+        .collect();
+    backend.import_batch(Vec::new(), rows).await.unwrap();
+    // Few distinct counts, so most of the order is decided by the id among equal clicks.
+    service
+        .db()
+        .write(|tx| {
+            tx.execute("UPDATE links SET clicks = (id * 7) % 5", [])
+                .map_err(linkdeck::backend::local::db_error)
+        })
+        .await
+        .unwrap();
+    let query = |sort, page| LinkQuery {
+        search: Some("match.example".into()),
+        by: linkdeck::domain::SearchBy::Url,
+        sort,
+        page,
+        ..all_links()
+    };
+    // A fresh file numbers the imported links 1, 2, …: the matches are every thirtieth from 1.
+    let whole: Vec<(u64, Id)> = (1..=3_000)
+        .step_by(30)
+        .map(|id: Id| (((id * 7) % 5) as u64, id))
+        .collect();
+    let check = |backend: LocalBackend, whose: &'static str| {
+        let whole = whole.clone();
+        async move {
+            for sort in Sort::ALL {
+                let expected = suite::in_list_order(whole.clone(), sort);
+                // Pages of 10 from first to past the last (in clicks order the first and last
+                // pages walk the clicks index from their end, the middle ones read each match),
+                // then pages of 30 and one page of all.
+                for (per_page, pages) in [(10, 1..=11), (30, 1..=5), (100, 1..=2)] {
+                    for page in pages {
+                        let p = backend
+                            .list_links(&LinkQuery {
+                                per_page,
+                                ..query(sort, page)
+                            })
+                            .await
+                            .unwrap();
+                        assert_eq!(p.total, 100, "{whose} {sort:?} page {page} of {per_page}");
+                        let ids: Vec<Id> = p.items.iter().map(|l| l.id).collect();
+                        let from = ((page - 1) * per_page).min(100) as usize;
+                        let to = (from + per_page as usize).min(100);
+                        assert_eq!(
+                            ids,
+                            expected[from..to],
+                            "{whose} {sort:?} page {page} of {per_page}"
+                        );
+                    }
+                }
+            }
+        }
+    };
+    check(backend.clone(), "sole owner").await;
+    let theirs = service.for_owner(service.add_owner("someone else").await.unwrap().id);
+    theirs
+        .create_link(&LinkInput::with_url("https://match.example/theirs"))
+        .await
+        .unwrap();
+    check(backend, "two owners").await;
 }
 
 // ---- the trash -----------------------------------------------------------------------------------

@@ -198,6 +198,18 @@ async fn create(h: &dyn Harness, input: LinkInput) -> Link {
     h.backend().create_link(&input).await.unwrap()
 }
 
+/// The ids of links given as `(clicks, id)` in the order a list sorted by `sort` shows them:
+/// equal clicks are ordered by id, in the direction of the sort.
+pub fn in_list_order(mut links: Vec<(u64, Id)>, sort: Sort) -> Vec<Id> {
+    match sort {
+        Sort::Desc => links.sort_by_key(|&(_, id)| std::cmp::Reverse(id)),
+        Sort::Asc => links.sort_by_key(|&(_, id)| id),
+        Sort::Max => links.sort_by_key(|&k| std::cmp::Reverse(k)),
+        Sort::Min => links.sort(),
+    }
+    links.into_iter().map(|(_, id)| id).collect()
+}
+
 fn hours(n: i64) -> SignedDuration {
     SignedDuration::from_hours(n)
 }
@@ -986,13 +998,7 @@ pub async fn search_results_page_like_any_list(h: &dyn Harness) {
                 let l = h.backend().show_link(*id).await.unwrap();
                 expected.push((l.clicks, l.id));
             }
-            match sort {
-                Sort::Desc => expected.sort_by_key(|&(_, id)| std::cmp::Reverse(id)),
-                Sort::Asc => expected.sort_by_key(|&(_, id)| id),
-                Sort::Max => expected.sort_by_key(|&k| std::cmp::Reverse(k)),
-                Sort::Min => expected.sort(),
-            }
-            let expected: Vec<Id> = expected.into_iter().map(|(_, id)| id).collect();
+            let expected = in_list_order(expected, sort);
             let mut seen = Vec::new();
             for page in 1..=3 {
                 let p = h

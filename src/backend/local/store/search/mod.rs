@@ -151,7 +151,6 @@ fn walk_is_cheaper(
     conn: &Connection,
     f: &ListFilter<'_>,
     sql: &ListSql,
-    matches: Option<u64>,
     total: u64,
     rows: u64,
 ) -> Result<bool> {
@@ -164,16 +163,11 @@ fn walk_is_cheaper(
         // The matches include every link that passes: reading them all is dearer still.
         return Ok(true);
     }
-    let matches = match matches {
-        Some(n) => n,
-        None => search_matches(conn, sql)?,
-    };
-    Ok(walked < matches)
+    Ok(walked < search_matches(conn, &sql.values[sql.values.len() - 1])?)
 }
 
 /// How many links (of any owner) the full-text search matches: the index alone answers.
-fn search_matches(conn: &Connection, sql: &ListSql) -> Result<u64> {
-    let phrase = &sql.values[sql.values.len() - 1];
+fn search_matches(conn: &Connection, phrase: &Value) -> Result<u64> {
     let n: i64 = conn
         .prepare_cached("SELECT count(*) FROM links_fts WHERE links_fts MATCH ?1")
         .map_err(db_error)?
@@ -185,6 +179,9 @@ fn search_matches(conn: &Connection, sql: &ListSql) -> Result<u64> {
 /// One page of links matching `f` and the number of all matching links, read from one snapshot.
 pub fn list(conn: &Connection, f: &ListFilter<'_>) -> Result<(Vec<Link>, u64)> {
     let tx = conn.unchecked_transaction().map_err(db_error)?;
+    if let Some(found) = search_in_id_order(&tx, f)? {
+        return Ok(found);
+    }
     if let Some(mut set) = matches_as_ids(&tx, f)? {
         sets::narrow(&tx, f, &mut set)?;
         let mut items = Vec::new();
@@ -194,20 +191,16 @@ pub fn list(conn: &Connection, f: &ListFilter<'_>) -> Result<(Vec<Link>, u64)> {
         return Ok((items, set.len()));
     }
     let sql = list_sql(f, Plan::Matches);
-    let Counts { total, matches } = count(&tx, f, &sql)?;
+    let total = count(&tx, f, &sql)?;
     if f.offset >= total {
         return Ok((Vec::new(), total));
     }
-    // Past the middle, walk from the other end: the last page of a million links is then as
-    // quick as the first.
-    let end = f.offset + u64::from(f.limit);
-    let reverse = f.offset.saturating_mul(2) > total;
-    let (offset, limit) = if reverse {
-        (total.saturating_sub(end), end.min(total) - f.offset)
-    } else {
-        (f.offset, u64::from(f.limit))
-    };
-    let sql = if sql.full_text && walk_is_cheaper(&tx, f, &sql, matches, total, offset + limit)? {
+    let Slice {
+        reverse,
+        offset,
+        limit,
+    } = Slice::from_nearer_end(f, total);
+    let sql = if sql.full_text && walk_is_cheaper(&tx, f, &sql, total, offset + limit)? {
         list_sql(f, Plan::Walk)
     } else {
         sql
@@ -236,6 +229,80 @@ pub fn list(conn: &Connection, f: &ListFilter<'_>) -> Result<(Vec<Link>, u64)> {
     Ok((items, total))
 }
 
+/// Which rows a page takes, counted from the nearer end of `total`: past the middle the list is
+/// read backwards, so the last page of a million links is as quick as the first.
+struct Slice {
+    reverse: bool,
+    offset: u64,
+    limit: u64,
+}
+
+impl Slice {
+    fn from_nearer_end(f: &ListFilter<'_>, total: u64) -> Slice {
+        let end = f.offset + u64::from(f.limit);
+        let reverse = f.offset.saturating_mul(2) > total;
+        let (offset, limit) = if reverse {
+            (total.saturating_sub(end), end.min(total) - f.offset)
+        } else {
+            (f.offset, u64::from(f.limit))
+        };
+        Slice {
+            reverse,
+            offset,
+            limit,
+        }
+    }
+}
+
+/// A page of a full-text search in id order with nothing else to filter and every match the
+/// owner's: the index alone counts the matches and yields the page's ids (it keeps them in id
+/// order), skipping rows without reading a link; only the page's links are read.
+fn search_in_id_order(conn: &Connection, f: &ListFilter<'_>) -> Result<Option<(Vec<Link>, u64)>> {
+    let Some((by, term)) = f.search else {
+        return Ok(None);
+    };
+    let unfiltered = f.status == StatusFilter::All && f.space.is_none() && f.domain.is_none();
+    if short::short_term(term).is_some()
+        || !unfiltered
+        || !matches!(f.sort, Sort::Desc | Sort::Asc)
+        || !sole_owner(conn, f.owner)?
+    {
+        return Ok(None);
+    }
+    let phrase = Value::Text(fts_phrase(column(by), term));
+    let total = search_matches(conn, &phrase)?;
+    if f.offset >= total {
+        return Ok(Some((Vec::new(), total)));
+    }
+    let slice = Slice::from_nearer_end(f, total);
+    let query = match (f.sort == Sort::Desc) != slice.reverse {
+        true => {
+            "SELECT rowid FROM links_fts WHERE links_fts MATCH ?1 ORDER BY rowid DESC LIMIT ?2 OFFSET ?3"
+        }
+        false => {
+            "SELECT rowid FROM links_fts WHERE links_fts MATCH ?1 ORDER BY rowid ASC LIMIT ?2 OFFSET ?3"
+        }
+    };
+    let mut ids = conn
+        .prepare_cached(query)
+        .map_err(db_error)?
+        .query_map(
+            params![phrase, slice.limit as i64, slice.offset as i64],
+            |r| r.get::<_, Id>(0),
+        )
+        .map_err(db_error)?
+        .collect::<rusqlite::Result<Vec<Id>>>()
+        .map_err(db_error)?;
+    if slice.reverse {
+        ids.reverse();
+    }
+    let mut items = Vec::with_capacity(ids.len());
+    for id in ids {
+        items.extend(get(conn, f.owner, id)?);
+    }
+    Ok(Some((items, total)))
+}
+
 /// The ids of every link matching `f` (its paging and order aside), read the way a list reads
 /// its matches.
 pub fn matching_ids(conn: &Connection, f: &ListFilter<'_>) -> Result<RoaringTreemap> {
@@ -262,8 +329,11 @@ pub fn matching_ids(conn: &Connection, f: &ListFilter<'_>) -> Result<RoaringTree
 
 /// The ids of the owner's links that a search matches, when they are best read up front: a term
 /// too short for the trigram index (the short-term index holds its matches), or a full-text
-/// search with a filter when every match is the owner's (the matches are then narrowed in memory
-/// once, instead of being read by SQL for the total and again for the page).
+/// search when every match is the owner's. The matches are then read once, narrowed in memory
+/// and paged from the set — in clicks order by walking the clicks index from the nearer end —
+/// instead of being read by SQL for the total and again for the page, where a clicks order
+/// needed a temporary table of every match and a deep page stepped through every row before
+/// it.
 fn matches_as_ids(conn: &Connection, f: &ListFilter<'_>) -> Result<Option<RoaringTreemap>> {
     let Some((by, term)) = f.search else {
         return Ok(None);
@@ -271,8 +341,7 @@ fn matches_as_ids(conn: &Connection, f: &ListFilter<'_>) -> Result<Option<Roarin
     if let Some(term) = short::short_term(term) {
         return short::matching(conn, f.owner, by, &term).map(Some);
     }
-    let filtered = f.status != StatusFilter::All || f.space.is_some() || f.domain.is_some();
-    if !filtered || !sole_owner(conn, f.owner)? {
+    if !sole_owner(conn, f.owner)? {
         return Ok(None);
     }
     let ids = conn
@@ -289,32 +358,7 @@ fn matches_as_ids(conn: &Connection, f: &ListFilter<'_>) -> Result<Option<Roarin
 /// The number of links matching `f`. A status filter alone is answered from the partial indexes
 /// by inclusion-exclusion over the (small) sets of expired and disabled links, so the totals stay
 /// quick at a million links.
-fn count(conn: &Connection, f: &ListFilter<'_>, sql: &ListSql) -> Result<Counts> {
-    let only_search = f.status == StatusFilter::All && f.space.is_none() && f.domain.is_none();
-    if sql.full_text && only_search && sole_owner(conn, f.owner)? {
-        // Every match is this owner's: the index alone knows how many there are, without
-        // reading a single link.
-        let n = search_matches(conn, sql)?;
-        return Ok(Counts {
-            total: n,
-            matches: Some(n),
-        });
-    }
-    count_by_reading(conn, f, sql).map(|total| Counts {
-        total,
-        matches: None,
-    })
-}
-
-/// The number of links passing the filters, and how many links of any owner the full-text
-/// search matches when that came for free.
-struct Counts {
-    total: u64,
-    matches: Option<u64>,
-}
-
-/// [`count`] by reading the links (driven by the full-text index when there is a search).
-fn count_by_reading(conn: &Connection, f: &ListFilter<'_>, sql: &ListSql) -> Result<u64> {
+fn count(conn: &Connection, f: &ListFilter<'_>, sql: &ListSql) -> Result<u64> {
     if f.search.is_some() || f.space.is_some() || f.domain.is_some() {
         let n: i64 = conn
             .prepare_cached(&format!(
