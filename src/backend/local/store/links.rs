@@ -166,11 +166,6 @@ fn move_counters(tx: &Transaction<'_>, owner: Id, space: Option<Id>, by: i64) ->
     Ok(())
 }
 
-/// Bulk inserts go through a staging table and then into `links` with one statement. Row by
-/// row, each statement would make the full-text index flush its pending data (a tiny segment per
-/// link, several times slower); as one statement the triggers still keep the index right. Call
-/// [`stage_start`], [`stage`] for each row, then [`stage_insert`]. Staged links may carry a click
-/// total (an import keeps the count a link had before).
 /// The full-text index writes the terms it holds as a new segment whenever they pass its
 /// `hashsize` (1 MiB by default: every hundred or so imported links), and merging those small
 /// segments was a third of an import's cost. A bulk write raises it for its transaction, which
@@ -196,6 +191,11 @@ fn fts_hash(tx: &Transaction<'_>, bytes: i64) -> Result<()> {
     .map_err(db_error)
 }
 
+/// Bulk inserts go through a staging table and then into `links` with one statement. Row by
+/// row, each statement would make the full-text index flush its pending data (a tiny segment per
+/// link, several times slower); as one statement the triggers still keep the index right. Call
+/// [`stage_start`], [`stage`] for each row, then [`stage_insert`]. Staged links may carry a click
+/// total (an import keeps the count a link had before).
 pub fn stage_start(tx: &Transaction<'_>) -> Result<Staged> {
     tx.execute_batch(&format!(
         "CREATE TEMP TABLE IF NOT EXISTS link_import AS SELECT {STAGE_COLUMNS} FROM links WHERE 0;
