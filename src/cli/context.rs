@@ -94,7 +94,7 @@ impl Context {
 
     /// The whole embedded database, for commands that only make sense on a local profile;
     /// `what` names the command in the error otherwise (`"domains add"`).
-    pub fn service(&self, what: &str) -> CliResult<LocalService> {
+    pub async fn service(&self, what: &str) -> CliResult<LocalService> {
         match &self.profile {
             Resolved::Local {
                 db,
@@ -112,7 +112,7 @@ impl Context {
                     trash_days: *trash_days,
                     ..LocalOptions::default()
                 };
-                Ok(LocalService::open(db, opts)?)
+                Ok(LocalService::open_at(db, opts).await?)
             }
             Resolved::Remote {
                 profile, base_url, ..
@@ -137,7 +137,7 @@ impl Context {
 
     /// The local backend of the chosen owner.
     pub async fn local(&self, what: &str) -> CliResult<LocalBackend> {
-        let service = self.service(what)?;
+        let service = self.service(what).await?;
         match &self.owner {
             None => Ok(service.default_backend().await?),
             Some(name) => {

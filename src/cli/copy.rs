@@ -18,7 +18,6 @@
 //! The copy runs in steps — spaces, then links — each reporting into [`CopySummary`].
 
 use std::collections::HashMap;
-use std::path::PathBuf;
 
 use clap::Args;
 use serde::Serialize;
@@ -32,7 +31,9 @@ use super::links::LinkFilterArgs;
 use super::output::{plural, print, print_json};
 use super::progress::{Progress, Unit};
 use crate::backend::Backend;
-use crate::backend::local::{ImportOptions, ImportRow, Incoming, LocalBackend, Renamed};
+use crate::backend::local::{
+    ImportOptions, ImportRow, Incoming, LocalBackend, Renamed, StoreLocation,
+};
 use crate::config::{Overrides, Resolved};
 use crate::domain::{
     Domain, Error, FieldErrors, Id, Link, OnConflict, PER_PAGE_MAX, Place, Sort, SpaceInput,
@@ -203,8 +204,7 @@ fn profile_context(ctx: &Context, name: &str, flag: &str) -> CliResult<Context> 
                 &ctx.paths,
             )
             .map_err(CliError::from)?
-    } else if looks_like_path(name) {
-        let db = PathBuf::from(name);
+    } else if let Some(db) = as_database(name) {
         Resolved::Local {
             profile: name.to_owned(),
             db,
@@ -227,26 +227,44 @@ fn profile_context(ctx: &Context, name: &str, flag: &str) -> CliResult<Context> 
     Ok(ctx.with_profile(profile))
 }
 
-fn looks_like_path(name: &str) -> bool {
-    name.contains('/') || name.contains('\\') || name.ends_with(".db") || name.ends_with(".sqlite")
+/// A `--from`/`--to` value that names a database rather than a profile: a file path, or a
+/// `postgres://` URL.
+fn as_database(name: &str) -> Option<StoreLocation> {
+    let path_like = name.contains('/')
+        || name.contains('\\')
+        || name.ends_with(".db")
+        || name.ends_with(".sqlite");
+    path_like
+        .then(|| crate::config::parse_db_flag(name).ok())
+        .flatten()
 }
 
 fn describe(profile: &Resolved) -> String {
     match profile {
-        Resolved::Local { db, .. } => db.display().to_string(),
+        Resolved::Local { db, .. } => db.to_string(),
         Resolved::Remote { base_url, .. } => base_url.clone(),
     }
 }
 
 fn same_place(a: &Resolved, b: &Resolved) -> bool {
     match (a, b) {
-        (Resolved::Local { db: x, .. }, Resolved::Local { db: y, .. }) => {
+        (
+            Resolved::Local {
+                db: StoreLocation::File(x),
+                ..
+            },
+            Resolved::Local {
+                db: StoreLocation::File(y),
+                ..
+            },
+        ) => {
             x == y
                 || std::fs::canonicalize(x)
                     .ok()
                     .zip(std::fs::canonicalize(y).ok())
                     .is_some_and(|(x, y)| x == y)
         }
+        (Resolved::Local { db: x, .. }, Resolved::Local { db: y, .. }) => x == y,
         (Resolved::Remote { base_url: x, .. }, Resolved::Remote { base_url: y, .. }) => x == y,
         _ => false,
     }

@@ -30,7 +30,7 @@ pub enum KeysCommand {
 }
 
 pub async fn run(ctx: &Context, command: KeysCommand) -> CliResult {
-    let service = ctx.service("keys")?;
+    let service = ctx.service("keys").await?;
     match command {
         KeysCommand::Create { name } => {
             let owner = match &ctx.owner {

@@ -64,10 +64,11 @@ pub struct GlobalArgs {
     /// Use this profile from the config file.
     #[arg(long, global = true, value_name = "NAME")]
     pub profile: Option<String>,
-    /// Use the embedded database at PATH (created if missing).
-    #[arg(long, global = true, value_name = "PATH", conflicts_with = "remote",
+    /// Use the embedded database at PATH (a SQLite file, created if missing) or at a
+    /// postgres://USER@HOST/DB URL (password from LINKDECK_DB_PASSWORD).
+    #[arg(long, global = true, value_name = "PATH|URL", conflicts_with = "remote",
           value_parser = crate::config::parse_db_flag)]
-    pub db: Option<PathBuf>,
+    pub db: Option<crate::backend::local::StoreLocation>,
     /// Read the configuration from PATH instead of the standard location.
     #[arg(long, global = true, value_name = "PATH")]
     pub config: Option<PathBuf>,
@@ -223,7 +224,7 @@ pub(crate) fn overview(ctx: &Context) -> CliResult {
         ),
     };
     let backend = match &ctx.profile {
-        Resolved::Local { db, .. } => format!("database {}", db.display()),
+        Resolved::Local { db, .. } => format!("database {db}"),
         Resolved::Remote { base_url, .. } => format!("server {base_url}"),
     };
     let text = format!(

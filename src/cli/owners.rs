@@ -21,7 +21,7 @@ pub enum OwnersCommand {
 pub async fn run(ctx: &Context, command: OwnersCommand) -> CliResult {
     match command {
         OwnersCommand::Add { name } => {
-            let service = ctx.service("owners add")?;
+            let service = ctx.service("owners add").await?;
             let owner = service.add_owner(&name).await?;
             if ctx.json {
                 Ok(print_json(&owner)?)
@@ -30,7 +30,7 @@ pub async fn run(ctx: &Context, command: OwnersCommand) -> CliResult {
             }
         }
         OwnersCommand::List => {
-            let service = ctx.service("owners list")?;
+            let service = ctx.service("owners list").await?;
             // The default owner exists once anything has run; make sure it is listed.
             service.default_backend().await?;
             let owners = service.list_owners().await?;

@@ -9,7 +9,7 @@ use clap::Args;
 
 use super::context::Context;
 use super::error::{CliError, CliResult, Kind};
-use crate::backend::local::{LocalOptions, LocalService, ServeLock};
+use crate::backend::local::{LocalOptions, LocalService, ServeLock, StoreLocation};
 use crate::config::Resolved;
 use crate::domain::{BaseUrl, Error, RedirectStatus};
 use crate::server::ServeOptions;
@@ -75,6 +75,7 @@ pub async fn run(ctx: &Context, args: ServeArgs) -> CliResult {
         // The context's refusal names the profile and what to do instead.
         return Err(ctx
             .service("serve")
+            .await
             .err()
             .unwrap_or_else(|| CliError::usage("serve needs a local profile")));
     };
@@ -95,8 +96,12 @@ pub async fn run(ctx: &Context, args: ServeArgs) -> CliResult {
     // stops here, before "listening on" tells a script the server is up.
     let listen = opts.listen;
     let mut prepared = opts.prepare()?;
-    // Held until the server has stopped and written every counted click.
-    let _one_server = ServeLock::acquire(db)?;
+    // Held until the server has stopped and written every counted click. One server per SQLite
+    // file; on PostgreSQL any number count as one (the database reserves their clicks).
+    let _one_server = match db {
+        StoreLocation::File(path) => Some(ServeLock::acquire(path)?),
+        StoreLocation::Postgres(_) => None,
+    };
     crate::server::connections::raise_open_files_limit();
     let listener = tokio::net::TcpListener::bind(listen)
         .await
@@ -106,7 +111,7 @@ pub async fn run(ctx: &Context, args: ServeArgs) -> CliResult {
         .map_err(|e| CliError::failure(format!("cannot read the bound address: {e}")))?;
     let public_url = fixed_public_url.unwrap_or_else(|| format!("http://{bound}"));
     prepared.set_public_url(&public_url);
-    let service = LocalService::open(
+    let service = LocalService::open_at(
         db,
         LocalOptions {
             public_url: public_url.clone(),
@@ -116,7 +121,8 @@ pub async fn run(ctx: &Context, args: ServeArgs) -> CliResult {
             trash_days: *trash_days,
             ..LocalOptions::default()
         },
-    )?;
+    )
+    .await?;
     if std::env::var_os("LINKDECK_LOG").is_none() {
         let _ = tracing_subscriber::fmt()
             .with_env_filter(tracing_subscriber::EnvFilter::new("info"))
@@ -124,7 +130,7 @@ pub async fn run(ctx: &Context, args: ServeArgs) -> CliResult {
             .with_ansi(colour_on_stderr())
             .try_init();
     }
-    tracing::info!(address = %bound, public_url, db = %db.display(), "serving");
+    tracing::info!(address = %bound, public_url, db = %db, "serving");
     // Scripts wait for this line to know the port.
     eprintln!("listening on http://{bound}");
     crate::server::serve_prepared(service, prepared, listener, shutdown_signal()).await?;

@@ -14,6 +14,7 @@ use std::fmt;
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
+use crate::backend::local::StoreLocation;
 use jiff::tz::TimeZone;
 use serde::Deserialize;
 use toml::Spanned;
@@ -139,7 +140,9 @@ impl Config {
                 ))
             })?;
             if let Profile::Local(local) = &mut profile {
-                local.db = local.db.as_deref().map(|db| paths.resolve(db, base));
+                if let Some(StoreLocation::File(db)) = &mut local.db {
+                    *db = paths.resolve(db, base);
+                }
             }
             config.profiles.insert(name, profile);
         }
@@ -247,7 +250,7 @@ impl Config {
                 let db =
                     o.db.clone()
                         .or_else(|| l.db.clone())
-                        .unwrap_or_else(|| paths.default_db());
+                        .unwrap_or_else(|| StoreLocation::File(paths.default_db()));
                 let public_url = l
                     .public_url
                     .as_ref()
@@ -273,7 +276,7 @@ pub const REMOTE_FLAG: &str = "--remote";
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct Overrides {
     pub profile: Option<String>,
-    pub db: Option<PathBuf>,
+    pub db: Option<StoreLocation>,
     pub remote: Option<String>,
     pub api_key_env: Option<String>,
 }

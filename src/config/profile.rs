@@ -1,12 +1,12 @@
 //! Profiles: which backend the front ends talk to, and where.
 
-use std::path::PathBuf;
 use std::time::Duration;
 
 use jiff::tz::TimeZone;
 use serde::Deserialize;
 
 use super::values::{DbLocation, ZoneName};
+use crate::backend::local::StoreLocation;
 use crate::domain::BaseUrl;
 
 /// The name of the profile that exists without any config: the embedded database in the data
@@ -57,8 +57,9 @@ impl Profile {
 
 #[derive(Debug, Clone, PartialEq)]
 pub struct LocalProfile {
-    /// Already resolved against the config file's directory; `None` means the default database.
-    pub db: Option<PathBuf>,
+    /// A file path already resolved against the config file's directory; `None` means the
+    /// default database.
+    pub db: Option<StoreLocation>,
     pub public_url: Option<BaseUrl>,
     pub timezone: Option<ZoneName>,
     /// Fetch each saved link's page `<title>` in the background.
@@ -113,7 +114,7 @@ impl ProfileToml {
                     ));
                 }
                 Ok(Profile::Local(LocalProfile {
-                    db: self.db.map(DbLocation::into_path),
+                    db: self.db.map(DbLocation::into_location),
                     public_url: self.public_url,
                     timezone: self.timezone,
                     fetch_titles: self.fetch_titles.unwrap_or(false),
@@ -170,7 +171,7 @@ impl ProfileToml {
 pub enum Resolved {
     Local {
         profile: String,
-        db: PathBuf,
+        db: StoreLocation,
         public_url: String,
         timezone: TimeZone,
         fetch_titles: bool,

@@ -6,6 +6,9 @@
 use jiff::tz::TimeZone;
 use serde::{Deserialize, Deserializer};
 
+use crate::backend::local::StoreLocation;
+use crate::backend::local::pg::PgTarget;
+
 /// An IANA time zone name (`Europe/Berlin`), checked against the bundled tz database.
 #[derive(Debug, Clone, PartialEq)]
 pub struct ZoneName {
@@ -36,11 +39,12 @@ impl<'de> Deserialize<'de> for ZoneName {
     }
 }
 
-/// Where a local profile's database lives. Only SQLite files are supported, named by a path;
-/// a value written as a URL (`scheme://…`) would otherwise be taken for a relative path and
-/// quietly create a directory named after the scheme with an empty database in it.
+/// Where a local profile's database lives: the path of a SQLite file, or a `postgres://` URL
+/// (without its password, which comes from the environment). Any other `scheme://…` value is
+/// refused by name: taken for a relative path, it would quietly create a directory named after
+/// the scheme with an empty database in it.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct DbLocation(std::path::PathBuf);
+pub struct DbLocation(StoreLocation);
 
 impl DbLocation {
     pub fn parse(raw: &str) -> Result<DbLocation, String> {
@@ -48,18 +52,18 @@ impl DbLocation {
             return Err("the database path is empty".into());
         }
         match url_scheme(raw) {
-            None => Ok(DbLocation(raw.into())),
-            Some(scheme) if matches!(scheme.as_str(), "postgres" | "postgresql") => Err(format!(
-                "\"{scheme}://\": PostgreSQL databases are not supported yet; \
-                 give the path of a SQLite file"
-            )),
+            None => Ok(DbLocation(StoreLocation::File(raw.into()))),
+            Some(scheme) if matches!(scheme.as_str(), "postgres" | "postgresql") => {
+                PgTarget::parse(raw).map(|t| DbLocation(StoreLocation::Postgres(t)))
+            }
             Some(scheme) => Err(format!(
-                "\"{scheme}://\" URLs are not supported; give the path of a SQLite file"
+                "\"{scheme}://\" URLs are not supported; give the path of a SQLite file or a \
+                 postgres:// URL"
             )),
         }
     }
 
-    pub fn into_path(self) -> std::path::PathBuf {
+    pub fn into_location(self) -> StoreLocation {
         self.0
     }
 }
@@ -81,13 +85,13 @@ impl<'de> Deserialize<'de> for DbLocation {
 }
 
 /// `--db`'s parser: the same check as a profile's `db =`.
-pub fn parse_db_flag(raw: &str) -> Result<std::path::PathBuf, String> {
-    DbLocation::parse(raw).map(DbLocation::into_path)
+pub fn parse_db_flag(raw: &str) -> Result<StoreLocation, String> {
+    DbLocation::parse(raw).map(DbLocation::into_location)
 }
 
 #[cfg(test)]
 mod db_location_tests {
-    use super::DbLocation;
+    use super::{DbLocation, StoreLocation};
 
     #[test]
     fn paths_pass_and_urls_are_refused_by_name() {
@@ -101,13 +105,17 @@ mod db_location_tests {
         ] {
             assert!(DbLocation::parse(ok).is_ok(), "{ok}");
         }
-        let pg = DbLocation::parse("postgres://user@host/db").unwrap_err();
+        let pg = DbLocation::parse("postgres://user@host/db").unwrap();
         assert!(
-            pg.contains("PostgreSQL") && pg.contains("not supported yet"),
-            "{pg}"
+            matches!(pg.into_location(), StoreLocation::Postgres(t) if t.as_str() == "postgres://user@host/db")
         );
-        let pg = DbLocation::parse("PostgreSQL://h/db").unwrap_err();
-        assert!(pg.contains("PostgreSQL"), "{pg}");
+        let pg = DbLocation::parse("PostgreSQL://user@h/db").unwrap();
+        assert!(matches!(pg.into_location(), StoreLocation::Postgres(_)));
+        let secret = DbLocation::parse("postgres://user:s3cret@h/db").unwrap_err();
+        assert!(
+            secret.contains("LINKDECK_DB_PASSWORD") && !secret.contains("s3cret"),
+            "{secret}"
+        );
         let other = DbLocation::parse("sqlite:///tmp/x.db").unwrap_err();
         assert!(other.contains("\"sqlite://\""), "{other}");
         assert!(DbLocation::parse("  ").is_err());

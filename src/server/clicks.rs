@@ -327,12 +327,14 @@ async fn write(
     let per_link = batch.per_link();
     ledger.writes_started.fetch_add(1, Ordering::AcqRel);
     let rotations = ledger.rotations(per_link.keys().copied());
-    let db = service.db().clone();
+    let db = service.db().cloned();
     let interner = interner.clone();
     let result = tokio::task::spawn_blocking(move || {
         let mut interner = interner.lock().unwrap_or_else(|e| e.into_inner());
-        let out = db.write_blocking_checked_by_caller(|tx| {
-            record_visits(tx, &batch, &rotations, &mut interner)
+        let out = db.and_then(|db| {
+            db.write_blocking_checked_by_caller(|tx| {
+                record_visits(tx, &batch, &rotations, &mut interner)
+            })
         });
         if out.is_err() {
             // Values it stored were rolled back: their numbers must not be reused.

@@ -181,7 +181,7 @@ impl LocalBackend {
             let owner = self.owner_id;
             let mine = self
                 .service
-                .db()
+                .db()?
                 .read(move |conn| spaces::get(conn, owner, space))
                 .await?
                 .is_some();
@@ -220,7 +220,7 @@ impl LocalBackend {
         let watch = progress.clone();
         let result = self
             .service
-            .db()
+            .db()?
             .write(move |tx| {
                 let mut report = BulkReport::default();
                 let mut resolved = Vec::new();
@@ -267,7 +267,7 @@ impl LocalBackend {
         let watch = progress.clone();
         let result = self
             .service
-            .db()
+            .db()?
             .write_keeping_references(move |tx| {
                 let (ids, missing) = resolve(tx, owner, &selection, now)?;
                 let mut report = BulkReport {
@@ -323,7 +323,7 @@ impl LocalBackend {
         let selection = selection.clone();
         let links = self
             .service
-            .db()
+            .db()?
             .read(move |conn| {
                 let (ids, _) = resolve(conn, owner, &selection, now)?;
                 let mut links = Vec::new();

@@ -19,7 +19,7 @@ impl LocalBackend {
         let now = self.service.now().as_second();
         let id = self
             .service
-            .db()
+            .db()?
             .write(move |tx| {
                 if store::name_taken(tx, &name, &host)? {
                     return Err(Error::field("name", format!("{host} is already in use")));
@@ -34,7 +34,7 @@ impl LocalBackend {
     pub async fn remove_domain(&self, id: Id) -> Result<()> {
         let owner = self.owner_id;
         self.service
-            .db()
+            .db()?
             .write(move |tx| {
                 let domain = store::get(tx, owner, id)?
                     .ok_or_else(|| Error::not_found(format!("domain {id}")))?;

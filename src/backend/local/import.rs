@@ -178,7 +178,7 @@ impl LocalBackend {
         let now = self.service.now();
         let on_conflict = opts.on_conflict;
         let create_spaces = opts.create_spaces;
-        let result = self.service.db().write_blocking(move |tx| {
+        let result = self.service.db()?.write_blocking(move |tx| {
             let mut writer = Writer::new(tx, owner, now, on_conflict, create_spaces, errors)?;
             writer.declare_spaces(valid_spaces)?;
             writer.take_all(receiver)?;

@@ -91,7 +91,7 @@ impl LocalService {
         let digest = digest(&key).to_vec();
         let now = self.now().as_second();
         let info = self
-            .db()
+            .db()?
             .write(move |tx| {
                 let owner_exists = tx
                     .query_row("SELECT 1 FROM owners WHERE id = ?1", [owner_id], |_| Ok(()))
@@ -116,7 +116,7 @@ impl LocalService {
 
     /// Every key (of one owner, when given), revoked ones included, oldest first.
     pub async fn list_keys(&self, owner_id: Option<Id>) -> Result<Vec<KeyInfo>> {
-        self.db()
+        self.db()?
             .read(move |conn| {
                 let mut stmt = conn
                     .prepare_cached(&format!(
@@ -133,7 +133,7 @@ impl LocalService {
     /// Revokes a key at once: requests with it fail from now on. Revoking twice is not an error.
     pub async fn revoke_key(&self, id: Id) -> Result<KeyInfo> {
         let now = self.now().as_second();
-        self.db()
+        self.db()?
             .write(move |tx| {
                 let changed = tx
                     .execute(
@@ -155,7 +155,7 @@ impl LocalService {
             return Ok(None);
         }
         let wanted = digest(key);
-        self.db()
+        self.db()?
             .read(move |conn| {
                 let row: Option<(Id, Id, Vec<u8>)> = conn
                     .prepare_cached(
@@ -182,7 +182,7 @@ impl LocalService {
     /// Records that a key was used; best effort, at most once a minute per key.
     pub async fn touch_key(&self, id: Id) -> Result<()> {
         let now = self.now().as_second();
-        self.db()
+        self.db()?
             .write(move |tx| {
                 tx.execute(
                     "UPDATE api_keys SET last_used_at = ?2

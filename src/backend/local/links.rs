@@ -236,7 +236,7 @@ impl LocalBackend {
         let owner = self.owner_id();
         let links = self
             .service
-            .db()
+            .db()?
             .read(move |conn| store::after(conn, owner, after, limit))
             .await?;
         Ok(links.into_iter().map(|l| self.finish(l)).collect())
@@ -273,7 +273,7 @@ impl LocalBackend {
         let now = self.service.now();
         let id = self
             .service
-            .db()
+            .db()?
             .write(move |tx| {
                 let (patch, mut errors) = match validated {
                     Ok(patch) => (Some(patch), FieldErrors::default()),
@@ -308,7 +308,7 @@ impl LocalBackend {
         let owner = self.owner_id;
         let now = self.service.now();
         self.service
-            .db()
+            .db()?
             .write(move |tx| {
                 let mut row = store::get_row(tx, owner, id)?
                     .ok_or_else(|| Error::not_found(format!("link {id}")))?;

@@ -11,6 +11,7 @@ mod keys;
 mod links;
 mod owned;
 mod password;
+pub mod pg;
 mod public_address;
 mod redirect;
 mod schema;
@@ -85,28 +86,43 @@ impl Default for LocalOptions {
     }
 }
 
-/// The embedded service over one database file. Cloning is cheap.
+/// Where the embedded service keeps its data: a SQLite file (the default) or a PostgreSQL
+/// database, which several processes on several machines can share.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum StoreLocation {
+    File(std::path::PathBuf),
+    Postgres(pg::PgTarget),
+}
+
+impl std::fmt::Display for StoreLocation {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            StoreLocation::File(path) => write!(f, "{}", path.display()),
+            StoreLocation::Postgres(target) => write!(f, "{target}"),
+        }
+    }
+}
+
+/// The store under the service's rules. An enum rather than a trait object: the set is closed,
+/// and each operation is one transaction whose body is written once per SQL dialect.
+#[derive(Clone, Debug)]
+enum Store {
+    Sqlite(Db),
+    Postgres(pg::Pg),
+}
+
+/// The embedded service over one database. Cloning is cheap.
 #[derive(Clone, Debug)]
 pub struct LocalService {
-    db: Db,
+    store: Store,
     opts: Arc<LocalOptions>,
     titles: Option<Arc<titles::TitleFetcher>>,
 }
 
 impl LocalService {
+    /// Opens (creating if needed) the SQLite database at `path`.
     pub fn open(path: &Path, opts: LocalOptions) -> Result<LocalService> {
-        let titles = if opts.fetch_titles {
-            Some(Arc::new(titles::TitleFetcher::new(
-                opts.title_fetch_allow.clone(),
-            )))
-        } else {
-            None
-        };
-        let service = LocalService {
-            db: Db::open(path)?,
-            opts: Arc::new(opts),
-            titles,
-        };
+        let service = Self::over(Store::Sqlite(Db::open(path)?), opts);
         // What has been in the trash long enough goes now; a database busy with another
         // program is left for the next time.
         if let Err(e) = service.purge_due_blocking() {
@@ -115,8 +131,58 @@ impl LocalService {
         Ok(service)
     }
 
-    pub fn db(&self) -> &Db {
-        &self.db
+    /// Opens the database at `location`, whichever store it is.
+    pub async fn open_at(location: &StoreLocation, opts: LocalOptions) -> Result<LocalService> {
+        match location {
+            StoreLocation::File(path) => {
+                let path = path.clone();
+                tokio::task::spawn_blocking(move || Self::open(&path, opts))
+                    .await
+                    .map_err(|e| Error::Unavailable(format!("opening the database failed: {e}")))?
+            }
+            StoreLocation::Postgres(target) => {
+                let pg = pg::Pg::connect(target).await?;
+                Ok(Self::over(Store::Postgres(pg), opts))
+            }
+        }
+    }
+
+    fn over(store: Store, opts: LocalOptions) -> LocalService {
+        let titles = opts
+            .fetch_titles
+            .then(|| Arc::new(titles::TitleFetcher::new(opts.title_fetch_allow.clone())));
+        LocalService {
+            store,
+            opts: Arc::new(opts),
+            titles,
+        }
+    }
+
+    /// The SQLite database. Work not yet written for PostgreSQL asks for it and, on a
+    /// PostgreSQL database, answers that it is not available there yet.
+    pub fn db(&self) -> Result<&Db> {
+        match &self.store {
+            Store::Sqlite(db) => Ok(db),
+            Store::Postgres(_) => Err(Error::Unavailable(
+                "this is not available on a PostgreSQL database yet".into(),
+            )),
+        }
+    }
+
+    /// The PostgreSQL database, when the service runs on one.
+    pub fn pg(&self) -> Option<&pg::Pg> {
+        match &self.store {
+            Store::Postgres(pg) => Some(pg),
+            Store::Sqlite(_) => None,
+        }
+    }
+
+    /// Where the data lives, for messages and `info`.
+    pub fn location(&self) -> String {
+        match &self.store {
+            Store::Sqlite(db) => db.path().display().to_string(),
+            Store::Postgres(pg) => pg.target().to_string(),
+        }
     }
 
     pub fn options(&self) -> &LocalOptions {
@@ -130,7 +196,10 @@ impl LocalService {
     /// A number that moves when another program (or another handle on the same file) commits:
     /// how the terminal app notices changes made elsewhere.
     pub async fn change_marker(&self) -> Result<i64> {
-        self.db.outside_changes().await
+        match &self.store {
+            Store::Sqlite(db) => db.outside_changes().await,
+            Store::Postgres(pg) => Ok(pg.change_marker()),
+        }
     }
 
     /// One owner's view, implementing [`Backend`].
@@ -158,7 +227,10 @@ impl LocalService {
     pub async fn add_owner(&self, name: &str) -> Result<Owner> {
         let name = validate_owner_name(name).map_err(|m| Error::field("name", m))?;
         let now = self.now();
-        self.db
+        if let Some(pg) = self.pg() {
+            return pg::owners::add(pg, &name, now).await;
+        }
+        self.db()?
             .write(move |tx| {
                 let exists: Option<Id> = tx
                     .query_row("SELECT id FROM owners WHERE name = ?1", [&name], |r| {
@@ -186,7 +258,10 @@ impl LocalService {
     }
 
     pub async fn list_owners(&self) -> Result<Vec<Owner>> {
-        self.db
+        if let Some(pg) = self.pg() {
+            return pg::owners::list(pg).await;
+        }
+        self.db()?
             .read(|conn| {
                 let mut stmt = conn
                     .prepare_cached("SELECT id, name, created_at FROM owners ORDER BY id")
@@ -199,7 +274,12 @@ impl LocalService {
 
     pub async fn owner_by_name(&self, name: &str) -> Result<Owner> {
         let name = name.trim().to_owned();
-        self.db
+        if let Some(pg) = self.pg() {
+            return pg::owners::by_name(pg, &name)
+                .await?
+                .ok_or_else(|| Error::not_found(format!("owner {name}")));
+        }
+        self.db()?
             .read(move |conn| {
                 conn.query_row(
                     "SELECT id, name, created_at FROM owners WHERE name = ?1",
@@ -244,7 +324,7 @@ impl Backend for LocalBackend {
     fn info(&self) -> BackendInfo {
         BackendInfo {
             kind: "local",
-            location: self.service.db.path().display().to_string(),
+            location: self.service.location(),
         }
     }
 

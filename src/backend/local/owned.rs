@@ -18,7 +18,7 @@ impl LocalBackend {
         let offset = rows_before(page, per_page);
         let (items, total) = self
             .service
-            .db()
+            .db()?
             .read(move |conn| list(conn, owner, offset))
             .await?;
         Ok(Page {
@@ -37,7 +37,7 @@ impl LocalBackend {
     {
         let owner = self.owner_id;
         self.service
-            .db()
+            .db()?
             .read(move |conn| get(conn, owner, id))
             .await?
             .ok_or_else(|| Error::not_found(format!("{noun} {id}")))

@@ -136,7 +136,7 @@ impl LocalService {
     /// that cannot afford a thread hand-off per lookup.
     pub fn domain_for_host_blocking(&self, host: &str) -> Result<Option<Id>> {
         let (host, bare) = host_forms(host);
-        self.db().read_blocking(move |conn| {
+        self.db()?.read_blocking(move |conn| {
             conn.prepare_cached(
                 "SELECT id FROM domains WHERE host IN (?1, ?2) ORDER BY host = ?1 DESC LIMIT 1",
             )
@@ -166,7 +166,7 @@ impl LocalService {
         domain: Option<Id>,
         alias: &str,
     ) -> Result<Option<ResolvedLink>> {
-        self.db().read_blocking(|conn| {
+        self.db()?.read_blocking(|conn| {
             conn.prepare_cached(
                 "SELECT l.id, l.owner_id, l.alias, l.url, l.password_hash, l.disabled, l.public,
                         l.expiration_url, l.expiration_clicks, l.ends_at, l.clicks, l.target_type,
@@ -184,7 +184,7 @@ impl LocalService {
     /// The name of the domain link `id` lives on (`https://sho.rt`), or none: where its short
     /// URL starts (a QR code holds that URL).
     pub async fn link_domain_name(&self, id: Id) -> Result<Option<String>> {
-        self.db()
+        self.db()?
             .read(move |conn| {
                 conn.prepare_cached(
                     "SELECT d.name FROM links l JOIN domains d ON d.id = l.domain_id WHERE l.id = ?1",
@@ -201,7 +201,7 @@ impl LocalService {
     /// committed to the database since the last call: the server's cue to forget what it
     /// cached. Read on the writer connection, whose own commits (this process's) do not count.
     pub async fn external_change_marker(&self) -> Result<i64> {
-        self.db()
+        self.db()?
             .write(|tx| {
                 tx.query_row("PRAGMA data_version", [], |r| r.get(0))
                     .map_err(db_error)

@@ -51,7 +51,7 @@ impl LocalBackend {
         let now = self.service.now().as_second();
         let id = self
             .service
-            .db()
+            .db()?
             .write(move |tx| {
                 if let Some(id) = id
                     && store::get(tx, owner, id)?.is_none()

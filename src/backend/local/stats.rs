@@ -26,7 +26,7 @@ impl super::LocalService {
     /// API caller asked for).
     pub async fn stats_in(&self, owner: Id, query: &StatsQuery, tz: TimeZone) -> Result<Stats> {
         let (query, now) = (*query, self.now());
-        self.db()
+        self.db()?
             .read(move |conn| {
                 // One snapshot for every row read: consistent figures, and one lock instead of
                 // one per statement.

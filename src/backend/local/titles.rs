@@ -184,7 +184,7 @@ impl LocalService {
     }
 
     async fn set_fetched_title(&self, id: Id, url: String, title: String) -> Result<()> {
-        self.db()
+        self.db()?
             .write(move |tx| store::set_title(tx, id, &url, &title))
             .await
             .map(|_| ())

@@ -25,7 +25,7 @@ impl super::LocalService {
             .checked_sub(SignedDuration::from_hours(24 * i64::from(days)))
             .unwrap_or_default();
         // Most opens find nothing due: look before taking the write lock.
-        let due = self.db().read_blocking(|conn| {
+        let due = self.db()?.read_blocking(|conn| {
             conn.prepare_cached("SELECT 1 FROM trash_batches WHERE deleted_at < ?1 LIMIT 1")
                 .map_err(super::db_error)?
                 .exists([cutoff.as_second()])
@@ -34,7 +34,7 @@ impl super::LocalService {
         if !due {
             return Ok(0);
         }
-        self.db()
+        self.db()?
             .write_blocking(|tx| store::purge_before(tx, cutoff))
     }
 }
@@ -55,7 +55,7 @@ impl LocalBackend {
         let now = self.service.now();
         let moved = self
             .service
-            .db()
+            .db()?
             .write(move |tx| {
                 let batch = store::new_batch(tx, owner, now)?;
                 store::move_space(tx, owner, id, batch)
@@ -77,7 +77,7 @@ impl LocalBackend {
         progress.set_total(0);
         let done = self
             .service
-            .db()
+            .db()?
             .write(move |tx| store::restore(tx, owner, &scope))
             .await?;
         let changed = done.links + done.spaces;
@@ -108,7 +108,7 @@ impl LocalBackend {
         let keep = self.service.options().trash_days;
         let (items, total) = self
             .service
-            .db()
+            .db()?
             .read(move |conn| {
                 store::list(
                     conn,
@@ -136,7 +136,7 @@ impl LocalBackend {
         let owner = self.owner_id;
         let scope = items_scope(items);
         self.service
-            .db()
+            .db()?
             .write(move |tx| store::purge(tx, owner, &scope))
             .await
     }
@@ -150,7 +150,7 @@ impl LocalBackend {
     pub async fn empty_trash(&self) -> Result<u64> {
         let owner = self.owner_id;
         self.service
-            .db()
+            .db()?
             .write(move |tx| store::purge(tx, owner, &Scope::All))
             .await
     }

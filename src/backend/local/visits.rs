@@ -415,7 +415,7 @@ impl super::LocalBackend {
     pub async fn traffic_history(&self, ids: Vec<Id>) -> Result<HashMap<Id, Vec<TrafficHour>>> {
         let owner = self.owner_id();
         self.service()
-            .db()
+            .db()?
             .read(move |conn| history(conn, owner, &ids))
             .await
     }
@@ -429,7 +429,7 @@ impl super::LocalService {
         let mut pruned = 0u64;
         loop {
             let n = self
-                .db()
+                .db()?
                 .write(move |tx| visit_log::prune(tx, before, PRUNE_CHUNK))
                 .await?;
             pruned += n as u64;
@@ -447,7 +447,7 @@ impl super::LocalService {
         for v in visits {
             batch.add(v);
         }
-        self.db()
+        self.db()?
             .write(move |tx| record_visits(tx, &batch, &[], &mut Interner::default()))
             .await
     }
@@ -456,7 +456,7 @@ impl super::LocalService {
     pub async fn purge_deleted_visits(&self) -> Result<()> {
         let mut after = 0;
         while let Some(next) = self
-            .db()
+            .db()?
             .write(move |tx| visit_log::purge_forgotten(tx, after, PRUNE_CHUNK as i64 * 5))
             .await?
         {

@@ -1,0 +1,210 @@
+//! The embedded service's store on PostgreSQL: a connection pool, the schema, and a listener
+//! that hears every other process's edits. Several `linkdeck serve` instances, the CLI and the
+//! terminal app may all work on one database at once; the database keeps what must hold for
+//! all of them (unique aliases, link counters, exact click reservations), not any one process.
+//!
+//! The SQL of each area lives beside the SQLite store's, in `pg/<area>.rs`.
+
+pub mod owners;
+mod schema;
+mod target;
+
+use std::sync::Arc;
+use std::sync::atomic::{AtomicI64, Ordering};
+use std::time::Duration;
+
+use deadpool_postgres::{Manager, ManagerConfig, Object, Pool, RecyclingMethod};
+use futures::StreamExt;
+use tokio_postgres::{AsyncMessage, NoTls};
+
+pub use schema::PG_SCHEMA_VERSION;
+pub use target::{PASSWORD_VARS, PgTarget};
+
+use crate::domain::{Error, Result};
+
+/// Connections each process keeps at most: the server's handlers and click writer share them.
+const POOL_SIZE: usize = 16;
+/// How long a request waits for a free connection or a new one before it fails.
+const CONNECT_TIMEOUT: Duration = Duration::from_secs(10);
+/// The channel the schema's triggers notify on (see `schema.rs`).
+const CHANGES_CHANNEL: &str = "linkdeck_changes";
+
+/// A shared handle to one PostgreSQL database. Cloning is cheap.
+#[derive(Clone)]
+pub struct Pg {
+    inner: Arc<Inner>,
+}
+
+struct Inner {
+    target: PgTarget,
+    pool: Pool,
+    /// Moves whenever some process changes what redirects and key checks read; see
+    /// [`Pg::change_marker`].
+    changes: Arc<AtomicI64>,
+    /// The listening connection's task, ended with the last handle.
+    listener: tokio::task::JoinHandle<()>,
+}
+
+impl Drop for Inner {
+    fn drop(&mut self) {
+        self.listener.abort();
+    }
+}
+
+impl std::fmt::Debug for Pg {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Pg")
+            .field("target", &self.inner.target)
+            .finish()
+    }
+}
+
+impl Pg {
+    /// Connects, brings the schema up to date and starts listening for changes.
+    pub async fn connect(target: &PgTarget) -> Result<Pg> {
+        let config = target.config();
+        let manager = Manager::from_config(
+            config.clone(),
+            NoTls,
+            ManagerConfig {
+                recycling_method: RecyclingMethod::Fast,
+            },
+        );
+        let pool = Pool::builder(manager)
+            .max_size(POOL_SIZE)
+            .wait_timeout(Some(CONNECT_TIMEOUT))
+            .create_timeout(Some(CONNECT_TIMEOUT))
+            .runtime(deadpool_postgres::Runtime::Tokio1)
+            .build()
+            .map_err(|e| Error::Unavailable(format!("PostgreSQL pool: {e}")))?;
+        let open = |e: Error| Error::Unavailable(format!("database {target}: {}", bare(&e)));
+        let mut client = pool.get().await.map_err(|e| open(pool_error(e)))?;
+        schema::migrate(&mut client).await.map_err(open)?;
+        drop(client);
+        let changes = Arc::new(AtomicI64::new(0));
+        let listener = listen(config, changes.clone()).await.map_err(open)?;
+        Ok(Pg {
+            inner: Arc::new(Inner {
+                target: target.clone(),
+                pool,
+                changes,
+                listener,
+            }),
+        })
+    }
+
+    pub fn target(&self) -> &PgTarget {
+        &self.inner.target
+    }
+
+    /// A pooled connection.
+    pub async fn client(&self) -> Result<Object> {
+        self.inner.pool.get().await.map_err(pool_error)
+    }
+
+    /// A number that moves whenever any process (this one included) commits a change to links,
+    /// domains or API keys: callers that cache lookups forget them when it moves. Changes made
+    /// elsewhere arrive within the time a notification takes, well under a second.
+    pub fn change_marker(&self) -> i64 {
+        self.inner.changes.load(Ordering::Acquire)
+    }
+}
+
+/// Opens the listening connection: every notification on [`CHANGES_CHANNEL`] moves `changes`.
+/// A lost connection is opened again; while it is down the marker moves on every retry, so
+/// callers forget their caches rather than trust them.
+async fn listen(
+    config: tokio_postgres::Config,
+    changes: Arc<AtomicI64>,
+) -> Result<tokio::task::JoinHandle<()>> {
+    let first = subscribe(&config, changes.clone()).await?;
+    Ok(tokio::spawn(async move {
+        let mut session = first;
+        loop {
+            session.await.ok();
+            changes.fetch_add(1, Ordering::AcqRel);
+            tracing::warn!("lost the PostgreSQL change listener; reconnecting");
+            loop {
+                tokio::time::sleep(Duration::from_millis(500)).await;
+                match subscribe(&config, changes.clone()).await {
+                    Ok(next) => {
+                        session = next;
+                        break;
+                    }
+                    Err(e) => {
+                        changes.fetch_add(1, Ordering::AcqRel);
+                        tracing::warn!(error = %e, "PostgreSQL change listener");
+                    }
+                }
+            }
+        }
+    }))
+}
+
+/// One listening session: connects, subscribes, and returns a task that runs until the
+/// connection ends (or the task is aborted, which closes it).
+async fn subscribe(
+    config: &tokio_postgres::Config,
+    changes: Arc<AtomicI64>,
+) -> Result<tokio::task::JoinHandle<()>> {
+    let (client, mut connection) = config.connect(NoTls).await.map_err(pg_error)?;
+    let mut messages = futures::stream::poll_fn(move |cx| connection.poll_message(cx));
+    // The connection must be polled for the client's own statements to complete.
+    let poller = tokio::spawn(async move {
+        while let Some(Ok(message)) = messages.next().await {
+            if let AsyncMessage::Notification(_) = message {
+                changes.fetch_add(1, Ordering::AcqRel);
+            }
+        }
+    });
+    client
+        .batch_execute(&format!("LISTEN {CHANGES_CHANNEL}"))
+        .await
+        .map_err(pg_error)?;
+    Ok(tokio::spawn(async move {
+        // Dropping the client (when this task ends or is aborted) closes the connection, which
+        // ends the poller.
+        let _client = client;
+        let _ = poller.await;
+    }))
+}
+
+/// The error text without the "service unavailable" framing, to put after a database's name.
+fn bare(e: &Error) -> String {
+    match e {
+        Error::Unavailable(m) => m.clone(),
+        other => other.to_string(),
+    }
+}
+
+/// Maps a PostgreSQL failure to the backend error a person sees. The server's own message is
+/// kept (it names the constraint, the column or the refused user); the password never is in it.
+pub fn pg_error(e: tokio_postgres::Error) -> Error {
+    use tokio_postgres::error::SqlState;
+    let Some(db) = e.as_db_error() else {
+        let cause = std::error::Error::source(&e).map_or_else(String::new, |s| format!(": {s}"));
+        return Error::Unavailable(format!("cannot reach PostgreSQL ({e}{cause})"));
+    };
+    let code = db.code();
+    let hint = if *code == SqlState::INVALID_PASSWORD
+        || *code == SqlState::INVALID_AUTHORIZATION_SPECIFICATION
+    {
+        format!(" (set {} to the database password)", PASSWORD_VARS[0])
+    } else {
+        String::new()
+    };
+    Error::Unavailable(format!("PostgreSQL: {}{hint}", db.message()))
+}
+
+fn pool_error(e: deadpool_postgres::PoolError) -> Error {
+    match e {
+        deadpool_postgres::PoolError::Backend(e) => pg_error(e),
+        other => Error::Unavailable(format!("PostgreSQL connection pool: {other}")),
+    }
+}
+
+/// Whether `e` is a unique-constraint violation (an alias or a name already taken, found by
+/// the database when two writers race).
+pub fn is_unique_violation(e: &tokio_postgres::Error) -> bool {
+    e.code() == Some(&tokio_postgres::error::SqlState::UNIQUE_VIOLATION)
+}

@@ -1,0 +1,96 @@
+//! Which PostgreSQL database a profile names, and the password it connects with.
+//!
+//! The URL (`postgres://user@host:port/db`, or libpq's `key=value` form) lives in the config
+//! file or on the command line, where anyone reading the file or `ps` could see it, so it must
+//! not hold the password: that comes from `LINKDECK_DB_PASSWORD` (or libpq's own `PGPASSWORD`)
+//! when the database is opened, and is never written or logged.
+
+use std::fmt;
+use std::str::FromStr;
+
+/// The environment variables read for the database password, in order.
+pub const PASSWORD_VARS: [&str; 2] = ["LINKDECK_DB_PASSWORD", "PGPASSWORD"];
+
+/// A PostgreSQL database to open, as written (without a password).
+#[derive(Clone, PartialEq, Eq)]
+pub struct PgTarget {
+    written: String,
+}
+
+impl PgTarget {
+    /// Reads a `postgres://` or `postgresql://` URL; says what is wrong otherwise.
+    pub fn parse(raw: &str) -> Result<PgTarget, String> {
+        let raw = raw.trim();
+        let config = tokio_postgres::Config::from_str(raw)
+            .map_err(|e| format!("not a PostgreSQL URL ({e}); write postgres://USER@HOST/DB"))?;
+        if config.get_password().is_some() {
+            return Err(format!(
+                "the PostgreSQL URL holds a password; leave it out and set {} instead",
+                PASSWORD_VARS[0]
+            ));
+        }
+        if config.get_hosts().is_empty() {
+            return Err("the PostgreSQL URL names no host; write postgres://USER@HOST/DB".into());
+        }
+        if config.get_user().is_none() {
+            return Err("the PostgreSQL URL names no user; write postgres://USER@HOST/DB".into());
+        }
+        Ok(PgTarget {
+            written: raw.to_owned(),
+        })
+    }
+
+    /// The connection settings with the password from the environment, if one is set there.
+    pub fn config(&self) -> tokio_postgres::Config {
+        // Checked by `parse`.
+        let mut config = tokio_postgres::Config::from_str(&self.written).unwrap_or_default();
+        let password = PASSWORD_VARS
+            .iter()
+            .find_map(|var| std::env::var(var).ok().filter(|p| !p.is_empty()));
+        if let Some(password) = password {
+            config.password(password);
+        }
+        if config.get_application_name().is_none() {
+            config.application_name("linkdeck");
+        }
+        config
+    }
+
+    /// The URL as written, for messages and logs (it holds no password).
+    pub fn as_str(&self) -> &str {
+        &self.written
+    }
+}
+
+impl fmt::Debug for PgTarget {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.written)
+    }
+}
+
+impl fmt::Display for PgTarget {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.written)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::PgTarget;
+
+    #[test]
+    fn urls_without_passwords_are_taken_and_passwords_are_refused_unechoed() {
+        let ok = PgTarget::parse("postgres://links@db.internal:5433/linkdeck").unwrap();
+        assert_eq!(ok.as_str(), "postgres://links@db.internal:5433/linkdeck");
+        assert_eq!(ok.config().get_ports(), &[5433]);
+        let err = PgTarget::parse("postgresql://links:hunter2@db/linkdeck").unwrap_err();
+        assert!(err.contains("LINKDECK_DB_PASSWORD"), "{err}");
+        assert!(!err.contains("hunter2"), "{err}");
+        assert!(
+            PgTarget::parse("postgres://db/linkdeck")
+                .unwrap_err()
+                .contains("no user")
+        );
+        assert!(PgTarget::parse("postgres://").is_err());
+    }
+}
