@@ -1,4 +1,5 @@
 use super::*;
+use crate::backend::local::StoreLocation;
 
 fn paths() -> Paths {
     Paths::new(
@@ -19,7 +20,7 @@ fn empty_file_gives_the_builtin_local_profile() {
     let resolved = config.resolve(&Overrides::default(), &paths()).unwrap();
     match resolved {
         Resolved::Local { db, public_url, .. } => {
-            assert_eq!(db, Path::new("/data/linkdeck/linkdeck.db"));
+            assert_eq!(db, StoreLocation::File("/data/linkdeck/linkdeck.db".into()));
             assert_eq!(public_url, "http://127.0.0.1:8080");
         }
         other => panic!("expected local, got {other:?}"),
@@ -81,7 +82,7 @@ geo_header = "CF-IPCountry"
         home,
         Resolved::Local {
             profile: "home".into(),
-            db: "/cfg/linkdeck/home.db".into(),
+            db: StoreLocation::File("/cfg/linkdeck/home.db".into()),
             public_url: "https://sho.rt".into(),
             timezone: TimeZone::get("Europe/Berlin").unwrap(),
             fetch_titles: true,
@@ -194,13 +195,15 @@ fn command_line_overrides() {
     let db = config
         .resolve(
             &Overrides {
-                db: Some("/tmp/x.db".into()),
+                db: Some(StoreLocation::File("/tmp/x.db".into())),
                 ..Default::default()
             },
             &paths(),
         )
         .unwrap();
-    assert!(matches!(db, Resolved::Local { ref db, .. } if db == Path::new("/tmp/x.db")));
+    assert!(
+        matches!(db, Resolved::Local { ref db, .. } if *db == StoreLocation::File("/tmp/x.db".into()))
+    );
 
     let remote = config
         .resolve(
