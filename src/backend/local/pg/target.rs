@@ -20,8 +20,12 @@ pub struct PgTarget {
 impl PgTarget {
     /// Reads a `postgres://` or `postgresql://` URL; says what is wrong otherwise.
     pub fn parse(raw: &str) -> Result<PgTarget, String> {
-        let raw = raw.trim();
-        let config = tokio_postgres::Config::from_str(raw)
+        // Schemes are case-insensitive (RFC 3986); the driver reads only lower case.
+        let raw = match raw.trim().split_once("://") {
+            Some((scheme, rest)) => format!("{}://{rest}", scheme.to_ascii_lowercase()),
+            None => raw.trim().to_owned(),
+        };
+        let config = tokio_postgres::Config::from_str(&raw)
             .map_err(|e| format!("not a PostgreSQL URL ({e}); write postgres://USER@HOST/DB"))?;
         if config.get_password().is_some() {
             return Err(format!(
@@ -35,9 +39,7 @@ impl PgTarget {
         if config.get_user().is_none() {
             return Err("the PostgreSQL URL names no user; write postgres://USER@HOST/DB".into());
         }
-        Ok(PgTarget {
-            written: raw.to_owned(),
-        })
+        Ok(PgTarget { written: raw })
     }
 
     /// The connection settings with the password from the environment, if one is set there.
