@@ -15,6 +15,9 @@ pub const PASSWORD_VARS: [&str; 2] = ["LINKDECK_DB_PASSWORD", "PGPASSWORD"];
 #[derive(Clone, PartialEq, Eq)]
 pub struct PgTarget {
     written: String,
+    /// A password given by the program itself (a test's cluster, a password command's answer);
+    /// the environment's is read otherwise.
+    password: Option<String>,
 }
 
 impl PgTarget {
@@ -39,16 +42,27 @@ impl PgTarget {
         if config.get_user().is_none() {
             return Err("the PostgreSQL URL names no user; write postgres://USER@HOST/DB".into());
         }
-        Ok(PgTarget { written: raw })
+        Ok(PgTarget {
+            written: raw,
+            password: None,
+        })
     }
 
-    /// The connection settings with the password from the environment, if one is set there.
+    /// The same database, logged in to with `password` rather than the environment's.
+    pub fn with_password(mut self, password: impl Into<String>) -> PgTarget {
+        self.password = Some(password.into());
+        self
+    }
+
+    /// The connection settings with the password: the one given, else the environment's.
     pub fn config(&self) -> tokio_postgres::Config {
         // Checked by `parse`.
         let mut config = tokio_postgres::Config::from_str(&self.written).unwrap_or_default();
-        let password = PASSWORD_VARS
-            .iter()
-            .find_map(|var| std::env::var(var).ok().filter(|p| !p.is_empty()));
+        let password = self.password.clone().or_else(|| {
+            PASSWORD_VARS
+                .iter()
+                .find_map(|var| std::env::var(var).ok().filter(|p| !p.is_empty()))
+        });
         if let Some(password) = password {
             config.password(password);
         }
