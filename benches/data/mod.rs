@@ -168,6 +168,7 @@ async fn set_clicks(backend: &LocalBackend) {
     backend
         .service()
         .db()
+        .unwrap()
         .write(|tx| {
             tx.execute_batch(
                 "UPDATE links SET clicks = CASE WHEN id % 10 = 0 THEN (id * 7919) % 5000
@@ -181,6 +182,7 @@ async fn set_clicks(backend: &LocalBackend) {
     backend
         .service()
         .db()
+        .unwrap()
         .write(|tx| {
             tx.query_row("PRAGMA wal_checkpoint(TRUNCATE)", [], |_| Ok(()))
                 .or(Ok(()))

@@ -8,6 +8,7 @@ mod app;
 mod bulk;
 mod context;
 mod copy;
+mod db;
 mod destination;
 mod domains;
 mod error;
@@ -121,6 +122,9 @@ pub enum Command {
     /// Deleted links and spaces, kept for `trash_days` on a local database.
     #[command(subcommand)]
     Trash(trash::TrashCommand),
+    /// Whole embedded databases: copy one into another, SQLite and PostgreSQL either way.
+    #[command(subcommand)]
+    Db(db::DbCommand),
     /// Print a shell completion script (bash, zsh, fish, elvish, powershell).
     Completions {
         #[arg(value_enum)]
@@ -209,6 +213,7 @@ async fn dispatch(ctx: &Context, command: Option<Command>) -> CliResult {
         Some(Command::Serve(a)) => serve::run(ctx, a).await,
         Some(Command::Keys(c)) => keys::run(ctx, c).await,
         Some(Command::Trash(c)) => trash::run(ctx, c).await,
+        Some(Command::Db(c)) => db::run(ctx, c).await,
         Some(Command::Completions { .. }) => Ok(()),
     }
 }

@@ -926,6 +926,7 @@ async fn visits_of_a_link_deleted_before_the_write_are_dropped_not_fatal() {
     let orphans: i64 = s
         .service
         .db()
+        .unwrap()
         .read(|conn| {
             Ok(conn
                 .query_row("SELECT count(*) FROM visit_log", [], |r| r.get(0))

@@ -4,6 +4,7 @@
 
 mod alias;
 mod bulk;
+mod copy;
 mod db;
 mod domains;
 mod import;
@@ -32,6 +33,7 @@ use jiff::Timestamp;
 use jiff::tz::TimeZone;
 use rusqlite::{OptionalExtension, params};
 
+pub use copy::{Moved, TableCounts};
 pub use db::{Db, db_error};
 pub use import::{
     CHUNK as IMPORT_CHUNK, ImportOptions, ImportRow, ImportSummary, Incoming, Renamed,

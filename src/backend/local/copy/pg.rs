@@ -1,0 +1,199 @@
+//! The PostgreSQL end of a whole-database copy: `COPY … (FORMAT binary)` both ways, the fastest
+//! way rows go in and out of PostgreSQL.
+
+use std::pin::Pin;
+
+use futures::StreamExt;
+use tokio::sync::mpsc;
+use tokio_postgres::binary_copy::{BinaryCopyInWriter, BinaryCopyOutStream};
+use tokio_postgres::types::{ToSql, Type};
+
+use super::tables::{Cell, Kind, Row, TABLES, Table};
+use super::{Batch, CHUNK, Moved};
+use crate::backend::local::pg::{Pg, pg_error};
+use crate::domain::{Error, Id, Result};
+
+fn types(table: &Table) -> Vec<Type> {
+    table.columns.iter().map(|(_, k)| k.pg_type()).collect()
+}
+
+/// The rows of each table, counted in one snapshot.
+pub async fn counts(pg: &Pg) -> Result<Vec<u64>> {
+    let mut client = pg.client().await?;
+    let tx = snapshot(&mut client).await?;
+    let mut counts = Vec::with_capacity(TABLES.len());
+    for table in TABLES {
+        let n: i64 = tx
+            .query_one(&format!("SELECT count(*) FROM {}", table.name), &[])
+            .await
+            .map_err(pg_error)?
+            .get(0);
+        counts.push(n as u64);
+    }
+    Ok(counts)
+}
+
+async fn snapshot(
+    client: &mut deadpool_postgres::Object,
+) -> Result<deadpool_postgres::Transaction<'_>> {
+    client
+        .build_transaction()
+        .isolation_level(tokio_postgres::IsolationLevel::RepeatableRead)
+        .read_only(true)
+        .start()
+        .await
+        .map_err(pg_error)
+}
+
+/// The highest link id ever given out: stored, trashed, or taken from the sequence and deleted.
+pub async fn id_mark(pg: &Pg) -> Result<Id> {
+    let client = pg.client().await?;
+    let row = client
+        .query_one(
+            "SELECT GREATEST(coalesce((SELECT max(id) FROM links), 0),
+                             coalesce((SELECT max(id) FROM trash_links), 0),
+                             coalesce(pg_sequence_last_value(
+                                 pg_get_serial_sequence('links', 'id')::regclass), 0))",
+            &[],
+        )
+        .await
+        .map_err(pg_error)?;
+    Ok(row.get(0))
+}
+
+/// Sends every table, in one read snapshot, then [`Batch::Done`].
+pub async fn read(pg: &Pg, out: mpsc::Sender<Batch>) -> Result<()> {
+    let mut client = pg.client().await?;
+    let tx = snapshot(&mut client).await?;
+    for (index, table) in TABLES.iter().enumerate() {
+        if out.send(Batch::Start(index)).await.is_err() {
+            return Ok(());
+        }
+        let sql = format!(
+            "COPY (SELECT {} FROM {} ORDER BY {}) TO STDOUT (FORMAT binary)",
+            table.column_list(),
+            table.name,
+            table.order
+        );
+        let stream = tx.copy_out(&sql).await.map_err(pg_error)?;
+        let rows = BinaryCopyOutStream::new(stream, &types(table));
+        let mut rows = std::pin::pin!(rows);
+        let mut chunk = Vec::with_capacity(CHUNK);
+        while let Some(row) = rows.next().await {
+            let row = row.map_err(pg_error)?;
+            chunk.push(cells(&row, table.columns).map_err(pg_error)?);
+            if chunk.len() == CHUNK
+                && out
+                    .send(Batch::Rows(std::mem::take(&mut chunk)))
+                    .await
+                    .is_err()
+            {
+                return Ok(());
+            }
+        }
+        if !chunk.is_empty() && out.send(Batch::Rows(chunk)).await.is_err() {
+            return Ok(());
+        }
+    }
+    let _ = out.send(Batch::Done).await;
+    Ok(())
+}
+
+fn cells(
+    row: &tokio_postgres::binary_copy::BinaryCopyOutRow,
+    columns: &[(&str, Kind)],
+) -> std::result::Result<Row, tokio_postgres::Error> {
+    columns
+        .iter()
+        .enumerate()
+        .map(|(i, (_, kind))| {
+            Ok(match kind {
+                Kind::Big => row.try_get::<Option<i64>>(i)?.map_or(Cell::Null, Cell::Int),
+                Kind::Int => row
+                    .try_get::<Option<i32>>(i)?
+                    .map_or(Cell::Null, |v| Cell::Int(v.into())),
+                Kind::Small => row
+                    .try_get::<Option<i16>>(i)?
+                    .map_or(Cell::Null, |v| Cell::Int(v.into())),
+                Kind::Bool => row
+                    .try_get::<Option<bool>>(i)?
+                    .map_or(Cell::Null, Cell::Bool),
+                Kind::Text => row
+                    .try_get::<Option<String>>(i)?
+                    .map_or(Cell::Null, Cell::Text),
+                Kind::Bytes => row
+                    .try_get::<Option<Vec<u8>>>(i)?
+                    .map_or(Cell::Null, Cell::Bytes),
+            })
+        })
+        .collect()
+}
+
+/// Writes what arrives in one transaction, committed only once [`Batch::Done`] has come; every
+/// identity sequence is moved past the copied ids, the links' past `mark`.
+pub async fn write(
+    pg: &Pg,
+    mut input: mpsc::Receiver<Batch>,
+    mark: Id,
+    moved: &Moved,
+) -> Result<()> {
+    let mut client = pg.client().await?;
+    let tx = client.transaction().await.map_err(pg_error)?;
+    let mut writer: Option<Pin<Box<BinaryCopyInWriter>>> = None;
+    loop {
+        match input.recv().await {
+            Some(Batch::Start(index)) => {
+                if let Some(w) = writer.take() {
+                    finish(w).await?;
+                }
+                let table = &TABLES[index];
+                let sink = tx
+                    .copy_in(&format!(
+                        "COPY {} ({}) FROM STDIN (FORMAT binary)",
+                        table.name,
+                        table.column_list()
+                    ))
+                    .await
+                    .map_err(pg_error)?;
+                writer = Some(Box::pin(BinaryCopyInWriter::new(sink, &types(table))));
+            }
+            Some(Batch::Rows(rows)) => {
+                let w = writer.as_mut().ok_or_else(|| {
+                    Error::Unavailable("copy: rows arrived before their table".into())
+                })?;
+                for row in &rows {
+                    let values: Vec<&(dyn ToSql + Sync)> =
+                        row.iter().map(|c| c as &(dyn ToSql + Sync)).collect();
+                    w.as_mut().write(&values).await.map_err(pg_error)?;
+                }
+                moved(rows.len() as u64);
+            }
+            Some(Batch::Done) => break,
+            None => return Err(Error::Unavailable("copy: the source stopped".into())),
+        }
+    }
+    if let Some(w) = writer.take() {
+        finish(w).await?;
+    }
+    tx.batch_execute(super::RECOUNT).await.map_err(pg_error)?;
+    for table in TABLES.iter().filter(|t| t.identity) {
+        // `setval(…, n, false)` makes n the next value: one above every copied id (and, for
+        // links, above every id the source ever gave out).
+        let floor = if table.name == "links" { mark } else { 0 };
+        tx.execute(
+            &format!(
+                "SELECT setval(pg_get_serial_sequence('{0}', 'id'),
+                               GREATEST(coalesce((SELECT max(id) FROM {0}), 0), $1) + 1, false)",
+                table.name
+            ),
+            &[&floor],
+        )
+        .await
+        .map_err(pg_error)?;
+    }
+    tx.commit().await.map_err(pg_error)
+}
+
+async fn finish(mut writer: Pin<Box<BinaryCopyInWriter>>) -> Result<()> {
+    writer.as_mut().finish().await.map_err(pg_error).map(|_| ())
+}
