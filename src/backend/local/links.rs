@@ -1,6 +1,7 @@
-//! The link rules of the embedded service over the SQL in `store::links`: field
-//! validation, ownership of spaces and domains, alias uniqueness and generation, password
-//! hashing, titles and short URLs.
+//! The link rules of the embedded service over the SQL in `store::links` (SQLite) and
+//! `pg::links` (PostgreSQL): field validation, ownership of spaces and domains, alias
+//! uniqueness and generation, password hashing, titles and short URLs. Each write is one
+//! transaction of the store's own, running the same checks in the same order.
 
 use jiff::Timestamp;
 use rusqlite::Connection;

@@ -1,4 +1,5 @@
-//! The space rules of the embedded service over the SQL in `store::spaces`.
+//! The space rules of the embedded service over the SQL in `store::spaces` (SQLite) and
+//! `pg::spaces` (PostgreSQL).
 
 use super::LocalBackend;
 use super::pg::{self, spaces as pg_spaces};

@@ -1,6 +1,6 @@
 //! The trash of the embedded service: a deleted link or space waits there, whole, for
 //! `trash_days` (a profile setting) and can come back with its id, clicks and traffic. The SQL is
-//! in `store::trash`.
+//! in `store::trash` (SQLite) and `pg::trash` (PostgreSQL).
 
 use jiff::{SignedDuration, Timestamp};
 
