@@ -257,7 +257,7 @@ pub async fn alias_taken<C: GenericClient>(
     .is_some())
 }
 
-/// The answers [`check_refs`](crate::backend::local::links) needs about a request's space,
+/// The answers the link rules' `check_refs` needs about a request's space,
 /// domain (`domain`: the one the link is or will be on) and alias. The space and domain stay
 /// the owner's until the transaction ends.
 pub async fn ref_facts<C: GenericClient>(
