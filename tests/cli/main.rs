@@ -1,17 +1,20 @@
 //! The command line, run as the real binary against temporary databases. One module per part of
 //! the CLI, each named for what it covers; `cli_support` runs the binary in a sandbox, `common`
-//! reads where a `linkdeck serve` child listens.
+//! reads where a `linkdeck serve` child listens, `pg_cluster` gives a throwaway PostgreSQL.
 
 #[path = "../cli_support/mod.rs"]
 mod cli_support;
 #[path = "../common/mod.rs"]
 mod common;
+#[path = "../pg_cluster/mod.rs"]
+mod pg_cluster;
 
 mod bulk;
 mod completions;
 mod config;
 mod errors;
 mod links;
+mod postgres;
 mod spaces;
 mod through_server;
 mod transfer;

@@ -19,26 +19,55 @@ fn random_alias(len: usize) -> String {
         .collect()
 }
 
-/// A random alias for which `taken` answers false: 5 characters of `[0-9a-z]`, 6 once 10
-/// candidates have collided.
-pub fn generate_alias(mut taken: impl FnMut(&str) -> Result<bool>) -> Result<String> {
-    let mut collisions = 0;
-    for _ in 0..MAX_ATTEMPTS {
-        let len = if collisions < COLLISIONS_BEFORE_LONGER {
-            GENERATED_LEN
-        } else {
-            GENERATED_LEN + 1
-        };
-        let alias = random_alias(len);
-        if is_reserved_alias(&alias) || taken(&alias)? {
-            collisions += 1;
-            continue;
+/// Candidate aliases, for a store that asks whether each is taken in its own way (a closure
+/// for SQLite, an await for PostgreSQL): 5 characters of `[0-9a-z]`, 6 once 10 candidates
+/// have collided, never a reserved word.
+#[derive(Debug, Default)]
+pub struct Candidates {
+    collisions: u32,
+    attempts: u32,
+}
+
+impl Candidates {
+    /// The next alias to try, or an error once too many were taken.
+    pub fn next_alias(&mut self) -> Result<String> {
+        loop {
+            if self.attempts >= MAX_ATTEMPTS {
+                return Err(Error::Unavailable(
+                    "could not find a free alias; choose one".into(),
+                ));
+            }
+            self.attempts += 1;
+            let len = if self.collisions < COLLISIONS_BEFORE_LONGER {
+                GENERATED_LEN
+            } else {
+                GENERATED_LEN + 1
+            };
+            let alias = random_alias(len);
+            if is_reserved_alias(&alias) {
+                self.collisions += 1;
+                continue;
+            }
+            return Ok(alias);
         }
-        return Ok(alias);
     }
-    Err(Error::Unavailable(
-        "could not find a free alias; choose one".into(),
-    ))
+
+    /// The last alias given was taken.
+    pub fn taken(&mut self) {
+        self.collisions += 1;
+    }
+}
+
+/// A random alias for which `taken` answers false (see [`Candidates`]).
+pub fn generate_alias(mut taken: impl FnMut(&str) -> Result<bool>) -> Result<String> {
+    let mut candidates = Candidates::default();
+    loop {
+        let alias = candidates.next_alias()?;
+        if !taken(&alias)? {
+            return Ok(alias);
+        }
+        candidates.taken();
+    }
 }
 
 #[cfg(test)]

@@ -11,9 +11,15 @@ use roaring::RoaringTreemap;
 use rusqlite::Connection;
 use rusqlite::types::Value;
 
+use deadpool_postgres::GenericClient;
+
 use super::LocalBackend;
 use super::links::NOT_YOUR_SPACE;
 use super::links::list_filter;
+use super::pg::{
+    self, Pg, bulk as pg_bulk, links as pg_links, search as pg_search, spaces as pg_spaces,
+    trash as pg_trash,
+};
 use super::store::bulk::{self as store, CHUNK, Change};
 use super::store::links as link_store;
 use super::store::search;
@@ -35,7 +41,7 @@ fn resolve(
     selection: &Selection,
     now: Timestamp,
 ) -> Result<(RoaringTreemap, Vec<Id>)> {
-    let mut ids = match &selection.filter {
+    let ids = match &selection.filter {
         Some(query) => search::matching_ids(
             conn,
             // Every match: no offset, and 0 is no limit.
@@ -43,18 +49,88 @@ fn resolve(
         )?,
         None => RoaringTreemap::new(),
     };
-    for id in &selection.except {
-        ids.remove(*id as u64);
-    }
     let named = store::existing(conn, owner, &selection.ids)?;
+    Ok(combine(ids, selection, named))
+}
+
+/// [`resolve`] on PostgreSQL.
+async fn resolve_pg<C: GenericClient>(
+    c: &C,
+    owner: Id,
+    selection: &Selection,
+    now: Timestamp,
+) -> Result<(RoaringTreemap, Vec<Id>)> {
+    let matched = match &selection.filter {
+        Some(query) => pg_search::matching_ids(c, &list_filter(owner, query, now, 0, 0))
+            .await?
+            .into_iter()
+            .map(|id| id as u64)
+            .collect(),
+        None => RoaringTreemap::new(),
+    };
+    let named = pg_bulk::existing(c, owner, &selection.ids)
+        .await?
+        .into_iter()
+        .map(|id| id as u64)
+        .collect();
+    Ok(combine(matched, selection, named))
+}
+
+/// The links a selection holds — those its filter `matched` but its exceptions, and the `named`
+/// ones (the owner's among its ids) — and the ids it names that are not the owner's links.
+fn combine(
+    mut matched: RoaringTreemap,
+    selection: &Selection,
+    named: RoaringTreemap,
+) -> (RoaringTreemap, Vec<Id>) {
+    for id in &selection.except {
+        matched.remove(*id as u64);
+    }
     let missing = selection
         .ids
         .iter()
         .copied()
         .filter(|id| !named.contains(*id as u64))
         .collect();
-    ids |= named;
-    Ok((ids, missing))
+    matched |= named;
+    (matched, missing)
+}
+
+/// The links of a bulk update grouped by the earlier values that would put them back: one
+/// group per distinct set of values, in the order first seen.
+#[derive(Default)]
+struct Earlier {
+    groups: Vec<(LinkInput, Vec<Id>)>,
+    index: HashMap<String, usize>,
+}
+
+impl Earlier {
+    fn add(&mut self, id: Id, changes: &[Change], values: &[Value], zone: &TimeZone) {
+        let key = format!("{values:?}");
+        let groups = &mut self.groups;
+        let at = *self.index.entry(key).or_insert_with(|| {
+            groups.push((earlier_input(changes, values, zone), Vec::new()));
+            groups.len() - 1
+        });
+        self.groups[at].1.push(id);
+    }
+
+    fn into_undo(self) -> Undo {
+        if self.groups.is_empty() {
+            Undo::Nothing
+        } else {
+            Undo::Revert(self.groups)
+        }
+    }
+}
+
+/// `ids` in chunks of [`CHUNK`], in id order.
+fn chunks(ids: &RoaringTreemap) -> impl Iterator<Item = Vec<Id>> + '_ {
+    let mut ids = ids.iter().map(|id| id as Id).peekable();
+    std::iter::from_fn(move || {
+        ids.peek()?;
+        Some(ids.by_ref().take(CHUNK).collect())
+    })
 }
 
 fn not_found(missing: Vec<Id>) -> Vec<BulkFailure> {
@@ -179,12 +255,18 @@ impl LocalBackend {
         let patch = validate_link_input(input, Mode::Update, &zone)?;
         if let Some(Some(space)) = patch.space {
             let owner = self.owner_id;
-            let mine = self
-                .service
-                .db()?
-                .read(move |conn| spaces::get(conn, owner, space))
-                .await?
-                .is_some();
+            let mine = match self.service.pg() {
+                Some(pg) => {
+                    let client = pg.client().await?;
+                    pg_spaces::get(&client, owner, space).await?.is_some()
+                }
+                None => self
+                    .service
+                    .db()?
+                    .read(move |conn| spaces::get(conn, owner, space))
+                    .await?
+                    .is_some(),
+            };
             if !mine {
                 return Err(Error::field("space", NOT_YOUR_SPACE));
             }
@@ -217,6 +299,10 @@ impl LocalBackend {
         let owner = self.owner_id;
         let now = self.service.now();
         let zone = self.service.options().timezone.clone();
+        if let Some(pg) = self.service.pg() {
+            let result = update_links_pg(pg, owner, now, &zone, work, progress).await;
+            return finish(result, progress, 0);
+        }
         let watch = progress.clone();
         let result = self
             .service
@@ -231,27 +317,19 @@ impl LocalBackend {
                     resolved.push((ids, changes(&patch)));
                 }
                 watch.set_total(resolved.iter().map(|(ids, _)| ids.len()).sum());
-                let mut groups: Vec<(LinkInput, Vec<Id>)> = Vec::new();
-                let mut index: HashMap<String, usize> = HashMap::new();
+                let mut earlier = Earlier::default();
                 for (ids, changes) in resolved {
                     in_staged_chunks(tx, &ids, &watch, |n| {
                         let changed = store::update_staged(tx, owner, &changes, now.as_second())?;
                         report.changed += changed.len() as u64;
                         report.unchanged += n - changed.len() as u64;
                         for (id, values) in changed {
-                            let key = format!("{values:?}");
-                            let at = *index.entry(key).or_insert_with(|| {
-                                groups.push((earlier_input(&changes, &values, &zone), Vec::new()));
-                                groups.len() - 1
-                            });
-                            groups[at].1.push(id);
+                            earlier.add(id, &changes, &values, &zone);
                         }
                         Ok(())
                     })?;
                 }
-                if !groups.is_empty() {
-                    report.undo = Undo::Revert(groups);
-                }
+                report.undo = earlier.into_undo();
                 Ok(report)
             })
             .await;
@@ -263,6 +341,10 @@ impl LocalBackend {
         self.purge_due().await?;
         let owner = self.owner_id;
         let now = self.service.now();
+        if let Some(pg) = self.service.pg() {
+            let result = trash_links_pg(pg, owner, now, selection, progress).await;
+            return finish(result, progress, 0);
+        }
         let selection = selection.clone();
         let watch = progress.clone();
         let result = self
@@ -320,6 +402,20 @@ impl LocalBackend {
     pub(super) async fn preview_local(&self, selection: &Selection, first: u32) -> Result<Preview> {
         let owner = self.owner_id;
         let now = self.service.now();
+        if let Some(pg) = self.service.pg() {
+            let mut client = pg.client().await?;
+            let tx = pg::snapshot(&mut client).await?;
+            let (ids, _) = resolve_pg(&tx, owner, selection, now).await?;
+            let mut links = Vec::new();
+            // Newest first, as lists are.
+            for id in ids.iter().rev().take(first as usize) {
+                links.extend(pg_links::get(&tx, owner, id as Id).await?);
+            }
+            return Ok(Preview {
+                total: ids.len(),
+                first: links.into_iter().map(|l| self.finish(l)).collect(),
+            });
+        }
         let selection = selection.clone();
         let links = self
             .service
@@ -339,4 +435,75 @@ impl LocalBackend {
             first: links.1.into_iter().map(|l| self.finish(l)).collect(),
         })
     }
+}
+
+/// [`LocalBackend::update_links`] on PostgreSQL: one transaction, a chunk of ids per
+/// statement; a cancel between chunks rolls everything back.
+async fn update_links_pg(
+    pg: &Pg,
+    owner: Id,
+    now: Timestamp,
+    zone: &TimeZone,
+    work: Vec<(Selection, LinkPatch)>,
+    progress: &Progress,
+) -> Result<BulkReport> {
+    let mut client = pg.client().await?;
+    let tx = pg::write(&mut client).await?;
+    let mut report = BulkReport::default();
+    let mut resolved = Vec::new();
+    for (selection, patch) in work {
+        let (ids, missing) = resolve_pg(&tx, owner, &selection, now).await?;
+        report.matched += ids.len() + missing.len() as u64;
+        report.failed.extend(not_found(missing));
+        resolved.push((ids, changes(&patch)));
+    }
+    progress.set_total(resolved.iter().map(|(ids, _)| ids.len()).sum());
+    let mut earlier = Earlier::default();
+    for (ids, changes) in &resolved {
+        for chunk in chunks(ids) {
+            check_cancel(progress)?;
+            let n = chunk.len() as u64;
+            let changed = pg_bulk::update(&tx, owner, &chunk, changes, now.as_second()).await?;
+            report.changed += changed.len() as u64;
+            report.unchanged += n - changed.len() as u64;
+            for (id, values) in changed {
+                earlier.add(id, changes, &values, zone);
+            }
+            progress.advance(n);
+        }
+    }
+    report.undo = earlier.into_undo();
+    tx.commit().await.map_err(pg::pg_error)?;
+    Ok(report)
+}
+
+/// [`LocalBackend::trash_links`] on PostgreSQL: the selected links move to one new batch.
+async fn trash_links_pg(
+    pg: &Pg,
+    owner: Id,
+    now: Timestamp,
+    selection: &Selection,
+    progress: &Progress,
+) -> Result<BulkReport> {
+    let mut client = pg.client().await?;
+    let tx = pg::write(&mut client).await?;
+    let (ids, missing) = resolve_pg(&tx, owner, selection, now).await?;
+    let mut report = BulkReport {
+        matched: ids.len() + missing.len() as u64,
+        failed: not_found(missing),
+        ..BulkReport::default()
+    };
+    progress.set_total(ids.len());
+    if ids.is_empty() {
+        return Ok(report);
+    }
+    let batch = pg_trash::new_batch(&tx, owner, now).await?;
+    for chunk in chunks(&ids) {
+        check_cancel(progress)?;
+        report.changed += pg_trash::move_links(&tx, owner, &chunk, batch).await?;
+        progress.advance(chunk.len() as u64);
+    }
+    report.undo = Undo::Restore { batch };
+    tx.commit().await.map_err(pg::pg_error)?;
+    Ok(report)
 }

@@ -1,14 +1,16 @@
-//! The link rules of the embedded service over the SQL in `store::links`: field
-//! validation, ownership of spaces and domains, alias uniqueness and generation, password
-//! hashing, titles and short URLs.
+//! The link rules of the embedded service over the SQL in `store::links` (SQLite) and
+//! `pg::links` (PostgreSQL): field validation, ownership of spaces and domains, alias
+//! uniqueness and generation, password hashing, titles and short URLs. Each write is one
+//! transaction of the store's own, running the same checks in the same order.
 
 use jiff::Timestamp;
 use rusqlite::Connection;
 use url::Url;
 
 use super::LocalBackend;
-use super::alias::generate_alias;
+use super::alias::{Candidates, generate_alias};
 use super::password::hash_password_async;
+use super::pg::{self, Pg, links as pg_links, search as pg_search};
 use super::store::links::{self as store, LinkRow};
 use super::store::search::{self, ListFilter};
 use super::store::{domains, spaces};
@@ -152,34 +154,82 @@ fn refs_of(patch: Option<&LinkPatch>, input: &LinkInput, mode: Mode) -> LinkPatc
     }
 }
 
-/// Adds the errors of references that are not the owner's, or of an alias taken in `domain`.
-fn check_refs(
+/// What a store answers about a request's references: whether its space and domain are the
+/// owner's, and whether its alias is taken in the domain (asked only when the domain is the
+/// owner's). Each store finds them its own way; [`check_refs`] makes them field errors.
+#[derive(Debug, Clone, Copy)]
+pub(super) struct RefFacts {
+    pub space_mine: bool,
+    pub domain_mine: bool,
+    pub alias_taken: bool,
+}
+
+/// [`RefFacts`] on SQLite: `domain` is the domain the link is or will be on, `except` the link
+/// itself on an update.
+fn sqlite_facts(
     conn: &Connection,
     owner: Id,
     refs: &LinkPatch,
     domain: Option<Id>,
     except: Option<Id>,
-    errors: &mut FieldErrors,
-) -> Result<()> {
-    if let Some(space) = refs.space.flatten()
-        && spaces::get(conn, owner, space)?.is_none()
-    {
+) -> Result<RefFacts> {
+    let space_mine = match refs.space.flatten() {
+        Some(space) => spaces::get(conn, owner, space)?.is_some(),
+        None => true,
+    };
+    let domain_mine = match refs.domain.flatten() {
+        Some(d) => domains::get(conn, owner, d)?.is_some(),
+        None => true,
+    };
+    let alias_taken = match &refs.alias {
+        Some(alias) if domain_mine => store::alias_taken(conn, domain, alias, except)?,
+        _ => false,
+    };
+    Ok(RefFacts {
+        space_mine,
+        domain_mine,
+        alias_taken,
+    })
+}
+
+/// Adds the errors of references that are not the owner's, or of an alias taken in the domain.
+fn check_refs(refs: &LinkPatch, facts: RefFacts, errors: &mut FieldErrors) {
+    if refs.space.flatten().is_some() && !facts.space_mine {
         errors.add(LinkField::Space.name(), NOT_YOUR_SPACE);
     }
-    let domain_ok = match refs.domain.flatten() {
-        Some(d) if domains::get(conn, owner, d)?.is_none() => {
-            errors.add(LinkField::Domain.name(), NOT_YOUR_DOMAIN);
-            false
-        }
-        _ => true,
-    };
-    if let Some(alias) = &refs.alias
-        && domain_ok
-        && store::alias_taken(conn, domain, alias, except)?
-    {
+    let domain_ok = refs.domain.flatten().is_none() || facts.domain_mine;
+    if !domain_ok {
+        errors.add(LinkField::Domain.name(), NOT_YOUR_DOMAIN);
+    }
+    if refs.alias.is_some() && domain_ok && facts.alias_taken {
         errors.add(LinkField::Alias.name(), ALIAS_TAKEN);
     }
-    Ok(())
+}
+
+/// The validated patch, or every field error: the input's own and its references'.
+fn settle(
+    validated: Result<LinkPatch, FieldErrors>,
+    refs: &LinkPatch,
+    facts: RefFacts,
+) -> Result<LinkPatch> {
+    let (patch, mut errors) = match validated {
+        Ok(patch) => (Some(patch), FieldErrors::default()),
+        Err(errors) => (None, errors),
+    };
+    check_refs(refs, facts, &mut errors);
+    match patch.filter(|_| errors.is_empty()) {
+        Some(patch) => Ok(patch),
+        None => Err(errors.into()),
+    }
+}
+
+/// The references to check of a request, from its validated patch or its raw input.
+fn refs_for(
+    validated: &Result<LinkPatch, FieldErrors>,
+    input: &LinkInput,
+    mode: Mode,
+) -> LinkPatch {
+    refs_of(validated.as_ref().ok(), input, mode)
 }
 
 /// The password to store, hashed off the async threads: `Some(None)` removes it.
@@ -234,25 +284,41 @@ impl LocalBackend {
     /// whole table this way stays linear, where deep pages of a list would not.
     pub async fn links_after(&self, after: Id, limit: u32) -> Result<Vec<Link>> {
         let owner = self.owner_id();
-        let links = self
-            .service
-            .db()?
-            .read(move |conn| store::after(conn, owner, after, limit))
-            .await?;
+        let links = match self.service.pg() {
+            Some(pg) => pg_links::after(pg, owner, after, limit).await?,
+            None => {
+                self.service
+                    .db()?
+                    .read(move |conn| store::after(conn, owner, after, limit))
+                    .await?
+            }
+        };
         Ok(links.into_iter().map(|l| self.finish(l)).collect())
     }
 
     pub(super) async fn link_list(&self, query: &LinkQuery) -> Result<Page<Link>> {
         query.validate()?;
-        let query = query.clone();
         let now = self.service.now();
+        let on_sqlite = query.clone();
+        let on_pg = query.clone();
         let page = self
-            .read_page(query.page, query.per_page, move |conn, owner, offset| {
-                search::list(
-                    conn,
-                    &list_filter(owner, &query, now, offset, query.per_page),
-                )
-            })
+            .read_page(
+                query.page,
+                query.per_page,
+                move |conn, owner, offset| {
+                    search::list(
+                        conn,
+                        &list_filter(owner, &on_sqlite, now, offset, on_sqlite.per_page),
+                    )
+                },
+                move |pg, owner, offset| async move {
+                    pg_search::list(
+                        &pg,
+                        &list_filter(owner, &on_pg, now, offset, on_pg.per_page),
+                    )
+                    .await
+                },
+            )
             .await?;
         Ok(Page {
             items: page.items.into_iter().map(|l| self.finish(l)).collect(),
@@ -261,40 +327,42 @@ impl LocalBackend {
     }
 
     pub(super) async fn link_show(&self, id: Id) -> Result<Link> {
-        let link = self.read_owned("link", id, store::get).await?;
+        let link = self
+            .read_owned("link", id, store::get, |pg, owner, id| async move {
+                let client = pg.client().await?;
+                pg_links::get(&client, owner, id).await
+            })
+            .await?;
         Ok(self.finish(link))
     }
 
     pub(super) async fn link_create(&self, input: &LinkInput) -> Result<Link> {
         let validated = validate_link_input(input, Mode::Create, &self.service.options().timezone);
         let hash = hash_of(&validated).await?;
-        let input = input.clone();
+        let refs = refs_for(&validated, input, Mode::Create);
         let owner = self.owner_id;
         let now = self.service.now();
-        let id = self
-            .service
-            .db()?
-            .write(move |tx| {
-                let (patch, mut errors) = match validated {
-                    Ok(patch) => (Some(patch), FieldErrors::default()),
-                    Err(errors) => (None, errors),
-                };
-                let refs = refs_of(patch.as_ref(), &input, Mode::Create);
-                let domain = refs.domain.flatten();
-                check_refs(tx, owner, &refs, domain, None, &mut errors)?;
-                let Some(patch) = patch.filter(|_| errors.is_empty()) else {
-                    return Err(errors.into());
-                };
-                let mut row = blank_row(owner, now);
-                row.domain_id = domain;
-                row.alias = match refs.alias {
-                    Some(alias) => alias,
-                    None => generate_alias(|a| store::alias_taken(tx, domain, a, None))?,
-                };
-                apply(&mut row, patch, hash, now);
-                store::insert(tx, &row)
-            })
-            .await?;
+        let id = match self.service.pg() {
+            Some(pg) => create_on_pg(pg, owner, now, validated, refs, hash).await?,
+            None => {
+                self.service
+                    .db()?
+                    .write(move |tx| {
+                        let domain = refs.domain.flatten();
+                        let facts = sqlite_facts(tx, owner, &refs, domain, None)?;
+                        let patch = settle(validated, &refs, facts)?;
+                        let mut row = blank_row(owner, now);
+                        row.domain_id = domain;
+                        row.alias = match refs.alias {
+                            Some(alias) => alias,
+                            None => generate_alias(|a| store::alias_taken(tx, domain, a, None))?,
+                        };
+                        apply(&mut row, patch, hash, now);
+                        store::insert(tx, &row)
+                    })
+                    .await?
+            }
+        };
         let link = self.link_show(id).await?;
         self.service.fetch_title_later(link.id, link.url.clone());
         Ok(link)
@@ -304,27 +372,25 @@ impl LocalBackend {
         let validated = validate_link_input(input, Mode::Update, &self.service.options().timezone);
         let hash = hash_of(&validated).await?;
         let url_given = input.url.is_some();
-        let input = input.clone();
+        let refs = refs_for(&validated, input, Mode::Update);
         let owner = self.owner_id;
         let now = self.service.now();
-        self.service
-            .db()?
-            .write(move |tx| {
-                let mut row = store::get_row(tx, owner, id)?
-                    .ok_or_else(|| Error::not_found(format!("link {id}")))?;
-                let (patch, mut errors) = match validated {
-                    Ok(patch) => (Some(patch), FieldErrors::default()),
-                    Err(errors) => (None, errors),
-                };
-                let refs = refs_of(patch.as_ref(), &input, Mode::Update);
-                check_refs(tx, owner, &refs, row.domain_id, Some(id), &mut errors)?;
-                let Some(patch) = patch.filter(|_| errors.is_empty()) else {
-                    return Err(errors.into());
-                };
-                apply(&mut row, patch, hash, now);
-                store::update(tx, id, &row)
-            })
-            .await?;
+        match self.service.pg() {
+            Some(pg) => update_on_pg(pg, owner, id, now, validated, refs, hash).await?,
+            None => {
+                self.service
+                    .db()?
+                    .write(move |tx| {
+                        let mut row = store::get_row(tx, owner, id)?
+                            .ok_or_else(|| Error::not_found(format!("link {id}")))?;
+                        let facts = sqlite_facts(tx, owner, &refs, row.domain_id, Some(id))?;
+                        let patch = settle(validated, &refs, facts)?;
+                        apply(&mut row, patch, hash, now);
+                        store::update(tx, id, &row)
+                    })
+                    .await?
+            }
+        }
         let link = self.link_show(id).await?;
         // A URL given again resets the title to host and path (see `apply`): fetch it anew.
         if url_given {
@@ -348,6 +414,72 @@ impl LocalBackend {
             Err(Error::not_found(format!("link {id}")))
         }
     }
+}
+
+/// [`LocalBackend::link_create`]'s write on PostgreSQL, in one transaction: the same checks
+/// and row as on SQLite. An alias taken by another writer between the check and the insert is
+/// the same field error; a generated one is simply generated again.
+async fn create_on_pg(
+    pg: &Pg,
+    owner: Id,
+    now: Timestamp,
+    validated: Result<LinkPatch, FieldErrors>,
+    refs: LinkPatch,
+    hash: Option<Option<String>>,
+) -> Result<Id> {
+    let mut client = pg.client().await?;
+    let tx = pg::write(&mut client).await?;
+    let domain = refs.domain.flatten();
+    let facts = pg_links::ref_facts(&tx, owner, &refs, domain, None).await?;
+    let patch = settle(validated, &refs, facts)?;
+    let mut row = blank_row(owner, now);
+    row.domain_id = domain;
+    apply(&mut row, patch, hash, now);
+    let id = match refs.alias {
+        Some(alias) => {
+            row.alias = alias;
+            pg_links::insert(&tx, &row)
+                .await?
+                .ok_or_else(|| Error::field(LinkField::Alias.name(), ALIAS_TAKEN))?
+        }
+        None => {
+            let mut candidates = Candidates::default();
+            loop {
+                row.alias = candidates.next_alias()?;
+                if !pg_links::alias_taken(&tx, domain, &row.alias, None).await?
+                    && let Some(id) = pg_links::insert(&tx, &row).await?
+                {
+                    break id;
+                }
+                candidates.taken();
+            }
+        }
+    };
+    tx.commit().await.map_err(pg::pg_error)?;
+    Ok(id)
+}
+
+/// [`LocalBackend::link_update`]'s write on PostgreSQL: the link is locked while the patch is
+/// checked and applied.
+async fn update_on_pg(
+    pg: &Pg,
+    owner: Id,
+    id: Id,
+    now: Timestamp,
+    validated: Result<LinkPatch, FieldErrors>,
+    refs: LinkPatch,
+    hash: Option<Option<String>>,
+) -> Result<()> {
+    let mut client = pg.client().await?;
+    let tx = pg::write(&mut client).await?;
+    let mut row = pg_links::row_for_update(&tx, owner, id)
+        .await?
+        .ok_or_else(|| Error::not_found(format!("link {id}")))?;
+    let facts = pg_links::ref_facts(&tx, owner, &refs, row.domain_id, Some(id)).await?;
+    let patch = settle(validated, &refs, facts)?;
+    apply(&mut row, patch, hash, now);
+    pg_links::update(&tx, id, &row).await?;
+    tx.commit().await.map_err(pg::pg_error)
 }
 
 #[cfg(test)]

@@ -1,4 +1,4 @@
-//! The embedded link-shortening service on SQLite. `LocalService` is the whole database (every
+//! The embedded link-shortening service on SQLite or PostgreSQL. `LocalService` is the whole database (every
 //! owner: what the server needs to resolve aliases, record visits and check keys);
 //! `LocalBackend` is one owner's view of it and implements [`Backend`](super::Backend).
 

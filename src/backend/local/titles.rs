@@ -184,6 +184,11 @@ impl LocalService {
     }
 
     async fn set_fetched_title(&self, id: Id, url: String, title: String) -> Result<()> {
+        if let Some(pg) = self.pg() {
+            return super::pg::links::set_title(pg, id, &url, &title)
+                .await
+                .map(|_| ());
+        }
         self.db()?
             .write(move |tx| store::set_title(tx, id, &url, &title))
             .await

@@ -1,10 +1,11 @@
 //! The trash of the embedded service: a deleted link or space waits there, whole, for
 //! `trash_days` (a profile setting) and can come back with its id, clicks and traffic. The SQL is
-//! in `store::trash`.
+//! in `store::trash` (SQLite) and `pg::trash` (PostgreSQL).
 
-use jiff::SignedDuration;
+use jiff::{SignedDuration, Timestamp};
 
 use super::LocalBackend;
+use super::pg::{self, trash as pg_trash};
 use super::store::trash::{self as store, Scope};
 use crate::backend::bulk::{BulkFailure, BulkReport, Progress};
 use crate::backend::trash::{TrashPage, Trashed, TrashedKind};
@@ -14,16 +15,24 @@ use crate::domain::{Error, Id, Result};
 pub const DEFAULT_TRASH_DAYS: u32 = 30;
 
 impl super::LocalService {
-    /// Deletes for good what has been in the trash longer than the profile keeps it.
-    pub fn purge_due_blocking(&self) -> Result<u64> {
+    /// The time before which trashed things are due to go, if the profile purges at all.
+    fn purge_cutoff(&self) -> Option<Timestamp> {
         let days = self.options().trash_days;
         if days == 0 {
-            return Ok(0);
+            return None;
         }
-        let cutoff = self
-            .now()
-            .checked_sub(SignedDuration::from_hours(24 * i64::from(days)))
-            .unwrap_or_default();
+        Some(
+            self.now()
+                .checked_sub(SignedDuration::from_hours(24 * i64::from(days)))
+                .unwrap_or_default(),
+        )
+    }
+
+    /// Deletes for good what has been in the trash longer than the profile keeps it.
+    pub fn purge_due_blocking(&self) -> Result<u64> {
+        let Some(cutoff) = self.purge_cutoff() else {
+            return Ok(0);
+        };
         // Most opens find nothing due: look before taking the write lock.
         let due = self.db()?.read_blocking(|conn| {
             conn.prepare_cached("SELECT 1 FROM trash_batches WHERE deleted_at < ?1 LIMIT 1")
@@ -41,6 +50,19 @@ impl super::LocalService {
 
 impl LocalBackend {
     pub(super) async fn purge_due(&self) -> Result<()> {
+        if let Some(pg) = self.service.pg() {
+            let Some(cutoff) = self.service.purge_cutoff() else {
+                return Ok(());
+            };
+            let mut client = pg.client().await?;
+            // Most deletes find nothing due: look before writing.
+            if !pg_trash::any_due(&client, cutoff).await? {
+                return Ok(());
+            }
+            let tx = pg::write(&mut client).await?;
+            pg_trash::purge_before(&tx, cutoff).await?;
+            return tx.commit().await.map_err(pg::pg_error);
+        }
         let service = self.service.clone();
         tokio::task::spawn_blocking(move || service.purge_due_blocking())
             .await
@@ -53,14 +75,27 @@ impl LocalBackend {
         self.purge_due().await?;
         let owner = self.owner_id;
         let now = self.service.now();
-        let moved = self
-            .service
-            .db()?
-            .write(move |tx| {
-                let batch = store::new_batch(tx, owner, now)?;
-                store::move_space(tx, owner, id, batch)
-            })
-            .await?;
+        let moved = match self.service.pg() {
+            Some(pg) => {
+                let mut client = pg.client().await?;
+                let tx = pg::write(&mut client).await?;
+                let batch = pg_trash::new_batch(&tx, owner, now).await?;
+                let moved = pg_trash::move_space(&tx, owner, id, batch).await?;
+                if moved {
+                    tx.commit().await.map_err(pg::pg_error)?;
+                }
+                moved
+            }
+            None => {
+                self.service
+                    .db()?
+                    .write(move |tx| {
+                        let batch = store::new_batch(tx, owner, now)?;
+                        store::move_space(tx, owner, id, batch)
+                    })
+                    .await?
+            }
+        };
         if moved {
             Ok(())
         } else {
@@ -75,11 +110,21 @@ impl LocalBackend {
     ) -> Result<BulkReport> {
         let owner = self.owner_id;
         progress.set_total(0);
-        let done = self
-            .service
-            .db()?
-            .write(move |tx| store::restore(tx, owner, &scope))
-            .await?;
+        let done = match self.service.pg() {
+            Some(pg) => {
+                let mut client = pg.client().await?;
+                let tx = pg::write(&mut client).await?;
+                let done = pg_trash::restore(&tx, owner, &scope).await?;
+                tx.commit().await.map_err(pg::pg_error)?;
+                done
+            }
+            None => {
+                self.service
+                    .db()?
+                    .write(move |tx| store::restore(tx, owner, &scope))
+                    .await?
+            }
+        };
         let changed = done.links + done.spaces;
         progress.set_total(changed + done.failed.len() as u64);
         progress.advance(changed + done.failed.len() as u64);
@@ -106,19 +151,20 @@ impl LocalBackend {
         self.purge_due().await?;
         let owner = self.owner_id;
         let keep = self.service.options().trash_days;
-        let (items, total) = self
-            .service
-            .db()?
-            .read(move |conn| {
-                store::list(
-                    conn,
-                    owner,
-                    super::owned::rows_before(page, per_page),
-                    per_page,
-                    keep,
-                )
-            })
-            .await?;
+        let offset = super::owned::rows_before(page, per_page);
+        let (items, total) = match self.service.pg() {
+            Some(pg) => {
+                let mut client = pg.client().await?;
+                let tx = pg::snapshot(&mut client).await?;
+                pg_trash::list(&tx, owner, offset, per_page, keep).await?
+            }
+            None => {
+                self.service
+                    .db()?
+                    .read(move |conn| store::list(conn, owner, offset, per_page, keep))
+                    .await?
+            }
+        };
         Ok(TrashPage {
             items,
             page: page.max(1),
@@ -133,8 +179,19 @@ impl LocalBackend {
     }
 
     pub(super) async fn purge_items(&self, items: &[Trashed]) -> Result<u64> {
+        self.purge_scope(items_scope(items)).await
+    }
+
+    /// Deletes this owner's trashed links and spaces in `scope` for good; returns how many.
+    async fn purge_scope(&self, scope: Scope) -> Result<u64> {
         let owner = self.owner_id;
-        let scope = items_scope(items);
+        if let Some(pg) = self.service.pg() {
+            let mut client = pg.client().await?;
+            let tx = pg::write(&mut client).await?;
+            let n = pg_trash::purge(&tx, owner, &scope).await?;
+            tx.commit().await.map_err(pg::pg_error)?;
+            return Ok(n);
+        }
         self.service
             .db()?
             .write(move |tx| store::purge(tx, owner, &scope))
@@ -148,11 +205,7 @@ impl LocalBackend {
 
     /// Deletes everything in this owner's trash for good; returns how many links and spaces.
     pub async fn empty_trash(&self) -> Result<u64> {
-        let owner = self.owner_id;
-        self.service
-            .db()?
-            .write(move |tx| store::purge(tx, owner, &Scope::All))
-            .await
+        self.purge_scope(Scope::All).await
     }
 }
 

@@ -5,17 +5,26 @@
 //!
 //! The SQL of each area lives beside the SQLite store's, in `pg/<area>.rs`.
 
+pub(super) mod bulk;
+pub(super) mod domains;
+pub(super) mod links;
 pub mod owners;
 mod schema;
+pub(super) mod search;
+pub(super) mod spaces;
 mod target;
+pub(super) mod trash;
 
 use std::sync::Arc;
 use std::sync::atomic::{AtomicI64, Ordering};
 use std::time::Duration;
 
-use deadpool_postgres::{Manager, ManagerConfig, Object, Pool, RecyclingMethod};
+use deadpool_postgres::{
+    GenericClient, Manager, ManagerConfig, Object, Pool, RecyclingMethod, Transaction,
+};
 use futures::StreamExt;
-use tokio_postgres::{AsyncMessage, NoTls};
+use tokio_postgres::types::{FromSql, ToSql};
+use tokio_postgres::{AsyncMessage, IsolationLevel, NoTls, Row};
 
 pub use schema::PG_SCHEMA_VERSION;
 pub use target::{PASSWORD_VARS, PgTarget};
@@ -110,6 +119,110 @@ impl Pg {
     }
 }
 
+/// A read-only transaction on `client` that sees one snapshot: a list's total and its page
+/// agree even while others write.
+pub async fn snapshot(client: &mut Object) -> Result<Transaction<'_>> {
+    client
+        .build_transaction()
+        .isolation_level(IsolationLevel::RepeatableRead)
+        .read_only(true)
+        .start()
+        .await
+        .map_err(pg_error)
+}
+
+/// A write transaction on `client`.
+pub async fn write(client: &mut Object) -> Result<Transaction<'_>> {
+    client.transaction().await.map_err(pg_error)
+}
+
+/// The rows `sql` answers, its statement prepared once per connection.
+pub async fn rows<C: GenericClient>(
+    c: &C,
+    sql: &str,
+    args: &[&(dyn ToSql + Sync)],
+) -> Result<Vec<Row>> {
+    let stmt = c.prepare_cached(sql).await.map_err(pg_error)?;
+    c.query(&stmt, args).await.map_err(pg_error)
+}
+
+/// The row `sql` answers, if any.
+pub async fn row<C: GenericClient>(
+    c: &C,
+    sql: &str,
+    args: &[&(dyn ToSql + Sync)],
+) -> Result<Option<Row>> {
+    let stmt = c.prepare_cached(sql).await.map_err(pg_error)?;
+    c.query_opt(&stmt, args).await.map_err(pg_error)
+}
+
+/// The first column of the one row `sql` answers: a count, an id.
+pub async fn value<C: GenericClient, T: for<'a> FromSql<'a>>(
+    c: &C,
+    sql: &str,
+    args: &[&(dyn ToSql + Sync)],
+) -> Result<T> {
+    let stmt = c.prepare_cached(sql).await.map_err(pg_error)?;
+    let row = c.query_one(&stmt, args).await.map_err(pg_error)?;
+    col(&row, 0)
+}
+
+/// Runs `sql`; how many rows it changed.
+pub async fn execute<C: GenericClient>(
+    c: &C,
+    sql: &str,
+    args: &[&(dyn ToSql + Sync)],
+) -> Result<u64> {
+    let stmt = c.prepare_cached(sql).await.map_err(pg_error)?;
+    c.execute(&stmt, args).await.map_err(pg_error)
+}
+
+/// A stored count as the unsigned number it is.
+pub fn count(n: i64) -> u64 {
+    n.max(0) as u64
+}
+
+/// Column `i` of `row`; a column of an unexpected type is an error, not a panic.
+pub fn col<'a, T: FromSql<'a>>(row: &'a Row, i: usize) -> Result<T> {
+    row.try_get(i).map_err(pg_error)
+}
+
+/// The parameters of a statement built piece by piece: each [`Args::push`] answers the
+/// placeholder (`$n`) that names the value, so the SQL and its values cannot drift apart.
+#[derive(Default)]
+pub struct Args {
+    values: Vec<Box<dyn ToSql + Sync + Send>>,
+}
+
+impl Args {
+    pub fn push(&mut self, value: impl ToSql + Sync + Send + 'static) -> String {
+        self.values.push(Box::new(value));
+        format!("${}", self.values.len())
+    }
+
+    /// Like [`Args::push`], for a value already boxed (its type chosen at run time).
+    pub fn push_boxed(&mut self, value: Box<dyn ToSql + Sync + Send>) -> String {
+        self.values.push(value);
+        format!("${}", self.values.len())
+    }
+
+    pub fn len(&self) -> usize {
+        self.values.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.values.is_empty()
+    }
+
+    /// The values, as the client's query methods take them.
+    pub fn refs(&self) -> Vec<&(dyn ToSql + Sync)> {
+        self.values
+            .iter()
+            .map(|v| v.as_ref() as &(dyn ToSql + Sync))
+            .collect()
+    }
+}
+
 /// Opens the listening connection: every notification on [`CHANGES_CHANNEL`] moves `changes`.
 /// A lost connection is opened again; while it is down the marker moves on every retry, so
 /// callers forget their caches rather than trust them.
@@ -201,6 +314,13 @@ fn pool_error(e: deadpool_postgres::PoolError) -> Error {
         deadpool_postgres::PoolError::Backend(e) => pg_error(e),
         other => Error::Unavailable(format!("PostgreSQL connection pool: {other}")),
     }
+}
+
+/// Whether `e` is a foreign-key violation of `constraint` (a space or domain removed by another
+/// process between a check and a write).
+pub fn is_foreign_key_violation(e: &tokio_postgres::Error, constraint: &str) -> bool {
+    e.code() == Some(&tokio_postgres::error::SqlState::FOREIGN_KEY_VIOLATION)
+        && e.as_db_error().and_then(|d| d.constraint()) == Some(constraint)
 }
 
 /// Whether `e` is a unique-constraint violation (an alias or a name already taken, found by

@@ -60,11 +60,11 @@ struct RotationEntry {
     value: String,
 }
 
-fn rules_json(rules: &[TargetRule]) -> Option<String> {
+pub(in crate::backend::local) fn rules_json(rules: &[TargetRule]) -> Option<String> {
     (!rules.is_empty()).then(|| serde_json::to_string(rules).unwrap_or_default())
 }
 
-fn rotation_json(urls: &[String]) -> Option<String> {
+pub(in crate::backend::local) fn rotation_json(urls: &[String]) -> Option<String> {
     (!urls.is_empty()).then(|| {
         let entries: Vec<RotationEntry> = urls
             .iter()
@@ -74,12 +74,12 @@ fn rotation_json(urls: &[String]) -> Option<String> {
     })
 }
 
-fn parse_rules(json: Option<String>) -> Vec<TargetRule> {
+pub(in crate::backend::local) fn parse_rules(json: Option<String>) -> Vec<TargetRule> {
     json.and_then(|j| serde_json::from_str(&j).ok())
         .unwrap_or_default()
 }
 
-fn parse_rotation(json: Option<String>) -> Vec<String> {
+pub(in crate::backend::local) fn parse_rotation(json: Option<String>) -> Vec<String> {
     json.and_then(|j| serde_json::from_str::<Vec<RotationEntry>>(&j).ok())
         .unwrap_or_default()
         .into_iter()
@@ -87,7 +87,7 @@ fn parse_rotation(json: Option<String>) -> Vec<String> {
         .collect()
 }
 
-const WRITE_COLUMNS: &str = "owner_id, domain_id, space_id, alias, url, title, password_hash, \
+pub(in crate::backend::local) const WRITE_COLUMNS: &str = "owner_id, domain_id, space_id, alias, url, title, password_hash, \
      disabled, public, expiration_url, expiration_clicks, ends_at, target_type, geo_target, \
      platform_target, rotation_target, created_at, updated_at";
 
@@ -394,7 +394,7 @@ pub fn get_row(conn: &Connection, owner: Id, id: Id) -> Result<Option<LinkRow>> 
     .map_err(db_error)
 }
 
-fn target_type(n: u8) -> TargetType {
+pub(in crate::backend::local) fn target_type(n: u8) -> TargetType {
     TargetType::try_from(n).unwrap_or_default()
 }
 
@@ -415,13 +415,13 @@ pub fn alias_taken(
 }
 
 /// Every column a [`Link`] needs, with its space and domain joined.
-pub(super) const READ_COLUMNS: &str = "l.id, l.alias, l.url, l.title, l.target_type, l.geo_target, \
+pub(in crate::backend::local) const READ_COLUMNS: &str = "l.id, l.alias, l.url, l.title, l.target_type, l.geo_target, \
      l.platform_target, l.rotation_target, l.last_rotation, l.disabled, l.public, \
      l.password_hash IS NOT NULL, l.expiration_url, l.expiration_clicks, l.clicks, l.owner_id, \
      l.ends_at, l.created_at, l.updated_at, \
      s.id, s.owner_id, s.name, s.color, s.link_count, s.created_at, s.updated_at, \
      d.id, d.owner_id, d.name, d.created_at, d.updated_at";
-const READ_FROM: &str = "links l LEFT JOIN spaces s ON s.id = l.space_id \
+pub(in crate::backend::local) const READ_FROM: &str = "links l LEFT JOIN spaces s ON s.id = l.space_id \
      LEFT JOIN domains d ON d.id = l.domain_id";
 
 /// A link as read; `short_url` is left empty for the service to fill in.

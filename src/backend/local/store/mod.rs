@@ -10,7 +10,7 @@ pub mod domains;
 pub mod links;
 pub mod search;
 pub mod spaces;
-mod status;
+pub(in crate::backend::local) mod status;
 pub mod traffic;
 pub mod trash;
 pub mod visit_log;
@@ -22,7 +22,7 @@ pub use super::db::db_error;
 use crate::domain::Result;
 
 /// A stored unix time as a timestamp; out-of-range values (never written by us) read as the epoch.
-fn time(seconds: i64) -> Timestamp {
+pub(in crate::backend::local) fn time(seconds: i64) -> Timestamp {
     Timestamp::from_second(seconds).unwrap_or_default()
 }
 

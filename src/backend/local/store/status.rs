@@ -4,12 +4,17 @@
 //! these statements name were created by shipped migrations, whose text never changes; a test
 //! checks that their `WHERE` clauses are these predicates, so the planner can use them.
 //!
-//! In every statement `?1` is the owner and `?2` the current unix time.
+//! The predicates are written once and spelled in each store's dialect: SQLite's with `?2` and
+//! flags as 0/1, PostgreSQL's ([`PG`]) with `$2` and booleans. In every statement `?1` (`$1`)
+//! is the owner and `?2` (`$2`) the current unix time.
 
 /// Expired by date: `ends_at` is NULL for links without an expiry, and NULL compares false.
 macro_rules! expired_by_date {
     ($t:literal) => {
-        concat!($t, "ends_at <= ?2")
+        expired_by_date!($t, "?2")
+    };
+    ($t:literal, $now:literal) => {
+        concat!($t, "ends_at <= ", $now)
     };
 }
 
@@ -29,28 +34,57 @@ macro_rules! click_limit_reached {
 
 macro_rules! disabled {
     ($t:literal) => {
-        concat!($t, "disabled = 1")
+        disabled!($t, "1")
+    };
+    ($t:literal, $on:literal) => {
+        concat!($t, "disabled = ", $on)
     };
 }
 
+/// The three list predicates over `links l` in one dialect.
+#[derive(Debug, Clone, Copy)]
+pub struct Predicates {
+    /// Expired by date or by clicks.
+    pub expired: &'static str,
+    pub disabled: &'static str,
+    /// Neither disabled nor expired. NOT of a NULL `ends_at` comparison is NULL, so the date
+    /// rule names links without an expiry explicitly.
+    pub active: &'static str,
+}
+
+macro_rules! predicates {
+    ($now:literal, $on:literal, $off:literal) => {
+        Predicates {
+            expired: concat!(
+                "(",
+                expired_by_date!("l.", $now),
+                " OR (",
+                click_limit_reached!("l."),
+                "))"
+            ),
+            disabled: disabled!("l.", $on),
+            active: concat!(
+                disabled!("l.", $off),
+                " AND (l.ends_at IS NULL OR l.ends_at > ",
+                $now,
+                ") AND NOT (",
+                click_limit_reached!("l."),
+                ")"
+            ),
+        }
+    };
+}
+
+/// SQLite's.
+pub const SQLITE: Predicates = predicates!("?2", "1", "0");
+/// PostgreSQL's: the same rules, with booleans and `$2`.
+pub const PG: Predicates = predicates!("$2", "true", "false");
+
 // ---- over `links l` (lists) ---------------------------------------------------------------
 
-/// Expired by date or by clicks.
-pub const EXPIRED: &str = concat!(
-    "(",
-    expired_by_date!("l."),
-    " OR (",
-    click_limit_reached!("l."),
-    "))"
-);
-pub const DISABLED: &str = disabled!("l.");
-/// Neither disabled nor expired. NOT of a NULL `ends_at` comparison is NULL, so the date rule
-/// names links without an expiry explicitly.
-pub const ACTIVE: &str = concat!(
-    "l.disabled = 0 AND (l.ends_at IS NULL OR l.ends_at > ?2) AND NOT (",
-    click_limit_reached!("l."),
-    ")"
-);
+pub const EXPIRED: &str = SQLITE.expired;
+pub const DISABLED: &str = SQLITE.disabled;
+pub const ACTIVE: &str = SQLITE.active;
 
 // ---- the ids of an owner's links in each inactive state, from the partial indexes ----------
 

@@ -6,6 +6,8 @@
 //! and comes back on restore (`traffic::reinstate`); its own rows and visits go only when it is
 //! purged ([`purge_staged_links`]).
 
+use std::collections::HashSet;
+
 use jiff::Timestamp;
 use roaring::RoaringTreemap;
 use rusqlite::{Connection, OptionalExtension, params};
@@ -20,6 +22,110 @@ pub const LINK_COLUMNS: &str = "id, owner_id, domain_id, space_id, alias, url, t
      password_hash, disabled, public, expiration_url, expiration_clicks, ends_at, clicks, \
      target_type, geo_target, platform_target, rotation_target, last_rotation, created_at, \
      updated_at";
+
+/// [`LINK_COLUMNS`] as a restore reads them from `trash_links t`: a link whose space is gone
+/// (or is no longer its owner's) comes back without one.
+pub fn restored_columns() -> String {
+    LINK_COLUMNS.replace(
+        "space_id,",
+        "CASE WHEN EXISTS (SELECT 1 FROM spaces s WHERE s.id = t.space_id \
+         AND s.owner_id = t.owner_id) THEN t.space_id END,",
+    )
+}
+
+/// The aliases (per domain, without case) of the links a restore brings back so far.
+pub type Aliases = HashSet<(Id, String)>;
+
+/// What the store found in the way of one trashed link coming back as it was.
+#[derive(Debug, Clone, Copy)]
+pub struct Blocking {
+    /// A live link has its id.
+    pub id_taken: bool,
+    /// A live link in its domain has its alias.
+    pub alias_taken: bool,
+    /// Its domain is no longer its owner's.
+    pub domain_gone: bool,
+}
+
+impl Blocking {
+    /// Why link `id` (alias `alias` in `domain`, 0 for none) stays in the trash, if it does.
+    /// Restores take links in id order: two trashed links may share an alias (one deleted, a
+    /// new one made, deleted too), and the older comes back while the other waits.
+    pub fn why(self, id: Id, domain: Id, alias: &str, aliases: &mut Aliases) -> Option<String> {
+        let twin = !aliases.insert((domain, alias.to_ascii_lowercase()));
+        if self.domain_gone {
+            Some("its domain was removed".to_owned())
+        } else if self.alias_taken || twin {
+            Some(format!("another link uses the alias {alias} now"))
+        } else if self.id_taken {
+            Some(format!("another link has id {id} now"))
+        } else {
+            None
+        }
+    }
+}
+
+/// One row of a trash listing as either store reads it.
+pub struct ListedRow {
+    pub link: bool,
+    pub id: Id,
+    pub name: String,
+    /// A link's destination (a space's is ignored).
+    pub url: String,
+    pub clicks: i64,
+    pub deleted_at: i64,
+    pub batch: Id,
+    /// A space's members, serialized.
+    pub members: Option<Vec<u8>>,
+}
+
+impl ListedRow {
+    /// The item as front ends see it, purged `keep_days` after its delete (0: never).
+    pub fn into_trashed(self, keep_days: u32) -> Trashed {
+        let deleted_at = time(self.deleted_at);
+        let (kind, detail) = if self.link {
+            (TrashedKind::Link, self.url)
+        } else {
+            let n = self
+                .members
+                .and_then(|blob| RoaringTreemap::deserialize_from(blob.as_slice()).ok())
+                .map_or(0, |m| m.len());
+            (
+                TrashedKind::Space,
+                format!("{n} link{}", if n == 1 { "" } else { "s" }),
+            )
+        };
+        Trashed {
+            kind,
+            id: self.id,
+            name: self.name,
+            detail,
+            clicks: self.clicks.max(0) as u64,
+            deleted_at,
+            purge_at: (keep_days > 0).then(|| {
+                deleted_at
+                    .checked_add(jiff::SignedDuration::from_hours(24 * i64::from(keep_days)))
+                    .unwrap_or(deleted_at)
+            }),
+            batch: self.batch,
+        }
+    }
+}
+
+/// The ids a trashed space held, serialized as `trash_spaces.members` keeps them.
+pub fn members_blob(members: &RoaringTreemap) -> Result<Vec<u8>> {
+    let mut blob = Vec::with_capacity(members.serialized_size());
+    members
+        .serialize_into(&mut blob)
+        .map_err(|e| Error::Unavailable(format!("cannot record the space's links: {e}")))?;
+    Ok(blob)
+}
+
+/// The ids `members_blob` wrote.
+pub fn members_of(blob: &[u8]) -> Result<RoaringTreemap> {
+    RoaringTreemap::deserialize_from(blob)
+        .map_err(|e| Error::Unavailable(format!("a trashed space's record is damaged: {e}")))
+}
 
 pub fn new_batch(conn: &Connection, owner: Id, now: Timestamp) -> Result<Id> {
     conn.prepare_cached("INSERT INTO trash_batches (owner_id, deleted_at) VALUES (?1, ?2)")
@@ -108,10 +214,7 @@ pub fn move_space(conn: &Connection, owner: Id, id: Id, batch: Id) -> Result<boo
             members.insert(row.get::<_, Id>(0).map_err(db_error)? as u64);
         }
     }
-    let mut blob = Vec::with_capacity(members.serialized_size());
-    members
-        .serialize_into(&mut blob)
-        .map_err(|e| Error::Unavailable(format!("cannot record the space's links: {e}")))?;
+    let blob = members_blob(&members)?;
     let n = conn
         .prepare_cached(
             "INSERT INTO trash_spaces (id, batch, owner_id, name, color, created_at, updated_at, \
@@ -256,8 +359,7 @@ fn restore_space(conn: &Connection, owner: Id, id: Id, done: &mut Restored) -> R
     .execute([id])
     .map_err(db_error)?;
     // Its links come back to it, unless they have moved to another space since.
-    let members = RoaringTreemap::deserialize_from(members.as_slice())
-        .map_err(|e| Error::Unavailable(format!("a trashed space's record is damaged: {e}")))?;
+    let members = members_of(&members)?;
     bulk::stage_ids(conn, members.iter().map(|id| id as Id))?;
     conn.prepare_cached(
         "UPDATE links SET space_id = ?2 WHERE owner_id = ?1 AND space_id IS NULL \
@@ -301,29 +403,17 @@ fn restore_links(conn: &Connection, owner: Id, ids: &[Id], done: &mut Restored) 
             )
             .map_err(db_error)?;
         let mut rows = stmt.query([]).map_err(db_error)?;
-        let mut aliases = std::collections::HashSet::new();
+        let mut aliases = Aliases::default();
         while let Some(row) = rows.next().map_err(db_error)? {
             let id: Id = row.get(0).map_err(db_error)?;
             let domain: Id = row.get(1).map_err(db_error)?;
             let alias: String = row.get(2).map_err(db_error)?;
-            let (id_taken, alias_taken, domain_gone): (bool, bool, bool) = (
-                row.get(3).map_err(db_error)?,
-                row.get(4).map_err(db_error)?,
-                row.get(5).map_err(db_error)?,
-            );
-            // Two trashed links may share an alias (one deleted, a new one made, deleted too):
-            // the older comes back, the other waits.
-            let twin = !aliases.insert((domain, alias.to_ascii_lowercase()));
-            let why = if domain_gone {
-                Some("its domain was removed".to_owned())
-            } else if alias_taken || twin {
-                Some(format!("another link uses the alias {alias} now"))
-            } else if id_taken {
-                Some(format!("another link has id {id} now"))
-            } else {
-                None
+            let facts = Blocking {
+                id_taken: row.get(3).map_err(db_error)?,
+                alias_taken: row.get(4).map_err(db_error)?,
+                domain_gone: row.get(5).map_err(db_error)?,
             };
-            if let Some(why) = why {
+            if let Some(why) = facts.why(id, domain, &alias, &mut aliases) {
                 blocked.push((id, alias, why));
             }
         }
@@ -336,11 +426,7 @@ fn restore_links(conn: &Connection, owner: Id, ids: &[Id], done: &mut Restored) 
         done.failed
             .push((TrashedKind::Link, id, alias, Error::Conflict(why)));
     }
-    let columns = LINK_COLUMNS.replace(
-        "space_id,",
-        "CASE WHEN EXISTS (SELECT 1 FROM spaces s WHERE s.id = t.space_id \
-         AND s.owner_id = t.owner_id) THEN t.space_id END,",
-    );
+    let columns = restored_columns();
     let n = conn
         .prepare_cached(&format!(
             "INSERT INTO links ({LINK_COLUMNS}) SELECT {columns} FROM trash_links t \
@@ -476,35 +562,17 @@ pub fn list(
         .map_err(db_error)?;
     let items = stmt
         .query_map(params![owner, limit, offset as i64], |r| {
-            let kind = if r.get::<_, i64>(0)? == 0 {
-                TrashedKind::Link
-            } else {
-                TrashedKind::Space
-            };
-            let deleted_at = time(r.get(5)?);
-            let detail = match kind {
-                TrashedKind::Link => r.get(3)?,
-                TrashedKind::Space => {
-                    let blob: Vec<u8> = r.get(7)?;
-                    let n =
-                        RoaringTreemap::deserialize_from(blob.as_slice()).map_or(0, |m| m.len());
-                    format!("{n} link{}", if n == 1 { "" } else { "s" })
-                }
-            };
-            Ok(Trashed {
-                kind,
+            Ok(ListedRow {
+                link: r.get::<_, i64>(0)? == 0,
                 id: r.get(1)?,
                 name: r.get(2)?,
-                detail,
-                clicks: r.get::<_, i64>(4)?.max(0) as u64,
-                deleted_at,
-                purge_at: (keep_days > 0).then(|| {
-                    deleted_at
-                        .checked_add(jiff::SignedDuration::from_hours(24 * i64::from(keep_days)))
-                        .unwrap_or(deleted_at)
-                }),
+                url: r.get(3)?,
+                clicks: r.get(4)?,
+                deleted_at: r.get(5)?,
                 batch: r.get(6)?,
-            })
+                members: r.get(7)?,
+            }
+            .into_trashed(keep_days))
         })
         .map_err(db_error)?
         .collect::<rusqlite::Result<Vec<_>>>()

@@ -40,7 +40,7 @@ fn status_sql(status: StatusFilter) -> Option<&'static str> {
 }
 
 /// The column a search by `by` reads.
-pub(super) fn column(by: SearchBy) -> &'static str {
+pub(in crate::backend::local) fn column(by: SearchBy) -> &'static str {
     match by {
         SearchBy::Title => "title",
         SearchBy::Alias => "alias",
@@ -119,7 +119,11 @@ fn fts_phrase(col: &str, term: &str) -> String {
     format!("{col} : \"{}\"", term.replace('"', "\"\""))
 }
 
-fn order_by(sort: Sort, reverse: bool, full_text: bool) -> &'static str {
+pub(in crate::backend::local) fn order_by(
+    sort: Sort,
+    reverse: bool,
+    full_text: bool,
+) -> &'static str {
     let newest_first = matches!(sort, Sort::Desc | Sort::Max) != reverse;
     // The trigram index yields its matches by id in either direction, so an id order is read
     // straight from it and stops after one page.
@@ -231,14 +235,14 @@ pub fn list(conn: &Connection, f: &ListFilter<'_>) -> Result<(Vec<Link>, u64)> {
 
 /// Which rows a page takes, counted from the nearer end of `total`: past the middle the list is
 /// read backwards, so the last page of a million links is as quick as the first.
-struct Slice {
-    reverse: bool,
-    offset: u64,
-    limit: u64,
+pub(in crate::backend::local) struct Slice {
+    pub reverse: bool,
+    pub offset: u64,
+    pub limit: u64,
 }
 
 impl Slice {
-    fn from_nearer_end(f: &ListFilter<'_>, total: u64) -> Slice {
+    pub fn from_nearer_end(f: &ListFilter<'_>, total: u64) -> Slice {
         let end = f.offset + u64::from(f.limit);
         let reverse = f.offset.saturating_mul(2) > total;
         let (offset, limit) = if reverse {

@@ -1,0 +1,150 @@
+//! SQL for domains on PostgreSQL.
+
+use deadpool_postgres::GenericClient;
+use tokio_postgres::Row;
+
+use super::{Pg, col, count, is_unique_violation, pg_error, row, rows, snapshot, value};
+use crate::backend::local::store::time;
+use crate::domain::{Domain, Error, Id, Result};
+
+const COLUMNS: &str = "id, owner_id, name, created_at, updated_at";
+
+/// A domain from columns `at..at + 5` of `row`, in the order of `COLUMNS`.
+pub fn from_row(row: &Row, at: usize) -> Result<Domain> {
+    Ok(Domain {
+        id: col(row, at)?,
+        owner_id: col(row, at + 1)?,
+        name: col(row, at + 2)?,
+        created_at: time(col(row, at + 3)?),
+        updated_at: time(col(row, at + 4)?),
+    })
+}
+
+pub async fn get<C: GenericClient>(c: &C, owner: Id, id: Id) -> Result<Option<Domain>> {
+    row(
+        c,
+        &format!("SELECT {COLUMNS} FROM domains WHERE id = $1 AND owner_id = $2"),
+        &[&id, &owner],
+    )
+    .await?
+    .map(|r| from_row(&r, 0))
+    .transpose()
+}
+
+/// The owner's domain `id`, locked against every other writer until the transaction ends (a
+/// removal checks its links under this lock).
+pub async fn get_for_update<C: GenericClient>(c: &C, owner: Id, id: Id) -> Result<Option<Domain>> {
+    row(
+        c,
+        &format!("SELECT {COLUMNS} FROM domains WHERE id = $1 AND owner_id = $2 FOR UPDATE"),
+        &[&id, &owner],
+    )
+    .await?
+    .map(|r| from_row(&r, 0))
+    .transpose()
+}
+
+/// Whether domain `id` is the owner's, holding it against removal until the transaction ends.
+pub async fn is_mine<C: GenericClient>(c: &C, owner: Id, id: Id) -> Result<bool> {
+    Ok(row(
+        c,
+        "SELECT 1 FROM domains WHERE id = $1 AND owner_id = $2 FOR KEY SHARE",
+        &[&id, &owner],
+    )
+    .await?
+    .is_some())
+}
+
+/// Whether any owner's domain already has this name or host (a host serves one owner).
+pub async fn name_taken<C: GenericClient>(c: &C, name: &str, host: &str) -> Result<bool> {
+    Ok(row(
+        c,
+        "SELECT 1 FROM domains WHERE lower(name) = lower($1) OR lower(host) = lower($2)",
+        &[&name, &host],
+    )
+    .await?
+    .is_some())
+}
+
+/// Adds a domain; a name or host another writer took meanwhile is the same field error as one
+/// found by [`name_taken`].
+pub async fn insert<C: GenericClient>(
+    c: &C,
+    owner: Id,
+    name: &str,
+    host: &str,
+    now: i64,
+) -> Result<Id> {
+    let row = c
+        .query_one(
+            "INSERT INTO domains (owner_id, name, host, created_at, updated_at) \
+             VALUES ($1, $2, $3, $4, $4) RETURNING id",
+            &[&owner, &name, &host, &now],
+        )
+        .await
+        .map_err(|e| {
+            if is_unique_violation(&e) {
+                Error::field("name", format!("{host} is already in use"))
+            } else {
+                pg_error(e)
+            }
+        })?;
+    col(&row, 0)
+}
+
+pub async fn delete<C: GenericClient>(c: &C, owner: Id, id: Id) -> Result<bool> {
+    let n = c
+        .execute(
+            "DELETE FROM domains WHERE id = $1 AND owner_id = $2",
+            &[&id, &owner],
+        )
+        .await
+        .map_err(pg_error)?;
+    Ok(n > 0)
+}
+
+/// How many links use the domain.
+pub async fn link_count<C: GenericClient>(c: &C, owner: Id, id: Id) -> Result<u64> {
+    let n: i64 = value(
+        c,
+        "SELECT count(*) FROM links WHERE owner_id = $1 AND domain_id = $2",
+        &[&owner, &id],
+    )
+    .await?;
+    Ok(count(n))
+}
+
+/// How many of the owner's trashed links would come back on the domain.
+pub async fn trashed_link_count<C: GenericClient>(c: &C, owner: Id, id: Id) -> Result<u64> {
+    let n: i64 = value(
+        c,
+        "SELECT count(*) FROM trash_links WHERE owner_id = $1 AND domain_id = $2",
+        &[&owner, &id],
+    )
+    .await?;
+    Ok(count(n))
+}
+
+/// One page of the owner's domains, newest first, and the total, from one snapshot.
+pub async fn list(pg: &Pg, owner: Id, offset: u64, limit: u32) -> Result<(Vec<Domain>, u64)> {
+    let mut client = pg.client().await?;
+    let tx = snapshot(&mut client).await?;
+    let total: i64 = value(
+        &tx,
+        "SELECT count(*) FROM domains WHERE owner_id = $1",
+        &[&owner],
+    )
+    .await?;
+    let items = rows(
+        &tx,
+        &format!(
+            "SELECT {COLUMNS} FROM domains WHERE owner_id = $1 ORDER BY id DESC LIMIT $2 OFFSET $3"
+        ),
+        &[&owner, &i64::from(limit), &(offset as i64)],
+    )
+    .await?
+    .iter()
+    .map(|r| from_row(r, 0))
+    .collect::<Result<Vec<_>>>()?;
+    Ok((items, count(total)))
+}

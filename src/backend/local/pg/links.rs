@@ -1,0 +1,301 @@
+//! SQL for links on PostgreSQL: rows in and out, alias lookups. A link is written from the same
+//! [`LinkRow`] and read into the same [`Link`] as on SQLite, with the same column lists and
+//! JSON encodings (`store::links`); only the SQL and the value types are PostgreSQL's.
+
+use deadpool_postgres::GenericClient;
+use tokio_postgres::Row;
+use tokio_postgres::types::ToSql;
+
+use super::{
+    Pg, col, domains, is_foreign_key_violation, is_unique_violation, pg_error, row, rows, spaces,
+};
+use crate::backend::local::links::{ALIAS_TAKEN, NOT_YOUR_DOMAIN, NOT_YOUR_SPACE, RefFacts};
+use crate::backend::local::store::links::{
+    LinkRow, READ_COLUMNS, READ_FROM, WRITE_COLUMNS, parse_rotation, parse_rules, rotation_json,
+    rules_json, target_type,
+};
+use crate::backend::local::store::time;
+use crate::domain::{Error, Id, Link, LinkField, LinkPatch, Result};
+
+/// A link as read with [`READ_COLUMNS`]; `short_url` is left empty for the service to fill in.
+pub fn link_from_row(r: &Row) -> Result<Link> {
+    let space_id: Option<Id> = col(r, 19)?;
+    let domain_id: Option<Id> = col(r, 26)?;
+    let kind: i16 = col(r, 4)?;
+    let expiration_clicks: i64 = col(r, 13)?;
+    let clicks: i64 = col(r, 14)?;
+    let last_rotation: i64 = col(r, 8)?;
+    Ok(Link {
+        id: col(r, 0)?,
+        alias: col(r, 1)?,
+        url: col(r, 2)?,
+        short_url: String::new(),
+        title: col(r, 3)?,
+        target_type: target_type(u8::try_from(kind).unwrap_or(0)),
+        geo: parse_rules(col(r, 5)?),
+        platform: parse_rules(col(r, 6)?),
+        rotation: parse_rotation(col(r, 7)?),
+        last_rotation: u32::try_from(last_rotation).unwrap_or(0),
+        disabled: col(r, 9)?,
+        public: col(r, 10)?,
+        password: col(r, 11)?,
+        expiration_url: col(r, 12)?,
+        expiration_clicks: u32::try_from(expiration_clicks).unwrap_or(u32::MAX),
+        clicks: clicks.max(0) as u64,
+        owner_id: col(r, 15)?,
+        ends_at: col::<Option<i64>>(r, 16)?.map(time),
+        created_at: time(col(r, 17)?),
+        updated_at: time(col(r, 18)?),
+        space: space_id.map(|_| spaces::from_row(r, 19)).transpose()?,
+        domain: domain_id.map(|_| domains::from_row(r, 26)).transpose()?,
+    })
+}
+
+pub async fn get<C: GenericClient>(c: &C, owner: Id, id: Id) -> Result<Option<Link>> {
+    row(
+        c,
+        &format!("SELECT {READ_COLUMNS} FROM {READ_FROM} WHERE l.id = $1 AND l.owner_id = $2"),
+        &[&id, &owner],
+    )
+    .await?
+    .map(|r| link_from_row(&r))
+    .transpose()
+}
+
+/// Up to `limit` links of `owner` with ids above `after`, oldest first (a keyset scan).
+pub async fn after(pg: &Pg, owner: Id, after: Id, limit: u32) -> Result<Vec<Link>> {
+    let client = pg.client().await?;
+    rows(
+        &client,
+        &format!(
+            "SELECT {READ_COLUMNS} FROM {READ_FROM} WHERE l.owner_id = $1 AND l.id > $2 \
+             ORDER BY l.id ASC LIMIT $3"
+        ),
+        &[&owner, &after, &i64::from(limit)],
+    )
+    .await?
+    .iter()
+    .map(link_from_row)
+    .collect()
+}
+
+/// The writable columns of the owner's link `id`, locked for the rest of the transaction so
+/// that a patch is applied to what is stored, not to what another writer is replacing.
+pub async fn row_for_update<C: GenericClient>(c: &C, owner: Id, id: Id) -> Result<Option<LinkRow>> {
+    let Some(r) = row(
+        c,
+        &format!("SELECT {WRITE_COLUMNS} FROM links WHERE id = $1 AND owner_id = $2 FOR UPDATE"),
+        &[&id, &owner],
+    )
+    .await?
+    else {
+        return Ok(None);
+    };
+    let kind: i16 = col(&r, 12)?;
+    let expiration_clicks: i64 = col(&r, 10)?;
+    Ok(Some(LinkRow {
+        owner_id: col(&r, 0)?,
+        domain_id: col(&r, 1)?,
+        space_id: col(&r, 2)?,
+        alias: col(&r, 3)?,
+        url: col(&r, 4)?,
+        title: col(&r, 5)?,
+        password_hash: col(&r, 6)?,
+        disabled: col(&r, 7)?,
+        public: col(&r, 8)?,
+        expiration_url: col(&r, 9)?,
+        expiration_clicks: u32::try_from(expiration_clicks).unwrap_or(u32::MAX),
+        ends_at: col::<Option<i64>>(&r, 11)?.map(time),
+        target_type: target_type(u8::try_from(kind).unwrap_or(0)),
+        geo: parse_rules(col(&r, 13)?),
+        platform: parse_rules(col(&r, 14)?),
+        rotation: parse_rotation(col(&r, 15)?),
+        created_at: time(col(&r, 16)?),
+        updated_at: time(col(&r, 17)?),
+    }))
+}
+
+/// A [`LinkRow`]'s values in the order of [`WRITE_COLUMNS`], typed as the columns are.
+struct WriteValues {
+    owner_id: Id,
+    domain_id: Option<Id>,
+    space_id: Option<Id>,
+    alias: String,
+    url: String,
+    title: Option<String>,
+    password_hash: Option<String>,
+    disabled: bool,
+    public: bool,
+    expiration_url: Option<String>,
+    expiration_clicks: i64,
+    ends_at: Option<i64>,
+    target_type: i16,
+    geo: Option<String>,
+    platform: Option<String>,
+    rotation: Option<String>,
+    created_at: i64,
+    updated_at: i64,
+}
+
+impl WriteValues {
+    fn of(row: &LinkRow) -> WriteValues {
+        WriteValues {
+            owner_id: row.owner_id,
+            domain_id: row.domain_id,
+            space_id: row.space_id,
+            alias: row.alias.clone(),
+            url: row.url.clone(),
+            title: row.title.clone(),
+            password_hash: row.password_hash.clone(),
+            disabled: row.disabled,
+            public: row.public,
+            expiration_url: row.expiration_url.clone(),
+            expiration_clicks: i64::from(row.expiration_clicks),
+            ends_at: row.ends_at.map(|t| t.as_second()),
+            target_type: i16::from(u8::from(row.target_type)),
+            geo: rules_json(&row.geo),
+            platform: rules_json(&row.platform),
+            rotation: rotation_json(&row.rotation),
+            created_at: row.created_at.as_second(),
+            updated_at: row.updated_at.as_second(),
+        }
+    }
+
+    fn refs(&self) -> [&(dyn ToSql + Sync); 18] {
+        [
+            &self.owner_id,
+            &self.domain_id,
+            &self.space_id,
+            &self.alias,
+            &self.url,
+            &self.title,
+            &self.password_hash,
+            &self.disabled,
+            &self.public,
+            &self.expiration_url,
+            &self.expiration_clicks,
+            &self.ends_at,
+            &self.target_type,
+            &self.geo,
+            &self.platform,
+            &self.rotation,
+            &self.created_at,
+            &self.updated_at,
+        ]
+    }
+}
+
+/// The error of a write the database refused for a reason a person can act on: the alias was
+/// taken, or the space or domain removed, by another writer since the checks.
+fn write_error(e: tokio_postgres::Error) -> Error {
+    if is_unique_violation(&e) {
+        Error::field(LinkField::Alias.name(), ALIAS_TAKEN)
+    } else if is_foreign_key_violation(&e, "links_space_id_fkey") {
+        Error::field(LinkField::Space.name(), NOT_YOUR_SPACE)
+    } else if is_foreign_key_violation(&e, "links_domain_id_fkey") {
+        Error::field(LinkField::Domain.name(), NOT_YOUR_DOMAIN)
+    } else {
+        pg_error(e)
+    }
+}
+
+/// Inserts the link; `None` when its alias is taken in its domain, also by a writer that got
+/// there first a moment ago (the caller tries another alias or reports the field). Ids come
+/// from the table's identity sequence, which never gives one out twice.
+pub async fn insert<C: GenericClient>(c: &C, row: &LinkRow) -> Result<Option<Id>> {
+    let values = WriteValues::of(row);
+    let placeholders = (1..=18).map(|i| format!("${i}")).collect::<Vec<_>>();
+    let found = c
+        .query_opt(
+            &format!(
+                "INSERT INTO links ({WRITE_COLUMNS}) VALUES ({}) \
+                 ON CONFLICT (coalesce(domain_id, 0), lower(alias)) DO NOTHING RETURNING id",
+                placeholders.join(", ")
+            ),
+            &values.refs(),
+        )
+        .await
+        .map_err(write_error)?;
+    found.map(|r| col(&r, 0)).transpose()
+}
+
+/// Writes every service-owned column of link `id` (owner and creation time stay). The link
+/// counters follow a change of space by the schema's triggers.
+pub async fn update<C: GenericClient>(c: &C, id: Id, row: &LinkRow) -> Result<()> {
+    let values = WriteValues::of(row);
+    let v = values.refs();
+    c.execute(
+        "UPDATE links SET domain_id = $2, space_id = $3, alias = $4, url = $5, title = $6, \
+         password_hash = $7, disabled = $8, public = $9, expiration_url = $10, \
+         expiration_clicks = $11, ends_at = $12, target_type = $13, geo_target = $14, \
+         platform_target = $15, rotation_target = $16, updated_at = $17 WHERE id = $1",
+        &[
+            &id, v[1], v[2], v[3], v[4], v[5], v[6], v[7], v[8], v[9], v[10], v[11], v[12], v[13],
+            v[14], v[15], v[17],
+        ],
+    )
+    .await
+    .map_err(write_error)?;
+    Ok(())
+}
+
+/// Whether `alias` is used in the domain (without case) by a link other than `except`.
+pub async fn alias_taken<C: GenericClient>(
+    c: &C,
+    domain: Option<Id>,
+    alias: &str,
+    except: Option<Id>,
+) -> Result<bool> {
+    // The expressions are those of the unique index `links_alias`.
+    Ok(row(
+        c,
+        "SELECT 1 FROM links WHERE coalesce(domain_id, 0) = $1 AND lower(alias) = lower($2) \
+         AND id IS DISTINCT FROM $3",
+        &[&domain.unwrap_or(0), &alias, &except],
+    )
+    .await?
+    .is_some())
+}
+
+/// The answers the link rules' `check_refs` needs about a request's space,
+/// domain (`domain`: the one the link is or will be on) and alias. The space and domain stay
+/// the owner's until the transaction ends.
+pub async fn ref_facts<C: GenericClient>(
+    c: &C,
+    owner: Id,
+    refs: &LinkPatch,
+    domain: Option<Id>,
+    except: Option<Id>,
+) -> Result<RefFacts> {
+    let space_mine = match refs.space.flatten() {
+        Some(space) => spaces::is_mine(c, owner, space).await?,
+        None => true,
+    };
+    let domain_mine = match refs.domain.flatten() {
+        Some(d) => domains::is_mine(c, owner, d).await?,
+        None => true,
+    };
+    let alias_taken = match &refs.alias {
+        Some(alias) if domain_mine => alias_taken(c, domain, alias, except).await?,
+        _ => false,
+    };
+    Ok(RefFacts {
+        space_mine,
+        domain_mine,
+        alias_taken,
+    })
+}
+
+/// Sets the title of link `id` if its url is still `url` (a fetched title that arrives after
+/// the link was edited is dropped). Returns whether it was set.
+pub async fn set_title(pg: &Pg, id: Id, url: &str, title: &str) -> Result<bool> {
+    let client = pg.client().await?;
+    let n = client
+        .execute(
+            "UPDATE links SET title = $1 WHERE id = $2 AND url = $3",
+            &[&title, &id, &url],
+        )
+        .await
+        .map_err(pg_error)?;
+    Ok(n > 0)
+}

@@ -1,0 +1,138 @@
+//! Lists and searches on PostgreSQL. A search is `ILIKE '%term%'` on the searched column, which
+//! the trigram indexes (`pg_trgm`, see `schema.rs`) answer for terms of three characters and
+//! more; wildcards in the term are made literal by the same `like_pattern` SQLite's spaces use.
+//! What a list asks ([`ListFilter`]), its order and which end a deep page is read from
+//! ([`Slice`]) are the SQLite store's; the status rules are `store::status`'s, spelled for
+//! PostgreSQL.
+
+use deadpool_postgres::GenericClient;
+
+use super::links::link_from_row;
+use super::{Args, Pg, col, count, rows, snapshot, value};
+use crate::backend::local::store::like_pattern;
+use crate::backend::local::store::links::{READ_COLUMNS, READ_FROM};
+use crate::backend::local::store::search::{ListFilter, Slice, column, order_by};
+use crate::backend::local::store::status::PG;
+use crate::domain::{Id, Link, Result, StatusFilter};
+
+fn status_sql(status: StatusFilter) -> Option<&'static str> {
+    match status {
+        StatusFilter::All => None,
+        StatusFilter::Disabled => Some(PG.disabled),
+        StatusFilter::Expired => Some(PG.expired),
+        StatusFilter::Active => Some(PG.active),
+    }
+}
+
+/// The `WHERE` clause over `links l` of what `f` asks (paging aside) and its values: `$1` the
+/// owner, `$2` the current time when the status asked depends on it (the predicates name it
+/// so), then the space, domain and search.
+fn filter(f: &ListFilter<'_>) -> (String, Args) {
+    let mut args = Args::default();
+    let mut sql = format!("l.owner_id = {}", args.push(f.owner));
+    if let Some(status) = status_sql(f.status) {
+        // A statement must use every value it is given, and "disabled" needs no time.
+        if status.contains("$2") {
+            args.push(f.now.as_second());
+        }
+        sql.push_str(" AND ");
+        sql.push_str(status);
+    }
+    if let Some(space) = f.space {
+        sql.push_str(&format!(" AND l.space_id = {}", args.push(space)));
+    }
+    if let Some(domain) = f.domain {
+        sql.push_str(&format!(" AND l.domain_id = {}", args.push(domain)));
+    }
+    if let Some((by, term)) = f.search {
+        sql.push_str(&format!(
+            " AND l.{} ILIKE {} ESCAPE '\\'",
+            column(by),
+            args.push(like_pattern(term))
+        ));
+    }
+    (sql, args)
+}
+
+/// How many links match `f`. The owner's total is kept by the schema's triggers, so a list
+/// without filters, or of the active links (the total less the few inactive ones, which the
+/// partial indexes find), is not counted row by row.
+async fn total<C: GenericClient>(c: &C, f: &ListFilter<'_>, sql: &str, args: &Args) -> Result<u64> {
+    let unfiltered = f.search.is_none() && f.space.is_none() && f.domain.is_none();
+    if unfiltered && matches!(f.status, StatusFilter::All | StatusFilter::Active) {
+        let links: Option<i64> = super::row(
+            c,
+            "SELECT link_count FROM owners WHERE id = $1",
+            &[&f.owner],
+        )
+        .await?
+        .map(|r| col(&r, 0))
+        .transpose()?;
+        let links = count(links.unwrap_or(0));
+        if f.status == StatusFilter::All {
+            return Ok(links);
+        }
+        let inactive: i64 = value(
+            c,
+            &format!(
+                "SELECT count(*) FROM links l WHERE l.owner_id = $1 AND ({} OR {})",
+                PG.disabled, PG.expired
+            ),
+            &[&f.owner, &f.now.as_second()],
+        )
+        .await?;
+        return Ok(links.saturating_sub(count(inactive)));
+    }
+    let n: i64 = value(
+        c,
+        &format!("SELECT count(*) FROM links l WHERE {sql}"),
+        &args.refs(),
+    )
+    .await?;
+    Ok(count(n))
+}
+
+/// One page of links matching `f` and the number of all matching links, read from one snapshot.
+pub async fn list(pg: &Pg, f: &ListFilter<'_>) -> Result<(Vec<Link>, u64)> {
+    let mut client = pg.client().await?;
+    let tx = snapshot(&mut client).await?;
+    let (sql, mut args) = filter(f);
+    let total = total(&tx, f, &sql, &args).await?;
+    if f.offset >= total {
+        return Ok((Vec::new(), total));
+    }
+    let Slice {
+        reverse,
+        offset,
+        limit,
+    } = Slice::from_nearer_end(f, total);
+    let limit = args.push(limit as i64);
+    let offset = args.push(offset as i64);
+    let query = format!(
+        "SELECT {READ_COLUMNS} FROM {READ_FROM} WHERE {sql} ORDER BY {} LIMIT {limit} OFFSET {offset}",
+        order_by(f.sort, reverse, false)
+    );
+    let mut items = rows(&tx, &query, &args.refs())
+        .await?
+        .iter()
+        .map(link_from_row)
+        .collect::<Result<Vec<_>>>()?;
+    if reverse {
+        items.reverse();
+    }
+    Ok((items, total))
+}
+
+/// The ids of every link matching `f` (its paging and order aside), in id order.
+pub async fn matching_ids<C: GenericClient>(c: &C, f: &ListFilter<'_>) -> Result<Vec<Id>> {
+    let (sql, args) = filter(f);
+    rows(
+        c,
+        &format!("SELECT l.id FROM links l WHERE {sql} ORDER BY l.id"),
+        &args.refs(),
+    )
+    .await?
+    .iter()
+    .map(|r| col(r, 0))
+    .collect()
+}

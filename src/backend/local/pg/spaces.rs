@@ -1,0 +1,159 @@
+//! SQL for spaces on PostgreSQL. `link_count` is kept by the schema's triggers, never here.
+
+use deadpool_postgres::GenericClient;
+use tokio_postgres::Row;
+
+use super::{Pg, col, count, is_unique_violation, pg_error, row, rows, snapshot, value};
+use crate::backend::local::spaces::NAME_TAKEN;
+use crate::backend::local::store::{like_pattern, time};
+use crate::domain::{Color, Error, Id, Result, Space};
+
+const COLUMNS: &str = "id, owner_id, name, color, link_count, created_at, updated_at";
+
+/// A space from columns `at..at + 7` of `row`, in the order of `COLUMNS` (also how a link's
+/// joined space is read).
+pub fn from_row(row: &Row, at: usize) -> Result<Space> {
+    let color: i32 = col(row, at + 3)?;
+    let links: i64 = col(row, at + 4)?;
+    Ok(Space {
+        id: col(row, at)?,
+        owner_id: col(row, at + 1)?,
+        name: col(row, at + 2)?,
+        // The CHECK constraint keeps colours in range.
+        color: u8::try_from(color)
+            .ok()
+            .and_then(Color::new)
+            .unwrap_or(Color::new(1).expect("1 is a colour")),
+        links: Some(count(links)),
+        created_at: time(col(row, at + 5)?),
+        updated_at: time(col(row, at + 6)?),
+    })
+}
+
+pub async fn get<C: GenericClient>(c: &C, owner: Id, id: Id) -> Result<Option<Space>> {
+    row(
+        c,
+        &format!("SELECT {COLUMNS} FROM spaces WHERE id = $1 AND owner_id = $2"),
+        &[&id, &owner],
+    )
+    .await?
+    .map(|r| from_row(&r, 0))
+    .transpose()
+}
+
+/// Whether space `id` is the owner's, holding it (against a delete, not against edits) until
+/// the transaction ends, so a link written in the same transaction cannot lose it.
+pub async fn is_mine<C: GenericClient>(c: &C, owner: Id, id: Id) -> Result<bool> {
+    Ok(row(
+        c,
+        "SELECT 1 FROM spaces WHERE id = $1 AND owner_id = $2 FOR KEY SHARE",
+        &[&id, &owner],
+    )
+    .await?
+    .is_some())
+}
+
+/// The id of the owner's space with this name (without case), other than `except`.
+pub async fn id_by_name<C: GenericClient>(
+    c: &C,
+    owner: Id,
+    name: &str,
+    except: Option<Id>,
+) -> Result<Option<Id>> {
+    row(
+        c,
+        "SELECT id FROM spaces WHERE owner_id = $1 AND lower(name) = lower($2) \
+         AND id IS DISTINCT FROM $3",
+        &[&owner, &name, &except],
+    )
+    .await?
+    .map(|r| col(&r, 0))
+    .transpose()
+}
+
+/// The field error of a name another writer took between the check and the write.
+fn name_taken(e: tokio_postgres::Error) -> Error {
+    if is_unique_violation(&e) {
+        Error::field("name", NAME_TAKEN)
+    } else {
+        pg_error(e)
+    }
+}
+
+pub async fn insert<C: GenericClient>(
+    c: &C,
+    owner: Id,
+    name: &str,
+    color: Color,
+    now: i64,
+) -> Result<Id> {
+    let row = c
+        .query_one(
+            "INSERT INTO spaces (owner_id, name, color, created_at, updated_at) \
+             VALUES ($1, $2, $3, $4, $4) RETURNING id",
+            &[&owner, &name, &i32::from(color.number()), &now],
+        )
+        .await
+        .map_err(name_taken)?;
+    col(&row, 0)
+}
+
+pub async fn update<C: GenericClient>(
+    c: &C,
+    owner: Id,
+    id: Id,
+    name: Option<&str>,
+    color: Option<Color>,
+    now: i64,
+) -> Result<bool> {
+    let n = c
+        .execute(
+            "UPDATE spaces SET name = coalesce($3, name), color = coalesce($4, color), \
+             updated_at = $5 WHERE id = $1 AND owner_id = $2",
+            &[
+                &id,
+                &owner,
+                &name,
+                &color.map(|c| i32::from(c.number())),
+                &now,
+            ],
+        )
+        .await
+        .map_err(name_taken)?;
+    Ok(n > 0)
+}
+
+/// One page of the owner's spaces whose name contains `search`, by id, and the total, read
+/// from one snapshot.
+pub async fn list(
+    pg: &Pg,
+    owner: Id,
+    search: Option<&str>,
+    newest_first: bool,
+    offset: u64,
+    limit: u32,
+) -> Result<(Vec<Space>, u64)> {
+    let pattern = search.map(like_pattern);
+    let filter = "owner_id = $1 AND ($2::text IS NULL OR name ILIKE $2 ESCAPE '\\')";
+    let mut client = pg.client().await?;
+    let tx = snapshot(&mut client).await?;
+    let total: i64 = value(
+        &tx,
+        &format!("SELECT count(*) FROM spaces WHERE {filter}"),
+        &[&owner, &pattern],
+    )
+    .await?;
+    let order = if newest_first { "DESC" } else { "ASC" };
+    let items = rows(
+        &tx,
+        &format!(
+            "SELECT {COLUMNS} FROM spaces WHERE {filter} ORDER BY id {order} LIMIT $3 OFFSET $4"
+        ),
+        &[&owner, &pattern, &i64::from(limit), &(offset as i64)],
+    )
+    .await?
+    .iter()
+    .map(|r| from_row(r, 0))
+    .collect::<Result<Vec<_>>>()?;
+    Ok((items, count(total)))
+}

@@ -1,0 +1,381 @@
+//! SQL for the trash on PostgreSQL: the same tables and rules as SQLite's (`store::trash`),
+//! whose shared pieces it uses — the column lists, why a link cannot come back, how a listed
+//! row reads. Sets of ids travel as `bigint[]` parameters (`= ANY($n)`) instead of a staging
+//! table, and the link counters follow by the schema's triggers.
+//!
+//! Traffic rollups do not move with a trashed, restored or purged link here yet: that belongs
+//! to the traffic store on PostgreSQL (see `store::trash` for what SQLite does).
+
+use std::collections::HashSet;
+
+use deadpool_postgres::GenericClient;
+use jiff::Timestamp;
+use roaring::RoaringTreemap;
+
+use super::{col, count, execute, row, rows, value};
+use crate::backend::local::store::trash::{
+    Aliases, Blocking, LINK_COLUMNS, ListedRow, Restored, Scope, members_blob, members_of,
+    restored_columns,
+};
+use crate::backend::trash::{Trashed, TrashedKind};
+use crate::domain::{Error, Id, Result};
+
+pub async fn new_batch<C: GenericClient>(c: &C, owner: Id, now: Timestamp) -> Result<Id> {
+    value(
+        c,
+        "INSERT INTO trash_batches (owner_id, deleted_at) VALUES ($1, $2) RETURNING id",
+        &[&owner, &now.as_second()],
+    )
+    .await
+}
+
+/// Moves the owner's links among `ids` into trash `batch`, whole. Returns how many moved.
+pub async fn move_links<C: GenericClient>(c: &C, owner: Id, ids: &[Id], batch: Id) -> Result<u64> {
+    execute(
+        c,
+        &format!(
+            "WITH gone AS (DELETE FROM links WHERE owner_id = $1 AND id = ANY($2) \
+             RETURNING {LINK_COLUMNS}) \
+             INSERT INTO trash_links (batch, {LINK_COLUMNS}) SELECT $3, {LINK_COLUMNS} FROM gone"
+        ),
+        &[&owner, &ids, &batch],
+    )
+    .await
+}
+
+/// Moves space `id` of `owner` into trash `batch`, remembering which links it held (they are
+/// left without a space, as a deleted space leaves them). False when there is no such space.
+pub async fn move_space<C: GenericClient>(c: &C, owner: Id, id: Id, batch: Id) -> Result<bool> {
+    let members: RoaringTreemap = rows(
+        c,
+        "SELECT id FROM links WHERE owner_id = $1 AND space_id = $2 ORDER BY id FOR UPDATE",
+        &[&owner, &id],
+    )
+    .await?
+    .iter()
+    .map(|r| col::<Id>(r, 0).map(|id| id as u64))
+    .collect::<Result<_>>()?;
+    let blob = members_blob(&members)?;
+    let n = execute(
+        c,
+        "INSERT INTO trash_spaces (id, batch, owner_id, name, color, created_at, updated_at, \
+         members) SELECT id, $3, owner_id, name, color, created_at, updated_at, $4 \
+         FROM spaces WHERE id = $1 AND owner_id = $2",
+        &[&id, &owner, &batch, &blob],
+    )
+    .await?;
+    if n == 0 {
+        return Ok(false);
+    }
+    // The links' space_id goes to NULL by the foreign key's ON DELETE SET NULL.
+    execute(
+        c,
+        "DELETE FROM spaces WHERE id = $1 AND owner_id = $2",
+        &[&id, &owner],
+    )
+    .await?;
+    Ok(true)
+}
+
+/// The ids (first column) of the rows `sql` selects.
+async fn select_ids<C: GenericClient>(
+    c: &C,
+    sql: &str,
+    args: &[&(dyn tokio_postgres::types::ToSql + Sync)],
+) -> Result<Vec<Id>> {
+    rows(c, sql, args)
+        .await?
+        .iter()
+        .map(|r| col(r, 0))
+        .collect()
+}
+
+/// The trashed link and space ids of `owner` in `scope`, in id order.
+async fn ids_in<C: GenericClient>(c: &C, owner: Id, scope: &Scope) -> Result<(Vec<Id>, Vec<Id>)> {
+    Ok(match scope {
+        Scope::Batch(batch) => (
+            select_ids(
+                c,
+                "SELECT id FROM trash_links WHERE owner_id = $1 AND batch = $2 ORDER BY id",
+                &[&owner, batch],
+            )
+            .await?,
+            select_ids(
+                c,
+                "SELECT id FROM trash_spaces WHERE owner_id = $1 AND batch = $2 ORDER BY id",
+                &[&owner, batch],
+            )
+            .await?,
+        ),
+        Scope::All => (
+            select_ids(
+                c,
+                "SELECT id FROM trash_links WHERE owner_id = $1 ORDER BY id",
+                &[&owner],
+            )
+            .await?,
+            select_ids(
+                c,
+                "SELECT id FROM trash_spaces WHERE owner_id = $1 ORDER BY id",
+                &[&owner],
+            )
+            .await?,
+        ),
+        // Only the named ids that are the owner's and in the trash.
+        Scope::Items { links, spaces } => (
+            select_ids(
+                c,
+                "SELECT id FROM trash_links WHERE owner_id = $1 AND id = ANY($2) ORDER BY id",
+                &[&owner, links],
+            )
+            .await?,
+            select_ids(
+                c,
+                "SELECT id FROM trash_spaces WHERE owner_id = $1 AND id = ANY($2) ORDER BY id",
+                &[&owner, spaces],
+            )
+            .await?,
+        ),
+    })
+}
+
+/// Moves the trashed links and spaces of `owner` in `scope` back, with their ids; what cannot
+/// come back as it was stays and is reported (see `store::trash::restore`).
+pub async fn restore<C: GenericClient>(c: &C, owner: Id, scope: &Scope) -> Result<Restored> {
+    let (links, spaces) = ids_in(c, owner, scope).await?;
+    let mut done = Restored::default();
+    for id in spaces {
+        restore_space(c, owner, id, &mut done).await?;
+    }
+    restore_links(c, owner, &links, &mut done).await?;
+    drop_empty_batches(c, owner).await?;
+    Ok(done)
+}
+
+async fn restore_space<C: GenericClient>(
+    c: &C,
+    owner: Id,
+    id: Id,
+    done: &mut Restored,
+) -> Result<()> {
+    let Some(r) = row(
+        c,
+        "SELECT name, members FROM trash_spaces WHERE id = $1 AND owner_id = $2",
+        &[&id, &owner],
+    )
+    .await?
+    else {
+        return Ok(());
+    };
+    let (name, members): (String, Vec<u8>) = (col(&r, 0)?, col(&r, 1)?);
+    let taken = row(
+        c,
+        "SELECT 1 FROM spaces WHERE owner_id = $1 AND lower(name) = lower($2)",
+        &[&owner, &name],
+    )
+    .await?
+    .is_some();
+    if taken {
+        done.failed.push((
+            TrashedKind::Space,
+            id,
+            name.clone(),
+            Error::Conflict(format!("another space is named {name} now")),
+        ));
+        return Ok(());
+    }
+    execute(
+        c,
+        "INSERT INTO spaces (id, owner_id, name, color, link_count, created_at, updated_at) \
+         SELECT id, owner_id, name, color, 0, created_at, updated_at FROM trash_spaces \
+         WHERE id = $1",
+        &[&id],
+    )
+    .await?;
+    // Its links come back to it, unless they have moved to another space since; the trigger
+    // counts them in.
+    let members: Vec<Id> = members_of(&members)?.iter().map(|id| id as Id).collect();
+    execute(
+        c,
+        "UPDATE links SET space_id = $2 WHERE owner_id = $1 AND space_id IS NULL \
+         AND id = ANY($3)",
+        &[&owner, &id, &members],
+    )
+    .await?;
+    execute(c, "DELETE FROM trash_spaces WHERE id = $1", &[&id]).await?;
+    done.spaces += 1;
+    Ok(())
+}
+
+async fn restore_links<C: GenericClient>(
+    c: &C,
+    owner: Id,
+    ids: &[Id],
+    done: &mut Restored,
+) -> Result<()> {
+    if ids.is_empty() {
+        return Ok(());
+    }
+    // Everything that would keep a link from coming back as it was, read in one pass.
+    let found = rows(
+        c,
+        "SELECT t.id, coalesce(t.domain_id, 0), t.alias, \
+           EXISTS (SELECT 1 FROM links l WHERE l.id = t.id), \
+           EXISTS (SELECT 1 FROM links l WHERE coalesce(l.domain_id, 0) = \
+                   coalesce(t.domain_id, 0) AND lower(l.alias) = lower(t.alias)), \
+           t.domain_id IS NOT NULL AND NOT EXISTS \
+             (SELECT 1 FROM domains d WHERE d.id = t.domain_id AND d.owner_id = t.owner_id) \
+         FROM trash_links t WHERE t.owner_id = $1 AND t.id = ANY($2) ORDER BY t.id",
+        &[&owner, &ids],
+    )
+    .await?;
+    let mut aliases = Aliases::default();
+    let mut blocked = HashSet::new();
+    for r in &found {
+        let id: Id = col(r, 0)?;
+        let domain: Id = col(r, 1)?;
+        let alias: String = col(r, 2)?;
+        let facts = Blocking {
+            id_taken: col(r, 3)?,
+            alias_taken: col(r, 4)?,
+            domain_gone: col(r, 5)?,
+        };
+        if let Some(why) = facts.why(id, domain, &alias, &mut aliases) {
+            blocked.insert(id);
+            done.failed
+                .push((TrashedKind::Link, id, alias, Error::Conflict(why)));
+        }
+    }
+    let back: Vec<Id> = ids
+        .iter()
+        .copied()
+        .filter(|id| !blocked.contains(id))
+        .collect();
+    let n = execute(
+        c,
+        &format!(
+            "INSERT INTO links ({LINK_COLUMNS}) SELECT {} FROM trash_links t \
+             WHERE t.owner_id = $1 AND t.id = ANY($2) ORDER BY t.id",
+            restored_columns()
+        ),
+        &[&owner, &back],
+    )
+    .await?;
+    execute(
+        c,
+        "DELETE FROM trash_links WHERE owner_id = $1 AND id = ANY($2)",
+        &[&owner, &back],
+    )
+    .await?;
+    done.links += n;
+    Ok(())
+}
+
+async fn drop_empty_batches<C: GenericClient>(c: &C, owner: Id) -> Result<()> {
+    execute(
+        c,
+        "DELETE FROM trash_batches b WHERE owner_id = $1 \
+         AND NOT EXISTS (SELECT 1 FROM trash_links t WHERE t.batch = b.id) \
+         AND NOT EXISTS (SELECT 1 FROM trash_spaces s WHERE s.batch = b.id)",
+        &[&owner],
+    )
+    .await?;
+    Ok(())
+}
+
+/// Deletes the trashed links and spaces of `owner` in `scope` for good. Returns how many.
+pub async fn purge<C: GenericClient>(c: &C, owner: Id, scope: &Scope) -> Result<u64> {
+    let (links, spaces) = ids_in(c, owner, scope).await?;
+    let n = execute(
+        c,
+        "DELETE FROM trash_links WHERE owner_id = $1 AND id = ANY($2)",
+        &[&owner, &links],
+    )
+    .await?;
+    let m = execute(
+        c,
+        "DELETE FROM trash_spaces WHERE owner_id = $1 AND id = ANY($2)",
+        &[&owner, &spaces],
+    )
+    .await?;
+    drop_empty_batches(c, owner).await?;
+    Ok(n + m)
+}
+
+/// Whether anything of any owner was deleted before `cutoff`.
+pub async fn any_due<C: GenericClient>(c: &C, cutoff: Timestamp) -> Result<bool> {
+    Ok(row(
+        c,
+        "SELECT 1 FROM trash_batches WHERE deleted_at < $1 LIMIT 1",
+        &[&cutoff.as_second()],
+    )
+    .await?
+    .is_some())
+}
+
+/// Purges, for every owner, what was deleted before `cutoff`: the batches go, and their links
+/// and spaces with them by cascade. Returns how many links.
+pub async fn purge_before<C: GenericClient>(c: &C, cutoff: Timestamp) -> Result<u64> {
+    let links: i64 = value(
+        c,
+        "SELECT count(*) FROM trash_links t JOIN trash_batches b ON b.id = t.batch \
+         WHERE b.deleted_at < $1",
+        &[&cutoff.as_second()],
+    )
+    .await?;
+    execute(
+        c,
+        "DELETE FROM trash_batches WHERE deleted_at < $1",
+        &[&cutoff.as_second()],
+    )
+    .await?;
+    Ok(count(links))
+}
+
+/// One page of the owner's trash, newest deletes first, and how many items it holds.
+pub async fn list<C: GenericClient>(
+    c: &C,
+    owner: Id,
+    offset: u64,
+    limit: u32,
+    keep_days: u32,
+) -> Result<(Vec<Trashed>, u64)> {
+    let total: i64 = value(
+        c,
+        "SELECT (SELECT count(*) FROM trash_links WHERE owner_id = $1) + \
+                (SELECT count(*) FROM trash_spaces WHERE owner_id = $1)",
+        &[&owner],
+    )
+    .await?;
+    let items = rows(
+        c,
+        "SELECT kind, id, name, detail, clicks, deleted_at, batch, members FROM ( \
+           SELECT 0 AS kind, t.id, t.alias AS name, t.url AS detail, t.clicks, \
+                  b.deleted_at, t.batch, NULL::bytea AS members \
+           FROM trash_links t JOIN trash_batches b ON b.id = t.batch WHERE t.owner_id = $1 \
+           UNION ALL \
+           SELECT 1, s.id, s.name, '', 0, b.deleted_at, s.batch, s.members \
+           FROM trash_spaces s JOIN trash_batches b ON b.id = s.batch WHERE s.owner_id = $1) \
+           AS items \
+         ORDER BY deleted_at DESC, batch DESC, kind DESC, id DESC LIMIT $2 OFFSET $3",
+        &[&owner, &i64::from(limit), &(offset as i64)],
+    )
+    .await?
+    .iter()
+    .map(|r| {
+        let kind: i32 = col(r, 0)?;
+        Ok(ListedRow {
+            link: kind == 0,
+            id: col(r, 1)?,
+            name: col(r, 2)?,
+            url: col(r, 3)?,
+            clicks: col(r, 4)?,
+            deleted_at: col(r, 5)?,
+            batch: col(r, 6)?,
+            members: col(r, 7)?,
+        }
+        .into_trashed(keep_days))
+    })
+    .collect::<Result<Vec<_>>>()?;
+    Ok((items, count(total)))
+}
