@@ -67,9 +67,14 @@ pub struct GlobalArgs {
     pub profile: Option<String>,
     /// Use the embedded database at PATH (a SQLite file, created if missing) or at a
     /// postgres://USER@HOST/DB URL (password from LINKDECK_DB_PASSWORD).
-    #[arg(long, global = true, value_name = "PATH|URL", conflicts_with = "remote",
-          value_parser = crate::config::parse_db_flag)]
-    pub db: Option<crate::backend::local::StoreLocation>,
+    // Read here rather than by clap, whose message would repeat the value, password and all.
+    #[arg(
+        long,
+        global = true,
+        value_name = "PATH|URL",
+        conflicts_with = "remote"
+    )]
+    pub db: Option<String>,
     /// Read the configuration from PATH instead of the standard location.
     #[arg(long, global = true, value_name = "PATH")]
     pub config: Option<PathBuf>,
@@ -178,9 +183,15 @@ fn run_inner(cli: Cli) -> CliResult {
             .with_ansi(serve::colour_on_stderr())
             .try_init();
     }
+    let db = global
+        .db
+        .as_deref()
+        .map(crate::config::parse_db_flag)
+        .transpose()
+        .map_err(|m| CliError::usage(format!("--db: {m}")))?;
     let overrides = Overrides {
         profile: global.profile,
-        db: global.db,
+        db,
         remote: global.remote,
         api_key_env: global.api_key_env,
     };

@@ -195,17 +195,19 @@ fn remote_flag_messages_name_the_flag_not_a_profile() {
 }
 
 #[test]
-fn a_database_url_is_refused_not_taken_for_a_path() {
+fn a_database_url_is_opened_as_postgresql_never_taken_for_a_path() {
     let env = Env::new();
+    // Port 1 on the loopback: nothing listens, so the message is about reaching the server.
     let run = crate::cli_support::run(env.bare().current_dir(env.dir.path()).args([
         "--db",
-        "postgres://user@host/db",
+        "postgres://user@127.0.0.1:1/db",
         "links",
         "list",
     ]))
-    .fails_with(2);
+    .fails_with(6);
     assert!(
-        run.stderr.contains("PostgreSQL") && run.stderr.contains("not supported yet"),
+        run.stderr.contains("postgres://user@127.0.0.1:1/db")
+            && run.stderr.contains("cannot reach PostgreSQL"),
         "{}",
         run.stderr
     );
@@ -213,10 +215,23 @@ fn a_database_url_is_refused_not_taken_for_a_path() {
         !env.path("postgres:").exists(),
         "nothing is created for a URL"
     );
+    // A password in the URL is refused, and not repeated.
+    let run = crate::cli_support::run(env.bare().current_dir(env.dir.path()).args([
+        "--db",
+        "postgres://user:s3cret@127.0.0.1:1/db",
+        "links",
+        "list",
+    ]))
+    .fails_with(2);
+    assert!(
+        run.stderr.contains("LINKDECK_DB_PASSWORD") && !run.stderr.contains("s3cret"),
+        "{}",
+        run.stderr
+    );
 
     let config = env.write(
         "pg.toml",
-        "default_profile = \"pg\"\n\n[profiles.pg]\nbackend = \"local\"\ndb = \"postgresql://h/links\"\n",
+        "default_profile = \"pg\"\n\n[profiles.pg]\nbackend = \"local\"\ndb = \"postgresql://u:pw@h/links\"\n",
     );
     let run = crate::cli_support::run(
         env.bare()
@@ -229,9 +244,8 @@ fn a_database_url_is_refused_not_taken_for_a_path() {
     assert!(
         run.stderr.contains("pg.toml")
             && run.stderr.contains("line 5")
-            && run
-                .stderr
-                .contains("PostgreSQL databases are not supported yet"),
+            && run.stderr.contains("holds a password")
+            && !run.stderr.contains("pw@"),
         "{}",
         run.stderr
     );
