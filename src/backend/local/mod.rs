@@ -21,6 +21,7 @@ mod spaces;
 mod stats;
 mod store;
 mod titles;
+mod traffic;
 mod trash;
 mod visits;
 

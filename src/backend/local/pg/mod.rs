@@ -5,9 +5,13 @@
 //!
 //! The SQL of each area lives beside the SQLite store's, in `pg/<area>.rs`.
 
+pub(super) mod keys;
 pub mod owners;
+pub(super) mod redirect;
 mod schema;
 mod target;
+pub(super) mod traffic;
+pub(super) mod visits;
 
 use std::sync::Arc;
 use std::sync::atomic::{AtomicI64, Ordering};
