@@ -75,7 +75,7 @@ impl suite::Harness for LocalHarness {
     }
     async fn set_clicks(&self, id: Id, clicks: u64) {
         self.service
-            .db()
+            .db().unwrap()
             .write(move |tx| {
                 tx.execute(
                     "UPDATE links SET clicks = ?1 WHERE id = ?2",
@@ -414,7 +414,7 @@ async fn domains_are_added_and_removed_by_their_owner() {
 #[tokio::test]
 async fn two_services_on_one_file_share_reads_and_writes() {
     let h = LocalHarness::new().await;
-    let path = h.service.db().path().to_owned();
+    let path = h.service.db().unwrap().path().to_owned();
     let second = LocalService::open(&path, options(&h.clock)).unwrap();
     let second = second.default_backend().await.unwrap();
     assert_eq!(second.owner_id(), h.mine.owner_id());
@@ -498,7 +498,7 @@ async fn child_process_writer() {
 #[tokio::test]
 async fn two_processes_write_to_one_file() {
     let h = LocalHarness::new().await;
-    let path = h.service.db().path().to_owned();
+    let path = h.service.db().unwrap().path().to_owned();
     let mut child = std::process::Command::new(std::env::current_exe().unwrap())
         .args([
             "child_process_writer",
@@ -853,7 +853,7 @@ async fn search_totals_by_status_agree_with_the_links_at_any_size() {
     backend.import_batch(Vec::new(), rows).await.unwrap();
     // Half the click-limited links have reached their limit.
     service
-        .db()
+        .db().unwrap()
         .write(|tx| {
             tx.execute(
                 "UPDATE links SET clicks = 5 WHERE expiration_clicks = 5 AND id % 2 = 0",
@@ -934,7 +934,7 @@ async fn every_page_of_a_search_is_its_slice_of_the_whole_list_in_every_order() 
     backend.import_batch(Vec::new(), rows).await.unwrap();
     // Few distinct counts, so most of the order is decided by the id among equal clicks.
     service
-        .db()
+        .db().unwrap()
         .write(|tx| {
             tx.execute("UPDATE links SET clicks = (id * 7) % 5", [])
                 .map_err(linkdeck::backend::local::db_error)
@@ -1017,7 +1017,7 @@ async fn add_visits(h: &LocalHarness, id: Id, n: i64) {
 /// The rollup rows (one a day) a link's own traffic takes.
 async fn traffic_rows(h: &LocalHarness, id: Id) -> i64 {
     h.service
-        .db()
+        .db().unwrap()
         .read(move |conn| {
             conn.query_row(
                 "SELECT count(*) FROM link_traffic WHERE link_id = ?1",

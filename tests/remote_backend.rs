@@ -128,7 +128,7 @@ impl suite::Harness for RemoteHarness {
     }
     async fn set_clicks(&self, id: Id, clicks: u64) {
         self.service
-            .db()
+            .db().unwrap()
             .write(move |tx| {
                 tx.execute(
                     "UPDATE links SET clicks = ?1 WHERE id = ?2",

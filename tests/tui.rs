@@ -153,7 +153,7 @@ impl Db {
 
     async fn set_clicks(&self, id: Id, clicks: u64) {
         self.service
-            .db()
+            .db().unwrap()
             .write(move |tx| {
                 tx.execute(
                     "UPDATE links SET clicks = ?1 WHERE id = ?2",
@@ -730,7 +730,7 @@ async fn the_header_names_the_backend_kind_once() {
         };
         opts.app_config(&db.backend, None).unwrap().location
     };
-    let path = db.service.db().path().display().to_string();
+    let path = db.service.db().unwrap().path().display().to_string();
     let work = header("work");
     assert!(
         work.starts_with("local ") && work.ends_with("links.db"),

@@ -161,7 +161,7 @@ pub fn database(rt: &tokio::runtime::Runtime) -> PathBuf {
             written += n;
             let mut interner_here = std::mem::take(&mut interner);
             interner = service
-                .db()
+                .db().unwrap()
                 .write(move |tx| {
                     record_visits(tx, &batch, &[], &mut interner_here)?;
                     Ok(interner_here)
@@ -177,7 +177,7 @@ pub fn database(rt: &tokio::runtime::Runtime) -> PathBuf {
             }
         }
         service
-            .db()
+            .db().unwrap()
             .write(|tx| {
                 tx.query_row("PRAGMA wal_checkpoint(TRUNCATE)", [], |_| Ok(()))
                     .or(Ok(()))
@@ -212,7 +212,7 @@ pub fn open(rt: &tokio::runtime::Runtime) -> Traffic {
         .expect("the hot link")
         .id;
     let (median, space) = rt
-        .block_on(service.db().read(|conn| {
+        .block_on(service.db().unwrap().read(|conn| {
             let q = |sql: &str| {
                 conn.query_row(sql, [], |r| r.get::<_, Id>(0))
                     .map_err(linkdeck::backend::local::db_error)
@@ -235,7 +235,7 @@ pub fn open(rt: &tokio::runtime::Runtime) -> Traffic {
 
 /// Bytes on disk per table (and index), from SQLite's `dbstat`, largest first.
 pub fn table_bytes(rt: &tokio::runtime::Runtime, backend: &LocalBackend) -> Vec<(String, u64)> {
-    rt.block_on(backend.service().db().read(|conn| {
+    rt.block_on(backend.service().db().unwrap().read(|conn| {
         let mut stmt = conn
             .prepare("SELECT name, sum(pgsize) FROM dbstat GROUP BY name ORDER BY 2 DESC")
             .map_err(linkdeck::backend::local::db_error)?;

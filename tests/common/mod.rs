@@ -149,7 +149,7 @@ impl TestServer {
     /// A link's clicks and visit rows as stored in the database.
     pub async fn stored_clicks(&self, link_id: Id) -> (i64, i64) {
         self.service
-            .db()
+            .db().unwrap()
             .read(move |conn| {
                 let clicks: i64 = conn
                     .query_row("SELECT clicks FROM links WHERE id = ?1", [link_id], |r| {
@@ -180,7 +180,7 @@ impl TestServer {
         Option<String>,
     )> {
         self.service
-            .db()
+            .db().unwrap()
             .read(move |conn| {
                 let mut stmt = conn
                     .prepare("SELECT country, platform, referrer, language FROM visit_log WHERE link_id = ?1 ORDER BY id")

@@ -411,7 +411,7 @@ async fn space_crud_and_list() {
 pub async fn add_domain(s: &TestServer, owner: i64, name: &str, host: &str) -> i64 {
     let (name, host) = (name.to_owned(), host.to_owned());
     s.service
-        .db()
+        .db().unwrap()
         .write(move |tx| {
             tx.execute(
                 "INSERT INTO domains (owner_id, name, host, created_at, updated_at) VALUES (?1, ?2, ?3, 0, 0)",
