@@ -56,7 +56,8 @@ fn database(rt: &tokio::runtime::Runtime, n: usize) -> PathBuf {
         }
         backend
             .service()
-            .db().unwrap()
+            .db()
+            .unwrap()
             .write(|tx| {
                 tx.execute_batch("UPDATE links SET clicks = (id * 31) % 50;")
                     .map_err(linkdeck::backend::local::db_error)?;

@@ -221,7 +221,8 @@ async fn a_server_into_a_local_database_resumes_after_the_server_fails() {
     // Clicks counted on the server travel with their links.
     server
         .service
-        .db().unwrap()
+        .db()
+        .unwrap()
         .write(|tx| {
             tx.execute("UPDATE links SET clicks = id * 3", [])
                 .map_err(linkdeck::backend::local::db_error)?;

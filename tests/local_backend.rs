@@ -75,7 +75,8 @@ impl suite::Harness for LocalHarness {
     }
     async fn set_clicks(&self, id: Id, clicks: u64) {
         self.service
-            .db().unwrap()
+            .db()
+            .unwrap()
             .write(move |tx| {
                 tx.execute(
                     "UPDATE links SET clicks = ?1 WHERE id = ?2",
@@ -853,7 +854,8 @@ async fn search_totals_by_status_agree_with_the_links_at_any_size() {
     backend.import_batch(Vec::new(), rows).await.unwrap();
     // Half the click-limited links have reached their limit.
     service
-        .db().unwrap()
+        .db()
+        .unwrap()
         .write(|tx| {
             tx.execute(
                 "UPDATE links SET clicks = 5 WHERE expiration_clicks = 5 AND id % 2 = 0",
@@ -934,7 +936,8 @@ async fn every_page_of_a_search_is_its_slice_of_the_whole_list_in_every_order() 
     backend.import_batch(Vec::new(), rows).await.unwrap();
     // Few distinct counts, so most of the order is decided by the id among equal clicks.
     service
-        .db().unwrap()
+        .db()
+        .unwrap()
         .write(|tx| {
             tx.execute("UPDATE links SET clicks = (id * 7) % 5", [])
                 .map_err(linkdeck::backend::local::db_error)
@@ -1017,7 +1020,8 @@ async fn add_visits(h: &LocalHarness, id: Id, n: i64) {
 /// The rollup rows (one a day) a link's own traffic takes.
 async fn traffic_rows(h: &LocalHarness, id: Id) -> i64 {
     h.service
-        .db().unwrap()
+        .db()
+        .unwrap()
         .read(move |conn| {
             conn.query_row(
                 "SELECT count(*) FROM link_traffic WHERE link_id = ?1",

@@ -128,7 +128,8 @@ impl suite::Harness for RemoteHarness {
     }
     async fn set_clicks(&self, id: Id, clicks: u64) {
         self.service
-            .db().unwrap()
+            .db()
+            .unwrap()
             .write(move |tx| {
                 tx.execute(
                     "UPDATE links SET clicks = ?1 WHERE id = ?2",

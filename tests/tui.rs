@@ -153,7 +153,8 @@ impl Db {
 
     async fn set_clicks(&self, id: Id, clicks: u64) {
         self.service
-            .db().unwrap()
+            .db()
+            .unwrap()
             .write(move |tx| {
                 tx.execute(
                     "UPDATE links SET clicks = ?1 WHERE id = ?2",

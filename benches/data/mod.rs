@@ -167,7 +167,8 @@ pub fn database(n: usize) -> PathBuf {
 async fn set_clicks(backend: &LocalBackend) {
     backend
         .service()
-        .db().unwrap()
+        .db()
+        .unwrap()
         .write(|tx| {
             tx.execute_batch(
                 "UPDATE links SET clicks = CASE WHEN id % 10 = 0 THEN (id * 7919) % 5000
@@ -180,7 +181,8 @@ async fn set_clicks(backend: &LocalBackend) {
     // Close in a clean state so the WAL is folded back into the file.
     backend
         .service()
-        .db().unwrap()
+        .db()
+        .unwrap()
         .write(|tx| {
             tx.query_row("PRAGMA wal_checkpoint(TRUNCATE)", [], |_| Ok(()))
                 .or(Ok(()))

@@ -161,7 +161,8 @@ pub fn database(rt: &tokio::runtime::Runtime) -> PathBuf {
             written += n;
             let mut interner_here = std::mem::take(&mut interner);
             interner = service
-                .db().unwrap()
+                .db()
+                .unwrap()
                 .write(move |tx| {
                     record_visits(tx, &batch, &[], &mut interner_here)?;
                     Ok(interner_here)
@@ -177,7 +178,8 @@ pub fn database(rt: &tokio::runtime::Runtime) -> PathBuf {
             }
         }
         service
-            .db().unwrap()
+            .db()
+            .unwrap()
             .write(|tx| {
                 tx.query_row("PRAGMA wal_checkpoint(TRUNCATE)", [], |_| Ok(()))
                     .or(Ok(()))

@@ -139,10 +139,10 @@ impl Config {
                     &format!("[profiles.{name}]: {m}"),
                 ))
             })?;
-            if let Profile::Local(local) = &mut profile {
-                if let Some(StoreLocation::File(db)) = &mut local.db {
-                    *db = paths.resolve(db, base);
-                }
+            if let Profile::Local(local) = &mut profile
+                && let Some(StoreLocation::File(db)) = &mut local.db
+            {
+                *db = paths.resolve(db, base);
             }
             config.profiles.insert(name, profile);
         }

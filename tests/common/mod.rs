@@ -149,7 +149,8 @@ impl TestServer {
     /// A link's clicks and visit rows as stored in the database.
     pub async fn stored_clicks(&self, link_id: Id) -> (i64, i64) {
         self.service
-            .db().unwrap()
+            .db()
+            .unwrap()
             .read(move |conn| {
                 let clicks: i64 = conn
                     .query_row("SELECT clicks FROM links WHERE id = ?1", [link_id], |r| {

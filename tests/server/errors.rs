@@ -342,7 +342,8 @@ async fn keys_are_stored_only_as_digests() {
     let key = s.key.clone();
     let stored: Vec<(Vec<u8>, String)> = s
         .service
-        .db().unwrap()
+        .db()
+        .unwrap()
         .read(|conn| {
             let mut stmt = conn.prepare("SELECT digest, prefix FROM api_keys").unwrap();
             Ok(stmt

@@ -925,7 +925,8 @@ async fn visits_of_a_link_deleted_before_the_write_are_dropped_not_fatal() {
     assert_eq!(s.stored_clicks(id(&kept)).await, (3, 3));
     let orphans: i64 = s
         .service
-        .db().unwrap()
+        .db()
+        .unwrap()
         .read(|conn| {
             Ok(conn
                 .query_row("SELECT count(*) FROM visit_log", [], |r| r.get(0))

@@ -426,7 +426,8 @@ async fn the_public_page_is_cached_briefly_and_rate_limited() {
 /// The size of the database's main file after a checkpoint, in bytes.
 async fn stored_bytes(s: &TestServer) -> u64 {
     s.service
-        .db().unwrap()
+        .db()
+        .unwrap()
         .write(|tx| {
             let pages: i64 = tx.query_row("PRAGMA page_count", [], |r| r.get(0)).unwrap();
             let size: i64 = tx.query_row("PRAGMA page_size", [], |r| r.get(0)).unwrap();

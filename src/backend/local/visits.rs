@@ -687,6 +687,74 @@ mod tests {
     }
 
     #[test]
+    fn counted_visits_add_rollups_but_not_clicks_again() {
+        let mut batch = VisitBatch::keeping(100);
+        batch.add(row(1, 86_400 * 3 + 7_200, "a.example".into()));
+        batch.add_counted(row(1, 86_400 * 3 + 7_300, "b.example".into()));
+        batch.add_counted(row(2, 86_400 * 4, "a.example".into()));
+        assert_eq!(batch.per_link(), HashMap::from([(1, 2), (2, 1)]));
+        assert_eq!(batch.clicks_to_add(), HashMap::from([(1, 1), (2, 0)]));
+
+        let mut interner = Interner::default();
+        let unknown: Vec<(usize, String)> = batch
+            .unknown_values(&interner)
+            .into_iter()
+            .map(|(dim, v)| (dim, v.to_owned()))
+            .collect();
+        assert_eq!(
+            unknown,
+            [(3, "a.example".to_owned()), (3, "b.example".to_owned())]
+        );
+        for (i, (dim, value)) in unknown.iter().enumerate() {
+            interner.remember(Dimension::ALL[*dim], value, i as i64 + 1);
+        }
+        let homes = HashMap::from([
+            (
+                1,
+                LinkHome {
+                    owner: 9,
+                    space: Some(5),
+                    domain: None,
+                },
+            ),
+            (
+                2,
+                LinkHome {
+                    owner: 9,
+                    space: None,
+                    domain: None,
+                },
+            ),
+        ]);
+        let deltas = batch.rollup(&homes, &interner).unwrap();
+        let clicks = |t: &DayTraffic| t.clicks();
+        assert_eq!(
+            deltas
+                .links
+                .iter()
+                .map(|(k, t)| (*k, clicks(t)))
+                .collect::<Vec<_>>(),
+            [((9, 3, 1), 2), ((9, 4, 2), 1)]
+        );
+        assert_eq!(
+            deltas
+                .scopes
+                .iter()
+                .map(|(k, t)| (*k, clicks(t)))
+                .collect::<Vec<_>>(),
+            [
+                ((Scope::Owner, 9, 3), 2),
+                ((Scope::Owner, 9, 4), 1),
+                ((Scope::Space, 5, 3), 2)
+            ]
+        );
+        // A link missing from `homes` (deleted meanwhile) adds nothing.
+        let only_one = HashMap::from([(2, homes[&2])]);
+        assert_eq!(batch.rollup(&only_one, &interner).unwrap().links.len(), 1);
+        assert_eq!(batch.logged(&only_one).count(), 1);
+    }
+
+    #[test]
     fn a_full_batch_keeps_every_click_and_drops_only_raw_rows() {
         let mut batch = VisitBatch::keeping(10);
         for i in 0..1_000 {

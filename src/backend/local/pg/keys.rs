@@ -44,7 +44,7 @@ pub async fn create(
             &format!(
                 "WITH k AS (
                      INSERT INTO api_keys (owner_id, name, prefix, digest, created_at)
-                     SELECT id, $2, $3, $4, $5 FROM owners WHERE id = $1
+                     SELECT id, $2::text, $3::text, $4::bytea, $5::bigint FROM owners WHERE id = $1
                      RETURNING *)
                  SELECT {KEY_COLUMNS} FROM k JOIN owners o ON o.id = k.owner_id"
             ),
@@ -114,8 +114,8 @@ pub async fn touch(pg: &Pg, id: Id, now: i64) -> Result<()> {
     let client = pg.client().await?;
     client
         .execute(
-            "UPDATE api_keys SET last_used_at = $2
-             WHERE id = $1 AND (last_used_at IS NULL OR last_used_at < $2 - 60)",
+            "UPDATE api_keys SET last_used_at = $2::bigint
+             WHERE id = $1 AND (last_used_at IS NULL OR last_used_at < $2::bigint - 60)",
             &[&id, &now],
         )
         .await
