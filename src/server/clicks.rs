@@ -10,6 +10,13 @@
 //! before anything reaches the database. Rotation is decided under the same lock (plain
 //! round-robin over the rotation URLs) and the writer persists the next position in
 //! `links.last_rotation` with each batch, so a restart continues the cycle.
+//!
+//! That is exact for one process, which is all SQLite allows (one `serve` per file). On
+//! PostgreSQL several servers share the database, so the clicks whose count others must see at
+//! once — of links with a click limit, and of rotation links, whose turn is shared — are
+//! reserved in the database instead, one statement per visit ([`reserve`]); the visit then goes
+//! to the writer marked as counted, and its batch adds the rollups and the log row but not the
+//! click again. Every other link keeps the cheap path: counted in memory, written in batches.
 
 use std::collections::HashMap;
 use std::sync::Mutex;
@@ -22,7 +29,7 @@ use tokio::sync::{mpsc, oneshot};
 use crate::backend::local::serving::Interner;
 use crate::backend::local::serving::LocalService;
 use crate::backend::local::serving::ResolvedLink;
-use crate::backend::local::serving::{VisitBatch, VisitRow, record_visits};
+use crate::backend::local::serving::{VisitBatch, VisitRow};
 use crate::domain::{Id, LinkStatus, TargetType};
 
 #[derive(Debug, Default)]
@@ -41,7 +48,36 @@ pub enum Reservation {
     /// The click limit is reached: the visit is not counted.
     Exhausted,
     /// The click is counted; for rotation links, the index of the URL to send the visitor to.
-    Counted { rotation: Option<usize> },
+    /// `stored`: the database holds the click already (see [`reserve`]).
+    Counted {
+        rotation: Option<usize>,
+        stored: bool,
+    },
+}
+
+/// Reserves one click of `link`, exactly: in the database when several servers may count the
+/// link at once and it has a click limit or rotates; in the ledger otherwise.
+pub async fn reserve(
+    service: &LocalService,
+    ledger: &Ledger,
+    link: &ResolvedLink,
+) -> crate::domain::Result<Reservation> {
+    let rotation = match link.target_type {
+        TargetType::Rotation => link.rotation.len(),
+        _ => 0,
+    };
+    if !service.counts_are_shared() || (link.expiration_clicks == 0 && rotation == 0) {
+        return Ok(ledger.reserve(link));
+    }
+    let reserved = service.reserve_click(link.id, rotation).await?;
+    ledger.stored(link, reserved.map(|(clicks, _)| clicks));
+    Ok(match reserved {
+        Some((_, rotation)) => Reservation::Counted {
+            rotation,
+            stored: true,
+        },
+        None => Reservation::Exhausted,
+    })
 }
 
 /// In-memory click state of every link visited since the server started.
@@ -103,7 +139,20 @@ impl Ledger {
             }
             _ => None,
         };
-        Reservation::Counted { rotation }
+        Reservation::Counted {
+            rotation,
+            stored: false,
+        }
+    }
+
+    /// Takes in what a reservation in the database found: the link's clicks after it, or
+    /// (`None`, refused) that its limit is reached. The database decides every such click;
+    /// this only lets later visits see the limit without asking it again.
+    fn stored(&self, link: &ResolvedLink, clicks: Option<u64>) {
+        let mut map = self.lock();
+        let c = Self::counter(&mut map, link);
+        let now = clicks.unwrap_or(u64::from(link.expiration_clicks));
+        c.known = c.known.max(now);
     }
 
     /// Takes back a reservation whose visit could not be queued.
@@ -144,7 +193,8 @@ impl Ledger {
 }
 
 enum Msg {
-    Visit(VisitRow),
+    /// A counted visit, and whether the database holds its click already.
+    Visit(VisitRow, bool),
     Flush(oneshot::Sender<()>),
 }
 
@@ -155,12 +205,15 @@ pub struct Clicks {
 }
 
 impl Clicks {
-    /// Queues a counted visit. If the writer is gone (the server is stopping) the reservation
-    /// is released so the count stays true.
-    pub fn record(&self, ledger: &Ledger, visit: VisitRow) {
+    /// Queues a counted visit; `stored` says the database holds its click already. If the
+    /// writer is gone (the server is stopping) an in-memory reservation is released so the
+    /// count stays true.
+    pub fn record(&self, ledger: &Ledger, visit: VisitRow, stored: bool) {
         let link_id = visit.link_id;
-        if self.tx.send(Msg::Visit(visit)).is_err() {
-            ledger.release(link_id);
+        if self.tx.send(Msg::Visit(visit, stored)).is_err() {
+            if !stored {
+                ledger.release(link_id);
+            }
             tracing::error!(link_id, "click writer stopped; visit not recorded");
         }
     }
@@ -287,7 +340,8 @@ const RETRY_PAUSE: Duration = Duration::from_millis(200);
 fn take(inbox: &mut Vec<Msg>, batch: &mut VisitBatch, waiters: &mut Vec<oneshot::Sender<()>>) {
     for msg in inbox.drain(..) {
         match msg {
-            Msg::Visit(v) => batch.add(v),
+            Msg::Visit(v, false) => batch.add(v),
+            Msg::Visit(v, true) => batch.add_counted(v),
             Msg::Flush(done) => waiters.push(done),
         }
     }
@@ -324,51 +378,31 @@ async fn write(
     batch: VisitBatch,
     interner: &std::sync::Arc<Mutex<Interner>>,
 ) -> Result<u64, VisitBatch> {
-    let per_link = batch.per_link();
+    let added = batch.clicks_to_add();
     ledger.writes_started.fetch_add(1, Ordering::AcqRel);
-    let rotations = ledger.rotations(per_link.keys().copied());
-    let db = service.db().cloned();
-    let interner = interner.clone();
-    let result = tokio::task::spawn_blocking(move || {
-        let mut interner = interner.lock().unwrap_or_else(|e| e.into_inner());
-        let out = db.and_then(|db| {
-            db.write_blocking_checked_by_caller(|tx| {
-                record_visits(tx, &batch, &rotations, &mut interner)
-            })
-        });
-        if out.is_err() {
-            // Values it stored were rolled back: their numbers must not be reused.
-            *interner = Interner::default();
-        }
-        (out, batch)
-    })
-    .await;
-    let outcome = match result {
-        Ok((Ok(flushed), batch)) => {
+    let rotations = ledger.rotations(added.keys().copied());
+    let outcome = match service.write_visits(batch, rotations, interner).await {
+        (Ok(flushed), batch) => {
             let mut map = ledger.lock();
             for f in &flushed {
                 if let Some(c) = map.get_mut(&f.link_id) {
                     c.known = f.clicks;
-                    c.pending = c.pending.saturating_sub(per_link[&f.link_id]);
+                    c.pending = c.pending.saturating_sub(added[&f.link_id]);
                 }
             }
             // Links deleted meanwhile: their visits were dropped, so is their state.
-            if flushed.len() < per_link.len() {
+            if flushed.len() < added.len() {
                 let kept: std::collections::HashSet<Id> =
                     flushed.iter().map(|f| f.link_id).collect();
-                for id in per_link.keys().filter(|id| !kept.contains(id)) {
+                for id in added.keys().filter(|id| !kept.contains(id)) {
                     map.remove(id);
                 }
             }
             Ok(batch.dropped())
         }
-        Ok((Err(e), batch)) => {
+        (Err(e), batch) => {
             tracing::warn!(error = %e, visits = batch.len(), "writing visits failed; will retry");
             Err(batch)
-        }
-        Err(e) => {
-            tracing::error!(error = %e, "visit writer task failed");
-            Err(VisitBatch::default())
         }
     };
     ledger.writes_finished.fetch_add(1, Ordering::AcqRel);
@@ -432,7 +466,7 @@ mod tests {
         let l = link(0, 3);
         let order: Vec<Option<usize>> = (0..7)
             .map(|_| match ledger.reserve(&l) {
-                Reservation::Counted { rotation } => rotation,
+                Reservation::Counted { rotation, .. } => rotation,
                 Reservation::Exhausted => panic!("no limit"),
             })
             .collect();

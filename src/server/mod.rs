@@ -80,7 +80,9 @@ pub struct ServeOptions {
     /// How long an alias lookup may be reused at most (0 turns the cache off).
     pub resolve_cache: Duration,
     /// How often the server asks the database whether another process changed it (and then
-    /// forgets its cached lookups): the delay before the TUI's or the CLI's edits show.
+    /// forgets its cached lookups): the delay before the TUI's or the CLI's edits show. On
+    /// PostgreSQL changes are announced and the answer is in memory, so the server looks at
+    /// least every 20 ms whatever this says.
     pub change_poll: Duration,
     /// Visits are written at least this often…
     pub flush_interval: Duration,

@@ -11,7 +11,7 @@ use axum::http::{HeaderMap, HeaderValue, Method, StatusCode, header};
 use axum::response::{IntoResponse, Response};
 
 use super::AppState;
-use super::clicks::Reservation;
+use super::clicks::{self, Reservation};
 use super::pages::{self, PasswordPrompt};
 use super::passwords::Refused;
 use crate::backend::local::serving::ResolvedLink;
@@ -152,7 +152,7 @@ fn rule_for<'a>(rules: &'a [crate::domain::TargetRule], key: &str) -> Option<&'a
 /// Steps 2 and 4–7 of a redirect (docs/ARCHITECTURE.md, "A redirect") for a visitor who passed
 /// the password step (or needs none).
 /// `count` is false for HEAD requests: a probe that follows no link is not a click.
-fn visit(
+async fn visit(
     state: &AppState,
     link: &ResolvedLink,
     headers: &HeaderMap,
@@ -174,9 +174,13 @@ fn visit(
     if agent.bot || !count {
         return redirect(state.redirect_status, &merge_query(&link.url, query));
     }
-    let rotation = match state.ledger.reserve(link) {
-        Reservation::Exhausted => return expired(state, link),
-        Reservation::Counted { rotation } => rotation,
+    let (rotation, stored) = match clicks::reserve(&state.service, &state.ledger, link).await {
+        Ok(Reservation::Exhausted) => return expired(state, link),
+        Ok(Reservation::Counted { rotation, stored }) => (rotation, stored),
+        Err(e) => {
+            tracing::warn!(error = %e, "reserving a click failed");
+            return pages::unavailable();
+        }
     };
     let country = if link.target_type == TargetType::Geo || state.geo.enabled() {
         state.geo.country(headers, peer.ip())
@@ -206,6 +210,7 @@ fn visit(
             referrer: super::visitor::referrer_host(headers),
             language: super::visitor::language(headers),
         },
+        stored,
     );
     redirect(state.redirect_status, &merge_query(destination, query))
 }
@@ -227,14 +232,7 @@ pub async fn follow(
         return Ok(password_form(&link, PasswordPrompt::First));
     }
     let count = request.method() != Method::HEAD;
-    Ok(visit(
-        &state,
-        &link,
-        headers,
-        request.uri().query(),
-        peer,
-        count,
-    ))
+    Ok(visit(&state, &link, headers, request.uri().query(), peer, count).await)
 }
 
 /// Checks the `password` field of a form post against the link's hash, rate-limited per
@@ -301,7 +299,7 @@ pub async fn unlock(
         return Ok(expired(&state, &link));
     }
     check_password(&state, &link, &headers, &body, peer).await?;
-    Ok(visit(&state, &link, &headers, query.as_deref(), peer, true))
+    Ok(visit(&state, &link, &headers, query.as_deref(), peer, true).await)
 }
 
 /// `GET /{alias}/+`: where the link leads, without counting.

@@ -1,14 +1,15 @@
 //! A cache of alias lookups, so a redirect rarely touches the database.
 //!
 //! Freshness: edits through this server's API clear the cache at once; edits by another process
-//! (the TUI, the CLI) are noticed by a watcher that asks SQLite whether anyone else committed
-//! (`PRAGMA data_version`, every `change_poll`) and clears it too. Entries also age out after
-//! `max_age` as a backstop. A lookup that raced with a clear is not stored (a generation
+//! (the TUI, the CLI, another server on the same PostgreSQL database) are noticed by a watcher
+//! of the service's change marker, which clears it too: on SQLite it asks whether anyone else
+//! committed (`PRAGMA data_version`, every `change_poll`); on PostgreSQL the marker moves on
+//! the database's notifications and is looked at every few milliseconds. Entries also age out
+//! after `max_age` as a backstop. A lookup that raced with a clear is not stored (a generation
 //! number guards every insert), so a stale answer cannot outlive the clear.
 //!
-//! A miss reads the database on the calling (async) thread: it is one indexed read of a few
-//! microseconds in WAL mode, where readers never wait for writers, and a hand-off to the
-//! blocking pool per miss cost more than the read itself.
+//! A miss on SQLite reads the database on the calling (async) thread (see
+//! `LocalService::domain_for_host`); on PostgreSQL it is a query on a pooled connection.
 
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
@@ -74,7 +75,7 @@ impl ResolveCache {
             }
             maps.generation
         };
-        let domain = service.domain_for_host_blocking(host)?;
+        let domain = service.domain_for_host(host).await?;
         let mut maps = self.lock();
         if maps.generation == generation && !self.max_age.is_zero() {
             if maps.hosts.len() >= MAX_HOSTS {
@@ -106,7 +107,8 @@ impl ResolveCache {
         };
         let token = ledger.read_token();
         let link = service
-            .resolve_in_domain_blocking(domain, alias)?
+            .resolve_in_domain(domain, alias)
+            .await?
             .map(Arc::new);
         if let Some(link) = &link {
             ledger.observed(token, link);
@@ -122,10 +124,11 @@ impl ResolveCache {
     }
 }
 
-/// Clears `cache` whenever another process commits to the database. Runs until aborted.
+/// Clears `cache` whenever another process commits to the database, looking every `every` (or
+/// more often where looking is free: see `LocalService::change_poll`). Runs until aborted.
 pub async fn watch_changes(service: LocalService, cache: Arc<ResolveCache>, every: Duration) {
     let mut last = None;
-    let mut ticker = tokio::time::interval(every);
+    let mut ticker = tokio::time::interval(service.change_poll(every));
     ticker.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
     loop {
         ticker.tick().await;

@@ -6,7 +6,7 @@ use rusqlite::{Connection, OptionalExtension, params};
 use sha2::{Digest, Sha256};
 use subtle::ConstantTimeEq;
 
-use super::{LocalService, db_error};
+use super::{LocalService, db_error, pg};
 use crate::domain::{Error, Id, Result, validate_key_name};
 
 /// Every key starts with this, so a leaked key is recognisable in a log or a repository scan.
@@ -82,6 +82,15 @@ fn key_from_row(row: &rusqlite::Row<'_>) -> rusqlite::Result<KeyInfo> {
     })
 }
 
+/// The owner of key `id` when its stored digest is the one wanted. The index found the row;
+/// the comparison that decides is constant-time.
+fn same_key(id: Id, owner: Id, stored: &[u8], wanted: &[u8; 32]) -> Option<KeyOwner> {
+    bool::from(stored.ct_eq(wanted.as_slice())).then_some(KeyOwner {
+        owner_id: owner,
+        key_id: id,
+    })
+}
+
 impl LocalService {
     /// Creates a key for `owner_id`. The plain key is returned here once and never again.
     pub async fn create_key(&self, owner_id: Id, name: Option<&str>) -> Result<(String, KeyInfo)> {
@@ -90,6 +99,11 @@ impl LocalService {
         let prefix = key[..SHOWN_PREFIX_LEN].to_owned();
         let digest = digest(&key).to_vec();
         let now = self.now().as_second();
+        if let Some(pg) = self.pg() {
+            let info =
+                pg::keys::create(pg, owner_id, name.as_deref(), &prefix, &digest, now).await?;
+            return Ok((key, info));
+        }
         let info = self
             .db()?
             .write(move |tx| {
@@ -116,6 +130,9 @@ impl LocalService {
 
     /// Every key (of one owner, when given), revoked ones included, oldest first.
     pub async fn list_keys(&self, owner_id: Option<Id>) -> Result<Vec<KeyInfo>> {
+        if let Some(pg) = self.pg() {
+            return pg::keys::list(pg, owner_id).await;
+        }
         self.db()?
             .read(move |conn| {
                 let mut stmt = conn
@@ -133,6 +150,9 @@ impl LocalService {
     /// Revokes a key at once: requests with it fail from now on. Revoking twice is not an error.
     pub async fn revoke_key(&self, id: Id) -> Result<KeyInfo> {
         let now = self.now().as_second();
+        if let Some(pg) = self.pg() {
+            return pg::keys::revoke(pg, id, now).await;
+        }
         self.db()?
             .write(move |tx| {
                 let changed = tx
@@ -155,6 +175,10 @@ impl LocalService {
             return Ok(None);
         }
         let wanted = digest(key);
+        if let Some(pg) = self.pg() {
+            let row = pg::keys::by_digest(pg, &wanted).await?;
+            return Ok(row.and_then(|(id, owner, stored)| same_key(id, owner, &stored, &wanted)));
+        }
         self.db()?
             .read(move |conn| {
                 let row: Option<(Id, Id, Vec<u8>)> = conn
@@ -168,13 +192,7 @@ impl LocalService {
                     })
                     .optional()
                     .map_err(db_error)?;
-                // The index finds the row; the comparison that decides is constant-time.
-                Ok(row.and_then(|(id, owner, stored)| {
-                    bool::from(stored.as_slice().ct_eq(wanted.as_slice())).then_some(KeyOwner {
-                        owner_id: owner,
-                        key_id: id,
-                    })
-                }))
+                Ok(row.and_then(|(id, owner, stored)| same_key(id, owner, &stored, &wanted)))
             })
             .await
     }
@@ -182,6 +200,9 @@ impl LocalService {
     /// Records that a key was used; best effort, at most once a minute per key.
     pub async fn touch_key(&self, id: Id) -> Result<()> {
         let now = self.now().as_second();
+        if let Some(pg) = self.pg() {
+            return pg::keys::touch(pg, id, now).await;
+        }
         self.db()?
             .write(move |tx| {
                 tx.execute(

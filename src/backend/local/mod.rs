@@ -22,6 +22,7 @@ mod spaces;
 mod stats;
 mod store;
 mod titles;
+mod traffic;
 mod trash;
 mod visits;
 

@@ -4,7 +4,9 @@
 use jiff::Timestamp;
 use rusqlite::{OptionalExtension, params};
 
-use super::{LocalService, db_error};
+use std::time::Duration;
+
+use super::{LocalService, db_error, pg};
 use crate::domain::{Id, Result, TargetRule, TargetType};
 
 /// A link as the redirect handler sees it. Its own shape, not a [`crate::domain::Link`]: it is
@@ -91,8 +93,54 @@ fn host_forms(host: &str) -> (String, String) {
     (host, bare)
 }
 
-fn resolved_from_row(r: &rusqlite::Row<'_>) -> rusqlite::Result<ResolvedLink> {
-    Ok(ResolvedLink {
+/// A link's columns as both stores hold them, before they are read into a [`ResolvedLink`].
+pub(super) struct LinkColumns {
+    pub id: Id,
+    pub owner_id: Id,
+    pub alias: String,
+    pub url: String,
+    pub password_hash: Option<String>,
+    pub disabled: bool,
+    pub public: bool,
+    pub expiration_url: Option<String>,
+    pub expiration_clicks: i64,
+    pub ends_at: Option<i64>,
+    pub clicks: i64,
+    pub target_type: i64,
+    pub geo_target: Option<String>,
+    pub platform_target: Option<String>,
+    pub rotation_target: Option<String>,
+    pub last_rotation: i64,
+}
+
+impl From<LinkColumns> for ResolvedLink {
+    fn from(c: LinkColumns) -> ResolvedLink {
+        ResolvedLink {
+            id: c.id,
+            owner_id: c.owner_id,
+            alias: c.alias,
+            url: c.url,
+            password_hash: c.password_hash,
+            disabled: c.disabled,
+            public: c.public,
+            expiration_url: c.expiration_url.filter(|u| !u.is_empty()),
+            expiration_clicks: c.expiration_clicks.clamp(0, i64::from(u32::MAX)) as u32,
+            ends_at: time(c.ends_at),
+            clicks: c.clicks.max(0) as u64,
+            target_type: u8::try_from(c.target_type)
+                .ok()
+                .and_then(|t| TargetType::try_from(t).ok())
+                .unwrap_or_default(),
+            geo: rules(c.geo_target),
+            platform: rules(c.platform_target),
+            rotation: rotation(c.rotation_target),
+            last_rotation: c.last_rotation.clamp(0, i64::from(u32::MAX)) as u32,
+        }
+    }
+}
+
+fn columns_from_row(r: &rusqlite::Row<'_>) -> rusqlite::Result<LinkColumns> {
+    Ok(LinkColumns {
         id: r.get(0)?,
         owner_id: r.get(1)?,
         alias: r.get(2)?,
@@ -100,18 +148,15 @@ fn resolved_from_row(r: &rusqlite::Row<'_>) -> rusqlite::Result<ResolvedLink> {
         password_hash: r.get(4)?,
         disabled: r.get::<_, i64>(5)? != 0,
         public: r.get::<_, i64>(6)? != 0,
-        expiration_url: r.get::<_, Option<String>>(7)?.filter(|u| !u.is_empty()),
-        expiration_clicks: r.get::<_, i64>(8)?.clamp(0, i64::from(u32::MAX)) as u32,
-        ends_at: time(r.get(9)?),
-        clicks: r.get::<_, i64>(10)?.max(0) as u64,
-        target_type: u8::try_from(r.get::<_, i64>(11)?)
-            .ok()
-            .and_then(|t| TargetType::try_from(t).ok())
-            .unwrap_or_default(),
-        geo: rules(r.get(12)?),
-        platform: rules(r.get(13)?),
-        rotation: rotation(r.get(14)?),
-        last_rotation: r.get::<_, i64>(15)?.clamp(0, i64::from(u32::MAX)) as u32,
+        expiration_url: r.get(7)?,
+        expiration_clicks: r.get(8)?,
+        ends_at: r.get(9)?,
+        clicks: r.get(10)?,
+        target_type: r.get(11)?,
+        geo_target: r.get(12)?,
+        platform_target: r.get(13)?,
+        rotation_target: r.get(14)?,
+        last_rotation: r.get(15)?,
     })
 }
 
@@ -125,17 +170,14 @@ impl LocalService {
     }
 
     /// The domain whose host is `host` (case-insensitively, with or without the port).
+    ///
+    /// On SQLite this is one indexed read on the calling thread: in WAL mode readers never wait
+    /// for writers, and a hand-off to the blocking pool per lookup cost more than the read.
     pub async fn domain_for_host(&self, host: &str) -> Result<Option<Id>> {
-        let (service, host) = (self.clone(), host.to_owned());
-        tokio::task::spawn_blocking(move || service.domain_for_host_blocking(&host))
-            .await
-            .map_err(|e| crate::domain::Error::Unavailable(format!("lookup failed: {e}")))?
-    }
-
-    /// [`LocalService::domain_for_host`] on the calling thread: one indexed read, for callers
-    /// that cannot afford a thread hand-off per lookup.
-    pub fn domain_for_host_blocking(&self, host: &str) -> Result<Option<Id>> {
         let (host, bare) = host_forms(host);
+        if let Some(pg) = self.pg() {
+            return pg::redirect::domain_for_host(pg, &host, &bare).await;
+        }
         self.db()?.read_blocking(move |conn| {
             conn.prepare_cached(
                 "SELECT id FROM domains WHERE host IN (?1, ?2) ORDER BY host = ?1 DESC LIMIT 1",
@@ -148,25 +190,18 @@ impl LocalService {
     }
 
     /// The link `alias` (case-insensitively) among the links of `domain`, or among the links
-    /// without a domain.
+    /// without a domain. On SQLite one indexed read on the calling thread, as
+    /// [`LocalService::domain_for_host`].
     pub async fn resolve_in_domain(
         &self,
         domain: Option<Id>,
         alias: &str,
     ) -> Result<Option<ResolvedLink>> {
-        let (service, alias) = (self.clone(), alias.to_owned());
-        tokio::task::spawn_blocking(move || service.resolve_in_domain_blocking(domain, &alias))
-            .await
-            .map_err(|e| crate::domain::Error::Unavailable(format!("lookup failed: {e}")))?
-    }
-
-    /// [`LocalService::resolve_in_domain`] on the calling thread: one indexed read.
-    pub fn resolve_in_domain_blocking(
-        &self,
-        domain: Option<Id>,
-        alias: &str,
-    ) -> Result<Option<ResolvedLink>> {
-        self.db()?.read_blocking(|conn| {
+        if let Some(pg) = self.pg() {
+            let found = pg::redirect::resolve_in_domain(pg, domain, alias).await?;
+            return Ok(found.map(ResolvedLink::from));
+        }
+        let found = self.db()?.read_blocking(|conn| {
             conn.prepare_cached(
                 "SELECT l.id, l.owner_id, l.alias, l.url, l.password_hash, l.disabled, l.public,
                         l.expiration_url, l.expiration_clicks, l.ends_at, l.clicks, l.target_type,
@@ -175,15 +210,19 @@ impl LocalService {
                  WHERE ifnull(l.domain_id, 0) = ?1 AND l.alias = ?2",
             )
             .map_err(db_error)?
-            .query_row(params![domain.unwrap_or(0), alias], resolved_from_row)
+            .query_row(params![domain.unwrap_or(0), alias], columns_from_row)
             .optional()
             .map_err(db_error)
-        })
+        })?;
+        Ok(found.map(ResolvedLink::from))
     }
 
     /// The name of the domain link `id` lives on (`https://sho.rt`), or none: where its short
     /// URL starts (a QR code holds that URL).
     pub async fn link_domain_name(&self, id: Id) -> Result<Option<String>> {
+        if let Some(pg) = self.pg() {
+            return pg::redirect::link_domain_name(pg, id).await;
+        }
         self.db()?
             .read(move |conn| {
                 conn.prepare_cached(
@@ -197,10 +236,15 @@ impl LocalService {
             .await
     }
 
-    /// A number that changes whenever another connection (another process, typically) has
-    /// committed to the database since the last call: the server's cue to forget what it
-    /// cached. Read on the writer connection, whose own commits (this process's) do not count.
+    /// A number that changes whenever another process has committed a change to what
+    /// redirects and key checks read: the server's cue to forget what it cached. On SQLite it
+    /// is read on the writer connection, whose own commits (this process's) do not count; on
+    /// PostgreSQL it is the notifications' count, in memory (see [`pg::Pg::change_marker`]),
+    /// and this process's own changes count too.
     pub async fn external_change_marker(&self) -> Result<i64> {
+        if let Some(pg) = self.pg() {
+            return Ok(pg.change_marker());
+        }
         self.db()?
             .write(|tx| {
                 tx.query_row("PRAGMA data_version", [], |r| r.get(0))
@@ -208,7 +252,21 @@ impl LocalService {
             })
             .await
     }
+
+    /// How often to ask [`LocalService::external_change_marker`], given the configured
+    /// period: on SQLite each ask is a statement, so the configured period; on PostgreSQL the
+    /// marker is in memory and asking costs nothing, so often enough that other servers' edits
+    /// are served within [`PG_CHANGE_POLL`].
+    pub fn change_poll(&self, configured: Duration) -> Duration {
+        match self.pg() {
+            Some(_) => configured.min(PG_CHANGE_POLL),
+            None => configured,
+        }
+    }
 }
+
+/// The longest a server on PostgreSQL goes without looking at the change marker.
+pub const PG_CHANGE_POLL: Duration = Duration::from_millis(20);
 
 #[cfg(test)]
 mod tests {

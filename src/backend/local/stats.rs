@@ -9,31 +9,41 @@
 
 use std::collections::{HashMap, HashSet};
 
-use jiff::Timestamp;
-use jiff::tz::TimeZone;
-use rusqlite::{Connection, OptionalExtension, params};
-
 use super::store::db_error;
-use super::store::traffic::day::{self, NONE, OTHER, Part};
-use super::store::traffic::{self, DAY, Scope, StoredDay, values};
+use super::traffic::day::{self, NONE, OTHER, Part};
+use super::traffic::{self, DAY, Rollups, Scope, StoredDay};
 use crate::domain::{
     Bucket, Dimension, Error, Id, Period, PeriodSpec, Preset, Result, Stats, StatsQuery,
     StatsScope, TopLink, ValueCount, top_values,
 };
+use jiff::Timestamp;
+use jiff::tz::TimeZone;
 
 impl super::LocalService {
     /// Answers `query` for `owner`, reading dates in `tz` (the backend's own zone, or the one an
     /// API caller asked for).
     pub async fn stats_in(&self, owner: Id, query: &StatsQuery, tz: TimeZone) -> Result<Stats> {
         let (query, now) = (*query, self.now());
+        self.read_rollups(move |rollups| compute(rollups, owner, &query, now, &tz))
+            .await
+    }
+
+    /// Runs `f` over the rollups in one snapshot of the database: consistent figures, and on
+    /// SQLite one lock instead of one per statement.
+    pub(super) async fn read_rollups<T, F>(&self, f: F) -> Result<T>
+    where
+        T: Send + 'static,
+        F: FnOnce(&dyn Rollups) -> Result<T> + Send + 'static,
+    {
+        if let Some(pg) = self.pg() {
+            return super::pg::traffic::reading(pg, f).await;
+        }
         self.db()?
             .read(move |conn| {
-                // One snapshot for every row read: consistent figures, and one lock instead of
-                // one per statement.
                 let tx = conn.unchecked_transaction().map_err(db_error)?;
-                let stats = compute(&tx, owner, &query, now, &tz);
+                let out = f(&*tx);
                 tx.finish().map_err(db_error)?;
-                stats
+                out
             })
             .await
     }
@@ -104,63 +114,43 @@ fn damaged(e: String) -> Error {
 }
 
 /// Checks that `scope` is the owner's and names its rows.
-fn source(conn: &Connection, owner: Id, scope: StatsScope) -> Result<Source> {
-    let owned = |sql: &str, id: Id, what: &str| -> Result<Source> {
-        let found: Option<i64> = conn
-            .prepare_cached(sql)
-            .map_err(db_error)?
-            .query_row(params![id, owner], |r| r.get(0))
-            .optional()
-            .map_err(db_error)?;
-        match found {
-            Some(_) => Ok(match scope {
-                StatsScope::Link(link) => Source::Link { owner, link },
-                StatsScope::Space(id) => Source::Scope(Scope::Space, id),
-                StatsScope::Domain(id) => Source::Scope(Scope::Domain, id),
-                StatsScope::Account => Source::Scope(Scope::Owner, owner),
-            }),
-            None => Err(Error::not_found(format!("{what} {id}"))),
-        }
-    };
-    match scope {
-        StatsScope::Link(id) => owned(
-            "SELECT 1 FROM links WHERE id = ?1 AND owner_id = ?2",
-            id,
-            "link",
-        ),
-        StatsScope::Space(id) => owned(
-            "SELECT 1 FROM spaces WHERE id = ?1 AND owner_id = ?2",
-            id,
-            "space",
-        ),
-        StatsScope::Domain(id) => owned(
-            "SELECT 1 FROM domains WHERE id = ?1 AND owner_id = ?2",
-            id,
-            "domain",
-        ),
-        StatsScope::Account => Ok(Source::Scope(Scope::Owner, owner)),
+fn source(r: &dyn Rollups, owner: Id, scope: StatsScope) -> Result<Source> {
+    if !r.owns(owner, scope)? {
+        let (what, id) = match scope {
+            StatsScope::Link(id) => ("link", id),
+            StatsScope::Space(id) => ("space", id),
+            StatsScope::Domain(id) => ("domain", id),
+            StatsScope::Account => ("account", owner),
+        };
+        return Err(Error::not_found(format!("{what} {id}")));
     }
+    Ok(match scope {
+        StatsScope::Link(link) => Source::Link { owner, link },
+        StatsScope::Space(id) => Source::Scope(Scope::Space, id),
+        StatsScope::Domain(id) => Source::Scope(Scope::Domain, id),
+        StatsScope::Account => Source::Scope(Scope::Owner, owner),
+    })
 }
 
 /// Calls `f` with each stored day of `source` from `first` to `last`.
 fn each_day(
-    conn: &Connection,
+    r: &dyn Rollups,
     source: Source,
     first: i64,
     last: i64,
-    f: impl FnMut(StoredDay<'_>) -> Result<()>,
+    mut f: impl FnMut(StoredDay<'_>) -> Result<()>,
 ) -> Result<()> {
     match source {
-        Source::Link { owner, link } => traffic::link_days(conn, owner, link, first, last, f),
-        Source::Scope(scope, id) => traffic::scope_days(conn, scope, id, first, last, f),
+        Source::Link { owner, link } => r.link_days(owner, link, first, last, &mut f),
+        Source::Scope(scope, id) => r.scope_days(scope, id, first, last, &mut f),
     }
 }
 
 /// The first hour with traffic of `source`.
-fn first_traffic(conn: &Connection, source: Source) -> Result<Option<Timestamp>> {
+fn first_traffic(r: &dyn Rollups, source: Source) -> Result<Option<Timestamp>> {
     let first = match source {
-        Source::Link { owner, link } => traffic::first_link_day(conn, owner, link)?,
-        Source::Scope(scope, id) => traffic::first_scope_day(conn, scope, id)?,
+        Source::Link { owner, link } => r.first_link_day(owner, link)?,
+        Source::Scope(scope, id) => r.first_scope_day(scope, id)?,
     };
     let Some((day, data)) = first else {
         return Ok(None);
@@ -172,19 +162,19 @@ fn first_traffic(conn: &Connection, source: Source) -> Result<Option<Timestamp>>
 
 /// Answers `query` for `owner` at `now`, reading dates in `tz`.
 fn compute(
-    conn: &Connection,
+    rollups: &dyn Rollups,
     owner: Id,
     query: &StatsQuery,
     now: Timestamp,
     tz: &TimeZone,
 ) -> Result<Stats> {
     query.validate()?;
-    let source = source(conn, owner, query.scope)?;
+    let source = source(rollups, owner, query.scope)?;
     let first = match query.period {
         PeriodSpec::Preset {
             preset: Preset::All,
             ..
-        } => first_traffic(conn, source)?,
+        } => first_traffic(rollups, source)?,
         _ => None,
     };
     let period = Period::resolve(query.period, now, tz, first)?;
@@ -200,7 +190,7 @@ fn compute(
     let mut values: [Vec<u64>; 5] = Default::default();
     let wanted: Vec<bool> = Dimension::ALL.iter().map(|d| query.wants(*d)).collect();
     let any_value = wanted.iter().any(|w| *w);
-    each_day(conn, source, first_day, last_day, |d| {
+    each_day(rollups, source, first_day, last_day, |d| {
         if let Some(p) = previous {
             before += clicks_in(&d, p.mask(d.day))?;
         }
@@ -240,7 +230,7 @@ fn compute(
             continue;
         }
         breakdowns.push(breakdown(
-            conn,
+            rollups,
             dim,
             &values[dim.index()],
             query.top as usize,
@@ -248,7 +238,7 @@ fn compute(
     }
     let top_links = if query.wants_top_links() {
         Some(top_links(
-            conn,
+            rollups,
             owner,
             source,
             current,
@@ -285,7 +275,7 @@ const MAX_CODE: usize = 1 << 24;
 
 /// The top `top` values of one dimension, named; [`OTHER`] joins the remainder.
 fn breakdown(
-    conn: &Connection,
+    rollups: &dyn Rollups,
     dim: Dimension,
     counts: &[u64],
     top: usize,
@@ -302,7 +292,7 @@ fn breakdown(
     let cutoff = ranked.get(top.saturating_sub(1)).map_or(0, |r| r.1);
     let (named, rest): (Vec<_>, Vec<_>) = ranked.into_iter().partition(|r| r.1 >= cutoff);
     let codes: Vec<u64> = named.iter().map(|r| r.0).collect();
-    let names = values::names(conn, &codes)?;
+    let names = rollups.names(&codes)?;
     let list = named
         .into_iter()
         .map(|(code, clicks)| ValueCount {
@@ -329,7 +319,7 @@ const SCAN_MAX: u64 = 100_000;
 /// The links of a space, domain or account with the most clicks in `window` (`total` of them
 /// in all), most first.
 fn top_links(
-    conn: &Connection,
+    rollups: &dyn Rollups,
     owner: Id,
     source: Source,
     window: Window,
@@ -347,29 +337,22 @@ fn top_links(
         total
     } else {
         let mut n = 0;
-        traffic::scope_days(conn, Scope::Owner, owner, first, last, |d| {
+        rollups.scope_days(Scope::Owner, owner, first, last, &mut |d| {
             n += clicks_in(&d, window.mask(d.day))?;
             Ok(())
         })?;
         n
     };
     let mut counts: Vec<(Id, u64)> = if owner_total <= SCAN_MAX {
-        scan(conn, owner, scope, scope_id, window)?
+        scan(rollups, owner, scope, scope_id, window)?
     } else {
-        walk(conn, owner, scope, scope_id, window, total, k)?
+        walk(rollups, owner, scope, scope_id, window, total, k)?
     };
     counts.sort_by(|a, b| b.1.cmp(&a.1).then(a.0.cmp(&b.0)));
     counts.truncate(k);
-    let mut stmt = conn
-        .prepare_cached("SELECT alias, url FROM links WHERE id = ?1")
-        .map_err(db_error)?;
     let mut out = Vec::with_capacity(counts.len());
     for (id, clicks) in counts {
-        let row: Option<(String, String)> = stmt
-            .query_row([id], |r| Ok((r.get(0)?, r.get(1)?)))
-            .optional()
-            .map_err(db_error)?;
-        if let Some((alias, url)) = row {
+        if let Some((alias, url)) = rollups.alias_and_url(id)? {
             out.push(TopLink {
                 id,
                 alias,
@@ -383,7 +366,7 @@ fn top_links(
 
 /// Every link row of the owner in the window, summed per link of the scope.
 fn scan(
-    conn: &Connection,
+    rollups: &dyn Rollups,
     owner: Id,
     scope: Scope,
     scope_id: Id,
@@ -391,29 +374,12 @@ fn scan(
 ) -> Result<Vec<(Id, u64)>> {
     let members: Option<HashSet<Id>> = match scope {
         Scope::Owner => None,
-        Scope::Space | Scope::Domain => {
-            let column = if scope == Scope::Space {
-                "space_id"
-            } else {
-                "domain_id"
-            };
-            let mut stmt = conn
-                .prepare_cached(&format!(
-                    "SELECT id FROM links WHERE owner_id = ?1 AND {column} = ?2"
-                ))
-                .map_err(db_error)?;
-            let ids = stmt
-                .query_map(params![owner, scope_id], |r| r.get(0))
-                .map_err(db_error)?
-                .collect::<rusqlite::Result<HashSet<Id>>>()
-                .map_err(db_error)?;
-            Some(ids)
-        }
+        Scope::Space | Scope::Domain => Some(rollups.member_ids(owner, scope, scope_id)?),
     };
     let (first, last) = window.days();
     let mut sums: HashMap<Id, u64> = HashMap::new();
     let mut failed = None;
-    traffic::owner_link_days(conn, owner, first, last, |link, d| {
+    rollups.owner_link_days(owner, first, last, &mut |link, d| {
         if members.as_ref().is_some_and(|m| !m.contains(&link)) {
             return;
         }
@@ -433,7 +399,7 @@ fn scan(
 /// left can beat the `k`th found (its all-time clicks are fewer) or every click of the window
 /// (`total`) is accounted for.
 fn walk(
-    conn: &Connection,
+    rollups: &dyn Rollups,
     owner: Id,
     scope: Scope,
     scope_id: Id,
@@ -452,7 +418,7 @@ fn walk(
             return Ok(false);
         }
         let mut n = 0;
-        traffic::link_days(conn, owner, link, first, last, |d| {
+        rollups.link_days(owner, link, first, last, &mut |d| {
             n += clicks_in(&d, window.mask(d.day))?;
             Ok(())
         })?;
@@ -467,20 +433,7 @@ fn walk(
     };
     if scope != Scope::Owner {
         // A space's or domain's links, most clicks first, from its own index.
-        let column = if scope == Scope::Space {
-            "space_id"
-        } else {
-            "domain_id"
-        };
-        let mut members: Vec<(Id, i64)> = conn
-            .prepare_cached(&format!(
-                "SELECT id, clicks FROM links WHERE owner_id = ?1 AND {column} = ?2"
-            ))
-            .map_err(db_error)?
-            .query_map(params![owner, scope_id], |r| Ok((r.get(0)?, r.get(1)?)))
-            .map_err(db_error)?
-            .collect::<rusqlite::Result<_>>()
-            .map_err(db_error)?;
+        let mut members = rollups.members_with_clicks(owner, scope, scope_id)?;
         members.sort_by_key(|(id, clicks)| (std::cmp::Reverse(*clicks), std::cmp::Reverse(*id)));
         for (link, clicks) in members {
             if !consider(link, clicks)? {
@@ -492,18 +445,7 @@ fn walk(
     // The owner's links, most clicks first, read from the clicks index in steps.
     let mut cursor = (i64::MAX, i64::MAX);
     loop {
-        let batch: Vec<(Id, i64)> = conn
-            .prepare_cached(
-                "SELECT id, clicks FROM links WHERE owner_id = ?1 AND (clicks, id) < (?2, ?3)
-                 ORDER BY clicks DESC, id DESC LIMIT 256",
-            )
-            .map_err(db_error)?
-            .query_map(params![owner, cursor.0, cursor.1], |r| {
-                Ok((r.get(0)?, r.get(1)?))
-            })
-            .map_err(db_error)?
-            .collect::<rusqlite::Result<_>>()
-            .map_err(db_error)?;
+        let batch = rollups.links_by_clicks(owner, cursor, 256)?;
         if batch.is_empty() {
             return Ok(found);
         }

@@ -6,15 +6,18 @@
 //! per link and day sums, which stay small however many arrive: clicks and statistics stay
 //! exact and only the raw log loses rows, with a warning.
 
-use std::collections::{BTreeMap, HashMap};
+use std::collections::{BTreeMap, BTreeSet, HashMap};
+use std::sync::{Arc, Mutex};
 
 use rusqlite::{Connection, OptionalExtension, params};
 
+use super::pg;
 use super::store::traffic::{
-    self, DayTraffic, Interner, LinkDay, LinkHome, Rollup, day::MAX_VALUES,
+    self, DayTraffic, Interner, LinkDay, LinkHome, Rollup, Scope, day::MAX_VALUES,
 };
 pub use super::store::visit_log::VisitRow;
 use super::store::{db_error, visit_log};
+use super::traffic::Rollups;
 use crate::domain::{Dimension, Id, OTHER, Result, TrafficHour};
 
 /// Clicks of one link after a batch was written.
@@ -49,14 +52,21 @@ impl FoldedDay {
     }
 
     fn interned(&self, conn: &Connection, interner: &mut Interner) -> Result<DayTraffic> {
+        self.coded(|dim, value| interner.code(conn, Dimension::ALL[dim], value))
+    }
+
+    /// The day with each value turned into its code by `code(dimension index, value)`.
+    fn coded(
+        &self,
+        mut code: impl FnMut(usize, Option<&str>) -> Result<u64>,
+    ) -> Result<DayTraffic> {
         let mut day = DayTraffic {
             hours: self.hours,
             ..DayTraffic::default()
         };
         for (dim, map) in self.values.iter().enumerate() {
             for (value, hours) in map {
-                let code = interner.code(conn, Dimension::ALL[dim], value.as_deref())?;
-                day.add_value(dim, code, hours);
+                day.add_value(dim, code(dim, value.as_deref())?, hours);
             }
         }
         Ok(day)
@@ -76,6 +86,10 @@ pub struct VisitBatch {
     folded: BTreeMap<(Id, i64), FoldedDay>,
     /// Raw rows not kept because the batch was full.
     dropped: u64,
+    /// Visits per link whose clicks the database already holds: reserved there at redirect
+    /// time (see `server/clicks.rs`), so writing the batch adds their rollups and log rows but
+    /// not their clicks again.
+    precounted: HashMap<Id, u64>,
 }
 
 impl Default for VisitBatch {
@@ -92,6 +106,7 @@ impl VisitBatch {
             raw_max,
             folded: BTreeMap::new(),
             dropped: 0,
+            precounted: HashMap::new(),
         }
     }
 
@@ -111,6 +126,12 @@ impl VisitBatch {
             .entry((visit.link_id, traffic::day_of(visit.at)))
             .or_default()
             .add(traffic::hour_of(visit.at), visit.values());
+    }
+
+    /// Takes in one visit whose click the database has already counted.
+    pub fn add_counted(&mut self, visit: VisitRow) {
+        *self.precounted.entry(visit.link_id).or_default() += 1;
+        self.add(visit);
     }
 
     /// Visits taken in since the batch was made.
@@ -138,10 +159,103 @@ impl VisitBatch {
         }
         out
     }
+
+    /// Clicks per link that writing the batch adds to the links' counts: its visits, less those
+    /// the database already counted. Every link of the batch is in it (with 0 for a link whose
+    /// clicks are all counted).
+    pub fn clicks_to_add(&self) -> HashMap<Id, u64> {
+        let mut out = self.per_link();
+        for (link, n) in &self.precounted {
+            if let Some(total) = out.get_mut(link) {
+                *total = total.saturating_sub(*n);
+            }
+        }
+        out
+    }
+
+    /// The values of the batch that `interner` has no code for yet, as (dimension index,
+    /// value), in order.
+    pub fn unknown_values<'a>(&'a self, interner: &Interner) -> BTreeSet<(usize, &'a str)> {
+        let raw = self
+            .raw
+            .iter()
+            .flat_map(|v| v.values().into_iter().enumerate());
+        let folded = self.folded.values().flat_map(|day| {
+            day.values
+                .iter()
+                .enumerate()
+                .flat_map(|(dim, map)| map.keys().map(move |v| (dim, v.as_deref())))
+        });
+        raw.chain(folded)
+            .filter_map(|(dim, value)| {
+                let value = value?;
+                interner
+                    .known(Dimension::ALL[dim], Some(value))
+                    .is_none()
+                    .then_some((dim, value))
+            })
+            .collect()
+    }
+
+    /// The raw rows of the links in `homes`, to be logged.
+    pub fn logged<'a>(
+        &'a self,
+        homes: &'a HashMap<Id, LinkHome>,
+    ) -> impl Iterator<Item = &'a VisitRow> + 'a {
+        self.raw.iter().filter(|v| homes.contains_key(&v.link_id))
+    }
+
+    /// What the batch adds to each stored row, for the links in `homes`: each link's days, and
+    /// the sums of its owner's, space's and domain's days, keyed in each table's key order.
+    /// Every value must be known to `interner` (see [`VisitBatch::unknown_values`]).
+    pub fn rollup(&self, homes: &HashMap<Id, LinkHome>, interner: &Interner) -> Result<RowDeltas> {
+        let code = |dim: usize, value: Option<&str>| {
+            interner.known(Dimension::ALL[dim], value).ok_or_else(|| {
+                crate::domain::Error::Unavailable("a visit value has no code".into())
+            })
+        };
+        let mut links: BTreeMap<(Id, i64, Id), DayTraffic> = BTreeMap::new();
+        for v in self.logged(homes) {
+            let home = homes[&v.link_id];
+            let mut codes = [traffic::day::NONE; 5];
+            for (dim, value) in v.values().into_iter().enumerate() {
+                codes[dim] = code(dim, value)?;
+            }
+            links
+                .entry((home.owner, traffic::day_of(v.at), v.link_id))
+                .or_default()
+                .add(traffic::hour_of(v.at), codes, 1);
+        }
+        for (&(link, day), folded) in &self.folded {
+            if let Some(home) = homes.get(&link) {
+                let delta = folded.coded(code)?;
+                links
+                    .entry((home.owner, day, link))
+                    .or_default()
+                    .merge(&delta);
+            }
+        }
+        let mut scopes: BTreeMap<(Scope, Id, i64), DayTraffic> = BTreeMap::new();
+        for (&(_, day, link), delta) in &links {
+            for (scope, id) in homes[&link].scopes() {
+                scopes.entry((scope, id, day)).or_default().merge(delta);
+            }
+        }
+        Ok(RowDeltas { links, scopes })
+    }
 }
 
-/// Writes a batch in one transaction: each link's clicks go up by its visits, the raw rows are
-/// logged, the rollups take in every visit, and rotation positions are saved. Visits of links
+/// What a batch adds to the rollup rows (see [`VisitBatch::rollup`]).
+#[derive(Debug, Default)]
+pub struct RowDeltas {
+    /// Per `(owner, day, link)`: the key of `link_traffic`.
+    pub links: BTreeMap<(Id, i64, Id), DayTraffic>,
+    /// Per `(scope, scope id, day)`: the key of `scope_traffic`.
+    pub scopes: BTreeMap<(Scope, Id, i64), DayTraffic>,
+}
+
+/// Writes a batch in one transaction: each link's clicks go up by its visits (less those the
+/// database already counted, see [`VisitBatch::add_counted`]), the raw rows are logged, the rollups take in every visit, and rotation positions are saved. Visits of links
 /// deleted meanwhile are dropped. Returns each touched link's new click count.
 pub fn record_visits(
     conn: &Connection,
@@ -149,7 +263,7 @@ pub fn record_visits(
     rotations: &[(Id, u32)],
     interner: &mut Interner,
 ) -> Result<Vec<FlushedLink>> {
-    let per_link = batch.per_link();
+    let per_link = batch.clicks_to_add();
     let mut ids: Vec<Id> = per_link.keys().copied().collect();
     ids.sort_unstable();
     // Clicks first: RETURNING also tells which links still exist, and where they belong.
@@ -302,17 +416,17 @@ pub(super) fn add_history(
 /// The traffic history of the owner's links `ids`, an hour at a time (for exports). Links with
 /// no traffic, or not the owner's, are left out.
 pub(super) fn history(
-    conn: &Connection,
+    rollups: &dyn Rollups,
     owner: Id,
     ids: &[Id],
 ) -> Result<HashMap<Id, Vec<TrafficHour>>> {
     let mut out = HashMap::new();
     for &id in ids {
-        if LinkHome::of(conn, id)?.is_none_or(|h| h.owner != owner) {
+        if rollups.link_home(id)?.is_none_or(|h| h.owner != owner) {
             continue;
         }
         let mut days = Vec::new();
-        traffic::link_days(conn, owner, id, i64::MIN, i64::MAX, |d| {
+        rollups.link_days(owner, id, i64::MIN, i64::MAX, &mut |d| {
             let day = DayTraffic::decode(d.data).map_err(|e| {
                 crate::domain::Error::Unavailable(format!("a traffic row is damaged: {e}"))
             })?;
@@ -328,7 +442,7 @@ pub(super) fn history(
             .collect();
         codes.sort_unstable();
         codes.dedup();
-        let names = super::store::traffic::values::names(conn, &codes)?;
+        let names = rollups.names(&codes)?;
         let mut hours = Vec::new();
         for (day, t) in days {
             for h in (0..24).filter(|&h| t.hours[h] > 0) {
@@ -415,10 +529,13 @@ impl super::LocalBackend {
     pub async fn traffic_history(&self, ids: Vec<Id>) -> Result<HashMap<Id, Vec<TrafficHour>>> {
         let owner = self.owner_id();
         self.service()
-            .db()?
-            .read(move |conn| history(conn, owner, &ids))
+            .read_rollups(move |rollups| history(rollups, owner, &ids))
             .await
     }
+}
+
+fn lock(interner: &Mutex<Interner>) -> std::sync::MutexGuard<'_, Interner> {
+    interner.lock().unwrap_or_else(|e| e.into_inner())
 }
 
 impl super::LocalService {
@@ -428,10 +545,14 @@ impl super::LocalService {
         let before = before.as_second();
         let mut pruned = 0u64;
         loop {
-            let n = self
-                .db()?
-                .write(move |tx| visit_log::prune(tx, before, PRUNE_CHUNK))
-                .await?;
+            let n = match self.pg() {
+                Some(pg) => pg::visits::prune(pg, before, PRUNE_CHUNK).await?,
+                None => {
+                    self.db()?
+                        .write(move |tx| visit_log::prune(tx, before, PRUNE_CHUNK))
+                        .await?
+                }
+            };
             pruned += n as u64;
             if n < PRUNE_CHUNK / 2 {
                 return Ok(pruned);
@@ -447,23 +568,105 @@ impl super::LocalService {
         for v in visits {
             batch.add(v);
         }
-        self.db()?
-            .write(move |tx| record_visits(tx, &batch, &[], &mut Interner::default()))
-            .await
+        let interner = Arc::new(Mutex::new(Interner::default()));
+        self.write_visits(batch, Vec::new(), &interner).await.0
+    }
+
+    /// Writes one batch of the click writer in one transaction ([`record_visits`] on SQLite),
+    /// saving the rotation positions given. The batch comes back with the outcome, so that a
+    /// batch the database refused can be tried again. `interner` is the writer's, kept between
+    /// batches.
+    pub async fn write_visits(
+        &self,
+        batch: VisitBatch,
+        rotations: Vec<(Id, u32)>,
+        interner: &Arc<Mutex<Interner>>,
+    ) -> (Result<Vec<FlushedLink>>, VisitBatch) {
+        if let Some(pg) = self.pg() {
+            // The writer is one task, so nobody else wants the interner meanwhile; it is taken
+            // out because a lock cannot be held across the writes. PostgreSQL stores new values
+            // outside the batch's transaction, so their codes stay good even if it fails.
+            let mut codes = std::mem::take(&mut *lock(interner));
+            let out = pg::visits::record(pg, &batch, &rotations, &mut codes).await;
+            *lock(interner) = codes;
+            return (out, batch);
+        }
+        let db = match self.db() {
+            Ok(db) => db.clone(),
+            Err(e) => return (Err(e), batch),
+        };
+        let interner = interner.clone();
+        let joined = tokio::task::spawn_blocking(move || {
+            let mut interner = lock(&interner);
+            let out = db.write_blocking_checked_by_caller(|tx| {
+                record_visits(tx, &batch, &rotations, &mut interner)
+            });
+            if out.is_err() {
+                // Values it stored were rolled back: their numbers must not be reused.
+                *interner = Interner::default();
+            }
+            (out, batch)
+        })
+        .await;
+        joined.unwrap_or_else(|e| {
+            tracing::error!(error = %e, "visit writer task failed");
+            (
+                Err(crate::domain::Error::Unavailable(format!(
+                    "the visit writer failed: {e}"
+                ))),
+                VisitBatch::default(),
+            )
+        })
+    }
+
+    /// Whether several servers may count clicks on this database at once (PostgreSQL), so
+    /// that a count others must see at once is kept in the database
+    /// ([`LocalService::reserve_click`]) rather than in one server's memory.
+    pub fn counts_are_shared(&self) -> bool {
+        self.pg().is_some()
+    }
+
+    /// Reserves one click of link `id` in the database, for a count that must be exact however
+    /// many servers share it: refused (`None`) once the link's click limit is reached, or when
+    /// the link is gone. With `rotation` URLs (more than 0) the link's rotation position moves
+    /// on too. Returns the link's clicks after this one and the index of the URL this visit
+    /// gets. PostgreSQL only: on SQLite one server counts alone, in memory.
+    pub async fn reserve_click(
+        &self,
+        id: Id,
+        rotation: usize,
+    ) -> Result<Option<(u64, Option<usize>)>> {
+        let Some(pg) = self.pg() else {
+            return Err(crate::domain::Error::Unavailable(
+                "clicks are reserved in the database only on PostgreSQL".into(),
+            ));
+        };
+        let n = u32::try_from(rotation).unwrap_or(u32::MAX);
+        let Some((clicks, next)) = pg::visits::reserve_click(pg, id, n).await? else {
+            return Ok(None);
+        };
+        // The position saved is the next visit's; this one had the one before it.
+        let index = (n > 0).then(|| ((next % n + n - 1) % n) as usize);
+        Ok(Some((clicks, index)))
     }
 
     /// Removes the logged visits of deleted links, a stretch of the log per transaction.
     pub async fn purge_deleted_visits(&self) -> Result<()> {
+        let chunk = PRUNE_CHUNK as i64 * 5;
         let mut after = 0;
-        while let Some(next) = self
-            .db()?
-            .write(move |tx| visit_log::purge_forgotten(tx, after, PRUNE_CHUNK as i64 * 5))
-            .await?
-        {
+        loop {
+            let next = match self.pg() {
+                Some(pg) => pg::visits::purge_forgotten(pg, after, chunk).await?,
+                None => {
+                    self.db()?
+                        .write(move |tx| visit_log::purge_forgotten(tx, after, chunk))
+                        .await?
+                }
+            };
+            let Some(next) = next else { return Ok(()) };
             after = next;
             tokio::task::yield_now().await;
         }
-        Ok(())
     }
 }
 
@@ -481,6 +684,74 @@ mod tests {
             referrer: Some(referrer),
             language: None,
         }
+    }
+
+    #[test]
+    fn counted_visits_add_rollups_but_not_clicks_again() {
+        let mut batch = VisitBatch::keeping(100);
+        batch.add(row(1, 86_400 * 3 + 7_200, "a.example".into()));
+        batch.add_counted(row(1, 86_400 * 3 + 7_300, "b.example".into()));
+        batch.add_counted(row(2, 86_400 * 4, "a.example".into()));
+        assert_eq!(batch.per_link(), HashMap::from([(1, 2), (2, 1)]));
+        assert_eq!(batch.clicks_to_add(), HashMap::from([(1, 1), (2, 0)]));
+
+        let mut interner = Interner::default();
+        let unknown: Vec<(usize, String)> = batch
+            .unknown_values(&interner)
+            .into_iter()
+            .map(|(dim, v)| (dim, v.to_owned()))
+            .collect();
+        assert_eq!(
+            unknown,
+            [(3, "a.example".to_owned()), (3, "b.example".to_owned())]
+        );
+        for (i, (dim, value)) in unknown.iter().enumerate() {
+            interner.remember(Dimension::ALL[*dim], value, i as i64 + 1);
+        }
+        let homes = HashMap::from([
+            (
+                1,
+                LinkHome {
+                    owner: 9,
+                    space: Some(5),
+                    domain: None,
+                },
+            ),
+            (
+                2,
+                LinkHome {
+                    owner: 9,
+                    space: None,
+                    domain: None,
+                },
+            ),
+        ]);
+        let deltas = batch.rollup(&homes, &interner).unwrap();
+        let clicks = |t: &DayTraffic| t.clicks();
+        assert_eq!(
+            deltas
+                .links
+                .iter()
+                .map(|(k, t)| (*k, clicks(t)))
+                .collect::<Vec<_>>(),
+            [((9, 3, 1), 2), ((9, 4, 2), 1)]
+        );
+        assert_eq!(
+            deltas
+                .scopes
+                .iter()
+                .map(|(k, t)| (*k, clicks(t)))
+                .collect::<Vec<_>>(),
+            [
+                ((Scope::Owner, 9, 3), 2),
+                ((Scope::Owner, 9, 4), 1),
+                ((Scope::Space, 5, 3), 2)
+            ]
+        );
+        // A link missing from `homes` (deleted meanwhile) adds nothing.
+        let only_one = HashMap::from([(2, homes[&2])]);
+        assert_eq!(batch.rollup(&only_one, &interner).unwrap().links.len(), 1);
+        assert_eq!(batch.logged(&only_one).count(), 1);
     }
 
     #[test]

@@ -10,59 +10,22 @@
 //! them in step when a link goes to the trash ([`withdraw`]), comes back ([`reinstate`]), is
 //! purged ([`forget`]) or changes space ([`move_link`]).
 
-pub mod day;
+mod read;
 pub mod values;
 
 use std::collections::HashMap;
 
 use rusqlite::{Connection, OptionalExtension, params};
 
-pub use day::DayTraffic;
+pub use super::super::traffic::{
+    DAY, DaySink, DayTraffic, LinkHome, Scope, StoredDay, day, day_of, hour_of,
+};
 pub use values::Interner;
 
 use super::db_error;
 use crate::domain::{Id, Result};
 
-/// Seconds in a UTC day.
-pub const DAY: i64 = 86_400;
-
-/// The UTC day number (days since 1970-01-01) of a unix time.
-pub fn day_of(at: i64) -> i64 {
-    at.div_euclid(DAY)
-}
-
-/// The UTC hour (0–23) of a unix time.
-pub fn hour_of(at: i64) -> usize {
-    (at.rem_euclid(DAY) / 3600) as usize
-}
-
-/// The kinds of rows that sum up many links.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
-pub enum Scope {
-    Owner = 1,
-    Space = 2,
-    Domain = 3,
-}
-
-/// Where a link's traffic is also counted.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
-pub struct LinkHome {
-    pub owner: Id,
-    pub space: Option<Id>,
-    pub domain: Option<Id>,
-}
-
 impl LinkHome {
-    fn scopes(self) -> impl Iterator<Item = (Scope, Id)> {
-        [
-            Some((Scope::Owner, self.owner)),
-            self.space.map(|s| (Scope::Space, s)),
-            self.domain.map(|d| (Scope::Domain, d)),
-        ]
-        .into_iter()
-        .flatten()
-    }
-
     /// The home of link `id` as stored.
     pub fn of(conn: &Connection, id: Id) -> Result<Option<LinkHome>> {
         conn.prepare_cached("SELECT owner_id, space_id, domain_id FROM links WHERE id = ?1")
@@ -77,13 +40,6 @@ impl LinkHome {
             .optional()
             .map_err(db_error)
     }
-}
-
-/// A day a row holds, as stored.
-pub struct StoredDay<'a> {
-    pub day: i64,
-    pub clicks: u64,
-    pub data: &'a [u8],
 }
 
 fn decode_or_empty(data: Option<Vec<u8>>, what: &str) -> DayTraffic {

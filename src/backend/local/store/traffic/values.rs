@@ -23,18 +23,39 @@ pub struct Interner {
 }
 
 impl Interner {
+    /// The code of `value` in `dim` when it needs no lookup: [`NONE`] for `None`, [`OTHER`]
+    /// for the bounded label "other", or a value this interner has looked up before.
+    pub fn known(&self, dim: Dimension, value: Option<&str>) -> Option<u64> {
+        let Some(value) = value else {
+            return Some(NONE);
+        };
+        if value == crate::domain::OTHER {
+            return Some(OTHER);
+        }
+        self.cache[dim.index()].get(value).copied()
+    }
+
+    /// Remembers that `value` in `dim` is stored as row `id`; returns its code.
+    pub fn remember(&mut self, dim: Dimension, value: &str, id: i64) -> u64 {
+        if self.cached >= CACHE_MAX {
+            self.cache.iter_mut().for_each(HashMap::clear);
+            self.cached = 0;
+        }
+        let code = code_of_row(id);
+        self.cache[dim.index()].insert(Box::from(value), code);
+        self.cached += 1;
+        code
+    }
+
     /// The code of `value` in `dim`, storing the value first if it is new. `None` is
     /// [`NONE`]; the bounded label "other" is [`OTHER`].
     pub fn code(&mut self, conn: &Connection, dim: Dimension, value: Option<&str>) -> Result<u64> {
+        if let Some(code) = self.known(dim, value) {
+            return Ok(code);
+        }
         let Some(value) = value else {
             return Ok(NONE);
         };
-        if value == crate::domain::OTHER {
-            return Ok(OTHER);
-        }
-        if let Some(code) = self.cache[dim.index()].get(value) {
-            return Ok(*code);
-        }
         let dim_no = dim.index() as i64;
         let id: Option<i64> = conn
             .prepare_cached("SELECT id FROM traffic_values WHERE dimension = ?1 AND value = ?2")
@@ -52,15 +73,18 @@ impl Interner {
                 .query_row(params![dim_no, value], |r| r.get(0))
                 .map_err(db_error)?,
         };
-        if self.cached >= CACHE_MAX {
-            self.cache.iter_mut().for_each(HashMap::clear);
-            self.cached = 0;
-        }
-        let code = id as u64 + 2;
-        self.cache[dim.index()].insert(Box::from(value), code);
-        self.cached += 1;
-        Ok(code)
+        Ok(self.remember(dim, value, id))
     }
+}
+
+/// The code of the value stored as row `id` of `traffic_values` (codes 0 and 1 are taken).
+pub fn code_of_row(id: i64) -> u64 {
+    id as u64 + 2
+}
+
+/// The row of `traffic_values` a stored value's code names.
+pub fn row_of_code(code: u64) -> i64 {
+    code as i64 - 2
 }
 
 /// What a code stands for: `None` for [`NONE`], the label "other" for [`OTHER`], the stored
@@ -75,7 +99,7 @@ pub fn names(conn: &Connection, codes: &[u64]) -> Result<HashMap<u64, Option<Str
             NONE => None,
             OTHER => Some(crate::domain::OTHER.to_owned()),
             code => Some(
-                stmt.query_row([code as i64 - 2], |r| r.get::<_, String>(0))
+                stmt.query_row([row_of_code(code)], |r| r.get::<_, String>(0))
                     .optional()
                     .map_err(db_error)?
                     .unwrap_or_else(|| crate::domain::OTHER.to_owned()),

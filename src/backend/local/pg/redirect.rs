@@ -1,0 +1,80 @@
+//! SQL for resolving short links on PostgreSQL: the domain a request's host names, the link an
+//! alias names there, and the domain a link lives on. Every server reads these on a cache miss;
+//! the statements are prepared once per pooled connection.
+
+use super::{Pg, pg_error};
+use crate::backend::local::redirect::LinkColumns;
+use crate::domain::{Id, Result};
+
+/// The domain whose host is `host` or, failing that, `bare` (the host without its port); both
+/// lower-case.
+pub async fn domain_for_host(pg: &Pg, host: &str, bare: &str) -> Result<Option<Id>> {
+    let client = pg.client().await?;
+    let stmt = client
+        .prepare_cached(
+            "SELECT id FROM domains WHERE lower(host) IN ($1, $2)
+             ORDER BY lower(host) = $1 DESC LIMIT 1",
+        )
+        .await
+        .map_err(pg_error)?;
+    let row = client
+        .query_opt(&stmt, &[&host, &bare])
+        .await
+        .map_err(pg_error)?;
+    Ok(row.map(|r| r.get(0)))
+}
+
+/// The link `alias` (without case) among the links of `domain`, or among the links without a
+/// domain (`None`).
+pub async fn resolve_in_domain(
+    pg: &Pg,
+    domain: Option<Id>,
+    alias: &str,
+) -> Result<Option<LinkColumns>> {
+    let client = pg.client().await?;
+    // The expressions of the unique index `links_alias`, so that it answers.
+    let stmt = client
+        .prepare_cached(
+            "SELECT id, owner_id, alias, url, password_hash, disabled, public, expiration_url,
+                    expiration_clicks, ends_at, clicks, target_type, geo_target,
+                    platform_target, rotation_target, last_rotation
+             FROM links WHERE coalesce(domain_id, 0) = $1 AND lower(alias) = lower($2)",
+        )
+        .await
+        .map_err(pg_error)?;
+    let row = client
+        .query_opt(&stmt, &[&domain.unwrap_or(0), &alias])
+        .await
+        .map_err(pg_error)?;
+    Ok(row.map(|r| LinkColumns {
+        id: r.get(0),
+        owner_id: r.get(1),
+        alias: r.get(2),
+        url: r.get(3),
+        password_hash: r.get(4),
+        disabled: r.get(5),
+        public: r.get(6),
+        expiration_url: r.get(7),
+        expiration_clicks: r.get(8),
+        ends_at: r.get(9),
+        clicks: r.get(10),
+        target_type: i64::from(r.get::<_, i16>(11)),
+        geo_target: r.get(12),
+        platform_target: r.get(13),
+        rotation_target: r.get(14),
+        last_rotation: r.get(15),
+    }))
+}
+
+/// The name of the domain link `id` lives on, if any.
+pub async fn link_domain_name(pg: &Pg, id: Id) -> Result<Option<String>> {
+    let client = pg.client().await?;
+    let row = client
+        .query_opt(
+            "SELECT d.name FROM links l JOIN domains d ON d.id = l.domain_id WHERE l.id = $1",
+            &[&id],
+        )
+        .await
+        .map_err(pg_error)?;
+    Ok(row.map(|r| r.get(0)))
+}

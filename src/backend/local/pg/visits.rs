@@ -1,0 +1,306 @@
+//! SQL for counting visits on PostgreSQL: a click reserved at redirect time, the click writer's
+//! batches (clicks, the raw log, rollups), and the log's upkeep.
+//!
+//! Several servers write at once, so every batch takes its row locks in one order — its links
+//! by id, then `link_traffic` rows, then `scope_traffic` rows, each by key — and two writers can
+//! wait for each other but never deadlock. New visit values are stored before the batch's
+//! transaction, in statements of their own (see [`intern`]).
+
+use std::collections::HashMap;
+
+use deadpool_postgres::GenericClient;
+
+use super::{Pg, pg_error, traffic};
+use crate::backend::local::store::traffic::Interner;
+use crate::backend::local::traffic::LinkHome;
+use crate::backend::local::visits::{FlushedLink, VisitBatch, VisitRow};
+use crate::domain::{Dimension, Id, Result};
+
+/// A number for `pg_try_advisory_xact_lock`: "linkdeck upkeep". One server at a time prunes;
+/// the others find the lock taken and leave the work to it.
+const UPKEEP_LOCK: i64 = 0x6c64_6b5f_7570_6b70;
+
+/// Log rows per INSERT, so no statement grows without bound.
+const LOG_ROWS_PER_INSERT: usize = 10_000;
+
+/// Counts one click of link `id` unless its click limit is reached, moving its rotation
+/// position on when it has `rotation` URLs. Returns the clicks after this one and the saved
+/// rotation position (the next visit's); `None` when refused or the link is gone.
+pub async fn reserve_click(pg: &Pg, id: Id, rotation: u32) -> Result<Option<(u64, u32)>> {
+    let client = pg.client().await?;
+    // One statement, so the row lock it takes is the only one and is held for no longer than
+    // the statement: the limit holds across every server, and no server waits long for another.
+    let stmt = client
+        .prepare_cached(
+            "UPDATE links SET clicks = clicks + 1,
+                 last_rotation = CASE WHEN $2::bigint > 0 THEN (last_rotation % $2 + 1) % $2
+                                      ELSE last_rotation END
+             WHERE id = $1 AND (expiration_clicks = 0 OR clicks < expiration_clicks)
+             RETURNING clicks, last_rotation",
+        )
+        .await
+        .map_err(pg_error)?;
+    let row = client
+        .query_opt(&stmt, &[&id, &i64::from(rotation)])
+        .await
+        .map_err(pg_error)?;
+    Ok(row.map(|r| {
+        let clicks: i64 = r.get(0);
+        let position: i64 = r.get(1);
+        (
+            clicks.max(0) as u64,
+            position.clamp(0, i64::from(u32::MAX)) as u32,
+        )
+    }))
+}
+
+/// Writes a batch: see `record_visits` (SQLite) for what it does. Returns each link's clicks
+/// after the batch; visits of links deleted meanwhile are dropped.
+pub async fn record(
+    pg: &Pg,
+    batch: &VisitBatch,
+    rotations: &[(Id, u32)],
+    interner: &mut Interner,
+) -> Result<Vec<FlushedLink>> {
+    let mut client = pg.client().await?;
+    intern(&client, batch, interner).await?;
+    let adds = batch.clicks_to_add();
+    let mut ids: Vec<Id> = adds.keys().copied().collect();
+    ids.sort_unstable();
+    let tx = client.transaction().await.map_err(pg_error)?;
+    // Locking every link of the batch, in id order, before anything else: a trash, a move or a
+    // delete of one of them waits for the batch (or the batch for it), so its visits are
+    // counted where the link is. Reservations of its clicks wait only as long as the batch.
+    let lock = tx
+        .prepare_cached(
+            "SELECT id, clicks, owner_id, space_id, domain_id FROM links
+             WHERE id = ANY($1) ORDER BY id FOR NO KEY UPDATE",
+        )
+        .await
+        .map_err(pg_error)?;
+    let mut clicks: HashMap<Id, i64> = HashMap::with_capacity(ids.len());
+    let mut homes: HashMap<Id, LinkHome> = HashMap::with_capacity(ids.len());
+    for row in tx.query(&lock, &[&ids]).await.map_err(pg_error)? {
+        let id: Id = row.get(0);
+        clicks.insert(id, row.get(1));
+        homes.insert(
+            id,
+            LinkHome {
+                owner: row.get(2),
+                space: row.get(3),
+                domain: row.get(4),
+            },
+        );
+    }
+    let (bump_ids, bump_by): (Vec<Id>, Vec<i64>) = ids
+        .iter()
+        .filter(|id| homes.contains_key(id) && adds[id] > 0)
+        .map(|id| (*id, adds[id] as i64))
+        .unzip();
+    if !bump_ids.is_empty() {
+        let bump = tx
+            .prepare_cached(
+                "UPDATE links l SET clicks = l.clicks + v.n
+                 FROM unnest($1::bigint[], $2::bigint[]) AS v(id, n)
+                 WHERE l.id = v.id RETURNING l.id, l.clicks",
+            )
+            .await
+            .map_err(pg_error)?;
+        for row in tx
+            .query(&bump, &[&bump_ids, &bump_by])
+            .await
+            .map_err(pg_error)?
+        {
+            clicks.insert(row.get(0), row.get(1));
+        }
+    }
+    log(&tx, batch.logged(&homes)).await?;
+    traffic::add(&tx, &batch.rollup(&homes, interner)?).await?;
+    if !rotations.is_empty() {
+        let (rotate_ids, positions): (Vec<Id>, Vec<i64>) = rotations
+            .iter()
+            .map(|(id, next)| (*id, i64::from(*next)))
+            .unzip();
+        tx.execute(
+            "UPDATE links l SET last_rotation = v.p
+             FROM unnest($1::bigint[], $2::bigint[]) AS v(id, p) WHERE l.id = v.id",
+            &[&rotate_ids, &positions],
+        )
+        .await
+        .map_err(pg_error)?;
+    }
+    tx.commit().await.map_err(pg_error)?;
+    let mut flushed: Vec<FlushedLink> = clicks
+        .into_iter()
+        .map(|(link_id, clicks)| FlushedLink {
+            link_id,
+            clicks: clicks.max(0) as u64,
+        })
+        .collect();
+    flushed.sort_unstable_by_key(|f| f.link_id);
+    Ok(flushed)
+}
+
+/// Gives every value of the batch a code, storing the new ones. In statements of their own,
+/// committed at once: values are never deleted, so one stored for a batch that then fails is
+/// harmless, and two writers storing the same new value wait for each other only for the
+/// moment of one statement, never while holding a batch's locks. Rows go in sorted, so two
+/// such statements cannot deadlock either.
+async fn intern(
+    client: &impl GenericClient,
+    batch: &VisitBatch,
+    interner: &mut Interner,
+) -> Result<()> {
+    let unknown = batch.unknown_values(interner);
+    if unknown.is_empty() {
+        return Ok(());
+    }
+    let dims: Vec<i32> = unknown.iter().map(|(dim, _)| *dim as i32).collect();
+    let values: Vec<&str> = unknown.iter().map(|(_, value)| *value).collect();
+    client
+        .execute(
+            "INSERT INTO traffic_values (dimension, value)
+             SELECT d, v FROM unnest($1::int[], $2::text[]) AS x(d, v) ORDER BY d, v
+             ON CONFLICT DO NOTHING",
+            &[&dims, &values],
+        )
+        .await
+        .map_err(pg_error)?;
+    let rows = client
+        .query(
+            "SELECT t.id, t.dimension, t.value
+             FROM unnest($1::int[], $2::text[]) AS x(d, v)
+             JOIN traffic_values t ON t.dimension = x.d AND t.value = x.v",
+            &[&dims, &values],
+        )
+        .await
+        .map_err(pg_error)?;
+    for row in rows {
+        let dim: i32 = row.get(1);
+        if let Some(&dim) = usize::try_from(dim)
+            .ok()
+            .and_then(|d| Dimension::ALL.get(d))
+        {
+            interner.remember(dim, row.get(2), row.get(0));
+        }
+    }
+    Ok(())
+}
+
+/// Appends rows to the raw log.
+async fn log<'a>(
+    client: &impl GenericClient,
+    rows: impl Iterator<Item = &'a VisitRow>,
+) -> Result<()> {
+    let rows: Vec<&VisitRow> = rows.collect();
+    for chunk in rows.chunks(LOG_ROWS_PER_INSERT) {
+        let links: Vec<Id> = chunk.iter().map(|v| v.link_id).collect();
+        let at: Vec<i64> = chunk.iter().map(|v| v.at).collect();
+        let column =
+            |i: usize| -> Vec<Option<&str>> { chunk.iter().map(|v| v.values()[i]).collect() };
+        let (country, platform, browser, referrer, language) =
+            (column(0), column(1), column(2), column(3), column(4));
+        client
+            .execute(
+                "INSERT INTO visit_log (link_id, at, country, platform, browser, referrer, language)
+                 SELECT * FROM unnest($1::bigint[], $2::bigint[], $3::text[], $4::text[],
+                                      $5::text[], $6::text[], $7::text[])",
+                &[
+                    &links, &at, &country, &platform, &browser, &referrer, &language,
+                ],
+            )
+            .await
+            .map_err(pg_error)?;
+    }
+    Ok(())
+}
+
+/// Deletes up to `chunk` of the oldest rows logged before `before` (unix seconds); returns how
+/// many (0 also when another server is pruning now).
+pub async fn prune(pg: &Pg, before: i64, chunk: usize) -> Result<usize> {
+    let mut client = pg.client().await?;
+    let tx = client.transaction().await.map_err(pg_error)?;
+    if !upkeep_lock(&tx).await? {
+        return Ok(0);
+    }
+    // The log is in about the order of time, so the old rows are at the front: look only there.
+    let upto: Option<i64> = tx
+        .query_one(
+            "SELECT max(id) FROM (SELECT id, at FROM visit_log ORDER BY id LIMIT $2) s
+             WHERE at < $1",
+            &[&before, &(chunk as i64)],
+        )
+        .await
+        .map_err(pg_error)?
+        .get(0);
+    let Some(upto) = upto else {
+        return Ok(0);
+    };
+    let n = tx
+        .execute(
+            "DELETE FROM visit_log WHERE id <= $1 AND at < $2",
+            &[&upto, &before],
+        )
+        .await
+        .map_err(pg_error)?;
+    tx.commit().await.map_err(pg_error)?;
+    Ok(n as usize)
+}
+
+/// Whether this transaction holds the upkeep lock (taken if free, never waited for).
+async fn upkeep_lock(client: &impl GenericClient) -> Result<bool> {
+    Ok(client
+        .query_one("SELECT pg_try_advisory_xact_lock($1)", &[&UPKEEP_LOCK])
+        .await
+        .map_err(pg_error)?
+        .get(0))
+}
+
+/// Links marked for purging (the trash's purge marks them: `visit_log_purge`) handled per pass.
+const PURGE_LINKS: i64 = 100;
+
+/// One step of removing the logged visits of deleted links (as `store::visit_log::purge_forgotten`): rows with an id in `(after,
+/// after + chunk]`. Returns where to go on from, or `None` when every marked link is done (or
+/// another server is at it).
+pub async fn purge_forgotten(pg: &Pg, after: i64, chunk: i64) -> Result<Option<i64>> {
+    let mut client = pg.client().await?;
+    let tx = client.transaction().await.map_err(pg_error)?;
+    if !upkeep_lock(&tx).await? {
+        return Ok(None);
+    }
+    let marked: Vec<(Id, i64)> = tx
+        .query(
+            "SELECT link_id, upto FROM visit_log_purge ORDER BY link_id LIMIT $1",
+            &[&PURGE_LINKS],
+        )
+        .await
+        .map_err(pg_error)?
+        .iter()
+        .map(|r| (r.get(0), r.get(1)))
+        .collect();
+    let Some(end) = marked.iter().map(|m| m.1).max() else {
+        return Ok(None);
+    };
+    let (links, uptos): (Vec<Id>, Vec<i64>) = marked.into_iter().unzip();
+    if after >= end {
+        tx.execute(
+            "DELETE FROM visit_log_purge p USING unnest($1::bigint[], $2::bigint[]) AS m(l, u)
+             WHERE p.link_id = m.l AND p.upto <= m.u",
+            &[&links, &uptos],
+        )
+        .await
+        .map_err(pg_error)?;
+        tx.commit().await.map_err(pg_error)?;
+        return Ok(Some(0));
+    }
+    let until = after.saturating_add(chunk).min(end);
+    tx.execute(
+        "DELETE FROM visit_log v USING unnest($3::bigint[], $4::bigint[]) AS m(l, u)
+         WHERE v.id > $1 AND v.id <= $2 AND v.link_id = m.l AND v.id <= m.u",
+        &[&after, &until, &links, &uptos],
+    )
+    .await
+    .map_err(pg_error)?;
+    tx.commit().await.map_err(pg_error)?;
+    Ok(Some(until))
+}

@@ -1,0 +1,108 @@
+//! Traffic rollups as both stores keep them, without SQL: a day of one row ([`DayTraffic`], the
+//! blob both stores hold), the UTC days and hours rows are keyed by, and where a link's clicks
+//! are also counted ([`LinkHome`]). The SQL is in `store::traffic` (SQLite) and `pg::traffic`.
+
+pub mod day;
+
+pub use day::DayTraffic;
+
+use std::collections::{HashMap, HashSet};
+
+use crate::domain::{Id, Result, StatsScope};
+
+/// Seconds in a UTC day.
+pub const DAY: i64 = 86_400;
+
+/// The UTC day number (days since 1970-01-01) of a unix time.
+pub fn day_of(at: i64) -> i64 {
+    at.div_euclid(DAY)
+}
+
+/// The UTC hour (0–23) of a unix time.
+pub fn hour_of(at: i64) -> usize {
+    (at.rem_euclid(DAY) / 3600) as usize
+}
+
+/// The kinds of rows that sum up many links.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum Scope {
+    Owner = 1,
+    Space = 2,
+    Domain = 3,
+}
+
+/// Where a link's traffic is also counted.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub struct LinkHome {
+    pub owner: Id,
+    pub space: Option<Id>,
+    pub domain: Option<Id>,
+}
+
+impl LinkHome {
+    /// The owner's, space's and domain's rows, in that order.
+    pub fn scopes(self) -> impl Iterator<Item = (Scope, Id)> {
+        [
+            Some((Scope::Owner, self.owner)),
+            self.space.map(|s| (Scope::Space, s)),
+            self.domain.map(|d| (Scope::Domain, d)),
+        ]
+        .into_iter()
+        .flatten()
+    }
+}
+
+/// A day a row holds, as stored.
+pub struct StoredDay<'a> {
+    pub day: i64,
+    pub clicks: u64,
+    pub data: &'a [u8],
+}
+
+/// Callbacks given each stored day in turn.
+pub type DaySink<'f> = dyn FnMut(StoredDay<'_>) -> Result<()> + 'f;
+
+/// What statistics and exports read of the rollups, answered by either store inside one
+/// consistent snapshot. Statistics are computed once (`stats.rs`) over this; each store says
+/// how to fetch. Synchronous on purpose: SQLite answers on the blocking pool from a connection,
+/// PostgreSQL from a blocking thread that hands each query to the runtime.
+pub trait Rollups {
+    /// Whether the link, space or domain `scope` names is `owner`'s (the account always is).
+    fn owns(&self, owner: Id, scope: StatsScope) -> Result<bool>;
+    /// Where link `id` is counted, if it exists.
+    fn link_home(&self, id: Id) -> Result<Option<LinkHome>>;
+    /// Calls `f` with each stored day of link `link` from `first` to `last` (UTC day numbers),
+    /// oldest first.
+    fn link_days(&self, owner: Id, link: Id, first: i64, last: i64, f: &mut DaySink) -> Result<()>;
+    /// Calls `f` with each stored day of a scope from `first` to `last`, oldest first.
+    fn scope_days(
+        &self,
+        scope: Scope,
+        id: Id,
+        first: i64,
+        last: i64,
+        f: &mut DaySink,
+    ) -> Result<()>;
+    /// The first stored day of a link, with its blob.
+    fn first_link_day(&self, owner: Id, link: Id) -> Result<Option<(i64, Vec<u8>)>>;
+    /// The first stored day of a scope, with its blob.
+    fn first_scope_day(&self, scope: Scope, id: Id) -> Result<Option<(i64, Vec<u8>)>>;
+    /// Calls `f` with every link row of an owner from day `first` to `last`.
+    fn owner_link_days(
+        &self,
+        owner: Id,
+        first: i64,
+        last: i64,
+        f: &mut dyn FnMut(Id, StoredDay<'_>),
+    ) -> Result<()>;
+    /// What each value code stands for (see `store::traffic::values::names`).
+    fn names(&self, codes: &[u64]) -> Result<HashMap<u64, Option<String>>>;
+    /// A link's alias and URL, if it exists.
+    fn alias_and_url(&self, link: Id) -> Result<Option<(String, String)>>;
+    /// The ids of the owner's links in a space or domain.
+    fn member_ids(&self, owner: Id, scope: Scope, id: Id) -> Result<HashSet<Id>>;
+    /// The owner's links in a space or domain, with their all-time clicks.
+    fn members_with_clicks(&self, owner: Id, scope: Scope, id: Id) -> Result<Vec<(Id, i64)>>;
+    /// Up to `n` of the owner's links whose (clicks, id) is below `before`, most clicks first.
+    fn links_by_clicks(&self, owner: Id, before: (i64, i64), n: usize) -> Result<Vec<(Id, i64)>>;
+}
