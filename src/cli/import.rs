@@ -143,16 +143,11 @@ pub async fn import(ctx: &Context, args: ImportArgs) -> CliResult {
             shift: None,
         };
         if kind.shape == Shape::Csv {
-            let mut bytes = Vec::new();
-            input
-                .read_to_end(&mut bytes)
-                .map_err(|e| CliError::failure(format!("cannot read {name}: {e}")))?;
-            let bundle =
-                transfer::read(&bytes, Format::Csv).map_err(|e| not_valid(&name, kind, e))?;
-            let spaces = own.spaces(bundle.spaces);
+            // A CSV file declares its spaces in its rows, as they come.
+            let rows = transfer::stream_csv(input).map_err(|e| not_valid(&name, kind, e))?;
             (
-                spaces,
-                Box::new(bundle.links.into_iter().map(move |n| own.row(Ok(n)))),
+                Vec::new(),
+                Box::new(rows.flat_map(move |read| own.csv_row(read))),
             )
         } else {
             let (head, links) =
@@ -280,6 +275,23 @@ impl Own {
             .iter()
             .map(|n| (Place::line(n.line), n.record.to_input()))
             .collect()
+    }
+
+    /// A CSV row: the space it declares, if any, then its link.
+    fn csv_row(
+        &self,
+        read: Result<transfer::CsvRow, FormatError>,
+    ) -> impl Iterator<Item = Incoming> + use<> {
+        match read {
+            Ok(row) => [
+                row.space
+                    .map(|n| Incoming::Space(Place::line(n.line), n.record.to_input())),
+                Some(self.row(Ok(row.link))),
+            ],
+            Err(e) => [Some(self.row(Err(e))), None],
+        }
+        .into_iter()
+        .flatten()
     }
 
     fn row(&self, read: Result<transfer::Numbered<LinkRecord>, FormatError>) -> Incoming {
@@ -415,7 +427,7 @@ impl Adapter {
 async fn import_to_server(
     ctx: &Context,
     backend: &dyn crate::backend::Backend,
-    spaces: Vec<(Place, SpaceInput)>,
+    mut spaces: Vec<(Place, SpaceInput)>,
     rows: Box<dyn Iterator<Item = Incoming> + Send>,
     on_conflict: OnConflict,
     progress: &Progress,
@@ -423,13 +435,21 @@ async fn import_to_server(
     let mut dest = Destination::load(backend, ctx.timezone().clone()).await?;
     let mut errors = FieldErrors::default();
     let mut plan = Vec::new();
-    for (place, input) in &spaces {
+    let check_space = |errors: &mut FieldErrors, place: &Place, input: &SpaceInput| {
         if let Err(e) = crate::domain::validate_space_input(input, crate::domain::Mode::Create) {
             errors.add_at(place, e);
         }
+    };
+    for (place, input) in &spaces {
+        check_space(&mut errors, place, input);
     }
     for incoming in rows {
         match incoming {
+            // Declared on the way (a CSV file's): created with the others before any link.
+            Incoming::Space(place, input) => {
+                check_space(&mut errors, &place, &input);
+                spaces.push((place, input));
+            }
             Incoming::Row(row) => match dest.check(*row, on_conflict) {
                 Ok(Decision::Send(planned)) => plan.push(*planned),
                 Ok(Decision::AlreadyThere | Decision::Skipped) => {}
