@@ -198,6 +198,141 @@ fn yourls_sql_dump() {
     assert_eq!(summary["from"], "YOURLS SQL dump");
     assert_eq!(summary["links_created"], 3, "the log table is not links");
     yourls_links(&env, "Zitat: \"Grüße, Welt\" l'été");
+    // The dump's yourls_log (before yourls_url, as mysqldump orders tables) is their history.
+    yourls_history(&env, &summary);
+
+    // Given again as --log, the dump's log is read once, not twice.
+    let env = Env::new();
+    let path = env.write("yourls-good.sql", &good);
+    let path = path.to_str().unwrap();
+    let summary = env.json(&["import", path, "--log", path]);
+    yourls_history(&env, &summary);
+}
+
+/// Values (days, countries) with their clicks.
+type Counts = Vec<(String, u64)>;
+
+/// What days of early February 2023 had clicks of `alias`, and from which countries.
+fn days_and_countries(env: &Env, alias: &str) -> (Counts, Counts) {
+    let stats = env.json(&["stats", alias, "--from", "2023-02-01", "--to", "2023-02-07"]);
+    let pairs = |list: &Value, key: &str| -> Counts {
+        list.as_array()
+            .unwrap()
+            .iter()
+            // A click without a country is counted as unknown (no value).
+            .filter(|b| b["clicks"].as_u64() > Some(0) && b[key].is_string())
+            .map(|b| {
+                let at = b[key].as_str().unwrap();
+                (
+                    at[..at.len().min(10)].to_owned(),
+                    b["clicks"].as_u64().unwrap(),
+                )
+            })
+            .collect()
+    };
+    (
+        pairs(&stats["timeline"], "starts_at"),
+        pairs(&stats["country"]["top"], "value"),
+    )
+}
+
+/// The clicks of the YOURLS fixtures' click log, on their days, hours and countries; the
+/// totals from yourls_url stay (`yourls_links`).
+fn yourls_history(env: &Env, summary: &Value) {
+    assert_eq!(summary["clicks_imported"], 7, "{summary}");
+    assert!(
+        dropped(summary)
+            .contains(&"clicks in yourls_log of keywords not in yourls_url=1".to_owned()),
+        "the deleted keyword's click: {summary}"
+    );
+    let day = |d: &str, n: u64| (d.to_owned(), n);
+    let (days, countries) = days_and_countries(env, "ozh");
+    assert_eq!(days, [day("2023-02-03", 3), day("2023-02-05", 1)]);
+    assert_eq!(countries, [day("DE", 2), day("FR", 1)]);
+    let (days, countries) = days_and_countries(env, "quote");
+    assert_eq!(days, [day("2023-02-04", 2), day("2023-02-06", 1)]);
+    assert_eq!(countries, [day("AT", 2), day("CH", 1)]);
+    let (days, _) = days_and_countries(env, "notitle");
+    assert!(days.is_empty(), "no clicks logged: {days:?}");
+
+    // Hour by hour, with the referring hosts and the platforms of the User-Agents.
+    let ozh = env.json(&["stats", "ozh", "--from", "2023-02-03", "--to", "2023-02-03"]);
+    let hours: Vec<(&str, u64)> = ozh["timeline"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|b| b["clicks"].as_u64() > Some(0))
+        .map(|b| {
+            (
+                b["starts_at"].as_str().unwrap(),
+                b["clicks"].as_u64().unwrap(),
+            )
+        })
+        .collect();
+    assert_eq!(
+        hours,
+        [("2023-02-03T05:00:00Z", 1), ("2023-02-03T06:00:00Z", 2)]
+    );
+    let values = |dim: &str| -> Vec<&str> {
+        ozh[dim]["top"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .filter_map(|v| v["value"].as_str())
+            .collect()
+    };
+    let mut referrers = values("referrer");
+    referrers.sort_unstable();
+    assert_eq!(
+        referrers,
+        ["news.example", "t.co"],
+        "direct is no host: {ozh}"
+    );
+    assert!(values("platform").contains(&"iOS"), "{ozh}");
+    assert!(values("platform").contains(&"Linux"), "{ozh}");
+    assert!(values("browser").contains(&"Safari"), "{ozh}");
+}
+
+#[test]
+fn yourls_click_log_beside_a_phpmyadmin_csv() {
+    let env = Env::new();
+    let links = without_line(&fixture("yourls.csv"), "badurl");
+    let links = env.write("yourls.csv", &links);
+    let links = links.to_str().unwrap();
+    let log = fixture("yourls_log.csv");
+
+    // A row of the log that is not a click stops the import, named by its line in the log.
+    let bad = env.write("yourls_log.csv", &log);
+    let err = env
+        .run(&["--json", "import", links, "--log", bad.to_str().unwrap()])
+        .fails_with(3)
+        .error_json();
+    let line = line_of(&log, "yesterday");
+    assert!(
+        err["fields"][format!("line {line}: click_time")].is_array(),
+        "{err}"
+    );
+    assert!(
+        err["message"].as_str().unwrap().contains("yourls_log.csv"),
+        "{err}"
+    );
+    assert_eq!(env.json(&["links", "list"])["total"], 0);
+
+    let good = env.write("yourls_log-good.csv", &without_line(&log, "yesterday"));
+    let summary = env.json(&["import", links, "--log", good.to_str().unwrap()]);
+    assert_eq!(summary["links_created"], 3);
+    yourls_links(&env, "Zitat: \"Grüße, Welt\"");
+    yourls_history(&env, &summary);
+
+    // The log belongs to YOURLS's links.
+    let bitly = env.write("bitly.json", &fixture("bitly.json"));
+    env.run(&[
+        "import",
+        bitly.to_str().unwrap(),
+        "--log",
+        good.to_str().unwrap(),
+    ])
+    .fails_with(2);
 }
 
 #[test]

@@ -5,7 +5,7 @@
 
 use std::fs::File;
 use std::io::{self, BufRead, BufReader, Read};
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
 
@@ -20,8 +20,9 @@ use super::output::{plural, print, print_json};
 use super::progress::{Counting, Progress, Unit};
 use crate::backend::local::{ImportOptions, ImportRow, ImportSummary, Incoming, Renamed};
 use crate::domain::{Domain, Error, FieldErrors, Id, OnConflict, Place, SpaceInput};
+use crate::server::AgentParser;
 use crate::transfer::foreign::{self, Dropped, ForeignRow, Kind as FileKind, Read as Foreign};
-use crate::transfer::foreign::{ReadOptions, Service, Shape};
+use crate::transfer::foreign::{AgentReader, ClickLog, LogError, ReadOptions, Service, Shape};
 use crate::transfer::{self, Format, FormatError, ImportLink, LinkRecord, SpaceRecord};
 
 #[derive(Debug, Args)]
@@ -46,6 +47,11 @@ pub struct ImportArgs {
     /// profile's own short URLs. Shlink's CSV writes that host on every row.
     #[arg(long, value_name = "HOST")]
     pub default_domain: Vec<String>,
+    /// YOURLS's click log (its yourls_log table) in a file of its own, as phpMyAdmin's CSV or
+    /// an SQL dump: each link keeps its clicks as traffic history. A dump of the whole database
+    /// carries them without it.
+    #[arg(long, value_name = "FILE")]
+    pub log: Option<PathBuf>,
 }
 
 pub(super) fn parse_on_conflict(s: &str) -> Result<OnConflict, String> {
@@ -108,6 +114,16 @@ fn kind_of(args: &ImportArgs, head: &[u8], name: &str) -> CliResult<FileKind> {
 }
 
 pub async fn import(ctx: &Context, args: ImportArgs) -> CliResult {
+    let agents = visitor_agents();
+    if args.log.is_some() && args.from.is_some_and(|s| s != Service::Yourls) {
+        return Err(log_is_for_yourls());
+    }
+    // The click log is read whole before the links, which take their history from it. A
+    // server's API cannot set history: the log is not read for one.
+    let yourls_log = match &args.log {
+        Some(path) if ctx.profile.is_local() => Some(read_click_log(ctx, path, agents.clone())?),
+        _ => None,
+    };
     let name = args.file.display().to_string();
     let (raw, size) = open(&args, &name)?;
     let progress = Progress::start(ctx, &format!("reading {name}"), size, Unit::Bytes);
@@ -120,6 +136,9 @@ pub async fn import(ctx: &Context, args: ImportArgs) -> CliResult {
         .map_err(|e| CliError::failure(format!("cannot read {name}: {e}")))?
         .to_vec();
     let kind = kind_of(&args, &head, &name)?;
+    if args.log.is_some() && kind.service != Service::Yourls {
+        return Err(log_is_for_yourls());
+    }
     if kind.service == Service::Linkdeck && kind.shape == Shape::Sql {
         return Err(CliError::usage(format!(
             "{name} looks like an SQL dump: give --from yourls for YOURLS's yourls_url table"
@@ -143,16 +162,11 @@ pub async fn import(ctx: &Context, args: ImportArgs) -> CliResult {
             shift: None,
         };
         if kind.shape == Shape::Csv {
-            let mut bytes = Vec::new();
-            input
-                .read_to_end(&mut bytes)
-                .map_err(|e| CliError::failure(format!("cannot read {name}: {e}")))?;
-            let bundle =
-                transfer::read(&bytes, Format::Csv).map_err(|e| not_valid(&name, kind, e))?;
-            let spaces = own.spaces(bundle.spaces);
+            // A CSV file declares its spaces in its rows, as they come.
+            let rows = transfer::stream_csv(input).map_err(|e| not_valid(&name, kind, e))?;
             (
-                spaces,
-                Box::new(bundle.links.into_iter().map(move |n| own.row(Ok(n)))),
+                Vec::new(),
+                Box::new(rows.flat_map(move |read| own.csv_row(read))),
             )
         } else {
             let (head, links) =
@@ -176,6 +190,8 @@ pub async fn import(ctx: &Context, args: ImportArgs) -> CliResult {
         };
         let opts = ReadOptions {
             timezone: ctx.timezone().clone(),
+            agents,
+            yourls_log,
         };
         let reads = foreign::rows(kind, input, opts, dropped.clone());
         let mut adapter = adapter;
@@ -221,6 +237,49 @@ pub async fn import(ctx: &Context, args: ImportArgs) -> CliResult {
         &dropped,
         lost_passwords.load(Ordering::Relaxed),
     )
+}
+
+fn log_is_for_yourls() -> CliError {
+    CliError::usage("--log is YOURLS's click log (yourls_log): give it with a YOURLS export")
+}
+
+/// Platforms and browsers of logged User-Agents, read as `linkdeck serve` reads a visitor's.
+fn visitor_agents() -> AgentReader {
+    let parser = AgentParser::default();
+    Arc::new(move |ua: &str| {
+        let agent = parser.parse(ua);
+        (agent.os.clone(), agent.browser.clone())
+    })
+}
+
+/// Reads the click log given with `--log`, naming it in its errors.
+fn read_click_log(ctx: &Context, path: &Path, agents: AgentReader) -> CliResult<ClickLog> {
+    let name = path.display().to_string();
+    let file =
+        File::open(path).map_err(|e| CliError::failure(format!("cannot read {name}: {e}")))?;
+    let size = file.metadata().ok().map(|m| m.len());
+    let progress = Progress::start(ctx, &format!("reading {name}"), size, Unit::Bytes);
+    let mut input: Box<dyn BufRead + Send> = Box::new(BufReader::with_capacity(
+        256 * 1024,
+        Counting::new(file, progress.clone()),
+    ));
+    let head = input
+        .fill_buf()
+        .map_err(|e| CliError::failure(format!("cannot read {name}: {e}")))?;
+    let shape = foreign::sniff_shape(head);
+    let read = foreign::read_yourls_log(input, shape, agents);
+    progress.finish();
+    read.map_err(|e| match e {
+        LogError::Broken(e) => not_valid(
+            &name,
+            FileKind {
+                service: Service::Yourls,
+                shape,
+            },
+            e,
+        ),
+        LogError::Invalid(fields) => named(Error::Validation(fields), &name),
+    })
 }
 
 /// `sho.rt`, `https://sho.rt/` → `sho.rt`.
@@ -280,6 +339,23 @@ impl Own {
             .iter()
             .map(|n| (Place::line(n.line), n.record.to_input()))
             .collect()
+    }
+
+    /// A CSV row: the space it declares, if any, then its link.
+    fn csv_row(
+        &self,
+        read: Result<transfer::CsvRow, FormatError>,
+    ) -> impl Iterator<Item = Incoming> + use<> {
+        match read {
+            Ok(row) => [
+                row.space
+                    .map(|n| Incoming::Space(Place::line(n.line), n.record.to_input())),
+                Some(self.row(Ok(row.link))),
+            ],
+            Err(e) => [Some(self.row(Err(e))), None],
+        }
+        .into_iter()
+        .flatten()
     }
 
     fn row(&self, read: Result<transfer::Numbered<LinkRecord>, FormatError>) -> Incoming {
@@ -415,7 +491,7 @@ impl Adapter {
 async fn import_to_server(
     ctx: &Context,
     backend: &dyn crate::backend::Backend,
-    spaces: Vec<(Place, SpaceInput)>,
+    mut spaces: Vec<(Place, SpaceInput)>,
     rows: Box<dyn Iterator<Item = Incoming> + Send>,
     on_conflict: OnConflict,
     progress: &Progress,
@@ -423,13 +499,21 @@ async fn import_to_server(
     let mut dest = Destination::load(backend, ctx.timezone().clone()).await?;
     let mut errors = FieldErrors::default();
     let mut plan = Vec::new();
-    for (place, input) in &spaces {
+    let check_space = |errors: &mut FieldErrors, place: &Place, input: &SpaceInput| {
         if let Err(e) = crate::domain::validate_space_input(input, crate::domain::Mode::Create) {
             errors.add_at(place, e);
         }
+    };
+    for (place, input) in &spaces {
+        check_space(&mut errors, place, input);
     }
     for incoming in rows {
         match incoming {
+            // Declared on the way (a CSV file's): created with the others before any link.
+            Incoming::Space(place, input) => {
+                check_space(&mut errors, &place, &input);
+                spaces.push((place, input));
+            }
             Incoming::Row(row) => match dest.check(*row, on_conflict) {
                 Ok(Decision::Send(planned)) => plan.push(*planned),
                 Ok(Decision::AlreadyThere | Decision::Skipped) => {}

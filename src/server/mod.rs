@@ -40,7 +40,7 @@ use tokio::sync::oneshot;
 pub use api::LimitKey;
 pub use clicks::{Ledger, Reservation};
 pub use redirect::merge_query;
-pub use visitor::platform_of;
+pub use visitor::{AgentParser, platform_of};
 
 use crate::backend::local::serving::LocalService;
 use crate::domain::{Error, RedirectStatus, Result};

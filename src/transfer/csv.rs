@@ -1,10 +1,12 @@
 //! The CSV format: one row per link, with a header row naming the columns (any order, any
 //! subset that includes `url`). Spaces travel in the `space` and `space_color` columns.
+//!
+//! An import reads the file as a stream ([`stream_csv`]), a row at a time.
 
-use std::collections::HashMap;
-use std::io::Write;
+use std::collections::{HashMap, HashSet};
+use std::io::{Read, Write};
 
-use ::csv::{ReaderBuilder, StringRecord, Writer};
+use ::csv::{ReaderBuilder, StringRecord, StringRecordsIntoIter, Writer};
 
 use super::record::PasswordField;
 use super::rules::{decode_keyed, decode_values, encode_keyed, encode_values};
@@ -56,12 +58,45 @@ const COLUMNS: [Column; 19] = {
     ]
 };
 
+/// A row of a CSV file: its link, and the space it declares when it is the first row to name
+/// that space with a colour.
+#[derive(Debug, Clone, PartialEq)]
+pub struct CsvRow {
+    pub space: Option<Numbered<SpaceRecord>>,
+    pub link: Numbered<LinkRecord>,
+}
+
+/// Reads a whole CSV file held in memory (the rows of [`stream_csv`], gathered).
 pub fn read_csv(bytes: &[u8]) -> Result<Bundle, FormatError> {
+    let mut bundle = Bundle::default();
+    for row in stream_csv(bytes)? {
+        let row = row?;
+        bundle.spaces.extend(row.space);
+        bundle.links.push(row.link);
+    }
+    Ok(bundle)
+}
+
+/// Reads a CSV file's header row, and gives its rows as a stream: memory does not grow with
+/// the file (it holds one row, and the names of the spaces declared so far). A file that is
+/// not valid further on ends the stream with its error (and nothing after it).
+pub fn stream_csv<R: Read>(input: R) -> Result<CsvRows<R>, FormatError> {
     let mut reader = ReaderBuilder::new()
         .has_headers(true)
         .flexible(false)
-        .from_reader(bytes);
-    let headers = reader.headers().map_err(csv_error)?.clone();
+        .from_reader(input);
+    let headers = reader.headers().map_err(csv_error)?;
+    let index = column_index(headers)?;
+    Ok(CsvRows {
+        rows: reader.into_records(),
+        index,
+        colored: HashSet::new(),
+        done: false,
+    })
+}
+
+/// Where each known column is, from the header row.
+fn column_index(headers: &StringRecord) -> Result<HashMap<Column, usize>, FormatError> {
     let mut index: HashMap<Column, usize> = HashMap::new();
     for (i, name) in headers.iter().enumerate() {
         let name = name.trim();
@@ -91,15 +126,42 @@ pub fn read_csv(bytes: &[u8]) -> Result<Bundle, FormatError> {
             format!("the header row has no \"{}\" column", F::Url.name()),
         ));
     }
+    Ok(index)
+}
 
-    let mut bundle = Bundle::default();
-    let mut colored: HashMap<String, ()> = HashMap::new();
-    for row in reader.records() {
-        let row = row.map_err(csv_error)?;
+/// The rows of a CSV file, one at a time (see [`stream_csv`]).
+pub struct CsvRows<R> {
+    rows: StringRecordsIntoIter<R>,
+    index: HashMap<Column, usize>,
+    /// Name keys of the spaces a row has declared.
+    colored: HashSet<String>,
+    done: bool,
+}
+
+impl<R: Read> Iterator for CsvRows<R> {
+    type Item = Result<CsvRow, FormatError>;
+
+    fn next(&mut self) -> Option<Self::Item> {
+        if self.done {
+            return None;
+        }
+        let read = self
+            .rows
+            .next()?
+            .map_err(csv_error)
+            .and_then(|row| self.row(&row));
+        self.done = read.is_err();
+        Some(read)
+    }
+}
+
+impl<R> CsvRows<R> {
+    fn row(&mut self, row: &StringRecord) -> Result<CsvRow, FormatError> {
         let line = row
             .position()
             .map_or(0, |p| usize::try_from(p.line()).unwrap_or(usize::MAX));
-        let cell = |column: Column| cell(&row, &index, column);
+        let index = &self.index;
+        let cell = |column: Column| cell(row, index, column);
         let field = |field: LinkField| cell(Column::Link(field));
         let record = LinkRecord {
             url: field(F::Url),
@@ -137,21 +199,24 @@ pub fn read_csv(bytes: &[u8]) -> Result<Bundle, FormatError> {
             rotation: field(F::Rotation).map(|c| decode_values(&c)),
             traffic: None,
         };
-        if let (Some(space), Some(color)) = (&record.space, cell(Column::SpaceColor)) {
+        let mut space = None;
+        if let (Some(name), Some(color)) = (&record.space, cell(Column::SpaceColor)) {
             // The first row naming a space with a colour defines it.
-            if colored.insert(space_name_key(space), ()).is_none() {
-                bundle.spaces.push(Numbered {
+            if self.colored.insert(space_name_key(name)) {
+                space = Some(Numbered {
                     line,
                     record: SpaceRecord {
-                        name: space.clone(),
+                        name: name.clone(),
                         color: Scalar::Text(color),
                     },
                 });
             }
         }
-        bundle.links.push(Numbered { line, record });
+        Ok(CsvRow {
+            space,
+            link: Numbered { line, record },
+        })
     }
-    Ok(bundle)
 }
 
 /// The non-empty, trimmed text of a column, or `None`.

@@ -16,7 +16,7 @@ use std::path::Path;
 
 use crate::domain::Place;
 
-pub use self::csv::{CsvWriter, read_csv};
+pub use self::csv::{CsvRow, CsvRows, CsvWriter, read_csv, stream_csv};
 pub use self::json::{JsonHead, JsonLinks, JsonWriter, read_json, stream_json};
 pub use record::{ImportLink, LinkRecord, Scalar, SpaceRecord, TrafficRecord};
 

@@ -164,6 +164,25 @@ fn csv_errors_name_the_line() {
 }
 
 #[test]
+fn a_csv_stream_declares_each_space_once_and_ends_at_a_broken_row() {
+    let text = "url,space,space_color\n\
+                https://a.example,Launch,\n\
+                https://b.example,launch,red\n\
+                https://c.example,LAUNCH,blue\n\
+                https://d.example,x,y,z\n\
+                https://e.example,Launch,\n";
+    let rows: Vec<_> = stream_csv(text.as_bytes()).unwrap().collect();
+    assert_eq!(rows.len(), 4, "nothing after the broken row");
+    let declared: Vec<(usize, String)> = rows
+        .iter()
+        .filter_map(|r| r.as_ref().ok()?.space.as_ref())
+        .map(|s| (s.line, s.record.color.to_input()))
+        .collect();
+    assert_eq!(declared, [(3, "red".to_owned())]);
+    assert_eq!(rows[3].as_ref().unwrap_err().line, Some(5));
+}
+
+#[test]
 fn unknown_domain_is_a_field_error() {
     let record = LinkRecord {
         url: Some("https://a.example".into()),

@@ -87,6 +87,24 @@ fn import_and_export_through_a_server() {
         .ok()
         .json();
     assert_eq!(page["total"], 7);
+    // A CSV file declares its spaces in its rows: the server gets each, in its colour, before
+    // the links, even one whose colour comes after a row naming it.
+    let csv = env.write(
+        "late.csv",
+        "url,alias,space,space_color\nhttps://a.example,csv-a,Late,\n\
+         https://b.example,csv-b,late,purple\n",
+    );
+    let summary = remote(&["--json", "import", csv.to_str().unwrap()])
+        .ok()
+        .json();
+    assert_eq!(summary["links_created"], 2, "{summary}");
+    assert_eq!(summary["spaces_created"], 1, "{summary}");
+    let page = remote(&["--json", "links", "list", "--space", "Late"])
+        .ok()
+        .json();
+    assert_eq!(page["total"], 2);
+    assert_eq!(page["items"][0]["space"]["color"], 6, "{page}");
+
     // Local-only commands say so.
     let run = remote(&["domains", "add", "sho.rt"]).fails_with(2);
     assert!(run.stderr.contains("local"), "{}", run.stderr);

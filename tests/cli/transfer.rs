@@ -398,3 +398,60 @@ fn demo_file_loads() {
         assert!(any(&|l| l["target_type"] == t), "target type {t}");
     }
 }
+
+#[test]
+fn a_csv_space_may_get_its_colour_on_a_later_row() {
+    let env = Env::new();
+    let rows = "url,alias,space,space_color\n\
+                https://a.example,a,Launch,\n\
+                https://b.example,b,launch,green\n";
+    // A space no row gives a colour stops the import at every row that names it.
+    let file = env.write(
+        "never.csv",
+        &format!("{rows}https://c.example,c,Other,\nhttps://d.example,d,other,\n"),
+    );
+    let err = env
+        .run(&["--json", "import", file.to_str().unwrap()])
+        .fails_with(3)
+        .error_json();
+    let fields: Vec<&String> = err["fields"].as_object().unwrap().keys().collect();
+    assert_eq!(fields, ["line 4: space", "line 5: space"], "{err}");
+    assert_eq!(env.json(&["links", "list"])["total"], 0);
+    assert_eq!(env.json(&["spaces", "list"])["total"], 0);
+
+    // Read as a stream, the row before the colour still lands in the space the colour makes.
+    let file = env.write("late.csv", rows);
+    let summary = env.json(&["import", file.to_str().unwrap()]);
+    assert_eq!(summary["spaces_created"], 1, "{summary}");
+    let spaces = env.json(&["spaces", "list"]);
+    assert_eq!(spaces["total"], 1);
+    assert_eq!(
+        spaces["items"][0]["name"], "launch",
+        "as line 3 declares it"
+    );
+    assert_eq!(spaces["items"][0]["color"], 4, "green, from line 3");
+    for alias in ["a", "b"] {
+        let link = env.json(&["links", "show", alias]);
+        assert_eq!(link["space"]["name"], "launch", "{link}");
+    }
+}
+
+#[test]
+fn a_csv_import_past_one_write_chunk_still_writes_nothing_for_a_bad_last_row() {
+    // More rows than the import moves into the links table at a time (20,000): the first chunk
+    // is written inside the transaction before the bad row is read.
+    let env = Env::new();
+    let mut csv = String::from("url,alias,space,space_color\n");
+    for i in 0..20_500 {
+        csv.push_str(&format!("https://example.com/{i},l{i},Bulk,blue\n"));
+    }
+    csv.push_str("javascript:alert(1),last,Bulk,\n");
+    let file = env.write("big.csv", &csv);
+    let err = env
+        .run(&["--json", "import", file.to_str().unwrap()])
+        .fails_with(3)
+        .error_json();
+    assert!(err["fields"]["line 20502: url"].is_array(), "{err}");
+    assert_eq!(env.json(&["links", "list"])["total"], 0);
+    assert_eq!(env.json(&["spaces", "list"])["total"], 0);
+}

@@ -69,12 +69,14 @@ pub struct ImportRow {
     pub carried: Carried,
 }
 
-/// What a source hands the import: a row, the errors of a row it could not read (already keyed
-/// by place, `line 12: url`), or the end of what it can read (a file that is not valid further
-/// on: the import stops there and writes nothing).
+/// What a source hands the import: a row, a space it declares on the way (linkdeck's CSV names
+/// a space's colour in the first row that has one), the errors of a row it could not read
+/// (already keyed by place, `line 12: url`), or the end of what it can read (a file that is
+/// not valid further on: the import stops there and writes nothing).
 #[derive(Debug, Clone, PartialEq)]
 pub enum Incoming {
     Row(Box<ImportRow>),
+    Space(Place, SpaceInput),
     Invalid(FieldErrors),
     Broken(FieldErrors),
 }
@@ -99,6 +101,7 @@ struct Checked {
 
 enum Prepared {
     Row(Box<Checked>),
+    Space(Place, SpacePatch),
     Invalid(FieldErrors),
     Broken(FieldErrors),
 }
@@ -200,6 +203,14 @@ fn check_rows(
     for incoming in rows {
         let prepared = match incoming {
             Incoming::Row(row) => check_row(*row, tz),
+            Incoming::Space(place, input) => match validate_space_input(&input, Mode::Create) {
+                Ok(patch) => Prepared::Space(place, patch),
+                Err(e) => {
+                    let mut keyed = FieldErrors::default();
+                    keyed.add_at(place, e);
+                    Prepared::Invalid(keyed)
+                }
+            },
             Incoming::Invalid(e) => Prepared::Invalid(e),
             Incoming::Broken(e) => Prepared::Broken(e),
         };
@@ -270,6 +281,19 @@ fn check_row(row: ImportRow, tz: &jiff::tz::TimeZone) -> Prepared {
     }))
 }
 
+/// A space rows named before it was declared: its id, and the errors its rows are if the
+/// declaration never comes.
+struct Undeclared {
+    id: Id,
+    rows: FieldErrors,
+}
+
+fn one_error(field: &str, message: String) -> FieldErrors {
+    let mut one = FieldErrors::default();
+    one.add(field, message);
+    one
+}
+
 /// The writer's side of an import: the rules that need stored state, inside the transaction.
 struct Writer<'a, 't> {
     tx: &'a Transaction<'t>,
@@ -285,6 +309,10 @@ struct Writer<'a, 't> {
     owned_domains: HashSet<Id>,
     /// Colour of the next space made for a row.
     next_color: u8,
+    /// Spaces rows named before any declared them (by name key): made at once, so the rows
+    /// can be staged, and given their colour when the declaration comes further on. One still
+    /// here at the end was never declared: its rows are errors.
+    undeclared: HashMap<String, Undeclared>,
     /// Aliases staged in the current chunk, by domain (0 for none); earlier chunks are in the
     /// links table already.
     chunk_aliases: HashSet<(Id, String)>,
@@ -323,6 +351,7 @@ impl<'a, 't> Writer<'a, 't> {
             owned_spaces,
             owned_domains,
             next_color: 1,
+            undeclared: HashMap::new(),
             chunk_aliases: HashSet::new(),
             staged: None,
             histories: Vec::new(),
@@ -331,27 +360,44 @@ impl<'a, 't> Writer<'a, 't> {
     }
 
     fn add_error(&mut self, place: Place, field: &str, message: impl Into<String>) {
-        let mut one = FieldErrors::default();
-        one.add(field, message);
-        self.errors.add_at(place, one);
+        self.errors.add_at(place, one_error(field, message.into()));
     }
 
     fn declare_spaces(&mut self, spaces: Vec<(Place, SpacePatch)>) -> Result<()> {
         for (place, patch) in spaces {
-            let (Some(name), Some(color)) = (patch.name, patch.color) else {
-                continue;
-            };
-            if self.space_ids.contains_key(&space_name_key(&name)) {
-                self.summary.spaces_reused += 1;
-                continue;
-            }
-            // Reaching here with a taken name means the lookup and the index disagree.
-            if spaces::id_by_name(self.tx, self.owner, &name, None)?.is_some() {
-                self.add_error(place, "name", NAME_TAKEN);
-                continue;
-            }
-            self.make_space(&name, color)?;
+            self.declare_space(place, patch)?;
         }
+        Ok(())
+    }
+
+    /// A space the source declares: reused when it exists, made otherwise; when rows named it
+    /// before, it takes the declaration's name and colour.
+    fn declare_space(&mut self, place: Place, patch: SpacePatch) -> Result<()> {
+        let (Some(name), Some(color)) = (patch.name, patch.color) else {
+            return Ok(());
+        };
+        let key = space_name_key(&name);
+        if let Some(early) = self.undeclared.remove(&key) {
+            spaces::update(
+                self.tx,
+                self.owner,
+                early.id,
+                Some(&name),
+                Some(color),
+                self.now.as_second(),
+            )?;
+            return Ok(());
+        }
+        if self.space_ids.contains_key(&key) {
+            self.summary.spaces_reused += 1;
+            return Ok(());
+        }
+        // Reaching here with a taken name means the lookup and the index disagree.
+        if spaces::id_by_name(self.tx, self.owner, &name, None)?.is_some() {
+            self.add_error(place, "name", NAME_TAKEN);
+            return Ok(());
+        }
+        self.make_space(&name, color)?;
         Ok(())
     }
 
@@ -368,6 +414,7 @@ impl<'a, 't> Writer<'a, 't> {
             for prepared in batch {
                 match prepared {
                     Prepared::Row(row) => self.take(*row)?,
+                    Prepared::Space(place, patch) => self.declare_space(place, patch)?,
                     Prepared::Invalid(e) => self.errors.merge(e),
                     Prepared::Broken(e) => {
                         self.errors.merge(e);
@@ -379,18 +426,50 @@ impl<'a, 't> Writer<'a, 't> {
         Ok(())
     }
 
-    /// The space a row names, made for it when the import may make spaces.
+    /// The space a row names, made for it when the import may make spaces. Without that, a
+    /// space nobody declared yet is made in the first colour and waits for its declaration
+    /// further on (see [`Writer::undeclared`]).
     fn space_of(&mut self, place: Place, name: &str) -> Result<Option<Id>> {
-        if let Some(&id) = self.space_ids.get(&space_name_key(name)) {
+        let key = space_name_key(name);
+        if let Some(early) = self.undeclared.get_mut(&key) {
+            early.rows.add_at(
+                place,
+                one_error(LinkField::Space.name(), format!("no space is named {name}")),
+            );
+            return Ok(Some(early.id));
+        }
+        if let Some(&id) = self.space_ids.get(&key) {
             return Ok(Some(id));
         }
         if !self.create_spaces {
-            self.add_error(
-                place,
-                LinkField::Space.name(),
-                format!("no space is named {name}"),
+            let valid = validate_space_input(
+                &SpaceInput {
+                    name: Some(name.to_owned()),
+                    color: Some("1".into()),
+                },
+                Mode::Create,
             );
-            return Ok(None);
+            let Ok(SpacePatch {
+                name: Some(name),
+                color: Some(color),
+            }) = valid
+            else {
+                // No declaration could make it either.
+                self.add_error(
+                    place,
+                    LinkField::Space.name(),
+                    format!("no space is named {name}"),
+                );
+                return Ok(None);
+            };
+            let id = self.make_space(&name, color)?;
+            let mut rows = FieldErrors::default();
+            rows.add_at(
+                place,
+                one_error(LinkField::Space.name(), format!("no space is named {name}")),
+            );
+            self.undeclared.insert(key, Undeclared { id, rows });
+            return Ok(Some(id));
         }
         let patch = validate_space_input(
             &SpaceInput {
@@ -569,6 +648,9 @@ impl<'a, 't> Writer<'a, 't> {
     }
 
     fn finish(mut self) -> Result<ImportSummary> {
+        for (_, never) in self.undeclared.drain() {
+            self.errors.merge(never.rows);
+        }
         if !self.errors.is_empty() {
             return Err(Error::Validation(self.errors));
         }

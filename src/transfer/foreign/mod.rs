@@ -11,6 +11,7 @@ pub mod scan;
 mod shlink;
 pub mod sqldump;
 mod yourls;
+mod yourls_log;
 
 use std::collections::BTreeMap;
 use std::fmt;
@@ -22,6 +23,9 @@ use jiff::tz::TimeZone;
 
 use super::{FormatError, LinkRecord};
 use crate::domain::{FieldErrors, Place, format_expiry_input};
+
+pub use yourls::{LogError, read_log as read_yourls_log};
+pub use yourls_log::{AgentReader, ClickLog};
 
 /// The services whose exports linkdeck reads (`--from`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
@@ -105,7 +109,16 @@ pub fn detect(head: &[u8]) -> Option<Kind> {
             Service::Linkdeck
         }
         Shape::Json => return None,
-        Shape::Sql if text.to_ascii_lowercase().contains("keyword") => Service::Yourls,
+        // A dump's `yourls_log` comes first and may fill the head before `yourls_url` shows.
+        Shape::Sql
+            if {
+                let lower = text.to_ascii_lowercase();
+                lower.contains("keyword")
+                    || lower.contains("shorturl") && lower.contains("click_time")
+            } =>
+        {
+            Service::Yourls
+        }
         Shape::Sql => return None,
         Shape::Csv => {
             let first = text
@@ -133,10 +146,13 @@ pub fn detect(head: &[u8]) -> Option<Kind> {
 }
 
 /// What the readers need beyond the file.
-#[derive(Debug, Clone)]
 pub struct ReadOptions {
     /// The zone expiry dates are written in (the profile's).
     pub timezone: TimeZone,
+    /// Reads the User-Agents of a click log (YOURLS's) as the server would.
+    pub agents: AgentReader,
+    /// YOURLS's click log, read from a file of its own (`--log`) before the links.
+    pub yourls_log: Option<ClickLog>,
 }
 
 /// A row read from a foreign file, before the import's options apply.
@@ -173,12 +189,20 @@ pub struct Dropped(Arc<Mutex<BTreeMap<&'static str, usize>>>);
 
 impl Dropped {
     pub fn note(&self, what: &'static str) {
+        self.add(what, 1);
+    }
+
+    /// Notes `what` for `links` links at once (none: nothing is noted).
+    pub fn add(&self, what: &'static str, links: usize) {
+        if links == 0 {
+            return;
+        }
         *self
             .0
             .lock()
             .unwrap_or_else(|e| e.into_inner())
             .entry(what)
-            .or_default() += 1;
+            .or_default() += links;
     }
 
     /// What was dropped, and from how many links.
@@ -201,8 +225,13 @@ pub fn rows(
 ) -> Box<dyn Iterator<Item = Read> + Send> {
     match (kind.service, kind.shape) {
         (Service::Bitly, _) => Box::new(bitly::rows(input, dropped)),
-        (Service::Yourls, Shape::Sql) => Box::new(yourls::sql_rows(input, dropped)),
-        (Service::Yourls, _) => Box::new(yourls::csv_rows(input, dropped)),
+        (Service::Yourls, Shape::Sql) => Box::new(yourls::sql_rows(
+            input,
+            dropped,
+            opts.yourls_log,
+            opts.agents,
+        )),
+        (Service::Yourls, _) => Box::new(yourls::csv_rows(input, dropped, opts.yourls_log)),
         (Service::Shlink, Shape::Json) => Box::new(shlink::json_rows(input, opts, dropped)),
         (Service::Shlink, _) => Box::new(shlink::csv_rows(input, dropped)),
         (Service::Kutt, _) => Box::new(kutt::rows(input, opts, dropped)),

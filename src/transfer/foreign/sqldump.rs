@@ -7,6 +7,7 @@
 
 use std::collections::HashMap;
 use std::io::BufRead;
+use std::sync::Arc;
 
 use super::super::FormatError;
 use super::scan::Bytes;
@@ -32,11 +33,13 @@ impl SqlValue {
     }
 }
 
-/// One row of an `INSERT`, with the column names that apply to it.
+/// One row of an `INSERT`, with its table and the column names that apply to it (shared by
+/// the rows of one statement).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct SqlRow {
     pub place: Place,
-    pub columns: Vec<String>,
+    pub table: Arc<str>,
+    pub columns: Arc<[String]>,
     pub values: Vec<SqlValue>,
 }
 
@@ -59,8 +62,8 @@ pub struct SqlDump<R> {
     tables: HashMap<String, Vec<String>>,
     /// Columns a table has when the dump holds no `CREATE TABLE` for it.
     fallback: fn(&str) -> Vec<String>,
-    /// Inside an `INSERT` of a wanted table: its columns, and the rows read so far.
-    insert: Option<(Vec<String>, usize)>,
+    /// Inside an `INSERT` of a wanted table: the table, its columns, and the rows read so far.
+    insert: Option<(Arc<str>, Arc<[String]>, usize)>,
     done: bool,
     /// Whether any wanted table was seen.
     pub seen: bool,
@@ -355,7 +358,7 @@ impl<R: BufRead> SqlDump<R> {
         if !values.eq_ignore_ascii_case("values") && !values.eq_ignore_ascii_case("value") {
             return Err(self.error(format!("expected VALUES but found {values}")));
         }
-        self.insert = Some((columns, 0));
+        self.insert = Some((Arc::from(table.as_str()), Arc::from(columns), 0));
         Ok(())
     }
 
@@ -394,7 +397,7 @@ impl<R: BufRead> SqlDump<R> {
 
     /// The next row of the current `INSERT`, or `None` at its end.
     fn row(&mut self) -> Result<Option<SqlRow>, FormatError> {
-        let Some((columns, n)) = self.insert.take() else {
+        let Some((table, columns, n)) = self.insert.take() else {
             return Ok(None);
         };
         self.skip()?;
@@ -427,10 +430,11 @@ impl<R: BufRead> SqlDump<R> {
                 line,
                 row: Some(n + 1),
             },
+            table: table.clone(),
             columns: columns.clone(),
             values,
         };
-        self.insert = Some((columns, n + 1));
+        self.insert = Some((table, columns, n + 1));
         Ok(Some(row))
     }
 
@@ -514,6 +518,7 @@ mod tests {
         assert_eq!(rows[0].get("keyword"), Some("k1"));
         assert_eq!(rows[0].get("url"), Some("https://a.example/?q=1&r=it's"));
         assert_eq!(rows[0].place.to_string(), "line 11, row 1");
+        assert_eq!(&*rows[0].table, "x_url");
         assert_eq!(rows[1].place.to_string(), "line 11, row 2");
         assert_eq!(rows[1].get("url"), None);
         assert_eq!(rows[2].get("keyword"), Some("k3"));

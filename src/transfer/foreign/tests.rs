@@ -89,6 +89,14 @@ fn files_are_recognised_from_their_first_bytes() {
         kind("-- MariaDB dump\nCREATE TABLE `yourls_url` (`keyword` varchar(100))"),
         Some((Service::Yourls, Shape::Sql))
     );
+    // A long click log fills the head before yourls_url shows.
+    assert_eq!(
+        kind(
+            "-- MySQL dump\nCREATE TABLE `yourls_log` (`click_id` int, `click_time` datetime, \
+             `shorturl` varchar(100))"
+        ),
+        Some((Service::Yourls, Shape::Sql))
+    );
     assert_eq!(
         kind("url,alias\nhttps://a,b\n"),
         Some((Service::Linkdeck, Shape::Csv))
@@ -164,4 +172,40 @@ fn runs_cut_by_tiny_buffers_read_the_same() {
     assert_eq!(whole.len(), 5);
     assert_eq!(whole[1].0, 2);
     assert_eq!(whole[2], (4, "\"s\\\\\"".to_owned()));
+}
+
+#[test]
+fn yourls_clicks_logged_after_the_links_are_noted_not_carried() {
+    let links = "INSERT INTO `yourls_url` VALUES \
+                 ('a','https://a.example','A','2023-01-01 00:00:00','10.0.0.1',3);\n";
+    let log = "INSERT INTO `yourls_log` VALUES \
+               (1,'2023-01-02 00:00:00','a','direct','-','10.0.0.1','FR');\n";
+    let history = |dump: String| {
+        let dropped = Dropped::default();
+        let agents: AgentReader = std::sync::Arc::new(|_: &str| (None, None));
+        let reads: Vec<Read> = yourls::sql_rows(
+            Box::new(std::io::Cursor::new(dump)),
+            dropped.clone(),
+            None,
+            agents,
+        )
+        .collect();
+        let traffic = match reads.as_slice() {
+            [Read::Row(row)] => row.record.traffic.clone(),
+            other => panic!("{other:?}"),
+        };
+        let mut dropped = dropped.entries();
+        dropped.retain(|(what, _)| what.contains("yourls_log"));
+        (traffic.map_or(0, |t| t.len()), dropped)
+    };
+    // mysqldump's order: the log first, carried.
+    assert_eq!(history(format!("{log}{links}")), (1, Vec::new()));
+    // After the links: too late for them, and said so.
+    let (hours, dropped) = history(format!("{links}{log}"));
+    assert_eq!(hours, 0);
+    assert_eq!(dropped.len(), 1);
+    assert!(
+        dropped[0].0.contains("after the yourls_url rows"),
+        "{dropped:?}"
+    );
 }
