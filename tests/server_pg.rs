@@ -50,6 +50,17 @@ impl Database {
             .unwrap()
     }
 
+    /// A superuser connection to the cluster's `postgres` database, for what is done to this
+    /// database from outside (dropping it).
+    pub async fn admin(&self) -> Client {
+        let (base, _) = self.url.rsplit_once('/').unwrap();
+        let mut config: tokio_postgres::Config = format!("{base}/postgres").parse().unwrap();
+        config.password(pg_cluster::PASSWORD);
+        let (sql, connection) = config.connect(NoTls).await.unwrap();
+        tokio::spawn(connection);
+        sql
+    }
+
     /// The id of owner `name`.
     pub async fn owner(&self, name: &str) -> Id {
         self.sql

@@ -5,12 +5,12 @@
 use std::net::{IpAddr, SocketAddr};
 use std::sync::Arc;
 
-use axum::Router;
 use axum::extract::{ConnectInfo, RawQuery, Request, State};
 use axum::http::{HeaderMap, HeaderValue, StatusCode, header};
 use axum::middleware::{self, Next};
 use axum::response::{IntoResponse, Response};
 use axum::routing::get;
+use axum::{Json, Router};
 
 use super::error::ApiError;
 use super::extract::{Caller, RecordId, V1Form};
@@ -54,9 +54,17 @@ pub fn router(state: Arc<AppState>) -> Router<Arc<AppState>> {
         .route_layer(middleware::from_fn_with_state(state, authenticate));
     Router::new()
         .nest("/api/v1", v1)
+        .route("/api/health", get(health))
         .route("/api", axum::routing::any(not_found))
         .route("/api/", axum::routing::any(not_found))
         .route("/api/{*rest}", axum::routing::any(not_found))
+}
+
+/// For load balancers: 200 once the database answers, 503 (with the reason) when it does not.
+/// No key needed, and nothing about the data in the answer.
+async fn health(State(state): State<Arc<AppState>>) -> Result<Json<serde_json::Value>, ApiError> {
+    state.service.ping().await?;
+    Ok(Json(serde_json::json!({"status": "ok"})))
 }
 
 async fn not_found() -> ApiError {

@@ -11,6 +11,15 @@ fn is_rfc3339_utc(v: &Value) -> bool {
 }
 
 #[tokio::test]
+async fn health_answers_without_a_key() {
+    let s = TestServer::start().await;
+    let response = s.client.get(s.url("/api/health")).send().await.unwrap();
+    let (status, _, body) = json(response).await;
+    assert_eq!(status, StatusCode::OK);
+    assert_eq!(body, json!({"status": "ok"}));
+}
+
+#[tokio::test]
 async fn link_crud_round_trip() {
     let s = TestServer::start().await;
     let space = {

@@ -150,34 +150,52 @@ async fn rotation_takes_turns_across_servers() {
 async fn an_edit_elsewhere_is_served_by_the_other_server_within_a_second() {
     let Some(db) = database().await else { return };
     let sandbox = Sandbox::default();
-    let (_, owner) = key(&db, &sandbox).await;
-    db.link(owner, "moving", "https://example.com/before", 0, &[])
+    let (key, owner) = key(&db, &sandbox).await;
+    let id = db
+        .link(owner, "moving", "https://example.com/before", 0, &[])
         .await;
-    let server = sandbox.serve(&db.url);
+    let (a, b) = (sandbox.serve(&db.url), sandbox.serve(&db.url));
     let http = client();
     // Looked up once, so the server has it cached.
-    let r = visit(&http, &server, "/moving").await;
+    let r = visit(&http, &b, "/moving").await;
     assert_eq!(location(&r), "https://example.com/before");
 
-    // Another process changes the link. (Links are edited through the API and the CLI once
-    // their PostgreSQL port lands; the database's own notification is what carries any edit.)
-    db.sql
-        .execute(
-            "UPDATE links SET url = 'https://example.com/after' WHERE alias = 'moving'",
-            &[],
-        )
+    // Edited through the other server's API, then through the CLI: each edit is served by `b`
+    // within a second.
+    let r = http
+        .put(a.url(&format!("/api/v1/links/{id}")))
+        .bearer_auth(&key)
+        .header("accept", "application/json")
+        .form(&[("url", "https://example.com/through-the-api")])
+        .send()
         .await
         .unwrap();
+    assert_eq!(r.status(), StatusCode::OK, "{}", r.text().await.unwrap());
+    served_within_a_second(&http, &b, "/moving", "https://example.com/through-the-api").await;
+    sandbox.run(
+        &db.url,
+        &[
+            "links",
+            "update",
+            "moving",
+            "--url",
+            "https://example.com/through-the-cli",
+        ],
+    );
+    served_within_a_second(&http, &b, "/moving", "https://example.com/through-the-cli").await;
+    a.stop();
+    b.stop();
+}
+
+/// Visits `path` on `server` until it redirects to `url`; fails if that takes over a second.
+async fn served_within_a_second(http: &reqwest::Client, server: &Server, path: &str, url: &str) {
     let edited = tokio::time::Instant::now();
     let mut seen = Vec::new();
     loop {
-        let r = visit(&http, &server, "/moving").await;
+        let r = visit(http, server, path).await;
         seen.push(location(&r));
-        if seen
-            .last()
-            .is_some_and(|l| l == "https://example.com/after")
-        {
-            break;
+        if seen.last().is_some_and(|l| l == url) {
+            return;
         }
         assert!(
             edited.elapsed() < Duration::from_secs(1),
@@ -185,7 +203,32 @@ async fn an_edit_elsewhere_is_served_by_the_other_server_within_a_second() {
         );
         tokio::time::sleep(Duration::from_millis(10)).await;
     }
-    server.stop();
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn health_says_whether_the_database_answers() {
+    let Some(db) = database().await else { return };
+    let sandbox = Sandbox::default();
+    let server = sandbox.serve(&db.url);
+    let http = client();
+    let r = http.get(server.url("/api/health")).send().await.unwrap();
+    assert_eq!(r.status(), StatusCode::OK);
+    assert_eq!(r.json::<Value>().await.unwrap()["status"], "ok");
+    // The database goes away under the server (its connections cut): a load balancer must
+    // hear it, as JSON, not a hang or an HTML page. (The reason goes to the server's log: it
+    // names the database, which strangers need not know.)
+    let name = db.url.rsplit('/').next().unwrap().to_owned();
+    let admin = db.admin().await;
+    admin
+        .execute(&format!("DROP DATABASE \"{name}\" WITH (FORCE)"), &[])
+        .await
+        .unwrap();
+    let r = http.get(server.url("/api/health")).send().await.unwrap();
+    assert_eq!(r.status(), StatusCode::SERVICE_UNAVAILABLE);
+    let body: Value = r.json().await.unwrap();
+    assert_eq!(body["status"], 503, "{body}");
+    let log = server.stop();
+    assert!(log.contains("PostgreSQL"), "{log}");
 }
 
 #[tokio::test]

@@ -180,6 +180,24 @@ impl LocalService {
         }
     }
 
+    /// Asks the database something trivial: whether it can be reached and read now.
+    pub async fn ping(&self) -> Result<()> {
+        match &self.store {
+            Store::Sqlite(db) => {
+                db.read(|conn| conn.query_row("SELECT 1", [], |_| Ok(())).map_err(db_error))
+                    .await
+            }
+            Store::Postgres(pg) => {
+                let client = pg.client().await?;
+                client
+                    .query_one("SELECT 1", &[])
+                    .await
+                    .map(|_| ())
+                    .map_err(pg::pg_error)
+            }
+        }
+    }
+
     /// Where the data lives, for messages and `info`.
     pub fn location(&self) -> String {
         match &self.store {
