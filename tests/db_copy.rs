@@ -166,6 +166,21 @@ async fn a_file_copied_into_postgresql_and_back_is_the_same_database() {
     let counts = on_pg.table_counts().await.unwrap();
     assert_eq!(counts.of("links"), 3);
     assert_eq!(counts.of("visit_log"), 40);
+    // The search indexes, set aside while the rows went in, are back.
+    let mut config: tokio_postgres::Config = pg.parse().unwrap();
+    config.password(pg_cluster::PASSWORD);
+    let (sql, connection) = config.connect(tokio_postgres::NoTls).await.unwrap();
+    tokio::spawn(connection);
+    let trigram: i64 = sql
+        .query_one(
+            "SELECT count(*) FROM pg_indexes WHERE tablename = 'links' \
+             AND indexdef LIKE '%gin_trgm_ops%'",
+            &[],
+        )
+        .await
+        .unwrap()
+        .get(0);
+    assert_eq!(trigram, 3);
 }
 
 #[tokio::test(flavor = "multi_thread")]
