@@ -4,6 +4,7 @@
 pub mod bulk;
 pub mod local;
 pub mod remote;
+pub mod secret;
 pub mod trash;
 
 use async_trait::async_trait;

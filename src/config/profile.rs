@@ -22,6 +22,7 @@ pub const DEFAULT_TIMEOUT_SECS: u64 = crate::backend::DEFAULT_REMOTE_TIMEOUT.as_
 pub(super) struct ProfileToml {
     pub backend: BackendKind,
     pub db: Option<DbLocation>,
+    pub db_password_command: Option<String>,
     pub public_url: Option<BaseUrl>,
     pub timezone: Option<ZoneName>,
     pub base_url: Option<BaseUrl>,
@@ -102,6 +103,20 @@ impl ProfileToml {
     pub(super) fn check(self) -> Result<Profile, String> {
         match self.backend {
             BackendKind::Local => {
+                let db = match (
+                    self.db.map(DbLocation::into_location),
+                    self.db_password_command,
+                ) {
+                    (Some(StoreLocation::Postgres(target)), Some(command)) => Some(
+                        StoreLocation::Postgres(target.with_password_command(command)),
+                    ),
+                    (_, Some(_)) => {
+                        return Err(
+                            "db_password_command applies to a PostgreSQL db (postgres://…)".into(),
+                        );
+                    }
+                    (db, None) => db,
+                };
                 let stray = [
                     ("base_url", self.base_url.is_some()),
                     ("api_key_env", self.api_key_env.is_some()),
@@ -109,12 +124,13 @@ impl ProfileToml {
                     ("timeout_secs", self.timeout_secs.is_some()),
                 ];
                 if let Some((key, _)) = stray.iter().find(|(_, set)| *set) {
+                    // Unquoted: messages hide long quoted text, which may be a secret.
                     return Err(format!(
-                        "`{key}` applies only to profiles with backend = \"remote\""
+                        "{key} applies only to profiles with backend = \"remote\""
                     ));
                 }
                 Ok(Profile::Local(LocalProfile {
-                    db: self.db.map(DbLocation::into_location),
+                    db,
                     public_url: self.public_url,
                     timezone: self.timezone,
                     fetch_titles: self.fetch_titles.unwrap_or(false),
@@ -126,13 +142,14 @@ impl ProfileToml {
             BackendKind::Remote => {
                 let stray = [
                     ("db", self.db.is_some()),
+                    ("db_password_command", self.db_password_command.is_some()),
                     ("public_url", self.public_url.is_some()),
                     ("fetch_titles", self.fetch_titles.is_some()),
                     ("trash_days", self.trash_days.is_some()),
                 ];
                 if let Some((key, _)) = stray.iter().find(|(_, set)| *set) {
                     return Err(format!(
-                        "`{key}` applies only to profiles with backend = \"local\""
+                        "{key} applies only to profiles with backend = \"local\""
                     ));
                 }
                 let base_url = self.base_url.ok_or("a remote profile needs `base_url`")?;

@@ -329,3 +329,47 @@ fn a_bad_base_url_fails_at_load_with_file_and_line() {
         assert!(!err.contains("hunter2"), "the password was printed: {err}");
     }
 }
+
+#[test]
+fn a_database_password_command_belongs_to_a_postgresql_database() {
+    let err = parse(
+        "[profiles.home]\nbackend = \"local\"\ndb = \"home.db\"\ndb_password_command = \"pass show db\"\n",
+    )
+    .unwrap_err()
+    .to_string();
+    assert!(
+        err.contains("db_password_command applies to a PostgreSQL db"),
+        "{err}"
+    );
+    let err = parse(
+        "[profiles.work]\nbackend = \"remote\"\nbase_url = \"https://l.example\"\napi_key_env = \"K\"\ndb_password_command = \"x\"\n",
+    )
+    .unwrap_err()
+    .to_string();
+    assert!(
+        err.contains("db_password_command applies only to profiles with backend = \"local\""),
+        "{err}"
+    );
+    let config = parse(
+        "[profiles.shared]\nbackend = \"local\"\ndb = \"postgres://links@db/links\"\ndb_password_command = \"pass show db\"\n",
+    )
+    .unwrap();
+    let Some(Profile::Local(LocalProfile {
+        db: Some(StoreLocation::Postgres(target)),
+        ..
+    })) = config.profiles.get("shared")
+    else {
+        panic!(
+            "not a PostgreSQL profile: {:?}",
+            config.profiles.get("shared")
+        );
+    };
+    assert_eq!(
+        target,
+        &linkdeck_target("postgres://links@db/links").with_password_command("pass show db")
+    );
+}
+
+fn linkdeck_target(url: &str) -> crate::backend::local::pg::PgTarget {
+    crate::backend::local::pg::PgTarget::parse(url).unwrap()
+}

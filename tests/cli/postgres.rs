@@ -199,3 +199,54 @@ fn a_wrong_database_password_is_refused_without_showing_it() {
     );
     assert!(!refused.stdout.contains("not-the-password-42"));
 }
+
+#[test]
+fn a_profile_gets_its_database_password_from_a_command() {
+    let Some(pg) = PgEnv::new() else {
+        return;
+    };
+    let secret = pg.env.write("secret", pg_cluster::PASSWORD);
+    let config = pg.env.write(
+        "pg.toml",
+        &format!(
+            "default_profile = \"shared\"\n\n[profiles.shared]\nbackend = \"local\"\n\
+             db = \"{}\"\ndb_password_command = \"cat '{}'\"\n",
+            pg.url,
+            secret.display()
+        ),
+    );
+    let on_profile = |args: &[&str]| {
+        let mut cmd = pg.env.bare();
+        cmd.arg("--config")
+            .arg(&config)
+            .env_remove("LINKDECK_DB_PASSWORD")
+            .env_remove("PGPASSWORD")
+            .args(args);
+        run(&mut cmd)
+    };
+    on_profile(&[
+        "links",
+        "create",
+        "https://example.com/from-a-command",
+        "--alias",
+        "cmd",
+    ])
+    .ok();
+    assert_eq!(
+        aliases_of(
+            &on_profile(&["--json", "links", "list", "--all"])
+                .ok()
+                .json()
+        ),
+        ["cmd"]
+    );
+    // A command that fails says so in one line, without running anything else.
+    std::fs::remove_file(&secret).unwrap();
+    let failed = on_profile(&["links", "list"]);
+    assert_eq!(failed.code, 6, "{}", failed.stderr);
+    assert!(
+        failed.stderr.contains("db_password_command failed"),
+        "{}",
+        failed.stderr
+    );
+}

@@ -1,7 +1,6 @@
 //! The API key: held in a type that never prints it, and read from where a profile says.
 
 use std::fmt;
-use std::process::{Command, Stdio};
 
 use crate::domain::{Error, Result};
 
@@ -70,37 +69,15 @@ impl KeySource {
 }
 
 fn run_key_command(command: &str) -> Result<ApiKey> {
-    let output = Command::new("sh")
-        .arg("-c")
-        .arg(command)
-        .stdin(Stdio::null())
-        .output()
-        .map_err(|e| Error::Unauthorized(format!("cannot run the api_key_command with sh: {e}")))?;
-    if !output.status.success() {
-        // The first line of stderr usually says why (a locked password store, a missing entry);
-        // it is the command's own message, not the key.
-        let stderr = String::from_utf8_lossy(&output.stderr);
-        let reason = stderr.lines().find(|l| !l.trim().is_empty()).unwrap_or("");
-        let reason: String = reason.trim().chars().take(200).collect();
-        let status = match output.status.code() {
-            Some(code) => format!("exit status {code}"),
-            None => "killed by a signal".to_owned(),
-        };
-        return Err(Error::Unauthorized(if reason.is_empty() {
-            format!("the api_key_command failed ({status})")
-        } else {
-            format!("the api_key_command failed ({status}): {reason}")
-        }));
-    }
-    let stdout = String::from_utf8(output.stdout).map_err(|_| {
-        Error::Unauthorized("the api_key_command printed something that is not UTF-8".into())
-    })?;
-    match stdout.lines().find(|l| !l.trim().is_empty()) {
-        Some(line) => ApiKey::new(line),
-        None => Err(Error::Unauthorized(
-            "the api_key_command printed no API key".into(),
-        )),
-    }
+    let line =
+        crate::backend::secret::from_command(command, "api_key_command", Error::Unauthorized)
+            .map_err(|e| match e {
+                Error::Unauthorized(m) if m.ends_with("printed nothing") => {
+                    Error::Unauthorized("the api_key_command printed no API key".into())
+                }
+                other => other,
+            })?;
+    ApiKey::new(line)
 }
 
 #[cfg(test)]

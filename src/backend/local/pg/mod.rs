@@ -75,7 +75,11 @@ impl std::fmt::Debug for Pg {
 impl Pg {
     /// Connects, brings the schema up to date and starts listening for changes.
     pub async fn connect(target: &PgTarget) -> Result<Pg> {
-        let config = target.config();
+        let resolved = target.clone();
+        let resolved = tokio::task::spawn_blocking(move || resolved.resolve_password())
+            .await
+            .map_err(|e| Error::Unavailable(format!("db_password_command: {e}")))??;
+        let config = resolved.config();
         let manager = Manager::from_config(
             config.clone(),
             NoTls,

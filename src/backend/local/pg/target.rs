@@ -18,6 +18,8 @@ pub struct PgTarget {
     /// A password given by the program itself (a test's cluster, a password command's answer);
     /// the environment's is read otherwise.
     password: Option<String>,
+    /// The profile's `db_password_command`, run when the database is opened.
+    password_command: Option<String>,
 }
 
 impl PgTarget {
@@ -45,6 +47,7 @@ impl PgTarget {
         Ok(PgTarget {
             written: raw,
             password: None,
+            password_command: None,
         })
     }
 
@@ -52,6 +55,27 @@ impl PgTarget {
     pub fn with_password(mut self, password: impl Into<String>) -> PgTarget {
         self.password = Some(password.into());
         self
+    }
+
+    /// The same database, logged in to with the first line `command` prints (run when the
+    /// database is opened, by [`PgTarget::resolve_password`]).
+    pub fn with_password_command(mut self, command: impl Into<String>) -> PgTarget {
+        self.password_command = Some(command.into());
+        self
+    }
+
+    /// Runs the password command, if there is one, and keeps its answer.
+    pub fn resolve_password(&self) -> crate::domain::Result<PgTarget> {
+        let mut resolved = self.clone();
+        if let Some(command) = &self.password_command {
+            let password = crate::backend::secret::from_command(
+                command,
+                "db_password_command",
+                crate::domain::Error::Unavailable,
+            )?;
+            resolved.password = Some(password);
+        }
+        Ok(resolved)
     }
 
     /// The connection settings with the password: the one given, else the environment's.
@@ -108,5 +132,26 @@ mod tests {
                 .contains("no user")
         );
         assert!(PgTarget::parse("postgres://").is_err());
+    }
+
+    #[test]
+    fn a_password_command_is_run_once_when_asked_and_its_first_line_used() {
+        let target = PgTarget::parse("postgres://links@db/linkdeck")
+            .unwrap()
+            .with_password_command("printf '\\n  pw-from-store \\nnotes\\n'");
+        let resolved = target.resolve_password().unwrap();
+        assert_eq!(
+            resolved.config().get_password(),
+            Some(&b"pw-from-store"[..])
+        );
+        assert_eq!(format!("{resolved:?}"), "postgres://links@db/linkdeck");
+        let failing = PgTarget::parse("postgres://links@db/linkdeck")
+            .unwrap()
+            .with_password_command("echo 'store is locked' >&2; exit 2");
+        let err = failing.resolve_password().unwrap_err().to_string();
+        assert!(
+            err.contains("db_password_command failed (exit status 2): store is locked"),
+            "{err}"
+        );
     }
 }
