@@ -348,6 +348,48 @@ async fn rate_limit_answers_429_with_headers() {
     assert_eq!(r.status(), StatusCode::TOO_MANY_REQUESTS);
 }
 
+/// Another program keeping every write waiting longer than the service waits gets the API's
+/// writer an answer — 503, in the API's words — never a request left hanging; once it is gone,
+/// the same write goes through.
+#[tokio::test]
+async fn a_write_kept_waiting_by_another_program_is_answered_503() {
+    let Some(s) = crate::serve(ServeOptions::default()).await else {
+        return;
+    };
+    let link = s
+        .create_link(&[("url", "https://example.com/before"), ("alias", "held")])
+        .await;
+    let id = link["id"].as_i64().unwrap();
+    let path = format!("/api/v1/links/{id}");
+    let edit = || {
+        s.api(Method::PATCH, &path)
+            .form(&[("url", "https://example.com/after")])
+            .send()
+    };
+    let held = s.hold_writes().await;
+    let (status, _, body) = json(edit().await.unwrap()).await;
+    assert_eq!(status, StatusCode::SERVICE_UNAVAILABLE, "{body}");
+    assert_eq!(
+        body["message"],
+        "The service is unavailable; try again later."
+    );
+    // The terminal app and the CLI, on the service itself, are told why, in one wording.
+    let mine = s.service.for_owner(s.owner_id);
+    let input = linkdeck::domain::LinkInput {
+        url: Some("https://example.com/direct".into()),
+        ..Default::default()
+    };
+    let refused = linkdeck::backend::Backend::update_link(&mine, id, &input).await;
+    assert_eq!(
+        refused.unwrap_err().to_string(),
+        "unavailable: the database is busy: another program has it locked; try again in a moment"
+    );
+    held.release().await;
+    let (status, _, body) = json(edit().await.unwrap()).await;
+    assert_eq!(status, StatusCode::OK, "{body}");
+    assert_eq!(body["data"]["url"], "https://example.com/after");
+}
+
 #[tokio::test]
 async fn keys_are_stored_only_as_digests() {
     let Some(s) = crate::serve(ServeOptions::default()).await else {
