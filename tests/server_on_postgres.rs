@@ -63,21 +63,23 @@ async fn serve(opts: ServeOptions) -> Option<TestServer> {
     Some(TestServer::start_on(store()?, opts).await)
 }
 
+/// The shared modules' sources.
+const SOURCES: [(&str, &str); 6] = [
+    ("api", include_str!("server/api.rs")),
+    ("cli", include_str!("server/cli.rs")),
+    ("errors", include_str!("server/errors.rs")),
+    ("hardening", include_str!("server/hardening.rs")),
+    ("redirects", include_str!("server/redirects.rs")),
+    ("traffic", include_str!("server/traffic.rs")),
+];
+
 /// Each name in [`NOT_ON_POSTGRES`] is a test of its module, so that none is listed after it
 /// was renamed or removed.
 #[test]
 fn every_test_not_on_postgres_exists() {
-    let sources = [
-        ("api", include_str!("server/api.rs")),
-        ("cli", include_str!("server/cli.rs")),
-        ("errors", include_str!("server/errors.rs")),
-        ("hardening", include_str!("server/hardening.rs")),
-        ("redirects", include_str!("server/redirects.rs")),
-        ("traffic", include_str!("server/traffic.rs")),
-    ];
     for (name, _) in NOT_ON_POSTGRES {
         let (module, test) = name.split_once("::").unwrap();
-        let (_, source) = sources
+        let (_, source) = SOURCES
             .iter()
             .find(|(m, _)| *m == module)
             .unwrap_or_else(|| panic!("{name}: no module {module}"));
@@ -85,5 +87,23 @@ fn every_test_not_on_postgres_exists() {
             source.contains(&format!("#[tokio::test]\nasync fn {test}()")),
             "{name} is not a test of {module}"
         );
+    }
+}
+
+/// No shared test opens a store of its own choosing: it would run on SQLite here too, unseen.
+#[test]
+fn the_shared_tests_open_only_this_crates_store() {
+    for (module, source) in SOURCES {
+        for chosen in [
+            "TestServer::start(",
+            "TestServer::start_with(",
+            "LocalService::open(",
+        ] {
+            assert!(
+                !source.contains(chosen),
+                "server/{module}.rs calls {chosen}…): start servers with crate::serve, and give \
+                 the binary crate::store()'s database"
+            );
+        }
     }
 }
