@@ -1,6 +1,9 @@
-//! `linkdeck serve` end to end: real HTTP on a loopback port, a real database in a temporary
-//! directory. `api` covers the v1 API's records, `errors` every refused request, `redirects` the
-//! short links and click counting, `cli` the real binary.
+//! `linkdeck serve` end to end: real HTTP on a loopback port, a real SQLite database in a
+//! temporary directory. `api` covers the v1 API's records, `errors` every refused request,
+//! `redirects` the short links and click counting, `cli` the real binary.
+//!
+//! The same modules run on PostgreSQL in `server_on_postgres.rs`: they start their servers and
+//! databases through [`store`] and [`serve`] below, never on a store of their own choosing.
 
 mod common;
 
@@ -16,3 +19,16 @@ mod hardening;
 mod redirects;
 #[path = "server/traffic.rs"]
 mod traffic;
+
+use common::{Store, TestServer};
+use linkdeck::server::ServeOptions;
+
+/// The store of the calling test: a SQLite file, for every test of this crate.
+fn store() -> Option<Store> {
+    Some(Store::Sqlite)
+}
+
+/// A server for the calling test on [`store`]; `None` when the test does not run here.
+async fn serve(opts: ServeOptions) -> Option<TestServer> {
+    Some(TestServer::start_on(store()?, opts).await)
+}

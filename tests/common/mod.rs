@@ -1,22 +1,107 @@
 //! Shared helpers for the server tests: a real `linkdeck serve` on an ephemeral loopback port
-//! over a real database in a temporary directory, a client that never follows redirects, and
-//! the address a `linkdeck serve` child process says it listens on.
+//! over a real database — a SQLite file in a temporary directory, or a PostgreSQL database
+//! ([`Store`]) — a client that never follows redirects, and the address a `linkdeck serve` child
+//! process says it listens on. What a test reads back from the database it reads through the
+//! store-neutral helpers here, so that one test source runs on both stores.
 
 #![allow(dead_code)]
 
+use std::ffi::OsString;
+use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::time::Duration;
 
 use jiff::Timestamp;
-use linkdeck::backend::local::{LocalOptions, LocalService};
+use linkdeck::backend::local::pg::PgTarget;
+use linkdeck::backend::local::{LocalOptions, LocalService, StoreLocation};
 use linkdeck::domain::{FixedClock, Id};
 use linkdeck::server::{ServeOptions, ServerHandle};
 use reqwest::{Method, RequestBuilder, Response, StatusCode};
 use serde_json::Value;
 use tempfile::TempDir;
 
+/// Where a test's data lives.
+#[derive(Clone)]
+pub enum Store {
+    /// A SQLite file in the test's temporary directory.
+    Sqlite,
+    /// A PostgreSQL database of its own: its URL, without the password, and the password
+    /// (given in-process, never through the environment of this process).
+    Postgres { url: String, password: String },
+}
+
+impl Store {
+    /// Where the service opens this store; a SQLite file is `dir/file`.
+    pub fn location(&self, dir: &Path, file: &str) -> StoreLocation {
+        match self {
+            Store::Sqlite => StoreLocation::File(dir.join(file)),
+            Store::Postgres { url, password } => StoreLocation::Postgres(
+                PgTarget::parse(url)
+                    .unwrap()
+                    .with_password(password.clone()),
+            ),
+        }
+    }
+
+    /// The same store for the real binary: its `--db` argument and the environment it needs.
+    pub fn for_binary(&self, dir: &Path, file: &str) -> BinaryDb {
+        match self {
+            Store::Sqlite => BinaryDb {
+                arg: dir.join(file).into_os_string(),
+                env: Vec::new(),
+            },
+            Store::Postgres { url, password } => BinaryDb {
+                arg: url.into(),
+                env: vec![("LINKDECK_DB_PASSWORD", password.clone())],
+            },
+        }
+    }
+}
+
+/// A database as the real binary is told of it.
+pub struct BinaryDb {
+    /// What follows `--db`.
+    pub arg: OsString,
+    /// What the binary's environment must hold besides (the PostgreSQL password).
+    pub env: Vec<(&'static str, String)>,
+}
+
+impl BinaryDb {
+    /// Gives `cmd` this database: `--db …` and its environment.
+    pub fn apply<'c>(&self, cmd: &'c mut std::process::Command) -> &'c mut std::process::Command {
+        cmd.arg("--db")
+            .arg(&self.arg)
+            .envs(self.env.iter().map(|(k, v)| (*k, v)))
+    }
+}
+
+/// A logged visit: (country, platform, referrer, language).
+pub type LoggedVisit = (
+    Option<String>,
+    Option<String>,
+    Option<String>,
+    Option<String>,
+);
+
+/// Writes kept out of a test's database by another connection ([`TestServer::hold_writes`]).
+pub enum WriteHold {
+    Sqlite(rusqlite::Connection),
+    Postgres(tokio_postgres::Client),
+}
+
+impl WriteHold {
+    /// Lets the writes in again.
+    pub async fn release(self) {
+        match self {
+            WriteHold::Sqlite(conn) => conn.execute_batch("ROLLBACK").unwrap(),
+            WriteHold::Postgres(client) => client.batch_execute("ROLLBACK").await.unwrap(),
+        }
+    }
+}
+
 pub struct TestServer {
     pub dir: TempDir,
+    pub location: StoreLocation,
     pub service: LocalService,
     pub clock: Arc<FixedClock>,
     pub handle: Option<ServerHandle>,
@@ -50,19 +135,26 @@ impl TestServer {
         Self::start_with(ServeOptions::default()).await
     }
 
-    pub async fn start_with(mut opts: ServeOptions) -> TestServer {
+    pub async fn start_with(opts: ServeOptions) -> TestServer {
+        Self::start_on(Store::Sqlite, opts).await
+    }
+
+    /// A server over `store`, with an owner `alice` and a key of hers.
+    pub async fn start_on(store: Store, mut opts: ServeOptions) -> TestServer {
         let dir = tempfile::tempdir().unwrap();
         let clock = Arc::new(FixedClock::new(start_time()));
         let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
         let base = format!("http://{}", listener.local_addr().unwrap());
-        let service = LocalService::open(
-            &dir.path().join("linkdeck.db"),
+        let location = store.location(dir.path(), "linkdeck.db");
+        let service = LocalService::open_at(
+            &location,
             LocalOptions {
                 public_url: base.clone(),
                 clock: clock.clone(),
                 ..LocalOptions::default()
             },
         )
+        .await
         .unwrap();
         let owner = service.add_owner("alice").await.unwrap();
         let (key, _) = service.create_key(owner.id, Some("tests")).await.unwrap();
@@ -74,6 +166,7 @@ impl TestServer {
             .unwrap();
         TestServer {
             dir,
+            location,
             service,
             clock,
             handle: Some(handle),
@@ -146,8 +239,35 @@ impl TestServer {
         }
     }
 
+    /// Another service on this server's database, with connections of its own: what the
+    /// terminal app or the CLI in another process would open.
+    pub async fn another_service(&self) -> LocalService {
+        LocalService::open_at(&self.location, LocalOptions::default())
+            .await
+            .unwrap()
+    }
+
+    /// Whether this server runs on PostgreSQL.
+    pub fn on_postgres(&self) -> bool {
+        self.service.pg().is_some()
+    }
+
     /// A link's clicks and visit rows as stored in the database.
     pub async fn stored_clicks(&self, link_id: Id) -> (i64, i64) {
+        if let Some(pg) = self.service.pg() {
+            let row = pg
+                .client()
+                .await
+                .unwrap()
+                .query_one(
+                    "SELECT (SELECT clicks FROM links WHERE id = $1),
+                            (SELECT count(*) FROM visit_log WHERE link_id = $1)",
+                    &[&link_id],
+                )
+                .await
+                .unwrap();
+            return (row.get(0), row.get(1));
+        }
         self.service
             .db()
             .unwrap()
@@ -171,23 +291,33 @@ impl TestServer {
     }
 
     /// The visit rows of a link: (country, platform, referrer, language).
-    pub async fn visits(
-        &self,
-        link_id: Id,
-    ) -> Vec<(
-        Option<String>,
-        Option<String>,
-        Option<String>,
-        Option<String>,
-    )> {
+    pub async fn visits(&self, link_id: Id) -> Vec<LoggedVisit> {
+        const SELECT: &str = "SELECT country, platform, referrer, language FROM visit_log";
+        if let Some(pg) = self.service.pg() {
+            let sql = format!("{SELECT} WHERE link_id = $1 ORDER BY id");
+            let rows = pg
+                .client()
+                .await
+                .unwrap()
+                .query(&sql, &[&link_id])
+                .await
+                .unwrap();
+            return rows
+                .iter()
+                .map(|r| (r.get(0), r.get(1), r.get(2), r.get(3)))
+                .collect();
+        }
         self.service
-            .db().unwrap()
+            .db()
+            .unwrap()
             .read(move |conn| {
                 let mut stmt = conn
-                    .prepare("SELECT country, platform, referrer, language FROM visit_log WHERE link_id = ?1 ORDER BY id")
+                    .prepare(&format!("{SELECT} WHERE link_id = ?1 ORDER BY id"))
                     .unwrap();
                 let rows = stmt
-                    .query_map([link_id], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?, r.get(3)?)))
+                    .query_map([link_id], |r| {
+                        Ok((r.get(0)?, r.get(1)?, r.get(2)?, r.get(3)?))
+                    })
                     .unwrap()
                     .collect::<Result<Vec<_>, _>>()
                     .unwrap();
@@ -195,6 +325,127 @@ impl TestServer {
             })
             .await
             .unwrap()
+    }
+
+    /// Every visit row in the log, of whichever link.
+    pub async fn logged_visits(&self) -> i64 {
+        const SQL: &str = "SELECT count(*) FROM visit_log";
+        if let Some(pg) = self.service.pg() {
+            let client = pg.client().await.unwrap();
+            return client.query_one(SQL, &[]).await.unwrap().get(0);
+        }
+        self.service
+            .db()
+            .unwrap()
+            .read(|conn| Ok(conn.query_row(SQL, [], |r| r.get(0)).unwrap()))
+            .await
+            .unwrap()
+    }
+
+    /// The API keys as stored: (digest, prefix) of each.
+    pub async fn stored_keys(&self) -> Vec<(Vec<u8>, String)> {
+        const SQL: &str = "SELECT digest, prefix FROM api_keys ORDER BY id";
+        if let Some(pg) = self.service.pg() {
+            let client = pg.client().await.unwrap();
+            let rows = client.query(SQL, &[]).await.unwrap();
+            return rows.iter().map(|r| (r.get(0), r.get(1))).collect();
+        }
+        self.service
+            .db()
+            .unwrap()
+            .read(|conn| {
+                let mut stmt = conn.prepare(SQL).unwrap();
+                Ok(stmt
+                    .query_map([], |r| Ok((r.get(0)?, r.get(1)?)))
+                    .unwrap()
+                    .collect::<Result<Vec<_>, _>>()
+                    .unwrap())
+            })
+            .await
+            .unwrap()
+    }
+
+    /// How many bytes the database takes: SQLite's pages (after a checkpoint), or what
+    /// PostgreSQL says this database's files hold.
+    pub async fn stored_bytes(&self) -> u64 {
+        if let Some(pg) = self.service.pg() {
+            let client = pg.client().await.unwrap();
+            let row = client
+                .query_one("SELECT pg_database_size(current_database())", &[])
+                .await
+                .unwrap();
+            return row.get::<_, i64>(0) as u64;
+        }
+        self.service
+            .db()
+            .unwrap()
+            .write(|tx| {
+                let pages: i64 = tx.query_row("PRAGMA page_count", [], |r| r.get(0)).unwrap();
+                let size: i64 = tx.query_row("PRAGMA page_size", [], |r| r.get(0)).unwrap();
+                Ok((pages * size) as u64)
+            })
+            .await
+            .unwrap()
+    }
+
+    /// The files the database has written on disk, everything written so far in them: the
+    /// SQLite file and its write-ahead log; on PostgreSQL, after a checkpoint, this database's
+    /// files and the cluster's write-ahead log.
+    pub async fn files_on_disk(&self) -> Vec<PathBuf> {
+        let Some(pg) = self.service.pg() else {
+            let db = self.dir.path().join("linkdeck.db");
+            return vec![db.clone(), db.with_extension("db-wal")];
+        };
+        let client = pg.client().await.unwrap();
+        client.batch_execute("CHECKPOINT").await.unwrap();
+        let row = client
+            .query_one(
+                "SELECT current_setting('data_directory'), oid::text FROM pg_database
+                 WHERE datname = current_database()",
+                &[],
+            )
+            .await
+            .unwrap();
+        let data = PathBuf::from(row.get::<_, String>(0));
+        let mut files = Vec::new();
+        for dir in [
+            data.join("base").join(row.get::<_, String>(1)),
+            data.join("pg_wal"),
+        ] {
+            for entry in std::fs::read_dir(&dir).unwrap() {
+                let path = entry.unwrap().path();
+                if path.is_file() {
+                    files.push(path);
+                }
+            }
+        }
+        files
+    }
+
+    /// Another connection that keeps every write of a link out until released, as another
+    /// program in a long write would: an exclusive transaction on SQLite; on PostgreSQL an
+    /// `EXCLUSIVE` lock on `links`, which lets reads go on but makes every writer of a link wait.
+    pub async fn hold_writes(&self) -> WriteHold {
+        match &self.location {
+            StoreLocation::File(path) => {
+                let conn = rusqlite::Connection::open(path).unwrap();
+                conn.execute_batch("BEGIN EXCLUSIVE").unwrap();
+                WriteHold::Sqlite(conn)
+            }
+            StoreLocation::Postgres(target) => {
+                let (client, connection) = target
+                    .config()
+                    .connect(tokio_postgres::NoTls)
+                    .await
+                    .unwrap();
+                tokio::spawn(connection);
+                client
+                    .batch_execute("BEGIN; LOCK TABLE links IN EXCLUSIVE MODE")
+                    .await
+                    .unwrap();
+                WriteHold::Postgres(client)
+            }
+        }
     }
 
     /// Waits (under a timeout, no fixed sleep) until the link's stored clicks reach `n`.

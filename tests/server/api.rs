@@ -4,6 +4,7 @@ use reqwest::{Method, StatusCode};
 use serde_json::{Value, json};
 
 use crate::common::{TestServer, json};
+use linkdeck::server::ServeOptions;
 
 fn is_rfc3339_utc(v: &Value) -> bool {
     v.as_str()
@@ -21,7 +22,9 @@ async fn health_answers_without_a_key() {
 
 #[tokio::test]
 async fn link_crud_round_trip() {
-    let s = TestServer::start().await;
+    let Some(s) = crate::serve(ServeOptions::default()).await else {
+        return;
+    };
     let space = {
         let (status, _, body) = json(
             s.api(Method::POST, "/api/v1/spaces")
@@ -234,7 +237,9 @@ async fn link_crud_round_trip() {
 
 #[tokio::test]
 async fn link_lists_page_and_keep_filters() {
-    let s = TestServer::start().await;
+    let Some(s) = crate::serve(ServeOptions::default()).await else {
+        return;
+    };
     for i in 0..23 {
         s.create_link(&[
             ("url", &format!("https://example.com/{i}")),
@@ -311,7 +316,9 @@ async fn link_lists_page_and_keep_filters() {
 
 #[tokio::test]
 async fn space_crud_and_list() {
-    let s = TestServer::start().await;
+    let Some(s) = crate::serve(ServeOptions::default()).await else {
+        return;
+    };
     let (status, _, created) = json(
         s.api(Method::POST, "/api/v1/spaces")
             .form(&[("name", "Marketing"), ("color", "3")])
@@ -416,27 +423,22 @@ async fn space_crud_and_list() {
     );
 }
 
-/// Adds a domain for `owner` straight in the database (the CLI's `domains add` does the same).
-pub async fn add_domain(s: &TestServer, owner: i64, name: &str, host: &str) -> i64 {
-    let (name, host) = (name.to_owned(), host.to_owned());
+/// Adds a domain for `owner` as the CLI's `domains add` does (the API has no way to).
+pub async fn add_domain(s: &TestServer, owner: i64, name: &str) -> i64 {
     s.service
-        .db().unwrap()
-        .write(move |tx| {
-            tx.execute(
-                "INSERT INTO domains (owner_id, name, host, created_at, updated_at) VALUES (?1, ?2, ?3, 0, 0)",
-                rusqlite::params![owner, name, host],
-            )
-            .unwrap();
-            Ok(tx.last_insert_rowid())
-        })
+        .for_owner(owner)
+        .add_domain(name)
         .await
         .unwrap()
+        .id
 }
 
 #[tokio::test]
 async fn domains_are_listed_and_shown() {
-    let s = TestServer::start().await;
-    let id = add_domain(&s, s.owner_id, "https://sho.rt", "sho.rt").await;
+    let Some(s) = crate::serve(ServeOptions::default()).await else {
+        return;
+    };
+    let id = add_domain(&s, s.owner_id, "https://sho.rt").await;
     let (status, _, list) = json(s.api(Method::GET, "/api/v1/domains").send().await.unwrap()).await;
     assert_eq!(status, StatusCode::OK, "{list}");
     assert_eq!(list["meta"]["total"], 1);
@@ -465,7 +467,9 @@ async fn domains_are_listed_and_shown() {
 
 #[tokio::test]
 async fn owners_see_only_their_own_records() {
-    let s = TestServer::start().await;
+    let Some(s) = crate::serve(ServeOptions::default()).await else {
+        return;
+    };
     let link = s.create_link(&[("url", "https://example.com/mine")]).await;
     let (status, _, space) = json(
         s.api(Method::POST, "/api/v1/spaces")
@@ -476,7 +480,7 @@ async fn owners_see_only_their_own_records() {
     )
     .await;
     assert_eq!(status, StatusCode::CREATED);
-    let domain = add_domain(&s, s.owner_id, "https://mine.example", "mine.example").await;
+    let domain = add_domain(&s, s.owner_id, "https://mine.example").await;
     let (_, bob) = s.other_owner("bob").await;
     let not_found = json!({"message": "Resource not found.", "status": 404});
     for (method, path, field) in [

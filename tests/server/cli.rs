@@ -2,12 +2,21 @@
 
 use std::process::{Command, Stdio};
 
-use crate::common::{client, listening_on, location};
+use crate::common::{BinaryDb, client, listening_on, location};
 
-fn linkdeck(db: &std::path::Path) -> Command {
+fn linkdeck(db: &BinaryDb) -> Command {
     let mut cmd = Command::new(env!("CARGO_BIN_EXE_linkdeck"));
-    cmd.arg("--db").arg(db).env_remove("LINKDECK_LOG");
+    db.apply(&mut cmd).env_remove("LINKDECK_LOG");
     cmd
+}
+
+/// A temporary directory and the calling test's database in the store of this crate (a file
+/// `cli.db` in the directory, on SQLite); `None` when the test does not run here.
+fn database() -> Option<(tempfile::TempDir, BinaryDb)> {
+    let store = crate::store()?;
+    let dir = tempfile::tempdir().unwrap();
+    let db = store.for_binary(dir.path(), "cli.db");
+    Some((dir, db))
 }
 
 fn run(cmd: &mut Command) -> String {
@@ -22,8 +31,7 @@ fn run(cmd: &mut Command) -> String {
 
 #[tokio::test]
 async fn keys_and_serve_through_the_binary() {
-    let dir = tempfile::tempdir().unwrap();
-    let db = dir.path().join("cli.db");
+    let Some((_dir, db)) = database() else { return };
     run(linkdeck(&db).args(["owners", "add", "bob"]));
 
     let key = run(linkdeck(&db).args(["--owner", "bob", "keys", "create", "--name", "ci"]));
@@ -108,7 +116,7 @@ async fn keys_and_serve_through_the_binary() {
 /// Starts `serve` through `sh -c PREFIX exec linkdeck …` and returns it with its base URL (read
 /// from "listening on"), or `Err` with everything it wrote when it exits first.
 fn spawn_serve(
-    db: &std::path::Path,
+    db: &BinaryDb,
     prefix: &str,
     extra: &[&str],
 ) -> Result<(Serving, String, std::thread::JoinHandle<String>), String> {
@@ -118,7 +126,8 @@ fn spawn_serve(
         .arg(script)
         .arg(env!("CARGO_BIN_EXE_linkdeck"))
         .arg("--db")
-        .arg(db)
+        .arg(&db.arg)
+        .envs(db.env.iter().map(|(k, v)| (*k, v)))
         .args(["serve", "--listen", "127.0.0.1:0"])
         .args(extra)
         .env_remove("LINKDECK_LOG")
@@ -150,8 +159,7 @@ impl Drop for Serving {
 
 #[tokio::test]
 async fn a_bad_setting_stops_serve_before_it_says_it_listens() {
-    let dir = tempfile::tempdir().unwrap();
-    let db = dir.path().join("cli.db");
+    let Some((dir, db)) = database() else { return };
     let missing = dir.path().join("nonexistent.mmdb");
     let failed = spawn_serve(&db, "", &["--geoip-db", missing.to_str().unwrap()]);
     let Err(output) = failed else {
@@ -166,8 +174,7 @@ async fn a_bad_setting_stops_serve_before_it_says_it_listens() {
 
 #[tokio::test]
 async fn serve_answers_while_idle_sockets_outnumber_its_descriptors() {
-    let dir = tempfile::tempdir().unwrap();
-    let db = dir.path().join("cli.db");
+    let Some((_dir, db)) = database() else { return };
     run(linkdeck(&db).args(["owners", "list"]));
     // 128 descriptors in all for the server; 200 sockets that never send a byte.
     let (server, base, drain) = spawn_serve(&db, "ulimit -n 128 &&", &[]).unwrap();
@@ -191,8 +198,7 @@ async fn serve_answers_while_idle_sockets_outnumber_its_descriptors() {
 
 #[tokio::test]
 async fn serve_logs_in_colour_only_on_a_terminal_without_no_color() {
-    let dir = tempfile::tempdir().unwrap();
-    let db = dir.path().join("cli.db");
+    let Some((_dir, db)) = database() else { return };
     run(linkdeck(&db).args(["owners", "list"]));
     let bin = env!("CARGO_BIN_EXE_linkdeck");
     let log_on_terminal = |no_color: bool| {
@@ -200,10 +206,11 @@ async fn serve_logs_in_colour_only_on_a_terminal_without_no_color() {
         let env = if no_color { "NO_COLOR=1 " } else { "" };
         let inner = format!(
             "{env}timeout -s TERM 3 '{bin}' --db '{}' serve --listen 127.0.0.1:0",
-            db.display()
+            db.arg.display()
         );
         let out = Command::new("script")
             .args(["-q", "-e", "-c", &inner, "/dev/null"])
+            .envs(db.env.iter().map(|(k, v)| (*k, v)))
             .env_remove("LINKDECK_LOG")
             .env_remove("NO_COLOR")
             .stdin(Stdio::null())
@@ -225,8 +232,7 @@ async fn serve_logs_in_colour_only_on_a_terminal_without_no_color() {
 
 #[tokio::test]
 async fn a_second_serve_on_one_database_is_refused_and_counts_stay_exact() {
-    let dir = tempfile::tempdir().unwrap();
-    let db = dir.path().join("cli.db");
+    let Some((_dir, db)) = database() else { return };
     run(linkdeck(&db).args([
         "links",
         "create",

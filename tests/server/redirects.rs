@@ -7,7 +7,7 @@ use futures::StreamExt;
 use reqwest::{Method, StatusCode};
 use serde_json::Value;
 
-use crate::common::{TestServer, json, location};
+use crate::common::{json, location};
 use linkdeck::server::ServeOptions;
 
 const BOT: &str = "Mozilla/5.0 (compatible; Googlebot/2.1; +http://www.google.com/bot.html)";
@@ -28,7 +28,9 @@ async fn body(response: reqwest::Response) -> (StatusCode, String, String) {
 
 #[tokio::test]
 async fn plain_redirect_counts_once_and_merges_the_query() {
-    let mut s = TestServer::start().await;
+    let Some(mut s) = crate::serve(ServeOptions::default()).await else {
+        return;
+    };
     let link = s
         .create_link(&[
             ("url", "https://example.com/p?utm_source=short&keep=1"),
@@ -72,7 +74,9 @@ async fn plain_redirect_counts_once_and_merges_the_query() {
 
 #[tokio::test]
 async fn unknown_alias_is_a_404_page() {
-    let s = TestServer::start().await;
+    let Some(s) = crate::serve(ServeOptions::default()).await else {
+        return;
+    };
     for path in ["/nothing", "/no%20such", "/a.b", "/x/y/z"] {
         let (status, ct, text) = body(s.visit(path, &[]).await).await;
         assert_eq!(status, StatusCode::NOT_FOUND, "{path}");
@@ -83,7 +87,9 @@ async fn unknown_alias_is_a_404_page() {
 
 #[tokio::test]
 async fn expiry_by_date_and_by_clicks() {
-    let mut s = TestServer::start().await;
+    let Some(mut s) = crate::serve(ServeOptions::default()).await else {
+        return;
+    };
     // 2030-01-01 is "now"; both expire a day later.
     let dated = s
         .create_link(&[
@@ -156,11 +162,14 @@ async fn expiry_by_date_and_by_clicks() {
 
 #[tokio::test]
 async fn password_form_right_wrong_and_rate_limited() {
-    let mut s = TestServer::start_with(ServeOptions {
+    let Some(mut s) = crate::serve(ServeOptions {
         password_attempts: 3,
         ..Default::default()
     })
-    .await;
+    .await
+    else {
+        return;
+    };
     let link = s
         .create_link(&[
             ("url", "https://example.com/secret"),
@@ -215,7 +224,9 @@ async fn password_form_right_wrong_and_rate_limited() {
 
 #[tokio::test]
 async fn disabled_bots_and_preview() {
-    let mut s = TestServer::start().await;
+    let Some(mut s) = crate::serve(ServeOptions::default()).await else {
+        return;
+    };
     let off = s
         .create_link(&[
             ("url", "https://example.com/off"),
@@ -270,7 +281,9 @@ async fn disabled_bots_and_preview() {
 
 #[tokio::test]
 async fn scripts_without_an_agent_and_preview_fetchers_are_sent_on_but_not_counted() {
-    let mut s = TestServer::start().await;
+    let Some(mut s) = crate::serve(ServeOptions::default()).await else {
+        return;
+    };
     let link = s
         .create_link(&[("url", "https://example.com/shared"), ("alias", "shared")])
         .await;
@@ -298,7 +311,9 @@ async fn scripts_without_an_agent_and_preview_fetchers_are_sent_on_but_not_count
 
 #[tokio::test]
 async fn a_preview_never_shows_a_destination_its_link_refuses() {
-    let s = TestServer::start().await;
+    let Some(s) = crate::serve(ServeOptions::default()).await else {
+        return;
+    };
     s.create_link(&[
         ("url", "https://secret.example/disabled"),
         ("alias", "off"),
@@ -358,7 +373,9 @@ async fn a_preview_never_shows_a_destination_its_link_refuses() {
 
 #[tokio::test]
 async fn location_is_one_ascii_form_with_or_without_a_visitor_query() {
-    let s = TestServer::start().await;
+    let Some(s) = crate::serve(ServeOptions::default()).await else {
+        return;
+    };
     s.create_link(&[("url", "https://例え.jp/パス?q=値"), ("alias", "jp")])
         .await;
     s.create_link(&[
@@ -388,11 +405,14 @@ async fn location_is_one_ascii_form_with_or_without_a_visitor_query() {
 
 #[tokio::test]
 async fn geo_targeting_by_trusted_header() {
-    let mut s = TestServer::start_with(ServeOptions {
+    let Some(mut s) = crate::serve(ServeOptions {
         geo_header: Some("CF-IPCountry".into()),
         ..Default::default()
     })
-    .await;
+    .await
+    else {
+        return;
+    };
     let link = s
         .create_link(&[
             ("url", "https://example.com/world"),
@@ -441,7 +461,9 @@ async fn geo_targeting_by_trusted_header() {
 
 #[tokio::test]
 async fn platform_targeting_knows_all_nine_platforms() {
-    let mut s = TestServer::start().await;
+    let Some(mut s) = crate::serve(ServeOptions::default()).await else {
+        return;
+    };
     let cases = [
         (
             "iOS",
@@ -521,7 +543,9 @@ async fn platform_targeting_knows_all_nine_platforms() {
 
 #[tokio::test]
 async fn rotation_is_round_robin_and_survives_a_restart() {
-    let mut s = TestServer::start().await;
+    let Some(mut s) = crate::serve(ServeOptions::default()).await else {
+        return;
+    };
     let link = s
         .create_link(&[
             ("url", "https://example.com/main"),
@@ -574,11 +598,14 @@ async fn rotation_is_round_robin_and_survives_a_restart() {
 
 #[tokio::test]
 async fn stats_are_public_only_when_the_link_is() {
-    let mut s = TestServer::start_with(ServeOptions {
+    let Some(mut s) = crate::serve(ServeOptions {
         geo_header: Some("CF-IPCountry".into()),
         ..Default::default()
     })
-    .await;
+    .await
+    else {
+        return;
+    };
     let public = s
         .create_link(&[
             ("url", "https://example.com/p"),
@@ -649,8 +676,10 @@ async fn stats_are_public_only_when_the_link_is() {
 
 #[tokio::test]
 async fn domains_choose_where_an_alias_is_looked_up() {
-    let mut s = TestServer::start().await;
-    let domain = crate::api::add_domain(&s, s.owner_id, "https://sho.rt", "sho.rt").await;
+    let Some(mut s) = crate::serve(ServeOptions::default()).await else {
+        return;
+    };
+    let domain = crate::api::add_domain(&s, s.owner_id, "https://sho.rt").await;
     s.create_link(&[("url", "https://example.com/plain"), ("alias", "same")])
         .await;
     s.create_link(&[
@@ -681,11 +710,14 @@ async fn domains_choose_where_an_alias_is_looked_up() {
 
 #[tokio::test]
 async fn configured_status_and_edits_seen_at_once() {
-    let mut s = TestServer::start_with(ServeOptions {
+    let Some(mut s) = crate::serve(ServeOptions {
         redirect_status: linkdeck::domain::RedirectStatus::FOUND,
         ..Default::default()
     })
-    .await;
+    .await
+    else {
+        return;
+    };
     let link = s
         .create_link(&[("url", "https://example.com/one"), ("alias", "edit")])
         .await;
@@ -710,7 +742,9 @@ async fn configured_status_and_edits_seen_at_once() {
 
 #[tokio::test]
 async fn concurrent_visits_are_all_counted_after_shutdown() {
-    let mut s = TestServer::start().await;
+    let Some(mut s) = crate::serve(ServeOptions::default()).await else {
+        return;
+    };
     let link = s
         .create_link(&[("url", "https://example.com/busy"), ("alias", "busy")])
         .await;
@@ -731,7 +765,9 @@ async fn concurrent_visits_are_all_counted_after_shutdown() {
 
 #[tokio::test]
 async fn click_limit_is_exact_under_concurrency() {
-    let mut s = TestServer::start().await;
+    let Some(mut s) = crate::serve(ServeOptions::default()).await else {
+        return;
+    };
     let link = s
         .create_link(&[
             ("url", "https://example.com/limited"),
@@ -766,12 +802,15 @@ async fn click_limit_is_exact_under_concurrency() {
 #[tokio::test]
 async fn shutdown_writes_clicks_still_pending() {
     // A long flush interval keeps every click pending until the shutdown.
-    let mut s = TestServer::start_with(ServeOptions {
+    let Some(mut s) = crate::serve(ServeOptions {
         flush_interval: std::time::Duration::from_secs(3600),
         flush_batch: 1_000_000,
         ..Default::default()
     })
-    .await;
+    .await
+    else {
+        return;
+    };
     let link = s
         .create_link(&[("url", "https://example.com/late"), ("alias", "late")])
         .await;
@@ -793,12 +832,15 @@ async fn geo_from_a_maxmind_database_when_the_header_is_absent() {
     let dir = tempfile::tempdir().unwrap();
     let mmdb = dir.path().join("country.mmdb");
     crate::common::tiny_geoip_db(&mmdb, "JP");
-    let mut s = TestServer::start_with(ServeOptions {
+    let Some(mut s) = crate::serve(ServeOptions {
         geo_header: Some("CF-IPCountry".into()),
         geoip_db: Some(mmdb),
         ..Default::default()
     })
-    .await;
+    .await
+    else {
+        return;
+    };
     s.create_link(&[
         ("url", "https://example.com/"),
         ("alias", "jp"),
@@ -835,7 +877,9 @@ async fn geo_from_a_maxmind_database_when_the_header_is_absent() {
 
 #[tokio::test]
 async fn head_requests_are_answered_but_not_counted() {
-    let mut s = TestServer::start().await;
+    let Some(mut s) = crate::serve(ServeOptions::default()).await else {
+        return;
+    };
     let link = s
         .create_link(&[("url", "https://example.com/h"), ("alias", "head")])
         .await;
@@ -848,7 +892,9 @@ async fn head_requests_are_answered_but_not_counted() {
 
 #[tokio::test]
 async fn edits_by_another_process_are_seen_promptly() {
-    let mut s = TestServer::start().await;
+    let Some(mut s) = crate::serve(ServeOptions::default()).await else {
+        return;
+    };
     let link = s
         .create_link(&[("url", "https://example.com/before"), ("alias", "shared")])
         .await;
@@ -856,12 +902,8 @@ async fn edits_by_another_process_are_seen_promptly() {
         location(&s.visit("/shared", &[]).await),
         "https://example.com/before"
     );
-    // A second handle on the same file, as the TUI or the CLI in another process would open.
-    let other = linkdeck::backend::local::LocalService::open(
-        &s.dir.path().join("linkdeck.db"),
-        linkdeck::backend::local::LocalOptions::default(),
-    )
-    .unwrap();
+    // A second handle on the same database, as the TUI or the CLI in another process would open.
+    let other = s.another_service().await;
     let backend = other.for_owner(s.owner_id);
     linkdeck::backend::Backend::update_link(
         &backend,
@@ -895,12 +937,15 @@ async fn edits_by_another_process_are_seen_promptly() {
 
 #[tokio::test]
 async fn visits_of_a_link_deleted_before_the_write_are_dropped_not_fatal() {
-    let mut s = TestServer::start_with(ServeOptions {
+    let Some(mut s) = crate::serve(ServeOptions {
         flush_interval: std::time::Duration::from_secs(3600),
         flush_batch: 1_000_000,
         ..Default::default()
     })
-    .await;
+    .await
+    else {
+        return;
+    };
     let gone = s
         .create_link(&[("url", "https://example.com/gone"), ("alias", "gone")])
         .await;
@@ -923,16 +968,9 @@ async fn visits_of_a_link_deleted_before_the_write_are_dropped_not_fatal() {
     assert_eq!(status, StatusCode::NOT_FOUND);
     s.stop().await;
     assert_eq!(s.stored_clicks(id(&kept)).await, (3, 3));
-    let orphans: i64 = s
-        .service
-        .db()
-        .unwrap()
-        .read(|conn| {
-            Ok(conn
-                .query_row("SELECT count(*) FROM visit_log", [], |r| r.get(0))
-                .unwrap())
-        })
-        .await
-        .unwrap();
-    assert_eq!(orphans, 3, "only the kept link's visits are stored");
+    assert_eq!(
+        s.logged_visits().await,
+        3,
+        "only the kept link's visits are stored"
+    );
 }

@@ -59,7 +59,9 @@ fn timeline(record: &Value) -> Vec<u64> {
 
 #[tokio::test]
 async fn visits_through_serve_are_counted_in_every_scope_across_a_daylight_saving_change() {
-    let mut s = TestServer::start_with(quick()).await;
+    let Some(mut s) = crate::serve(quick()).await else {
+        return;
+    };
     let space = s
         .api(Method::POST, "/api/v1/spaces")
         .form(&[("name", "Launch"), ("color", "3")]);
@@ -303,7 +305,9 @@ async fn visits_through_serve_are_counted_in_every_scope_across_a_daylight_savin
 
 #[tokio::test]
 async fn every_stats_path_keeps_owners_apart_and_names_bad_parameters() {
-    let s = TestServer::start_with(quick()).await;
+    let Some(s) = crate::serve(quick()).await else {
+        return;
+    };
     let mine = s
         .create_link(&[("url", "https://example.com/m"), ("alias", "mine")])
         .await;
@@ -373,13 +377,16 @@ async fn every_stats_path_keeps_owners_apart_and_names_bad_parameters() {
 
 #[tokio::test]
 async fn the_public_page_is_cached_briefly_and_rate_limited() {
-    let s = TestServer::start_with(ServeOptions {
+    let Some(s) = crate::serve(ServeOptions {
         stats_cache: Duration::from_secs(600),
         api_rate_limit: 4,
         flush_interval: Duration::from_millis(10),
         ..ServeOptions::default()
     })
-    .await;
+    .await
+    else {
+        return;
+    };
     let link = s
         .create_link(&[
             ("url", "https://example.com/p"),
@@ -423,23 +430,11 @@ async fn the_public_page_is_cached_briefly_and_rate_limited() {
     assert_eq!(body["message"], "Too Many Attempts.");
 }
 
-/// The size of the database's main file after a checkpoint, in bytes.
-async fn stored_bytes(s: &TestServer) -> u64 {
-    s.service
-        .db()
-        .unwrap()
-        .write(|tx| {
-            let pages: i64 = tx.query_row("PRAGMA page_count", [], |r| r.get(0)).unwrap();
-            let size: i64 = tx.query_row("PRAGMA page_size", [], |r| r.get(0)).unwrap();
-            Ok((pages * size) as u64)
-        })
-        .await
-        .unwrap()
-}
-
 #[tokio::test]
 async fn huge_referrers_leave_a_host_or_other_and_the_database_small() {
-    let s = TestServer::start_with(quick()).await;
+    let Some(s) = crate::serve(quick()).await else {
+        return;
+    };
     let link = s
         .create_link(&[
             ("url", "https://example.com/r"),
@@ -447,7 +442,7 @@ async fn huge_referrers_leave_a_host_or_other_and_the_database_small() {
             ("public", "1"),
         ])
         .await;
-    let before = stored_bytes(&s).await;
+    let before = s.stored_bytes().await;
     // 8 KiB each, the most a header may hold.
     for i in 0..200 {
         let prefix = format!("https://site{i}.example/");
@@ -478,7 +473,7 @@ async fn huge_referrers_leave_a_host_or_other_and_the_database_small() {
     }
     assert_eq!(answered, 5, "the server kept answering");
     s.wait_for_clicks(id(&link), 200).await;
-    let grown = stored_bytes(&s).await.saturating_sub(before);
+    let grown = s.stored_bytes().await.saturating_sub(before);
     // 205 referrers of 8–400 KB are 10 MB of headers; what stays is a host name each.
     assert!(grown < 256 * 1024, "the database grew by {grown} bytes");
     let visits = s.visits(id(&link)).await;
@@ -511,12 +506,15 @@ async fn huge_referrers_leave_a_host_or_other_and_the_database_small() {
 
 #[tokio::test]
 async fn clicks_stay_exact_while_the_database_cannot_be_written() {
-    let mut s = TestServer::start_with(ServeOptions {
+    let Some(mut s) = crate::serve(ServeOptions {
         flush_interval: Duration::from_millis(10),
         pending_log_max: 5,
         ..ServeOptions::default()
     })
-    .await;
+    .await
+    else {
+        return;
+    };
     let link = s
         .create_link(&[("url", "https://example.com/f"), ("alias", "full")])
         .await;
@@ -524,10 +522,7 @@ async fn clicks_stay_exact_while_the_database_cannot_be_written() {
     s.wait_for_clicks(id(&link), 1).await;
     // Another program holds the database's write lock longer than the writer waits for it,
     // as a full disk would refuse every write.
-    let mut lock = rusqlite::Connection::open(s.dir.path().join("linkdeck.db")).unwrap();
-    let held = lock
-        .transaction_with_behavior(rusqlite::TransactionBehavior::Exclusive)
-        .unwrap();
+    let held = s.hold_writes().await;
     for i in 0..40 {
         let referrer = format!("https://r{i}.example/");
         let response = s.visit("/full", &[("referer", &referrer)]).await;
@@ -542,7 +537,7 @@ async fn clicks_stay_exact_while_the_database_cannot_be_written() {
         1,
         "nothing could be written"
     );
-    held.rollback().unwrap();
+    held.release().await;
     s.wait_for_clicks(id(&link), 41).await;
     s.stop().await;
     let (clicks, logged) = s.stored_clicks(id(&link)).await;
@@ -574,12 +569,15 @@ async fn clicks_stay_exact_while_the_database_cannot_be_written() {
 async fn the_raw_log_is_pruned_in_the_background_and_no_figure_changes() {
     use linkdeck::backend::local::serving::VisitRow;
     use linkdeck::domain::{PeriodSpec, Preset, StatsQuery, StatsScope};
-    let s = TestServer::start_with(ServeOptions {
+    let Some(s) = crate::serve(ServeOptions {
         visit_log_retention: Some(Duration::from_secs(90 * 86_400)),
         upkeep_every: Duration::from_millis(50),
         ..quick()
     })
-    .await;
+    .await
+    else {
+        return;
+    };
     let old = s
         .create_link(&[("url", "https://example.com/old"), ("alias", "old")])
         .await;

@@ -208,6 +208,10 @@ fn open_connection(path: &Path) -> Result<Connection> {
     Ok(conn)
 }
 
+/// What a database kept busy by another program past [`BUSY_TIMEOUT`] says, after "the
+/// database": the same words on PostgreSQL (`pg::pg_error`), where the wait is its lock timeout.
+pub(super) const BUSY: &str = "is busy: another program has it locked; try again in a moment";
+
 /// What a SQLite failure says of the database file, as the end of a sentence about it
 /// (`database … is busy: another program has it locked; …`), or `None` when the code says nothing a
 /// person can act on. The one wording for opening the file and for normal work alike.
@@ -216,9 +220,7 @@ fn file_problem(e: &rusqlite::Error) -> Option<&'static str> {
     Some(match e.sqlite_error_code()? {
         Code::NotADatabase => "is not a linkdeck database (or is corrupt)",
         Code::DatabaseCorrupt => "is corrupt",
-        Code::DatabaseBusy | Code::DatabaseLocked => {
-            "is busy: another program has it locked; try again in a moment"
-        }
+        Code::DatabaseBusy | Code::DatabaseLocked => BUSY,
         Code::CannotOpen => "cannot be opened (check the path and permissions)",
         Code::ReadOnly | Code::PermissionDenied => "is read-only or not permitted",
         Code::DiskFull => "cannot grow: the disk is full",

@@ -39,6 +39,11 @@ use crate::domain::{Error, Result};
 const POOL_SIZE: usize = 16;
 /// How long a request waits for a free connection or a new one before it fails.
 const CONNECT_TIMEOUT: Duration = Duration::from_secs(10);
+/// How long a statement waits for a lock another session holds before it fails, as SQLite's
+/// busy timeout does: a write held up by another program answers "busy, try again" instead of
+/// hanging, and the click writer keeps its visits and tries again (bounded, see
+/// `server/clicks.rs`) instead of waiting without end while visits queue up behind it.
+const LOCK_TIMEOUT: Duration = Duration::from_secs(5);
 /// The channel the schema's triggers notify on (see `schema.rs`).
 const CHANGES_CHANNEL: &str = "linkdeck_changes";
 
@@ -79,7 +84,14 @@ impl Pg {
         let resolved = tokio::task::spawn_blocking(move || resolved.resolve_password())
             .await
             .map_err(|e| Error::Unavailable(format!("db_password_command: {e}")))??;
-        let config = resolved.config();
+        let mut config = resolved.config();
+        // Ours first: settings the URL's own `options` make come after it and win.
+        let options = format!(
+            "-c lock_timeout={} {}",
+            LOCK_TIMEOUT.as_millis(),
+            config.get_options().unwrap_or_default()
+        );
+        config.options(options.trim_end());
         let manager = Manager::from_config(
             config.clone(),
             NoTls,
@@ -307,6 +319,9 @@ pub fn pg_error(e: tokio_postgres::Error) -> Error {
         return Error::Unavailable(format!("cannot reach PostgreSQL ({e}{cause})"));
     };
     let code = db.code();
+    if *code == SqlState::LOCK_NOT_AVAILABLE {
+        return Error::Unavailable(format!("the database {}", super::db::BUSY));
+    }
     let hint = if *code == SqlState::INVALID_PASSWORD
         || *code == SqlState::INVALID_AUTHORIZATION_SPECIFICATION
     {

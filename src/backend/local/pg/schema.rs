@@ -235,6 +235,10 @@ pub const PG_SCHEMA_VERSION: i64 = MIGRATIONS.len() as i64;
 /// Brings the database's schema up to date; refuses a database written by a newer linkdeck.
 pub async fn migrate(client: &mut Client) -> Result<()> {
     let tx = client.transaction().await.map_err(pg_error)?;
+    // Another process migrating is waited for however long it takes, past the lock timeout.
+    tx.batch_execute("SET LOCAL lock_timeout = 0")
+        .await
+        .map_err(pg_error)?;
     tx.execute("SELECT pg_advisory_xact_lock($1)", &[&MIGRATION_LOCK])
         .await
         .map_err(pg_error)?;
