@@ -181,6 +181,17 @@ async fn a_file_copied_into_postgresql_and_back_is_the_same_database() {
         .unwrap()
         .get(0);
     assert_eq!(trigram, 3);
+    // The link counters are right, and kept again by the database after the copy.
+    let me = on_pg.default_backend().await.unwrap();
+    let all = linkdeck::domain::LinkQuery::default();
+    assert_eq!(me.list_links(&all).await.unwrap().total, 2);
+    me.create_link(&LinkInput {
+        url: Some("https://example.com/after-the-copy".into()),
+        ..LinkInput::default()
+    })
+    .await
+    .unwrap();
+    assert_eq!(me.list_links(&all).await.unwrap().total, 3);
 }
 
 #[tokio::test(flavor = "multi_thread")]

@@ -157,6 +157,12 @@ pub async fn write(
             .await
             .map_err(pg_error)?;
     }
+    // The link counters' row triggers would update the owner's row once per copied link (a
+    // million updates of one row for a million links); the counters are recounted at the end
+    // instead. The target is empty, so holding its links table this long blocks nobody.
+    tx.batch_execute("ALTER TABLE links DISABLE TRIGGER USER")
+        .await
+        .map_err(pg_error)?;
     let mut writer: Option<Pin<Box<BinaryCopyInWriter>>> = None;
     loop {
         match input.recv().await {
@@ -196,6 +202,9 @@ pub async fn write(
     for (_, definition) in &trigram {
         tx.batch_execute(definition).await.map_err(pg_error)?;
     }
+    tx.batch_execute("ALTER TABLE links ENABLE TRIGGER USER")
+        .await
+        .map_err(pg_error)?;
     tx.batch_execute(super::RECOUNT).await.map_err(pg_error)?;
     for table in TABLES.iter().filter(|t| t.identity) {
         // `setval(…, n, false)` makes n the next value: one above every copied id (and, for
