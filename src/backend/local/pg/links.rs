@@ -8,6 +8,7 @@ use tokio_postgres::types::ToSql;
 
 use super::{
     Pg, col, domains, is_foreign_key_violation, is_unique_violation, pg_error, row, rows, spaces,
+    traffic,
 };
 use crate::backend::local::links::{ALIAS_TAKEN, NOT_YOUR_DOMAIN, NOT_YOUR_SPACE, RefFacts};
 use crate::backend::local::store::links::{
@@ -15,6 +16,7 @@ use crate::backend::local::store::links::{
     rules_json, target_type,
 };
 use crate::backend::local::store::time;
+use crate::backend::local::traffic::Shift;
 use crate::domain::{Error, Id, Link, LinkField, LinkPatch, Result};
 
 /// A link as read with [`READ_COLUMNS`]; `short_url` is left empty for the service to fill in.
@@ -220,22 +222,31 @@ pub async fn insert<C: GenericClient>(c: &C, row: &LinkRow) -> Result<Option<Id>
 }
 
 /// Writes every service-owned column of link `id` (owner and creation time stay). The link
-/// counters follow a change of space by the schema's triggers.
+/// counters follow a change of space by the schema's triggers; its traffic moves here, after
+/// the link's row is locked by this update (see `traffic::shift`).
 pub async fn update<C: GenericClient>(c: &C, id: Id, row: &LinkRow) -> Result<()> {
     let values = WriteValues::of(row);
     let v = values.refs();
-    c.execute(
-        "UPDATE links SET domain_id = $2, space_id = $3, alias = $4, url = $5, title = $6, \
-         password_hash = $7, disabled = $8, public = $9, expiration_url = $10, \
-         expiration_clicks = $11, ends_at = $12, target_type = $13, geo_target = $14, \
-         platform_target = $15, rotation_target = $16, updated_at = $17 WHERE id = $1",
-        &[
-            &id, v[1], v[2], v[3], v[4], v[5], v[6], v[7], v[8], v[9], v[10], v[11], v[12], v[13],
-            v[14], v[15], v[17],
-        ],
-    )
-    .await
-    .map_err(write_error)?;
+    let old = c
+        .query_opt(
+            "WITH old AS (SELECT id, owner_id, space_id FROM links WHERE id = $1 FOR UPDATE) \
+             UPDATE links l SET domain_id = $2, space_id = $3, alias = $4, url = $5, title = $6, \
+             password_hash = $7, disabled = $8, public = $9, expiration_url = $10, \
+             expiration_clicks = $11, ends_at = $12, target_type = $13, geo_target = $14, \
+             platform_target = $15, rotation_target = $16, updated_at = $17 \
+             FROM old WHERE l.id = old.id RETURNING old.owner_id, old.space_id",
+            &[
+                &id, v[1], v[2], v[3], v[4], v[5], v[6], v[7], v[8], v[9], v[10], v[11], v[12],
+                v[13], v[14], v[15], v[17],
+            ],
+        )
+        .await
+        .map_err(write_error)?;
+    if let Some(old) = old {
+        let (owner, from): (Id, Option<Id>) = (col(&old, 0)?, col(&old, 1)?);
+        let to = row.space_id;
+        traffic::shift(c, owner, &[(id, Shift::Move { from, to })]).await?;
+    }
     Ok(())
 }
 

@@ -7,16 +7,16 @@
 
 pub(super) mod bulk;
 pub(super) mod domains;
-pub(super) mod links;
 pub(super) mod keys;
+pub(super) mod links;
 pub mod owners;
 pub(super) mod redirect;
 mod schema;
 pub(super) mod search;
 pub(super) mod spaces;
 mod target;
-pub(super) mod trash;
 pub(super) mod traffic;
+pub(super) mod trash;
 pub(super) mod visits;
 
 use std::sync::Arc;
