@@ -292,3 +292,83 @@ async fn clicks_written_while_another_service_moves_and_trashes_links_land_where
         );
     }
 }
+
+/// An hour of history of one visit from `country`.
+fn hour_from(at: jiff::Timestamp, country: &str) -> linkdeck::domain::TrafficHour {
+    let mut values: [Vec<(String, u64)>; 5] = Default::default();
+    values[0].push((country.to_owned(), 1));
+    linkdeck::domain::TrafficHour {
+        hour: at,
+        clicks: 1,
+        values,
+    }
+}
+
+#[tokio::test]
+async fn an_import_adds_its_history_to_the_figures_while_another_service_writes_clicks() {
+    use linkdeck::backend::local::{ImportOptions, ImportRow, Incoming};
+    use linkdeck::domain::{Carried, Place};
+    let h = harness!();
+    let space = h
+        .mine
+        .create_space(&space_input("Imported", "5"))
+        .await
+        .unwrap();
+    let live = h
+        .mine
+        .create_link(&LinkInput {
+            space: Some(space.id.to_string()),
+            ..LinkInput::with_url("https://live.example")
+        })
+        .await
+        .unwrap();
+    // Rows with a history over the same days the live link's clicks fall on, more than one
+    // write chunk of them.
+    let now = linkdeck::domain::Clock::now(h.clock.as_ref());
+    const ROWS: usize = linkdeck::backend::local::IMPORT_CHUNK + 500;
+    let rows = (0..ROWS).map(move |i| {
+        let days_back = (i % 3) as i64;
+        let at = now - SignedDuration::from_hours(24 * days_back + 1);
+        Incoming::Row(Box::new(ImportRow {
+            place: Place::line(i + 1),
+            input: LinkInput {
+                alias: Some(format!("imported-{i}")),
+                ..LinkInput::with_url(format!("https://example.com/{i}"))
+            },
+            space: Some("Imported".into()),
+            carried: Carried {
+                clicks: 1,
+                traffic: vec![hour_from(at, if i % 2 == 0 { "DE" } else { "JP" })],
+                ..Carried::default()
+            },
+        }))
+    });
+    let clicks = {
+        let service = h.second_service().await;
+        let batches: Vec<Vec<VisitRow>> = (0..10).map(|_| visits(&h, live.id, 3)).collect();
+        async move {
+            for batch in batches {
+                service.record_visits(batch).await.unwrap();
+            }
+        }
+    };
+    let (summary, ()) = tokio::join!(
+        h.mine
+            .import_stream(Vec::new(), rows, ImportOptions::default()),
+        clicks
+    );
+    let summary = summary.unwrap();
+    assert_eq!(summary.links_created, ROWS);
+    assert_eq!(summary.clicks_imported, ROWS as u64);
+    let expected = ROWS as u64 + 30;
+    assert_eq!(total(&h.mine, StatsScope::Space(space.id)).await, expected);
+    assert_eq!(total(&h.mine, StatsScope::Account).await, expected);
+    let imported = h.mine.show_link(live.id + 1).await.unwrap();
+    assert_eq!(
+        (
+            imported.clicks,
+            total(&h.mine, StatsScope::Link(imported.id)).await
+        ),
+        (1, 1)
+    );
+}
