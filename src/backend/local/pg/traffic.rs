@@ -197,13 +197,16 @@ async fn owner_link_days(client: &impl GenericClient, owner: Id) -> Result<Vec<i
     Ok(range.map_or_else(Vec::new, |(first, last)| (first..=last).collect()))
 }
 
+/// A row a [`Shift`] changes, and whether it takes away (see [`Shift::rows`]).
+type ShiftedRow = (Scope, Id, bool);
+
 /// Applies the traffic of each of `owner`'s `links` to the rows its [`Shift`] names, as SQLite
 /// does link by link (`store::traffic`). The caller has locked the links' rows (its move or
 /// delete of them does), so no click writer adds to their days meanwhile; the rows changed are
 /// locked here after them, all at once and in key order — the click writer's order — so a
 /// link's clicks never land where it was, and neither side waits for the other in a circle.
 pub async fn shift(client: &impl GenericClient, owner: Id, links: &[(Id, Shift)]) -> Result<()> {
-    let links: Vec<(Id, Vec<(Scope, Id, bool)>)> = links
+    let links: Vec<(Id, Vec<ShiftedRow>)> = links
         .iter()
         .map(|(id, how)| (*id, how.rows()))
         .filter(|(_, rows)| !rows.is_empty())
@@ -215,7 +218,7 @@ pub async fn shift(client: &impl GenericClient, owner: Id, links: &[(Id, Shift)]
     if days.is_empty() {
         return Ok(());
     }
-    let targets: HashMap<Id, &[(Scope, Id, bool)]> = links
+    let targets: HashMap<Id, &[ShiftedRow]> = links
         .iter()
         .map(|(id, rows)| (*id, rows.as_slice()))
         .collect();
