@@ -26,7 +26,7 @@ use crate::backend::local::store::links::LinkRow;
 use crate::backend::local::store::traffic::Interner;
 use crate::backend::local::traffic::{DayTraffic, LinkHome, Scope};
 use crate::backend::local::visits::{RowDeltas, history_days};
-use crate::domain::{Color, Dimension, Error, Id, Result, TrafficHour};
+use crate::domain::{Color, Dimension, Error, Id, LinkField, Result, TrafficHour};
 
 /// Runs `body` over an import store in one transaction, committed when it succeeds.
 pub fn run<T>(
@@ -90,7 +90,7 @@ impl PgImport<'_, '_> {
 /// The COPY of a chunk found an alias taken: another program took it after the import looked.
 fn taken_meanwhile(e: Error) -> Error {
     match e {
-        Error::Validation(_) => Error::Conflict(
+        Error::Validation(fields) if fields.contains(LinkField::Alias.name()) => Error::Conflict(
             "another program gave one of the imported aliases to a link during the import; \
              nothing was imported, try again"
                 .into(),
