@@ -1,12 +1,30 @@
 //! Imports from other shorteners, run as the real binary on the fixtures in
 //! `tests/fixtures/foreign/` (their README says where each format was learnt). Each fixture
 //! has one bad row: the import must name it and write nothing; without it, every mapped field
-//! must arrive.
+//! must arrive. Every test runs on a SQLite file and on a PostgreSQL database (skipped, with
+//! the reason, without PostgreSQL: see `tests/pg_cluster`).
 
 mod cli_support;
+mod pg_cluster;
+#[macro_use]
+mod stores;
 
 use cli_support::Env;
 use serde_json::Value;
+use stores::Store;
+
+on_both_stores!(
+    bitly_group_bitlinks,
+    yourls_phpmyadmin_csv,
+    yourls_sql_dump,
+    yourls_click_log_beside_a_phpmyadmin_csv,
+    shlink_web_client_csv,
+    shlink_rest_api_json,
+    kutt_api_v2_links,
+    taken_aliases_fail_skip_or_rename,
+    unrecognised_files_ask_for_from,
+    linkdeck_round_trip_keeps_clicks_and_dates,
+);
 
 fn fixture(name: &str) -> String {
     let path = format!(
@@ -82,9 +100,8 @@ fn dropped(summary: &Value) -> Vec<String> {
         .collect()
 }
 
-#[test]
-fn bitly_group_bitlinks() {
-    let env = Env::new();
+fn bitly_group_bitlinks(store: Store) {
+    let env = store.env();
     env.run(&["domains", "add", "go.brand.test"]).ok();
     let text = fixture("bitly.json");
     let bad = line_of(&text, "bit.ly/bad1");
@@ -140,9 +157,8 @@ fn bitly_group_bitlinks() {
     assert!(page_two["space"].is_null());
 }
 
-#[test]
-fn yourls_phpmyadmin_csv() {
-    let env = Env::new();
+fn yourls_phpmyadmin_csv(store: Store) {
+    let env = store.env();
     let text = fixture("yourls.csv");
     refuses(&env, "yourls.csv", &text, &[], "line 5: url");
     let good = without_line(&text, "badurl");
@@ -153,7 +169,7 @@ fn yourls_phpmyadmin_csv() {
     yourls_links(&env, "Zitat: \"Grüße, Welt\"");
 
     // Without the header row (phpMyAdmin's default), the table's column order is assumed.
-    let env = Env::new();
+    let env = store.env();
     let headless = without_line(&good, "keyword");
     let summary = import(&env, "headless.csv", &headless, &["--from", "yourls"]);
     assert_eq!(summary["links_created"], 3);
@@ -178,9 +194,8 @@ fn yourls_links(env: &Env, quote_title: &str) {
     assert_eq!(untitled["clicks"], 0);
 }
 
-#[test]
-fn yourls_sql_dump() {
-    let env = Env::new();
+fn yourls_sql_dump(store: Store) {
+    let env = store.env();
     let text = fixture("yourls.sql");
     let line = line_of(&text, "INSERT INTO `yourls_url`");
     refuses(
@@ -202,7 +217,7 @@ fn yourls_sql_dump() {
     yourls_history(&env, &summary);
 
     // Given again as --log, the dump's log is read once, not twice.
-    let env = Env::new();
+    let env = store.env();
     let path = env.write("yourls-good.sql", &good);
     let path = path.to_str().unwrap();
     let summary = env.json(&["import", path, "--log", path]);
@@ -293,9 +308,8 @@ fn yourls_history(env: &Env, summary: &Value) {
     assert!(values("browser").contains(&"Safari"), "{ozh}");
 }
 
-#[test]
-fn yourls_click_log_beside_a_phpmyadmin_csv() {
-    let env = Env::new();
+fn yourls_click_log_beside_a_phpmyadmin_csv(store: Store) {
+    let env = store.env();
     let links = without_line(&fixture("yourls.csv"), "badurl");
     let links = env.write("yourls.csv", &links);
     let links = links.to_str().unwrap();
@@ -335,9 +349,8 @@ fn yourls_click_log_beside_a_phpmyadmin_csv() {
     .fails_with(2);
 }
 
-#[test]
-fn shlink_web_client_csv() {
-    let env = Env::new();
+fn shlink_web_client_csv(store: Store) {
+    let env = store.env();
     env.run(&["domains", "add", "go.brand.test"]).ok();
     let text = fixture("shlink.csv");
     refuses(
@@ -388,9 +401,8 @@ fn shlink_web_client_csv() {
     assert!(quoted["space"].is_null());
 }
 
-#[test]
-fn shlink_rest_api_json() {
-    let env = Env::new();
+fn shlink_rest_api_json(store: Store) {
+    let env = store.env();
     env.run(&["domains", "add", "go.brand.test"]).ok();
     let text = fixture("shlink.json");
     let bad = line_of(&text, "\"broken\"");
@@ -437,9 +449,8 @@ fn shlink_rest_api_json() {
     );
 }
 
-#[test]
-fn kutt_api_v2_links() {
-    let env = Env::new();
+fn kutt_api_v2_links(store: Store) {
+    let env = store.env();
     env.run(&["domains", "add", "go.brand.test"]).ok();
     let text = fixture("kutt.json");
     let bad = line_of(&text, "\"notaurl\"");
@@ -467,9 +478,8 @@ fn kutt_api_v2_links() {
     );
 }
 
-#[test]
-fn taken_aliases_fail_skip_or_rename() {
-    let env = Env::new();
+fn taken_aliases_fail_skip_or_rename(store: Store) {
+    let env = store.env();
     env.run(&["links", "create", "https://mine.example", "--alias", "ozh"])
         .ok();
     let good = without_line(&fixture("yourls.csv"), "badurl");
@@ -531,9 +541,8 @@ fn taken_aliases_fail_skip_or_rename() {
     assert_eq!(summary["renamed"][0]["to"], "DUP-2");
 }
 
-#[test]
-fn unrecognised_files_ask_for_from() {
-    let env = Env::new();
+fn unrecognised_files_ask_for_from(store: Store) {
+    let env = store.env();
     let path = env.write("mystery.txt", "hello,world\n1,2\n");
     let run = env.run(&["import", path.to_str().unwrap()]).fails_with(2);
     assert!(run.stderr.contains("--from"), "{}", run.stderr);
@@ -544,9 +553,8 @@ fn unrecognised_files_ask_for_from() {
     assert!(run.stderr.contains("not a valid Bitly"), "{}", run.stderr);
 }
 
-#[test]
-fn linkdeck_round_trip_keeps_clicks_and_dates() {
-    let env = Env::new();
+fn linkdeck_round_trip_keeps_clicks_and_dates(store: Store) {
+    let env = store.env();
     let file = env.write(
         "seed.json",
         r#"{"links": [

@@ -22,30 +22,6 @@ use linkdeck::domain::{
     Domain, Error, FixedClock, Id, LinkInput, LinkQuery, SearchBy, Sort, SpaceInput,
 };
 
-/// Suite tests that cannot pass on PostgreSQL yet, each with the reason; they are skipped,
-/// and the reason printed, until what they need is ported.
-const NOT_YET_ON_POSTGRES: &[(&str, &str)] = &[
-    (
-        "stats_count_visits_per_local_day_across_a_daylight_saving_change",
-        STATS_NOT_PORTED,
-    ),
-    (
-        "stats_of_a_space_a_domain_and_the_account_sum_their_links",
-        STATS_NOT_PORTED,
-    ),
-    ("stats_follow_links_that_move_or_go", STATS_NOT_PORTED),
-    (
-        "stats_follow_links_moved_or_deleted_in_bulk_and_back_with_undo",
-        STATS_NOT_PORTED,
-    ),
-    ("stats_of_another_owner_are_not_found", STATS_NOT_PORTED),
-    ("stats_questions_are_checked", STATS_NOT_PORTED),
-];
-
-const STATS_NOT_PORTED: &str = "recording visits and statistics (visits.rs, stats.rs, the traffic \
-     rollups) are not ported to PostgreSQL yet: they answer \"not available on a PostgreSQL \
-     database yet\"";
-
 pub const PUBLIC_URL: &str = "http://links.test:8080";
 
 /// A fresh PostgreSQL database with a fixed clock and two owners.
@@ -136,30 +112,12 @@ impl suite::Harness for PgHarness {
     async fn record_visits(&self, visits: Vec<linkdeck::backend::local::serving::VisitRow>) {
         self.service.record_visits(visits).await.unwrap();
     }
-    fn excluded(&self, name: &str) -> Option<&'static str> {
-        NOT_YET_ON_POSTGRES
-            .iter()
-            .find(|(test, _)| *test == name)
-            .map(|(_, why)| *why)
-    }
 }
 
 backend_suite!(match PgHarness::new().await {
     Some(harness) => harness,
     None => return,
 });
-
-/// Every excluded name is a suite test: a renamed test cannot slip out of the suite unnoticed.
-#[test]
-fn the_exclusions_name_suite_tests() {
-    let suite = include_str!("suite/mod.rs");
-    for (name, _) in NOT_YET_ON_POSTGRES {
-        assert!(
-            suite.contains(&format!("            {name},\n")),
-            "{name} is not in backend_suite!"
-        );
-    }
-}
 
 // ---- PostgreSQL only ------------------------------------------------------------------------------
 
@@ -613,3 +571,6 @@ async fn every_page_of_a_search_is_its_slice_of_the_whole_list_in_every_order() 
     // The whole list's total comes from the owner's counter, kept by the database.
     assert_eq!(h.mine.list_links(&all_links()).await.unwrap().total, 600);
 }
+
+#[path = "pg_backend/traffic.rs"]
+mod traffic;

@@ -8,6 +8,9 @@ mod cli_support;
 mod common;
 #[path = "../pg_cluster/mod.rs"]
 mod pg_cluster;
+#[path = "../stores/mod.rs"]
+#[macro_use]
+mod stores;
 
 mod bulk;
 mod completions;

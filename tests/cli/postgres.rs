@@ -250,3 +250,68 @@ fn a_profile_gets_its_database_password_from_a_command() {
         failed.stderr
     );
 }
+
+#[test]
+fn links_copied_from_a_file_into_postgres_keep_their_space_clicks_and_traffic() {
+    let Some(pg) = PgEnv::new() else {
+        return;
+    };
+    // The file: a link in a space with a history, and one without.
+    let seed = pg.env.write(
+        "seed.json",
+        r#"{"version": 1, "spaces": [{"name": "Launch", "color": 2}], "links": [
+            {"url": "https://a.example", "alias": "a", "space": "Launch", "clicks": 5,
+             "traffic": [{"hour": "2024-03-01T10:00:00Z", "clicks": 3, "country": {"DE": 2}}]},
+            {"url": "https://b.example", "alias": "b"}
+        ]}"#,
+    );
+    pg.env.run(&["import", seed.to_str().unwrap()]).ok();
+    let file = pg.env.db.to_str().unwrap().to_owned();
+    let copy = |extra: &[&str]| {
+        let mut cmd = pg.env.bare();
+        cmd.arg("--config")
+            .arg(&pg.env.config)
+            .envs(pg_cluster::password_env())
+            .args(["--json", "copy", "--from", &file, "--to", &pg.url])
+            .args(extra);
+        run(&mut cmd)
+    };
+    let summary = copy(&[]).ok().json();
+    assert_eq!(
+        (&summary["links_copied"], &summary["clicks_copied"]),
+        (&Value::from(2), &Value::from(3)),
+        "{summary}"
+    );
+    let a = pg.json(&["links", "show", "a"]);
+    assert_eq!(
+        (&a["space"]["name"], &a["clicks"]),
+        (&"Launch".into(), &5.into())
+    );
+    let day = pg.json(&["stats", "a", "--from", "2024-03-01", "--to", "2024-03-01"]);
+    assert_eq!(day["clicks"], 3, "{day}");
+    assert_eq!(day["country"]["top"][0]["value"], "DE", "{day}");
+    let space = pg.json(&[
+        "stats",
+        "--space",
+        "Launch",
+        "--from",
+        "2024-03-01",
+        "--to",
+        "2024-03-01",
+    ]);
+    assert_eq!(space["clicks"], 3, "{space}");
+
+    // Copied again: what is there already is passed over; an alias taken there by another link
+    // stops the copy before anything is written, or is renamed.
+    pg.env
+        .run(&["links", "create", "https://c.example", "--alias", "c"])
+        .ok();
+    pg.run(&["links", "create", "https://other.example", "--alias", "c"])
+        .ok();
+    let refused = copy(&[]).fails_with(3).error_json();
+    assert!(refused["fields"]["link c: alias"].is_array(), "{refused}");
+    let summary = copy(&["--on-conflict", "rename"]).ok().json();
+    assert_eq!(summary["links_already_there"], 2, "{summary}");
+    assert_eq!(summary["renamed"][0]["to"], "c-2", "{summary}");
+    assert_eq!(pg.found("alias", "c"), ["c", "c-2"]);
+}

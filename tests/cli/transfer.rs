@@ -1,7 +1,21 @@
 //! Import and export: round trips in JSON and CSV, batches, refused files and rows.
 
 use crate::cli_support::Env;
+use crate::stores::Store;
 use serde_json::{Value, json};
+
+on_both_stores!(
+    json_export_import_round_trip,
+    csv_export_import_round_trip,
+    export_walks_every_link_once_across_batches,
+    export_to_stdout_and_formats,
+    a_very_bad_import_counts_every_error_and_lists_the_first_in_line_order,
+    bad_import_row_aborts_and_names_its_line,
+    import_from_stdin_reuses_existing_spaces,
+    demo_file_loads,
+    a_csv_space_may_get_its_colour_on_a_later_row,
+    a_csv_import_past_one_write_chunk_still_writes_nothing_for_a_bad_last_row,
+);
 
 fn fill(env: &Env) {
     env.run(&["domains", "add", "sho.rt"]).ok();
@@ -70,11 +84,8 @@ fn fill(env: &Env) {
 }
 
 /// The links as an import would recreate them: without ids, times and clicks.
-fn comparable(env: &Env, db: &std::path::Path) -> Vec<Value> {
-    let all = env
-        .run_on(db, &["--json", "links", "list", "--all", "--sort", "asc"])
-        .ok()
-        .json();
+fn comparable(env: &Env) -> Vec<Value> {
+    let all = env.json(&["links", "list", "--all", "--sort", "asc"]);
     all.as_array()
         .unwrap()
         .iter()
@@ -91,8 +102,8 @@ fn comparable(env: &Env, db: &std::path::Path) -> Vec<Value> {
         .collect()
 }
 
-fn round_trip(file: &str) {
-    let env = Env::new();
+fn round_trip(store: Store, file: &str) {
+    let env = store.env();
     fill(&env);
     let path = env.path(file);
     let run = env.run(&["export", path.to_str().unwrap()]).ok();
@@ -103,22 +114,15 @@ fn round_trip(file: &str) {
         run.stderr
     );
 
-    let fresh = env.path("fresh.db");
-    env.run_on(&fresh, &["domains", "add", "https://sho.rt"])
-        .ok();
-    let run = env
-        .run_on(&fresh, &["--json", "import", path.to_str().unwrap()])
-        .ok();
-    let summary = run.json();
+    let fresh = store.env();
+    fresh.run(&["domains", "add", "https://sho.rt"]).ok();
+    let summary = fresh.json(&["import", path.to_str().unwrap()]);
     assert_eq!(summary["links_created"], 4);
     assert_eq!(summary["passwords_not_imported"], 1);
-    assert_eq!(comparable(&env, &env.db), comparable(&env, &fresh));
+    assert_eq!(comparable(&env), comparable(&fresh));
 
     // Spaces with colours come along.
-    let spaces = env
-        .run_on(&fresh, &["--json", "spaces", "list", "--all"])
-        .ok()
-        .json();
+    let spaces = fresh.json(&["spaces", "list", "--all"]);
     let launch = spaces
         .as_array()
         .unwrap()
@@ -129,8 +133,7 @@ fn round_trip(file: &str) {
 
     // Exporting the copy gives the same file but for the passwords that could not travel.
     let again = env.path(&format!("again-{file}"));
-    env.run_on(&fresh, &["export", again.to_str().unwrap()])
-        .ok();
+    fresh.run(&["export", again.to_str().unwrap()]).ok();
     let first = std::fs::read_to_string(&path).unwrap();
     let second = std::fs::read_to_string(&again).unwrap();
     let strip = |s: &str| {
@@ -144,20 +147,17 @@ fn round_trip(file: &str) {
     }
 }
 
-#[test]
-fn json_export_import_round_trip() {
-    round_trip("links.json");
+fn json_export_import_round_trip(store: Store) {
+    round_trip(store, "links.json");
 }
 
-#[test]
-fn csv_export_import_round_trip() {
-    round_trip("links.csv");
+fn csv_export_import_round_trip(store: Store) {
+    round_trip(store, "links.csv");
 }
 
-#[test]
-fn export_walks_every_link_once_across_batches() {
+fn export_walks_every_link_once_across_batches(store: Store) {
     // More links than two export batches, with a gap in the ids where some were deleted.
-    let env = Env::new();
+    let env = store.env();
     let links: Vec<String> = (0..2_345)
         .map(|i| format!(r#"{{"url": "https://example.com/{i}", "alias": "l{i}"}}"#))
         .collect();
@@ -182,9 +182,8 @@ fn export_walks_every_link_once_across_batches() {
     assert_eq!(aliases, expected);
 }
 
-#[test]
-fn export_to_stdout_and_formats() {
-    let env = Env::new();
+fn export_to_stdout_and_formats(store: Store) {
+    let env = store.env();
     fill(&env);
     let json = env.run(&["export"]).ok().json();
     assert_eq!(json["version"], 1);
@@ -240,9 +239,8 @@ fn export_replaces_a_file_only_when_complete() {
     assert!(leftovers.is_empty());
 }
 
-#[test]
-fn a_very_bad_import_counts_every_error_and_lists_the_first_in_line_order() {
-    let env = Env::new();
+fn a_very_bad_import_counts_every_error_and_lists_the_first_in_line_order(store: Store) {
+    let env = store.env();
     let mut csv = String::from("url,alias\n");
     for i in 0..600 {
         csv.push_str(&format!("not-a-url-{i},\n"));
@@ -263,9 +261,8 @@ fn a_very_bad_import_counts_every_error_and_lists_the_first_in_line_order() {
     assert_eq!(lines, (2..=51).collect::<Vec<_>>(), "{}", run.stderr);
 }
 
-#[test]
-fn bad_import_row_aborts_and_names_its_line() {
-    let env = Env::new();
+fn bad_import_row_aborts_and_names_its_line(store: Store) {
+    let env = store.env();
     env.run(&["links", "create", "https://example.com", "--alias", "taken"])
         .ok();
     let file = env.write(
@@ -348,9 +345,8 @@ fn malformed_import_files_are_refused() {
     assert_eq!(env.json(&["links", "list"])["total"], 0);
 }
 
-#[test]
-fn import_from_stdin_reuses_existing_spaces() {
-    let env = Env::new();
+fn import_from_stdin_reuses_existing_spaces(store: Store) {
+    let env = store.env();
     env.run(&["spaces", "create", "Launch", "--color", "red"])
         .ok();
     let run = env.run_stdin(
@@ -371,9 +367,8 @@ fn import_from_stdin_reuses_existing_spaces() {
     assert_eq!(link["rotation"], json!(["https://r.example"]));
 }
 
-#[test]
-fn demo_file_loads() {
-    let env = Env::new();
+fn demo_file_loads(store: Store) {
+    let env = store.env();
     let demo = concat!(env!("CARGO_MANIFEST_DIR"), "/assets/demo.json");
     let summary = env.json(&["import", demo]);
     assert!(
@@ -399,9 +394,8 @@ fn demo_file_loads() {
     }
 }
 
-#[test]
-fn a_csv_space_may_get_its_colour_on_a_later_row() {
-    let env = Env::new();
+fn a_csv_space_may_get_its_colour_on_a_later_row(store: Store) {
+    let env = store.env();
     let rows = "url,alias,space,space_color\n\
                 https://a.example,a,Launch,\n\
                 https://b.example,b,launch,green\n";
@@ -436,11 +430,10 @@ fn a_csv_space_may_get_its_colour_on_a_later_row() {
     }
 }
 
-#[test]
-fn a_csv_import_past_one_write_chunk_still_writes_nothing_for_a_bad_last_row() {
+fn a_csv_import_past_one_write_chunk_still_writes_nothing_for_a_bad_last_row(store: Store) {
     // More rows than the import moves into the links table at a time (20,000): the first chunk
     // is written inside the transaction before the bad row is read.
-    let env = Env::new();
+    let env = store.env();
     let mut csv = String::from("url,alias,space,space_color\n");
     for i in 0..20_500 {
         csv.push_str(&format!("https://example.com/{i},l{i},Bulk,blue\n"));

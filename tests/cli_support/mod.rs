@@ -11,8 +11,11 @@ use tempfile::TempDir;
 
 pub struct Env {
     pub dir: TempDir,
+    /// The sandbox's SQLite file, which [`Env::cmd`] names unless the sandbox is on PostgreSQL.
     pub db: PathBuf,
     pub config: PathBuf,
+    /// A `postgres://` URL [`Env::cmd`] names instead of `db`, with the password it needs.
+    pub postgres: Option<(String, String)>,
 }
 
 /// What one run printed and how it ended.
@@ -67,6 +70,16 @@ impl Env {
             db: dir.path().join("links.db"),
             config,
             dir,
+            postgres: None,
+        }
+    }
+
+    /// A sandbox whose commands run on the PostgreSQL database at `url` (its password given to
+    /// each run in its environment only) rather than on a SQLite file.
+    pub fn on_postgres(url: String, password: &str) -> Env {
+        Env {
+            postgres: Some((url, password.to_owned())),
+            ..Env::new()
         }
     }
 
@@ -102,10 +115,14 @@ impl Env {
     /// The binary on the sandbox's database and config.
     pub fn cmd(&self) -> Command {
         let mut cmd = self.bare();
-        cmd.arg("--db")
-            .arg(&self.db)
-            .arg("--config")
-            .arg(&self.config);
+        match &self.postgres {
+            Some((url, password)) => cmd
+                .arg("--db")
+                .arg(url)
+                .env("LINKDECK_DB_PASSWORD", password),
+            None => cmd.arg("--db").arg(&self.db),
+        };
+        cmd.arg("--config").arg(&self.config);
         cmd
     }
 

@@ -41,18 +41,6 @@ pub trait Harness: Send + Sync {
     async fn set_clicks(&self, id: Id, clicks: u64);
     /// Counts visits as the server's click writer does.
     async fn record_visits(&self, visits: Vec<linkdeck::backend::local::serving::VisitRow>);
-    /// Why suite test `name` cannot run on this harness yet, if it cannot: it is then skipped
-    /// and the reason printed. A harness keeps its exclusions in one list, each with its reason.
-    fn excluded(&self, _name: &str) -> Option<&'static str> {
-        None
-    }
-}
-
-/// Says, past the test harness's capture (which would hide it in a passing test), that suite
-/// test `name` was skipped and why.
-pub fn skipped(name: &str, why: &str) {
-    use std::io::Write;
-    let _ = writeln!(std::io::stderr(), "skipping suite test {name}: {why}");
 }
 
 /// Where every harness's clock starts.
@@ -69,10 +57,6 @@ macro_rules! suite_tests {
             #[tokio::test]
             async fn $name() {
                 let harness = $make;
-                if let Some(why) = suite::Harness::excluded(&harness, stringify!($name)) {
-                    suite::skipped(stringify!($name), why);
-                    return;
-                }
                 suite::$name(&harness).await;
             }
         )*

@@ -458,7 +458,16 @@ async fn update_links_pg(
         resolved.push((ids, changes(&patch)));
     }
     progress.set_total(resolved.iter().map(|(ids, _)| ids.len()).sum());
+    // Every link first, in id order (an undo's groups are not), then the work.
+    let all = resolved
+        .iter()
+        .fold(RoaringTreemap::new(), |all, (ids, _)| all | ids);
+    for chunk in chunks(&all) {
+        check_cancel(progress)?;
+        pg_bulk::lock(&tx, owner, &chunk).await?;
+    }
     let mut earlier = Earlier::default();
+    let mut moves = pg_bulk::SpaceMoves::default();
     for (ids, changes) in &resolved {
         for chunk in chunks(ids) {
             check_cancel(progress)?;
@@ -466,12 +475,15 @@ async fn update_links_pg(
             let changed = pg_bulk::update(&tx, owner, &chunk, changes, now.as_second()).await?;
             report.changed += changed.len() as u64;
             report.unchanged += n - changed.len() as u64;
+            moves.note(changes, &changed);
             for (id, values) in changed {
                 earlier.add(id, changes, &values, zone);
             }
             progress.advance(n);
         }
     }
+    check_cancel(progress)?;
+    moves.apply(&tx, owner).await?;
     report.undo = earlier.into_undo();
     tx.commit().await.map_err(pg::pg_error)?;
     Ok(report)
@@ -498,11 +510,17 @@ async fn trash_links_pg(
         return Ok(report);
     }
     let batch = pg_trash::new_batch(&tx, owner, now).await?;
+    // The links' rows are locked chunk by chunk in id order, their traffic's rows after all of
+    // them (see `pg::traffic::shift`).
+    let mut homes = Vec::new();
     for chunk in chunks(&ids) {
         check_cancel(progress)?;
-        report.changed += pg_trash::move_links(&tx, owner, &chunk, batch).await?;
+        homes.extend(pg_trash::move_links(&tx, owner, &chunk, batch).await?);
         progress.advance(chunk.len() as u64);
     }
+    report.changed = homes.len() as u64;
+    check_cancel(progress)?;
+    pg_trash::withdraw(&tx, owner, &homes).await?;
     report.undo = Undo::Restore { batch };
     tx.commit().await.map_err(pg::pg_error)?;
     Ok(report)

@@ -161,14 +161,16 @@ impl LocalService {
         }
     }
 
-    /// The SQLite database. Work not yet written for PostgreSQL asks for it and, on a
-    /// PostgreSQL database, answers that it is not available there yet.
+    /// The SQLite database: for each operation's SQLite branch (every operation has a
+    /// PostgreSQL one too, taken first), and for tools and tests that read the file directly.
+    /// On a PostgreSQL database it answers that a SQLite file was expected.
     pub fn db(&self) -> Result<&Db> {
         match &self.store {
             Store::Sqlite(db) => Ok(db),
-            Store::Postgres(_) => Err(Error::Unavailable(
-                "this is not available on a PostgreSQL database yet".into(),
-            )),
+            Store::Postgres(pg) => Err(Error::Unavailable(format!(
+                "this needs a SQLite database file, and {} is a PostgreSQL database",
+                pg.target()
+            ))),
         }
     }
 

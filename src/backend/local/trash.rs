@@ -28,8 +28,38 @@ impl super::LocalService {
         )
     }
 
-    /// Deletes for good what has been in the trash longer than the profile keeps it.
+    /// Deletes for good what has been in the trash longer than the profile keeps it, with its
+    /// traffic; returns how many links. Every look at the trash and every delete does this
+    /// first, so nothing overdue is ever shown.
+    pub async fn purge_due(&self) -> Result<u64> {
+        if let Some(pg) = self.pg() {
+            let Some(cutoff) = self.purge_cutoff() else {
+                return Ok(0);
+            };
+            let mut client = pg.client().await?;
+            // Most deletes find nothing due: look before writing.
+            if !pg_trash::any_due(&client, cutoff).await? {
+                return Ok(0);
+            }
+            let tx = pg::write(&mut client).await?;
+            let n = pg_trash::purge_before(&tx, cutoff).await?;
+            tx.commit().await.map_err(pg::pg_error)?;
+            return Ok(n);
+        }
+        let service = self.clone();
+        tokio::task::spawn_blocking(move || service.purge_due_blocking())
+            .await
+            .map_err(|e| Error::Unavailable(format!("database task failed: {e}")))?
+    }
+
+    /// [`LocalService::purge_due`] on a SQLite file, from a thread that may block: opening a
+    /// file purges at once. PostgreSQL is reached from the async runtime only; use `purge_due`.
     pub fn purge_due_blocking(&self) -> Result<u64> {
+        if self.pg().is_some() {
+            return Err(Error::Unavailable(
+                "purge_due_blocking works on a SQLite file; on PostgreSQL use purge_due".into(),
+            ));
+        }
         let Some(cutoff) = self.purge_cutoff() else {
             return Ok(0);
         };
@@ -50,24 +80,7 @@ impl super::LocalService {
 
 impl LocalBackend {
     pub(super) async fn purge_due(&self) -> Result<()> {
-        if let Some(pg) = self.service.pg() {
-            let Some(cutoff) = self.service.purge_cutoff() else {
-                return Ok(());
-            };
-            let mut client = pg.client().await?;
-            // Most deletes find nothing due: look before writing.
-            if !pg_trash::any_due(&client, cutoff).await? {
-                return Ok(());
-            }
-            let tx = pg::write(&mut client).await?;
-            pg_trash::purge_before(&tx, cutoff).await?;
-            return tx.commit().await.map_err(pg::pg_error);
-        }
-        let service = self.service.clone();
-        tokio::task::spawn_blocking(move || service.purge_due_blocking())
-            .await
-            .map_err(|e| Error::Unavailable(format!("database task failed: {e}")))??;
-        Ok(())
+        self.service.purge_due().await.map(drop)
     }
 
     /// Moves space `id` to the trash; its links stay, without a space, until it comes back.

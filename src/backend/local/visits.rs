@@ -369,33 +369,7 @@ pub(super) fn add_history(
     hours: &[TrafficHour],
     interner: &mut Interner,
 ) -> Result<u64> {
-    let mut days: BTreeMap<i64, DayTraffic> = BTreeMap::new();
-    let mut clicks = 0u64;
-    for hour in hours {
-        let at = hour.hour.as_second();
-        let h = traffic::hour_of(at);
-        let n = u32::try_from(hour.clicks).unwrap_or(u32::MAX);
-        let day = days.entry(traffic::day_of(at)).or_default();
-        day.hours[h] = day.hours[h].saturating_add(n);
-        clicks += u64::from(n);
-        for (dim, values) in hour.values.iter().enumerate() {
-            let mut counted = 0u32;
-            for (value, n) in values {
-                let n = u32::try_from(*n).unwrap_or(u32::MAX);
-                let code = interner.code(conn, Dimension::ALL[dim], Some(value))?;
-                let mut at_hour = [0; 24];
-                at_hour[h] = n;
-                day.add_value(dim, code, &at_hour);
-                counted = counted.saturating_add(n);
-            }
-            // The rest of the hour's clicks had no value.
-            let mut rest = [0; 24];
-            rest[h] = n.saturating_sub(counted);
-            if rest[h] > 0 {
-                day.add_value(dim, traffic::day::NONE, &rest);
-            }
-        }
-    }
+    let (days, clicks) = history_days(hours, |dim, value| interner.code(conn, dim, Some(value)))?;
     let days: Vec<LinkDay> = days
         .into_iter()
         .map(|(day, traffic)| LinkDay {
@@ -411,6 +385,43 @@ pub(super) fn add_history(
         .execute(params![link, clicks as i64])
         .map_err(db_error)?;
     Ok(clicks)
+}
+
+/// A link's traffic history as the days its rollup rows hold, with the clicks in all: each
+/// hour's clicks in its UTC day and hour, each value by its code (`code` answers it, storing
+/// new ones), and the clicks an hour's values do not account for as having none.
+pub(super) fn history_days(
+    hours: &[TrafficHour],
+    mut code: impl FnMut(Dimension, &str) -> Result<u64>,
+) -> Result<(BTreeMap<i64, DayTraffic>, u64)> {
+    let mut days: BTreeMap<i64, DayTraffic> = BTreeMap::new();
+    let mut clicks = 0u64;
+    for hour in hours {
+        let at = hour.hour.as_second();
+        let h = traffic::hour_of(at);
+        let n = u32::try_from(hour.clicks).unwrap_or(u32::MAX);
+        let day = days.entry(traffic::day_of(at)).or_default();
+        day.hours[h] = day.hours[h].saturating_add(n);
+        clicks += u64::from(n);
+        for (dim, values) in hour.values.iter().enumerate() {
+            let mut counted = 0u32;
+            for (value, n) in values {
+                let n = u32::try_from(*n).unwrap_or(u32::MAX);
+                let code = code(Dimension::ALL[dim], value)?;
+                let mut at_hour = [0; 24];
+                at_hour[h] = n;
+                day.add_value(dim, code, &at_hour);
+                counted = counted.saturating_add(n);
+            }
+            // The rest of the hour's clicks had no value.
+            let mut rest = [0; 24];
+            rest[h] = n.saturating_sub(counted);
+            if rest[h] > 0 {
+                day.add_value(dim, traffic::day::NONE, &rest);
+            }
+        }
+    }
+    Ok((days, clicks))
 }
 
 /// The traffic history of the owner's links `ids`, an hour at a time (for exports). Links with

@@ -3,15 +3,16 @@
 //! [`Change`]s; they are typed here as PostgreSQL's columns are, and earlier values come back in
 //! the same shape, so the rules in `local::bulk` serve both stores.
 
-use std::collections::BTreeSet;
+use std::collections::{BTreeMap, BTreeSet};
 
 use deadpool_postgres::GenericClient;
 use rusqlite::types::Value;
 use tokio_postgres::Row;
 use tokio_postgres::types::ToSql;
 
-use super::{Args, col, rows};
+use super::{Args, col, rows, traffic};
 use crate::backend::local::store::bulk::Change;
+use crate::backend::local::traffic::Shift;
 use crate::domain::{Error, Id, Result};
 
 /// Which of `ids` are links of `owner`, in id order.
@@ -26,6 +27,52 @@ pub async fn existing<C: GenericClient>(c: &C, owner: Id, ids: &BTreeSet<Id>) ->
     .iter()
     .map(|r| col(r, 0))
     .collect()
+}
+
+/// Locks the owner's links among `ids` (ascending) in id order, as the click writer does, before
+/// a bulk change writes them: a work of many chunks takes all its links' rows first and only
+/// then their traffic rows (see [`SpaceMoves`]), so it never waits for a writer that waits for it.
+pub async fn lock<C: GenericClient>(c: &C, owner: Id, ids: &[Id]) -> Result<()> {
+    rows(
+        c,
+        "SELECT id FROM links WHERE owner_id = $1 AND id = ANY($2) ORDER BY id FOR UPDATE",
+        &[&owner, &ids],
+    )
+    .await?;
+    Ok(())
+}
+
+/// The links a bulk work moved between spaces, gathered over its chunks: where each was first
+/// and where it is now. Their traffic follows them once, when the work is done.
+#[derive(Debug, Default)]
+pub struct SpaceMoves(BTreeMap<Id, (Option<Id>, Option<Id>)>);
+
+impl SpaceMoves {
+    /// Notes what [`update`] changed, if `changes` set a space.
+    pub fn note(&mut self, changes: &[Change], changed: &[(Id, Vec<Value>)]) {
+        let Some(at) = changes.iter().position(|(c, _)| *c == "space_id") else {
+            return;
+        };
+        let space = |v: &Value| match v {
+            Value::Integer(id) => Some(*id),
+            _ => None,
+        };
+        let to = space(&changes[at].1);
+        for (id, earlier) in changed {
+            let from = earlier.get(at).and_then(space);
+            self.0.entry(*id).or_insert((from, to)).1 = to;
+        }
+    }
+
+    /// Moves the links' traffic from the spaces they were in to the ones they are in.
+    pub async fn apply<C: GenericClient>(self, c: &C, owner: Id) -> Result<()> {
+        let moves: Vec<(Id, Shift)> = self
+            .0
+            .into_iter()
+            .map(|(id, (from, to))| (id, Shift::Move { from, to }))
+            .collect();
+        traffic::shift(c, owner, &moves).await
+    }
 }
 
 /// How a bulk-settable column is typed on PostgreSQL.
@@ -75,7 +122,8 @@ fn earlier(row: &Row, i: usize, column: &str) -> Result<Value> {
 
 /// Sets `changes` (and `updated_at`) on the owner's links among `ids` that differ in any of
 /// them. Returns each changed link's id with its earlier values, in the order of `changes`.
-/// The rows are locked as they are read, so the earlier values are the ones replaced.
+/// The rows are locked as they are read (the caller has locked them in id order already, see
+/// [`lock`]), so the earlier values are the ones replaced.
 pub async fn update<C: GenericClient>(
     c: &C,
     owner: Id,
@@ -105,7 +153,7 @@ pub async fn update<C: GenericClient>(
         .join(", ");
     let sql = format!(
         "WITH old AS (SELECT id, {} FROM links WHERE owner_id = {owner_p} AND id = ANY({ids_p}) \
-           AND ({}) FOR UPDATE) \
+           AND ({}) ORDER BY id FOR UPDATE) \
          UPDATE links l SET {}, updated_at = {now_p} FROM old WHERE l.id = old.id \
          RETURNING old.id, {old_columns}",
         columns.join(", "),

@@ -3,8 +3,9 @@
 use deadpool_postgres::GenericClient;
 use tokio_postgres::Row;
 
-use super::{Pg, col, count, is_unique_violation, pg_error, row, rows, snapshot, value};
+use super::{Pg, col, count, is_unique_violation, pg_error, row, rows, snapshot, traffic, value};
 use crate::backend::local::store::time;
+use crate::backend::local::traffic::Scope;
 use crate::domain::{Domain, Error, Id, Result};
 
 const COLUMNS: &str = "id, owner_id, name, created_at, updated_at";
@@ -92,6 +93,7 @@ pub async fn insert<C: GenericClient>(
     col(&row, 0)
 }
 
+/// Removes the domain and its traffic sums (its links, none left, took theirs with them).
 pub async fn delete<C: GenericClient>(c: &C, owner: Id, id: Id) -> Result<bool> {
     let n = c
         .execute(
@@ -100,6 +102,9 @@ pub async fn delete<C: GenericClient>(c: &C, owner: Id, id: Id) -> Result<bool> 
         )
         .await
         .map_err(pg_error)?;
+    if n > 0 {
+        traffic::delete_scope(c, Scope::Domain, &[id]).await?;
+    }
     Ok(n > 0)
 }
 

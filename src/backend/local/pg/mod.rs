@@ -7,6 +7,7 @@
 
 pub(super) mod bulk;
 pub(super) mod domains;
+pub(super) mod import;
 pub(super) mod keys;
 pub(super) mod links;
 pub mod owners;

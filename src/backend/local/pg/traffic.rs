@@ -1,13 +1,15 @@
 //! SQL for traffic rollups on PostgreSQL: the same rows as SQLite's (`store/traffic`), each a
-//! [`DayTraffic`] blob, added to by every server's click writer at once, and read back for
-//! statistics and exports.
+//! [`DayTraffic`] blob, added to by every server's click writer at once, moved when a link
+//! changes space or goes to the trash and back ([`shift`]), deleted with purged links, spaces
+//! and domains, and read back for statistics and exports.
 //!
-//! Adding to a row is read, merge, write: two writers must not both read the old blob. Each
+//! Changing a row is read, change, write: two writers must not both read the old blob. Each
 //! change makes sure its rows exist (`INSERT … ON CONFLICT DO NOTHING`), then locks them with
 //! `SELECT … FOR UPDATE` in key order, so a second writer waits for the first's commit and then
 //! reads its result, and two writers taking overlapping rows always take them in the same order.
+//! Whoever also changes links locks the links' rows first (by id), as the click writer does.
 
-use std::collections::{BTreeMap, HashMap, HashSet};
+use std::collections::{BTreeMap, BTreeSet, HashMap, HashSet};
 
 use deadpool_postgres::GenericClient;
 use tokio::runtime::Handle;
@@ -17,7 +19,9 @@ use tokio_postgres::{IsolationLevel, Row};
 use super::{Pg, pg_error};
 use crate::backend::local::store::traffic::values::{code_of_row, row_of_code};
 use crate::backend::local::traffic::day::{NONE, OTHER};
-use crate::backend::local::traffic::{DaySink, DayTraffic, LinkHome, Rollups, Scope, StoredDay};
+use crate::backend::local::traffic::{
+    DaySink, DayTraffic, LinkHome, Rollups, Scope, Shift, StoredDay, decode_or_empty,
+};
 use crate::backend::local::visits::RowDeltas;
 use crate::domain::{Error, Id, Result, StatsScope};
 
@@ -53,18 +57,34 @@ async fn merge(
     table: &Table,
     rows: Vec<([i64; 3], &DayTraffic)>,
 ) -> Result<()> {
-    if rows.is_empty() {
-        return Ok(());
+    let keys: Vec<[i64; 3]> = rows.iter().map(|(k, _)| *k).collect();
+    let mut current = lock_rows(client, table, &keys).await?;
+    for (key, delta) in &rows {
+        if let Some(day) = current.get_mut(key) {
+            day.merge(delta);
+        }
+    }
+    write_rows(client, table, &current).await
+}
+
+/// Locks the rows of `table` with these keys, in key order, and answers what each holds. A
+/// key without a row gets an empty one to lock; [`write_rows`] writes or deletes it in the
+/// same transaction, so nobody ever sees it empty.
+async fn lock_rows(
+    client: &impl GenericClient,
+    table: &Table,
+    keys: &[[i64; 3]],
+) -> Result<BTreeMap<[i64; 3], DayTraffic>> {
+    if keys.is_empty() {
+        return Ok(BTreeMap::new());
     }
     let Table {
         name,
         key: [a, b, c],
     } = table;
-    let column = |i: usize| -> Vec<i64> { rows.iter().map(|(k, _)| k[i]).collect() };
-    let keys = [column(0), column(1), column(2)];
-    let key_params: [&(dyn ToSql + Sync); 3] = [&keys[0], &keys[1], &keys[2]];
-    // An empty row to lock where there is none yet; it is written below, in this transaction,
-    // so nobody ever sees it empty.
+    let column = |i: usize| -> Vec<i64> { keys.iter().map(|k| k[i]).collect() };
+    let columns = [column(0), column(1), column(2)];
+    let key_params: [&(dyn ToSql + Sync); 3] = [&columns[0], &columns[1], &columns[2]];
     client
         .execute(
             &format!(
@@ -91,51 +111,209 @@ async fn merge(
         )
         .await
         .map_err(pg_error)?;
-    let mut current: HashMap<[i64; 3], DayTraffic> = stored
+    Ok(stored
         .iter()
         .map(|r| {
             let key = [r.get::<_, i64>(0), r.get(1), r.get(2)];
             (key, decode_or_empty(r.get(3), name))
         })
-        .collect();
-    let mut written: ([Vec<i64>; 3], Vec<i64>, Vec<Vec<u8>>) = Default::default();
-    for (key, delta) in &rows {
-        let Some(day) = current.get_mut(key) else {
-            continue;
+        .collect())
+}
+
+/// Writes the rows [`lock_rows`] locked: a day with clicks replaces its row, an empty day
+/// deletes it.
+async fn write_rows(
+    client: &impl GenericClient,
+    table: &Table,
+    rows: &BTreeMap<[i64; 3], DayTraffic>,
+) -> Result<()> {
+    let Table {
+        name,
+        key: [a, b, c],
+    } = table;
+    let mut kept: ([Vec<i64>; 3], Vec<i64>, Vec<Vec<u8>>) = Default::default();
+    let mut gone: [Vec<i64>; 3] = Default::default();
+    for (key, day) in rows {
+        let into = if day.is_empty() {
+            &mut gone
+        } else {
+            kept.1.push(day.clicks() as i64);
+            kept.2.push(day.encode());
+            &mut kept.0
         };
-        day.merge(delta);
         for (i, part) in key.iter().enumerate() {
-            written.0[i].push(*part);
+            into[i].push(*part);
         }
-        written.1.push(day.clicks() as i64);
-        written.2.push(day.encode());
     }
-    let [wa, wb, wc] = &written.0;
+    let [ka, kb, kc] = &kept.0;
+    if !ka.is_empty() {
+        client
+            .execute(
+                &format!(
+                    "UPDATE {name} t SET clicks = v.n, data = v.d
+                     FROM unnest($1::bigint[], $2::bigint[], $3::bigint[], $4::bigint[],
+                                 $5::bytea[]) AS v(a, b, c, n, d)
+                     WHERE t.{a} = v.a AND t.{b} = v.b AND t.{c} = v.c"
+                ),
+                &[ka, kb, kc, &kept.1, &kept.2],
+            )
+            .await
+            .map_err(pg_error)?;
+    }
+    let [ga, gb, gc] = &gone;
+    if !ga.is_empty() {
+        client
+            .execute(
+                &format!(
+                    "DELETE FROM {name} t
+                     USING unnest($1::bigint[], $2::bigint[], $3::bigint[]) AS v(a, b, c)
+                     WHERE t.{a} = v.a AND t.{b} = v.b AND t.{c} = v.c"
+                ),
+                &[ga, gb, gc],
+            )
+            .await
+            .map_err(pg_error)?;
+    }
+    Ok(())
+}
+
+/// Links whose stored days one statement reads when their traffic moves.
+const LINKS_PER_READ: usize = 1_000;
+
+/// The days from the first to the last of any of `owner`'s links' own rows (which stay while a
+/// link is in the trash): a link's rows are found by one index probe per day, the key leading
+/// with the owner and the day, as on SQLite.
+async fn owner_link_days(client: &impl GenericClient, owner: Id) -> Result<Vec<i64>> {
+    let row = client
+        .query_one(
+            "SELECT min(day), max(day) FROM link_traffic WHERE owner_id = $1",
+            &[&owner],
+        )
+        .await
+        .map_err(pg_error)?;
+    let range: Option<(i64, i64)> = row
+        .get::<_, Option<i64>>(0)
+        .zip(row.get::<_, Option<i64>>(1));
+    Ok(range.map_or_else(Vec::new, |(first, last)| (first..=last).collect()))
+}
+
+/// A row a [`Shift`] changes, and whether it takes away (see [`Shift::rows`]).
+type ShiftedRow = (Scope, Id, bool);
+
+/// Applies the traffic of each of `owner`'s `links` to the rows its [`Shift`] names, as SQLite
+/// does link by link (`store::traffic`). The caller has locked the links' rows (its move or
+/// delete of them does), so no click writer adds to their days meanwhile; the rows changed are
+/// locked here after them, all at once and in key order — the click writer's order — so a
+/// link's clicks never land where it was, and neither side waits for the other in a circle.
+pub async fn shift(client: &impl GenericClient, owner: Id, links: &[(Id, Shift)]) -> Result<()> {
+    let links: Vec<(Id, Vec<ShiftedRow>)> = links
+        .iter()
+        .map(|(id, how)| (*id, how.rows()))
+        .filter(|(_, rows)| !rows.is_empty())
+        .collect();
+    if links.is_empty() {
+        return Ok(());
+    }
+    let days = owner_link_days(client, owner).await?;
+    if days.is_empty() {
+        return Ok(());
+    }
+    let targets: HashMap<Id, &[ShiftedRow]> = links
+        .iter()
+        .map(|(id, rows)| (*id, rows.as_slice()))
+        .collect();
+    // First which rows change, to lock them all before any is read…
+    let mut keys = BTreeSet::new();
+    for chunk in links.chunks(LINKS_PER_READ) {
+        let ids: Vec<Id> = chunk.iter().map(|(id, _)| *id).collect();
+        for r in client
+            .query(
+                "SELECT link_id, day FROM link_traffic
+                 WHERE owner_id = $1 AND day = ANY($2) AND link_id = ANY($3)",
+                &[&owner, &days, &ids],
+            )
+            .await
+            .map_err(pg_error)?
+        {
+            let (link, day): (Id, i64) = (r.get(0), r.get(1));
+            for &(scope, id, _) in targets[&link] {
+                keys.insert([scope as i64, id, day]);
+            }
+        }
+    }
+    let keys: Vec<[i64; 3]> = keys.into_iter().collect();
+    let mut rows = lock_rows(client, &SCOPE_ROWS, &keys).await?;
+    // …then the links' days, link by link in id order, each day to the shift's rows in order.
+    for chunk in links.chunks(LINKS_PER_READ) {
+        let ids: Vec<Id> = chunk.iter().map(|(id, _)| *id).collect();
+        let stored = client
+            .query(
+                "SELECT link_id, day, data FROM link_traffic
+                 WHERE owner_id = $1 AND day = ANY($2) AND link_id = ANY($3)
+                 ORDER BY link_id, day",
+                &[&owner, &days, &ids],
+            )
+            .await
+            .map_err(pg_error)?;
+        for r in &stored {
+            let (link, day): (Id, i64) = (r.get(0), r.get(1));
+            let traffic = decode_or_empty(r.get(2), LINK_ROWS.name);
+            for &(scope, id, subtract) in targets[&link] {
+                if let Some(row) = rows.get_mut(&[scope as i64, id, day]) {
+                    Shift::apply(row, &traffic, subtract);
+                }
+            }
+        }
+    }
+    write_rows(client, &SCOPE_ROWS, &rows).await
+}
+
+/// Deletes the own rows of `owner`'s purged `links` (withdrawn when they were trashed) and marks
+/// their raw visits for the pruner (`visits::purge_forgotten`): those logged so far, as on
+/// SQLite (`store::visit_log::forget_link`).
+pub async fn forget(client: &impl GenericClient, owner: Id, links: &[Id]) -> Result<()> {
+    if links.is_empty() {
+        return Ok(());
+    }
+    let days = owner_link_days(client, owner).await?;
+    for chunk in links.chunks(LINKS_PER_READ) {
+        if !days.is_empty() {
+            client
+                .execute(
+                    "DELETE FROM link_traffic
+                     WHERE owner_id = $1 AND day = ANY($2) AND link_id = ANY($3)",
+                    &[&owner, &days, &chunk],
+                )
+                .await
+                .map_err(pg_error)?;
+        }
+        client
+            .execute(
+                "INSERT INTO visit_log_purge (link_id, upto)
+                 SELECT l, (SELECT coalesce(max(id), 0) FROM visit_log)
+                 FROM unnest($1::bigint[]) AS l ORDER BY l
+                 ON CONFLICT (link_id) DO UPDATE SET upto = excluded.upto",
+                &[&chunk],
+            )
+            .await
+            .map_err(pg_error)?;
+    }
+    Ok(())
+}
+
+/// Spaces or domains are gone: so are their rows.
+pub async fn delete_scope(client: &impl GenericClient, scope: Scope, ids: &[Id]) -> Result<()> {
+    if ids.is_empty() {
+        return Ok(());
+    }
     client
         .execute(
-            &format!(
-                "UPDATE {name} t SET clicks = v.n, data = v.d
-                 FROM unnest($1::bigint[], $2::bigint[], $3::bigint[], $4::bigint[],
-                             $5::bytea[]) AS v(a, b, c, n, d)
-                 WHERE t.{a} = v.a AND t.{b} = v.b AND t.{c} = v.c"
-            ),
-            &[wa, wb, wc, &written.1, &written.2],
+            "DELETE FROM scope_traffic WHERE scope = $1 AND scope_id = ANY($2)",
+            &[&(scope as i32), &ids],
         )
         .await
         .map_err(pg_error)?;
     Ok(())
-}
-
-/// The stored day, or an empty one for a row just made (no bytes) or a damaged one (which
-/// cannot be added to: starting it over keeps the clicks flowing).
-fn decode_or_empty(data: &[u8], table: &str) -> DayTraffic {
-    if data.is_empty() {
-        return DayTraffic::default();
-    }
-    DayTraffic::decode(data).unwrap_or_else(|e| {
-        tracing::warn!(table, error = %e, "damaged traffic row replaced");
-        DayTraffic::default()
-    })
 }
 
 /// Runs `f` over the rollups inside one read-only snapshot (`REPEATABLE READ`), on a blocking

@@ -3,20 +3,22 @@
 //! row reads. Sets of ids travel as `bigint[]` parameters (`= ANY($n)`) instead of a staging
 //! table, and the link counters follow by the schema's triggers.
 //!
-//! Traffic rollups do not move with a trashed, restored or purged link here yet: that belongs
-//! to the traffic store on PostgreSQL (see `store::trash` for what SQLite does).
+//! What belongs to a link beyond its row waits with it, as on SQLite: a trashed link's share
+//! leaves its owner's, space's and domain's traffic ([`withdraw`]) and comes back on restore;
+//! its own rows and logged visits go when it is purged (`traffic::forget`).
 
-use std::collections::HashSet;
+use std::collections::{BTreeMap, HashSet};
 
 use deadpool_postgres::GenericClient;
 use jiff::Timestamp;
 use roaring::RoaringTreemap;
 
-use super::{col, count, execute, row, rows, value};
+use super::{bulk, col, count, execute, row, rows, traffic, value};
 use crate::backend::local::store::trash::{
     Aliases, Blocking, LINK_COLUMNS, ListedRow, Restored, Scope, members_blob, members_of,
     restored_columns,
 };
+use crate::backend::local::traffic::{LinkHome, Scope as TrafficScope, Shift};
 use crate::backend::trash::{Trashed, TrashedKind};
 use crate::domain::{Error, Id, Result};
 
@@ -29,18 +31,52 @@ pub async fn new_batch<C: GenericClient>(c: &C, owner: Id, now: Timestamp) -> Re
     .await
 }
 
-/// Moves the owner's links among `ids` into trash `batch`, whole. Returns how many moved.
-pub async fn move_links<C: GenericClient>(c: &C, owner: Id, ids: &[Id], batch: Id) -> Result<u64> {
-    execute(
+/// Moves the owner's links among `ids` (ascending) into trash `batch`, whole, their rows locked
+/// in id order first. Returns each moved link with where its traffic counted, for [`withdraw`].
+pub async fn move_links<C: GenericClient>(
+    c: &C,
+    owner: Id,
+    ids: &[Id],
+    batch: Id,
+) -> Result<Vec<(Id, LinkHome)>> {
+    bulk::lock(c, owner, ids).await?;
+    rows(
         c,
         &format!(
             "WITH gone AS (DELETE FROM links WHERE owner_id = $1 AND id = ANY($2) \
-             RETURNING {LINK_COLUMNS}) \
-             INSERT INTO trash_links (batch, {LINK_COLUMNS}) SELECT $3, {LINK_COLUMNS} FROM gone"
+             RETURNING {LINK_COLUMNS}), \
+             kept AS (INSERT INTO trash_links (batch, {LINK_COLUMNS}) \
+             SELECT $3, {LINK_COLUMNS} FROM gone) \
+             SELECT id, space_id, domain_id FROM gone ORDER BY id"
         ),
         &[&owner, &ids, &batch],
     )
-    .await
+    .await?
+    .iter()
+    .map(|r| home_of(r, owner))
+    .collect()
+}
+
+/// A link's id and home from columns `id, space_id, domain_id`.
+fn home_of(r: &tokio_postgres::Row, owner: Id) -> Result<(Id, LinkHome)> {
+    Ok((
+        col(r, 0)?,
+        LinkHome {
+            owner,
+            space: col(r, 1)?,
+            domain: col(r, 2)?,
+        },
+    ))
+}
+
+/// Takes the share of trashed links out of their owner's, space's and domain's traffic, keeping
+/// their own (see `store::traffic::withdraw`). Called once the links' rows are locked (moved).
+pub async fn withdraw<C: GenericClient>(c: &C, owner: Id, homes: &[(Id, LinkHome)]) -> Result<()> {
+    let shifts: Vec<(Id, Shift)> = homes
+        .iter()
+        .map(|(id, home)| (*id, Shift::Withdraw(*home)))
+        .collect();
+    traffic::shift(c, owner, &shifts).await
 }
 
 /// Moves space `id` of `owner` into trash `batch`, remembering which links it held (they are
@@ -195,6 +231,7 @@ async fn restore_space<C: GenericClient>(
     // Its links come back to it, unless they have moved to another space since; the trigger
     // counts them in.
     let members: Vec<Id> = members_of(&members)?.iter().map(|id| id as Id).collect();
+    bulk::lock(c, owner, &members).await?;
     execute(
         c,
         "UPDATE links SET space_id = $2 WHERE owner_id = $1 AND space_id IS NULL \
@@ -251,23 +288,33 @@ async fn restore_links<C: GenericClient>(
         .copied()
         .filter(|id| !blocked.contains(id))
         .collect();
-    let n = execute(
+    let back_home = rows(
         c,
         &format!(
             "INSERT INTO links ({LINK_COLUMNS}) SELECT {} FROM trash_links t \
-             WHERE t.owner_id = $1 AND t.id = ANY($2) ORDER BY t.id",
+             WHERE t.owner_id = $1 AND t.id = ANY($2) ORDER BY t.id \
+             RETURNING id, space_id, domain_id",
             restored_columns()
         ),
         &[&owner, &back],
     )
-    .await?;
+    .await?
+    .iter()
+    .map(|r| home_of(r, owner))
+    .collect::<Result<Vec<_>>>()?;
+    // Their share comes back to the rows of where they are now.
+    let shifts: Vec<(Id, Shift)> = back_home
+        .iter()
+        .map(|(id, home)| (*id, Shift::Reinstate(*home)))
+        .collect();
+    traffic::shift(c, owner, &shifts).await?;
     execute(
         c,
         "DELETE FROM trash_links WHERE owner_id = $1 AND id = ANY($2)",
         &[&owner, &back],
     )
     .await?;
-    done.links += n;
+    done.links += back_home.len() as u64;
     Ok(())
 }
 
@@ -283,9 +330,12 @@ async fn drop_empty_batches<C: GenericClient>(c: &C, owner: Id) -> Result<()> {
     Ok(())
 }
 
-/// Deletes the trashed links and spaces of `owner` in `scope` for good. Returns how many.
+/// Deletes the trashed links and spaces of `owner` in `scope` for good, with their traffic.
+/// Returns how many.
 pub async fn purge<C: GenericClient>(c: &C, owner: Id, scope: &Scope) -> Result<u64> {
     let (links, spaces) = ids_in(c, owner, scope).await?;
+    // Their share of the owner's, space's and domain's figures left when they were trashed.
+    traffic::forget(c, owner, &links).await?;
     let n = execute(
         c,
         "DELETE FROM trash_links WHERE owner_id = $1 AND id = ANY($2)",
@@ -298,6 +348,7 @@ pub async fn purge<C: GenericClient>(c: &C, owner: Id, scope: &Scope) -> Result<
         &[&owner, &spaces],
     )
     .await?;
+    traffic::delete_scope(c, TrafficScope::Space, &spaces).await?;
     drop_empty_batches(c, owner).await?;
     Ok(n + m)
 }
@@ -314,22 +365,37 @@ pub async fn any_due<C: GenericClient>(c: &C, cutoff: Timestamp) -> Result<bool>
 }
 
 /// Purges, for every owner, what was deleted before `cutoff`: the batches go, and their links
-/// and spaces with them by cascade. Returns how many links.
+/// and spaces with them by cascade, their traffic first. Returns how many links.
 pub async fn purge_before<C: GenericClient>(c: &C, cutoff: Timestamp) -> Result<u64> {
-    let links: i64 = value(
+    let due = rows(
         c,
-        "SELECT count(*) FROM trash_links t JOIN trash_batches b ON b.id = t.batch \
+        "SELECT t.owner_id, t.id FROM trash_links t JOIN trash_batches b ON b.id = t.batch \
+         WHERE b.deleted_at < $1 ORDER BY t.owner_id, t.id",
+        &[&cutoff.as_second()],
+    )
+    .await?;
+    let mut by_owner: BTreeMap<Id, Vec<Id>> = BTreeMap::new();
+    for r in &due {
+        by_owner.entry(col(r, 0)?).or_default().push(col(r, 1)?);
+    }
+    for (owner, links) in &by_owner {
+        traffic::forget(c, *owner, links).await?;
+    }
+    let spaces = select_ids(
+        c,
+        "SELECT s.id FROM trash_spaces s JOIN trash_batches b ON b.id = s.batch \
          WHERE b.deleted_at < $1",
         &[&cutoff.as_second()],
     )
     .await?;
+    traffic::delete_scope(c, TrafficScope::Space, &spaces).await?;
     execute(
         c,
         "DELETE FROM trash_batches WHERE deleted_at < $1",
         &[&cutoff.as_second()],
     )
     .await?;
-    Ok(count(links))
+    Ok(due.len() as u64)
 }
 
 /// One page of the owner's trash, newest deletes first, and how many items it holds.

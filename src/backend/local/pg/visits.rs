@@ -6,7 +6,7 @@
 //! wait for each other but never deadlock. New visit values are stored before the batch's
 //! transaction, in statements of their own (see [`intern`]).
 
-use std::collections::HashMap;
+use std::collections::{BTreeSet, HashMap};
 
 use deadpool_postgres::GenericClient;
 
@@ -152,6 +152,16 @@ async fn intern(
     interner: &mut Interner,
 ) -> Result<()> {
     let unknown = batch.unknown_values(interner);
+    intern_values(client, &unknown, interner).await
+}
+
+/// Gives each of these values (dimension index, value) a code, storing the new ones, as
+/// [`intern`] does: on a connection outside any transaction that holds rollup locks.
+pub(super) async fn intern_values(
+    client: &impl GenericClient,
+    unknown: &BTreeSet<(usize, &str)>,
+    interner: &mut Interner,
+) -> Result<()> {
     if unknown.is_empty() {
         return Ok(());
     }

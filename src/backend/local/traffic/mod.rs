@@ -52,6 +52,54 @@ impl LinkHome {
     }
 }
 
+/// What a change to a link does to the rows that also count its traffic: its share leaves its
+/// owner's, space's and domain's rows when it goes to the trash and comes back when it is
+/// restored; a move between spaces takes it from one space's rows to the other's. Both stores
+/// apply each of the link's days to each row [`Shift::rows`] names, in that order.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Shift {
+    Withdraw(LinkHome),
+    Reinstate(LinkHome),
+    Move { from: Option<Id>, to: Option<Id> },
+}
+
+impl Shift {
+    /// The rows each day of the link changes, in order, and whether the day is taken from
+    /// (`true`) or added to the row.
+    pub fn rows(self) -> Vec<(Scope, Id, bool)> {
+        match self {
+            Shift::Withdraw(home) => home.scopes().map(|(s, id)| (s, id, true)).collect(),
+            Shift::Reinstate(home) => home.scopes().map(|(s, id)| (s, id, false)).collect(),
+            Shift::Move { from, to } if from == to => Vec::new(),
+            Shift::Move { from, to } => [(from, true), (to, false)]
+                .into_iter()
+                .filter_map(|(space, subtract)| space.map(|id| (Scope::Space, id, subtract)))
+                .collect(),
+        }
+    }
+
+    /// Applies one of the link's days to a row [`Shift::rows`] named.
+    pub fn apply(row: &mut DayTraffic, day: &DayTraffic, subtract: bool) {
+        if subtract {
+            row.subtract(day);
+        } else {
+            row.merge(day);
+        }
+    }
+}
+
+/// A stored day read back; no bytes (a row a writer has just made) is an empty day, and so is a
+/// damaged one, which cannot be added to: starting it over keeps the clicks flowing.
+pub fn decode_or_empty(data: &[u8], what: &str) -> DayTraffic {
+    if data.is_empty() {
+        return DayTraffic::default();
+    }
+    DayTraffic::decode(data).unwrap_or_else(|e| {
+        tracing::warn!(row = what, error = %e, "damaged traffic row replaced");
+        DayTraffic::default()
+    })
+}
+
 /// A day a row holds, as stored.
 pub struct StoredDay<'a> {
     pub day: i64,

@@ -18,8 +18,10 @@ use std::collections::HashMap;
 use rusqlite::{Connection, OptionalExtension, params};
 
 pub use super::super::traffic::{
-    DAY, DaySink, DayTraffic, LinkHome, Scope, StoredDay, day, day_of, hour_of,
+    DAY, DaySink, DayTraffic, LinkHome, Scope, Shift, StoredDay, day, day_of, hour_of,
 };
+
+use super::super::traffic::decode_or_empty;
 pub use values::Interner;
 
 use super::db_error;
@@ -39,18 +41,6 @@ impl LinkHome {
             })
             .optional()
             .map_err(db_error)
-    }
-}
-
-fn decode_or_empty(data: Option<Vec<u8>>, what: &str) -> DayTraffic {
-    match data.map(|d| DayTraffic::decode(&d)) {
-        None => DayTraffic::default(),
-        Some(Ok(day)) => day,
-        Some(Err(e)) => {
-            // A damaged row cannot be added to; starting it over keeps the clicks flowing.
-            tracing::warn!(row = what, error = %e, "damaged traffic row replaced");
-            DayTraffic::default()
-        }
     }
 }
 
@@ -125,12 +115,8 @@ impl Row {
             Row::Link { .. } => "link",
             Row::Scope { .. } => "scope",
         };
-        let mut row = decode_or_empty(self.get(conn)?, what);
-        if subtract {
-            row.subtract(delta);
-        } else {
-            row.merge(delta);
-        }
+        let mut row = decode_or_empty(self.get(conn)?.as_deref().unwrap_or_default(), what);
+        Shift::apply(&mut row, delta, subtract);
         self.put(conn, &row)
     }
 }
@@ -390,7 +376,7 @@ pub fn owner_link_days(
 fn all_link_days(conn: &Connection, owner: Id, link: Id) -> Result<Vec<(i64, DayTraffic)>> {
     let mut out = Vec::new();
     link_days(conn, owner, link, i64::MIN, i64::MAX, |d| {
-        out.push((d.day, decode_or_empty(Some(d.data.to_vec()), "link")));
+        out.push((d.day, decode_or_empty(d.data, "link")));
         Ok(())
     })?;
     Ok(out)
@@ -399,17 +385,33 @@ fn all_link_days(conn: &Connection, owner: Id, link: Id) -> Result<Vec<(i64, Day
 /// Takes a link's share out of its owner's, space's and domain's rows, keeping its own: a
 /// trashed link stops counting in every figure but its own, and can come back ([`reinstate`]).
 pub fn withdraw(conn: &Connection, link: Id, home: LinkHome) -> Result<()> {
-    shift(conn, link, home, true)
+    shift(conn, link, home.owner, Shift::Withdraw(home))
 }
 
 /// Puts a withdrawn link's share back into the rows of its (new) home.
 pub fn reinstate(conn: &Connection, link: Id, home: LinkHome) -> Result<()> {
-    shift(conn, link, home, false)
+    shift(conn, link, home.owner, Shift::Reinstate(home))
 }
 
-fn shift(conn: &Connection, link: Id, home: LinkHome, subtract: bool) -> Result<()> {
-    for (day, traffic) in all_link_days(conn, home.owner, link)? {
-        for (scope, id) in home.scopes() {
+/// A link moved from space `from` to space `to`: its traffic moves with it.
+pub fn move_link(
+    conn: &Connection,
+    link: Id,
+    owner: Id,
+    from: Option<Id>,
+    to: Option<Id>,
+) -> Result<()> {
+    shift(conn, link, owner, Shift::Move { from, to })
+}
+
+/// Applies each stored day of link `link` to the rows `how` names (see [`Shift`]).
+fn shift(conn: &Connection, link: Id, owner: Id, how: Shift) -> Result<()> {
+    let rows = how.rows();
+    if rows.is_empty() {
+        return Ok(());
+    }
+    for (day, traffic) in all_link_days(conn, owner, link)? {
+        for &(scope, id, subtract) in &rows {
             Row::Scope { scope, id, day }.change(conn, &traffic, subtract)?;
         }
     }
@@ -422,32 +424,6 @@ pub fn forget(conn: &Connection, link: Id, owner: Id) -> Result<()> {
         Row::Link { owner, day, link }.put(conn, &DayTraffic::default())?;
     }
     super::visit_log::forget_link(conn, link)
-}
-
-/// A link moved from space `from` to space `to`: its traffic moves with it.
-pub fn move_link(
-    conn: &Connection,
-    link: Id,
-    owner: Id,
-    from: Option<Id>,
-    to: Option<Id>,
-) -> Result<()> {
-    if from == to {
-        return Ok(());
-    }
-    for (day, traffic) in all_link_days(conn, owner, link)? {
-        for (space, subtract) in [(from, true), (to, false)] {
-            if let Some(id) = space {
-                let row = Row::Scope {
-                    scope: Scope::Space,
-                    id,
-                    day,
-                };
-                row.change(conn, &traffic, subtract)?;
-            }
-        }
-    }
-    Ok(())
 }
 
 /// A space or domain is gone: so are its rows.

@@ -7,11 +7,12 @@
 //! [`CHUNK`] rows, inside the same transaction, so memory stays flat however long the file is
 //! and a bad row anywhere still leaves nothing behind.
 
+mod sqlite;
+
 use std::collections::{HashMap, HashSet};
 use std::sync::mpsc::{Receiver, SyncSender, sync_channel};
 
 use jiff::Timestamp;
-use rusqlite::Transaction;
 use serde::Serialize;
 
 use super::LocalBackend;
@@ -19,10 +20,7 @@ use super::alias::generate_alias;
 use super::links::{ALIAS_TAKEN, NOT_YOUR_DOMAIN, NOT_YOUR_SPACE, apply, blank_row};
 use super::password::hash_password;
 use super::spaces::NAME_TAKEN;
-use super::store::links::{self as link_store, Staged};
-use super::store::traffic::{Interner, LinkHome};
-use super::store::{domains, spaces};
-use super::visits::add_history;
+use super::store::links::LinkRow;
 use crate::domain::{
     Carried, Color, Error, FieldErrors, Id, LinkField, LinkInput, LinkPatch, Mode, OnConflict,
     Place, Result, SpaceInput, SpacePatch, TrafficHour, renamed_alias, space_name_key,
@@ -54,9 +52,47 @@ pub struct Renamed {
 }
 
 /// Rows staged before they move into the links table in one statement. Large enough that the
-/// full-text index writes big segments, small enough that the staging table and the short-term
-/// index's batch stay small.
+/// full-text index writes big segments (SQLite) and a COPY is worth starting (PostgreSQL),
+/// small enough that what is staged stays small.
 pub const CHUNK: usize = 20_000;
+
+/// What an import asks of the database it writes, all inside its one transaction. The rules —
+/// which alias a row gets, which space, what is an error — are the [`Writer`]'s, the same on
+/// every store; `import/sqlite.rs` and `pg/import.rs` answer these.
+pub(in crate::backend::local) trait ImportStore {
+    /// The owner's spaces, id and name; they stay the owner's until the import ends.
+    fn space_names(&mut self, owner: Id) -> Result<Vec<(Id, String)>>;
+    /// The owner's domains; they stay the owner's until the import ends.
+    fn domain_ids(&mut self, owner: Id) -> Result<Vec<Id>>;
+    /// The id of the owner's space with this name (without case).
+    fn space_named(&mut self, owner: Id, name: &str) -> Result<Option<Id>>;
+    fn insert_space(&mut self, owner: Id, name: &str, color: Color, now: i64) -> Result<Id>;
+    /// Gives space `id` its declared name and colour.
+    fn declare_space(
+        &mut self,
+        owner: Id,
+        id: Id,
+        name: &str,
+        color: Color,
+        now: i64,
+    ) -> Result<()>;
+    /// Told the aliases (with their domains) a batch of rows wants, before the rows ask one by
+    /// one: a store whose every question is a round trip answers them all at once.
+    fn look_ahead(&mut self, _wanted: &[(Option<Id>, &str)]) -> Result<()> {
+        Ok(())
+    }
+    /// Whether a link in the domain has `alias` (without case); the links of earlier chunks
+    /// included, those staged in this one not.
+    fn alias_taken(&mut self, domain: Option<Id>, alias: &str) -> Result<bool>;
+    /// Stages a link with `clicks` besides its history's, and its traffic history. Returns how
+    /// many links are staged.
+    fn stage(&mut self, link: &LinkRow, clicks: u64, history: Vec<TrafficHour>) -> Result<usize>;
+    /// Writes the staged links, in staging order, and their history. Returns how many links,
+    /// and the clicks of their history.
+    fn flush(&mut self) -> Result<(usize, u64)>;
+    /// Completes what the flushes left to the end.
+    fn finish(&mut self) -> Result<()>;
+}
 
 /// One link of an import as read from its source.
 #[derive(Debug, Clone, PartialEq)]
@@ -149,7 +185,8 @@ impl LocalBackend {
         opts: ImportOptions,
     ) -> Result<ImportSummary> {
         let backend = self.clone();
-        tokio::task::spawn_blocking(move || backend.import_blocking(spaces, rows, &opts))
+        let runtime = tokio::runtime::Handle::current();
+        tokio::task::spawn_blocking(move || backend.import_blocking(spaces, rows, &opts, &runtime))
             .await
             .map_err(|e| Error::Unavailable(format!("import task failed: {e}")))?
     }
@@ -159,6 +196,7 @@ impl LocalBackend {
         space_rows: Vec<(Place, SpaceInput)>,
         rows: impl Iterator<Item = Incoming> + Send + 'static,
         opts: &ImportOptions,
+        runtime: &tokio::runtime::Handle,
     ) -> Result<ImportSummary> {
         let mut errors = FieldErrors::default();
         let mut valid_spaces: Vec<(Place, SpacePatch)> = Vec::with_capacity(space_rows.len());
@@ -177,19 +215,54 @@ impl LocalBackend {
             .spawn(move || check_rows(rows, &tz, &sender))
             .map_err(|e| Error::Unavailable(format!("cannot start the import: {e}")))?;
 
-        let owner = self.owner_id;
-        let now = self.service.now();
-        let on_conflict = opts.on_conflict;
-        let create_spaces = opts.create_spaces;
-        let result = self.service.db()?.write_blocking(move |tx| {
-            let mut writer = Writer::new(tx, owner, now, on_conflict, create_spaces, errors)?;
-            writer.declare_spaces(valid_spaces)?;
-            writer.take_all(receiver)?;
-            writer.finish()
-        });
+        let work = Work {
+            owner: self.owner_id,
+            now: self.service.now(),
+            on_conflict: opts.on_conflict,
+            create_spaces: opts.create_spaces,
+            errors,
+            spaces: valid_spaces,
+            receiver,
+        };
+        let result = match self.service.pg() {
+            Some(pg) => super::pg::import::run(pg, runtime, |store| work.run(store)),
+            None => self
+                .service
+                .db()?
+                .write_blocking(move |tx| work.run(sqlite::SqliteImport::new(tx)?)),
+        };
         // A writer that stopped early dropped the receiver; the checker notices and ends.
         let _ = checker.join();
         result
+    }
+}
+
+/// What the writer is given: who imports, the rules' options, the errors found so far, the
+/// spaces declared up front, and the checked rows as they come.
+struct Work {
+    owner: Id,
+    now: Timestamp,
+    on_conflict: OnConflict,
+    create_spaces: bool,
+    errors: FieldErrors,
+    spaces: Vec<(Place, SpacePatch)>,
+    receiver: Receiver<Vec<Prepared>>,
+}
+
+impl Work {
+    /// Writes everything into `store`, inside its transaction.
+    fn run<S: ImportStore>(self, store: S) -> Result<ImportSummary> {
+        let mut writer = Writer::new(
+            store,
+            self.owner,
+            self.now,
+            self.on_conflict,
+            self.create_spaces,
+            self.errors,
+        )?;
+        writer.declare_spaces(self.spaces)?;
+        writer.take_all(self.receiver)?;
+        writer.finish()
     }
 }
 
@@ -295,8 +368,8 @@ fn one_error(field: &str, message: String) -> FieldErrors {
 }
 
 /// The writer's side of an import: the rules that need stored state, inside the transaction.
-struct Writer<'a, 't> {
-    tx: &'a Transaction<'t>,
+struct Writer<S> {
+    store: S,
     owner: Id,
     now: Timestamp,
     on_conflict: OnConflict,
@@ -316,31 +389,26 @@ struct Writer<'a, 't> {
     /// Aliases staged in the current chunk, by domain (0 for none); earlier chunks are in the
     /// links table already.
     chunk_aliases: HashSet<(Id, String)>,
-    staged: Option<Staged>,
-    /// The traffic history of each staged link, in staging order, written once the chunk's
-    /// links have their ids.
-    histories: Vec<(LinkHome, Vec<TrafficHour>)>,
-    interner: Interner,
 }
 
-impl<'a, 't> Writer<'a, 't> {
+impl<S: ImportStore> Writer<S> {
     fn new(
-        tx: &'a Transaction<'t>,
+        mut store: S,
         owner: Id,
         now: Timestamp,
         on_conflict: OnConflict,
         create_spaces: bool,
         errors: FieldErrors,
     ) -> Result<Self> {
-        let space_ids: HashMap<String, Id> = spaces::names(tx, owner)?
+        let space_ids: HashMap<String, Id> = store
+            .space_names(owner)?
             .into_iter()
             .map(|(id, name)| (space_name_key(&name), id))
             .collect();
         let owned_spaces = space_ids.values().copied().collect();
-        let owned_domains = domains::ids(tx, owner)?.into_iter().collect();
-        link_store::bulk_begin(tx)?;
+        let owned_domains = store.domain_ids(owner)?.into_iter().collect();
         Ok(Writer {
-            tx,
+            store,
             owner,
             now,
             on_conflict,
@@ -353,9 +421,6 @@ impl<'a, 't> Writer<'a, 't> {
             next_color: 1,
             undeclared: HashMap::new(),
             chunk_aliases: HashSet::new(),
-            staged: None,
-            histories: Vec::new(),
-            interner: Interner::default(),
         })
     }
 
@@ -378,14 +443,8 @@ impl<'a, 't> Writer<'a, 't> {
         };
         let key = space_name_key(&name);
         if let Some(early) = self.undeclared.remove(&key) {
-            spaces::update(
-                self.tx,
-                self.owner,
-                early.id,
-                Some(&name),
-                Some(color),
-                self.now.as_second(),
-            )?;
+            self.store
+                .declare_space(self.owner, early.id, &name, color, self.now.as_second())?;
             return Ok(());
         }
         if self.space_ids.contains_key(&key) {
@@ -393,7 +452,7 @@ impl<'a, 't> Writer<'a, 't> {
             return Ok(());
         }
         // Reaching here with a taken name means the lookup and the index disagree.
-        if spaces::id_by_name(self.tx, self.owner, &name, None)?.is_some() {
+        if self.store.space_named(self.owner, &name)?.is_some() {
             self.add_error(place, "name", NAME_TAKEN);
             return Ok(());
         }
@@ -402,7 +461,9 @@ impl<'a, 't> Writer<'a, 't> {
     }
 
     fn make_space(&mut self, name: &str, color: Color) -> Result<Id> {
-        let id = spaces::insert(self.tx, self.owner, name, color, self.now.as_second())?;
+        let id = self
+            .store
+            .insert_space(self.owner, name, color, self.now.as_second())?;
         self.space_ids.insert(space_name_key(name), id);
         self.owned_spaces.insert(id);
         self.summary.spaces_created += 1;
@@ -411,6 +472,18 @@ impl<'a, 't> Writer<'a, 't> {
 
     fn take_all(&mut self, receiver: Receiver<Vec<Prepared>>) -> Result<()> {
         for batch in receiver {
+            let wanted: Vec<(Option<Id>, &str)> = batch
+                .iter()
+                .filter_map(|p| match p {
+                    Prepared::Row(row) => row
+                        .patch
+                        .alias
+                        .as_deref()
+                        .map(|alias| (row.patch.domain.flatten(), alias)),
+                    _ => None,
+                })
+                .collect();
+            self.store.look_ahead(&wanted)?;
             for prepared in batch {
                 match prepared {
                     Prepared::Row(row) => self.take(*row)?,
@@ -499,11 +572,11 @@ impl<'a, 't> Writer<'a, 't> {
         }
     }
 
-    fn taken(&self, domain: Option<Id>, alias: &str) -> Result<bool> {
+    fn taken(&mut self, domain: Option<Id>, alias: &str) -> Result<bool> {
         Ok(self
             .chunk_aliases
             .contains(&(domain.unwrap_or(0), alias.to_ascii_lowercase()))
-            || link_store::alias_taken(self.tx, domain, alias, None)?)
+            || self.store.alias_taken(domain, alias)?)
     }
 
     /// The alias a row gets, or `None` when the row is left out (or is an error).
@@ -515,11 +588,10 @@ impl<'a, 't> Writer<'a, 't> {
     ) -> Result<Option<String>> {
         let Some(alias) = wanted else {
             let chunk = &self.chunk_aliases;
-            let tx = self.tx;
+            let store = &mut self.store;
             let key = domain.unwrap_or(0);
             return generate_alias(|a| {
-                Ok(chunk.contains(&(key, a.to_owned()))
-                    || link_store::alias_taken(tx, domain, a, None)?)
+                Ok(chunk.contains(&(key, a.to_owned())) || store.alias_taken(domain, a)?)
             })
             .map(Some);
         };
@@ -604,28 +676,13 @@ impl<'a, 't> Writer<'a, 't> {
         if let Some(at) = created_at {
             link.created_at = at;
         }
-        let staged = match self.staged.as_mut() {
-            Some(staged) => staged,
-            None => self.staged.insert(link_store::stage_start(self.tx)?),
-        };
         // Writing the history adds its clicks: stage only those the total has beyond it, so the
         // link ends with the larger of the two.
         let history_clicks: u64 = traffic.iter().map(|h| h.clicks).sum();
-        link_store::stage(
-            self.tx,
-            staged,
-            &link,
-            clicks.saturating_sub(history_clicks),
-        )?;
-        self.histories.push((
-            LinkHome {
-                owner: self.owner,
-                space: link.space_id,
-                domain: link.domain_id,
-            },
-            traffic,
-        ));
-        if staged.len() >= CHUNK {
+        let staged = self
+            .store
+            .stage(&link, clicks.saturating_sub(history_clicks), traffic)?;
+        if staged >= CHUNK {
             self.flush()?;
         }
         Ok(())
@@ -633,16 +690,9 @@ impl<'a, 't> Writer<'a, 't> {
 
     /// Moves the staged rows into the links table.
     fn flush(&mut self) -> Result<()> {
-        if let Some(staged) = self.staged.take() {
-            let first = staged.first_id();
-            self.summary.links_created += link_store::stage_insert(self.tx, staged)?;
-            for (k, (home, hours)) in self.histories.drain(..).enumerate() {
-                if !hours.is_empty() {
-                    self.summary.clicks_imported +=
-                        add_history(self.tx, first + k as Id, home, &hours, &mut self.interner)?;
-                }
-            }
-        }
+        let (links, clicks) = self.store.flush()?;
+        self.summary.links_created += links;
+        self.summary.clicks_imported += clicks;
         self.chunk_aliases.clear();
         Ok(())
     }
@@ -655,7 +705,7 @@ impl<'a, 't> Writer<'a, 't> {
             return Err(Error::Validation(self.errors));
         }
         self.flush()?;
-        link_store::bulk_end(self.tx)?;
+        self.store.finish()?;
         Ok(self.summary)
     }
 }

@@ -1,0 +1,285 @@
+//! An import's writes on PostgreSQL, in one transaction: the same rules as on SQLite (the
+//! import's `Writer`), its questions answered over SQL. The import runs on a blocking thread
+//! (its rows come from a reader there) and hands each statement to the runtime.
+//!
+//! - Aliases a batch of rows wants are looked up in one statement before the rows ask one by
+//!   one ([`ImportStore::look_ahead`]); only generated and renamed ones cost a round trip each.
+//! - Links wait in memory a chunk at a time, then go in with one binary `COPY`, their ids taken
+//!   from the table's sequence first so their history can be written against them.
+//! - Each link's history goes into its own rollup rows with its chunk. What it adds to the
+//!   owner's, spaces' and domains' rows is summed over the whole import and written once at the
+//!   end, those rows locked all at once in key order as every other writer of them does (see
+//!   `traffic`): locked chunk by chunk, they would be taken out of order, and a click writer
+//!   could wait for the import while the import waits for it.
+//! - New visit values are stored on a connection of their own, outside the transaction, as the
+//!   click writer stores them: they are never deleted, and a click writer wanting the same one
+//!   never waits for the import.
+
+use std::collections::{BTreeMap, BTreeSet, HashMap};
+
+use deadpool_postgres::Transaction;
+use tokio::runtime::Handle;
+
+use super::{Pg, col, links, pg_error, rows, spaces, traffic, visits};
+use crate::backend::local::import::ImportStore;
+use crate::backend::local::store::links::LinkRow;
+use crate::backend::local::store::traffic::Interner;
+use crate::backend::local::traffic::{DayTraffic, LinkHome, Scope};
+use crate::backend::local::visits::{RowDeltas, history_days};
+use crate::domain::{Color, Dimension, Error, Id, LinkField, Result, TrafficHour};
+
+/// Runs `body` over an import store in one transaction, committed when it succeeds.
+pub fn run<T>(
+    pg: &Pg,
+    runtime: &Handle,
+    body: impl FnOnce(PgImport<'_, '_>) -> Result<T>,
+) -> Result<T> {
+    let mut client = runtime.block_on(pg.client())?;
+    let tx = runtime.block_on(client.transaction()).map_err(pg_error)?;
+    // The links table grows by the import within this one transaction, where no statistics
+    // follow it: a plan made once and kept (as prepared statements' plans are) would go on
+    // scanning the whole table for every alias. Each statement is planned for the table as it is.
+    runtime
+        .block_on(tx.batch_execute("SET LOCAL plan_cache_mode = force_custom_plan"))
+        .map_err(pg_error)?;
+    let store = PgImport {
+        pg,
+        runtime,
+        tx: &tx,
+        staged: Vec::new(),
+        known: HashMap::new(),
+        scopes: BTreeMap::new(),
+        interner: Interner::default(),
+    };
+    let out = body(store);
+    match out {
+        Ok(value) => {
+            runtime.block_on(tx.commit()).map_err(pg_error)?;
+            Ok(value)
+        }
+        Err(e) => {
+            // Nothing is written; a failed rollback leaves it to the closed connection.
+            let _ = runtime.block_on(tx.rollback());
+            Err(e)
+        }
+    }
+}
+
+/// A link waiting for its chunk's COPY: its row, its clicks besides its history's, its history.
+type Staged = (LinkRow, u64, Vec<TrafficHour>);
+
+pub struct PgImport<'a, 't> {
+    pg: &'a Pg,
+    runtime: &'a Handle,
+    tx: &'a Transaction<'t>,
+    staged: Vec<Staged>,
+    /// Aliases looked up ahead, by domain (0 for none) and in lower case: whether each is taken.
+    /// Forgotten at every flush, which may take some.
+    known: HashMap<(Id, String), bool>,
+    /// What the imported history adds to owners', spaces' and domains' rows, written at the end.
+    scopes: BTreeMap<(Scope, Id, i64), DayTraffic>,
+    interner: Interner,
+}
+
+impl PgImport<'_, '_> {
+    fn block_on<F: std::future::Future>(&self, f: F) -> F::Output {
+        self.runtime.block_on(f)
+    }
+}
+
+/// The COPY of a chunk found an alias taken: another program took it after the import looked.
+fn taken_meanwhile(e: Error) -> Error {
+    match e {
+        Error::Validation(fields) if fields.contains(LinkField::Alias.name()) => Error::Conflict(
+            "another program gave one of the imported aliases to a link during the import; \
+             nothing was imported, try again"
+                .into(),
+        ),
+        other => other,
+    }
+}
+
+impl ImportStore for PgImport<'_, '_> {
+    fn space_names(&mut self, owner: Id) -> Result<Vec<(Id, String)>> {
+        // Held against a delete (not against edits) until the import ends.
+        self.block_on(rows(
+            self.tx,
+            "SELECT id, name FROM spaces WHERE owner_id = $1 ORDER BY id FOR KEY SHARE",
+            &[&owner],
+        ))?
+        .iter()
+        .map(|r| Ok((col(r, 0)?, col(r, 1)?)))
+        .collect()
+    }
+
+    fn domain_ids(&mut self, owner: Id) -> Result<Vec<Id>> {
+        self.block_on(rows(
+            self.tx,
+            "SELECT id FROM domains WHERE owner_id = $1 ORDER BY id FOR KEY SHARE",
+            &[&owner],
+        ))?
+        .iter()
+        .map(|r| col(r, 0))
+        .collect()
+    }
+
+    fn space_named(&mut self, owner: Id, name: &str) -> Result<Option<Id>> {
+        self.block_on(spaces::id_by_name(self.tx, owner, name, None))
+    }
+
+    fn insert_space(&mut self, owner: Id, name: &str, color: Color, now: i64) -> Result<Id> {
+        self.block_on(spaces::insert(self.tx, owner, name, color, now))
+    }
+
+    fn declare_space(
+        &mut self,
+        owner: Id,
+        id: Id,
+        name: &str,
+        color: Color,
+        now: i64,
+    ) -> Result<()> {
+        self.block_on(spaces::update(
+            self.tx,
+            owner,
+            id,
+            Some(name),
+            Some(color),
+            now,
+        ))
+        .map(drop)
+    }
+
+    fn look_ahead(&mut self, wanted: &[(Option<Id>, &str)]) -> Result<()> {
+        let (domains, aliases): (Vec<Id>, Vec<String>) = wanted
+            .iter()
+            .map(|(d, a)| (d.unwrap_or(0), a.to_ascii_lowercase()))
+            .filter(|key| !self.known.contains_key(key))
+            .unzip();
+        if domains.is_empty() {
+            return Ok(());
+        }
+        // The expressions are those of the unique index `links_alias`.
+        let taken: BTreeSet<(Id, String)> = self
+            .block_on(rows(
+                self.tx,
+                "SELECT k.d, k.a FROM unnest($1::bigint[], $2::text[]) AS k(d, a) \
+                 WHERE EXISTS (SELECT 1 FROM links l \
+                               WHERE coalesce(l.domain_id, 0) = k.d AND lower(l.alias) = lower(k.a))",
+                &[&domains, &aliases],
+            ))?
+            .iter()
+            .map(|r| Ok((col(r, 0)?, col(r, 1)?)))
+            .collect::<Result<_>>()?;
+        for key in domains.into_iter().zip(aliases) {
+            let is_taken = taken.contains(&key);
+            self.known.insert(key, is_taken);
+        }
+        Ok(())
+    }
+
+    fn alias_taken(&mut self, domain: Option<Id>, alias: &str) -> Result<bool> {
+        let key = (domain.unwrap_or(0), alias.to_ascii_lowercase());
+        if let Some(&taken) = self.known.get(&key) {
+            return Ok(taken);
+        }
+        self.block_on(links::alias_taken(self.tx, domain, alias, None))
+    }
+
+    fn stage(&mut self, link: &LinkRow, clicks: u64, history: Vec<TrafficHour>) -> Result<usize> {
+        self.staged.push((link.clone(), clicks, history));
+        Ok(self.staged.len())
+    }
+
+    fn flush(&mut self) -> Result<(usize, u64)> {
+        self.known.clear();
+        if self.staged.is_empty() {
+            return Ok((0, 0));
+        }
+        let staged = std::mem::take(&mut self.staged);
+        self.intern(&staged)?;
+        let n = staged.len() as i64;
+        // Ids from the table's own sequence: never given out before, nor after, to anyone else.
+        let mut ids: Vec<Id> = self
+            .block_on(rows(
+                self.tx,
+                "SELECT nextval(pg_get_serial_sequence('links', 'id')) \
+                 FROM generate_series(1, $1::bigint)",
+                &[&n],
+            ))?
+            .iter()
+            .map(|r| col(r, 0))
+            .collect::<Result<_>>()?;
+        ids.sort_unstable();
+        let mut deltas = RowDeltas::default();
+        let mut rows: Vec<(Id, &LinkRow, i64)> = Vec::with_capacity(staged.len());
+        let mut history_clicks = 0u64;
+        for (&id, (link, clicks, hours)) in ids.iter().zip(&staged) {
+            let (days, added) = history_days(hours, |dim, value| {
+                self.interner.known(dim, Some(value)).ok_or_else(|| {
+                    Error::Unavailable(format!("the visit value {value:?} has no code"))
+                })
+            })?;
+            history_clicks += added;
+            let home = LinkHome {
+                owner: link.owner_id,
+                space: link.space_id,
+                domain: link.domain_id,
+            };
+            for (day, traffic) in days {
+                for (scope, scope_id) in home.scopes() {
+                    self.scopes
+                        .entry((scope, scope_id, day))
+                        .or_default()
+                        .merge(&traffic);
+                }
+                deltas.links.insert((home.owner, day, id), traffic);
+            }
+            let total = clicks.saturating_add(added);
+            rows.push((id, link, i64::try_from(total).unwrap_or(i64::MAX)));
+        }
+        let written = self
+            .block_on(links::copy_in(self.tx, &rows))
+            .map_err(taken_meanwhile)?;
+        self.block_on(traffic::add(self.tx, &deltas))?;
+        Ok((written as usize, history_clicks))
+    }
+
+    fn finish(&mut self) -> Result<()> {
+        let deltas = RowDeltas {
+            links: BTreeMap::new(),
+            scopes: std::mem::take(&mut self.scopes),
+        };
+        self.block_on(traffic::add(self.tx, &deltas))
+    }
+}
+
+impl PgImport<'_, '_> {
+    /// Gives every value of these links' histories a code, storing the new ones outside the
+    /// import's transaction.
+    fn intern(&mut self, staged: &[Staged]) -> Result<()> {
+        let unknown: BTreeSet<(usize, &str)> = staged
+            .iter()
+            .flat_map(|(_, _, hours)| hours)
+            .flat_map(|hour| {
+                hour.values.iter().enumerate().flat_map(|(dim, values)| {
+                    values.iter().map(move |(value, _)| (dim, value.as_str()))
+                })
+            })
+            .filter(|&(dim, value)| {
+                self.interner
+                    .known(Dimension::ALL[dim], Some(value))
+                    .is_none()
+            })
+            .collect();
+        if unknown.is_empty() {
+            return Ok(());
+        }
+        let (pg, runtime) = (self.pg, self.runtime);
+        let interner = &mut self.interner;
+        runtime.block_on(async {
+            let client = pg.client().await?;
+            visits::intern_values(&client, &unknown, interner).await
+        })
+    }
+}
