@@ -44,23 +44,7 @@ pub struct RemoteHarness {
     mine_key: String,
     mine: RemoteBackend,
     theirs: RemoteBackend,
-    /// Suite tests that do not run on this harness's store, each with the reason.
-    excluded: &'static [(&'static str, &'static str)],
 }
-
-/// Suite tests that do not run through a server on PostgreSQL yet, each with the reason.
-const NOT_YET_ON_POSTGRES: &[(&str, &str)] = &[
-    ("stats_follow_links_that_move_or_go", TRAFFIC_FOLLOWS_LINKS),
-    (
-        "stats_follow_links_moved_or_deleted_in_bulk_and_back_with_undo",
-        TRAFFIC_FOLLOWS_LINKS,
-    ),
-];
-
-const TRAFFIC_FOLLOWS_LINKS: &str = "waiting for traffic to follow links on PostgreSQL (a link \
-     moved to another space, trashed, restored or purged carries its rollups: pg/links.rs, \
-     pg/bulk.rs, pg/trash.rs, pg/traffic.rs); until then a space keeps the clicks of a link \
-     that left it";
 
 impl RemoteHarness {
     pub async fn new() -> RemoteHarness {
@@ -74,9 +58,7 @@ impl RemoteHarness {
             url: pg_cluster::cluster()?.fresh_database(),
             password: pg_cluster::PASSWORD.into(),
         };
-        let mut harness = Self::on(store, suite_options()).await;
-        harness.excluded = NOT_YET_ON_POSTGRES;
-        Some(harness)
+        Some(Self::on(store, suite_options()).await)
     }
 
     pub async fn with_options(opts: ServeOptions) -> RemoteHarness {
@@ -117,7 +99,6 @@ impl RemoteHarness {
             mine_key,
             mine,
             theirs,
-            excluded: &[],
         }
     }
 }
@@ -198,12 +179,6 @@ impl suite::Harness for RemoteHarness {
     }
     async fn record_visits(&self, visits: Vec<linkdeck::backend::local::serving::VisitRow>) {
         self.service.record_visits(visits).await.unwrap();
-    }
-    fn excluded(&self, name: &str) -> Option<&'static str> {
-        self.excluded
-            .iter()
-            .find(|(test, _)| *test == name)
-            .map(|(_, why)| *why)
     }
 }
 

@@ -26,20 +26,12 @@ use common::{Store, TestServer};
 use linkdeck::server::ServeOptions;
 
 /// Tests of the shared modules that do not run on PostgreSQL, by `module::name`, with the
-/// reason: what they test is SQLite's by nature, or is waiting for work not yet on PostgreSQL.
-const NOT_ON_POSTGRES: &[(&str, &str)] = &[
-    (
-        "cli::a_second_serve_on_one_database_is_refused_and_counts_stay_exact",
-        "SQLite's serve lock (one serve per database file); several servers share a PostgreSQL \
+/// reason: what they test is SQLite's by nature.
+const NOT_ON_POSTGRES: &[(&str, &str)] = &[(
+    "cli::a_second_serve_on_one_database_is_refused_and_counts_stay_exact",
+    "SQLite's serve lock (one serve per database file); several servers share a PostgreSQL \
          database by design, which tests/server_pg.rs tests",
-    ),
-    (
-        "traffic::the_raw_log_is_pruned_in_the_background_and_no_figure_changes",
-        "waiting for the trash's purge to forget a link's traffic on PostgreSQL (pg/trash.rs, \
-         traffic follows links): a purged link's logged visits are never marked for the \
-         pruner, so they stay in the log",
-    ),
-];
+)];
 
 /// The store of the calling test: a fresh PostgreSQL database; `None` (the reason printed) when
 /// the test is listed in [`NOT_ON_POSTGRES`] or PostgreSQL is not installed.
