@@ -108,9 +108,13 @@ pub async fn list(pg: &Pg, f: &ListFilter<'_>) -> Result<(Vec<Link>, u64)> {
     } = Slice::from_nearer_end(f, total);
     let limit = args.push(limit as i64);
     let offset = args.push(offset as i64);
+    // The page's ids first (from an index, without reading the rows an OFFSET skips), then
+    // only its own links, as on SQLite.
+    let order = order_by(f.sort, reverse, false);
     let query = format!(
-        "SELECT {READ_COLUMNS} FROM {READ_FROM} WHERE {sql} ORDER BY {} LIMIT {limit} OFFSET {offset}",
-        order_by(f.sort, reverse, false)
+        "SELECT {READ_COLUMNS} FROM {READ_FROM} WHERE l.id IN \
+         (SELECT l.id FROM links l WHERE {sql} ORDER BY {order} LIMIT {limit} OFFSET {offset}) \
+         ORDER BY {order}"
     );
     let mut items = rows(&tx, &query, &args.refs())
         .await?
