@@ -266,6 +266,16 @@ pub const PG_SCHEMA_VERSION: i64 = MIGRATIONS.len() as i64;
 
 /// Brings the database's schema up to date; refuses a database written by a newer linkdeck.
 pub async fn migrate(client: &mut Client) -> Result<()> {
+    // Every command opens the database: the usual case, a schema already up to date, is one
+    // read without a transaction or a lock. Anything else (no table yet, behind, ahead) is
+    // settled below under the lock.
+    if let Ok(Some(row)) = client
+        .query_opt("SELECT version FROM linkdeck_schema", &[])
+        .await
+        && row.get::<_, i64>(0) == PG_SCHEMA_VERSION
+    {
+        return Ok(());
+    }
     let tx = client.transaction().await.map_err(pg_error)?;
     // Another process migrating is waited for however long it takes, past the lock timeout.
     tx.batch_execute("SET LOCAL lock_timeout = 0")
