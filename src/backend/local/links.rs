@@ -75,8 +75,21 @@ pub(super) fn apply(
     hash: Option<Option<String>>,
     now: Timestamp,
 ) {
+    let title = patch.url.as_deref().map(default_title);
+    apply_titled(row, patch, hash, title, now);
+}
+
+/// [`apply`] with the title a new destination gives already worked out (`Some`, when the patch
+/// has a URL): an import works it out on its checking thread, off the writer's.
+pub(super) fn apply_titled(
+    row: &mut LinkRow,
+    patch: LinkPatch,
+    hash: Option<Option<String>>,
+    title: Option<Option<String>>,
+    now: Timestamp,
+) {
     if let Some(url) = patch.url {
-        row.title = default_title(&url);
+        row.title = title.unwrap_or_else(|| default_title(&url));
         row.url = url;
     }
     if let Some(alias) = patch.alias {

@@ -17,7 +17,9 @@ use serde::Serialize;
 
 use super::LocalBackend;
 use super::alias::generate_alias;
-use super::links::{ALIAS_TAKEN, NOT_YOUR_DOMAIN, NOT_YOUR_SPACE, apply, blank_row};
+use super::links::{
+    ALIAS_TAKEN, NOT_YOUR_DOMAIN, NOT_YOUR_SPACE, apply_titled, blank_row, default_title,
+};
 use super::password::hash_password;
 use super::spaces::NAME_TAKEN;
 use super::store::links::LinkRow;
@@ -342,6 +344,12 @@ fn check_row(row: ImportRow, tz: &jiff::tz::TimeZone) -> Prepared {
         },
         _ => None,
     };
+    // The title a link gets (the one it carries, else its destination's) is worked out here,
+    // off the writer's thread, which is the import's bottleneck.
+    let mut carried = row.carried;
+    if carried.title.is_none() {
+        carried.title = patch.url.as_deref().and_then(default_title);
+    }
     Prepared::Row(Box::new(Checked {
         place: row.place,
         patch,
@@ -350,7 +358,7 @@ fn check_row(row: ImportRow, tz: &jiff::tz::TimeZone) -> Prepared {
             .map(|n| n.trim().to_owned())
             .filter(|n| !n.is_empty()),
         hash,
-        carried: row.carried,
+        carried,
     }))
 }
 
@@ -663,16 +671,13 @@ impl<S: ImportStore> Writer<S> {
         let mut link = blank_row(self.owner, self.now);
         link.domain_id = domain;
         link.alias = alias;
-        apply(&mut link, patch, row.hash, self.now);
         let Carried {
             title,
             clicks,
             created_at,
             traffic,
         } = row.carried;
-        if title.is_some() {
-            link.title = title;
-        }
+        apply_titled(&mut link, patch, row.hash, Some(title), self.now);
         if let Some(at) = created_at {
             link.created_at = at;
         }

@@ -248,7 +248,7 @@ pub fn stage(tx: &Transaction<'_>, staged: &mut Staged, row: &LinkRow, clicks: u
     ])
     .map_err(db_error)?;
     staged.count += 1;
-    staged.grams.add(tx, row.owner_id, row.texts())
+    staged.grams.add(row.owner_id, row.texts())
 }
 
 /// Moves the staged rows into `links`, in staging order, and returns how many.

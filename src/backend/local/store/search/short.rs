@@ -15,6 +15,8 @@
 //! their links as they stage them ([`Batch`]), a shortcut that only saves the catching up.
 
 use std::collections::{BTreeMap, HashMap};
+use std::sync::mpsc::{Receiver, SyncSender, sync_channel};
+use std::thread::JoinHandle;
 
 use roaring::{RoaringBitmap, RoaringTreemap};
 use rusqlite::{Connection, OptionalExtension, Row, params};
@@ -272,12 +274,30 @@ fn set_upto(tx: &Connection, upto: Id) -> Result<()> {
 
 /// Indexes links written in bulk as they are staged, before they are inserted: they will take
 /// the ids from one above the highest on, in order, so their texts need not be read back.
+///
+/// The gathering runs on a thread of its own: an import's writer is its bottleneck (the
+/// full-text index and the links' own indexes), and the grams of its links are a fifth of what
+/// that thread did. Texts go over in handfuls; the gathered blocks come back at [`Batch::finish`]
+/// as bitmaps, written there inside the caller's transaction.
 pub struct Batch {
     first: Id,
     next: Id,
-    block: Id,
-    postings: Postings,
+    /// Texts not yet handed to the gathering thread.
+    waiting: Vec<Staged>,
+    gatherer: Option<Gatherer>,
 }
+
+/// A staged link's id, owner and texts.
+type Staged = (Id, Id, [Option<String>; 3]);
+
+struct Gatherer {
+    texts: SyncSender<Vec<Staged>>,
+    blocks: JoinHandle<Vec<Bitmaps>>,
+}
+
+/// Links handed to the gathering thread at a time, and how many handfuls may wait for it.
+const HANDFUL: usize = 256;
+const HANDFULS_WAITING: usize = 16;
 
 impl Batch {
     /// For links that will get ids from `first` on.
@@ -285,25 +305,37 @@ impl Batch {
         Batch {
             first,
             next: first,
-            block: first >> BLOCK_BITS,
-            postings: Postings::default(),
+            waiting: Vec::new(),
+            gatherer: None,
         }
     }
 
     /// The next link: its owner and texts.
-    pub fn add(&mut self, tx: &Connection, owner: Id, texts: Texts<'_>) -> Result<()> {
+    pub fn add(&mut self, owner: Id, texts: Texts<'_>) -> Result<()> {
         let id = self.next;
         self.next += 1;
-        if id >> BLOCK_BITS != self.block {
-            write(tx, self.block, std::mem::take(&mut self.postings))?;
-            self.block = id >> BLOCK_BITS;
+        self.waiting
+            .push((id, owner, texts.map(|t| t.map(str::to_owned))));
+        if self.waiting.len() >= HANDFUL {
+            self.hand_over()?;
         }
-        self.postings.add(owner, id as u16, texts);
         Ok(())
     }
 
+    fn hand_over(&mut self) -> Result<()> {
+        let texts = std::mem::take(&mut self.waiting);
+        let gatherer = match self.gatherer.as_mut() {
+            Some(g) => g,
+            None => self.gatherer.insert(Gatherer::start()?),
+        };
+        gatherer
+            .texts
+            .send(texts)
+            .map_err(|_| Error::Unavailable("the search index's gathering thread stopped".into()))
+    }
+
     /// The staged links were inserted, the last with id `last`: the index covers them now.
-    pub fn finish(self, tx: &Connection, last: Id) -> Result<()> {
+    pub fn finish(mut self, tx: &Connection, last: Id) -> Result<()> {
         if self.next == self.first {
             return Ok(());
         }
@@ -313,7 +345,18 @@ impl Batch {
                 self.next - 1
             )));
         }
-        write(tx, self.block, self.postings)?;
+        if !self.waiting.is_empty() {
+            self.hand_over()?;
+        }
+        if let Some(Gatherer { texts, blocks }) = self.gatherer.take() {
+            drop(texts);
+            let blocks = blocks.join().map_err(|_| {
+                Error::Unavailable("the search index's gathering thread failed".into())
+            })?;
+            for bitmaps in blocks {
+                write_bitmaps(tx, bitmaps)?;
+            }
+        }
         let upto = upto(tx)?;
         // Links created one by one before these and still waiting.
         if upto < self.first - 1 {
@@ -321,6 +364,37 @@ impl Batch {
         }
         set_upto(tx, upto.max(last))
     }
+}
+
+impl Gatherer {
+    fn start() -> Result<Gatherer> {
+        let (texts, receiver) = sync_channel::<Vec<Staged>>(HANDFULS_WAITING);
+        let blocks = std::thread::Builder::new()
+            .name("index-grams".into())
+            .spawn(move || gather(&receiver))
+            .map_err(|e| Error::Unavailable(format!("cannot start a thread: {e}")))?;
+        Ok(Gatherer { texts, blocks })
+    }
+}
+
+/// The gathering thread: the grams of every link it is handed, a block's postings at a time,
+/// until the sender is dropped.
+fn gather(receiver: &Receiver<Vec<Staged>>) -> Vec<Bitmaps> {
+    let mut done = Vec::new();
+    let mut current: Option<(Id, Postings)> = None;
+    for (id, owner, texts) in receiver.iter().flatten() {
+        let block = id >> BLOCK_BITS;
+        if current.as_ref().is_none_or(|(b, _)| *b != block)
+            && let Some((b, postings)) = current.replace((block, Postings::default()))
+        {
+            done.push(postings.into_bitmaps(b));
+        }
+        if let Some((_, postings)) = current.as_mut() {
+            postings.add(owner, id as u16, texts.each_ref().map(Option::as_deref));
+        }
+    }
+    done.extend(current.map(|(b, postings)| postings.into_bitmaps(b)));
+    done
 }
 
 /// The stored texts of a link, in field order: title, alias, url.
@@ -417,11 +491,19 @@ fn index_range(tx: &Connection, first: Id, last: Id) -> Result<()> {
 
 /// Adds the links gathered for `block` to the index: each gram's row is rewritten once.
 fn write(tx: &Connection, block: Id, postings: Postings) -> Result<()> {
-    let start = block << BLOCK_BITS;
-    for (owner, field, gram, bits) in postings.drain() {
-        edit(tx, owner, field, &gram, start, |stored| {
-            *stored |= RoaringBitmap::from_lsb0_bytes(start as u32, bits);
-        })?;
+    write_bitmaps(tx, postings.into_bitmaps(block))
+}
+
+/// The links of one block for each gram: owner, field, gram and their ids.
+struct Bitmaps {
+    block: Id,
+    grams: Vec<(Id, usize, String, RoaringBitmap)>,
+}
+
+fn write_bitmaps(tx: &Connection, bitmaps: Bitmaps) -> Result<()> {
+    let start = bitmaps.block << BLOCK_BITS;
+    for (owner, field, gram, ids) in bitmaps.grams {
+        edit(tx, owner, field, &gram, start, |stored| *stored |= ids)?;
     }
     Ok(())
 }
@@ -493,6 +575,19 @@ impl Postings {
                 }
             });
         }
+    }
+
+    /// Every gram met in `block`, with the ids of its links.
+    fn into_bitmaps(self, block: Id) -> Bitmaps {
+        let start = (block << BLOCK_BITS) as u32;
+        let grams = self
+            .drain()
+            .map(|(owner, field, gram, bits)| {
+                let ids = RoaringBitmap::from_lsb0_bytes(start, bits);
+                (owner, field, gram, ids)
+            })
+            .collect();
+        Bitmaps { block, grams }
     }
 
     /// Every gram met: owner, field, gram, and its bits (bit `n` for the block's `n`th id).
@@ -728,6 +823,44 @@ mod tests {
             tx.commit().unwrap();
             check(&conn)?;
         }
+    }
+
+    /// An import's grams are gathered on their own thread, a block at a time: links staged
+    /// across a block's end are found in both blocks.
+    #[test]
+    fn an_import_across_a_block_boundary_is_found() {
+        let mut conn = Connection::open_in_memory().unwrap();
+        schema::migrate(&mut conn).unwrap();
+        let last_of_block = (1 << BLOCK_BITS) - 3;
+        conn.execute_batch(&format!(
+            "INSERT INTO owners (id, name, created_at) VALUES (1, 'me', 0), (2, 'you', 0);
+             INSERT INTO links (id, owner_id, alias, url, created_at, updated_at)
+                 VALUES ({last_of_block}, 1, 'first', 'ab', 0, 0);"
+        ))
+        .unwrap();
+        let texts: Vec<[String; 3]> = (0..600)
+            .map(|i| {
+                let t = ["ab", "bé", "/a", "É/"][i % 4].to_owned();
+                [t.clone(), t.clone(), t]
+            })
+            .collect();
+        let tx = conn.transaction().unwrap();
+        settle(&tx).unwrap();
+        apply(
+            &tx,
+            &Op::Import {
+                owner: 1,
+                texts: texts.clone(),
+            },
+        );
+        apply(&tx, &Op::Import { owner: 2, texts });
+        settle(&tx).unwrap();
+        tx.commit().unwrap();
+        let ids = ids(&conn.unchecked_transaction().unwrap());
+        assert!(ids.last().unwrap() >> BLOCK_BITS > ids[0] >> BLOCK_BITS);
+        check(&conn).unwrap();
+        let found = matching(&conn, 1, SearchBy::Url, "ab").unwrap();
+        assert_eq!(found.len(), 151, "the first link and every fourth imported");
     }
 
     #[test]
