@@ -2,7 +2,8 @@
 //! runs the real binary twice against one database of a throwaway cluster (exact click limits,
 //! rotation in turn, edits seen by the other server, keys made by the CLI, nothing lost on
 //! SIGTERM); `store` holds the PostgreSQL store's traffic to SQLite's answers and lets two
-//! click writers race.
+//! click writers race; `tls` connects to a cluster with TLS under each `sslmode`, from the
+//! service, the CLI, `db copy` and `serve`.
 //!
 //! Without PostgreSQL these tests say why and pass (see `tests/pg_cluster`).
 
@@ -13,6 +14,8 @@ mod pg_cluster;
 mod instances;
 #[path = "server_pg/store.rs"]
 mod store;
+#[path = "server_pg/tls.rs"]
+mod tls;
 
 use std::process::{Command, Stdio};
 
@@ -124,17 +127,28 @@ impl Default for Sandbox {
 impl Sandbox {
     /// `linkdeck --db URL` with the cluster's password in its environment.
     pub fn linkdeck(&self, url: &str) -> Command {
+        let mut cmd = self.bare();
+        cmd.arg("--db").arg(url);
+        cmd
+    }
+
+    /// `linkdeck` with the cluster's password in its environment and its config in
+    /// [`Sandbox::config_dir`].
+    pub fn bare(&self) -> Command {
         let root = self.0.path();
         let mut cmd = Command::new(env!("CARGO_BIN_EXE_linkdeck"));
-        cmd.arg("--db")
-            .arg(url)
-            .envs(pg_cluster::password_env())
+        cmd.envs(pg_cluster::password_env())
             .env("XDG_CONFIG_HOME", root.join("config"))
             .env("XDG_DATA_HOME", root.join("data"))
             .env("XDG_STATE_HOME", root.join("state"))
             .env("HOME", root)
             .env_remove("LINKDECK_LOG");
         cmd
+    }
+
+    /// The directory of the binary's `config.toml`.
+    pub fn config_dir(&self) -> std::path::PathBuf {
+        self.0.path().join("config").join("linkdeck")
     }
 
     /// Runs a command to its end; its standard output, or a panic with its error.

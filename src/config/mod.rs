@@ -139,12 +139,18 @@ impl Config {
                     &format!("[profiles.{name}]: {m}"),
                 ))
             })?;
-            if let Profile::Local(LocalProfile {
-                db: Some(StoreLocation::File(db)),
-                ..
-            }) = &mut profile
-            {
-                *db = paths.resolve(db, base);
+            // Relative files a profile names are found beside the config file, wherever the
+            // command runs: the database, and a PostgreSQL database's root certificate.
+            match &mut profile {
+                Profile::Local(LocalProfile {
+                    db: Some(StoreLocation::File(db)),
+                    ..
+                }) => *db = paths.resolve(db, base),
+                Profile::Local(LocalProfile {
+                    db: Some(StoreLocation::Postgres(target)),
+                    ..
+                }) => target.resolve_root_cert(|cert| paths.resolve(cert, base)),
+                _ => {}
             }
             config.profiles.insert(name, profile);
         }

@@ -23,6 +23,10 @@ pub(super) struct ProfileToml {
     pub backend: BackendKind,
     pub db: Option<DbLocation>,
     pub db_password_command: Option<String>,
+    /// libpq's `sslmode` and `sslrootcert` for a PostgreSQL `db`, as the URL's query may give
+    /// them too (not both).
+    pub db_sslmode: Option<String>,
+    pub db_sslrootcert: Option<String>,
     pub public_url: Option<BaseUrl>,
     pub timezone: Option<ZoneName>,
     pub base_url: Option<BaseUrl>,
@@ -117,6 +121,21 @@ impl ProfileToml {
                     }
                     (db, None) => db,
                 };
+                let tls = [
+                    ("sslmode", self.db_sslmode),
+                    ("sslrootcert", self.db_sslrootcert),
+                ];
+                let db = tls
+                    .into_iter()
+                    .try_fold(db, |db, (key, value)| match (db, value) {
+                        (db, None) => Ok(db),
+                        (Some(StoreLocation::Postgres(target)), Some(value)) => target
+                            .with_tls_setting(key, &value)
+                            .map(|t| Some(StoreLocation::Postgres(t))),
+                        (_, Some(_)) => Err(format!(
+                            "db_{key} applies to a PostgreSQL db (postgres://…)"
+                        )),
+                    })?;
                 let stray = [
                     ("base_url", self.base_url.is_some()),
                     ("api_key_env", self.api_key_env.is_some()),
@@ -143,6 +162,8 @@ impl ProfileToml {
                 let stray = [
                     ("db", self.db.is_some()),
                     ("db_password_command", self.db_password_command.is_some()),
+                    ("db_sslmode", self.db_sslmode.is_some()),
+                    ("db_sslrootcert", self.db_sslrootcert.is_some()),
                     ("public_url", self.public_url.is_some()),
                     ("fetch_titles", self.fetch_titles.is_some()),
                     ("trash_days", self.trash_days.is_some()),

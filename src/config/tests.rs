@@ -370,6 +370,48 @@ fn a_database_password_command_belongs_to_a_postgresql_database() {
     );
 }
 
+#[test]
+fn a_postgresql_profile_takes_tls_settings_with_its_root_beside_the_config() {
+    let config = parse(
+        "[profiles.shared]\nbackend = \"local\"\ndb = \"postgres://links@db/links\"\n\
+         db_sslmode = \"verify-full\"\ndb_sslrootcert = \"certs/root.pem\"\n",
+    )
+    .unwrap();
+    let Some(Profile::Local(LocalProfile {
+        db: Some(StoreLocation::Postgres(target)),
+        ..
+    })) = config.profiles.get("shared")
+    else {
+        panic!("not a PostgreSQL profile");
+    };
+    let expected = linkdeck_target("postgres://links@db/links?sslmode=verify-full")
+        .with_tls_setting("sslrootcert", "/cfg/linkdeck/certs/root.pem")
+        .unwrap();
+    assert_eq!(target.tls(), expected.tls());
+
+    for (text, words) in [
+        (
+            "[profiles.home]\nbackend = \"local\"\ndb = \"home.db\"\ndb_sslmode = \"require\"\n",
+            "db_sslmode applies to a PostgreSQL db",
+        ),
+        (
+            "[profiles.work]\nbackend = \"remote\"\nbase_url = \"https://l.example\"\napi_key_env = \"K\"\ndb_sslrootcert = \"x\"\n",
+            "db_sslrootcert applies only to profiles with backend = \"local\"",
+        ),
+        (
+            "[profiles.shared]\nbackend = \"local\"\ndb = \"postgres://links@db/links?sslmode=require\"\ndb_sslmode = \"disable\"\n",
+            "db_sslmode: the db URL sets sslmode too",
+        ),
+        (
+            "[profiles.shared]\nbackend = \"local\"\ndb = \"postgres://links@db/links\"\ndb_sslmode = \"strict\"\n",
+            "db_sslmode must be one of disable, prefer, require, verify-ca, verify-full",
+        ),
+    ] {
+        let err = parse(text).unwrap_err().to_string();
+        assert!(err.contains(words) && err.contains("line 1"), "{err}");
+    }
+}
+
 fn linkdeck_target(url: &str) -> crate::backend::local::pg::PgTarget {
     crate::backend::local::pg::PgTarget::parse(url).unwrap()
 }

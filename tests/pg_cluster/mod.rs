@@ -13,6 +13,12 @@
 //! [`PASSWORD`] themselves. They must not `std::env::set_var` it: tests run on threads that
 //! read the environment concurrently, which is why edition 2024 makes `set_var` unsafe.
 //!
+//! [`tls_cluster`] is a second cluster of the same kind with `ssl = on`, serving a certificate
+//! for `localhost` and `127.0.0.1` made at start by a test root of its own ([`TlsFiles`]), and
+//! logging every connection, so a test can see whether each one was encrypted. The certificates
+//! come from `rcgen` (on aws-lc-rs, which rustls already brings) rather than the `openssl`
+//! command: a PostgreSQL found through `LINKDECK_PG_BINDIR` or the `PATH` need not come with it.
+//!
 //! Statics are never dropped, so the cluster cannot be stopped from Rust: a detached watchdog
 //! stops it and removes its directory once the test process is gone, however it ended.
 
@@ -44,6 +50,15 @@ pub struct PgCluster {
     root: PathBuf,
     port: u16,
     databases: AtomicUsize,
+    tls: Option<TlsFiles>,
+}
+
+/// The client's side of a TLS cluster's certificates, PEM files in the cluster's directory.
+pub struct TlsFiles {
+    /// The root that signed the server's certificate (for `localhost` and `127.0.0.1`).
+    pub root_cert: PathBuf,
+    /// A root that signed nothing the server has: `verify-*` with it must fail.
+    pub other_root_cert: PathBuf,
 }
 
 enum Unavailable {
@@ -57,9 +72,23 @@ enum Unavailable {
 /// error) when PostgreSQL is not installed and [`REQUIRE`] is not set.
 pub fn cluster() -> Option<&'static PgCluster> {
     static CLUSTER: OnceLock<Result<PgCluster, Unavailable>> = OnceLock::new();
-    let cluster = CLUSTER.get_or_init(|| {
+    started(&CLUSTER, false)
+}
+
+/// A second cluster of this test binary, with TLS (see the module's comment); `None` as for
+/// [`cluster`].
+pub fn tls_cluster() -> Option<&'static PgCluster> {
+    static CLUSTER: OnceLock<Result<PgCluster, Unavailable>> = OnceLock::new();
+    started(&CLUSTER, true)
+}
+
+fn started(
+    cell: &'static OnceLock<Result<PgCluster, Unavailable>>,
+    tls: bool,
+) -> Option<&'static PgCluster> {
+    let cluster = cell.get_or_init(|| {
         let bindir = find_bindir().map_err(Unavailable::Missing)?;
-        PgCluster::start(&bindir).map_err(Unavailable::Failed)
+        PgCluster::start(&bindir, tls).map_err(Unavailable::Failed)
     });
     match cluster {
         Ok(cluster) => Some(cluster),
@@ -79,6 +108,31 @@ impl PgCluster {
     /// The cluster's directory: `data/`, the server's `log`, the socket in `sock/`.
     pub fn dir(&self) -> &Path {
         &self.root
+    }
+
+    /// The certificates of a [`tls_cluster`]; a panic on the plain one.
+    pub fn tls(&self) -> &TlsFiles {
+        self.tls
+            .as_ref()
+            .expect("a cluster from tls_cluster(), not cluster()")
+    }
+
+    /// The server log's lines for each connection authorised to database `db`, as PostgreSQL
+    /// writes them with `log_connections` (a [`tls_cluster`] only): `… database=DB
+    /// application_name=APP SSL enabled (protocol=…)` for an encrypted one.
+    pub fn connections_to(&self, db: &str) -> Vec<String> {
+        assert!(
+            self.tls.is_some(),
+            "only a tls_cluster() logs its connections"
+        );
+        let text = std::fs::read_to_string(self.root.join("log")).unwrap_or_default();
+        // Followed by a space, or by nothing when there is no application name and no TLS.
+        let (inside, last) = (format!(" database={db} "), format!(" database={db}"));
+        text.lines()
+            .filter(|l| l.contains("connection authorized:"))
+            .filter(|l| l.contains(&inside) || l.ends_with(&last))
+            .map(str::to_owned)
+            .collect()
     }
 
     /// The URL of database `db`, without the password.
@@ -129,7 +183,7 @@ impl PgCluster {
         .map_err(|_| "the admin thread panicked".to_string())?
     }
 
-    fn start(bindir: &Path) -> Result<PgCluster, String> {
+    fn start(bindir: &Path, with_tls: bool) -> Result<PgCluster, String> {
         let run_as = if running_as_root() {
             Some(unprivileged_user()?)
         } else {
@@ -147,6 +201,8 @@ impl PgCluster {
         let pwfile = root.join("pwfile");
         std::fs::create_dir(root.join("sock")).map_err(|e| format!("the socket dir: {e}"))?;
         std::fs::write(&pwfile, PASSWORD).map_err(|e| format!("the password file: {e}"))?;
+        // Made before the directory changes hands, so the server's user owns its key.
+        let tls = with_tls.then(|| make_certificates(&root)).transpose()?;
         if let Some(user) = &run_as {
             run(Command::new("chown")
                 .arg("-R")
@@ -193,6 +249,17 @@ impl PgCluster {
             root.join("sock").display()
         );
         append(&data.join("postgresql.conf"), &settings)?;
+        if tls.is_some() {
+            let settings = format!(
+                "ssl = on\n\
+                 ssl_cert_file = '{}'\n\
+                 ssl_key_file = '{}'\n\
+                 log_connections = on\n",
+                root.join("server.crt").display(),
+                root.join("server.key").display()
+            );
+            append(&data.join("postgresql.conf"), &settings)?;
+        }
 
         // The free port is free only until someone takes it: another test binary's cluster
         // may, so a refused bind is tried again on another.
@@ -218,6 +285,7 @@ impl PgCluster {
             root,
             port,
             databases: AtomicUsize::new(0),
+            tls,
         };
         // Every database is made from template1, so each test's has pg_trgm without asking.
         cluster
@@ -225,6 +293,51 @@ impl PgCluster {
             .map_err(|e| format!("pg_trgm in template1: {e}"))?;
         Ok(cluster)
     }
+}
+
+/// A test root, a server certificate it signs for `localhost` and `127.0.0.1` with its key
+/// (readable by its owner only, which PostgreSQL insists on), and a second, unrelated root.
+fn make_certificates(root: &Path) -> Result<TlsFiles, String> {
+    use rcgen::{
+        BasicConstraints, CertificateParams, CertifiedIssuer, DnType, ExtendedKeyUsagePurpose,
+        IsCa, KeyPair, KeyUsagePurpose,
+    };
+    fn fail(what: &'static str) -> impl Fn(rcgen::Error) -> String {
+        move |e| format!("the test certificates ({what}): {e}")
+    }
+    let authority = |name: &str| -> Result<CertifiedIssuer<'static, KeyPair>, String> {
+        let mut params = CertificateParams::default();
+        params.distinguished_name.push(DnType::CommonName, name);
+        params.is_ca = IsCa::Ca(BasicConstraints::Unconstrained);
+        params.key_usages = vec![KeyUsagePurpose::KeyCertSign, KeyUsagePurpose::CrlSign];
+        let key = KeyPair::generate().map_err(fail("a root's key"))?;
+        CertifiedIssuer::self_signed(params, key).map_err(fail("a root"))
+    };
+    let ca = authority("linkdeck test root")?;
+    let other = authority("linkdeck unrelated root")?;
+    let mut params = CertificateParams::new(vec!["localhost".to_owned(), "127.0.0.1".to_owned()])
+        .map_err(fail("the server's names"))?;
+    params
+        .distinguished_name
+        .push(DnType::CommonName, "linkdeck test server");
+    params.extended_key_usages = vec![ExtendedKeyUsagePurpose::ServerAuth];
+    let key = KeyPair::generate().map_err(fail("the server's key"))?;
+    let cert = params.signed_by(&key, &ca).map_err(fail("the server's"))?;
+
+    let write = |name: &str, text: &str| {
+        let path = root.join(name);
+        std::fs::write(&path, text).map_err(|e| format!("{}: {e}", path.display()))?;
+        Ok::<_, String>(path)
+    };
+    write("server.crt", &cert.pem())?;
+    let key_file = write("server.key", &key.serialize_pem())?;
+    use std::os::unix::fs::PermissionsExt;
+    std::fs::set_permissions(&key_file, std::fs::Permissions::from_mode(0o600))
+        .map_err(|e| format!("{}: {e}", key_file.display()))?;
+    Ok(TlsFiles {
+        root_cert: write("root.crt", &ca.pem())?,
+        other_root_cert: write("other-root.crt", &other.pem())?,
+    })
 }
 
 /// Where `initdb`, `pg_ctl` and `postgres` are: `$LINKDECK_PG_BINDIR`, else `pg_config

@@ -16,6 +16,7 @@ mod schema;
 pub(super) mod search;
 pub(super) mod spaces;
 mod target;
+mod tls;
 pub(super) mod traffic;
 pub(super) mod trash;
 pub(super) mod visits;
@@ -29,10 +30,12 @@ use deadpool_postgres::{
 };
 use futures::StreamExt;
 use tokio_postgres::types::{FromSql, ToSql};
-use tokio_postgres::{AsyncMessage, IsolationLevel, NoTls, Row};
+use tokio_postgres::{AsyncMessage, IsolationLevel, Row};
+use tokio_postgres_rustls::MakeRustlsConnect;
 
 pub use schema::PG_SCHEMA_VERSION;
 pub use target::{PASSWORD_VARS, PgTarget};
+pub use tls::SslMode;
 
 use crate::domain::{Error, Result};
 
@@ -93,9 +96,16 @@ impl Pg {
             config.get_options().unwrap_or_default()
         );
         config.options(options.trim_end());
+        let open = |e: Error| Error::Unavailable(format!("database {target}: {}", bare(&e)));
+        // Every connection — the pool's and the listener's — is made with this one connector,
+        // so none is less protected than `sslmode` asks.
+        let tls = target
+            .tls()
+            .connector()
+            .map_err(|m| open(Error::Unavailable(m)))?;
         let manager = Manager::from_config(
             config.clone(),
-            NoTls,
+            tls.clone(),
             ManagerConfig {
                 recycling_method: RecyclingMethod::Fast,
             },
@@ -107,12 +117,13 @@ impl Pg {
             .runtime(deadpool_postgres::Runtime::Tokio1)
             .build()
             .map_err(|e| Error::Unavailable(format!("PostgreSQL pool: {e}")))?;
-        let open = |e: Error| Error::Unavailable(format!("database {target}: {}", bare(&e)));
-        let mut client = pool.get().await.map_err(|e| open(pool_error(e)))?;
+        let mut client = pool.get().await.map_err(|e| open(pool_error(e, target)))?;
         schema::migrate(&mut client).await.map_err(open)?;
         drop(client);
         let changes = Arc::new(AtomicI64::new(0));
-        let listener = listen(config, changes.clone()).await.map_err(open)?;
+        let listener = listen(config, tls, target.clone(), changes.clone())
+            .await
+            .map_err(open)?;
         Ok(Pg {
             inner: Arc::new(Inner {
                 target: target.clone(),
@@ -129,7 +140,12 @@ impl Pg {
 
     /// A pooled connection.
     pub async fn client(&self) -> Result<Object> {
-        self.inner.pool.get().await.map_err(pool_error)
+        let inner = &self.inner;
+        inner
+            .pool
+            .get()
+            .await
+            .map_err(|e| pool_error(e, &inner.target))
     }
 
     /// A number that moves whenever any process (this one included) commits a change to links,
@@ -249,9 +265,11 @@ impl Args {
 /// callers forget their caches rather than trust them.
 async fn listen(
     config: tokio_postgres::Config,
+    tls: MakeRustlsConnect,
+    target: PgTarget,
     changes: Arc<AtomicI64>,
 ) -> Result<tokio::task::JoinHandle<()>> {
-    let first = subscribe(&config, changes.clone()).await?;
+    let first = subscribe(&config, &tls, &target, changes.clone()).await?;
     Ok(tokio::spawn(async move {
         let mut session = first;
         loop {
@@ -260,7 +278,7 @@ async fn listen(
             tracing::warn!("lost the PostgreSQL change listener; reconnecting");
             loop {
                 tokio::time::sleep(Duration::from_millis(500)).await;
-                match subscribe(&config, changes.clone()).await {
+                match subscribe(&config, &tls, &target, changes.clone()).await {
                     Ok(next) => {
                         session = next;
                         break;
@@ -279,9 +297,14 @@ async fn listen(
 /// connection ends (or the task is aborted, which closes it).
 async fn subscribe(
     config: &tokio_postgres::Config,
+    tls: &MakeRustlsConnect,
+    target: &PgTarget,
     changes: Arc<AtomicI64>,
 ) -> Result<tokio::task::JoinHandle<()>> {
-    let (client, mut connection) = config.connect(NoTls).await.map_err(pg_error)?;
+    let (client, mut connection) = config
+        .connect(tls.clone())
+        .await
+        .map_err(|e| connect_error(e, target))?;
     let mut messages = futures::stream::poll_fn(move |cx| connection.poll_message(cx));
     // The connection must be polled for the client's own statements to complete.
     let poller = tokio::spawn(async move {
@@ -333,9 +356,17 @@ pub fn pg_error(e: tokio_postgres::Error) -> Error {
     Error::Unavailable(format!("PostgreSQL: {}{hint}", db.message()))
 }
 
-fn pool_error(e: deadpool_postgres::PoolError) -> Error {
+/// A failed connection to `target`: what TLS needs done when that is why, else as [`pg_error`].
+fn connect_error(e: tokio_postgres::Error, target: &PgTarget) -> Error {
+    match target.tls().explain(&e, &target.server()) {
+        Some(why) => Error::Unavailable(why),
+        None => pg_error(e),
+    }
+}
+
+fn pool_error(e: deadpool_postgres::PoolError, target: &PgTarget) -> Error {
     match e {
-        deadpool_postgres::PoolError::Backend(e) => pg_error(e),
+        deadpool_postgres::PoolError::Backend(e) => connect_error(e, target),
         other => Error::Unavailable(format!("PostgreSQL connection pool: {other}")),
     }
 }
