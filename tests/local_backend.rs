@@ -4,96 +4,18 @@
 #[macro_use]
 mod suite;
 
+mod embedded;
+
 use std::sync::Arc;
 
-use async_trait::async_trait;
-use jiff::Timestamp;
-use jiff::tz::TimeZone;
 use tempfile::TempDir;
 
+use embedded::{Embedded as LocalHarness, options};
 use linkdeck::backend::Backend;
 use linkdeck::backend::local::{LocalBackend, LocalOptions, LocalService};
-use linkdeck::domain::{Domain, FixedClock, Id};
+use linkdeck::domain::{FixedClock, Id};
 
-/// A fresh database file in a temporary directory, with a fixed clock and two owners.
-pub struct LocalHarness {
-    _dir: TempDir,
-    clock: Arc<FixedClock>,
-    service: LocalService,
-    mine: LocalBackend,
-    theirs: LocalBackend,
-}
-
-pub const PUBLIC_URL: &str = "http://links.test:8080";
-
-impl LocalHarness {
-    pub async fn new() -> LocalHarness {
-        let dir = tempfile::tempdir().unwrap();
-        let clock = Arc::new(FixedClock::new(suite::start()));
-        let service = LocalService::open(&dir.path().join("links.db"), options(&clock)).unwrap();
-        let mine = service.default_backend().await.unwrap();
-        let theirs = service.for_owner(service.add_owner("someone else").await.unwrap().id);
-        LocalHarness {
-            _dir: dir,
-            clock,
-            service,
-            mine,
-            theirs,
-        }
-    }
-}
-
-fn options(clock: &Arc<FixedClock>) -> LocalOptions {
-    LocalOptions {
-        public_url: PUBLIC_URL.into(),
-        timezone: TimeZone::get(suite::ZONE).unwrap(),
-        clock: clock.clone(),
-        ..LocalOptions::default()
-    }
-}
-
-#[async_trait]
-impl suite::Harness for LocalHarness {
-    fn backend(&self) -> &dyn Backend {
-        &self.mine
-    }
-    fn other_owner(&self) -> &dyn Backend {
-        &self.theirs
-    }
-    fn set_now(&self, t: Timestamp) {
-        self.clock.set(t);
-    }
-    fn timezone(&self) -> TimeZone {
-        TimeZone::get(suite::ZONE).unwrap()
-    }
-    fn public_url(&self) -> String {
-        PUBLIC_URL.into()
-    }
-    async fn add_domain(&self, name: &str, other: bool) -> Domain {
-        let owner = if other { &self.theirs } else { &self.mine };
-        owner.add_domain(name).await.unwrap()
-    }
-    async fn set_clicks(&self, id: Id, clicks: u64) {
-        self.service
-            .db()
-            .unwrap()
-            .write(move |tx| {
-                tx.execute(
-                    "UPDATE links SET clicks = ?1 WHERE id = ?2",
-                    rusqlite::params![clicks as i64, id],
-                )
-                .map_err(linkdeck::backend::local::db_error)?;
-                Ok(())
-            })
-            .await
-            .unwrap();
-    }
-    async fn record_visits(&self, visits: Vec<linkdeck::backend::local::serving::VisitRow>) {
-        self.service.record_visits(visits).await.unwrap();
-    }
-}
-
-backend_suite!(LocalHarness::new().await);
+backend_suite!(LocalHarness::sqlite().await);
 
 // ---- local only ---------------------------------------------------------------------------------
 
@@ -117,7 +39,7 @@ fn all_links() -> LinkQuery {
 
 #[tokio::test]
 async fn import_batch_creates_spaces_and_links_in_one_go() {
-    let h = LocalHarness::new().await;
+    let h = LocalHarness::sqlite().await;
     let existing = h
         .mine
         .create_space(&space_input("Existing", "1"))
@@ -203,7 +125,7 @@ async fn import_batch_creates_spaces_and_links_in_one_go() {
 
 #[tokio::test]
 async fn import_batch_reports_bad_rows_by_line_and_writes_nothing() {
-    let h = LocalHarness::new().await;
+    let h = LocalHarness::sqlite().await;
     h.mine
         .create_link(&LinkInput {
             alias: Some("taken".into()),
@@ -313,7 +235,7 @@ async fn import_batch_reports_bad_rows_by_line_and_writes_nothing() {
 
 #[tokio::test]
 async fn imported_links_never_take_a_deleted_links_id() {
-    let h = LocalHarness::new().await;
+    let h = LocalHarness::sqlite().await;
     let gone = h
         .mine
         .create_link(&LinkInput::with_url("https://example.com/gone"))
@@ -353,7 +275,7 @@ async fn imported_links_never_take_a_deleted_links_id() {
 
 #[tokio::test]
 async fn import_batch_lists_the_first_errors_and_counts_them_all() {
-    let h = LocalHarness::new().await;
+    let h = LocalHarness::sqlite().await;
     let links = (1..=5_000)
         .map(|line| (line, LinkInput::with_url("not a url"), None))
         .collect();
@@ -368,7 +290,7 @@ async fn import_batch_lists_the_first_errors_and_counts_them_all() {
 
 #[tokio::test]
 async fn domains_are_added_and_removed_by_their_owner() {
-    let h = LocalHarness::new().await;
+    let h = LocalHarness::sqlite().await;
     let domain = h.mine.add_domain("Sho.RT").await.unwrap();
     assert_eq!(domain.name, "https://sho.rt");
     assert_eq!(domain.host(), "sho.rt");
@@ -414,7 +336,7 @@ async fn domains_are_added_and_removed_by_their_owner() {
 
 #[tokio::test]
 async fn two_services_on_one_file_share_reads_and_writes() {
-    let h = LocalHarness::new().await;
+    let h = LocalHarness::sqlite().await;
     let path = h.service.db().unwrap().path().to_owned();
     let second = LocalService::open(&path, options(&h.clock)).unwrap();
     let second = second.default_backend().await.unwrap();
@@ -498,7 +420,7 @@ async fn child_process_writer() {
 
 #[tokio::test]
 async fn two_processes_write_to_one_file() {
-    let h = LocalHarness::new().await;
+    let h = LocalHarness::sqlite().await;
     let path = h.service.db().unwrap().path().to_owned();
     let mut child = std::process::Command::new(std::env::current_exe().unwrap())
         .args([
@@ -538,7 +460,7 @@ async fn two_processes_write_to_one_file() {
 
 #[tokio::test]
 async fn every_space_is_fetched_across_pages_and_only_the_owners() {
-    let h = LocalHarness::new().await;
+    let h = LocalHarness::sqlite().await;
     let spaces = (1..=230)
         .map(|i| (i, space_input(&format!("Space {i:03}"), "2")))
         .collect();
@@ -1053,7 +975,7 @@ async fn trash_of(backend: &LocalBackend) -> Vec<Trashed> {
 
 #[tokio::test]
 async fn a_restored_link_keeps_its_id_though_newer_links_were_made() {
-    let h = LocalHarness::new().await;
+    let h = LocalHarness::sqlite().await;
     let old = h
         .mine
         .create_link(&LinkInput::with_url("https://a.example"))
@@ -1113,7 +1035,7 @@ async fn a_restored_link_keeps_its_id_though_newer_links_were_made() {
 
 #[tokio::test]
 async fn trashed_links_keep_their_clicks_and_traffic_until_purged() {
-    let h = LocalHarness::new().await;
+    let h = LocalHarness::sqlite().await;
     let link = h
         .mine
         .create_link(&LinkInput::with_url("https://a.example"))
@@ -1157,7 +1079,7 @@ async fn trashed_links_keep_their_clicks_and_traffic_until_purged() {
 
 #[tokio::test]
 async fn a_link_whose_alias_was_taken_meanwhile_stays_in_the_trash() {
-    let h = LocalHarness::new().await;
+    let h = LocalHarness::sqlite().await;
     let first = h
         .mine
         .create_link(&LinkInput {
@@ -1206,7 +1128,7 @@ async fn a_link_whose_alias_was_taken_meanwhile_stays_in_the_trash() {
 
 #[tokio::test]
 async fn a_trashed_space_comes_back_with_its_links() {
-    let h = LocalHarness::new().await;
+    let h = LocalHarness::sqlite().await;
     let space = h
         .mine
         .create_space(&space_input("Launch", "4"))
@@ -1275,7 +1197,7 @@ async fn a_trashed_space_comes_back_with_its_links() {
 
 #[tokio::test]
 async fn a_domain_is_kept_while_trashed_links_use_it() {
-    let h = LocalHarness::new().await;
+    let h = LocalHarness::sqlite().await;
     let domain = h.mine.add_domain("sho.rt").await.unwrap();
     let link = h
         .mine
@@ -1294,7 +1216,7 @@ async fn a_domain_is_kept_while_trashed_links_use_it() {
 
 #[tokio::test]
 async fn a_cancelled_bulk_change_changes_nothing() {
-    let h = LocalHarness::new().await;
+    let h = LocalHarness::sqlite().await;
     let link = h
         .mine
         .create_link(&LinkInput::with_url("https://a.example"))

@@ -7,114 +7,34 @@
 
 #[macro_use]
 mod suite;
+mod embedded;
 mod pg_cluster;
 
-use std::sync::Arc;
-
-use async_trait::async_trait;
-use jiff::Timestamp;
-use jiff::tz::TimeZone;
-
+use embedded::Embedded;
 use linkdeck::backend::local::pg::PgTarget;
-use linkdeck::backend::local::{LocalBackend, LocalOptions, LocalService, StoreLocation};
+use linkdeck::backend::local::{LocalBackend, StoreLocation};
 use linkdeck::backend::{Backend, BulkAction, Progress, Selection, Trashed, TrashedKind, Undo};
-use linkdeck::domain::{
-    Domain, Error, FixedClock, Id, LinkInput, LinkQuery, SearchBy, Sort, SpaceInput,
-};
+use linkdeck::domain::{Error, Id, LinkInput, LinkQuery, SearchBy, Sort, SpaceInput};
 
-pub const PUBLIC_URL: &str = "http://links.test:8080";
+/// The suite's harness on a fresh database of the throwaway cluster.
+pub type PgHarness = Embedded;
 
-/// A fresh PostgreSQL database with a fixed clock and two owners.
-pub struct PgHarness {
-    clock: Arc<FixedClock>,
-    target: PgTarget,
-    service: LocalService,
-    mine: LocalBackend,
-    theirs: LocalBackend,
-}
-
-impl PgHarness {
-    /// `None` when PostgreSQL is not installed (the cluster has said so).
-    pub async fn new() -> Option<PgHarness> {
-        let cluster = pg_cluster::cluster()?;
-        let target = PgTarget::parse(&cluster.fresh_database())
-            .unwrap()
-            .with_password(pg_cluster::PASSWORD);
-        let clock = Arc::new(FixedClock::new(suite::start()));
-        let service = open(&target, &clock).await;
-        let mine = service.default_backend().await.unwrap();
-        let theirs = service.for_owner(service.add_owner("someone else").await.unwrap().id);
-        Some(PgHarness {
-            clock,
-            target,
-            service,
-            mine,
-            theirs,
-        })
-    }
-
-    /// Another service on the same database, with its own connections: another process, as
-    /// far as the database can tell.
-    async fn second_service(&self) -> LocalService {
-        open(&self.target, &self.clock).await
-    }
-
-    /// Runs `sql` on the database directly (test setup only).
-    async fn sql(&self, sql: &str, params: &[&(dyn tokio_postgres::types::ToSql + Sync)]) {
-        let client = self.service.pg().unwrap().client().await.unwrap();
-        client.execute(sql, params).await.unwrap();
-    }
-}
-
-async fn open(target: &PgTarget, clock: &Arc<FixedClock>) -> LocalService {
-    LocalService::open_at(&StoreLocation::Postgres(target.clone()), options(clock))
-        .await
+/// `None` when PostgreSQL is not installed (the cluster has said so).
+pub async fn pg_harness() -> Option<PgHarness> {
+    let cluster = pg_cluster::cluster()?;
+    let target = PgTarget::parse(&cluster.fresh_database())
         .unwrap()
+        .with_password(pg_cluster::PASSWORD);
+    Some(Embedded::open(StoreLocation::Postgres(target)).await)
 }
 
-fn options(clock: &Arc<FixedClock>) -> LocalOptions {
-    LocalOptions {
-        public_url: PUBLIC_URL.into(),
-        timezone: TimeZone::get(suite::ZONE).unwrap(),
-        clock: clock.clone(),
-        ..LocalOptions::default()
-    }
+/// Runs `sql` on the harness's database directly (test setup only).
+async fn sql(h: &PgHarness, sql: &str, params: &[&(dyn tokio_postgres::types::ToSql + Sync)]) {
+    let client = h.service.pg().unwrap().client().await.unwrap();
+    client.execute(sql, params).await.unwrap();
 }
 
-#[async_trait]
-impl suite::Harness for PgHarness {
-    fn backend(&self) -> &dyn Backend {
-        &self.mine
-    }
-    fn other_owner(&self) -> &dyn Backend {
-        &self.theirs
-    }
-    fn set_now(&self, t: Timestamp) {
-        self.clock.set(t);
-    }
-    fn timezone(&self) -> TimeZone {
-        TimeZone::get(suite::ZONE).unwrap()
-    }
-    fn public_url(&self) -> String {
-        PUBLIC_URL.into()
-    }
-    async fn add_domain(&self, name: &str, other: bool) -> Domain {
-        let owner = if other { &self.theirs } else { &self.mine };
-        owner.add_domain(name).await.unwrap()
-    }
-    async fn set_clicks(&self, id: Id, clicks: u64) {
-        self.sql(
-            "UPDATE links SET clicks = $1 WHERE id = $2",
-            &[&(clicks as i64), &id],
-        )
-        .await;
-    }
-    async fn record_visits(&self, visits: Vec<linkdeck::backend::local::serving::VisitRow>) {
-        self.service.record_visits(visits).await.unwrap();
-    }
-}
-
-backend_suite!(match PgHarness::new().await {
+backend_suite!(match pg_harness().await {
     Some(harness) => harness,
     None => return,
 });
@@ -123,7 +43,7 @@ backend_suite!(match PgHarness::new().await {
 
 macro_rules! harness {
     () => {
-        match PgHarness::new().await {
+        match $crate::pg_harness().await {
             Some(harness) => harness,
             None => return,
         }
@@ -527,7 +447,8 @@ async fn every_page_of_a_search_is_its_slice_of_the_whole_list_in_every_order() 
     let h = harness!();
     // 600 links straight into the table, every sixth a match; few distinct click counts, so
     // most of the order is decided by the id among equal clicks.
-    h.sql(
+    sql(
+        &h,
         "INSERT INTO links (id, owner_id, alias, url, title, clicks, created_at, updated_at) \
          SELECT i, $1, 'a' || i, \
                 CASE WHEN i % 6 = 1 THEN 'https://match.example/' ELSE 'https://other.example/' \

@@ -1,0 +1,135 @@
+//! The embedded service as the behaviour suite drives it, on either store: a fresh database (a
+//! file in a temporary directory, or a database of a throwaway PostgreSQL cluster), a fixed
+//! clock, and two owners. `local_backend.rs` and `pg_backend.rs` both test through it.
+
+#![allow(dead_code)]
+
+use std::sync::Arc;
+
+use async_trait::async_trait;
+use jiff::Timestamp;
+use jiff::tz::TimeZone;
+use tempfile::TempDir;
+
+use linkdeck::backend::Backend;
+use linkdeck::backend::local::{LocalBackend, LocalOptions, LocalService, StoreLocation};
+use linkdeck::domain::{Domain, FixedClock, Id};
+
+use crate::suite;
+
+pub const PUBLIC_URL: &str = "http://links.test:8080";
+
+pub struct Embedded {
+    /// The directory of a database file, removed when the test ends.
+    _dir: Option<TempDir>,
+    pub clock: Arc<FixedClock>,
+    pub location: StoreLocation,
+    pub service: LocalService,
+    pub mine: LocalBackend,
+    pub theirs: LocalBackend,
+}
+
+impl Embedded {
+    /// A fresh database file in a temporary directory.
+    pub async fn sqlite() -> Embedded {
+        let dir = tempfile::tempdir().unwrap();
+        let location = StoreLocation::File(dir.path().join("links.db"));
+        Embedded {
+            _dir: Some(dir),
+            ..Embedded::open(location).await
+        }
+    }
+
+    /// A fresh database at `location` (made by the caller).
+    pub async fn open(location: StoreLocation) -> Embedded {
+        let clock = Arc::new(FixedClock::new(suite::start()));
+        let service = open_service(&location, &clock).await;
+        let mine = service.default_backend().await.unwrap();
+        let theirs = service.for_owner(service.add_owner("someone else").await.unwrap().id);
+        Embedded {
+            _dir: None,
+            clock,
+            location,
+            service,
+            mine,
+            theirs,
+        }
+    }
+
+    /// Another service on the same database, with its own connections: another process, as
+    /// far as the database can tell.
+    pub async fn second_service(&self) -> LocalService {
+        open_service(&self.location, &self.clock).await
+    }
+}
+
+async fn open_service(location: &StoreLocation, clock: &Arc<FixedClock>) -> LocalService {
+    LocalService::open_at(location, options(clock))
+        .await
+        .unwrap()
+}
+
+/// The service's options in every test: the suite's public address and zone, and `clock`.
+pub fn options(clock: &Arc<FixedClock>) -> LocalOptions {
+    LocalOptions {
+        public_url: PUBLIC_URL.into(),
+        timezone: TimeZone::get(suite::ZONE).unwrap(),
+        clock: clock.clone(),
+        ..LocalOptions::default()
+    }
+}
+
+#[async_trait]
+impl suite::Harness for Embedded {
+    fn backend(&self) -> &dyn Backend {
+        &self.mine
+    }
+    fn other_owner(&self) -> &dyn Backend {
+        &self.theirs
+    }
+    fn set_now(&self, t: Timestamp) {
+        self.clock.set(t);
+    }
+    fn timezone(&self) -> TimeZone {
+        TimeZone::get(suite::ZONE).unwrap()
+    }
+    fn public_url(&self) -> String {
+        PUBLIC_URL.into()
+    }
+    async fn add_domain(&self, name: &str, other: bool) -> Domain {
+        let owner = if other { &self.theirs } else { &self.mine };
+        owner.add_domain(name).await.unwrap()
+    }
+    async fn set_clicks(&self, id: Id, clicks: u64) {
+        let clicks = clicks as i64;
+        match self.service.pg() {
+            Some(pg) => {
+                let client = pg.client().await.unwrap();
+                client
+                    .execute(
+                        "UPDATE links SET clicks = $1 WHERE id = $2",
+                        &[&clicks, &id],
+                    )
+                    .await
+                    .unwrap();
+            }
+            None => self
+                .service
+                .db()
+                .unwrap()
+                .write(move |tx| {
+                    tx.execute(
+                        "UPDATE links SET clicks = ?1 WHERE id = ?2",
+                        rusqlite::params![clicks, id],
+                    )
+                    .map_err(linkdeck::backend::local::db_error)?;
+                    Ok(())
+                })
+                .await
+                .unwrap(),
+        }
+    }
+    async fn record_visits(&self, visits: Vec<linkdeck::backend::local::serving::VisitRow>) {
+        self.service.record_visits(visits).await.unwrap();
+    }
+}
