@@ -11,6 +11,7 @@ mod suite;
 mod common;
 #[path = "common/counting_proxy.rs"]
 mod counting_proxy;
+mod embedded;
 mod pg_cluster;
 
 use std::sync::Arc;
@@ -152,30 +153,7 @@ impl suite::Harness for RemoteHarness {
             .unwrap()
     }
     async fn set_clicks(&self, id: Id, clicks: u64) {
-        if let Some(pg) = self.service.pg() {
-            let client = pg.client().await.unwrap();
-            client
-                .execute(
-                    "UPDATE links SET clicks = $1 WHERE id = $2",
-                    &[&(clicks as i64), &id],
-                )
-                .await
-                .unwrap();
-            return;
-        }
-        self.service
-            .db()
-            .unwrap()
-            .write(move |tx| {
-                tx.execute(
-                    "UPDATE links SET clicks = ?1 WHERE id = ?2",
-                    rusqlite::params![clicks as i64, id],
-                )
-                .map_err(linkdeck::backend::local::db_error)?;
-                Ok(())
-            })
-            .await
-            .unwrap();
+        embedded::set_clicks(&self.service, id, clicks).await;
     }
     async fn record_visits(&self, visits: Vec<linkdeck::backend::local::serving::VisitRow>) {
         self.service.record_visits(visits).await.unwrap();

@@ -101,35 +101,38 @@ impl suite::Harness for Embedded {
         owner.add_domain(name).await.unwrap()
     }
     async fn set_clicks(&self, id: Id, clicks: u64) {
-        let clicks = clicks as i64;
-        match self.service.pg() {
-            Some(pg) => {
-                let client = pg.client().await.unwrap();
-                client
-                    .execute(
-                        "UPDATE links SET clicks = $1 WHERE id = $2",
-                        &[&clicks, &id],
-                    )
-                    .await
-                    .unwrap();
-            }
-            None => self
-                .service
-                .db()
-                .unwrap()
-                .write(move |tx| {
-                    tx.execute(
-                        "UPDATE links SET clicks = ?1 WHERE id = ?2",
-                        rusqlite::params![clicks, id],
-                    )
-                    .map_err(linkdeck::backend::local::db_error)?;
-                    Ok(())
-                })
-                .await
-                .unwrap(),
-        }
+        set_clicks(&self.service, id, clicks).await;
     }
     async fn record_visits(&self, visits: Vec<linkdeck::backend::local::serving::VisitRow>) {
         self.service.record_visits(visits).await.unwrap();
     }
+}
+
+/// Gives link `id` a click total straight in the database, on either store (test setup only).
+pub async fn set_clicks(service: &LocalService, id: Id, clicks: u64) {
+    let clicks = clicks as i64;
+    if let Some(pg) = service.pg() {
+        let client = pg.client().await.unwrap();
+        client
+            .execute(
+                "UPDATE links SET clicks = $1 WHERE id = $2",
+                &[&clicks, &id],
+            )
+            .await
+            .unwrap();
+        return;
+    }
+    service
+        .db()
+        .unwrap()
+        .write(move |tx| {
+            tx.execute(
+                "UPDATE links SET clicks = ?1 WHERE id = ?2",
+                rusqlite::params![clicks, id],
+            )
+            .map_err(linkdeck::backend::local::db_error)?;
+            Ok(())
+        })
+        .await
+        .unwrap();
 }
