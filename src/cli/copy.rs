@@ -76,7 +76,7 @@ pub struct CopySummary {
     pub renamed: Vec<Renamed>,
     /// Links with a password, which cannot be copied (only its hash is kept).
     pub passwords_not_copied: usize,
-    /// Clicks of the traffic history carried with the copied links (database to database).
+    /// Clicks of the traffic history carried with the copied links (between linkdeck ends).
     pub clicks_copied: u64,
     /// What cannot travel between these two ends, and which way.
     pub not_carried: Option<&'static str>,

@@ -39,8 +39,8 @@ use crate::wire::linkdeck::{Capabilities, ImportAnswer, LinkTraffic};
 /// and it is held in memory while it is imported.
 pub const IMPORT_MAX_BYTES: usize = 16 << 20;
 
-/// Imports running at once; more wait their turn. Each holds its body while it runs, and on
-/// SQLite they would take turns at the one writer anyway.
+/// Imports running at once; more wait their turn before their bodies are read. Each holds its
+/// body while it runs, and on SQLite they would take turns at the one writer anyway.
 pub const IMPORTS_AT_ONCE: usize = 2;
 
 /// Link ids one traffic request may name: a page of a list.
@@ -139,12 +139,13 @@ async fn import(
 ) -> ApiResult {
     let on_conflict = params::import_query(query.as_deref())?;
     check_json(request.headers())?;
-    let body = read_body(request, &state).await?;
+    // The turn comes before the body is read, so that only the imports running hold theirs.
     let _turn = state
         .imports
         .acquire()
         .await
         .map_err(|_| Error::Unavailable("the server is stopping".into()))?;
+    let body = read_body(request, &state).await?;
     let backend = state.service.for_owner(caller.owner);
     let domains = crate::backend::all_domains(&backend).await?;
     let (head, links) = transfer::stream_json(Cursor::new(body)).map_err(not_an_export)?;
