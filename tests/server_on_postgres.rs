@@ -17,6 +17,8 @@ mod cli;
 mod errors;
 #[path = "server/hardening.rs"]
 mod hardening;
+#[path = "server/linkdeck_api.rs"]
+mod linkdeck_api;
 #[path = "server/redirects.rs"]
 mod redirects;
 #[path = "server/traffic.rs"]
@@ -56,11 +58,12 @@ async fn serve(opts: ServeOptions) -> Option<TestServer> {
 }
 
 /// The shared modules' sources.
-const SOURCES: [(&str, &str); 6] = [
+const SOURCES: [(&str, &str); 7] = [
     ("api", include_str!("server/api.rs")),
     ("cli", include_str!("server/cli.rs")),
     ("errors", include_str!("server/errors.rs")),
     ("hardening", include_str!("server/hardening.rs")),
+    ("linkdeck_api", include_str!("server/linkdeck_api.rs")),
     ("redirects", include_str!("server/redirects.rs")),
     ("traffic", include_str!("server/traffic.rs")),
 ];

@@ -80,15 +80,24 @@ impl Context {
 
     /// The backend of the profile.
     pub async fn backend(&self) -> CliResult<Arc<dyn Backend>> {
+        match self.remote()? {
+            None => Ok(Arc::new(self.local("").await?)),
+            Some(remote) => Ok(Arc::new(remote)),
+        }
+    }
+
+    /// The server of a remote profile, as itself rather than as a [`Backend`] (for what only a
+    /// server offers, such as linkdeck's own API); `None` for a local profile.
+    pub fn remote(&self) -> CliResult<Option<RemoteBackend>> {
         match &self.profile {
-            Resolved::Local { .. } => Ok(Arc::new(self.local("").await?)),
+            Resolved::Local { .. } => Ok(None),
             Resolved::Remote {
                 base_url,
                 api_key,
                 timeout,
                 timezone,
                 ..
-            } => open_remote(base_url, api_key, *timeout, timezone),
+            } => open_remote(base_url, api_key, *timeout, timezone).map(Some),
         }
     }
 
@@ -156,7 +165,7 @@ fn open_remote(
     api_key: &ApiKeySource,
     timeout: Duration,
     timezone: &TimeZone,
-) -> CliResult<Arc<dyn Backend>> {
+) -> CliResult<RemoteBackend> {
     let source = match api_key {
         ApiKeySource::Env(var) => KeySource::Env(var.clone()),
         ApiKeySource::Command(command) => KeySource::Command(command.clone()),
@@ -167,5 +176,5 @@ fn open_remote(
         timeout,
         timezone: timezone.clone(),
     })?;
-    Ok(Arc::new(backend))
+    Ok(backend)
 }

@@ -6,14 +6,16 @@
 //! destination) is passed over, so a copy that stopped (a server that went away) is finished by
 //! running it again, and every link arrives exactly once. Into a local database links are
 //! written a page at a time, each page one transaction, carrying their titles, click totals and
-//! creation dates; into a server one request at a time through its API, which cannot set
-//! those.
+//! creation dates; into another `linkdeck serve` likewise, a page a request through linkdeck's
+//! own import (`wire::linkdeck`), each page one transaction there; into any other server (a
+//! phpShort site) one request a link through the v1 API, which cannot set those.
 //!
-//! Between two databases each link also carries its traffic history (the hourly rollups, as an
-//! export file does), in the same transaction as the link: a link passed over as already there
-//! brings none, so running a copy again never counts a click twice. A server's stats API gives
-//! each dimension's totals over a period, not per hour, so history from a server would not be
-//! the same history; it is not carried (the click total is).
+//! Where both ends are linkdeck — a database or a `linkdeck serve`, either way — each link also
+//! carries its traffic history (the hourly rollups, as an export file does), in the same
+//! transaction as the link: a link passed over as already there brings none, so running a copy
+//! again never counts a click twice. Another server's stats API gives each dimension's totals
+//! over a period, not per hour, so history from a phpShort site would not be the same history;
+//! it is not carried (the click total is).
 //!
 //! The copy runs in steps — spaces, then links — each reporting into [`CopySummary`].
 
@@ -32,8 +34,9 @@ use super::output::{plural, print, print_json};
 use super::progress::{Progress, Unit};
 use crate::backend::Backend;
 use crate::backend::local::{
-    ImportOptions, ImportRow, Incoming, LocalBackend, Renamed, StoreLocation,
+    ImportOptions, ImportRow, ImportSummary, Incoming, LocalBackend, Renamed, StoreLocation,
 };
+use crate::backend::remote::RemoteBackend;
 use crate::config::{Overrides, Resolved};
 use crate::domain::{
     Domain, Error, FieldErrors, Id, Link, OnConflict, PER_PAGE_MAX, Place, Sort, SpaceInput,
@@ -73,14 +76,47 @@ pub struct CopySummary {
     pub renamed: Vec<Renamed>,
     /// Links with a password, which cannot be copied (only its hash is kept).
     pub passwords_not_copied: usize,
-    /// Clicks of the traffic history carried with the copied links (database to database).
+    /// Clicks of the traffic history carried with the copied links (between linkdeck ends).
     pub clicks_copied: u64,
     /// What cannot travel between these two ends, and which way.
     pub not_carried: Option<&'static str>,
 }
 
-/// Links fetched from the source, and written into a local destination, at a time.
+/// Links fetched from the source, and written into the destination, at a time.
 const PAGE: u32 = PER_PAGE_MAX;
+
+/// How a page of links is written.
+enum Sink {
+    /// A local database: one transaction a page, everything carried.
+    Local(LocalBackend),
+    /// A `linkdeck serve`, through its own import (the largest body it takes): one request and
+    /// one transaction there a page, everything carried.
+    Linkdeck(RemoteBackend, u64),
+    /// Any other server, through the v1 API: a request a link, only what a person could type.
+    V1,
+}
+
+/// Where the traffic history of copied links comes from.
+enum History {
+    Local(LocalBackend),
+    /// A `linkdeck serve`, a request for at most this many links.
+    Server(RemoteBackend, usize),
+}
+
+/// What cannot travel from `source` (a linkdeck server or not, when a server) into `sink`.
+fn not_carried(sink: &Sink, source_is_other_server: bool) -> Option<&'static str> {
+    match sink {
+        Sink::V1 => Some(
+            "to the server: titles, click totals, creation dates and traffic history (it is not \
+             a linkdeck server, and its API cannot set them)",
+        ),
+        _ if source_is_other_server => Some(
+            "from the server: traffic history (it is not a linkdeck server, and its stats API \
+             gives no hour-by-hour history; click totals are kept)",
+        ),
+        _ => None,
+    }
+}
 
 pub async fn run(ctx: &Context, args: CopyArgs) -> CliResult {
     let source = profile_context(ctx, &args.from, "--from")?;
@@ -91,32 +127,43 @@ pub async fn run(ctx: &Context, args: CopyArgs) -> CliResult {
             describe(&source.profile)
         )));
     }
-    let src = source.backend().await?;
-    let dst = target.backend().await?;
-    let local_dst = match &target.profile {
-        Resolved::Local { .. } => Some(target.local("copy").await?),
-        Resolved::Remote { .. } => None,
+    let src_server = source.remote()?;
+    let dst_server = target.remote()?;
+    let src: std::sync::Arc<dyn Backend> = match &src_server {
+        Some(server) => std::sync::Arc::new(server.clone()),
+        None => source.backend().await?,
     };
-    // Traffic history travels only from a database into a database (see the module's note).
-    let history_src = match (&source.profile, &local_dst) {
-        (Resolved::Local { .. }, Some(_)) if !args.dry_run => Some(source.local("copy").await?),
-        _ => None,
+    let dst: std::sync::Arc<dyn Backend> = match &dst_server {
+        Some(server) => std::sync::Arc::new(server.clone()),
+        None => target.backend().await?,
+    };
+    let sink = match &dst_server {
+        None => Sink::Local(target.local("copy").await?),
+        Some(server) => match server.linkdeck().await? {
+            Some(caps) => Sink::Linkdeck(server.clone(), caps.import_max_bytes),
+            None => Sink::V1,
+        },
+    };
+    let src_linkdeck = match &src_server {
+        Some(server) => server.linkdeck().await?,
+        None => None,
+    };
+    // Traffic history travels only between linkdeck ends (see the module's note).
+    let history = match (&src_server, &src_linkdeck, &sink) {
+        (_, _, Sink::V1) => None,
+        _ if args.dry_run => None,
+        (None, _, _) => Some(History::Local(source.local("copy").await?)),
+        (Some(server), Some(caps), _) => Some(History::Server(
+            server.clone(),
+            usize::try_from(caps.traffic_max_ids).unwrap_or(1).max(1),
+        )),
+        (Some(_), None, _) => None,
     };
     let mut summary = CopySummary {
         from: describe(&source.profile),
         to: describe(&target.profile),
         dry_run: args.dry_run,
-        not_carried: match (&source.profile, &local_dst) {
-            (_, None) => Some(
-                "to the server: titles, click totals, creation dates and traffic history (a \
-                 server's API cannot set them)",
-            ),
-            (Resolved::Remote { .. }, Some(_)) => Some(
-                "from the server: traffic history (its stats API gives no hour-by-hour history; \
-                 click totals are kept)",
-            ),
-            (Resolved::Local { .. }, Some(_)) => None,
-        },
+        not_carried: not_carried(&sink, src_server.is_some() && src_linkdeck.is_none()),
         ..CopySummary::default()
     };
 
@@ -153,16 +200,19 @@ pub async fn run(ctx: &Context, args: CopyArgs) -> CliResult {
             &args,
             &mut summary,
         )?;
-        if let Some(src_local) = &history_src {
-            add_history(src_local, &mut planned).await?;
+        if let Some(history) = &history {
+            add_history(history, &mut planned)
+                .await
+                .map_err(|e| stopped(e, &summary))?;
         }
         if args.dry_run {
             summary.links_copied += planned.len();
         } else {
-            match send_page(&mut dest, local_dst.as_ref(), planned).await {
-                Ok((n, clicks)) => {
-                    summary.links_copied += n;
-                    summary.clicks_copied += clicks;
+            match send_page(&mut dest, &sink, planned, args.on_conflict).await {
+                Ok(done) => {
+                    summary.links_copied += done.links_created;
+                    summary.clicks_copied += done.clicks_imported;
+                    summary.renamed.extend(done.renamed);
                 }
                 Err((n, e)) => {
                     summary.links_copied += n;
@@ -408,11 +458,21 @@ fn plan_page(
     }
 }
 
-/// Gives the links about to be sent their traffic history from the source database. Only
-/// links that will be written ask for it: those already there keep what they have.
-async fn add_history(src: &LocalBackend, planned: &mut [(Id, Planned)]) -> CliResult {
-    let ids = planned.iter().map(|(id, _)| *id).collect();
-    let mut history = src.traffic_history(ids).await?;
+/// Gives the links about to be sent their traffic history from the source — a database, or a
+/// linkdeck server a request per page. Only links that will be written ask for it: those
+/// already there keep what they have.
+async fn add_history(source: &History, planned: &mut [(Id, Planned)]) -> Result<(), Error> {
+    let ids: Vec<Id> = planned.iter().map(|(id, _)| *id).collect();
+    let mut history = match source {
+        History::Local(local) => local.traffic_history(ids).await?,
+        History::Server(server, at_most) => {
+            let mut all = std::collections::HashMap::new();
+            for some in ids.chunks(*at_most) {
+                all.extend(server.traffic_history(some).await?);
+            }
+            all
+        }
+    };
     for (id, p) in planned {
         if let Some(hours) = history.remove(id) {
             p.carried.traffic = hours;
@@ -421,17 +481,23 @@ async fn add_history(src: &LocalBackend, planned: &mut [(Id, Planned)]) -> CliRe
     Ok(())
 }
 
-/// Writes a page of planned links: into a local database as one transaction (titles, clicks,
-/// creation dates and traffic history kept), into a server a few requests at a time. Gives how
-/// many were created and the clicks of the history written, also when it fails part way.
+/// Writes a page of planned links: into a local database as one transaction, into a linkdeck
+/// server as one request (titles, clicks, creation dates and traffic history kept either way),
+/// into another server a few requests at a time. Gives what was written, also when it fails
+/// part way: then how many links were created, and the error.
 async fn send_page(
     dest: &mut Destination<'_>,
-    local: Option<&LocalBackend>,
+    sink: &Sink,
     planned: Vec<(Id, Planned)>,
-) -> Result<(usize, u64), (usize, Error)> {
+    on_conflict: OnConflict,
+) -> Result<ImportSummary, (usize, Error)> {
     let planned = planned.into_iter().map(|(_, p)| p);
-    match local {
-        Some(local) => {
+    match sink {
+        Sink::Linkdeck(server, max_bytes) => dest
+            .import_records(server, *max_bytes, planned.collect(), on_conflict)
+            .await
+            .map_err(|(done, e, _)| (done.links_created, e)),
+        Sink::Local(local) => {
             let mut rows = Vec::new();
             for p in planned {
                 let mut input = p.input;
@@ -448,10 +514,15 @@ async fn send_page(
             local
                 .import_stream(Vec::new(), rows.into_iter(), ImportOptions::default())
                 .await
-                .map(|done| (done.links_created, done.clicks_imported))
                 .map_err(|e| (0, e))
         }
-        None => dest.send_all(planned.collect()).await.map(|n| (n, 0)),
+        Sink::V1 => dest
+            .send_all(planned.collect())
+            .await
+            .map(|n| ImportSummary {
+                links_created: n,
+                ..ImportSummary::default()
+            }),
     }
 }
 

@@ -1,7 +1,9 @@
-//! Where links are sent one at a time — a server, for an import or a copy, or any profile a
-//! copy writes to: what is there already (every alias and destination, every space), the
-//! decision for each incoming link (create it, pass over it because it already arrived, skip
-//! or rename it because its alias is taken), and the requests that create it.
+//! Where links are sent — a server, for an import or a copy, or any profile a copy writes to:
+//! what is there already (every alias and destination, every space), the decision for each
+//! incoming link (create it, pass over it because it already arrived, skip or rename it because
+//! its alias is taken), and the requests that create it: one per link through the v1 API, or,
+//! on a `linkdeck serve`, a page of them per request through linkdeck's own import, which keeps
+//! everything they carry ([`Destination::import_records`]).
 //!
 //! Knowing what already arrived is what makes a copy (or a server import) resumable: run again
 //! after a failure, it passes over every link already there — same alias on the same domain,
@@ -13,11 +15,13 @@ use jiff::tz::TimeZone;
 
 use crate::backend::Backend;
 use crate::backend::local::{ImportRow, ImportSummary, Renamed};
+use crate::backend::remote::RemoteBackend;
 use crate::domain::{
     Carried, Color, Domain, Error, FieldErrors, Id, LinkField, LinkInput, LinkQuery, Mode,
     OnConflict, PER_PAGE_MAX, Place, Result, Sort, SpaceInput, renamed_alias, space_name_key,
     validate_alias, validate_link_input, validate_space_input,
 };
+use crate::transfer::{JsonWriter, LinkRecord};
 
 /// A link on its way, with the alias it will have.
 #[derive(Debug, Clone)]
@@ -42,6 +46,95 @@ pub enum Decision {
 /// Link creations sent to a server at once: enough to hide the round trips, few enough not to
 /// crowd a small server (a phpShort site on shared hosting).
 pub const IN_FLIGHT: usize = 4;
+
+/// Links in one request to a linkdeck server's import at most: one transaction there each.
+pub const RECORDS_PER_REQUEST: usize = 1000;
+
+/// Import bodies are kept under this (or the server's own limit, when lower), so that sending
+/// one fits in a profile's timeout on a slow line; a link bigger than this goes alone.
+const BODY_TARGET: usize = 4 << 20;
+
+/// What an import body adds around its records: the head and the closing brackets.
+const BODY_FRAME: usize = 64;
+
+/// Line in an import body → the place of the record on it.
+type Places = HashMap<usize, Place>;
+
+/// An import body being built: the export document, and the place each of its records came
+/// from by the line it is on, to name rows in the server's errors as the caller knows them.
+struct Body {
+    writer: JsonWriter<Vec<u8>>,
+    places: Places,
+    /// Newlines in the body so far, counted up to `scanned`.
+    lines: usize,
+    scanned: usize,
+}
+
+/// A body that could not be written (which, in memory, only a record serde refuses could do).
+fn unwritable(e: std::io::Error) -> Error {
+    Error::Unavailable(format!("cannot write an import request: {e}"))
+}
+
+impl Body {
+    fn new() -> Result<Body> {
+        Ok(Body {
+            writer: JsonWriter::new(Vec::new()).map_err(unwritable)?,
+            places: HashMap::new(),
+            lines: 0,
+            scanned: 0,
+        })
+    }
+
+    fn len(&self) -> usize {
+        self.writer.get_ref().len()
+    }
+
+    fn add(&mut self, record: &LinkRecord, place: Place) -> Result<()> {
+        self.writer.link(record).map_err(unwritable)?;
+        let written = self.writer.get_ref();
+        self.lines += written[self.scanned..]
+            .iter()
+            .filter(|&&b| b == b'\n')
+            .count();
+        self.scanned = written.len();
+        // A record is written on a line of its own, the last one so far.
+        self.places.insert(self.lines + 1, place);
+        Ok(())
+    }
+
+    fn finish(self) -> Result<(Vec<u8>, Places)> {
+        let body = self.writer.finish().map_err(unwritable)?;
+        Ok((body, self.places))
+    }
+}
+
+/// `line N: field` of a body as `PLACE: field` of the row it holds.
+fn at_place(key: &str, places: &Places) -> String {
+    let Some(rest) = key.strip_prefix("line ") else {
+        return key.to_owned();
+    };
+    let digits = rest.bytes().take_while(u8::is_ascii_digit).count();
+    match rest[..digits].parse().ok().and_then(|n| places.get(&n)) {
+        Some(place) => format!("{place}{}", &rest[digits..]),
+        None => key.to_owned(),
+    }
+}
+
+/// A server's error about a body, its rows named by their places.
+fn error_at_places(e: Error, places: &Places) -> Error {
+    match e {
+        Error::Validation(fields) => {
+            let mut named = FieldErrors::default();
+            for (key, messages) in fields.iter() {
+                for m in messages {
+                    named.add(&at_place(key, places), m.clone());
+                }
+            }
+            Error::Validation(named)
+        }
+        other => other,
+    }
+}
 
 pub struct Destination<'a> {
     backend: &'a dyn Backend,
@@ -283,6 +376,110 @@ impl<'a> Destination<'a> {
             None => Ok(created),
             Some(e) => Err((created, e)),
         }
+    }
+
+    /// Creates planned links through a linkdeck server's import (`max_bytes` is the largest body
+    /// it takes): as few requests as fit — at most [`RECORDS_PER_REQUEST`] links and
+    /// [`BODY_TARGET`] bytes each — each written there in one transaction with the titles,
+    /// click totals, creation dates and traffic history the links carry. Their spaces are made
+    /// first (by name, in the next colour) when missing. A link the server finds already there
+    /// is passed over there too. Gives what the requests did — also when one fails: then what
+    /// those before it did, the error (its rows named by their places) and the place of the
+    /// first link of the failed request.
+    pub async fn import_records(
+        &mut self,
+        server: &RemoteBackend,
+        max_bytes: u64,
+        planned: Vec<Planned>,
+        on_conflict: OnConflict,
+    ) -> Result<ImportSummary, (ImportSummary, Error, Place)> {
+        let max_bytes = usize::try_from(max_bytes).unwrap_or(usize::MAX);
+        let target = BODY_TARGET.min(max_bytes);
+        let mut done = ImportSummary::default();
+        let start = Place::line(0);
+        let mut body = Body::new().map_err(|e| (done.clone(), e, start))?;
+        let mut count = 0;
+        for p in planned {
+            let place = p.place;
+            if let Some(name) = &p.space {
+                self.space_id(name)
+                    .await
+                    .map_err(|e| (done.clone(), e, place))?;
+            }
+            let domain = p
+                .input
+                .domain
+                .as_deref()
+                .and_then(|id| id.parse::<Id>().ok())
+                .and_then(|id| self.domains.iter().find(|d| d.id == id))
+                .map(|d| d.name.clone());
+            let record =
+                LinkRecord::from_input(&p.input, p.space.as_deref(), domain.as_deref(), &p.carried);
+            let size = serde_json::to_vec(&record).map_or(0, |r| r.len()) + 8;
+            if size + BODY_FRAME > max_bytes {
+                let mut e = FieldErrors::default();
+                e.add(
+                    &format!("{place}: traffic"),
+                    format!(
+                        "makes the link {} MiB, more than the server takes in one request ({} \
+                         MiB)",
+                        size.div_ceil(1 << 20),
+                        max_bytes >> 20
+                    ),
+                );
+                return Err((done, Error::Validation(e), place));
+            }
+            if count > 0
+                && (count >= RECORDS_PER_REQUEST || body.len() + size + BODY_FRAME > target)
+            {
+                let next = Body::new().map_err(|e| (done.clone(), e, place))?;
+                let full = std::mem::replace(&mut body, next);
+                count = 0;
+                self.send_body(server, full, on_conflict, &mut done).await?;
+            }
+            body.add(&record, place)
+                .map_err(|e| (done.clone(), e, place))?;
+            count += 1;
+        }
+        if count > 0 {
+            self.send_body(server, body, on_conflict, &mut done).await?;
+        }
+        Ok(done)
+    }
+
+    /// Sends one import body and adds what the server did to `done`.
+    async fn send_body(
+        &mut self,
+        server: &RemoteBackend,
+        body: Body,
+        on_conflict: OnConflict,
+        done: &mut ImportSummary,
+    ) -> Result<(), (ImportSummary, Error, Place)> {
+        let (bytes, places) = body
+            .finish()
+            .map_err(|e| (done.clone(), e, Place::line(0)))?;
+        let first = places
+            .iter()
+            .min_by_key(|(line, _)| **line)
+            .map_or(Place::line(0), |(_, place)| *place);
+        let answer = server
+            .import_records(bytes, on_conflict)
+            .await
+            .map_err(|e| (done.clone(), error_at_places(e, &places), first))?;
+        done.spaces_created += answer.spaces_created;
+        done.spaces_reused += answer.spaces_reused;
+        done.links_created += answer.links_created;
+        done.links_already_there += answer.links_already_there;
+        done.links_skipped += answer.links_skipped;
+        done.clicks_imported += answer.clicks_imported;
+        done.renamed
+            .extend(answer.renamed.into_iter().map(|r| Renamed {
+                place: at_place(&r.place, &places),
+                ..r
+            }));
+        self.already_there += answer.links_already_there;
+        self.skipped += answer.links_skipped;
+        Ok(())
     }
 
     /// The error of a run that stopped at `place`, saying what was done before.

@@ -1,7 +1,9 @@
 //! `linkdeck import FILE`: linkdeck's own JSON or CSV export, or another shortener's (Bitly,
 //! YOURLS, Shlink, Kutt; the formats live in `crate::transfer`). Into a local database the
 //! import is one transaction, streamed: all or nothing, whatever the file's size. Into a
-//! server, every row is checked first, then links are created one request at a time.
+//! server, every row is checked first; then links go to a `linkdeck serve` a page a request
+//! through its own import, everything they carry kept (history included), and to any other
+//! server one request a link.
 
 use std::fs::File;
 use std::io::{self, BufRead, BufReader, Read};
@@ -13,12 +15,13 @@ use clap::Args;
 use serde_json::json;
 
 use super::context::Context;
-use super::destination::{Decision, Destination};
+use super::destination::{Decision, Destination, RECORDS_PER_REQUEST};
 use super::error::{CliError, CliResult, Kind};
 use super::lookup::{all_domains, find_domain};
 use super::output::{plural, print, print_json};
 use super::progress::{Counting, Progress, Unit};
 use crate::backend::local::{ImportOptions, ImportRow, ImportSummary, Incoming, Renamed};
+use crate::backend::remote::RemoteBackend;
 use crate::domain::{Domain, Error, FieldErrors, Id, OnConflict, Place, SpaceInput};
 use crate::server::AgentParser;
 use crate::transfer::foreign::{self, Dropped, ForeignRow, Kind as FileKind, Read as Foreign};
@@ -118,10 +121,21 @@ pub async fn import(ctx: &Context, args: ImportArgs) -> CliResult {
     if args.log.is_some() && args.from.is_some_and(|s| s != Service::Yourls) {
         return Err(log_is_for_yourls());
     }
-    // The click log is read whole before the links, which take their history from it. A
-    // server's API cannot set history: the log is not read for one.
+    // A `linkdeck serve` takes everything a row carries; another server's API only what a
+    // person could type.
+    let server = ctx.remote()?;
+    let linkdeck = match &server {
+        Some(server) => server
+            .linkdeck()
+            .await?
+            .map(|caps| (server.clone(), caps.import_max_bytes)),
+        None => None,
+    };
+    let carries_all = server.is_none() || linkdeck.is_some();
+    // The click log is read whole before the links, which take their history from it; not for
+    // a server that could not keep it.
     let yourls_log = match &args.log {
-        Some(path) if ctx.profile.is_local() => Some(read_click_log(ctx, path, agents.clone())?),
+        Some(path) if carries_all => Some(read_click_log(ctx, path, agents.clone())?),
         _ => None,
     };
     let name = args.file.display().to_string();
@@ -145,7 +159,10 @@ pub async fn import(ctx: &Context, args: ImportArgs) -> CliResult {
         )));
     }
 
-    let backend = ctx.backend().await?;
+    let backend: Arc<dyn crate::backend::Backend> = match &server {
+        Some(server) => Arc::new(server.clone()),
+        None => ctx.backend().await?,
+    };
     let domains = all_domains(backend.as_ref()).await?;
     let broken: Arc<Mutex<Option<FormatError>>> = Arc::default();
     let dropped = Dropped::default();
@@ -204,6 +221,7 @@ pub async fn import(ctx: &Context, args: ImportArgs) -> CliResult {
     let opts = ImportOptions {
         on_conflict: args.on_conflict,
         create_spaces: args.tags_to_spaces,
+        pass_over_arrived: false,
     };
     let result = if ctx.profile.is_local() {
         let local = ctx.local("import").await?;
@@ -212,6 +230,7 @@ pub async fn import(ctx: &Context, args: ImportArgs) -> CliResult {
         import_to_server(
             ctx,
             backend.as_ref(),
+            linkdeck.as_ref(),
             spaces,
             rows,
             opts.on_conflict,
@@ -236,6 +255,7 @@ pub async fn import(ctx: &Context, args: ImportArgs) -> CliResult {
         &summary,
         &dropped,
         lost_passwords.load(Ordering::Relaxed),
+        carries_all,
     )
 }
 
@@ -485,12 +505,15 @@ impl Adapter {
 
 /// A server has no transaction across requests: every row is read and checked first (the
 /// rules that need no stored state, and aliases against the server's links), so a file with a
-/// bad row sends nothing at all; then spaces and links are created one request at a time. A
-/// link already there (same alias and destination) is passed over, so an import that stopped
-/// can be run again.
+/// bad row sends nothing at all; then spaces are created, and links — into a `linkdeck serve`
+/// (`linkdeck`: it, and the largest body it takes) a page a request through its own import,
+/// each page one transaction there with everything the rows carry; into another server one
+/// request at a time. A link already there (same alias and destination) is passed over, so an
+/// import that stopped can be run again.
 async fn import_to_server(
     ctx: &Context,
     backend: &dyn crate::backend::Backend,
+    linkdeck: Option<&(RemoteBackend, u64)>,
     mut spaces: Vec<(Place, SpaceInput)>,
     rows: Box<dyn Iterator<Item = Incoming> + Send>,
     on_conflict: OnConflict,
@@ -532,6 +555,27 @@ async fn import_to_server(
     progress.message("creating on the server");
     progress.set_length(plan.len() as u64);
     let mut summary = dest.declare_spaces(spaces).await?;
+    if let Some((server, max_bytes)) = linkdeck {
+        let mut plan = plan.into_iter().peekable();
+        while plan.peek().is_some() {
+            let some: Vec<_> = plan.by_ref().take(RECORDS_PER_REQUEST).collect();
+            let n = some.len() as u64;
+            match dest
+                .import_records(server, *max_bytes, some, on_conflict)
+                .await
+            {
+                Ok(done) => add_up(&mut summary, done),
+                Err((done, e, place)) => {
+                    add_up(&mut summary, done);
+                    return Err(dest.stopped(place, e, &summary));
+                }
+            }
+            progress.inc(n);
+        }
+        summary.links_skipped += dest.skipped;
+        summary.spaces_created += dest.spaces_created;
+        return Ok(summary);
+    }
     for planned in plan {
         let place = planned.place;
         match dest.send(planned).await {
@@ -550,6 +594,17 @@ async fn import_to_server(
     Ok(summary)
 }
 
+/// Adds what one import request did to the whole import's summary. Rows the client passed
+/// over or skipped are counted by the destination, not here.
+fn add_up(summary: &mut ImportSummary, done: ImportSummary) {
+    summary.spaces_created += done.spaces_created;
+    summary.links_created += done.links_created;
+    summary.clicks_imported += done.clicks_imported;
+    summary.renamed.extend(done.renamed);
+}
+
+/// `carries_all`: whether the destination kept everything the rows carry (a local database, a
+/// `linkdeck serve`) rather than only what a person could type (another server's API).
 fn report(
     ctx: &Context,
     name: &str,
@@ -557,10 +612,12 @@ fn report(
     summary: &ImportSummary,
     dropped: &Dropped,
     lost_passwords: usize,
+    carries_all: bool,
 ) -> CliResult {
     let dropped = dropped.entries();
-    let not_carried = (!ctx.profile.is_local()).then_some(
-        "titles, click totals, creation dates and traffic history (a server's API cannot set them)",
+    let not_carried = (!carries_all).then_some(
+        "titles, click totals, creation dates and traffic history (it is not a linkdeck server, \
+         and its API cannot set them)",
     );
     if ctx.json {
         return Ok(print_json(&json!({

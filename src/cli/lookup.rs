@@ -2,9 +2,9 @@
 //! always an id.
 
 use crate::backend::Backend;
+pub use crate::domain::find_domain;
 use crate::domain::{
     Domain, Error, Id, Link, LinkQuery, SearchBy, Space, SpaceQuery, StatusFilter,
-    normalize_domain_name,
 };
 
 use super::PER_PAGE_MAX;
@@ -90,14 +90,6 @@ pub async fn space_id(backend: &dyn Backend, arg: &str) -> CliResult<Id> {
 /// Every domain of the caller.
 pub async fn all_domains(backend: &dyn Backend) -> CliResult<Vec<Domain>> {
     Ok(crate::backend::all_domains(backend).await?)
-}
-
-/// The domain with this name (`sho.rt`, `https://sho.rt`) among `domains`.
-pub fn find_domain<'a>(domains: &'a [Domain], name: &str) -> Option<&'a Domain> {
-    let wanted = normalize_domain_name(name).ok();
-    domains
-        .iter()
-        .find(|d| Some(&d.name) == wanted.as_ref() || d.name.eq_ignore_ascii_case(name.trim()))
 }
 
 /// The id of the domain with this id or name.

@@ -15,6 +15,7 @@ use super::output::{plural, print, print_json};
 use super::progress::{Progress, Unit};
 use crate::backend::Backend;
 use crate::backend::local::LocalBackend;
+use crate::backend::remote::RemoteBackend;
 use crate::domain::{Id, Link, LinkQuery, Sort};
 use crate::transfer::{CsvWriter, Format, JsonWriter, LinkRecord, SpaceRecord, TrafficRecord};
 
@@ -190,6 +191,8 @@ enum LinkBatches<'a> {
     },
     Paged {
         backend: &'a dyn Backend,
+        /// The same server, for the traffic history a `linkdeck serve` gives.
+        server: Option<RemoteBackend>,
         query: LinkQuery,
         done: bool,
     },
@@ -211,22 +214,37 @@ impl<'a> LinkBatches<'a> {
             };
             LinkBatches::Paged {
                 backend,
+                server: ctx.remote()?,
                 query,
                 done: false,
             }
         })
     }
 
-    /// The traffic history of `links`: a local database has it; a server's API does not give it.
+    /// The traffic history of `links`: a local database has it, and a `linkdeck serve` gives
+    /// it; another server's API does not.
     async fn history(
         &self,
         links: &[Link],
     ) -> CliResult<std::collections::HashMap<Id, Vec<crate::domain::TrafficHour>>> {
+        let ids: Vec<Id> = links.iter().map(|l| l.id).collect();
         match self {
-            LinkBatches::Local { backend, .. } => Ok(backend
-                .traffic_history(links.iter().map(|l| l.id).collect())
-                .await?),
-            LinkBatches::Paged { .. } => Ok(Default::default()),
+            LinkBatches::Local { backend, .. } => Ok(backend.traffic_history(ids).await?),
+            LinkBatches::Paged {
+                server: Some(server),
+                ..
+            } => {
+                let Some(caps) = server.linkdeck().await? else {
+                    return Ok(Default::default());
+                };
+                let at_most = usize::try_from(caps.traffic_max_ids).unwrap_or(1).max(1);
+                let mut all = std::collections::HashMap::new();
+                for some in ids.chunks(at_most) {
+                    all.extend(server.traffic_history(some).await?);
+                }
+                Ok(all)
+            }
+            LinkBatches::Paged { server: None, .. } => Ok(Default::default()),
         }
     }
 
@@ -249,6 +267,7 @@ impl<'a> LinkBatches<'a> {
                 backend,
                 query,
                 done,
+                ..
             } => {
                 let page = backend.list_links(query).await?;
                 *done = !page.has_next();

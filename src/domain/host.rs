@@ -24,6 +24,14 @@ impl Domain {
     }
 }
 
+/// The domain of `domains` named `name`, however it is written (`sho.rt`, `https://sho.rt/`).
+pub fn find_domain<'a>(domains: &'a [Domain], name: &str) -> Option<&'a Domain> {
+    let wanted = normalize_domain_name(name).ok();
+    domains
+        .iter()
+        .find(|d| Some(&d.name) == wanted.as_ref() || d.name.eq_ignore_ascii_case(name.trim()))
+}
+
 /// The account that owns links, spaces, domains and API keys.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Owner {

@@ -31,6 +31,15 @@ impl fmt::Display for Place {
     }
 }
 
+/// A row of an import that got a new alias because its own was taken.
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+pub struct Renamed {
+    /// Where the row came from (`line 12`).
+    pub place: String,
+    pub from: String,
+    pub to: String,
+}
+
 /// What an import or a copy does with a link whose alias is already taken on its domain (by a
 /// stored link or an earlier row).
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]

@@ -29,9 +29,10 @@ pub use country::{Country, country_by_code, search_countries};
 pub use error::{Error, Result};
 pub use expiry::{format_expiry_input, parse_expiry};
 pub use fields::{FieldErrors, LISTED_FIELDS};
-pub use host::{Domain, Owner, normalize_domain_name};
+pub use host::{Domain, Owner, find_domain, normalize_domain_name};
 pub use import::{
-    CLICKS_MAX, Carried, OnConflict, Place, TITLE_MAX, carried, parse_instant, renamed_alias,
+    CLICKS_MAX, Carried, OnConflict, Place, Renamed, TITLE_MAX, carried, parse_instant,
+    renamed_alias,
 };
 pub use link::{
     Link, LinkInput, LinkPatch, LinkStatus, RuleInput, TargetRule, TargetType, validate_link_input,

@@ -51,9 +51,13 @@ pub fn router(state: Arc<AppState>) -> Router<Arc<AppState>> {
         .route("/domains/{id}", get(show_domain))
         .route("/stats", get(account_stats))
         .route("/stats/{id}", get(link_stats))
-        .route_layer(middleware::from_fn_with_state(state, authenticate));
+        .route_layer(middleware::from_fn_with_state(state.clone(), authenticate));
+    // linkdeck's own paths sit beside v1, which stays as phpShort has it.
+    let linkdeck =
+        super::linkdeck::router().route_layer(middleware::from_fn_with_state(state, authenticate));
     Router::new()
         .nest("/api/v1", v1)
+        .nest("/api/linkdeck", linkdeck)
         .route("/api/health", get(health))
         .route("/api", axum::routing::any(not_found))
         .route("/api/", axum::routing::any(not_found))

@@ -11,6 +11,7 @@ mod extract;
 mod form;
 mod heads;
 mod limit;
+mod linkdeck;
 mod pages;
 mod params;
 mod passwords;
@@ -154,6 +155,8 @@ pub(crate) struct AppState {
     stats_cache: public_stats::StatsCache,
     passwords: passwords::PasswordGate,
     key_use: limit::KeyUse,
+    /// Turns of linkdeck's import endpoint (see `linkdeck::IMPORTS_AT_ONCE`).
+    imports: tokio::sync::Semaphore,
 }
 
 /// Logs one line per request: method, path (never the query, which may hold secrets), status
@@ -348,6 +351,7 @@ pub async fn serve_prepared(
             opts.password_checks,
         ),
         key_use: limit::KeyUse::default(),
+        imports: tokio::sync::Semaphore::new(linkdeck::IMPORTS_AT_ONCE),
     });
     let app = app(state.clone(), &opts);
     let limits = connections::Limits {

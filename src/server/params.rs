@@ -7,8 +7,8 @@ use std::collections::BTreeMap;
 use super::error::ApiError;
 use super::form::Fields;
 use crate::domain::{
-    FieldErrors, Id, LinkQuery, PeriodSpec, Preset, SearchBy, Sort, SpaceQuery, StatsPart,
-    StatsQuery, StatsScope, StatusFilter, TOP_MAX,
+    FieldErrors, Id, LinkQuery, OnConflict, PeriodSpec, Preset, SearchBy, Sort, SpaceQuery,
+    StatsPart, StatsQuery, StatsScope, StatusFilter, TOP_MAX,
 };
 
 struct Params(BTreeMap<String, String>);
@@ -356,6 +356,38 @@ pub fn paging_query_string(per_page: u32, page: u32) -> String {
     format!("per_page={per_page}&page={page}")
 }
 
+/// The query of linkdeck's import: what a taken alias does (`on_conflict`, fail by default).
+pub fn import_query(raw: Option<&str>) -> Result<OnConflict, ApiError> {
+    let p = Params::read(raw, &["on_conflict"])?;
+    let mut errors = FieldErrors::default();
+    let on_conflict = p.read_as(
+        "on_conflict",
+        OnConflict::parse,
+        &mut errors,
+        "must be fail, skip or rename",
+    );
+    errors
+        .into_result(on_conflict.unwrap_or_default())
+        .map_err(ApiError::from)
+}
+
+/// `ids=1,2,3`: one to `max` link ids, each a positive whole number.
+pub fn link_ids(raw: Option<&str>, max: usize) -> Result<Vec<Id>, ApiError> {
+    let p = Params::read(raw, &["ids"])?;
+    let must = format!("must be 1 to {max} link ids joined by commas");
+    let Some(list) = p.get("ids") else {
+        return Err(ApiError::field("ids", must));
+    };
+    let ids: Option<Vec<Id>> = list
+        .split(',')
+        .map(|id| id.trim().parse::<Id>().ok().filter(|id| *id > 0))
+        .collect();
+    match ids {
+        Some(ids) if !ids.is_empty() && ids.len() <= max => Ok(ids),
+        _ => Err(ApiError::field("ids", must)),
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -425,6 +457,29 @@ mod tests {
             fields(stats_query(Some("space=1&domain=2"), None).unwrap_err()),
             ["domain"]
         );
+    }
+
+    #[test]
+    fn linkdeck_parameters_are_read_strictly() {
+        assert_eq!(import_query(None).unwrap(), OnConflict::Fail);
+        assert_eq!(
+            import_query(Some("on_conflict=Rename")).unwrap(),
+            OnConflict::Rename
+        );
+        assert_eq!(
+            fields(import_query(Some("on_conflict=merge")).unwrap_err()),
+            ["on_conflict"]
+        );
+        assert_eq!(link_ids(Some("ids=3,1,2"), 100).unwrap(), [3, 1, 2]);
+        for bad in [
+            None,
+            Some("ids="),
+            Some("ids=1,x"),
+            Some("ids=0"),
+            Some("ids=1,2,3"),
+        ] {
+            assert_eq!(fields(link_ids(bad, 2).unwrap_err()), ["ids"], "{bad:?}");
+        }
     }
 
     #[test]

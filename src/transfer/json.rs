@@ -274,6 +274,11 @@ impl<W: Write> JsonWriter<W> {
         })
     }
 
+    /// What has been written so far (a request body being built, say).
+    pub fn get_ref(&self) -> &W {
+        &self.out
+    }
+
     /// Spaces must all come before the first link.
     pub fn space(&mut self, space: &SpaceRecord) -> io::Result<()> {
         debug_assert!(self.section == Section::Spaces, "spaces after links");

@@ -301,6 +301,47 @@ impl LinkRecord {
         }
     }
 
+    /// The record of a link on its way to another linkdeck (a copy, or an import into a
+    /// server): `input` as typed, with its space and domain named — `domain` is the name of the
+    /// domain `input.domain` names — and what it carries. [`LinkRecord::to_import`] gives them
+    /// back.
+    pub fn from_input(
+        input: &LinkInput,
+        space: Option<&str>,
+        domain: Option<&str>,
+        carried: &Carried,
+    ) -> Self {
+        let text = |v: &Option<String>| v.clone().map(Scalar::Text);
+        LinkRecord {
+            url: input.url.clone(),
+            alias: input.alias.clone(),
+            title: carried.title.clone(),
+            clicks: (carried.clicks > 0)
+                .then(|| Scalar::Number(i64::try_from(carried.clicks).unwrap_or(i64::MAX))),
+            created_at: carried.created_at.map(|at| at.to_string()),
+            space: space.map(str::to_owned),
+            domain: domain.map(str::to_owned),
+            disabled: text(&input.disabled),
+            public: text(&input.public),
+            password: input.password.clone().map(PasswordField::Set),
+            expiration_date: input.expiration_date.clone(),
+            expiration_time: input.expiration_time.clone(),
+            expiration_clicks: text(&input.expiration_clicks),
+            expiration_url: input.expiration_url.clone(),
+            target_type: text(&input.target_type),
+            geo: input.geo.clone(),
+            platform: input.platform.clone(),
+            rotation: input.rotation.clone(),
+            traffic: (!carried.traffic.is_empty()).then(|| {
+                carried
+                    .traffic
+                    .iter()
+                    .map(TrafficRecord::from_hour)
+                    .collect()
+            }),
+        }
+    }
+
     /// The create request this record stands for. `domain_id` looks a domain name up among the
     /// caller's domains; an unknown one is a field error on `domain`.
     pub fn to_import(

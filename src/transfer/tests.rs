@@ -300,3 +300,40 @@ fn a_json_record_names_its_fields_in_the_registry_order() {
         .collect();
     assert!(at.windows(2).all(|w| w[0] < w[1]), "out of order: {json}");
 }
+
+#[test]
+fn a_link_on_its_way_to_another_linkdeck_reads_back_as_it_left() {
+    let hour: jiff::Timestamp = "2029-06-01T14:00:00Z".parse().unwrap();
+    let record = LinkRecord {
+        url: Some("https://example.com/a".into()),
+        alias: Some("a1".into()),
+        title: Some("A page".into()),
+        clicks: Some(Scalar::Number(12)),
+        created_at: Some("2029-05-01T09:30:00Z".into()),
+        space: Some("Launch".into()),
+        domain: Some("https://sho.rt".into()),
+        password: Some(PasswordField::Set("s3cret".into())),
+        traffic: Some(vec![TrafficRecord {
+            hour,
+            clicks: 3,
+            country: [("DE".to_owned(), 2)].into(),
+            ..TrafficRecord::default()
+        }]),
+        ..sample_links().remove(0)
+    };
+    let import = record
+        .to_import(|n| (n == "https://sho.rt").then_some(4))
+        .unwrap();
+    let sent = LinkRecord::from_input(
+        &import.input,
+        import.space.as_deref(),
+        Some("https://sho.rt"),
+        &import.carried,
+    );
+    let back = sent
+        .to_import(|n| (n == "https://sho.rt").then_some(4))
+        .unwrap();
+    assert_eq!(back, import);
+    assert_eq!(back.carried.traffic.len(), 1);
+    assert_eq!(back.carried.clicks, 12);
+}

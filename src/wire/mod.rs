@@ -4,6 +4,7 @@
 //! not the server's own, because `stats` is read and written on both sides (docs/ARCHITECTURE.md,
 //! "The v1 wire format").
 
+pub mod linkdeck;
 pub mod stats;
 
 use jiff::Timestamp;

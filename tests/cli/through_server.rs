@@ -1,4 +1,5 @@
-//! The CLI against a real `linkdeck serve` child: import and export through the v1 API.
+//! The CLI against a real `linkdeck serve` child: import and export through its API (linkdeck's
+//! own beside v1, so that what the server exports equals what its database exports, history too).
 
 use crate::cli_support::Env;
 use serde_json::Value;

@@ -3,8 +3,10 @@
 //! server is behind it.
 //!
 //! It can also break part way, as a server going away does ([`Breaks`]): after a number of link
-//! creations it forwards one more and loses the answer (the link exists, the client never hears
-//! so), then refuses every further creation; or it refuses the list pages from a given page on.
+//! creations (or of linkdeck imports, a page each) it forwards one more and loses the answer
+//! (the links exist, the client never hears so), then refuses every further one; or it refuses
+//! the list pages from a given page on. And it can stand for a phpShort site in front of a
+//! `linkdeck serve`: linkdeck's own paths answered 404, as a server without them answers.
 
 #![allow(dead_code)] // each test or bench target uses a part
 
@@ -25,12 +27,17 @@ pub struct Breaks {
     pub creates: Option<usize>,
     /// The first list page (`page=N`) of links that is refused.
     pub list_page: Option<u32>,
+    /// Requests to linkdeck's import answered before the proxy breaks.
+    pub imports: Option<usize>,
+    /// Answer `/api/linkdeck/…` 404, as phpShort does: only the v1 API is there.
+    pub v1_only: bool,
 }
 
 pub struct CountingProxy {
     pub addr: SocketAddr,
     count: Arc<AtomicUsize>,
     creates: Arc<AtomicUsize>,
+    imports: Arc<AtomicUsize>,
 }
 
 impl CountingProxy {
@@ -43,6 +50,7 @@ impl CountingProxy {
     pub async fn breaking(upstream: &str, breaks: Breaks) -> CountingProxy {
         let count = Arc::new(AtomicUsize::new(0));
         let creates = Arc::new(AtomicUsize::new(0));
+        let imports = Arc::new(AtomicUsize::new(0));
         let state = ProxyState {
             upstream: upstream.trim_end_matches('/').to_owned(),
             client: reqwest::Client::builder()
@@ -52,6 +60,7 @@ impl CountingProxy {
                 .expect("an HTTP client"),
             count: count.clone(),
             creates: creates.clone(),
+            imports: imports.clone(),
             breaks,
         };
         let app = Router::new().fallback(forward).with_state(state);
@@ -64,6 +73,7 @@ impl CountingProxy {
             addr,
             count,
             creates,
+            imports,
         }
     }
 
@@ -84,6 +94,11 @@ impl CountingProxy {
     pub fn creates(&self) -> usize {
         self.creates.load(Ordering::SeqCst)
     }
+
+    /// Requests to linkdeck's import that reached the server.
+    pub fn imports(&self) -> usize {
+        self.imports.load(Ordering::SeqCst)
+    }
 }
 
 #[derive(Clone)]
@@ -92,7 +107,22 @@ struct ProxyState {
     client: reqwest::Client,
     count: Arc<AtomicUsize>,
     creates: Arc<AtomicUsize>,
+    imports: Arc<AtomicUsize>,
     breaks: Breaks,
+}
+
+/// Numbers a request that may break the proxy: `Err` once `limit` have been answered (the
+/// request is refused), `Ok(true)` for the one whose answer is lost, `Ok(false)` otherwise.
+fn numbered(counter: &AtomicUsize, limit: Option<usize>) -> Result<bool, ()> {
+    let n = counter.fetch_add(1, Ordering::SeqCst);
+    match limit {
+        Some(limit) if n > limit => {
+            counter.fetch_sub(1, Ordering::SeqCst);
+            Err(())
+        }
+        Some(limit) => Ok(n == limit),
+        None => Ok(false),
+    }
 }
 
 fn list_page(query: Option<&str>) -> u32 {
@@ -107,16 +137,24 @@ fn list_page(query: Option<&str>) -> u32 {
 async fn forward(State(state): State<ProxyState>, request: Request) -> Response {
     state.count.fetch_add(1, Ordering::SeqCst);
     let (parts, body) = request.into_parts();
+    if state.breaks.v1_only && parts.uri.path().starts_with("/api/linkdeck") {
+        return status(StatusCode::NOT_FOUND);
+    }
     let is_create = parts.method == Method::POST && parts.uri.path() == "/api/v1/links";
+    let is_import = parts.method == Method::POST && parts.uri.path() == "/api/linkdeck/import";
     let mut lose_answer = false;
-    if is_create && let Some(limit) = state.breaks.creates {
-        // Creations are numbered as they arrive, so concurrent ones cannot slip past the limit.
-        let n = state.creates.fetch_add(1, Ordering::SeqCst);
-        if n > limit {
-            state.creates.fetch_sub(1, Ordering::SeqCst);
-            return status(StatusCode::SERVICE_UNAVAILABLE);
+    // Numbered as they arrive, so concurrent ones cannot slip past the limit.
+    if is_create && state.breaks.creates.is_some() {
+        match numbered(&state.creates, state.breaks.creates) {
+            Ok(lose) => lose_answer = lose,
+            Err(()) => return status(StatusCode::SERVICE_UNAVAILABLE),
         }
-        lose_answer = n == limit;
+    }
+    if is_import {
+        match numbered(&state.imports, state.breaks.imports) {
+            Ok(lose) => lose_answer = lose,
+            Err(()) => return status(StatusCode::SERVICE_UNAVAILABLE),
+        }
     }
     if parts.method == Method::GET
         && parts.uri.path() == "/api/v1/links"
@@ -142,7 +180,7 @@ async fn forward(State(state): State<ProxyState>, request: Request) -> Response 
         return status(StatusCode::BAD_GATEWAY);
     };
     if lose_answer {
-        // The server made the link; the client hears only that something went wrong.
+        // The server made the links; the client hears only that something went wrong.
         return status(StatusCode::BAD_GATEWAY);
     }
     let mut response = Response::builder().status(answer.status());

@@ -9,13 +9,16 @@
 //! PostgreSQL), `write_visits` (one batch of the click writer), `stats_in` (statistics in a
 //! zone the caller picks), `prune_visit_log` and `purge_deleted_visits` (upkeep). This module
 //! adds the types those calls speak in ([`VisitBatch`], [`Interner`], …) and the password
-//! check.
+//! check. linkdeck's own API (`server/linkdeck.rs`) also asks one owner's
+//! [`LocalBackend`] for `import_stream` (a page of export records in one transaction) and
+//! `traffic_history`, as a local copy does.
 //!
 //! [`Backend`]: crate::backend::Backend
 
-pub use super::LocalService;
+pub use super::import::{ImportOptions, ImportRow, ImportSummary, Incoming};
 pub use super::keys::KeyOwner;
 pub use super::password::verify_password;
 pub use super::redirect::ResolvedLink;
 pub use super::store::traffic::Interner;
 pub use super::visits::{FlushedLink, RAW_PENDING_MAX, VisitBatch, VisitRow, record_visits};
+pub use super::{LocalBackend, LocalService};

@@ -25,26 +25,55 @@ pub struct Http {
     client: reqwest::Client,
     /// `…/api/v1/`, with the trailing slash that makes `join` append.
     api: Url,
+    /// `…/api/linkdeck/`: linkdeck's own paths beside v1 (`wire::linkdeck`).
+    linkdeck: Url,
     /// The server as shown in messages: no credentials, no trailing slash.
     origin: String,
     key: ApiKey,
     timeout: Duration,
 }
 
+/// Which API a path is under.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Api {
+    /// `/api/v1/`, which every phpShort-style server has.
+    V1,
+    /// `/api/linkdeck/`, which only `linkdeck serve` has.
+    Linkdeck,
+}
+
+/// What a request carries.
+pub enum Body {
+    None,
+    /// `application/x-www-form-urlencoded`, as every v1 write is sent.
+    Form(String),
+    /// `application/json`.
+    Json(Vec<u8>),
+}
+
 /// A request to send.
 pub struct Call<'a> {
     pub method: Method,
-    /// Under `/api/v1/`: `links`, `links/12`.
+    pub api: Api,
+    /// Under the API's root: `links`, `links/12`.
     pub path: &'a str,
     pub query: &'a [(&'static str, String)],
-    pub form: Option<String>,
+    pub body: Body,
     /// The record, for a 404 (`link 12`); `None` for lists.
     pub record: Option<&'a str>,
+}
+
+/// The answer to a request, whatever its status.
+pub struct Answer {
+    pub status: StatusCode,
+    pub headers: reqwest::header::HeaderMap,
+    pub body: Vec<u8>,
 }
 
 impl Http {
     pub fn new(base_url: &BaseUrl, key: ApiKey, timeout: Duration) -> Result<Http> {
         let (api, origin) = api_root(base_url)?;
+        let linkdeck = linkdeck_root(&api)?;
         let client = reqwest::Client::builder()
             .timeout(timeout)
             .connect_timeout(timeout)
@@ -57,6 +86,7 @@ impl Http {
         Ok(Http {
             client,
             api,
+            linkdeck,
             origin,
             key,
             timeout,
@@ -74,7 +104,29 @@ impl Http {
             origin: &self.origin,
             record: call.record,
         };
-        let url = self.api.join(call.path).map_err(|e| {
+        let Answer {
+            status,
+            headers,
+            body,
+        } = self.exchange(&call).await?;
+        if status.is_success() {
+            if body.iter().all(u8::is_ascii_whitespace) {
+                return Ok(Value::Null);
+            }
+            return serde_json::from_slice(&body)
+                .map_err(|_| errors::not_json(status, &headers, subject));
+        }
+        Err(errors::from_answer(status, &headers, &body, subject))
+    }
+
+    /// Sends `call` under the retry rule and returns the last answer, whatever its status; only
+    /// a request that got no answer is an error.
+    pub async fn exchange(&self, call: &Call<'_>) -> Result<Answer> {
+        let root = match call.api {
+            Api::V1 => &self.api,
+            Api::Linkdeck => &self.linkdeck,
+        };
+        let url = root.join(call.path).map_err(|e| {
             Error::Unavailable(format!("cannot build the address of {}: {e}", call.path))
         })?;
         let is_read = call.method == Method::GET;
@@ -82,38 +134,29 @@ impl Http {
         let mut tries = 0;
         loop {
             tries += 1;
-            let (status, headers, body) = self.send_once(&call, &url).await?;
-            if status.is_success() {
-                if body.iter().all(u8::is_ascii_whitespace) {
-                    return Ok(Value::Null);
-                }
-                return serde_json::from_slice(&body)
-                    .map_err(|_| errors::not_json(status, &headers, subject));
-            }
-            let may_retry = tries < MAX_TRIES
+            let answer = self.send_once(call, &url).await?;
+            let status = answer.status;
+            let may_retry = !status.is_success()
+                && tries < MAX_TRIES
                 && if is_read {
                     errors::is_retryable(status)
                 } else {
                     status == StatusCode::TOO_MANY_REQUESTS
                 };
             if may_retry {
-                let wait =
-                    errors::retry_after(&headers).unwrap_or(FIRST_BACKOFF * 2u32.pow(tries - 1));
+                let wait = errors::retry_after(&answer.headers)
+                    .unwrap_or(FIRST_BACKOFF * 2u32.pow(tries - 1));
                 if started.elapsed() + wait <= self.timeout {
                     tracing::debug!(%status, ?wait, tries, "retrying {} {}", call.method, url.path());
                     tokio::time::sleep(wait).await;
                     continue;
                 }
             }
-            return Err(errors::from_answer(status, &headers, &body, subject));
+            return Ok(answer);
         }
     }
 
-    async fn send_once(
-        &self,
-        call: &Call<'_>,
-        url: &Url,
-    ) -> Result<(StatusCode, reqwest::header::HeaderMap, Vec<u8>)> {
+    async fn send_once(&self, call: &Call<'_>, url: &Url) -> Result<Answer> {
         let mut request = self
             .client
             .request(call.method.clone(), url.clone())
@@ -122,10 +165,18 @@ impl Http {
         if !call.query.is_empty() {
             request = request.query(call.query);
         }
-        if let Some(form) = &call.form {
-            request = request
-                .header(CONTENT_TYPE, "application/x-www-form-urlencoded")
-                .body(form.clone());
+        match &call.body {
+            Body::None => {}
+            Body::Form(form) => {
+                request = request
+                    .header(CONTENT_TYPE, "application/x-www-form-urlencoded")
+                    .body(form.clone());
+            }
+            Body::Json(json) => {
+                request = request
+                    .header(CONTENT_TYPE, "application/json")
+                    .body(json.clone());
+            }
         }
         let started = Instant::now();
         let transport = |e: reqwest::Error| errors::from_transport(&e, &self.origin, self.timeout);
@@ -138,9 +189,13 @@ impl Http {
             path = url.path(),
             %status,
             elapsed_ms = started.elapsed().as_millis() as u64,
-            "v1 request"
+            "API request"
         );
-        Ok((status, headers, body))
+        Ok(Answer {
+            status,
+            headers,
+            body,
+        })
     }
 }
 
@@ -156,6 +211,12 @@ pub fn api_root(base_url: &BaseUrl) -> Result<(Url, String)> {
     let origin = url.as_str().trim_end_matches('/').to_owned();
     let api = url.join("api/v1/").map_err(|_| bad())?;
     Ok((api, origin))
+}
+
+/// linkdeck's own paths, beside the v1 API's root: `…/api/linkdeck/`.
+fn linkdeck_root(api: &Url) -> Result<Url> {
+    api.join("../linkdeck/")
+        .map_err(|_| Error::field("base_url", "cannot hold the API path"))
 }
 
 #[cfg(test)]
@@ -194,5 +255,16 @@ mod tests {
             api.join("links/12").unwrap().as_str(),
             "https://sho.rt/api/v1/links/12"
         );
+        for (base, linkdeck) in [
+            ("https://sho.rt", "https://sho.rt/api/linkdeck/import"),
+            (
+                "http://127.0.0.1:8080/s/api/v1",
+                "http://127.0.0.1:8080/s/api/linkdeck/import",
+            ),
+        ] {
+            let (api, _) = api_root(&BaseUrl::parse(base).unwrap()).unwrap();
+            let root = linkdeck_root(&api).unwrap();
+            assert_eq!(root.join("import").unwrap().as_str(), linkdeck, "{base}");
+        }
     }
 }

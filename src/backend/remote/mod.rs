@@ -8,6 +8,7 @@ mod encode;
 mod errors;
 mod http;
 mod key;
+mod linkdeck;
 
 use std::fmt;
 use std::sync::Arc;
@@ -22,7 +23,7 @@ use serde_json::Value;
 pub use key::{ApiKey, KeySource};
 
 use self::errors::Subject;
-use self::http::{Call, Http};
+use self::http::{Api, Body, Call, Http};
 use super::{Backend, BackendInfo};
 use crate::domain::{
     BaseUrl, Domain, Error, Id, Link, LinkInput, LinkQuery, Page, PeriodSpec, Preset, Result,
@@ -61,6 +62,8 @@ pub struct RemoteBackend {
     timezone: TimeZone,
     /// Set once the server has shown it has no statistics paths, so it is not asked again.
     no_stats: Arc<AtomicBool>,
+    /// linkdeck's own API on the server, once asked (see `linkdeck`).
+    linkdeck: Arc<tokio::sync::OnceCell<Option<crate::wire::linkdeck::Capabilities>>>,
 }
 
 impl fmt::Debug for RemoteBackend {
@@ -119,6 +122,7 @@ impl RemoteBackend {
             )?),
             timezone: options.timezone,
             no_stats: Arc::new(AtomicBool::new(false)),
+            linkdeck: Arc::default(),
         })
     }
 
@@ -137,9 +141,10 @@ impl RemoteBackend {
             .http
             .send(Call {
                 method: Method::GET,
+                api: Api::V1,
                 path,
                 query: &[],
-                form: None,
+                body: Body::None,
                 record: Some(record),
             })
             .await?;
@@ -158,9 +163,10 @@ impl RemoteBackend {
             .http
             .send(Call {
                 method,
+                api: Api::V1,
                 path,
                 query: &[],
-                form: Some(form),
+                body: Body::Form(form),
                 record: Some(record),
             })
             .await?;
@@ -178,9 +184,10 @@ impl RemoteBackend {
             .http
             .send(Call {
                 method: Method::GET,
+                api: Api::V1,
                 path,
                 query,
-                form: None,
+                body: Body::None,
                 record: None,
             })
             .await?;
@@ -193,9 +200,10 @@ impl RemoteBackend {
         self.http
             .send(Call {
                 method: Method::DELETE,
+                api: Api::V1,
                 path,
                 query: &[],
-                form: None,
+                body: Body::None,
                 record: Some(record),
             })
             .await
@@ -258,9 +266,10 @@ impl RemoteBackend {
             .http
             .send(Call {
                 method: Method::GET,
+                api: Api::V1,
                 path: &crate::wire::stats::path(query.scope),
                 query: &params,
-                form: None,
+                body: Body::None,
                 record: Some(&what),
             })
             .await?;

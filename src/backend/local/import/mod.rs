@@ -23,6 +23,7 @@ use super::links::{
 use super::password::hash_password;
 use super::spaces::NAME_TAKEN;
 use super::store::links::LinkRow;
+pub use crate::domain::Renamed;
 use crate::domain::{
     Carried, Color, Error, FieldErrors, Id, LinkField, LinkInput, LinkPatch, Mode, OnConflict,
     Place, Result, SpaceInput, SpacePatch, TrafficHour, renamed_alias, space_name_key,
@@ -36,21 +37,16 @@ pub struct ImportSummary {
     /// Spaces named in the import that already existed and were reused.
     pub spaces_reused: usize,
     pub links_created: usize,
+    /// Rows left out because the same link is there already: the owner's link with the same
+    /// alias on the same domain and the same destination (see
+    /// [`ImportOptions::pass_over_arrived`]).
+    pub links_already_there: usize,
     /// Rows left out because their alias was taken (`--on-conflict skip`).
     pub links_skipped: usize,
     /// Rows given a new alias because theirs was taken (`--on-conflict rename`).
     pub renamed: Vec<Renamed>,
     /// Clicks of the traffic history carried in.
     pub clicks_imported: u64,
-}
-
-/// A row that got a new alias.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
-pub struct Renamed {
-    /// Where the row came from (`line 12`).
-    pub place: String,
-    pub from: String,
-    pub to: String,
 }
 
 /// Rows staged before they move into the links table in one statement. Large enough that the
@@ -86,6 +82,14 @@ pub(in crate::backend::local) trait ImportStore {
     /// Whether a link in the domain has `alias` (without case); the links of earlier chunks
     /// included, those staged in this one not.
     fn alias_taken(&mut self, domain: Option<Id>, alias: &str) -> Result<bool>;
+    /// The destination of the owner's link in the domain with `alias` (without case), if the
+    /// owner has one; the links of earlier chunks included, those staged in this one not.
+    fn own_link_url(
+        &mut self,
+        owner: Id,
+        domain: Option<Id>,
+        alias: &str,
+    ) -> Result<Option<String>>;
     /// Stages a link with `clicks` besides its history's, and its traffic history. Returns how
     /// many links are staged.
     fn stage(&mut self, link: &LinkRow, clicks: u64, history: Vec<TrafficHour>) -> Result<usize>;
@@ -126,6 +130,11 @@ pub struct ImportOptions {
     /// Spaces that rows name but that neither exist nor are declared are created (tags turned
     /// into spaces), their colours taken in turn; otherwise such a row is an error.
     pub create_spaces: bool,
+    /// A row whose alias the owner already has on its domain, leading to the same destination,
+    /// is passed over — it arrived on an earlier run, and brings nothing again (no click of its
+    /// history is counted twice) — instead of being a taken alias. What a copy or an import
+    /// that may be run again asks for (the server's import endpoint).
+    pub pass_over_arrived: bool,
 }
 
 /// A row after the checks that need no stored state.
@@ -222,6 +231,7 @@ impl LocalBackend {
             now: self.service.now(),
             on_conflict: opts.on_conflict,
             create_spaces: opts.create_spaces,
+            pass_over_arrived: opts.pass_over_arrived,
             errors,
             spaces: valid_spaces,
             receiver,
@@ -246,6 +256,7 @@ struct Work {
     now: Timestamp,
     on_conflict: OnConflict,
     create_spaces: bool,
+    pass_over_arrived: bool,
     errors: FieldErrors,
     spaces: Vec<(Place, SpacePatch)>,
     receiver: Receiver<Vec<Prepared>>,
@@ -258,8 +269,11 @@ impl Work {
             store,
             self.owner,
             self.now,
-            self.on_conflict,
-            self.create_spaces,
+            Rules {
+                on_conflict: self.on_conflict,
+                create_spaces: self.create_spaces,
+                pass_over_arrived: self.pass_over_arrived,
+            },
             self.errors,
         )?;
         writer.declare_spaces(self.spaces)?;
@@ -375,13 +389,19 @@ fn one_error(field: &str, message: String) -> FieldErrors {
     one
 }
 
+/// What the writer does with taken aliases and unknown spaces (from [`ImportOptions`]).
+struct Rules {
+    on_conflict: OnConflict,
+    create_spaces: bool,
+    pass_over_arrived: bool,
+}
+
 /// The writer's side of an import: the rules that need stored state, inside the transaction.
 struct Writer<S> {
     store: S,
     owner: Id,
     now: Timestamp,
-    on_conflict: OnConflict,
-    create_spaces: bool,
+    rules: Rules,
     errors: FieldErrors,
     summary: ImportSummary,
     /// Space name key → id, for the owner's spaces and those this import made.
@@ -394,9 +414,10 @@ struct Writer<S> {
     /// can be staged, and given their colour when the declaration comes further on. One still
     /// here at the end was never declared: its rows are errors.
     undeclared: HashMap<String, Undeclared>,
-    /// Aliases staged in the current chunk, by domain (0 for none); earlier chunks are in the
+    /// Aliases staged in the current chunk, by domain (0 for none), with their destinations
+    /// when the import passes over arrived links (empty otherwise); earlier chunks are in the
     /// links table already.
-    chunk_aliases: HashSet<(Id, String)>,
+    chunk_aliases: HashMap<(Id, String), String>,
 }
 
 impl<S: ImportStore> Writer<S> {
@@ -404,8 +425,7 @@ impl<S: ImportStore> Writer<S> {
         mut store: S,
         owner: Id,
         now: Timestamp,
-        on_conflict: OnConflict,
-        create_spaces: bool,
+        rules: Rules,
         errors: FieldErrors,
     ) -> Result<Self> {
         let space_ids: HashMap<String, Id> = store
@@ -419,8 +439,7 @@ impl<S: ImportStore> Writer<S> {
             store,
             owner,
             now,
-            on_conflict,
-            create_spaces,
+            rules,
             errors,
             summary: ImportSummary::default(),
             space_ids,
@@ -428,7 +447,7 @@ impl<S: ImportStore> Writer<S> {
             owned_domains,
             next_color: 1,
             undeclared: HashMap::new(),
-            chunk_aliases: HashSet::new(),
+            chunk_aliases: HashMap::new(),
         })
     }
 
@@ -522,7 +541,7 @@ impl<S: ImportStore> Writer<S> {
         if let Some(&id) = self.space_ids.get(&key) {
             return Ok(Some(id));
         }
-        if !self.create_spaces {
+        if !self.rules.create_spaces {
             let valid = validate_space_input(
                 &SpaceInput {
                     name: Some(name.to_owned()),
@@ -583,30 +602,58 @@ impl<S: ImportStore> Writer<S> {
     fn taken(&mut self, domain: Option<Id>, alias: &str) -> Result<bool> {
         Ok(self
             .chunk_aliases
-            .contains(&(domain.unwrap_or(0), alias.to_ascii_lowercase()))
+            .contains_key(&(domain.unwrap_or(0), alias.to_ascii_lowercase()))
             || self.store.alias_taken(domain, alias)?)
     }
 
-    /// The alias a row gets, or `None` when the row is left out (or is an error).
+    /// Whether taken `alias` is the owner's link to `url` — an earlier row of this import, or
+    /// a link stored before — and the import passes over such links. Counts it when it is.
+    fn arrived(&mut self, domain: Option<Id>, alias: &str, url: &str) -> Result<bool> {
+        if !self.rules.pass_over_arrived {
+            return Ok(false);
+        }
+        let there = match self
+            .chunk_aliases
+            .get(&(domain.unwrap_or(0), alias.to_ascii_lowercase()))
+        {
+            Some(staged) => staged == url,
+            None => {
+                self.store
+                    .own_link_url(self.owner, domain, alias)?
+                    .as_deref()
+                    == Some(url)
+            }
+        };
+        if there {
+            self.summary.links_already_there += 1;
+        }
+        Ok(there)
+    }
+
+    /// The alias a row to `url` gets, or `None` when the row is left out (or is an error).
     fn alias_for(
         &mut self,
         place: Place,
         domain: Option<Id>,
         wanted: Option<String>,
+        url: &str,
     ) -> Result<Option<String>> {
         let Some(alias) = wanted else {
             let chunk = &self.chunk_aliases;
             let store = &mut self.store;
             let key = domain.unwrap_or(0);
             return generate_alias(|a| {
-                Ok(chunk.contains(&(key, a.to_owned())) || store.alias_taken(domain, a)?)
+                Ok(chunk.contains_key(&(key, a.to_owned())) || store.alias_taken(domain, a)?)
             })
             .map(Some);
         };
         if !self.taken(domain, &alias)? {
             return Ok(Some(alias));
         }
-        match self.on_conflict {
+        if self.arrived(domain, &alias, url)? {
+            return Ok(None);
+        }
+        match self.rules.on_conflict {
             OnConflict::Fail => {
                 self.add_error(place, LinkField::Alias.name(), ALIAS_TAKEN);
                 Ok(None)
@@ -621,14 +668,19 @@ impl<S: ImportStore> Writer<S> {
                     if validate_alias(&candidate).is_err() {
                         break;
                     }
-                    if !self.taken(domain, &candidate)? {
-                        self.summary.renamed.push(Renamed {
-                            place: place.to_string(),
-                            from: alias,
-                            to: candidate.clone(),
-                        });
-                        return Ok(Some(candidate));
+                    if self.taken(domain, &candidate)? {
+                        // Renamed so on an earlier run.
+                        if self.arrived(domain, &candidate, url)? {
+                            return Ok(None);
+                        }
+                        continue;
                     }
+                    self.summary.renamed.push(Renamed {
+                        place: place.to_string(),
+                        from: alias,
+                        to: candidate.clone(),
+                    });
+                    return Ok(Some(candidate));
                 }
                 self.add_error(
                     place,
@@ -659,11 +711,16 @@ impl<S: ImportStore> Writer<S> {
             self.add_error(place, LinkField::Domain.name(), NOT_YOUR_DOMAIN);
             return Ok(());
         }
-        let Some(alias) = self.alias_for(place, domain, patch.alias.take())? else {
+        // Only an import that passes over arrived links compares destinations.
+        let url = match (self.rules.pass_over_arrived, &patch.url) {
+            (true, Some(url)) => url.clone(),
+            _ => String::new(),
+        };
+        let Some(alias) = self.alias_for(place, domain, patch.alias.take(), &url)? else {
             return Ok(());
         };
         self.chunk_aliases
-            .insert((domain.unwrap_or(0), alias.to_ascii_lowercase()));
+            .insert((domain.unwrap_or(0), alias.to_ascii_lowercase()), url);
         if !self.errors.is_empty() {
             // Keep checking the rest; nothing will be written.
             return Ok(());

@@ -186,6 +186,15 @@ impl ImportStore for PgImport<'_, '_> {
         self.block_on(links::alias_taken(self.tx, domain, alias, None))
     }
 
+    fn own_link_url(
+        &mut self,
+        owner: Id,
+        domain: Option<Id>,
+        alias: &str,
+    ) -> Result<Option<String>> {
+        self.block_on(links::own_link_url(self.tx, owner, domain, alias))
+    }
+
     fn stage(&mut self, link: &LinkRow, clicks: u64, history: Vec<TrafficHour>) -> Result<usize> {
         self.staged.push((link.clone(), clicks, history));
         Ok(self.staged.len())

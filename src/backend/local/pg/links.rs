@@ -317,6 +317,25 @@ pub async fn alias_taken<C: GenericClient>(
     .is_some())
 }
 
+/// The destination of `owner`'s link with `alias` in `domain` (without case), if it has one.
+pub async fn own_link_url<C: GenericClient>(
+    c: &C,
+    owner: Id,
+    domain: Option<Id>,
+    alias: &str,
+) -> Result<Option<String>> {
+    // The expressions are those of the unique index `links_alias`.
+    row(
+        c,
+        "SELECT url FROM links WHERE coalesce(domain_id, 0) = $1 AND lower(alias) = lower($2) \
+         AND owner_id = $3",
+        &[&domain.unwrap_or(0), &alias, &owner],
+    )
+    .await?
+    .map(|r| col::<String>(&r, 0))
+    .transpose()
+}
+
 /// The answers the link rules' `check_refs` needs about a request's space,
 /// domain (`domain`: the one the link is or will be on) and alias. The space and domain stay
 /// the owner's until the transaction ends.

@@ -414,6 +414,22 @@ pub fn alias_taken(
     .map_err(db_error)
 }
 
+/// The destination of `owner`'s link with `alias` in `domain` (without case), if it has one.
+pub fn own_link_url(
+    conn: &Connection,
+    owner: Id,
+    domain: Option<Id>,
+    alias: &str,
+) -> Result<Option<String>> {
+    conn.prepare_cached(
+        "SELECT url FROM links WHERE ifnull(domain_id, 0) = ?1 AND alias = ?2 AND owner_id = ?3",
+    )
+    .map_err(db_error)?
+    .query_row(params![domain.unwrap_or(0), alias, owner], |r| r.get(0))
+    .optional()
+    .map_err(db_error)
+}
+
 /// Every column a [`Link`] needs, with its space and domain joined.
 pub(in crate::backend::local) const READ_COLUMNS: &str = "l.id, l.alias, l.url, l.title, l.target_type, l.geo_target, \
      l.platform_target, l.rotation_target, l.last_rotation, l.disabled, l.public, \

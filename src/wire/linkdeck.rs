@@ -1,0 +1,65 @@
+//! linkdeck's own API beside v1, under `/api/linkdeck/`: what one linkdeck asks of another
+//! `linkdeck serve` that the phpShort-compatible v1 API cannot give — importing export records
+//! with everything they carry (titles, click totals, creation dates, traffic history) in one
+//! transaction, and the hourly traffic history of links. Written by the server
+//! (`server/linkdeck.rs`), read by the remote backend; the v1 surface is left as phpShort has it.
+//!
+//! A client learns that a server speaks it from [`Capabilities`] (`GET capabilities`): any
+//! other answer there — a phpShort site's 404 — means a v1-only server.
+
+use serde::{Deserialize, Serialize};
+
+use crate::domain::{Id, Renamed};
+use crate::transfer::TrafficRecord;
+
+/// What the capabilities record says in `server`.
+pub const SERVER: &str = "linkdeck";
+
+/// The version of this API; a client uses it only when the server says this one.
+pub const API_VERSION: u32 = 1;
+
+/// The paths, under `/api/linkdeck/`.
+pub const CAPABILITIES_PATH: &str = "capabilities";
+pub const IMPORT_PATH: &str = "import";
+pub const TRAFFIC_PATH: &str = "traffic";
+
+/// `GET /api/linkdeck/capabilities`: that this is a linkdeck server, and its limits.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Capabilities {
+    /// Always [`SERVER`].
+    pub server: String,
+    /// The server's linkdeck version, for people reading it.
+    pub version: String,
+    /// [`API_VERSION`].
+    pub api: u32,
+    /// The largest body `POST import` takes, in bytes.
+    pub import_max_bytes: u64,
+    /// The most link ids one `GET traffic` may name.
+    pub traffic_max_ids: u32,
+}
+
+/// `POST /api/linkdeck/import?on_conflict=fail|skip|rename`, whose body is a linkdeck JSON
+/// export (`{"version": 1, "spaces": […], "links": […]}`): what the import did. Rows are named
+/// by their line in the body (`line 4`).
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ImportAnswer {
+    pub spaces_created: usize,
+    pub spaces_reused: usize,
+    pub links_created: usize,
+    /// Rows passed over: the same link (alias, domain, destination) was there already.
+    pub links_already_there: usize,
+    pub links_skipped: usize,
+    pub renamed: Vec<Renamed>,
+    /// Clicks of the traffic history written.
+    pub clicks_imported: u64,
+    /// Rows whose record said the link had a password but could not carry it (`true`).
+    pub passwords_not_imported: usize,
+}
+
+/// One link's answer in `GET /api/linkdeck/traffic?ids=1,2,3`: its history, an hour a record,
+/// as an export writes it. Links without traffic, or not the caller's, are left out.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct LinkTraffic {
+    pub id: Id,
+    pub traffic: Vec<TrafficRecord>,
+}

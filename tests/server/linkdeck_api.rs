@@ -1,0 +1,411 @@
+//! linkdeck's own API beside v1 (`/api/linkdeck/…`): its capabilities behind the key check, an
+//! import of export records that keeps titles, click totals, creation dates and traffic
+//! history (read back through the v1 records and the stats API, as a user would) and counts
+//! nothing twice when sent again, every refused request as a JSON answer naming what is wrong
+//! with nothing of the page written, and the traffic history of a page of links.
+
+use reqwest::{Method, StatusCode};
+use serde_json::{Value, json};
+
+use crate::common::{TestServer, json};
+use linkdeck::server::ServeOptions;
+
+fn quick() -> ServeOptions {
+    ServeOptions {
+        api_rate_limit: 0,
+        ..ServeOptions::default()
+    }
+}
+
+/// An export document with one record a line: line 1 `{`, 2 the version, 3 the spaces, 4
+/// `"links": [`, and link `i` on line `5 + i`.
+fn export(links: &[Value]) -> String {
+    let lines: Vec<String> = links.iter().map(Value::to_string).collect();
+    format!(
+        "{{\n\"version\": 1,\n\"spaces\": [{{\"name\": \"Launch\", \"color\": \"green\"}}],\n\"links\": [\n{}\n]}}\n",
+        lines.join(",\n")
+    )
+}
+
+/// Three links with what they carry from before; the first two with an hourly history.
+fn carried_links() -> Vec<Value> {
+    vec![
+        json!({"url": "https://example.com/a", "alias": "a", "title": "Page A", "clicks": 40,
+               "created_at": "2029-03-01T08:00:00Z", "space": "Launch",
+               "traffic": [
+                   {"hour": "2029-06-01T09:00:00Z", "clicks": 3, "country": {"DE": 2, "US": 1},
+                    "platform": {"iOS": 3}, "referrer": {"t.co": 1}, "language": {"de": 2}},
+                   {"hour": "2029-06-01T17:00:00Z", "clicks": 5, "country": {"FR": 5},
+                    "browser": {"Firefox": 4}},
+                   {"hour": "2029-06-03T00:00:00Z", "clicks": 2}]}),
+        json!({"url": "https://example.com/b", "alias": "b", "clicks": 1,
+               "created_at": "2029-04-01T08:00:00Z",
+               "traffic": [{"hour": "2029-06-02T12:00:00Z", "clicks": 1, "country": {"US": 1}}]}),
+        json!({"url": "https://example.com/c", "alias": "c", "title": "Page C", "clicks": 7,
+               "password": "s3cret", "expiration_clicks": 7}),
+    ]
+}
+
+async fn post_import(
+    s: &TestServer,
+    query: &str,
+    body: impl Into<reqwest::Body>,
+) -> (StatusCode, Value) {
+    let response = s
+        .api(Method::POST, &format!("/api/linkdeck/import{query}"))
+        .header("content-type", "application/json")
+        .body(body)
+        .send()
+        .await
+        .unwrap();
+    let (status, _, body) = json(response).await;
+    (status, body)
+}
+
+async fn get(s: &TestServer, path: &str) -> (StatusCode, Value) {
+    let (status, _, body) = json(s.api(Method::GET, path).send().await.unwrap()).await;
+    (status, body)
+}
+
+/// Every link of the key's owner, by alias.
+async fn links(s: &TestServer) -> std::collections::BTreeMap<String, Value> {
+    let (status, body) = get(s, "/api/v1/links?per_page=100").await;
+    assert_eq!(status, StatusCode::OK, "{body}");
+    body["data"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|l| (l["alias"].as_str().unwrap().to_owned(), l.clone()))
+        .collect()
+}
+
+/// What the stats API says of a link over June 2029: clicks, the hourly timeline of 1–2 June,
+/// the daily one of the month, and each breakdown.
+async fn stats_of(s: &TestServer, id: i64) -> Value {
+    let hourly = get(
+        s,
+        &format!("/api/v1/stats/{id}?from=2029-06-01&to=2029-06-02&timezone=UTC"),
+    )
+    .await
+    .1;
+    let daily = get(
+        s,
+        &format!("/api/v1/stats/{id}?from=2029-06-01&to=2029-06-30&timezone=UTC"),
+    )
+    .await
+    .1;
+    json!({
+        "clicks": daily["data"]["clicks"],
+        "hours": hourly["data"]["timeline"],
+        "days": daily["data"]["timeline"],
+        "country": daily["data"]["country"],
+        "platform": daily["data"]["platform"],
+        "browser": daily["data"]["browser"],
+        "referrer": daily["data"]["referrer"],
+        "language": daily["data"]["language"],
+    })
+}
+
+fn hour_clicks(stats: &Value) -> Vec<u64> {
+    stats["hours"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|b| b["clicks"].as_u64().unwrap())
+        .collect()
+}
+
+#[tokio::test]
+async fn the_capabilities_say_linkdeck_only_to_a_key() {
+    let Some(s) = crate::serve(quick()).await else {
+        return;
+    };
+    let (status, body) = get(&s, "/api/linkdeck/capabilities").await;
+    assert_eq!(status, StatusCode::OK, "{body}");
+    assert_eq!(body["data"]["server"], "linkdeck");
+    assert_eq!(body["data"]["api"], 1);
+    assert_eq!(body["data"]["import_max_bytes"], 16 << 20);
+    assert_eq!(body["data"]["traffic_max_ids"], 100);
+    for key in [None, Some("not-a-key")] {
+        let mut request = s
+            .client
+            .get(s.url("/api/linkdeck/capabilities"))
+            .header("accept", "application/json");
+        if let Some(key) = key {
+            request = request.bearer_auth(key);
+        }
+        let (status, _, body) = json(request.send().await.unwrap()).await;
+        assert_eq!(status, StatusCode::UNAUTHORIZED, "{key:?}");
+        assert_eq!(body["message"], "Unauthenticated.");
+    }
+    // An unknown path of it is JSON too.
+    let (status, body) = get(&s, "/api/linkdeck/nothing").await;
+    assert_eq!(status, StatusCode::NOT_FOUND, "{body}");
+}
+
+#[tokio::test]
+async fn an_import_keeps_what_links_carry_and_sent_again_counts_nothing_twice() {
+    let Some(s) = crate::serve(quick()).await else {
+        return;
+    };
+    let body = export(&carried_links());
+    let (status, answer) = post_import(&s, "", body.clone()).await;
+    assert_eq!(status, StatusCode::OK, "{answer}");
+    let data = &answer["data"];
+    assert_eq!(data["links_created"], 3);
+    assert_eq!(data["spaces_created"], 1);
+    assert_eq!(data["clicks_imported"], 11);
+    assert_eq!(data["links_already_there"], 0);
+
+    let there = links(&s).await;
+    let a = &there["a"];
+    assert_eq!(a["title"], "Page A");
+    assert_eq!(
+        a["clicks"], 40,
+        "the total, which holds more than the history"
+    );
+    assert_eq!(a["created_at"], "2029-03-01T08:00:00Z");
+    assert_eq!(a["space"]["name"], "Launch");
+    assert_eq!(a["space"]["color"], 4);
+    assert_eq!(there["b"]["clicks"], 1);
+    assert_eq!(
+        there["c"]["password"], true,
+        "a password in the records is set"
+    );
+    assert_eq!(
+        there["c"]["expiration_clicks"], 7,
+        "expired by its clicks as it was"
+    );
+
+    let id_a = a["id"].as_i64().unwrap();
+    let stats = stats_of(&s, id_a).await;
+    assert_eq!(stats["clicks"], 10);
+    let hours = hour_clicks(&stats);
+    assert_eq!(hours.len(), 48);
+    assert_eq!((hours[9], hours[17], hours.iter().sum::<u64>()), (3, 5, 8));
+    let days: Vec<u64> = stats["days"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|b| b["clicks"].as_u64().unwrap())
+        .collect();
+    assert_eq!(&days[..4], [8, 0, 2, 0]);
+    assert_eq!(
+        stats["country"]["top"][0],
+        json!({"value": "FR", "clicks": 5})
+    );
+    assert!(
+        stats["platform"]["top"]
+            .as_array()
+            .unwrap()
+            .contains(&json!({"value": "iOS", "clicks": 3})),
+        "{stats}"
+    );
+
+    // The history reads back hour by hour, as it was sent.
+    let id_b = there["b"]["id"].as_i64().unwrap();
+    let (status, traffic) = get(
+        &s,
+        &format!("/api/linkdeck/traffic?ids={id_a},{id_b},999999"),
+    )
+    .await;
+    assert_eq!(status, StatusCode::OK, "{traffic}");
+    let links_traffic = traffic["data"].as_array().unwrap();
+    assert_eq!(
+        links_traffic.len(),
+        2,
+        "a link that is not hers is left out"
+    );
+    assert_eq!(links_traffic[0]["id"], id_a);
+    assert_eq!(
+        links_traffic[0]["traffic"],
+        carried_links()[0]["traffic"],
+        "the same hours and values"
+    );
+
+    // The same page again: every link is there already, and no click is counted twice.
+    let (status, again) = post_import(&s, "", body.clone()).await;
+    assert_eq!(status, StatusCode::OK, "{again}");
+    assert_eq!(again["data"]["links_created"], 0);
+    assert_eq!(again["data"]["links_already_there"], 3);
+    assert_eq!(again["data"]["clicks_imported"], 0);
+    assert_eq!(again["data"]["spaces_reused"], 1);
+    assert_eq!(
+        stats_of(&s, id_a).await,
+        stats,
+        "the history is counted once"
+    );
+    assert_eq!(links(&s).await["a"]["clicks"], 40);
+    // …also when the conflict rule would rename a taken alias.
+    let (_, renamed) = post_import(&s, "?on_conflict=rename", body).await;
+    assert_eq!(renamed["data"]["links_already_there"], 3, "{renamed}");
+    assert_eq!(links(&s).await.len(), 3);
+}
+
+#[tokio::test]
+async fn a_taken_alias_follows_the_conflict_rule() {
+    let Some(s) = crate::serve(quick()).await else {
+        return;
+    };
+    s.create_link(&[("url", "https://other.example/"), ("alias", "a")])
+        .await;
+    let body = export(&carried_links()[..2]);
+    let (status, failed) = post_import(&s, "", body.clone()).await;
+    assert_eq!(status, StatusCode::UNPROCESSABLE_ENTITY, "{failed}");
+    assert!(failed["message"]["line 5: alias"].is_array(), "{failed}");
+    assert_eq!(links(&s).await.len(), 1, "nothing of the page is written");
+
+    let (_, skipped) = post_import(&s, "?on_conflict=skip", body.clone()).await;
+    assert_eq!(
+        (
+            skipped["data"]["links_created"].as_u64(),
+            skipped["data"]["links_skipped"].as_u64()
+        ),
+        (Some(1), Some(1)),
+        "{skipped}"
+    );
+    let (_, renamed) = post_import(&s, "?on_conflict=rename", body).await;
+    assert_eq!(
+        renamed["data"]["renamed"],
+        json!([{"place": "line 5", "from": "a", "to": "a-2"}])
+    );
+    assert_eq!(renamed["data"]["links_already_there"], 1, "b");
+    // A link twice in one page arrives once.
+    let twice = json!({"url": "https://example.com/d", "alias": "d", "clicks": 2,
+                       "traffic": [{"hour": "2029-06-01T09:00:00Z", "clicks": 2}]});
+    let (_, once) = post_import(&s, "", export(&[twice.clone(), twice])).await;
+    assert_eq!(
+        (
+            once["data"]["links_created"].as_u64(),
+            once["data"]["links_already_there"].as_u64()
+        ),
+        (Some(1), Some(1)),
+        "{once}"
+    );
+    assert_eq!(once["data"]["clicks_imported"], 2);
+    let (status, bad) = post_import(&s, "?on_conflict=merge", "{}").await;
+    assert_eq!(status, StatusCode::UNPROCESSABLE_ENTITY);
+    assert!(bad["message"]["on_conflict"].is_array(), "{bad}");
+}
+
+#[tokio::test]
+async fn a_bad_page_is_refused_as_json_naming_what_is_wrong_and_nothing_is_written() {
+    let Some(s) = crate::serve(quick()).await else {
+        return;
+    };
+    // One good row, one bad in its URL, one bad in its history: nothing is written.
+    let mut rows = carried_links();
+    rows[1]["url"] = json!("javascript:alert(1)");
+    rows[2]["traffic"] = json!([{"hour": "2029-06-01T09:00:00Z", "clicks": 1,
+                                 "country": {"Atlantis": 1}}]);
+    let (status, body) = post_import(&s, "", export(&rows)).await;
+    assert_eq!(status, StatusCode::UNPROCESSABLE_ENTITY, "{body}");
+    let fields: Vec<&String> = body["message"].as_object().unwrap().keys().collect();
+    assert_eq!(
+        fields,
+        ["line 6: url", "line 7: traffic.0.country"],
+        "{body}"
+    );
+    assert!(links(&s).await.is_empty());
+
+    // A body that is not an export: named by its line; an unknown field of a record too.
+    let (status, body) = post_import(&s, "", "{\n\"links\": [\n{\"url\": ").await;
+    assert_eq!(status, StatusCode::UNPROCESSABLE_ENTITY, "{body}");
+    assert!(body["message"]["line 3"].is_array(), "{body}");
+    let (status, body) = post_import(
+        &s,
+        "",
+        export(&[json!({"url": "https://example.com/x", "hits": 3})]),
+    )
+    .await;
+    assert_eq!(status, StatusCode::UNPROCESSABLE_ENTITY, "{body}");
+    assert!(
+        body["message"]["line 5"][0]
+            .as_str()
+            .unwrap()
+            .contains("hits"),
+        "{body}"
+    );
+    let (status, body) = post_import(&s, "", "{\"version\": 2, \"links\": []}").await;
+    assert_eq!(status, StatusCode::UNPROCESSABLE_ENTITY, "{body}");
+    assert!(body["message"]["body"].is_array(), "{body}");
+
+    // Not JSON by its content type.
+    let (status, _, body) = json(
+        s.api(Method::POST, "/api/linkdeck/import")
+            .form(&[("url", "https://example.com/x")])
+            .send()
+            .await
+            .unwrap(),
+    )
+    .await;
+    assert_eq!(status, StatusCode::UNSUPPORTED_MEDIA_TYPE, "{body}");
+    assert!(
+        body["message"]
+            .as_str()
+            .unwrap()
+            .contains("application/json")
+    );
+
+    // Over the limit: refused before it is read, saying the limit.
+    let huge = vec![b' '; (16 << 20) + 1];
+    let (status, body) = post_import(&s, "", huge.clone()).await;
+    assert_eq!(status, StatusCode::PAYLOAD_TOO_LARGE, "{body}");
+    assert!(
+        body["message"].as_str().unwrap().contains("16 MiB"),
+        "{body}"
+    );
+    // Without a key nothing is read at all.
+    for key in [None, Some("not-a-key")] {
+        let mut request = s
+            .client
+            .post(s.url("/api/linkdeck/import"))
+            .header("accept", "application/json")
+            .header("content-type", "application/json")
+            .body(export(&carried_links()));
+        if let Some(key) = key {
+            request = request.bearer_auth(key);
+        }
+        let (status, _, body) = json(request.send().await.unwrap()).await;
+        assert_eq!(status, StatusCode::UNAUTHORIZED, "{key:?}: {body}");
+    }
+    // The wrong method is JSON as well.
+    let (status, body) = get(&s, "/api/linkdeck/import").await;
+    assert_eq!(status, StatusCode::METHOD_NOT_ALLOWED, "{body}");
+    assert!(links(&s).await.is_empty());
+}
+
+#[tokio::test]
+async fn the_traffic_of_a_page_of_links_is_asked_strictly_and_only_of_ones_own() {
+    let Some(s) = crate::serve(quick()).await else {
+        return;
+    };
+    let (_, answer) = post_import(&s, "", export(&carried_links())).await;
+    assert_eq!(answer["data"]["links_created"], 3, "{answer}");
+    let id_a = links(&s).await["a"]["id"].as_i64().unwrap();
+    for bad in [
+        "",
+        "?ids=",
+        "?ids=1,x",
+        "?ids=0",
+        &format!("?ids={}", vec!["1"; 101].join(",")),
+    ] {
+        let (status, body) = get(&s, &format!("/api/linkdeck/traffic{bad}")).await;
+        assert_eq!(status, StatusCode::UNPROCESSABLE_ENTITY, "{bad}: {body}");
+        assert!(body["message"]["ids"].is_array(), "{bad}: {body}");
+    }
+    let (_, their_key) = s.other_owner("mallory").await;
+    let (status, _, body) = json(
+        s.api_as(
+            &their_key,
+            Method::GET,
+            &format!("/api/linkdeck/traffic?ids={id_a}"),
+        )
+        .send()
+        .await
+        .unwrap(),
+    )
+    .await;
+    assert_eq!(status, StatusCode::OK);
+    assert_eq!(body["data"], json!([]), "alice's history is not mallory's");
+}
