@@ -864,3 +864,31 @@ async fn an_import_into_a_linkdeck_server_profile_carries_the_history() {
     assert_eq!(again["links_created"], 0, "{again}");
     assert_eq!(stats(&env, key, &remote, None), before);
 }
+
+/// A password cannot travel (only its hash is kept): the summary counts the links that lost
+/// theirs in this run, not those passed over as already there.
+#[test]
+fn lost_passwords_are_counted_only_for_links_written() {
+    let env = Env::new();
+    env.run(&[
+        "links",
+        "create",
+        "https://secret.example",
+        "--alias",
+        "secret",
+        "--password",
+        "hunter22",
+    ])
+    .ok();
+    env.run(&["links", "create", "https://open.example", "--alias", "open"])
+        .ok();
+    let db = env.db.to_str().unwrap().to_owned();
+    let target = env.path("t.db");
+    let copy = || env.json(&["copy", "--from", &db, "--to", target.to_str().unwrap()]);
+    let first = copy();
+    assert_eq!(first["links_copied"], 2);
+    assert_eq!(first["passwords_not_copied"], 1);
+    let again = copy();
+    assert_eq!(again["links_already_there"], 2);
+    assert_eq!(again["passwords_not_copied"], 0);
+}

@@ -421,7 +421,7 @@ fn plan_page(
         let import = record
             .to_import(|name| dest.domain_id(name))
             .map_err(|e| CliError::from(Error::Validation(e)))?;
-        summary.passwords_not_copied += usize::from(import.lost_password);
+        let lost_password = import.lost_password;
         let row = ImportRow {
             place,
             input: import.input,
@@ -430,6 +430,8 @@ fn plan_page(
         };
         match dest.check(row, args.on_conflict) {
             Ok(Decision::Send(p)) => {
+                // Only a link written now loses its password; one already there keeps its own.
+                summary.passwords_not_copied += usize::from(lost_password);
                 if let Some(r) = &p.renamed {
                     summary.renamed.push(r.clone());
                 }
