@@ -358,7 +358,14 @@ fn shortened(text: &str, max: usize) -> String {
 }
 
 fn describe(path: &Path, at: Option<Location>, message: &str) -> String {
-    let message = shortened(&redacted(&message.replace('\n', " ")), MESSAGE);
+    let message = message.replace('\n', " ");
+    // What the parser expected are the config's own names (`db_password_command`), never
+    // something typed: they are shown whole, whatever their length.
+    let message = match message.split_once(", expected ") {
+        Some((what, expected)) => format!("{}, expected {expected}", redacted(what)),
+        None => redacted(&message),
+    };
+    let message = shortened(&message, MESSAGE);
     match at {
         Some(at) if !at.text.is_empty() => format!(
             "config file {}, line {}, column {} (`{}`): {message}",

@@ -167,6 +167,11 @@ fn errors_quote_a_short_excerpt_and_never_a_key() {
     let err = parse(&text).unwrap_err().0;
     assert!(err.contains("line 4") && err.contains("api_key"), "{err}");
     assert!(!err.contains("0123456789"), "the key was printed: {err}");
+    // The names the parser expected are the config's own, shown whole however long.
+    assert!(
+        err.contains("`api_key_command`") && err.contains("`db_password_command`"),
+        "{err}"
+    );
     // A value in the wrong type is quoted by the parser's message too.
     let err = parse(&format!("[ui]\ntheme = \"{key}\"\n")).unwrap_err().0;
     assert!(
