@@ -206,6 +206,10 @@ pub async fn write(
         .await
         .map_err(pg_error)?;
     tx.batch_execute(super::RECOUNT).await.map_err(pg_error)?;
+    // The quota rows of limited and rotating links, which the triggers set aside make.
+    tx.batch_execute(crate::backend::local::pg::quota::FILL)
+        .await
+        .map_err(pg_error)?;
     for table in TABLES.iter().filter(|t| t.identity) {
         // `setval(…, n, false)` makes n the next value: one above every copied id (and, for
         // links, above every id the source ever gave out).

@@ -11,6 +11,7 @@ pub(super) mod import;
 pub(super) mod keys;
 pub(super) mod links;
 pub mod owners;
+pub(super) mod quota;
 pub(super) mod redirect;
 mod schema;
 pub(super) mod search;
@@ -33,7 +34,7 @@ use tokio_postgres::types::{FromSql, ToSql};
 use tokio_postgres::{AsyncMessage, IsolationLevel, Row};
 use tokio_postgres_rustls::MakeRustlsConnect;
 
-pub use schema::PG_SCHEMA_VERSION;
+pub use schema::{PG_SCHEMA_VERSION, create_at_version};
 pub use target::{PASSWORD_VARS, PgTarget};
 pub use tls::SslMode;
 
