@@ -66,6 +66,9 @@ struct Inner {
     changes: Arc<AtomicI64>,
     /// The listening connection's task, ended with the last handle.
     listener: tokio::task::JoinHandle<()>,
+    /// Where clicks wait to be reserved (`quota::reserve`): its task starts with the first
+    /// and ends with the last handle.
+    reservations: std::sync::OnceLock<tokio::sync::mpsc::UnboundedSender<quota::Request>>,
 }
 
 impl Drop for Inner {
@@ -131,6 +134,7 @@ impl Pg {
                 pool,
                 changes,
                 listener,
+                reservations: std::sync::OnceLock::new(),
             }),
         })
     }
