@@ -330,6 +330,14 @@ const MIGRATIONS: &[&str] = &[
                            OR OLD.target_type IS DISTINCT FROM NEW.target_type)
         EXECUTE FUNCTION click_quota_follow();
     "#,
+    // 4: the links expired by date are counted from their partial index alone, as the disabled
+    // and the click-expired ones are: it holds their ids now. A status list's total at a
+    // million links read every inactive link's row before (0.17 s).
+    r#"
+    DROP INDEX links_owner_ends;
+    CREATE INDEX links_owner_ends ON links (owner_id, ends_at) INCLUDE (id)
+        WHERE ends_at IS NOT NULL;
+    "#,
 ];
 
 /// The schema version this build writes.
