@@ -70,11 +70,24 @@ pub async fn record(
     // A link with a quota row (`quota.rs`) has its exact count there: clicks counted here in
     // memory (the server's copy of the link predates an edit that gave it a limit or a
     // rotation) are added to that count, never beside it.
+    // Only those rows are locked (in id order, as reservations lock them), and only in that
+    // rare case: a reservation never waits for an ordinary batch.
+    let (counted_ids, counted_by): (Vec<Id>, Vec<i64>) = bump_ids
+        .iter()
+        .zip(&bump_by)
+        .filter(|(_, n)| **n > 0)
+        .map(|(id, n)| (*id, *n))
+        .unzip();
     tx.execute(
-        "UPDATE click_quota q SET used = q.used + v.n
+        "WITH held AS MATERIALIZED (
+             SELECT link_id FROM click_quota WHERE link_id = ANY($1)
+             ORDER BY link_id FOR UPDATE
+         )
+         UPDATE click_quota q SET used = q.used + v.n
          FROM unnest($1::bigint[], $2::bigint[]) AS v(id, n)
-         WHERE q.link_id = v.id AND v.n > 0",
-        &[&bump_ids, &bump_by],
+         JOIN held h ON h.link_id = v.id
+         WHERE q.link_id = v.id",
+        &[&counted_ids, &counted_by],
     )
     .await
     .map_err(pg_error)?;
