@@ -1,7 +1,8 @@
 //! `linkdeck serve` on PostgreSQL: several servers on one database behaving as one. `instances`
 //! runs the real binary twice against one database of a throwaway cluster (exact click limits,
 //! rotation in turn, edits seen by the other server, keys made by the CLI, nothing lost on
-//! SIGTERM); `store` holds the PostgreSQL store's traffic to SQLite's answers and lets two
+//! SIGTERM); `quota` follows a limited link's count through edits, the trash and an upgrade
+//! of the schema; `store` holds the PostgreSQL store's traffic to SQLite's answers and lets two
 //! click writers race; `tls` connects to a cluster with TLS under each `sslmode`, from the
 //! service, the CLI, `db copy` and `serve`.
 //!
@@ -12,6 +13,8 @@ mod pg_cluster;
 
 #[path = "server_pg/instances.rs"]
 mod instances;
+#[path = "server_pg/quota.rs"]
+mod quota;
 #[path = "server_pg/store.rs"]
 mod store;
 #[path = "server_pg/tls.rs"]
@@ -211,6 +214,13 @@ impl Server {
             .unwrap_or_default();
         assert!(status.success(), "serve exited with {status}:\n{log}");
         log
+    }
+
+    /// Kills the server outright (SIGKILL): nothing it holds in memory is written.
+    pub fn kill(mut self) {
+        self.child.kill().unwrap();
+        self.child.wait().unwrap();
+        self.log.take();
     }
 
     fn terminate(&self) {

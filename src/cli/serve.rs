@@ -123,6 +123,7 @@ pub async fn run(ctx: &Context, args: ServeArgs) -> CliResult {
         },
     )
     .await?;
+    service.settle_reserved_clicks().await?;
     if std::env::var_os("LINKDECK_LOG").is_none() {
         let _ = tracing_subscriber::fmt()
             .with_env_filter(tracing_subscriber::EnvFilter::new("info"))

@@ -26,9 +26,9 @@ use std::time::Duration;
 use jiff::Timestamp;
 use tokio::sync::{mpsc, oneshot};
 
-use crate::backend::local::serving::Interner;
 use crate::backend::local::serving::LocalService;
 use crate::backend::local::serving::ResolvedLink;
+use crate::backend::local::serving::{ClickReservation, Interner};
 use crate::backend::local::serving::{VisitBatch, VisitRow};
 use crate::domain::{Id, LinkStatus, TargetType};
 
@@ -69,14 +69,21 @@ pub async fn reserve(
     if !service.counts_are_shared() || (link.expiration_clicks == 0 && rotation == 0) {
         return Ok(ledger.reserve(link));
     }
-    let reserved = service.reserve_click(link.id, rotation).await?;
-    ledger.stored(link, reserved.map(|(clicks, _)| clicks));
-    Ok(match reserved {
-        Some((_, rotation)) => Reservation::Counted {
-            rotation,
-            stored: true,
-        },
-        None => Reservation::Exhausted,
+    Ok(match service.reserve_click(link.id, rotation).await? {
+        ClickReservation::Counted { clicks, rotation } => {
+            ledger.stored(link, Some(clicks));
+            Reservation::Counted {
+                rotation,
+                stored: true,
+            }
+        }
+        ClickReservation::Refused => {
+            ledger.stored(link, None);
+            Reservation::Exhausted
+        }
+        // The database has no shared count for the link any more (an edit took its limit and
+        // rotation away, and this copy of it is older): counted as any other link's click.
+        ClickReservation::NotShared => ledger.reserve(link),
     })
 }
 

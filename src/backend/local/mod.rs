@@ -175,6 +175,16 @@ impl LocalService {
     }
 
     /// The PostgreSQL database, when the service runs on one.
+    /// Brings every limited or rotating link's click count up to the clicks reserved for it in
+    /// the database, before a server starts: a server that was killed had reserved clicks it
+    /// never wrote into the links. (SQLite counts in the link row itself: nothing to do.)
+    pub async fn settle_reserved_clicks(&self) -> Result<()> {
+        match &self.store {
+            Store::Postgres(pg) => pg::quota::settle_all(pg).await,
+            Store::Sqlite(_) => Ok(()),
+        }
+    }
+
     pub fn pg(&self) -> Option<&pg::Pg> {
         match &self.store {
             Store::Postgres(pg) => Some(pg),

@@ -638,27 +638,25 @@ impl super::LocalService {
     }
 
     /// Reserves one click of link `id` in the database, for a count that must be exact however
-    /// many servers share it: refused (`None`) once the link's click limit is reached, or when
-    /// the link is gone. With `rotation` URLs (more than 0) the link's rotation position moves
-    /// on too. Returns the link's clicks after this one and the index of the URL this visit
-    /// gets. PostgreSQL only: on SQLite one server counts alone, in memory.
-    pub async fn reserve_click(
-        &self,
-        id: Id,
-        rotation: usize,
-    ) -> Result<Option<(u64, Option<usize>)>> {
+    /// many servers share it: refused once the link's click limit is reached. With `rotation`
+    /// URLs (more than 0) the link's rotation position moves on too. PostgreSQL only: on
+    /// SQLite one server counts alone, in memory.
+    pub async fn reserve_click(&self, id: Id, rotation: usize) -> Result<ClickReservation> {
         let Some(pg) = self.pg() else {
             return Err(crate::domain::Error::Unavailable(
                 "clicks are reserved in the database only on PostgreSQL".into(),
             ));
         };
         let n = u32::try_from(rotation).unwrap_or(u32::MAX);
-        let Some((clicks, next)) = pg::visits::reserve_click(pg, id, n).await? else {
-            return Ok(None);
-        };
-        // The position saved is the next visit's; this one had the one before it.
-        let index = (n > 0).then(|| ((next % n + n - 1) % n) as usize);
-        Ok(Some((clicks, index)))
+        Ok(match pg::quota::reserve(pg, id, n).await? {
+            pg::quota::Reserved::Counted { clicks, next } => ClickReservation::Counted {
+                clicks,
+                // The position saved is the next visit's; this one had the one before it.
+                rotation: (n > 0).then(|| ((next % n + n - 1) % n) as usize),
+            },
+            pg::quota::Reserved::Refused => ClickReservation::Refused,
+            pg::quota::Reserved::NoQuota => ClickReservation::NotShared,
+        })
     }
 
     /// Removes the logged visits of deleted links, a stretch of the log per transaction.
@@ -679,6 +677,22 @@ impl super::LocalService {
             tokio::task::yield_now().await;
         }
     }
+}
+
+/// What [`LocalService::reserve_click`] decided.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ClickReservation {
+    /// Counted in the database: the link's clicks after this one and, for a rotating link, the
+    /// index of the URL this visit gets.
+    Counted {
+        clicks: u64,
+        rotation: Option<usize>,
+    },
+    /// The link's click limit is reached.
+    Refused,
+    /// The database keeps no shared count for the link (it has neither a limit nor a rotation
+    /// there any more, or it is gone): count the click as any other.
+    NotShared,
 }
 
 #[cfg(test)]

@@ -63,6 +63,8 @@ pub async fn id_mark(pg: &Pg) -> Result<Id> {
 
 /// Sends every table, in one read snapshot, then [`Batch::Done`].
 pub async fn read(pg: &Pg, out: mpsc::Sender<Batch>) -> Result<()> {
+    // Limited links' clicks are exact in their quota rows; the copy carries them in the links.
+    crate::backend::local::pg::quota::settle_all(pg).await?;
     let mut client = pg.client().await?;
     let tx = snapshot(&mut client).await?;
     for (index, table) in TABLES.iter().enumerate() {
@@ -206,6 +208,10 @@ pub async fn write(
         .await
         .map_err(pg_error)?;
     tx.batch_execute(super::RECOUNT).await.map_err(pg_error)?;
+    // The quota rows of limited and rotating links, which the triggers set aside make.
+    tx.batch_execute(crate::backend::local::pg::quota::FILL)
+        .await
+        .map_err(pg_error)?;
     for table in TABLES.iter().filter(|t| t.identity) {
         // `setval(…, n, false)` makes n the next value: one above every copied id (and, for
         // links, above every id the source ever gave out).

@@ -11,6 +11,7 @@ pub(super) mod import;
 pub(super) mod keys;
 pub(super) mod links;
 pub mod owners;
+pub(super) mod quota;
 pub(super) mod redirect;
 mod schema;
 pub(super) mod search;
@@ -33,7 +34,7 @@ use tokio_postgres::types::{FromSql, ToSql};
 use tokio_postgres::{AsyncMessage, IsolationLevel, Row};
 use tokio_postgres_rustls::MakeRustlsConnect;
 
-pub use schema::PG_SCHEMA_VERSION;
+pub use schema::{PG_SCHEMA_VERSION, create_at_version};
 pub use target::{PASSWORD_VARS, PgTarget};
 pub use tls::SslMode;
 
@@ -65,6 +66,9 @@ struct Inner {
     changes: Arc<AtomicI64>,
     /// The listening connection's task, ended with the last handle.
     listener: tokio::task::JoinHandle<()>,
+    /// Where clicks wait to be reserved (`quota::reserve`): its task starts with the first
+    /// and ends with the last handle.
+    reservations: std::sync::OnceLock<tokio::sync::mpsc::UnboundedSender<quota::Request>>,
 }
 
 impl Drop for Inner {
@@ -130,6 +134,7 @@ impl Pg {
                 pool,
                 changes,
                 listener,
+                reservations: std::sync::OnceLock::new(),
             }),
         })
     }

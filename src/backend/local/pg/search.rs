@@ -12,7 +12,7 @@ use super::{Args, Pg, col, count, rows, snapshot, value};
 use crate::backend::local::store::like_pattern;
 use crate::backend::local::store::links::{READ_COLUMNS, READ_FROM};
 use crate::backend::local::store::search::{ListFilter, Slice, column, order_by};
-use crate::backend::local::store::status::PG;
+use crate::backend::local::store::status::{PG, PG_BY_CLICKS_IDS, PG_BY_DATE_IDS, PG_DISABLED_IDS};
 use crate::domain::{Id, Link, Result, StatusFilter};
 
 fn status_sql(status: StatusFilter) -> Option<&'static str> {
@@ -55,33 +55,48 @@ fn filter(f: &ListFilter<'_>) -> (String, Args) {
 }
 
 /// How many links match `f`. The owner's total is kept by the schema's triggers, so a list
-/// without filters, or of the active links (the total less the few inactive ones, which the
-/// partial indexes find), is not counted row by row.
+/// without filters is not counted row by row; a status without other filters counts the ids of
+/// the (few) inactive links, each set read from its partial index alone, and the active ones as
+/// the total less those.
 async fn total<C: GenericClient>(c: &C, f: &ListFilter<'_>, sql: &str, args: &Args) -> Result<u64> {
     let unfiltered = f.search.is_none() && f.space.is_none() && f.domain.is_none();
-    if unfiltered && matches!(f.status, StatusFilter::All | StatusFilter::Active) {
-        let links: Option<i64> = super::row(
-            c,
-            "SELECT link_count FROM owners WHERE id = $1",
-            &[&f.owner],
-        )
-        .await?
-        .map(|r| col(&r, 0))
-        .transpose()?;
-        let links = count(links.unwrap_or(0));
-        if f.status == StatusFilter::All {
-            return Ok(links);
-        }
-        let inactive: i64 = value(
-            c,
-            &format!(
-                "SELECT count(*) FROM links l WHERE l.owner_id = $1 AND ({} OR {})",
-                PG.disabled, PG.expired
-            ),
-            &[&f.owner, &f.now.as_second()],
-        )
-        .await?;
-        return Ok(links.saturating_sub(count(inactive)));
+    if unfiltered && f.status != StatusFilter::Disabled {
+        let owner_total = || async {
+            let links: Option<i64> = super::row(
+                c,
+                "SELECT link_count FROM owners WHERE id = $1",
+                &[&f.owner],
+            )
+            .await?
+            .map(|r| col(&r, 0))
+            .transpose()?;
+            Ok::<u64, crate::domain::Error>(count(links.unwrap_or(0)))
+        };
+        let now = f.now.as_second();
+        return match f.status {
+            StatusFilter::All => owner_total().await,
+            StatusFilter::Expired => {
+                let expired: i64 = value(
+                    c,
+                    &format!("SELECT count(*) FROM ({PG_BY_DATE_IDS} UNION {PG_BY_CLICKS_IDS}) s"),
+                    &[&f.owner, &now],
+                )
+                .await?;
+                Ok(count(expired))
+            }
+            _ => {
+                let inactive: i64 = value(
+                    c,
+                    &format!(
+                        "SELECT count(*) FROM ({PG_DISABLED_IDS} UNION {PG_BY_DATE_IDS} \
+                         UNION {PG_BY_CLICKS_IDS}) s"
+                    ),
+                    &[&f.owner, &now],
+                )
+                .await?;
+                Ok(owner_total().await?.saturating_sub(count(inactive)))
+            }
+        };
     }
     let n: i64 = value(
         c,

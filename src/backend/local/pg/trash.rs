@@ -13,7 +13,7 @@ use deadpool_postgres::GenericClient;
 use jiff::Timestamp;
 use roaring::RoaringTreemap;
 
-use super::{bulk, col, count, execute, row, rows, traffic, value};
+use super::{bulk, col, count, execute, quota, row, rows, traffic, value};
 use crate::backend::local::store::trash::{
     Aliases, Blocking, LINK_COLUMNS, ListedRow, Restored, Scope, members_blob, members_of,
     restored_columns,
@@ -40,6 +40,8 @@ pub async fn move_links<C: GenericClient>(
     batch: Id,
 ) -> Result<Vec<(Id, LinkHome)>> {
     bulk::lock(c, owner, ids).await?;
+    // Clicks reserved in quota rows that no batch has carried into the links yet go with them.
+    quota::settle(c, ids).await?;
     rows(
         c,
         &format!(

@@ -1,9 +1,9 @@
-//! SQL for counting visits on PostgreSQL: a click reserved at redirect time, the click writer's
-//! batches (clicks, the raw log, rollups), and the log's upkeep.
+//! SQL for counting visits on PostgreSQL: the click writer's batches (clicks, the raw log,
+//! rollups) and the log's upkeep. Clicks reserved at redirect time are `quota.rs`'s.
 //!
 //! Several servers write at once, so every batch takes its row locks in one order — its links
-//! by id, then `link_traffic` rows, then `scope_traffic` rows, each by key — and two writers can
-//! wait for each other but never deadlock. New visit values are stored before the batch's
+//! by id, then their `click_quota` rows, then `link_traffic` rows, then `scope_traffic` rows,
+//! each by key — and two writers can wait for each other but never deadlock. New visit values are stored before the batch's
 //! transaction, in statements of their own (see [`intern`]).
 
 use std::collections::{BTreeSet, HashMap};
@@ -23,37 +23,6 @@ const UPKEEP_LOCK: i64 = 0x6c64_6b5f_7570_6b70;
 /// Log rows per INSERT, so no statement grows without bound.
 const LOG_ROWS_PER_INSERT: usize = 10_000;
 
-/// Counts one click of link `id` unless its click limit is reached, moving its rotation
-/// position on when it has `rotation` URLs. Returns the clicks after this one and the saved
-/// rotation position (the next visit's); `None` when refused or the link is gone.
-pub async fn reserve_click(pg: &Pg, id: Id, rotation: u32) -> Result<Option<(u64, u32)>> {
-    let client = pg.client().await?;
-    // One statement, so the row lock it takes is the only one and is held for no longer than
-    // the statement: the limit holds across every server, and no server waits long for another.
-    let stmt = client
-        .prepare_cached(
-            "UPDATE links SET clicks = clicks + 1,
-                 last_rotation = CASE WHEN $2::bigint > 0 THEN (last_rotation % $2 + 1) % $2
-                                      ELSE last_rotation END
-             WHERE id = $1 AND (expiration_clicks = 0 OR clicks < expiration_clicks)
-             RETURNING clicks, last_rotation",
-        )
-        .await
-        .map_err(pg_error)?;
-    let row = client
-        .query_opt(&stmt, &[&id, &i64::from(rotation)])
-        .await
-        .map_err(pg_error)?;
-    Ok(row.map(|r| {
-        let clicks: i64 = r.get(0);
-        let position: i64 = r.get(1);
-        (
-            clicks.max(0) as u64,
-            position.clamp(0, i64::from(u32::MAX)) as u32,
-        )
-    }))
-}
-
 /// Writes a batch: see `record_visits` (SQLite) for what it does. Returns each link's clicks
 /// after the batch; visits of links deleted meanwhile are dropped.
 pub async fn record(
@@ -70,7 +39,8 @@ pub async fn record(
     let tx = client.transaction().await.map_err(pg_error)?;
     // Locking every link of the batch, in id order, before anything else: a trash, a move or a
     // delete of one of them waits for the batch (or the batch for it), so its visits are
-    // counted where the link is. Reservations of its clicks wait only as long as the batch.
+    // counted where the link is. Reservations (`quota.rs`) lock no link row: they never wait
+    // for a batch, unless it adds clicks counted in memory to their quota row.
     let lock = tx
         .prepare_cached(
             "SELECT id, clicks, owner_id, space_id, domain_id FROM links
@@ -94,25 +64,57 @@ pub async fn record(
     }
     let (bump_ids, bump_by): (Vec<Id>, Vec<i64>) = ids
         .iter()
-        .filter(|id| homes.contains_key(id) && adds[id] > 0)
+        .filter(|id| homes.contains_key(id))
         .map(|id| (*id, adds[id] as i64))
         .unzip();
-    if !bump_ids.is_empty() {
-        let bump = tx
-            .prepare_cached(
-                "UPDATE links l SET clicks = l.clicks + v.n
-                 FROM unnest($1::bigint[], $2::bigint[]) AS v(id, n)
-                 WHERE l.id = v.id RETURNING l.id, l.clicks",
-            )
-            .await
-            .map_err(pg_error)?;
-        for row in tx
-            .query(&bump, &[&bump_ids, &bump_by])
-            .await
-            .map_err(pg_error)?
-        {
-            clicks.insert(row.get(0), row.get(1));
-        }
+    // A link with a quota row (`quota.rs`) has its exact count there: clicks counted here in
+    // memory (the server's copy of the link predates an edit that gave it a limit or a
+    // rotation) are added to that count, never beside it.
+    // Only those rows are locked (in id order, as reservations lock them), and only in that
+    // rare case: a reservation never waits for an ordinary batch.
+    let (counted_ids, counted_by): (Vec<Id>, Vec<i64>) = bump_ids
+        .iter()
+        .zip(&bump_by)
+        .filter(|(_, n)| **n > 0)
+        .map(|(id, n)| (*id, *n))
+        .unzip();
+    tx.execute(
+        "WITH held AS MATERIALIZED (
+             SELECT link_id FROM click_quota WHERE link_id = ANY($1)
+             ORDER BY link_id FOR UPDATE
+         )
+         UPDATE click_quota q SET used = q.used + v.n
+         FROM unnest($1::bigint[], $2::bigint[]) AS v(id, n)
+         JOIN held h ON h.link_id = v.id
+         WHERE q.link_id = v.id",
+        &[&counted_ids, &counted_by],
+    )
+    .await
+    .map_err(pg_error)?;
+    // Then every link of the batch: its clicks counted here added, or brought up to its quota
+    // row's (reserved there, by any server, this batch's visits among them; never backwards,
+    // as another server's batch may have brought it further meanwhile).
+    let bump = tx
+        .prepare_cached(
+            "UPDATE links l SET
+                 clicks = CASE WHEN q.link_id IS NULL THEN l.clicks + v.n
+                               ELSE GREATEST(l.clicks, q.used) END,
+                 last_rotation = coalesce(q.position, l.last_rotation)
+             FROM unnest($1::bigint[], $2::bigint[]) AS v(id, n)
+                  LEFT JOIN click_quota q ON q.link_id = v.id
+             WHERE l.id = v.id
+               AND ((q.link_id IS NULL AND v.n > 0)
+                    OR l.clicks < q.used OR l.last_rotation <> q.position)
+             RETURNING l.id, l.clicks",
+        )
+        .await
+        .map_err(pg_error)?;
+    for row in tx
+        .query(&bump, &[&bump_ids, &bump_by])
+        .await
+        .map_err(pg_error)?
+    {
+        clicks.insert(row.get(0), row.get(1));
     }
     log(&tx, batch.logged(&homes)).await?;
     traffic::add(&tx, &batch.rollup(&homes, interner)?).await?;

@@ -103,6 +103,23 @@ pub const DISABLED_IDS: &str = concat!(
     " AND ?2 IS NOT NULL"
 );
 
+// ---- PostgreSQL: the ids of an owner's inactive links, each set read from its partial index
+// alone (an index-only scan: `links_owner_disabled`, `links_owner_click_expired`, and
+// `links_owner_ends`, which holds the ids since PostgreSQL migration 4) ----------------------
+
+pub const PG_DISABLED_IDS: &str = concat!(
+    "SELECT id FROM links WHERE owner_id = $1 AND ",
+    disabled!("", "true")
+);
+pub const PG_BY_DATE_IDS: &str = concat!(
+    "SELECT id FROM links WHERE owner_id = $1 AND ",
+    expired_by_date!("", "$2")
+);
+pub const PG_BY_CLICKS_IDS: &str = concat!(
+    "SELECT id FROM links WHERE owner_id = $1 AND ",
+    click_limit_reached!("")
+);
+
 // ---- counts, as index range counts (inclusion-exclusion over the small inactive sets) ------
 
 pub const COUNT_BY_DATE: &str = concat!(
