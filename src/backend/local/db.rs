@@ -169,8 +169,10 @@ fn in_transaction<T>(
         .transaction_with_behavior(TransactionBehavior::Immediate)
         .map_err(db_error)?;
     let value = f(&tx)?;
-    // Whatever the write was, the short-term search index takes in what has gathered.
+    // Whatever the write was, the short-term search index and the facts large searches are
+    // filtered and sorted by take in what has gathered.
     super::store::search::short::settle(&tx)?;
+    super::store::search::facts::settle(&tx)?;
     tx.commit().map_err(db_error)?;
     Ok(value)
 }

@@ -4,6 +4,7 @@
 //! triggers, so no writer has to remember them. [`sets`] narrows and pages matches known as
 //! ids; the status rules come from [`super::status`].
 
+pub mod facts;
 pub mod sets;
 pub mod short;
 
@@ -186,13 +187,13 @@ pub fn list(conn: &Connection, f: &ListFilter<'_>) -> Result<(Vec<Link>, u64)> {
     if let Some(found) = search_in_id_order(&tx, f)? {
         return Ok(found);
     }
-    if let Some(mut set) = matches_as_ids(&tx, f)? {
-        sets::narrow(&tx, f, &mut set)?;
-        let mut items = Vec::new();
-        for id in sets::page(&tx, f, &set)? {
+    if let Some(set) = matches_as_ids(&tx, f)? {
+        let (ids, total) = sets::select(&tx, f, set)?;
+        let mut items = Vec::with_capacity(ids.len());
+        for id in ids {
             items.extend(get(&tx, f.owner, id)?);
         }
-        return Ok((items, set.len()));
+        return Ok((items, total));
     }
     let sql = list_sql(f, Plan::Matches);
     let total = count(&tx, f, &sql)?;
