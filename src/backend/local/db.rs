@@ -22,7 +22,9 @@ pub struct Db {
 
 struct Inner {
     path: PathBuf,
-    writer: Mutex<Connection>,
+    /// Opened by the first write (or [`Db::outside_changes`]): a command that only reads, such as
+    /// a list, opens one connection instead of two (each reads and parses the whole schema).
+    writer: Mutex<Option<Connection>>,
     readers: Mutex<Vec<Connection>>,
 }
 
@@ -55,11 +57,12 @@ impl Db {
             Error::Unavailable(m) => Error::Unavailable(format!("{}: {m}", path.display())),
             other => other,
         })?;
+        // The connection that checked the schema serves the first read.
         Ok(Db {
             inner: Arc::new(Inner {
                 path: path.to_owned(),
-                writer: Mutex::new(writer),
-                readers: Mutex::new(Vec::new()),
+                writer: Mutex::new(None),
+                readers: Mutex::new(vec![writer]),
             }),
         })
     }
@@ -107,9 +110,10 @@ impl Db {
     pub async fn outside_changes(&self) -> Result<i64> {
         let db = self.clone();
         run_blocking(move || {
-            let conn = db.inner.writer.lock().unwrap_or_else(|e| e.into_inner());
-            conn.query_row("PRAGMA data_version", [], |r| r.get(0))
-                .map_err(db_error)
+            db.with_writer(|conn| {
+                conn.query_row("PRAGMA data_version", [], |r| r.get(0))
+                    .map_err(db_error)
+            })
         })
         .await
     }
@@ -136,8 +140,22 @@ impl Db {
 
     /// [`Db::write`] for callers already off the async threads.
     pub fn write_blocking<T>(&self, f: impl FnOnce(&Transaction<'_>) -> Result<T>) -> Result<T> {
-        let mut conn = self.inner.writer.lock().unwrap_or_else(|e| e.into_inner());
-        in_transaction(&mut conn, f)
+        self.with_writer(|conn| in_transaction(conn, f))
+    }
+
+    /// Runs `f` on the writer connection, opening it first if no write has yet.
+    fn with_writer<T>(&self, f: impl FnOnce(&mut Connection) -> Result<T>) -> Result<T> {
+        let mut writer = self.inner.writer.lock().unwrap_or_else(|e| e.into_inner());
+        if writer.is_none() {
+            *writer = Some(open_connection(&self.inner.path)?);
+        }
+        match writer.as_mut() {
+            Some(conn) => f(conn),
+            None => Err(Error::Unavailable(format!(
+                "database {} has no writer connection",
+                self.inner.path.display()
+            ))),
+        }
     }
 
     /// [`Db::write_blocking`] with foreign-key checks off, for a writer that makes sure of every
@@ -149,14 +167,15 @@ impl Db {
         &self,
         f: impl FnOnce(&Transaction<'_>) -> Result<T>,
     ) -> Result<T> {
-        let mut conn = self.inner.writer.lock().unwrap_or_else(|e| e.into_inner());
-        conn.pragma_update(None, "foreign_keys", false)
-            .map_err(db_error)?;
-        let result = in_transaction(&mut conn, f);
-        let restored = conn.pragma_update(None, "foreign_keys", true);
-        let value = result?;
-        restored.map_err(db_error)?;
-        Ok(value)
+        self.with_writer(|conn| {
+            conn.pragma_update(None, "foreign_keys", false)
+                .map_err(db_error)?;
+            let result = in_transaction(conn, f);
+            let restored = conn.pragma_update(None, "foreign_keys", true);
+            let value = result?;
+            restored.map_err(db_error)?;
+            Ok(value)
+        })
     }
 }
 
@@ -249,9 +268,11 @@ mod tests {
     use super::*;
 
     fn foreign_keys(db: &Db) -> bool {
-        let conn = db.inner.writer.lock().unwrap();
-        conn.query_row("PRAGMA foreign_keys", [], |r| r.get(0))
-            .unwrap()
+        db.with_writer(|conn| {
+            conn.query_row("PRAGMA foreign_keys", [], |r| r.get(0))
+                .map_err(db_error)
+        })
+        .unwrap()
     }
 
     /// A file with the given schema version, in the default (rollback journal) mode.

@@ -84,14 +84,12 @@ pub fn of(conn: &Connection, set: &RoaringTreemap) -> Result<Vec<(Id, Facts)>> {
     // Both in id order, walked beside the members. ?1 is the lowest id wanted.
     let rows = |sql: &str, from: u64| -> Result<Vec<(u64, Facts)>> {
         let mut stmt = conn.prepare_cached(sql).map_err(db_error)?;
-        let rows = stmt
-            .query_map([from as i64], |r| {
-                Ok((r.get::<_, i64>(0)? as u64, facts_at(r, 1)?))
-            })
-            .map_err(db_error)?
-            .collect::<rusqlite::Result<Vec<_>>>()
-            .map_err(db_error);
-        rows
+        stmt.query_map([from as i64], |r| {
+            Ok((r.get::<_, i64>(0)? as u64, facts_at(r, 1)?))
+        })
+        .map_err(db_error)?
+        .collect::<rusqlite::Result<Vec<_>>>()
+        .map_err(db_error)
     };
     let changed = rows(
         "SELECT id, clicks, disabled, limit_reached FROM link_facts_new WHERE id >= ?1 ORDER BY id",

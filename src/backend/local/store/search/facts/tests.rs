@@ -262,10 +262,10 @@ fn check_lists(conn: &Connection) -> std::result::Result<(), TestCaseError> {
             );
             for sort in Sort::ALL {
                 match sort {
-                    Sort::Desc => expected.sort_by(|a, b| b.0.cmp(&a.0)),
-                    Sort::Asc => expected.sort_by(|a, b| a.0.cmp(&b.0)),
-                    Sort::Max => expected.sort_by(|a, b| (b.2, b.0).cmp(&(a.2, a.0))),
-                    Sort::Min => expected.sort_by(|a, b| (a.2, a.0).cmp(&(b.2, b.0))),
+                    Sort::Desc => expected.sort_by_key(|r| std::cmp::Reverse(r.0)),
+                    Sort::Asc => expected.sort_by_key(|r| r.0),
+                    Sort::Max => expected.sort_by_key(|r| std::cmp::Reverse((r.2, r.0))),
+                    Sort::Min => expected.sort_by_key(|r| (r.2, r.0)),
                 }
                 let total = expected.len() as u64;
                 for offset in [0, total / 2, total.saturating_sub(7)] {
