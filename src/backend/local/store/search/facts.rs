@@ -110,7 +110,7 @@ pub fn of(conn: &Connection, set: &RoaringTreemap) -> Result<Vec<(Id, Facts)>> {
     let (mut changed_at, mut above_at) = (0, 0);
     let mut block: Option<u64> = None;
     let mut data: Vec<u8> = Vec::new();
-    for id in set.iter() {
+    for id in super::sets::members(set) {
         while changed.get(changed_at).is_some_and(|&(c, _)| c < id) {
             changed_at += 1;
         }

@@ -4,7 +4,7 @@
 //! every link is the owner's and the order is by clicks or there is a filter (in id order with
 //! no filter the trigram index pages them itself).
 
-use roaring::RoaringTreemap;
+use roaring::{RoaringBitmap, RoaringTreemap};
 use rusqlite::{Connection, OptionalExtension, params};
 
 use super::super::{db_error, time};
@@ -26,13 +26,32 @@ const DOMAIN_IDS: &str = "SELECT id FROM links INDEXED BY links_owner_domain \
 
 /// The set of `ids`, in any order and with repeats.
 pub fn set_of(mut ids: Vec<u64>) -> RoaringTreemap {
-    ids.sort_unstable();
-    ids.dedup();
-    match RoaringTreemap::from_sorted_iter(ids.iter().copied()) {
-        Ok(set) => set,
-        // Not reached: the ids were just sorted and made unique.
-        Err(_) => ids.into_iter().collect(),
+    if !ids.is_sorted() {
+        ids.sort_unstable();
     }
+    ids.dedup();
+    // A bitmap per 2³² ids, each built in order: several times quicker than the treemap's own
+    // building, which looks its bitmap up for every id.
+    let mut bitmaps = Vec::new();
+    for run in ids.chunk_by(|a, b| a >> 32 == b >> 32) {
+        let low = run.iter().map(|&id| id as u32);
+        match RoaringBitmap::from_sorted_iter(low) {
+            Ok(bitmap) => bitmaps.push(((run[0] >> 32) as u32, bitmap)),
+            // Not reached: the ids were just sorted and made unique.
+            Err(_) => return ids.into_iter().collect(),
+        }
+    }
+    RoaringTreemap::from_bitmaps(bitmaps)
+}
+
+/// The members of `set` in order: bitmap by bitmap, several times quicker than the treemap's
+/// own iterator.
+pub fn members(set: &RoaringTreemap) -> impl Iterator<Item = u64> + '_ {
+    set.bitmaps().flat_map(|(high, bitmap)| {
+        bitmap
+            .iter()
+            .map(move |low| (u64::from(high) << 32) | u64::from(low))
+    })
 }
 
 /// The members of `set` (links of `f.owner`) that pass the status, space and domain of `f`,
@@ -118,7 +137,11 @@ fn keep_status(
         }
         set_of(ids)
     };
-    members.retain(|&(id, facts)| f.status.admits(facts.status(ended.contains(id as u64))));
+    if ended.is_empty() {
+        members.retain(|&(_, facts)| f.status.admits(facts.status(false)));
+    } else {
+        members.retain(|&(id, facts)| f.status.admits(facts.status(ended.contains(id as u64))));
+    }
     Ok(())
 }
 
