@@ -918,6 +918,155 @@ async fn every_page_of_a_search_is_its_slice_of_the_whole_list_in_every_order() 
     check(backend, "two owners").await;
 }
 
+/// Large searches (more matches than `search::facts` reads row by row) page, count and filter by
+/// status exactly as the links are, while the links change between searches: clicks counted
+/// by the click writer, links disabled and given limits by updates, deleted to the trash and
+/// restored from it under their old ids.
+#[tokio::test]
+async fn large_searches_stay_exact_while_their_links_change() {
+    use linkdeck::domain::LinkStatus;
+    let (_dir, service, backend) = fresh_file("large.db").await;
+    let rows = (0..10_000)
+        .map(|i| {
+            let mut input = LinkInput::with_url(format!("https://match.example/{i}"));
+            if i % 7 == 0 {
+                input.disabled = Some("1".into());
+            }
+            if i % 11 == 0 {
+                input.expiration_date = Some("2025-12-01".into());
+                input.expiration_time = Some("09:00".into());
+            }
+            if i % 13 == 0 {
+                input.expiration_clicks = Some("3".into());
+            }
+            (i + 1, input, None)
+        })
+        .collect();
+    backend.import_batch(Vec::new(), rows).await.unwrap();
+    let db = service.db().unwrap().clone();
+    db.write(|tx| {
+        tx.execute("UPDATE links SET clicks = (id * 7) % 5", [])
+            .map_err(linkdeck::backend::local::db_error)
+    })
+    .await
+    .unwrap();
+    let owner = backend.owner_id();
+    // Every link's id, clicks and status, from its row and the Rust rule.
+    let links = || {
+        let db = db.clone();
+        async move {
+            db.read(move |conn| {
+                let mut stmt = conn
+                    .prepare(
+                        "SELECT id, clicks, disabled, ends_at, expiration_clicks FROM links \
+                         WHERE owner_id = ?1",
+                    )
+                    .map_err(linkdeck::backend::local::db_error)?;
+                let rows = stmt
+                    .query_map([owner], |r| {
+                        let clicks = r.get::<_, i64>(1)? as u64;
+                        let status = LinkStatus::derive(
+                            r.get(2)?,
+                            r.get::<_, Option<i64>>(3)?
+                                .map(|s| Timestamp::from_second(s).unwrap()),
+                            r.get(4)?,
+                            clicks,
+                            suite::start(),
+                        );
+                        Ok((r.get::<_, Id>(0)?, clicks, status))
+                    })
+                    .map_err(linkdeck::backend::local::db_error)?
+                    .collect::<Result<Vec<_>, _>>()
+                    .map_err(linkdeck::backend::local::db_error)?;
+                Ok(rows)
+            })
+            .await
+            .unwrap()
+        }
+    };
+    let check = |when: &'static str| {
+        let backend = backend.clone();
+        let links = links();
+        async move {
+            let links = links.await;
+            for status in StatusFilter::ALL {
+                let chosen: Vec<(u64, Id)> = links
+                    .iter()
+                    .filter(|(_, _, s)| status.admits(*s))
+                    .map(|&(id, clicks, _)| (clicks, id))
+                    .collect();
+                assert!(chosen.len() > 500, "{when} {status:?}: too few to be large");
+                for sort in Sort::ALL {
+                    let expected = suite::in_list_order(chosen.clone(), sort);
+                    let last = expected.len().div_ceil(20) as u32;
+                    for page in [1, 2, last / 2, last] {
+                        let p = backend
+                            .list_links(&LinkQuery {
+                                search: Some("match.example".into()),
+                                by: linkdeck::domain::SearchBy::Url,
+                                status,
+                                sort,
+                                page,
+                                per_page: 20,
+                                ..LinkQuery::default()
+                            })
+                            .await
+                            .unwrap();
+                        assert_eq!(p.total, expected.len() as u64, "{when} {status:?}");
+                        let ids: Vec<Id> = p.items.iter().map(|l| l.id).collect();
+                        let from = (page as usize - 1) * 20;
+                        let to = (from + 20).min(expected.len());
+                        assert_eq!(ids, expected[from..to], "{when} {status:?} {sort:?} {page}");
+                    }
+                }
+            }
+        }
+    };
+    check("imported").await;
+    // The click writer counts visits of every ninth link, some past their limits.
+    let now = suite::start().as_second();
+    let visits = (1..=10_000)
+        .step_by(9)
+        .flat_map(|id| {
+            (0..(id % 4 + 1)).map(move |i| linkdeck::backend::local::serving::VisitRow {
+                link_id: id,
+                at: now - 60 + i,
+                country: None,
+                platform: None,
+                browser: None,
+                referrer: None,
+                language: None,
+            })
+        })
+        .collect();
+    service.record_visits(visits).await.unwrap();
+    check("clicks counted").await;
+    for id in [2, 3, 14, 15, 500] {
+        let input = LinkInput {
+            disabled: Some("1".into()),
+            expiration_clicks: Some("1".into()),
+            ..LinkInput::default()
+        };
+        backend.update_link(id, &input).await.unwrap();
+    }
+    for id in [7, 26, 9_999] {
+        let input = LinkInput {
+            disabled: Some("0".into()),
+            expiration_clicks: Some("0".into()),
+            ..LinkInput::default()
+        };
+        backend.update_link(id, &input).await.unwrap();
+    }
+    check("edited").await;
+    for id in (100..10_000).step_by(97) {
+        backend.delete_link(id).await.unwrap();
+    }
+    check("deleted").await;
+    let trashed = backend.trash(1, 100).await.unwrap().unwrap().items;
+    backend.restore(&trashed[..40]).await.unwrap();
+    check("restored").await;
+}
+
 // ---- the trash -----------------------------------------------------------------------------------
 
 use linkdeck::backend::{BulkAction, Progress, Selection, Trashed, TrashedKind, Undo};

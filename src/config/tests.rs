@@ -420,3 +420,15 @@ fn a_postgresql_profile_takes_tls_settings_with_its_root_beside_the_config() {
 fn linkdeck_target(url: &str) -> crate::backend::local::pg::PgTarget {
     crate::backend::local::pg::PgTarget::parse(url).unwrap()
 }
+
+/// The shortcut to the system's zone finds the zone jiff finds, under the same name.
+#[test]
+fn the_system_zone_is_the_one_jiff_finds() {
+    let ours = super::system_zone();
+    let jiffs = TimeZone::system();
+    assert_eq!(ours.iana_name(), jiffs.iana_name());
+    for second in [0, 1_000_000_000, 1_800_000_000, 2_200_000_000] {
+        let at = jiff::Timestamp::from_second(second).unwrap();
+        assert_eq!(ours.to_offset(at), jiffs.to_offset(at), "{at}");
+    }
+}

@@ -6,6 +6,7 @@ use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
+use rusqlite::config::DbConfig;
 use rusqlite::{Connection, OpenFlags, Transaction, TransactionBehavior};
 
 use super::schema;
@@ -22,7 +23,9 @@ pub struct Db {
 
 struct Inner {
     path: PathBuf,
-    writer: Mutex<Connection>,
+    /// Opened by the first write (or [`Db::outside_changes`]): a command that only reads, such as
+    /// a list, opens one connection instead of two (each reads and parses the whole schema).
+    writer: Mutex<Option<Connection>>,
     readers: Mutex<Vec<Connection>>,
 }
 
@@ -55,11 +58,12 @@ impl Db {
             Error::Unavailable(m) => Error::Unavailable(format!("{}: {m}", path.display())),
             other => other,
         })?;
+        // The connection that checked the schema serves the first read.
         Ok(Db {
             inner: Arc::new(Inner {
                 path: path.to_owned(),
-                writer: Mutex::new(writer),
-                readers: Mutex::new(Vec::new()),
+                writer: Mutex::new(None),
+                readers: Mutex::new(vec![writer]),
             }),
         })
     }
@@ -107,9 +111,10 @@ impl Db {
     pub async fn outside_changes(&self) -> Result<i64> {
         let db = self.clone();
         run_blocking(move || {
-            let conn = db.inner.writer.lock().unwrap_or_else(|e| e.into_inner());
-            conn.query_row("PRAGMA data_version", [], |r| r.get(0))
-                .map_err(db_error)
+            db.with_writer(|conn| {
+                conn.query_row("PRAGMA data_version", [], |r| r.get(0))
+                    .map_err(db_error)
+            })
         })
         .await
     }
@@ -136,8 +141,22 @@ impl Db {
 
     /// [`Db::write`] for callers already off the async threads.
     pub fn write_blocking<T>(&self, f: impl FnOnce(&Transaction<'_>) -> Result<T>) -> Result<T> {
-        let mut conn = self.inner.writer.lock().unwrap_or_else(|e| e.into_inner());
-        in_transaction(&mut conn, f)
+        self.with_writer(|conn| in_transaction(conn, f))
+    }
+
+    /// Runs `f` on the writer connection, opening it first if no write has yet.
+    fn with_writer<T>(&self, f: impl FnOnce(&mut Connection) -> Result<T>) -> Result<T> {
+        let mut writer = self.inner.writer.lock().unwrap_or_else(|e| e.into_inner());
+        if writer.is_none() {
+            *writer = Some(open_connection(&self.inner.path)?);
+        }
+        match writer.as_mut() {
+            Some(conn) => f(conn),
+            None => Err(Error::Unavailable(format!(
+                "database {} has no writer connection",
+                self.inner.path.display()
+            ))),
+        }
     }
 
     /// [`Db::write_blocking`] with foreign-key checks off, for a writer that makes sure of every
@@ -149,14 +168,15 @@ impl Db {
         &self,
         f: impl FnOnce(&Transaction<'_>) -> Result<T>,
     ) -> Result<T> {
-        let mut conn = self.inner.writer.lock().unwrap_or_else(|e| e.into_inner());
-        conn.pragma_update(None, "foreign_keys", false)
-            .map_err(db_error)?;
-        let result = in_transaction(&mut conn, f);
-        let restored = conn.pragma_update(None, "foreign_keys", true);
-        let value = result?;
-        restored.map_err(db_error)?;
-        Ok(value)
+        self.with_writer(|conn| {
+            conn.pragma_update(None, "foreign_keys", false)
+                .map_err(db_error)?;
+            let result = in_transaction(conn, f);
+            let restored = conn.pragma_update(None, "foreign_keys", true);
+            let value = result?;
+            restored.map_err(db_error)?;
+            Ok(value)
+        })
     }
 }
 
@@ -169,8 +189,10 @@ fn in_transaction<T>(
         .transaction_with_behavior(TransactionBehavior::Immediate)
         .map_err(db_error)?;
     let value = f(&tx)?;
-    // Whatever the write was, the short-term search index takes in what has gathered.
+    // Whatever the write was, the short-term search index and the facts large searches are
+    // filtered and sorted by take in what has gathered.
     super::store::search::short::settle(&tx)?;
+    super::store::search::facts::settle(&tx)?;
     tx.commit().map_err(db_error)?;
     Ok(value)
 }
@@ -199,6 +221,14 @@ fn open_connection(path: &Path) -> Result<Connection> {
         | OpenFlags::SQLITE_OPEN_URI;
     let conn = Connection::open_with_flags(path, flags).map_err(|e| file_error(path, e))?;
     conn.busy_timeout(BUSY_TIMEOUT)
+        .map_err(|e| file_error(path, e))?;
+    // Plans never depend on bound values. Without this, SQLite marks a statement whose
+    // parameter it compared with a partial index's literal (`disabled = 1`) to be compiled
+    // again whenever that parameter changes to or from 0 or 1 — and a cached statement's
+    // parameters are cleared between uses, so reading a page's 20 links by id compiled the
+    // statement 20 times (0.35 M instructions each, about 1.5 ms a page). Every statement
+    // that needs a partial index names its rule in literals.
+    conn.set_db_config(DbConfig::SQLITE_DBCONFIG_ENABLE_QPSG, true)
         .map_err(|e| file_error(path, e))?;
     conn.execute_batch(
         "PRAGMA foreign_keys = ON; PRAGMA synchronous = NORMAL; PRAGMA temp_store = MEMORY;
@@ -247,9 +277,11 @@ mod tests {
     use super::*;
 
     fn foreign_keys(db: &Db) -> bool {
-        let conn = db.inner.writer.lock().unwrap();
-        conn.query_row("PRAGMA foreign_keys", [], |r| r.get(0))
-            .unwrap()
+        db.with_writer(|conn| {
+            conn.query_row("PRAGMA foreign_keys", [], |r| r.get(0))
+                .map_err(db_error)
+        })
+        .unwrap()
     }
 
     /// A file with the given schema version, in the default (rollback journal) mode.

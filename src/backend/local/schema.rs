@@ -3,6 +3,7 @@
 
 use rusqlite::Connection;
 
+use super::store::search::facts;
 use super::store::search::short as grams;
 use crate::domain::{Error, Result};
 
@@ -335,6 +336,41 @@ const MIGRATIONS: &[Migration] = &[
         INSERT OR IGNORE INTO link_grams_stale (id) VALUES (new.id);
     END;
     "#),
+    // 9: the facts large searches are filtered and sorted by (`store::search::facts`): each
+    // link's clicks, disabled flag and whether its click limit is reached, as a snapshot by
+    // block of ids, built here for the links already stored. A link whose facts change after the
+    // snapshot took it in (by any statement), or that comes back under an id it covers, is noted
+    // with its facts as they are now; a later write folds the notes in.
+    Migration {
+        sql: r#"
+    CREATE TABLE link_facts (
+        block INTEGER PRIMARY KEY,
+        data BLOB NOT NULL
+    );
+    CREATE TABLE link_facts_upto (upto INTEGER NOT NULL);
+    INSERT INTO link_facts_upto VALUES (0);
+    CREATE TABLE link_facts_new (
+        id INTEGER PRIMARY KEY,
+        clicks INTEGER NOT NULL,
+        disabled INTEGER NOT NULL,
+        limit_reached INTEGER NOT NULL
+    );
+    -- No watermark test here: the click writer fires this for every link it counts, and a note
+    -- of a link the snapshot does not cover yet is merely early.
+    CREATE TRIGGER link_facts_au AFTER UPDATE OF clicks, disabled, expiration_clicks ON links
+    BEGIN
+        INSERT OR REPLACE INTO link_facts_new VALUES (new.id, new.clicks, new.disabled = 1,
+            new.expiration_clicks > 0 AND new.clicks >= new.expiration_clicks);
+    END;
+    CREATE TRIGGER link_facts_ai AFTER INSERT ON links
+        WHEN new.id <= (SELECT upto FROM link_facts_upto)
+    BEGIN
+        INSERT OR REPLACE INTO link_facts_new VALUES (new.id, new.clicks, new.disabled = 1,
+            new.expiration_clicks > 0 AND new.clicks >= new.expiration_clicks);
+    END;
+    "#,
+        then: Some(facts::catch_up),
+    },
 ];
 
 /// The code half of migration 6: rollups and the raw log from the old visits table, which then

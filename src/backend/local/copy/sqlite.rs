@@ -140,6 +140,7 @@ pub fn write(
         )
         .map_err(db_error)?;
         store::links::bulk_end(tx)?;
-        store::search::short::catch_up(tx)
+        store::search::short::catch_up(tx)?;
+        store::search::facts::catch_up(tx)
     })
 }

@@ -86,21 +86,11 @@ pub const EXPIRED: &str = SQLITE.expired;
 pub const DISABLED: &str = SQLITE.disabled;
 pub const ACTIVE: &str = SQLITE.active;
 
-// ---- the ids of an owner's links in each inactive state, from the partial indexes ----------
+// ---- the ids of an owner's links ended by a time, from the partial index ------------------
 
 pub const BY_DATE_IDS: &str = concat!(
     "SELECT id FROM links INDEXED BY links_owner_ends WHERE owner_id = ?1 AND ",
     expired_by_date!("")
-);
-pub const BY_CLICKS_IDS: &str = concat!(
-    "SELECT id FROM links INDEXED BY links_owner_click_expired WHERE owner_id = ?1 AND ",
-    click_limit_reached!(""),
-    " AND ?2 IS NOT NULL"
-);
-pub const DISABLED_IDS: &str = concat!(
-    "SELECT id FROM links INDEXED BY links_owner_disabled WHERE owner_id = ?1 AND ",
-    disabled!(""),
-    " AND ?2 IS NOT NULL"
 );
 
 // ---- PostgreSQL: the ids of an owner's inactive links, each set read from its partial index
