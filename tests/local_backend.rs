@@ -8,6 +8,7 @@ mod embedded;
 
 use std::sync::Arc;
 
+use jiff::Timestamp;
 use tempfile::TempDir;
 
 use embedded::{Embedded as LocalHarness, options};
