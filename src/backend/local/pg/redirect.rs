@@ -32,13 +32,18 @@ pub async fn resolve_in_domain(
     alias: &str,
 ) -> Result<Option<LinkColumns>> {
     let client = pg.client().await?;
-    // The expressions of the unique index `links_alias`, so that it answers.
+    // The expressions of the unique index `links_alias`, so that it answers. A limited or
+    // rotating link's exact count and turn are its quota row's (`quota.rs`): the link row
+    // follows them only in the click writers' batches, and a preview or status read between
+    // must already see a link used up.
     let stmt = client
         .prepare_cached(
-            "SELECT id, owner_id, alias, url, password_hash, disabled, public, expiration_url,
-                    expiration_clicks, ends_at, clicks, target_type, geo_target,
-                    platform_target, rotation_target, last_rotation
-             FROM links WHERE coalesce(domain_id, 0) = $1 AND lower(alias) = lower($2)",
+            "SELECT l.id, l.owner_id, l.alias, l.url, l.password_hash, l.disabled, l.public,
+                    l.expiration_url, l.expiration_clicks, l.ends_at,
+                    GREATEST(l.clicks, coalesce(q.used, 0)), l.target_type, l.geo_target,
+                    l.platform_target, l.rotation_target, coalesce(q.position, l.last_rotation)
+             FROM links l LEFT JOIN click_quota q ON q.link_id = l.id
+             WHERE coalesce(l.domain_id, 0) = $1 AND lower(l.alias) = lower($2)",
         )
         .await
         .map_err(pg_error)?;
