@@ -371,6 +371,58 @@ const MIGRATIONS: &[Migration] = &[
     "#,
         then: Some(facts::catch_up),
     },
+    // 10: one full-text index per searched field instead of one for all three. A search names
+    // its field, and in the shared index a term's postings held every field's matches, each
+    // read and its positions walked to keep the field's: `und` in 14 % of a million URLs read
+    // 194,000 postings to keep 109,000. On its own the field's postings are all it reads, with
+    // no positions to look at; writing three indexes costs what writing one did. An edit
+    // rewrites only the fields it changed.
+    sql(r#"
+    DROP TRIGGER links_ai;
+    DROP TRIGGER links_ad;
+    DROP TRIGGER links_au_text;
+    DROP TABLE links_fts;
+    CREATE VIRTUAL TABLE links_title_fts USING fts5(
+        title, content = 'links', content_rowid = 'id', tokenize = 'trigram', columnsize = 0
+    );
+    CREATE VIRTUAL TABLE links_alias_fts USING fts5(
+        alias, content = 'links', content_rowid = 'id', tokenize = 'trigram', columnsize = 0
+    );
+    CREATE VIRTUAL TABLE links_url_fts USING fts5(
+        url, content = 'links', content_rowid = 'id', tokenize = 'trigram', columnsize = 0
+    );
+    INSERT INTO links_title_fts(links_title_fts, rank) VALUES ('automerge', 8);
+    INSERT INTO links_alias_fts(links_alias_fts, rank) VALUES ('automerge', 8);
+    INSERT INTO links_url_fts(links_url_fts, rank) VALUES ('automerge', 8);
+    INSERT INTO links_title_fts(links_title_fts) VALUES ('rebuild');
+    INSERT INTO links_alias_fts(links_alias_fts) VALUES ('rebuild');
+    INSERT INTO links_url_fts(links_url_fts) VALUES ('rebuild');
+    CREATE TRIGGER links_fts_ai AFTER INSERT ON links BEGIN
+        INSERT INTO links_title_fts(rowid, title) VALUES (new.id, new.title);
+        INSERT INTO links_alias_fts(rowid, alias) VALUES (new.id, new.alias);
+        INSERT INTO links_url_fts(rowid, url) VALUES (new.id, new.url);
+    END;
+    CREATE TRIGGER links_fts_ad AFTER DELETE ON links BEGIN
+        INSERT INTO links_title_fts(links_title_fts, rowid, title) VALUES ('delete', old.id, old.title);
+        INSERT INTO links_alias_fts(links_alias_fts, rowid, alias) VALUES ('delete', old.id, old.alias);
+        INSERT INTO links_url_fts(links_url_fts, rowid, url) VALUES ('delete', old.id, old.url);
+    END;
+    CREATE TRIGGER links_fts_au_title AFTER UPDATE OF title ON links
+        WHEN old.title IS NOT new.title BEGIN
+        INSERT INTO links_title_fts(links_title_fts, rowid, title) VALUES ('delete', old.id, old.title);
+        INSERT INTO links_title_fts(rowid, title) VALUES (new.id, new.title);
+    END;
+    CREATE TRIGGER links_fts_au_alias AFTER UPDATE OF alias ON links
+        WHEN old.alias IS NOT new.alias BEGIN
+        INSERT INTO links_alias_fts(links_alias_fts, rowid, alias) VALUES ('delete', old.id, old.alias);
+        INSERT INTO links_alias_fts(rowid, alias) VALUES (new.id, new.alias);
+    END;
+    CREATE TRIGGER links_fts_au_url AFTER UPDATE OF url ON links
+        WHEN old.url IS NOT new.url BEGIN
+        INSERT INTO links_url_fts(links_url_fts, rowid, url) VALUES ('delete', old.id, old.url);
+        INSERT INTO links_url_fts(rowid, url) VALUES (new.id, new.url);
+    END;
+    "#),
 ];
 
 /// The code half of migration 6: rollups and the raw log from the old visits table, which then
@@ -445,10 +497,12 @@ mod tests {
     use super::*;
     use crate::domain::SearchBy;
 
-    fn matches(conn: &Connection, phrase: &str) -> i64 {
+    /// How many links the full-text index of `field` finds `term` in.
+    fn matches(conn: &Connection, field: &str, term: &str) -> i64 {
+        let table = format!("links_{field}_fts");
         conn.query_row(
-            "SELECT count(*) FROM links_fts WHERE links_fts MATCH ?1",
-            [phrase],
+            &format!("SELECT count(*) FROM {table} WHERE {table} MATCH ?1"),
+            [format!("\"{term}\"")],
             |r| r.get(0),
         )
         .unwrap()
@@ -469,8 +523,8 @@ mod tests {
             .query_row("PRAGMA user_version", [], |r| r.get(0))
             .unwrap();
         assert_eq!(version, SCHEMA_VERSION);
-        assert_eq!(matches(&conn, "url : \"sale\""), 1);
-        assert_eq!(matches(&conn, "alias : \"pri\""), 1);
+        assert_eq!(matches(&conn, "url", "sale"), 1);
+        assert_eq!(matches(&conn, "alias", "pri"), 1);
         // The short-term index was built for it, and its counter is still right.
         let upto: i64 = conn
             .query_row("SELECT upto FROM link_grams_upto", [], |r| r.get(0))
@@ -494,11 +548,24 @@ mod tests {
             [],
         )
         .unwrap();
-        assert_eq!(matches(&conn, "url : \"sale\""), 0);
-        assert_eq!(matches(&conn, "url : \"winter\""), 1);
+        assert_eq!(matches(&conn, "url", "sale"), 0);
+        assert_eq!(matches(&conn, "url", "winter"), 1);
+        // Each field has its own index: the others are untouched by the edit, and a term is
+        // found only in the field it is in.
+        assert_eq!(matches(&conn, "alias", "pri"), 1);
+        assert_eq!(matches(&conn, "title", "sale"), 1);
+        assert_eq!(matches(&conn, "title", "winter"), 0);
+        conn.execute("UPDATE links SET title = 'Winter' WHERE id = 1", [])
+            .unwrap();
+        assert_eq!(matches(&conn, "title", "sale"), 0);
+        assert_eq!(matches(&conn, "title", "winter"), 1);
+        conn.execute("DELETE FROM links WHERE id = 1", []).unwrap();
+        for (field, term) in [("title", "winter"), ("alias", "pri"), ("url", "winter")] {
+            assert_eq!(matches(&conn, field, term), 0, "{field} after the delete");
+        }
         let sizes: i64 = conn
             .query_row(
-                "SELECT count(*) FROM sqlite_master WHERE name = 'links_fts_docsize'",
+                "SELECT count(*) FROM sqlite_master WHERE name LIKE 'links_%_fts_docsize'",
                 [],
                 |r| r.get(0),
             )

@@ -7,9 +7,9 @@ use rusqlite::types::Value;
 use rusqlite::{Connection, OptionalExtension, Row, Transaction, params, params_from_iter};
 use serde::{Deserialize, Serialize};
 
-use super::search::short as grams;
+use super::search::{self, short as grams};
 use super::{db_error, domains, spaces, time, traffic};
-use crate::domain::{Id, Link, Result, TargetRule, TargetType};
+use crate::domain::{Id, Link, Result, SearchBy, TargetRule, TargetType};
 
 /// The stored columns of a link that the service writes (clicks and rotation are the server's).
 /// Its own shape, not a [`Link`]: ids instead of joined records, the password's hash.
@@ -169,7 +169,7 @@ fn move_counters(tx: &Transaction<'_>, owner: Id, space: Option<Id>, by: i64) ->
 /// The full-text index writes the terms it holds as a new segment whenever they pass its
 /// `hashsize` (1 MiB by default: every hundred or so imported links), and merging those small
 /// segments was a third of an import's cost. A bulk write raises it for its transaction, which
-/// bounds the memory held to this, and puts it back with [`bulk_end`] before committing.
+/// bounds the memory each field's index holds to this, and puts it back with [`bulk_end`] before committing.
 const BULK_FTS_HASH: i64 = 64 << 20;
 /// FTS5's own default.
 const FTS_HASH: i64 = 1 << 20;
@@ -183,12 +183,15 @@ pub fn bulk_end(tx: &Transaction<'_>) -> Result<()> {
 }
 
 fn fts_hash(tx: &Transaction<'_>, bytes: i64) -> Result<()> {
-    tx.execute(
-        "INSERT INTO links_fts(links_fts, rank) VALUES ('hashsize', ?1)",
-        [bytes],
-    )
-    .map(drop)
-    .map_err(db_error)
+    for by in [SearchBy::Title, SearchBy::Alias, SearchBy::Url] {
+        let table = search::fts_table(by);
+        tx.execute(
+            &format!("INSERT INTO {table}({table}, rank) VALUES ('hashsize', ?1)"),
+            [bytes],
+        )
+        .map_err(db_error)?;
+    }
+    Ok(())
 }
 
 /// Bulk inserts go through a staging table and then into `links` with one statement. Row by

@@ -1,5 +1,6 @@
 //! Search and lists: every way links are found, in one place. A term of three characters or
-//! more is answered by the trigram full-text index (`links_fts`), a shorter one by the
+//! more is answered by the trigram full-text index of its field ([`fts_table`]), a shorter one
+//! by the
 //! short-term index ([`short`]); the database keeps both in step with every write by its own
 //! triggers, so no writer has to remember them. [`sets`] narrows and pages matches known as
 //! ids; the status rules come from [`super::status`].
@@ -49,6 +50,16 @@ pub(in crate::backend::local) fn column(by: SearchBy) -> &'static str {
     }
 }
 
+/// The trigram full-text index of the field a search by `by` reads: one per field, so a
+/// term's postings are that field's matches alone (schema migration 10).
+pub(in crate::backend::local) fn fts_table(by: SearchBy) -> &'static str {
+    match by {
+        SearchBy::Title => "links_title_fts",
+        SearchBy::Alias => "links_alias_fts",
+        SearchBy::Url => "links_url_fts",
+    }
+}
+
 /// The FROM and WHERE clauses of a list and their parameters: ?1 owner, ?2 now, then the filters
 /// in order. A search is driven by the trigram index, so only the matching links are ever read
 /// (terms too short for it never come here: `list` answers them from the short-term index).
@@ -59,7 +70,14 @@ struct ListSql {
     full_text: bool,
 }
 
-const SEARCH_FROM: &str = "links_fts f CROSS JOIN links l ON l.id = f.rowid";
+/// A search's matches joined to their links.
+fn search_from(by: SearchBy) -> &'static str {
+    match by {
+        SearchBy::Title => "links_title_fts f CROSS JOIN links l ON l.id = f.rowid",
+        SearchBy::Alias => "links_alias_fts f CROSS JOIN links l ON l.id = f.rowid",
+        SearchBy::Url => "links_url_fts f CROSS JOIN links l ON l.id = f.rowid",
+    }
+}
 
 /// How a search of three characters or more reads its matches.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -93,15 +111,16 @@ fn list_sql(f: &ListFilter<'_>, plan: Plan) -> ListSql {
     if let Some((by, term)) = f.search {
         full_text = plan == Plan::Matches;
         from = match plan {
-            Plan::Matches => SEARCH_FROM,
+            Plan::Matches => search_from(by),
             // Named, so the planner cannot read every match and sort after all.
             Plan::Walk => "links l INDEXED BY links_owner_clicks",
         };
-        values.push(Value::Text(fts_phrase(column(by), term)));
+        let table = fts_table(by);
+        values.push(Value::Text(fts_phrase(term)));
         sql.push_str(&match plan {
-            Plan::Matches => format!(" AND f.links_fts MATCH ?{}", values.len()),
+            Plan::Matches => format!(" AND f.{table} MATCH ?{}", values.len()),
             Plan::Walk => format!(
-                " AND l.id IN (SELECT rowid FROM links_fts WHERE links_fts MATCH ?{})",
+                " AND l.id IN (SELECT rowid FROM {table} WHERE {table} MATCH ?{})",
                 values.len()
             ),
         });
@@ -114,10 +133,10 @@ fn list_sql(f: &ListFilter<'_>, plan: Plan) -> ListSql {
     }
 }
 
-/// A quoted FTS5 phrase limited to one column: every character is literal once quotes are
-/// doubled, so operators and wildcards in the term mean nothing.
-fn fts_phrase(col: &str, term: &str) -> String {
-    format!("{col} : \"{}\"", term.replace('"', "\"\""))
+/// A quoted FTS5 phrase: every character is literal once quotes are doubled, so operators,
+/// column names and wildcards in the term mean nothing.
+fn fts_phrase(term: &str) -> String {
+    format!("\"{}\"", term.replace('"', "\"\""))
 }
 
 pub(in crate::backend::local) fn order_by(
@@ -168,13 +187,19 @@ fn walk_is_cheaper(
         // The matches include every link that passes: reading them all is dearer still.
         return Ok(true);
     }
-    Ok(walked < search_matches(conn, &sql.values[sql.values.len() - 1])?)
+    let Some((by, _)) = f.search else {
+        return Ok(false);
+    };
+    Ok(walked < search_matches(conn, by, &sql.values[sql.values.len() - 1])?)
 }
 
 /// How many links (of any owner) the full-text search matches: the index alone answers.
-fn search_matches(conn: &Connection, phrase: &Value) -> Result<u64> {
+fn search_matches(conn: &Connection, by: SearchBy, phrase: &Value) -> Result<u64> {
+    let table = fts_table(by);
     let n: i64 = conn
-        .prepare_cached("SELECT count(*) FROM links_fts WHERE links_fts MATCH ?1")
+        .prepare_cached(&format!(
+            "SELECT count(*) FROM {table} WHERE {table} MATCH ?1"
+        ))
         .map_err(db_error)?
         .query_row([phrase], |r| r.get(0))
         .map_err(db_error)?;
@@ -280,22 +305,22 @@ fn search_in_id_order(conn: &Connection, f: &ListFilter<'_>) -> Result<Option<(V
     {
         return Ok(None);
     }
-    let phrase = Value::Text(fts_phrase(column(by), term));
-    let total = search_matches(conn, &phrase)?;
+    let phrase = Value::Text(fts_phrase(term));
+    let total = search_matches(conn, by, &phrase)?;
     if f.offset >= total {
         return Ok(Some((Vec::new(), total)));
     }
     let slice = Slice::from_nearer_end(f, total);
-    let query = match (f.sort == Sort::Desc) != slice.reverse {
-        true => {
-            "SELECT rowid FROM links_fts WHERE links_fts MATCH ?1 ORDER BY rowid DESC LIMIT ?2 OFFSET ?3"
-        }
-        false => {
-            "SELECT rowid FROM links_fts WHERE links_fts MATCH ?1 ORDER BY rowid ASC LIMIT ?2 OFFSET ?3"
-        }
+    let direction = match (f.sort == Sort::Desc) != slice.reverse {
+        true => "DESC",
+        false => "ASC",
     };
+    let table = fts_table(by);
     let mut ids = conn
-        .prepare_cached(query)
+        .prepare_cached(&format!(
+            "SELECT rowid FROM {table} WHERE {table} MATCH ?1 \
+             ORDER BY rowid {direction} LIMIT ?2 OFFSET ?3"
+        ))
         .map_err(db_error)?
         .query_map(
             params![phrase, slice.limit as i64, slice.offset as i64],
@@ -357,12 +382,13 @@ fn matches_as_ids(conn: &Connection, f: &ListFilter<'_>) -> Result<Option<Roarin
     }
     // In id order, which the index yields without sorting and the set is built quickest from;
     // a large search is mostly this loop, so it reads each id as plainly as it can.
+    let table = fts_table(by);
     let mut stmt = conn
-        .prepare_cached("SELECT rowid FROM links_fts WHERE links_fts MATCH ?1 ORDER BY rowid")
+        .prepare_cached(&format!(
+            "SELECT rowid FROM {table} WHERE {table} MATCH ?1 ORDER BY rowid"
+        ))
         .map_err(db_error)?;
-    let mut rows = stmt
-        .query([fts_phrase(column(by), term)])
-        .map_err(db_error)?;
+    let mut rows = stmt.query([fts_phrase(term)]).map_err(db_error)?;
     let mut ids = Vec::new();
     while let Some(row) = rows.next().map_err(db_error)? {
         let id = row
