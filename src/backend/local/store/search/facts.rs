@@ -17,7 +17,8 @@
 //! back under its old id is noted as it is inserted.
 
 use roaring::RoaringTreemap;
-use rusqlite::{Connection, OptionalExtension, params};
+use rusqlite::blob::Blob;
+use rusqlite::{Connection, MAIN_DB, OptionalExtension, params};
 
 use super::super::db_error;
 use crate::domain::{Id, LinkStatus, Result};
@@ -102,9 +103,7 @@ pub fn of(conn: &Connection, set: &RoaringTreemap) -> Result<Vec<(Id, Facts)>> {
         )?,
         _ => Vec::new(),
     };
-    let mut block_stmt = conn
-        .prepare_cached("SELECT data FROM link_facts WHERE block = ?1")
-        .map_err(db_error)?;
+    let mut blob = None;
     let mut out = Vec::with_capacity(set.len() as usize);
     let mut unknown = Vec::new();
     let (mut changed_at, mut above_at) = (0, 0);
@@ -131,16 +130,8 @@ pub fn of(conn: &Connection, set: &RoaringTreemap) -> Result<Vec<(Id, Facts)>> {
         let this = id >> BLOCK_BITS;
         if block != Some(this) {
             block = Some(this);
-            data.clear();
-            let stored = block_stmt
-                .query_row([this as i64], |r| {
-                    let blob = r.get_ref(0)?.as_blob()?;
-                    data.extend_from_slice(blob);
-                    Ok(())
-                })
-                .optional()
-                .map_err(db_error)?;
-            if stored.is_none() || data.len() != DATA_BYTES {
+            data.resize(DATA_BYTES, 0);
+            if !read_block(conn, &mut blob, this as i64, &mut data) {
                 data.clear();
             }
         }
@@ -191,6 +182,29 @@ pub fn of(conn: &Connection, set: &RoaringTreemap) -> Result<Vec<(Id, Facts)>> {
         });
     }
     Ok(out)
+}
+
+/// Reads the snapshot's block `block` into `data` (a whole row's length) through one blob
+/// handle moved from row to row: straight from the file's pages, where reading the column
+/// copied each 17 KB row twice. False when the block is not there, or not whole, or cannot be
+/// read — its members' rows are read instead.
+fn read_block<'c>(
+    conn: &'c Connection,
+    blob: &mut Option<Blob<'c>>,
+    block: i64,
+    data: &mut [u8],
+) -> bool {
+    let moved = match blob.take() {
+        Some(mut open) => open.reopen(block).map(|()| open),
+        None => conn.blob_open(MAIN_DB, c"link_facts", c"data", block, true),
+    };
+    // A handle that failed to move is spent; the next block opens a new one.
+    let Ok(open) = moved else {
+        return false;
+    };
+    let read = open.len() == data.len() && open.read_at_exact(data, 0).is_ok();
+    *blob = Some(open);
+    read
 }
 
 /// In place of a member's facts until its row is read.
