@@ -481,6 +481,7 @@ fn migrate_to(conn: &mut Connection, target: i64) -> Result<()> {
         if now > i as i64 {
             continue;
         }
+        let started = std::time::Instant::now();
         tx.execute_batch(step.sql).map_err(super::db::db_error)?;
         if let Some(then) = step.then {
             then(&tx)?;
@@ -488,6 +489,15 @@ fn migrate_to(conn: &mut Connection, target: i64) -> Result<()> {
         tx.pragma_update(None, "user_version", (i + 1) as i64)
             .map_err(super::db::db_error)?;
         tx.commit().map_err(super::db::db_error)?;
+        // A step that rebuilds an index takes seconds on a large file: the log says where the
+        // first start after an upgrade went (new files are not worth a line).
+        if current > 0 {
+            tracing::info!(
+                schema = i + 1,
+                ms = started.elapsed().as_millis() as u64,
+                "database schema upgraded"
+            );
+        }
     }
     Ok(())
 }
