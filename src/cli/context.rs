@@ -8,7 +8,7 @@ use jiff::tz::TimeZone;
 
 use super::error::{CliError, CliResult, Kind};
 use crate::backend::Backend;
-use crate::backend::local::{LocalBackend, LocalOptions, LocalService};
+use crate::backend::local::{LocalBackend, LocalOptions, LocalService, UpgradeNotice};
 use crate::backend::remote::{KeySource, RemoteBackend, RemoteOptions};
 use crate::config::{ApiKeySource, Config, Overrides, Paths, Resolved};
 use crate::domain::{Clock, SystemClock};
@@ -119,6 +119,7 @@ impl Context {
                     clock: self.clock.clone(),
                     fetch_titles: *fetch_titles,
                     trash_days: *trash_days,
+                    upgrade_notice: (!self.quiet).then_some(upgrade_notice as UpgradeNotice),
                     ..LocalOptions::default()
                 };
                 Ok(LocalService::open_at(db, opts).await?)
@@ -177,4 +178,14 @@ fn open_remote(
         timezone: timezone.clone(),
     })?;
     Ok(backend)
+}
+
+/// Says on stderr that the database is being upgraded, before the wait (and before the
+/// terminal app takes the screen).
+fn upgrade_notice(path: &std::path::Path, from: i64, to: i64) {
+    eprintln!(
+        "note: upgrading {} from schema {from} to {to}, once for this version of linkdeck; a \
+         large database takes a while",
+        path.display()
+    );
 }

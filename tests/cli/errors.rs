@@ -241,3 +241,76 @@ fn a_closed_output_pipe_ends_quietly() {
     assert_eq!(out.status.code(), Some(0));
     assert_eq!(String::from_utf8_lossy(&out.stderr), "");
 }
+
+/// Turns the sandbox's database back into the file linkdeck wrote before the per-field search
+/// indexes (schema 9: one full-text index over title, alias and url), as an older build left it.
+fn as_written_by_schema_9(db: &std::path::Path) {
+    let conn = rusqlite::Connection::open(db).unwrap();
+    conn.execute_batch(
+        "DROP TRIGGER links_fts_ai; DROP TRIGGER links_fts_ad; DROP TRIGGER links_fts_au_title;
+         DROP TRIGGER links_fts_au_alias; DROP TRIGGER links_fts_au_url;
+         DROP TABLE links_title_fts; DROP TABLE links_alias_fts; DROP TABLE links_url_fts;
+         CREATE VIRTUAL TABLE links_fts USING fts5(
+             title, alias, url,
+             content = 'links', content_rowid = 'id', tokenize = 'trigram', columnsize = 0
+         );
+         INSERT INTO links_fts(links_fts) VALUES ('rebuild');
+         CREATE TRIGGER links_ai AFTER INSERT ON links BEGIN
+             INSERT INTO links_fts(rowid, title, alias, url) VALUES (new.id, new.title, new.alias, new.url);
+         END;
+         CREATE TRIGGER links_ad AFTER DELETE ON links BEGIN
+             INSERT INTO links_fts(links_fts, rowid, title, alias, url)
+                 VALUES ('delete', old.id, old.title, old.alias, old.url);
+         END;
+         CREATE TRIGGER links_au_text AFTER UPDATE OF title, alias, url ON links BEGIN
+             INSERT INTO links_fts(links_fts, rowid, title, alias, url)
+                 VALUES ('delete', old.id, old.title, old.alias, old.url);
+             INSERT INTO links_fts(rowid, title, alias, url) VALUES (new.id, new.title, new.alias, new.url);
+         END;
+         PRAGMA user_version = 9;",
+    )
+    .unwrap();
+}
+
+#[test]
+fn an_upgrade_says_so_before_the_wait_and_keeps_every_search() {
+    let env = Env::new();
+    // Titles as made from the URLs: the host and path, without the query.
+    for (url, alias) in [
+        ("https://shop.example/summer-sale", "sun"),
+        ("https://docs.example/guide?from=summer", "manual"),
+    ] {
+        env.run(&["links", "create", url, "--alias", alias]).ok();
+    }
+    as_written_by_schema_9(&env.db);
+    let search = |env: &Env, by: &str, term: &str| {
+        let found = env.json(&["links", "list", "--search", term, "--by", by]);
+        crate::aliases_of(&found["items"])
+    };
+
+    let run = env.run(&["links", "list"]).ok();
+    assert!(
+        run.stderr.starts_with("note: upgrading ") && run.stderr.contains("from schema 9 to "),
+        "{}",
+        run.stderr
+    );
+    assert!(run.stdout.contains("sun"), "{}", run.stdout);
+    // Each field's own index now: a term is found in the field it is in and only there.
+    assert_eq!(search(&env, "url", "summer"), ["manual", "sun"]);
+    assert_eq!(search(&env, "title", "summer"), ["sun"]);
+    assert_eq!(search(&env, "alias", "anu"), ["manual"]);
+    assert!(search(&env, "alias", "summer").is_empty());
+    assert!(search(&env, "url", "anu").is_empty());
+    // Once: the next run has nothing to say.
+    let again = env.run(&["links", "list"]).ok();
+    assert!(!again.stderr.contains("upgrading"), "{}", again.stderr);
+
+    // --quiet keeps it to itself.
+    let quiet = Env::new();
+    quiet
+        .run(&["links", "create", "https://a.example/x", "--alias", "a"])
+        .ok();
+    as_written_by_schema_9(&quiet.db);
+    let run = quiet.run(&["--quiet", "links", "list"]).ok();
+    assert!(run.stderr.is_empty(), "{}", run.stderr);
+}

@@ -37,9 +37,20 @@ impl std::fmt::Debug for Db {
     }
 }
 
+/// Told, before an existing file's schema is brought up to date, the file and the versions
+/// from and to. The first start after installing a newer linkdeck can rebuild an index for
+/// seconds on a large file (the per-field search indexes: 14 s at a million links), and a
+/// program that says nothing meanwhile looks hung.
+pub type UpgradeNotice = fn(&Path, i64, i64);
+
 impl Db {
     /// Opens (creating if needed) the database at `path` and brings its schema up to date.
     pub fn open(path: &Path) -> Result<Db> {
+        Self::open_noting(path, None)
+    }
+
+    /// [`Db::open`], telling `notice` first when an existing file's schema will be upgraded.
+    pub fn open_noting(path: &Path, notice: Option<UpgradeNotice>) -> Result<Db> {
         create_parent(path)?;
         let mut writer = open_connection(path)?;
         // Reading the version checks that the file is a database, and one this build can use,
@@ -54,6 +65,17 @@ impl Db {
         writer
             .pragma_update(None, "journal_mode", "WAL")
             .map_err(|e| file_error(path, e))?;
+        if version > 0 && version < schema::SCHEMA_VERSION {
+            tracing::info!(
+                file = %path.display(),
+                from = version,
+                to = schema::SCHEMA_VERSION,
+                "upgrading the database schema"
+            );
+            if let Some(notice) = notice {
+                notice(path, version, schema::SCHEMA_VERSION);
+            }
+        }
         schema::migrate(&mut writer).map_err(|e| match e {
             Error::Unavailable(m) => Error::Unavailable(format!("{}: {m}", path.display())),
             other => other,

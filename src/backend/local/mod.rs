@@ -35,7 +35,7 @@ use jiff::tz::TimeZone;
 use rusqlite::{OptionalExtension, params};
 
 pub use copy::{Moved, TableCounts};
-pub use db::{Db, db_error};
+pub use db::{Db, UpgradeNotice, db_error};
 pub use import::{
     CHUNK as IMPORT_CHUNK, ImportOptions, ImportRow, ImportSummary, Incoming, Renamed,
 };
@@ -74,6 +74,8 @@ pub struct LocalOptions {
     /// Addresses title fetching may reach although they are not public (only public ones are
     /// reached otherwise): a test's own loopback site, say.
     pub title_fetch_allow: Vec<std::net::SocketAddr>,
+    /// Told before a SQLite file's schema is upgraded (see [`UpgradeNotice`]).
+    pub upgrade_notice: Option<UpgradeNotice>,
 }
 
 impl Default for LocalOptions {
@@ -85,6 +87,7 @@ impl Default for LocalOptions {
             fetch_titles: false,
             trash_days: DEFAULT_TRASH_DAYS,
             title_fetch_allow: Vec::new(),
+            upgrade_notice: None,
         }
     }
 }
@@ -125,7 +128,8 @@ pub struct LocalService {
 impl LocalService {
     /// Opens (creating if needed) the SQLite database at `path`.
     pub fn open(path: &Path, opts: LocalOptions) -> Result<LocalService> {
-        let service = Self::over(Store::Sqlite(Db::open(path)?), opts);
+        let db = Db::open_noting(path, opts.upgrade_notice)?;
+        let service = Self::over(Store::Sqlite(db), opts);
         // What has been in the trash long enough goes now; a database busy with another
         // program is left for the next time.
         if let Err(e) = service.purge_due_blocking() {
