@@ -93,6 +93,21 @@ pub const BY_DATE_IDS: &str = concat!(
     expired_by_date!("")
 );
 
+// ---- the ids of an owner's disabled links and of those whose click limit is reached, each
+// from its partial index alone (?2 is named, unused, so every status query takes the same
+// values) ------------------------------------------------------------------------------------
+
+pub const DISABLED_IDS: &str = concat!(
+    "SELECT id FROM links INDEXED BY links_owner_disabled WHERE owner_id = ?1 AND ",
+    disabled!(""),
+    " AND ?2 IS NOT NULL"
+);
+pub const BY_CLICKS_IDS: &str = concat!(
+    "SELECT id FROM links INDEXED BY links_owner_click_expired WHERE owner_id = ?1 AND ",
+    click_limit_reached!(""),
+    " AND ?2 IS NOT NULL"
+);
+
 // ---- PostgreSQL: the ids of an owner's inactive links, each set read from its partial index
 // alone (an index-only scan: `links_owner_disabled`, `links_owner_click_expired`, and
 // `links_owner_ends`, which holds the ids since PostgreSQL migration 4) ----------------------

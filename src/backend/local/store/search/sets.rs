@@ -9,7 +9,7 @@ use rusqlite::{Connection, OptionalExtension, params};
 
 use super::super::{db_error, time};
 use super::facts;
-use super::status::BY_DATE_IDS;
+use super::status::{BY_CLICKS_IDS, BY_DATE_IDS, DISABLED_IDS};
 use super::{self as search, ListFilter};
 use crate::domain::{Id, LinkStatus, Result, Sort, StatusFilter};
 
@@ -69,6 +69,18 @@ pub fn select(
     if f.status == StatusFilter::All {
         return Ok((page(conn, f, &set)?, set.len()));
     }
+    if cross_off_inactive(conn, f, &mut set)? {
+        let by_clicks = matches!(f.sort, Sort::Max | Sort::Min);
+        if f.status == StatusFilter::Active || !by_clicks {
+            return Ok((page(conn, f, &set)?, set.len()));
+        }
+        // Expired and disabled links are few and not spread evenly over the clicks (a link
+        // at its click limit has many): a walk of the clicks index from the fewest end would
+        // pass most links before the page filled. The few members' facts order them.
+        let members = facts::of(conn, &set)?;
+        let total = members.len() as u64;
+        return Ok((page_of(f, members), total));
+    }
     // The members' facts decide their status, and then their order too.
     let mut members = facts::of(conn, &set)?;
     keep_status(conn, f, &mut members)?;
@@ -85,7 +97,7 @@ pub fn narrow(conn: &Connection, f: &ListFilter<'_>, set: &mut RoaringTreemap) -
         return narrow_by_reading(conn, f, set);
     }
     narrow_by_place(conn, f, set)?;
-    if f.status != StatusFilter::All {
+    if f.status != StatusFilter::All && !cross_off_inactive(conn, f, set)? {
         let mut members = facts::of(conn, set)?;
         keep_status(conn, f, &mut members)?;
         *set = set_of(members.into_iter().map(|(id, _)| id as u64).collect());
@@ -111,6 +123,48 @@ fn narrow_by_place(conn: &Connection, f: &ListFilter<'_>, set: &mut RoaringTreem
         *set &= ids(DOMAIN_IDS, domain)?;
     }
     Ok(())
+}
+
+/// Keeps the members of `set` whose status `f.status` admits by crossing the owner's inactive
+/// links off it — the ids of its disabled links, of those at their click limit and of those
+/// ended by `f.now`, each read from its partial index — when the set holds most of the owner's
+/// links (a one-character term matches 940,000 of a million): learning every member's facts
+/// costs about 27 ns a member, 25 ms there, against 12 ms for the whole run crossing off 27,000
+/// inactive links. For a smaller set the facts are the quicker way (109,000 members: 17.5 ms a
+/// run against 19.5), and false is returned with `set` as it was. Deciding by the inactive
+/// links' counts instead cost as much as it saved.
+fn cross_off_inactive(
+    conn: &Connection,
+    f: &ListFilter<'_>,
+    set: &mut RoaringTreemap,
+) -> Result<bool> {
+    if f.status == StatusFilter::All {
+        return Ok(true);
+    }
+    if set.len().saturating_mul(2) < search::owner_link_count(conn, f.owner)? {
+        return Ok(false);
+    }
+    let now = f.now.as_second();
+    let ids = |sql: &str| -> Result<RoaringTreemap> {
+        let mut ids = Vec::new();
+        let mut stmt = conn.prepare_cached(sql).map_err(db_error)?;
+        let mut rows = stmt.query(params![f.owner, now]).map_err(db_error)?;
+        while let Some(row) = rows.next().map_err(db_error)? {
+            ids.push(row.get::<_, Id>(0).map_err(db_error)? as u64);
+        }
+        Ok(set_of(ids))
+    };
+    match f.status {
+        StatusFilter::All => {}
+        StatusFilter::Disabled => *set &= ids(DISABLED_IDS)?,
+        StatusFilter::Expired => *set &= ids(BY_CLICKS_IDS)? | ids(BY_DATE_IDS)?,
+        StatusFilter::Active => {
+            *set -= ids(DISABLED_IDS)?;
+            *set -= ids(BY_CLICKS_IDS)?;
+            *set -= ids(BY_DATE_IDS)?;
+        }
+    }
+    Ok(true)
 }
 
 /// Keeps the members whose status `f.status` admits. Their facts say all but whether their end
