@@ -44,6 +44,17 @@ pub fn set_of(mut ids: Vec<u64>) -> RoaringTreemap {
     RoaringTreemap::from_bitmaps(bitmaps)
 }
 
+/// The ids `query` yields for the owner and a second value (?1, ?2), as a set.
+fn ids_of(conn: &Connection, query: &str, owner: Id, second: i64) -> Result<RoaringTreemap> {
+    let mut ids = Vec::new();
+    let mut stmt = conn.prepare_cached(query).map_err(db_error)?;
+    let mut rows = stmt.query(params![owner, second]).map_err(db_error)?;
+    while let Some(row) = rows.next().map_err(db_error)? {
+        ids.push(row.get::<_, Id>(0).map_err(db_error)? as u64);
+    }
+    Ok(set_of(ids))
+}
+
 /// The members of `set` in order: bitmap by bitmap, several times quicker than the treemap's
 /// own iterator.
 pub fn members(set: &RoaringTreemap) -> impl Iterator<Item = u64> + '_ {
@@ -107,15 +118,7 @@ pub fn narrow(conn: &Connection, f: &ListFilter<'_>, set: &mut RoaringTreemap) -
 
 /// Keeps the members of `set` in `f`'s space and domain, from the ids of the links there.
 fn narrow_by_place(conn: &Connection, f: &ListFilter<'_>, set: &mut RoaringTreemap) -> Result<()> {
-    let ids = |query: &str, param: Id| -> Result<RoaringTreemap> {
-        let mut ids = Vec::new();
-        let mut stmt = conn.prepare_cached(query).map_err(db_error)?;
-        let mut rows = stmt.query(params![f.owner, param]).map_err(db_error)?;
-        while let Some(row) = rows.next().map_err(db_error)? {
-            ids.push(row.get::<_, Id>(0).map_err(db_error)? as u64);
-        }
-        Ok(set_of(ids))
-    };
+    let ids = |query: &str, param: Id| ids_of(conn, query, f.owner, param);
     if let Some(space) = f.space {
         *set &= ids(SPACE_IDS, space)?;
     }
@@ -144,16 +147,7 @@ fn cross_off_inactive(
     if set.len().saturating_mul(2) < search::owner_link_count(conn, f.owner)? {
         return Ok(false);
     }
-    let now = f.now.as_second();
-    let ids = |sql: &str| -> Result<RoaringTreemap> {
-        let mut ids = Vec::new();
-        let mut stmt = conn.prepare_cached(sql).map_err(db_error)?;
-        let mut rows = stmt.query(params![f.owner, now]).map_err(db_error)?;
-        while let Some(row) = rows.next().map_err(db_error)? {
-            ids.push(row.get::<_, Id>(0).map_err(db_error)? as u64);
-        }
-        Ok(set_of(ids))
-    };
+    let ids = |query: &str| ids_of(conn, query, f.owner, f.now.as_second());
     match f.status {
         StatusFilter::All => {}
         StatusFilter::Disabled => *set &= ids(DISABLED_IDS)?,
@@ -181,15 +175,7 @@ fn keep_status(
     let ended = if f.status == StatusFilter::Disabled {
         RoaringTreemap::new()
     } else {
-        let mut ids = Vec::new();
-        let mut stmt = conn.prepare_cached(BY_DATE_IDS).map_err(db_error)?;
-        let mut rows = stmt
-            .query(params![f.owner, f.now.as_second()])
-            .map_err(db_error)?;
-        while let Some(row) = rows.next().map_err(db_error)? {
-            ids.push(row.get::<_, Id>(0).map_err(db_error)? as u64);
-        }
-        set_of(ids)
+        ids_of(conn, BY_DATE_IDS, f.owner, f.now.as_second())?
     };
     if ended.is_empty() {
         members.retain(|&(_, facts)| f.status.admits(facts.status(false)));
