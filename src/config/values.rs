@@ -52,6 +52,12 @@ impl DbLocation {
             return Err("the database path is empty".into());
         }
         match url_scheme(raw) {
+            None if mistyped_postgres_url(raw) => Err(format!(
+                "\"{}\" looks like a PostgreSQL URL without its \"//\": write \
+                 postgres://USER@HOST[:PORT]/DATABASE (or ./{} for a file of that name)",
+                raw.trim(),
+                raw.trim()
+            )),
             None => Ok(DbLocation(StoreLocation::File(raw.into()))),
             Some(scheme) if matches!(scheme.as_str(), "postgres" | "postgresql") => {
                 PgTarget::parse(raw).map(|t| DbLocation(StoreLocation::Postgres(t)))
@@ -75,6 +81,15 @@ fn url_scheme(raw: &str) -> Option<String> {
     let first_is_letter = chars.next().is_some_and(|c| c.is_ascii_alphabetic());
     let rest_fits = chars.all(|c| c.is_ascii_alphanumeric() || matches!(c, '+' | '-' | '.'));
     (first_is_letter && rest_fits).then(|| scheme.to_ascii_lowercase())
+}
+
+/// `postgres:/host/db`, `postgresql:db` and the like: taken for a path they would create a
+/// directory named `postgres:`, the very mistake the refusal of other schemes prevents.
+fn mistyped_postgres_url(raw: &str) -> bool {
+    let Some((scheme, _)) = raw.trim().split_once(':') else {
+        return false;
+    };
+    scheme.eq_ignore_ascii_case("postgres") || scheme.eq_ignore_ascii_case("postgresql")
 }
 
 impl<'de> Deserialize<'de> for DbLocation {
@@ -119,5 +134,15 @@ mod db_location_tests {
         let other = DbLocation::parse("sqlite:///tmp/x.db").unwrap_err();
         assert!(other.contains("\"sqlite://\""), "{other}");
         assert!(DbLocation::parse("  ").is_err());
+        for typo in ["postgres:/user@host/db", "PostgreSQL:db", "postgres:"] {
+            let err = DbLocation::parse(typo).unwrap_err();
+            assert!(
+                err.contains("looks like a PostgreSQL URL") && err.contains("postgres://USER@HOST"),
+                "{typo}: {err}"
+            );
+        }
+        // A file whose name merely starts with the word stays a file.
+        assert!(DbLocation::parse("./postgres:/x.db").is_ok());
+        assert!(DbLocation::parse("postgres.db").is_ok());
     }
 }

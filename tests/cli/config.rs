@@ -215,6 +215,20 @@ fn a_database_url_is_opened_as_postgresql_never_taken_for_a_path() {
         !env.path("postgres:").exists(),
         "nothing is created for a URL"
     );
+    // A URL missing its "//" is named as one, not opened as a file in a directory "postgres:".
+    let run = crate::cli_support::run(env.bare().current_dir(env.dir.path()).args([
+        "--db",
+        "postgres:/user@127.0.0.1/db",
+        "links",
+        "list",
+    ]))
+    .fails_with(2);
+    assert!(
+        run.stderr.contains("looks like a PostgreSQL URL"),
+        "{}",
+        run.stderr
+    );
+    assert!(!env.path("postgres:").exists(), "nothing is created for it");
     // A password in the URL is refused, and not repeated.
     let run = crate::cli_support::run(env.bare().current_dir(env.dir.path()).args([
         "--db",
