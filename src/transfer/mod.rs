@@ -70,8 +70,7 @@ pub struct Bundle {
 
 impl Bundle {
     /// Moves the traffic of a sample file (one that says `traffic_as_of`) forward by whole
-    /// weeks, so that it ends within the week before `now` and its weekdays stay weekdays.
-    /// Other files keep their times.
+    /// days, so that it ends within the day before `now`. Other files keep their times.
     pub fn bring_traffic_forward(&mut self, now: jiff::Timestamp) {
         let Some(shift) = traffic_shift(self.traffic_as_of, now) else {
             return;
@@ -82,15 +81,17 @@ impl Bundle {
     }
 }
 
-/// How far a sample file's traffic moves forward: whole weeks, so that it ends within the week
-/// before `now` and its weekdays stay weekdays. `None` for other files.
+/// How far a sample file's traffic moves forward: whole days (so its hours stay hours of the
+/// day), as many as end it within the day before `now`. Whole weeks kept its weekdays but left
+/// up to six empty days at the end: imported on some days, the demo's last week was nearly
+/// blank. `None` for other files.
 pub fn traffic_shift(
     as_of: Option<jiff::Timestamp>,
     now: jiff::Timestamp,
 ) -> Option<jiff::SignedDuration> {
-    let week = 7 * 86_400;
-    let weeks = (now.as_second() - as_of?.as_second()).div_euclid(week);
-    (weeks > 0).then(|| jiff::SignedDuration::from_secs(weeks * week))
+    let day = 86_400;
+    let days = (now.as_second() - as_of?.as_second()).div_euclid(day);
+    (days > 0).then(|| jiff::SignedDuration::from_secs(days * day))
 }
 
 /// A file that cannot be read as the format it claims: where and why.

@@ -337,3 +337,27 @@ fn a_link_on_its_way_to_another_linkdeck_reads_back_as_it_left() {
     assert_eq!(back.carried.traffic.len(), 1);
     assert_eq!(back.carried.clicks, 12);
 }
+
+#[test]
+fn sample_traffic_ends_within_the_day_before_any_import() {
+    let as_of: jiff::Timestamp = "2026-11-23T00:00:00Z".parse().unwrap();
+    let at = |now: &str| traffic_shift(Some(as_of), now.parse().unwrap());
+    // Every day of a week after the file's date: the traffic's end lands within the last day
+    // (moving by whole weeks left it up to six days behind).
+    for day in 24..=30 {
+        let now: jiff::Timestamp = format!("2026-11-{day}T13:30:00Z").parse().unwrap();
+        let shift = at(&now.to_string()).unwrap();
+        let end = as_of.checked_add(shift).unwrap();
+        let behind = now.duration_since(end);
+        assert!(
+            behind >= jiff::SignedDuration::ZERO && behind < jiff::SignedDuration::from_hours(24),
+            "imported {now}: traffic ends {end}"
+        );
+        // Whole days: an hour of the day stays that hour.
+        assert_eq!(shift.as_secs() % 86_400, 0);
+    }
+    // Within the first day, and for a clock behind the file, the times stay; other files too.
+    assert_eq!(at("2026-11-23T20:00:00Z"), None);
+    assert_eq!(at("2026-11-20T00:00:00Z"), None);
+    assert_eq!(traffic_shift(None, as_of), None);
+}
