@@ -299,6 +299,9 @@ fn an_upgrade_says_so_before_the_wait_and_keeps_every_search() {
     assert_eq!(search(&env, "url", "summer"), ["manual", "sun"]);
     assert_eq!(search(&env, "title", "summer"), ["sun"]);
     assert_eq!(search(&env, "alias", "anu"), ["manual"]);
+    // Three characters, from the short-term index's triples, rebuilt by the upgrade.
+    assert_eq!(search(&env, "url", "SUM"), ["manual", "sun"]);
+    assert_eq!(search(&env, "title", "sum"), ["sun"]);
     assert!(search(&env, "alias", "summer").is_empty());
     assert!(search(&env, "url", "anu").is_empty());
     // Once: the next run has nothing to say.

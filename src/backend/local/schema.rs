@@ -423,6 +423,16 @@ const MIGRATIONS: &[Migration] = &[
         INSERT INTO links_url_fts(rowid, url) VALUES (new.id, new.url);
     END;
     "#),
+    // 11: the short-term index (`store::search::short`) answers terms of three characters too,
+    // from rows of triples: rebuilt here for the links already stored.
+    Migration {
+        sql: r#"
+    DELETE FROM link_grams;
+    DELETE FROM link_grams_stale;
+    UPDATE link_grams_upto SET upto = 0;
+    "#,
+        then: Some(grams::catch_up),
+    },
 ];
 
 /// The code half of migration 6: rollups and the raw log from the old visits table, which then

@@ -6,6 +6,7 @@ use rusqlite::Transaction;
 
 use super::ImportStore;
 use crate::backend::local::store::links::{self as link_store, LinkRow, Staged};
+use crate::backend::local::store::search::short as grams;
 use crate::backend::local::store::traffic::{Interner, LinkHome};
 use crate::backend::local::store::{domains, spaces};
 use crate::backend::local::visits::add_history;
@@ -14,6 +15,8 @@ use crate::domain::{Color, Id, Result, TrafficHour};
 pub struct SqliteImport<'a, 't> {
     tx: &'a Transaction<'t>,
     staged: Option<Staged>,
+    /// The short-term index's batch between chunks: it carries on from one to the next.
+    grams: Option<grams::Batch>,
     /// The traffic history of each staged link, in staging order, written once the chunk's
     /// links have their ids.
     histories: Vec<(LinkHome, Vec<TrafficHour>)>,
@@ -26,6 +29,7 @@ impl<'a, 't> SqliteImport<'a, 't> {
         Ok(SqliteImport {
             tx,
             staged: None,
+            grams: None,
             histories: Vec::new(),
             interner: Interner::default(),
         })
@@ -76,7 +80,10 @@ impl ImportStore for SqliteImport<'_, '_> {
     fn stage(&mut self, link: &LinkRow, clicks: u64, history: Vec<TrafficHour>) -> Result<usize> {
         let staged = match self.staged.as_mut() {
             Some(staged) => staged,
-            None => self.staged.insert(link_store::stage_start(self.tx)?),
+            None => self.staged.insert(match self.grams.take() {
+                Some(grams) => link_store::stage_start_after(self.tx, grams)?,
+                None => link_store::stage_start(self.tx)?,
+            }),
         };
         link_store::stage(self.tx, staged, link, clicks)?;
         self.histories.push((
@@ -95,7 +102,8 @@ impl ImportStore for SqliteImport<'_, '_> {
             return Ok((0, 0));
         };
         let first = staged.first_id();
-        let links = link_store::stage_insert(self.tx, staged)?;
+        let (links, grams) = link_store::stage_insert_more(self.tx, staged)?;
+        self.grams = Some(grams);
         let mut clicks = 0;
         for (k, (home, hours)) in self.histories.drain(..).enumerate() {
             if !hours.is_empty() {
@@ -106,6 +114,10 @@ impl ImportStore for SqliteImport<'_, '_> {
     }
 
     fn finish(&mut self) -> Result<()> {
+        if let Some(grams) = self.grams.take() {
+            let last = grams.next_id() - 1;
+            grams.finish(self.tx, last)?;
+        }
         link_store::bulk_end(self.tx)
     }
 }

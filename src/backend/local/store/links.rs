@@ -254,8 +254,40 @@ pub fn stage(tx: &Transaction<'_>, staged: &mut Staged, row: &LinkRow, clicks: u
     staged.grams.add(row.owner_id, row.texts())
 }
 
-/// Moves the staged rows into `links`, in staging order, and returns how many.
+/// [`stage_start`] for the next chunk of a bulk write, carrying on with the short-term index's
+/// batch of the chunks before it ([`stage_insert_more`]).
+pub fn stage_start_after(tx: &Transaction<'_>, grams: grams::Batch) -> Result<Staged> {
+    let staged = stage_start(tx)?;
+    if staged.first != grams.next_id() {
+        return Err(crate::domain::Error::Unavailable(format!(
+            "the next links would take ids from {}, not {} as the search index expected",
+            staged.first,
+            grams.next_id()
+        )));
+    }
+    Ok(Staged { grams, ..staged })
+}
+
+/// Moves the staged rows into `links`, in staging order, and returns how many: a bulk write of
+/// one chunk.
+#[cfg(test)]
 pub fn stage_insert(tx: &Transaction<'_>, staged: Staged) -> Result<usize> {
+    let (n, last, grams) = move_staged(tx, staged)?;
+    grams.finish(tx, last)?;
+    Ok(n)
+}
+
+/// [`stage_insert`] when more chunks follow ([`stage_start_after`]): the short-term index
+/// writes the blocks these links filled and keeps gathering the one they are filling, and its
+/// batch is returned to carry on with; [`grams::Batch::finish`] ends it.
+pub fn stage_insert_more(tx: &Transaction<'_>, staged: Staged) -> Result<(usize, grams::Batch)> {
+    let (n, last, mut grams) = move_staged(tx, staged)?;
+    grams.checkpoint(tx, last)?;
+    Ok((n, grams))
+}
+
+/// Moves the staged rows into `links`: how many, the last one's id, and the index's batch.
+fn move_staged(tx: &Transaction<'_>, staged: Staged) -> Result<(usize, Id, grams::Batch)> {
     // Staged rows are numbered from 1 (the table was emptied first), so row n takes first + n - 1.
     let n = tx
         .execute(
@@ -280,8 +312,7 @@ pub fn stage_insert(tx: &Transaction<'_>, staged: Staged) -> Result<usize> {
          DELETE FROM temp.link_import;",
     )
     .map_err(db_error)?;
-    staged.grams.finish(tx, last)?;
-    Ok(n)
+    Ok((n, last, staged.grams))
 }
 
 /// What the store keeps up to date when a link changes: its owner, space and searchable texts

@@ -1,8 +1,8 @@
-//! Search and lists: every way links are found, in one place. A term of three characters or
+//! Search and lists: every way links are found, in one place. A term of four characters or
 //! more is answered by the trigram full-text index of its field ([`fts_table`]), a shorter one
-//! by the
-//! short-term index ([`short`]); the database keeps both in step with every write by its own
-//! triggers, so no writer has to remember them. [`sets`] narrows and pages matches known as
+//! by the short-term index ([`short`]), which holds each term of up to three characters' matches
+//! as bitmaps; the database keeps both in step with every write by its own triggers, so no
+//! writer has to remember them. [`sets`] narrows and pages matches known as
 //! ids; the status rules come from [`super::status`].
 
 pub mod facts;
@@ -62,7 +62,8 @@ pub(in crate::backend::local) fn fts_table(by: SearchBy) -> &'static str {
 
 /// The FROM and WHERE clauses of a list and their parameters: ?1 owner, ?2 now, then the filters
 /// in order. A search is driven by the trigram index, so only the matching links are ever read
-/// (terms too short for it never come here: `list` answers them from the short-term index).
+/// (terms of up to three characters never come here: `list` answers them from the short-term
+/// index).
 struct ListSql {
     from: &'static str,
     filter: String,
@@ -79,7 +80,7 @@ fn search_from(by: SearchBy) -> &'static str {
     }
 }
 
-/// How a search of three characters or more reads its matches.
+/// How a search of four characters or more reads its matches.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 enum Plan {
     /// The index's matches drive the query: each is read and checked (few matches, or id
@@ -364,7 +365,7 @@ pub fn matching_ids(conn: &Connection, f: &ListFilter<'_>) -> Result<RoaringTree
 }
 
 /// The ids of the owner's links that a search matches, when they are best read up front: a term
-/// too short for the trigram index (the short-term index holds its matches), or a full-text
+/// of up to three characters (the short-term index holds its matches), or a full-text
 /// search when every match is the owner's. The matches are then read once, narrowed in memory
 /// and paged from the set — in clicks order by walking the clicks index from the nearer end —
 /// instead of being read by SQL for the total and again for the page, where a clicks order
