@@ -115,8 +115,7 @@ impl ImportStore for SqliteImport<'_, '_> {
 
     fn finish(&mut self) -> Result<()> {
         if let Some(grams) = self.grams.take() {
-            let last = grams.next_id() - 1;
-            grams.finish(self.tx, last)?;
+            grams.end(self.tx)?;
         }
         link_store::bulk_end(self.tx)
     }

@@ -279,7 +279,7 @@ pub fn stage_insert(tx: &Transaction<'_>, staged: Staged) -> Result<usize> {
 
 /// [`stage_insert`] when more chunks follow ([`stage_start_after`]): the short-term index
 /// writes the blocks these links filled and keeps gathering the one they are filling, and its
-/// batch is returned to carry on with; [`grams::Batch::finish`] ends it.
+/// batch is returned to carry on with; [`grams::Batch::end`] ends it.
 pub fn stage_insert_more(tx: &Transaction<'_>, staged: Staged) -> Result<(usize, grams::Batch)> {
     let (n, last, mut grams) = move_staged(tx, staged)?;
     grams.checkpoint(tx, last)?;

@@ -30,7 +30,7 @@ use rusqlite::{Connection, OptionalExtension, Row, params};
 
 use super::super::db_error;
 use crate::domain::{Error, Id, Result, SearchBy};
-use postings::Postings;
+use postings::{Gram, Postings};
 
 /// Terms of up to this many characters are answered here; longer ones by the full-text index.
 const SHORT: usize = 3;
@@ -411,6 +411,13 @@ impl Batch {
         Ok(())
     }
 
+    /// Ends a batch carried over chunks ([`Batch::checkpoint`]) after its last chunk was
+    /// inserted: the index covers every staged link now.
+    pub fn end(self, tx: &Connection) -> Result<()> {
+        let last = self.next - 1;
+        self.finish(tx, last)
+    }
+
     /// Every staged link was inserted, the last with id `last`: the index covers them now.
     pub fn finish(mut self, tx: &Connection, last: Id) -> Result<()> {
         if self.next == self.first {
@@ -490,7 +497,7 @@ fn apply_postings(tx: &Connection, block: Id, postings: Postings, add: bool) -> 
         return write(tx, block, postings);
     }
     let start = block << BLOCK_BITS;
-    for (owner, field, gram, ids) in in_key_order(postings.drain(block)) {
+    for (owner, field, gram, ids) in postings.drain(block) {
         edit(tx, owner, field, &gram, start, |stored| *stored -= ids)?;
     }
     Ok(())
@@ -593,7 +600,7 @@ fn into_bitmaps(block: Id, postings: Postings) -> Bitmaps {
 /// The links of one block for each gram: owner, field, gram and their ids.
 struct Bitmaps {
     block: Id,
-    grams: Vec<(Id, usize, String, RoaringBitmap)>,
+    grams: Vec<Gram>,
 }
 
 fn encode(ids: &mut RoaringBitmap) -> Result<Vec<u8>> {
@@ -604,21 +611,12 @@ fn encode(ids: &mut RoaringBitmap) -> Result<Vec<u8>> {
     Ok(blob)
 }
 
-/// A block's grams in the order of the table's key: rows are then visited as a walk through
-/// the table rather than by jumps (tens of thousands of rows for a block of URLs).
-fn in_key_order(
-    mut grams: Vec<(Id, usize, String, RoaringBitmap)>,
-) -> Vec<(Id, usize, String, RoaringBitmap)> {
-    grams.sort_unstable_by(|a, b| (a.0, a.1, &a.2).cmp(&(b.0, b.1, &b.2)));
-    grams
-}
-
 /// Adds each gram's ids to its row. A block an import fills is usually new to the index, so a
 /// row is first inserted as it is, and read and merged only when it was there: one descent of
 /// the table instead of two. Rows go in key order, a walk through the table rather than jumps.
 fn write_bitmaps(tx: &Connection, bitmaps: Bitmaps) -> Result<()> {
     let block = bitmaps.block;
-    for (owner, field, gram, mut ids) in in_key_order(bitmaps.grams) {
+    for (owner, field, gram, mut ids) in bitmaps.grams {
         let blob = encode(&mut ids)?;
         let inserted = tx
             .prepare_cached(
@@ -736,9 +734,7 @@ mod tests {
                     }
                     grams = Some(links::stage_insert_more(tx, staged).unwrap().1);
                 }
-                let grams = grams.unwrap();
-                let last = grams.next_id() - 1;
-                grams.finish(tx, last).unwrap();
+                grams.unwrap().end(tx).unwrap();
             }
             Op::Edit { pick: n, text } => {
                 if let Some(id) = pick(*n) {

@@ -27,6 +27,9 @@ pub(super) struct Postings {
     folded: Vec<char>,
 }
 
+/// A gram's row key without its block — owner, the row's field, the gram — and its ids.
+pub(super) type Gram = (Id, usize, String, RoaringBitmap);
+
 const NONE: u32 = u32::MAX;
 
 struct OwnerPostings {
@@ -116,8 +119,10 @@ impl Postings {
     }
 
     /// Every gram met in `block`: owner, the row's field (a triple's is [`TRIPLES`] on), the
-    /// gram, and the ids of its links.
-    pub fn drain(self, block: Id) -> Vec<(Id, usize, String, RoaringBitmap)> {
+    /// gram, and the ids of its links, in the order of the table's key, so that writing them
+    /// walks through the table rather than jumping about (tens of thousands of rows for a block
+    /// of URLs).
+    pub fn drain(self, block: Id) -> Vec<Gram> {
         let start = (block << BLOCK_BITS) as u32;
         let mut grams = Vec::new();
         for (owner, lists) in self.owners {
@@ -148,6 +153,7 @@ impl Postings {
                 ));
             }
         }
+        grams.sort_unstable_by(|a, b| (a.0, a.1, &a.2).cmp(&(b.0, b.1, &b.2)));
         grams
     }
 }
