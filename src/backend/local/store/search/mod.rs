@@ -6,6 +6,7 @@
 //! ids; the status rules come from [`super::status`].
 
 pub mod facts;
+mod ranking;
 pub mod sets;
 pub mod short;
 
