@@ -1,9 +1,10 @@
 //! A page picked out of many members in a list's order. Each member becomes one number that
 //! sorts as the list does — in clicks order its clicks above its id, in id order its id, the
-//! bits flipped when the largest comes first — so the members before the page and after it are
-//! set apart by two selections (each linear in the members) and only the page is sorted. A
-//! number of 64 bits holds clicks and id both while each fits in 32, as in any file seen yet;
-//! past that the members are kept in 128 bits instead.
+//! bits flipped when the largest comes first — so the members before the page are set apart by
+//! one selection (linear in the members), the page's by one pass keeping the few smallest after
+//! them, and only the page is sorted. A number of 64 bits holds clicks and id both while each
+//! fits in 32, as in any file seen yet; past that the members are kept in 128 bits instead. For
+//! a large set, a [`Window`] keeps only the numbers a sample says the page can lie between.
 
 use crate::domain::{Id, Sort};
 
@@ -104,18 +105,20 @@ impl Window {
         if keys.is_empty() || members == 0 {
             return None;
         }
-        keys.sort_unstable();
         let scale = keys.len() as f64 / members as f64;
         let rank = |at: u64| at as f64 * scale;
         let (first, last) = (rank(offset), rank(offset + limit));
         let margin = MARGIN.0 * last.sqrt() + MARGIN.1;
+        // Two selections, not a sort: only the keys at the two ranks are wanted.
+        let last_rank = keys.len() - 1;
+        let mut key_at = |rank: usize| *keys.select_nth_unstable(rank).1;
         let low = match (first - margin).floor() {
             r if r < 0.0 => 0,
-            r => keys[(r as usize).min(keys.len() - 1)],
+            r => key_at((r as usize).min(last_rank)),
         };
         let high = match (last + margin).ceil() {
-            r if r as usize >= keys.len() => u64::MAX,
-            r => keys[r as usize],
+            r if r as usize > last_rank => u64::MAX,
+            r => key_at(r as usize),
         };
         Some(Window {
             sort,
@@ -158,6 +161,7 @@ impl Window {
     }
 }
 
+/// The ids of the `limit` keys from `offset` on, in ascending order of the keys.
 fn page<K: Key>(mut keys: Vec<K>, sort: Sort, offset: usize, limit: usize) -> Vec<Id> {
     let offset = offset.min(keys.len());
     let end = offset.saturating_add(limit).min(keys.len());
