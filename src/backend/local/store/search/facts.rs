@@ -83,41 +83,68 @@ fn facts_at(row: &rusqlite::Row<'_>, first: usize) -> rusqlite::Result<Facts> {
 #[cfg(test)]
 pub fn of(conn: &Connection, set: &RoaringTreemap) -> Result<Vec<(Id, Facts)>> {
     let mut out = Vec::with_capacity(set.len() as usize);
-    each(conn, set, |id, facts| out.push((id, facts)))?;
+    each(conn, &Pending::read(conn, set)?, set, |id, facts| {
+        out.push((id, facts))
+    })?;
     Ok(out)
 }
 
-/// Calls `visit` with the facts of every member of `set` that is a link, in id order. Handed
-/// over one at a time, not gathered: a caller keeps only what it needs (a number per member to
-/// order them by, or the ids that pass a filter), where a list of every member's facts was
-/// 20 MB to fill for 850,000 members and cost as much as reading them.
+/// What the snapshot does not say of a set's members: the notes of links changed since it took
+/// them in, and the facts of links above its watermark, both in id order. Read once for a list,
+/// which may pass over its members (or some of them) more than once.
+pub struct Pending {
+    upto: u64,
+    changed: Vec<(u64, Facts)>,
+    above: Vec<(u64, Facts)>,
+}
+
+impl Pending {
+    /// What is pending for `set` and any part of it.
+    pub fn read(conn: &Connection, set: &RoaringTreemap) -> Result<Pending> {
+        let upto = upto(conn)? as u64;
+        // ?1 is the lowest id wanted.
+        let rows = |sql: &str, from: u64| -> Result<Vec<(u64, Facts)>> {
+            let mut stmt = conn.prepare_cached(sql).map_err(db_error)?;
+            stmt.query_map([from as i64], |r| {
+                Ok((r.get::<_, i64>(0)? as u64, facts_at(r, 1)?))
+            })
+            .map_err(db_error)?
+            .collect::<rusqlite::Result<Vec<_>>>()
+            .map_err(db_error)
+        };
+        let changed = rows(
+            "SELECT id, clicks, disabled, limit_reached FROM link_facts_new WHERE id >= ?1 ORDER BY id",
+            set.min().unwrap_or(0),
+        )?;
+        let above = match set.max() {
+            Some(max) if max > upto => rows(
+                &format!("SELECT id, {FACTS_COLUMNS} FROM links WHERE id >= ?1 ORDER BY id"),
+                upto + 1,
+            )?,
+            _ => Vec::new(),
+        };
+        Ok(Pending {
+            upto,
+            changed,
+            above,
+        })
+    }
+}
+
+/// Calls `visit` with the facts of every member of `set` that is a link, in id order, from the
+/// snapshot and what is `pending` for a set holding `set`. Handed over one at a time, not
+/// gathered: a caller keeps only what it needs (a number per member to order them by, or the
+/// ids that pass a filter), where a list of every member's facts was 20 MB to fill for 850,000
+/// members and cost as much as reading them.
 pub fn each(
     conn: &Connection,
+    pending: &Pending,
     set: &RoaringTreemap,
     mut visit: impl FnMut(Id, Facts),
 ) -> Result<()> {
-    let upto = upto(conn)? as u64;
-    // Both in id order, walked beside the members. ?1 is the lowest id wanted.
-    let rows = |sql: &str, from: u64| -> Result<Vec<(u64, Facts)>> {
-        let mut stmt = conn.prepare_cached(sql).map_err(db_error)?;
-        stmt.query_map([from as i64], |r| {
-            Ok((r.get::<_, i64>(0)? as u64, facts_at(r, 1)?))
-        })
-        .map_err(db_error)?
-        .collect::<rusqlite::Result<Vec<_>>>()
-        .map_err(db_error)
-    };
-    let mut changed = Ascending::new(rows(
-        "SELECT id, clicks, disabled, limit_reached FROM link_facts_new WHERE id >= ?1 ORDER BY id",
-        set.min().unwrap_or(0),
-    )?);
-    let mut above = Ascending::new(match set.max() {
-        Some(max) if max > upto => rows(
-            &format!("SELECT id, {FACTS_COLUMNS} FROM links WHERE id >= ?1 ORDER BY id"),
-            upto + 1,
-        )?,
-        _ => Vec::new(),
-    });
+    let upto = pending.upto;
+    let mut changed = Ascending::new(&pending.changed);
+    let mut above = Ascending::new(&pending.above);
     // Clicks past what a slot holds, or a block the snapshot lacks: the row says. Rare, so
     // read where met, keeping the id order.
     let mut row = conn
@@ -170,13 +197,13 @@ pub fn each(
 }
 
 /// Facts by id in ascending order, looked up for ids that ascend too.
-struct Ascending {
-    items: Vec<(u64, Facts)>,
+struct Ascending<'a> {
+    items: &'a [(u64, Facts)],
     at: usize,
 }
 
-impl Ascending {
-    fn new(items: Vec<(u64, Facts)>) -> Ascending {
+impl Ascending<'_> {
+    fn new(items: &[(u64, Facts)]) -> Ascending<'_> {
         Ascending { items, at: 0 }
     }
 

@@ -172,7 +172,7 @@ fn page<K: Key>(mut keys: Vec<K>, sort: Sort, offset: usize, limit: usize) -> Ve
         keys.select_nth_unstable(offset);
     }
     let take = end - offset;
-    let mut page = smallest(&keys[offset..], take);
+    let mut page = smallest(&mut keys[offset..], take);
     page.sort_unstable();
     page.iter().map(|key| key.unpack(sort).1).collect()
 }
@@ -180,20 +180,18 @@ fn page<K: Key>(mut keys: Vec<K>, sort: Sort, offset: usize, limit: usize) -> Ve
 /// The `take` smallest of `keys`, in no order. A page is small beside the members after it: one
 /// pass keeps the page's candidates sorted and sets a key aside with one comparison, where a
 /// second selection moved the members around again.
-fn smallest<K: Key>(keys: &[K], take: usize) -> Vec<K> {
+fn smallest<K: Key>(keys: &mut [K], take: usize) -> Vec<K> {
     if take == 0 {
         return Vec::new();
     }
     if take > 1024 {
-        let mut keys = keys.to_vec();
         if take < keys.len() {
             keys.select_nth_unstable(take - 1);
         }
-        keys.truncate(take);
-        return keys;
+        return keys[..take.min(keys.len())].to_vec();
     }
     let mut kept: Vec<K> = Vec::with_capacity(take + 1);
-    for &key in keys {
+    for &key in keys.iter() {
         if kept.len() == take {
             if key >= kept[take - 1] {
                 continue;

@@ -131,24 +131,20 @@ fn ranked(
     set: &RoaringTreemap,
     admits: impl Fn(Id, facts::Facts) -> bool,
 ) -> Result<(Vec<Id>, u64)> {
-    let offset = usize::try_from(f.offset).unwrap_or(usize::MAX);
+    let pending = facts::Pending::read(conn, set)?;
     let limit = u64::from(f.limit);
     if set.len() >= WINDOW_FROM {
         let sampled = sample(set);
         let mut sample = Ranking::with_capacity(f.sort, sampled.len() as usize);
-        facts::each(conn, &sampled, |id, facts| {
-            if admits(id, facts) {
-                sample.push(facts.clicks, id);
-            }
+        each_admitted(conn, &pending, &sampled, &admits, |id, clicks| {
+            sample.push(clicks, id)
         })?;
         // The sample's members against all: admitted or not, as the page counts only those
         // admitted and the sample did the same.
         let scale = set.len() * sample.len() as u64 / sampled.len().max(1);
         if let Some(mut window) = Window::around(sample, scale, f.offset, limit) {
-            facts::each(conn, set, |id, facts| {
-                if admits(id, facts) {
-                    window.push(facts.clicks, id);
-                }
+            each_admitted(conn, &pending, set, &admits, |id, clicks| {
+                window.push(clicks, id)
             })?;
             let total = window.total();
             if let Some(ids) = window.page(f.offset, limit) {
@@ -157,13 +153,28 @@ fn ranked(
         }
     }
     let mut ranking = Ranking::with_capacity(f.sort, set.len() as usize);
-    facts::each(conn, set, |id, facts| {
-        if admits(id, facts) {
-            ranking.push(facts.clicks, id);
-        }
+    each_admitted(conn, &pending, set, &admits, |id, clicks| {
+        ranking.push(clicks, id)
     })?;
     let total = ranking.len() as u64;
+    let offset = usize::try_from(f.offset).unwrap_or(usize::MAX);
     Ok((ranking.page(offset, f.limit as usize), total))
+}
+
+/// Calls `visit` with the id and clicks of each member of `part` that `admits`, in id order
+/// (`pending` read for a set holding `part`).
+fn each_admitted(
+    conn: &Connection,
+    pending: &facts::Pending,
+    part: &RoaringTreemap,
+    admits: &impl Fn(Id, facts::Facts) -> bool,
+    mut visit: impl FnMut(Id, u64),
+) -> Result<()> {
+    facts::each(conn, pending, part, |id, facts| {
+        if admits(id, facts) {
+            visit(id, facts.clicks);
+        }
+    })
 }
 
 /// From this many members, [`ranked`] samples first (in tests, as soon as the facts are read,
@@ -205,12 +216,9 @@ pub fn narrow(conn: &Connection, f: &ListFilter<'_>, set: &mut RoaringTreemap) -
     narrow_by_place(conn, f, set)?;
     if f.status != StatusFilter::All && !cross_off_inactive(conn, f, set)? {
         let admits = status_test(conn, f)?;
+        let pending = facts::Pending::read(conn, set)?;
         let mut kept = Vec::with_capacity(set.len() as usize);
-        facts::each(conn, set, |id, facts| {
-            if admits(id, facts) {
-                kept.push(id as u64);
-            }
-        })?;
+        each_admitted(conn, &pending, set, &admits, |id, _| kept.push(id as u64))?;
         *set = set_of(kept);
     }
     Ok(())
