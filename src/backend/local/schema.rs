@@ -189,7 +189,7 @@ const MIGRATIONS: &[Migration] = &[
             VALUES ('delete', old.id, old.title, old.alias, old.url);
     END;
     "#,
-        then: Some(grams::catch_up),
+        then: Some(grams::catch_up_before_common),
     },
     // 5: the trash (`store::trash`). A deleted link or space moves here whole — its own id,
     // clicks and dates — grouped by the delete it went with, and comes back from here. The
@@ -431,7 +431,21 @@ const MIGRATIONS: &[Migration] = &[
     DELETE FROM link_grams_stale;
     UPDATE link_grams_upto SET upto = 0;
     "#,
-        then: Some(grams::catch_up),
+        then: Some(grams::catch_up_before_common),
+    },
+    // 12: common longer terms (`store::search::short::common`): the terms of four characters or
+    // more that many links contain are kept in the short-term index too; which ones, and at
+    // how many links they were last chosen. Chosen here from the links already stored.
+    Migration {
+        sql: r#"
+    CREATE TABLE link_common_grams (
+        field INTEGER NOT NULL,
+        gram TEXT NOT NULL,
+        PRIMARY KEY (field, gram)
+    ) WITHOUT ROWID;
+    ALTER TABLE link_grams_upto ADD COLUMN common_at INTEGER NOT NULL DEFAULT 0;
+    "#,
+        then: Some(grams::common::choose_on_upgrade),
     },
 ];
 

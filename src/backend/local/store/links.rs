@@ -209,7 +209,7 @@ pub fn stage_start(tx: &Transaction<'_>) -> Result<Staged> {
     let first = next_id(tx)?;
     Ok(Staged {
         first,
-        grams: grams::Batch::new(first),
+        grams: grams::Batch::new(tx, first)?,
         count: 0,
     })
 }

@@ -47,7 +47,7 @@ const CHANGED_MAX: i64 = if cfg!(test) { 64 } else { 32_768 };
 
 /// Below this many members, a list reads each member's row instead: the snapshot's rows are 17
 /// KB each, and a few members spread over many blocks would read many of them.
-pub const MEMBERS_FROM: u64 = if cfg!(test) { 16 } else { 8_192 };
+pub const MEMBERS_FROM: u64 = if cfg!(test) { 16 } else { 512 };
 
 /// A link's facts as a list needs them.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

@@ -1,7 +1,7 @@
-//! Search and lists: every way links are found, in one place. A term of four characters or
-//! more is answered by the trigram full-text index of its field ([`fts_table`]), a shorter one
-//! by the short-term index ([`short`]), which holds each term of up to three characters' matches
-//! as bitmaps; the database keeps both in step with every write by its own triggers, so no
+//! Search and lists: every way links are found, in one place. A term of up to three
+//! characters, or a longer one that many links contain, is answered by the short-term index
+//! ([`short`]), which holds their matches as bitmaps; any other by the trigram full-text index
+//! of its field ([`fts_table`]); the database keeps both in step with every write by its own triggers, so no
 //! writer has to remember them. [`sets`] narrows and pages matches known as
 //! ids; the status rules come from [`super::status`].
 
@@ -63,8 +63,7 @@ pub(in crate::backend::local) fn fts_table(by: SearchBy) -> &'static str {
 
 /// The FROM and WHERE clauses of a list and their parameters: ?1 owner, ?2 now, then the filters
 /// in order. A search is driven by the trigram index, so only the matching links are ever read
-/// (terms of up to three characters never come here: `list` answers them from the short-term
-/// index).
+/// (terms the short-term index holds never come here: `list` answers them from it).
 struct ListSql {
     from: &'static str,
     filter: String,
@@ -300,7 +299,7 @@ fn search_in_id_order(conn: &Connection, f: &ListFilter<'_>) -> Result<Option<(V
         return Ok(None);
     };
     let unfiltered = f.status == StatusFilter::All && f.space.is_none() && f.domain.is_none();
-    if short::short_term(term).is_some()
+    if short::indexed_term(conn, by, term)?.is_some()
         || !unfiltered
         || !matches!(f.sort, Sort::Desc | Sort::Asc)
         || !sole_owner(conn, f.owner)?
@@ -366,7 +365,7 @@ pub fn matching_ids(conn: &Connection, f: &ListFilter<'_>) -> Result<RoaringTree
 }
 
 /// The ids of the owner's links that a search matches, when they are best read up front: a term
-/// of up to three characters (the short-term index holds its matches), or a full-text
+/// the short-term index holds the matches of, or a full-text
 /// search when every match is the owner's. The matches are then read once, narrowed in memory
 /// and paged from the set — in clicks order by walking the clicks index from the nearer end —
 /// instead of being read by SQL for the total and again for the page, where a clicks order
@@ -376,7 +375,7 @@ fn matches_as_ids(conn: &Connection, f: &ListFilter<'_>) -> Result<Option<Roarin
     let Some((by, term)) = f.search else {
         return Ok(None);
     };
-    if let Some(term) = short::short_term(term) {
+    if let Some(term) = short::indexed_term(conn, by, term)? {
         return short::matching(conn, f.owner, by, &term).map(Some);
     }
     if !sole_owner(conn, f.owner)? {

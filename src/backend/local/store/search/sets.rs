@@ -67,6 +67,13 @@ pub fn each_run(
 ) -> Result<()> {
     let mut lows = vec![0u32; 4096];
     for (high, bitmap) in set.bitmaps() {
+        let uncompressed;
+        let bitmap = if has_full_block(bitmap) {
+            uncompressed = without_runs(bitmap);
+            &uncompressed
+        } else {
+            bitmap
+        };
         let mut iter = bitmap.iter();
         loop {
             let batch = iter.next_many(&mut lows);
@@ -84,6 +91,23 @@ pub fn each_run(
         }
     }
     Ok(())
+}
+
+/// Whether any block of 65,536 ids of `bitmap` is full. roaring 0.12.0's `next_many` skips
+/// such a block when it is held as one run (the run's length, 65,536, overflows its 16 bits):
+/// the short-term index stores its rows run-compressed, and a term in every link of a block
+/// listed nothing past the first page in clicks order.
+fn has_full_block(bitmap: &RoaringBitmap) -> bool {
+    let (Some(min), Some(max)) = (bitmap.min(), bitmap.max()) else {
+        return false;
+    };
+    (min >> 16..=max >> 16).any(|block| bitmap.contains_range(block << 16..=(block << 16) | 0xffff))
+}
+
+fn without_runs(bitmap: &RoaringBitmap) -> RoaringBitmap {
+    let mut copy = bitmap.clone();
+    copy.remove_run_compression();
+    copy
 }
 
 /// The members of `set` (links of `f.owner`) that pass the status, space and domain of `f`,
@@ -446,4 +470,32 @@ fn by_clicks(conn: &Connection, f: &ListFilter<'_>, set: &RoaringTreemap) -> Res
         ids.reverse();
     }
     Ok(ids)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Blocks of ids held as one run each, as the short-term index stores a term in every link:
+    /// every member is visited, in order.
+    #[test]
+    fn every_member_of_full_run_compressed_blocks_is_visited() {
+        let mut bitmap = RoaringBitmap::new();
+        bitmap.insert_range(0..(2 << 16) + 5);
+        bitmap.insert(7 << 16);
+        bitmap.optimize();
+        let set = RoaringTreemap::from_bitmaps([(0, bitmap.clone()), (3, bitmap)]);
+        let (mut seen, mut last) = (0, None);
+        each_run(&set, 12, |high, run| {
+            for &low in run {
+                let id = (u64::from(high) << 32) | u64::from(low);
+                assert!(last < Some(id), "{id} after {last:?}");
+                last = Some(id);
+                seen += 1;
+            }
+            Ok(())
+        })
+        .unwrap();
+        assert_eq!(seen, set.len());
+    }
 }

@@ -1,5 +1,6 @@
 //! The short-term index: which links' title, alias or url contain each pair of characters (and
-//! so each single character: every pair it starts) and each triple. The full-text index cannot
+//! so each single character: every pair it starts), each triple, and each of the longer terms
+//! many links contain ([`common`]). The full-text index cannot
 //! answer terms of one or two characters, and scanning a million links for them takes a tenth
 //! of a second; a three-character term it answers, but stepping through its matches one row at
 //! a time costs about 100 ns each — 12 ms for a term in one URL of nine at a million links —
@@ -7,8 +8,8 @@
 //!
 //! A row `(owner, field, gram, block) → ids` holds, as a serialized roaring bitmap, the ids of
 //! the owner's links in one block of 65,536 ids whose field contains `gram` (case-folded);
-//! triples are kept under fields of their own ([`TRIPLES`] on), so a single character's range
-//! of pairs never reads them. A search reads the few rows of its term and knows its exact
+//! triples and common terms are kept under fields of their own ([`TRIPLES`], [`COMMON`] on),
+//! so a single character's range of pairs never reads them. A search reads the few rows of its term and knows its exact
 //! matches without reading a link.
 //!
 //! The database keeps it in step, so no writer has to remember it. Links with ids above the
@@ -19,9 +20,11 @@
 //! rewrite ~100 rows per link; together, each row is rewritten once per batch. Imports index
 //! their links as they stage them ([`Batch`]), a shortcut that only saves the catching up.
 
+pub mod common;
 mod postings;
 
 use std::collections::BTreeMap;
+use std::sync::Arc;
 use std::sync::mpsc::{Receiver, SyncSender, sync_channel};
 use std::thread::JoinHandle;
 
@@ -30,6 +33,7 @@ use rusqlite::{Connection, OptionalExtension, Row, params};
 
 use super::super::db_error;
 use crate::domain::{Error, Id, Result, SearchBy};
+use common::Common;
 use postings::{Gram, Postings};
 
 /// Terms of up to this many characters are answered here; longer ones by the full-text index.
@@ -37,6 +41,9 @@ const SHORT: usize = 3;
 
 /// The field of a triple's rows: this plus the field's own number ([`field`]).
 const TRIPLES: usize = 3;
+
+/// The field of a common longer term's rows ([`common`]), likewise.
+const COMMON: usize = 6;
 
 /// How many links may wait above the watermark before a write indexes them.
 const PENDING_MAX: Id = if cfg!(test) { 64 } else { 4_096 };
@@ -58,7 +65,7 @@ pub fn fold(c: char) -> char {
 }
 
 /// The folded term, when it is short enough for this index.
-pub fn short_term(term: &str) -> Option<String> {
+fn short_term(term: &str) -> Option<String> {
     let n = term.chars().count();
     (1..=SHORT)
         .contains(&n)
@@ -99,14 +106,27 @@ fn gram_text(a: char, b: char) -> String {
     s
 }
 
-/// The ids of `owner`'s links whose field `by` contains the short, folded `term`.
+/// The folded term, when this index answers it: a short one, or a common longer one
+/// ([`common`]).
+pub fn indexed_term(conn: &Connection, by: SearchBy, term: &str) -> Result<Option<String>> {
+    if let Some(short) = short_term(term) {
+        return Ok(Some(short));
+    }
+    let folded: String = term.chars().map(fold).collect();
+    Ok(common::is_chosen(conn, field(by), &folded)?.then_some(folded))
+}
+
+/// The ids of `owner`'s links whose field `by` contains the folded `term`, one that
+/// [`indexed_term`] gave.
 pub fn matching(conn: &Connection, owner: Id, by: SearchBy, term: &str) -> Result<RoaringTreemap> {
     let mut highs: BTreeMap<u32, RoaringBitmap> = BTreeMap::new();
-    // A pair or a triple is one gram; a single character is every pair it starts.
+    // A pair, a triple or a common term is one gram; a single character is every pair it
+    // starts.
     let (row_field, from, to) = match term.chars().count() {
         1 => (field(by), term.to_owned(), format!("{term}{}", char::MAX)),
         2 => (field(by), term.to_owned(), term.to_owned()),
-        _ => (TRIPLES + field(by), term.to_owned(), term.to_owned()),
+        SHORT => (TRIPLES + field(by), term.to_owned(), term.to_owned()),
+        _ => (COMMON + field(by), term.to_owned(), term.to_owned()),
     };
     let mut stmt = conn
         .prepare_cached(
@@ -207,7 +227,7 @@ pub fn settle(tx: &Connection) -> Result<()> {
         .query_row([], |r| r.get(0))
         .map_err(db_error)?;
     if last - upto >= PENDING_MAX {
-        index_range(tx, upto + 1, last)?;
+        index_new(tx, upto + 1, last)?;
         set_upto(tx, last)?;
     }
     let stale: Id = tx
@@ -218,7 +238,7 @@ pub fn settle(tx: &Connection) -> Result<()> {
     if stale >= PENDING_MAX {
         fold_stale(tx)?;
     }
-    Ok(())
+    common::refresh(tx, last)
 }
 
 /// Replaces what the index holds for each link noted in `link_grams_stale` with its texts now
@@ -233,7 +253,9 @@ fn fold_stale(tx: &Connection) -> Result<()> {
         .map_err(db_error)?;
     let mut rows = stmt.query([]).map_err(db_error)?;
     let mut block = None;
-    let (mut gone, mut now) = (Postings::default(), Postings::default());
+    let common = Common::load(tx)?;
+    let postings = || Postings::new(common.clone());
+    let (mut gone, mut now) = (postings(), postings());
     let flush = |block: Id, gone: Postings, now: Postings| -> Result<()> {
         apply_postings(tx, block, gone, false)?;
         write(tx, block, now)
@@ -243,7 +265,8 @@ fn fold_stale(tx: &Connection) -> Result<()> {
         let this = id >> BLOCK_BITS;
         if block != Some(this) {
             if let Some(done) = block {
-                flush(done, std::mem::take(&mut gone), std::mem::take(&mut now))?;
+                let gone = std::mem::replace(&mut gone, postings());
+                flush(done, gone, std::mem::replace(&mut now, postings()))?;
             }
             block = Some(this);
         }
@@ -265,12 +288,21 @@ fn fold_stale(tx: &Connection) -> Result<()> {
 
 /// Indexes every link above the watermark and moves it to the highest id.
 pub fn catch_up(tx: &Connection) -> Result<()> {
+    catch_up_with(tx, Common::load(tx)?)
+}
+
+/// [`catch_up`] on a schema from before common terms (the builds of migrations 4 and 11).
+pub fn catch_up_before_common(tx: &Connection) -> Result<()> {
+    catch_up_with(tx, Common::none())
+}
+
+fn catch_up_with(tx: &Connection, common: Arc<Common>) -> Result<()> {
     let upto = upto(tx)?;
     let last: Id = tx
         .query_row("SELECT ifnull(max(id), 0) FROM links", [], |r| r.get(0))
         .map_err(db_error)?;
     if last > upto {
-        index_range(tx, upto + 1, last)?;
+        index_range(tx, upto + 1, last, || Postings::new(common.clone()))?;
         set_upto(tx, last)?;
     }
     Ok(())
@@ -300,6 +332,9 @@ pub struct Batch {
     /// Texts not yet handed to the gathering thread.
     waiting: Vec<Staged>,
     gatherer: Option<Gatherer>,
+    /// The common terms chosen when the batch began: none are chosen until it has ended (a
+    /// choice comes as a write transaction ends).
+    common: Arc<Common>,
 }
 
 /// A staged link's id, owner and texts.
@@ -328,13 +363,14 @@ fn stopped() -> Error {
 
 impl Batch {
     /// For links that will get ids from `first` on.
-    pub fn new(first: Id) -> Batch {
-        Batch {
+    pub fn new(tx: &Connection, first: Id) -> Result<Batch> {
+        Ok(Batch {
             first,
             next: first,
             waiting: Vec::new(),
             gatherer: None,
-        }
+            common: Common::load(tx)?,
+        })
     }
 
     /// The id the next staged link will take.
@@ -358,7 +394,7 @@ impl Batch {
         let texts = std::mem::take(&mut self.waiting);
         let gatherer = match self.gatherer.as_mut() {
             Some(g) => g,
-            None => self.gatherer.insert(Gatherer::start()?),
+            None => self.gatherer.insert(Gatherer::start(self.common.clone())?),
         };
         gatherer
             .texts
@@ -405,7 +441,7 @@ impl Batch {
     fn take_in_earlier(&mut self, tx: &Connection) -> Result<()> {
         let upto = upto(tx)?;
         if upto < self.first - 1 {
-            index_range(tx, upto + 1, self.first - 1)?;
+            index_new(tx, upto + 1, self.first - 1)?;
             set_upto(tx, self.first - 1)?;
         }
         Ok(())
@@ -443,12 +479,12 @@ impl Batch {
 }
 
 impl Gatherer {
-    fn start() -> Result<Gatherer> {
+    fn start(common: Arc<Common>) -> Result<Gatherer> {
         let (texts, receiver) = sync_channel::<Handed>(HANDFULS_WAITING);
         let (filled_sender, filled) = sync_channel(1);
         let rest = std::thread::Builder::new()
             .name("index-grams".into())
-            .spawn(move || gather(&receiver, &filled_sender))
+            .spawn(move || gather(&receiver, &filled_sender, &common))
             .map_err(|e| Error::Unavailable(format!("cannot start a thread: {e}")))?;
         Ok(Gatherer {
             texts,
@@ -460,7 +496,11 @@ impl Gatherer {
 
 /// The gathering thread: the grams of every link it is handed, a block's postings at a time.
 /// Filled blocks go back when asked for; the rest when the sender is dropped.
-fn gather(receiver: &Receiver<Handed>, filled: &SyncSender<Vec<Bitmaps>>) -> Vec<Bitmaps> {
+fn gather(
+    receiver: &Receiver<Handed>,
+    filled: &SyncSender<Vec<Bitmaps>>,
+    common: &Arc<Common>,
+) -> Vec<Bitmaps> {
     let mut done = Vec::new();
     let mut current: Option<(Id, Postings)> = None;
     for handed in receiver.iter() {
@@ -476,7 +516,7 @@ fn gather(receiver: &Receiver<Handed>, filled: &SyncSender<Vec<Bitmaps>>) -> Vec
         for (id, owner, texts) in texts {
             let block = id >> BLOCK_BITS;
             if current.as_ref().is_none_or(|(b, _)| *b != block)
-                && let Some((b, postings)) = current.replace((block, Postings::default()))
+                && let Some((b, postings)) = current.replace((block, Postings::new(common.clone())))
             {
                 done.push(into_bitmaps(b, postings));
             }
@@ -558,14 +598,25 @@ fn edit(
     Ok(())
 }
 
-/// Adds the links with ids in `first..=last` to the index, a block at a time: each row of the
-/// block is rewritten once, whatever the number of links.
-fn index_range(tx: &Connection, first: Id, last: Id) -> Result<()> {
+/// Adds the links with ids in `first..=last` to the index, every gram of them.
+fn index_new(tx: &Connection, first: Id, last: Id) -> Result<()> {
+    let common = Common::load(tx)?;
+    index_range(tx, first, last, || Postings::new(common.clone()))
+}
+
+/// Adds what `postings` gathers of the links with ids in `first..=last` to the index, a block
+/// at a time: each row of the block is rewritten once, whatever the number of links.
+fn index_range(
+    tx: &Connection,
+    first: Id,
+    last: Id,
+    postings: impl Fn() -> Postings,
+) -> Result<()> {
     let mut from = first.max(0);
     while from <= last {
         let block = from >> BLOCK_BITS;
         let to = (((block + 1) << BLOCK_BITS) - 1).min(last);
-        let mut postings = Postings::default();
+        let mut postings = postings();
         let mut stmt = tx
             .prepare_cached(
                 "SELECT id, owner_id, title, alias, url FROM links WHERE id BETWEEN ?1 AND ?2 \
@@ -673,9 +724,14 @@ mod tests {
         DeleteNewest,
     }
 
-    // Few characters, so grams repeat; upper case and a non-ASCII pair to fold.
+    // Few characters, so grams repeat; upper case and a non-ASCII pair to fold; a prefix in
+    // many texts, so longer terms become common.
     fn text() -> impl Strategy<Value = String> {
-        proptest::string::string_regex("[abAB/éÉ]{0,5}").unwrap()
+        let text = proptest::string::string_regex("[abAB/éÉ]{0,5}").unwrap();
+        (any::<bool>(), text).prop_map(|(prefixed, t)| match prefixed {
+            true => format!("aBé/{t}"),
+            false => t,
+        })
     }
 
     fn texts() -> impl Strategy<Value = [String; 3]> {
@@ -779,8 +835,8 @@ mod tests {
     /// Links an import stages at a time in these tests.
     const CHUNK: usize = 40;
 
-    /// Every term of up to three characters: its matches by the index and by reading every
-    /// link, for both owners.
+    /// Every term of up to three characters, and every common term chosen: its matches by the
+    /// index and by reading every link, for both owners.
     fn check(conn: &Connection) -> std::result::Result<(), TestCaseError> {
         let alphabet = ['a', 'b', '/', 'é'];
         let mut terms: Vec<String> = alphabet.iter().map(|c| c.to_string()).collect();
@@ -805,7 +861,11 @@ mod tests {
                     .unwrap()
                     .collect::<rusqlite::Result<_>>()
                     .unwrap();
-                for term in &terms {
+                let chosen = common::Common::load(conn)
+                    .unwrap()
+                    .grams(field(by))
+                    .to_vec();
+                for term in terms.iter().chain(&chosen) {
                     let expected: BTreeSet<u64> = rows
                         .iter()
                         .filter(|(_, t)| {
@@ -889,6 +949,81 @@ mod tests {
         check(&conn).unwrap();
         let found = matching(&conn, 1, SearchBy::Url, "ab").unwrap();
         assert_eq!(found.len(), 151, "the first link and every fourth imported");
+    }
+
+    /// Links with `url`s for owner 1, written and settled as the service writes them.
+    fn create(conn: &mut Connection, urls: &[String]) -> Vec<Id> {
+        let tx = conn.transaction().unwrap();
+        let ids = urls
+            .iter()
+            .map(|url| {
+                links::insert(&tx, &row(1, &[String::new(), "x".into(), url.clone()])).unwrap()
+            })
+            .collect();
+        settle(&tx).unwrap();
+        tx.commit().unwrap();
+        ids
+    }
+
+    fn found(conn: &Connection, term: &str) -> Option<Vec<Id>> {
+        let term = indexed_term(conn, SearchBy::Url, term).unwrap()?;
+        let set = matching(conn, 1, SearchBy::Url, &term).unwrap();
+        Some(set.iter().map(|id| id as Id).collect())
+    }
+
+    /// Once there are enough links, the longer terms most of them contain are answered by the
+    /// index, rare ones are not; the writes after that keep their rows, and when the links
+    /// have doubled, terms common by then are chosen too.
+    #[test]
+    fn common_longer_terms_are_chosen_and_kept_in_step() {
+        let mut conn = Connection::open_in_memory().unwrap();
+        schema::migrate(&mut conn).unwrap();
+        conn.execute_batch("INSERT INTO owners (id, name, created_at) VALUES (1, 'me', 0);")
+            .unwrap();
+        let urls: Vec<String> = (0..20).map(|i| format!("https://s{i}.example/")).collect();
+        let mut ids = create(&mut conn, &urls);
+        assert_eq!(found(&conn, "https"), None, "too few links yet to choose");
+        ids.extend(create(&mut conn, &urls[..10]));
+        assert_eq!(found(&conn, "HTTPS").as_deref(), Some(&ids[..]));
+        assert_eq!(found(&conn, "ps://s").as_deref(), Some(&ids[..]));
+        assert_eq!(
+            found(&conn, "s13."),
+            None,
+            "in one link of thirty: the full-text index's"
+        );
+        // An edit, a delete and a new link: read directly until the index takes them in, then
+        // from their rows.
+        let tx = conn.transaction().unwrap();
+        let mut edited = row(1, &[String::new(), "y".into(), "ftp://elsewhere".into()]);
+        edited.alias = "edited".into();
+        links::update(&tx, ids[3], &edited).unwrap();
+        delete(&tx, ids[5]);
+        let new = links::insert(
+            &tx,
+            &row(1, &[String::new(), "z".into(), "HTTPS://NEW".into()]),
+        )
+        .unwrap();
+        tx.commit().unwrap();
+        let mut expected: Vec<Id> = ids
+            .iter()
+            .copied()
+            .filter(|&id| id != ids[3] && id != ids[5])
+            .collect();
+        expected.push(new);
+        assert_eq!(found(&conn, "https").as_deref(), Some(&expected[..]));
+        check(&conn).unwrap();
+        let tx = conn.transaction().unwrap();
+        catch_up(&tx).unwrap();
+        fold_stale(&tx).unwrap();
+        tx.commit().unwrap();
+        assert_eq!(found(&conn, "https").as_deref(), Some(&expected[..]));
+        check(&conn).unwrap();
+        // Twice as many links, most of them on a new host: it is chosen as well.
+        let more: Vec<String> = (0..40).map(|i| format!("http://shop.test/{i}")).collect();
+        let shop = create(&mut conn, &more);
+        assert_eq!(found(&conn, "shop.test").as_deref(), Some(&shop[..]));
+        assert_eq!(found(&conn, "https").as_deref(), Some(&expected[..]));
+        check(&conn).unwrap();
     }
 
     #[test]

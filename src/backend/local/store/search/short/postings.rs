@@ -1,13 +1,16 @@
 //! The grams of one block's links, gathered before they are written: each pair of characters
-//! (and a last character with [`END`]) and each triple, by owner and field, with the ids that
-//! hold it. A block's rows are then rewritten once, however many of its links were gathered.
+//! (and a last character with [`END`]), each triple and each chosen common term
+//! ([`common`](super::common)), by owner and field, with the ids that hold it. A block's rows
+//! are then rewritten once, however many of its links were gathered.
 
 use std::collections::HashMap;
+use std::sync::Arc;
 
 use roaring::RoaringBitmap;
 use rustc_hash::FxHashMap;
 
-use super::{BLOCK_BITS, END, TRIPLES, Texts, each_gram, fold, gram_text};
+use super::common::Common;
+use super::{BLOCK_BITS, COMMON, END, TRIPLES, Texts, each_gram, fold, gram_text};
 use crate::domain::Id;
 
 /// ASCII pairs: a pair of characters at 128·first + second.
@@ -17,14 +20,19 @@ const ASCII_SLOTS: usize = 128 * 128;
 /// a bit twice is harmless, and a block's bits become a bitmap container in one step); nearly
 /// every text is ASCII, and those pairs find their bits through a table, byte by byte, the
 /// rest through a map. Triples are too many for a bitmap each (tens of thousands in a block of
-/// URLs): each keeps the ids that hold it as a list, in the order gathered.
-#[derive(Default)]
+/// URLs): each keeps the ids that hold it as a list, in the order gathered, and so does each
+/// common term.
 pub(super) struct Postings {
     owners: HashMap<Id, OwnerPostings>,
     /// The bits of every pair met, [`BLOCK_BYTES`] each, in the order met.
     bits: Vec<u8>,
     /// A text's folded characters, kept to spare an allocation per text.
     folded: Vec<char>,
+    /// The same as a string, for the common terms' finder.
+    folded_text: String,
+    common: Arc<Common>,
+    /// Only the common terms: terms just chosen, gathered over links the index already holds.
+    common_only: bool,
 }
 
 /// A gram's row key without its block — owner, the row's field, the gram — and its ids.
@@ -38,6 +46,8 @@ struct OwnerPostings {
     other: FxHashMap<(usize, [char; 2]), u32>,
     /// For each field and triple, the low 16 bits of the ids holding it, ascending.
     triples: FxHashMap<(u8, [char; 3]), Vec<u16>>,
+    /// For each field and common term (by its number in [`Common`]), the same.
+    common: FxHashMap<(u8, u32), Vec<u16>>,
 }
 
 /// Sets bit `low` of the pair whose bits are at `slot` (allocating them on first use).
@@ -61,17 +71,49 @@ fn note(ids: &mut Vec<u16>, low: u16) {
 const BLOCK_BYTES: usize = 1 << (BLOCK_BITS - 3);
 
 impl Postings {
+    /// Gathers every gram, `common`'s terms among them.
+    pub fn new(common: Arc<Common>) -> Postings {
+        Postings {
+            owners: HashMap::new(),
+            bits: Vec::new(),
+            folded: Vec::new(),
+            folded_text: String::new(),
+            common,
+            common_only: false,
+        }
+    }
+
+    /// Gathers `common`'s terms alone.
+    pub fn common_only(common: Arc<Common>) -> Postings {
+        Postings {
+            common_only: true,
+            ..Postings::new(common)
+        }
+    }
+
     /// Gathers the grams of a link's texts. Links must come in ascending id order (`low` the
     /// low 16 bits of the id).
     pub fn add(&mut self, owner: Id, low: u16, texts: Texts<'_>) {
         let lists = self.owners.entry(owner).or_insert_with(|| OwnerPostings {
-            ascii: vec![NONE; 3 * ASCII_SLOTS],
+            ascii: Vec::new(),
             other: FxHashMap::default(),
             triples: FxHashMap::default(),
+            common: FxHashMap::default(),
         });
         let bits = &mut self.bits;
         for (field, text) in texts.into_iter().enumerate() {
             let Some(text) = text else { continue };
+            let common = &mut lists.common;
+            self.common
+                .each_in(field, text, &mut self.folded_text, |i| {
+                    note(common.entry((field as u8, i)).or_default(), low);
+                });
+            if self.common_only {
+                continue;
+            }
+            if lists.ascii.is_empty() {
+                lists.ascii = vec![NONE; 3 * ASCII_SLOTS];
+            }
             let ascii = &mut lists.ascii[field * ASCII_SLOTS..(field + 1) * ASCII_SLOTS];
             let triples = &mut lists.triples;
             if text.is_ascii() {
@@ -141,10 +183,7 @@ impl Postings {
                 grams.push((owner, field, gram, ids));
             }
             for ((field, triple), lows) in lists.triples {
-                let ids = lows.iter().map(|&low| start + u32::from(low));
-                let ids = RoaringBitmap::from_sorted_iter(ids.clone())
-                    // Not reached: links are added in ascending order.
-                    .unwrap_or_else(|_| ids.collect());
+                let ids = bitmap(start, &lows);
                 grams.push((
                     owner,
                     TRIPLES + usize::from(field),
@@ -152,10 +191,24 @@ impl Postings {
                     ids,
                 ));
             }
+            for ((field, i), lows) in lists.common {
+                let field = usize::from(field);
+                let ids = bitmap(start, &lows);
+                let gram = self.common.gram(field, i).to_owned();
+                grams.push((owner, COMMON + field, gram, ids));
+            }
         }
         grams.sort_unstable_by(|a, b| (a.0, a.1, &a.2).cmp(&(b.0, b.1, &b.2)));
         grams
     }
+}
+
+/// The ids of a block starting at `start` from their low bits, ascending.
+fn bitmap(start: u32, lows: &[u16]) -> RoaringBitmap {
+    let ids = lows.iter().map(|&low| start + u32::from(low));
+    RoaringBitmap::from_sorted_iter(ids.clone())
+        // Not reached: links are added in ascending order.
+        .unwrap_or_else(|_| ids.collect())
 }
 
 fn ascii_slot(a: char, b: char) -> Option<usize> {
@@ -185,7 +238,7 @@ mod tests {
     #[test]
     fn ascii_and_other_texts_give_the_same_grams() {
         let grams = |text: &str| {
-            let mut p = Postings::default();
+            let mut p = Postings::new(Common::none());
             p.add(1, 7, [Some(text), None, None]);
             let mut g: Vec<(usize, String)> = p
                 .drain(0)
