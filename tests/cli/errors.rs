@@ -243,7 +243,8 @@ fn a_closed_output_pipe_ends_quietly() {
 }
 
 /// Turns the sandbox's database back into the file linkdeck wrote before the per-field search
-/// indexes (schema 9: one full-text index over title, alias and url), as an older build left it.
+/// indexes (schema 9: one full-text index over title, alias and url, and no common terms), as an
+/// older build left it.
 fn as_written_by_schema_9(db: &std::path::Path) {
     let conn = rusqlite::Connection::open(db).unwrap();
     conn.execute_batch(
@@ -267,6 +268,8 @@ fn as_written_by_schema_9(db: &std::path::Path) {
                  VALUES ('delete', old.id, old.title, old.alias, old.url);
              INSERT INTO links_fts(rowid, title, alias, url) VALUES (new.id, new.title, new.alias, new.url);
          END;
+         DROP TABLE link_common_grams;
+         ALTER TABLE link_grams_upto DROP COLUMN common_at;
          PRAGMA user_version = 9;",
     )
     .unwrap();

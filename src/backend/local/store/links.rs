@@ -200,18 +200,23 @@ fn fts_hash(tx: &Transaction<'_>, bytes: i64) -> Result<()> {
 /// [`stage_start`], [`stage`] for each row, then [`stage_insert`]. Staged links may carry a click
 /// total (an import keeps the count a link had before).
 pub fn stage_start(tx: &Transaction<'_>) -> Result<Staged> {
-    tx.execute_batch(&format!(
-        "CREATE TEMP TABLE IF NOT EXISTS link_import AS SELECT {STAGE_COLUMNS} FROM links WHERE 0;
-         DELETE FROM temp.link_import;"
-    ))
-    .map_err(db_error)?;
-    // The staged links will take the ids from the next one on, in staging order.
-    let first = next_id(tx)?;
+    let first = empty_stage(tx)?;
     Ok(Staged {
         first,
         grams: grams::Batch::new(tx, first)?,
         count: 0,
     })
+}
+
+/// Empties the staging table; returns the id the first staged link will take (the staged links
+/// take the ids from the next one on, in staging order).
+fn empty_stage(tx: &Transaction<'_>) -> Result<Id> {
+    tx.execute_batch(&format!(
+        "CREATE TEMP TABLE IF NOT EXISTS link_import AS SELECT {STAGE_COLUMNS} FROM links WHERE 0;
+         DELETE FROM temp.link_import;"
+    ))
+    .map_err(db_error)?;
+    next_id(tx)
 }
 
 /// The columns of a staged link: the service's, and the click total.
@@ -257,15 +262,18 @@ pub fn stage(tx: &Transaction<'_>, staged: &mut Staged, row: &LinkRow, clicks: u
 /// [`stage_start`] for the next chunk of a bulk write, carrying on with the short-term index's
 /// batch of the chunks before it ([`stage_insert_more`]).
 pub fn stage_start_after(tx: &Transaction<'_>, grams: grams::Batch) -> Result<Staged> {
-    let staged = stage_start(tx)?;
-    if staged.first != grams.next_id() {
+    let first = empty_stage(tx)?;
+    if first != grams.next_id() {
         return Err(crate::domain::Error::Unavailable(format!(
-            "the next links would take ids from {}, not {} as the search index expected",
-            staged.first,
+            "the next links would take ids from {first}, not {} as the search index expected",
             grams.next_id()
         )));
     }
-    Ok(Staged { grams, ..staged })
+    Ok(Staged {
+        first,
+        grams,
+        count: 0,
+    })
 }
 
 /// Moves the staged rows into `links`, in staging order, and returns how many: a bulk write of
