@@ -18,7 +18,7 @@
 use std::collections::BTreeMap;
 use std::sync::Arc;
 
-use aho_corasick::{AhoCorasick, MatchKind};
+use aho_corasick::{AhoCorasick, AhoCorasickKind, MatchKind};
 use rusqlite::{Connection, OptionalExtension, params};
 use rustc_hash::{FxHashMap, FxHashSet};
 
@@ -65,9 +65,11 @@ impl Finder {
         let finder = if grams.is_empty() {
             None
         } else {
+            // A DFA: built once per write batch or import, it then runs over every text.
             let built = AhoCorasick::builder()
                 .ascii_case_insensitive(true)
                 .match_kind(MatchKind::Standard)
+                .kind(Some(AhoCorasickKind::DFA))
                 .build(&grams)
                 .map_err(|e| Error::Unavailable(format!("cannot build the common terms: {e}")))?;
             Some(built)
