@@ -9,8 +9,8 @@
 //! A row `(owner, field, gram, block) → ids` holds, as a serialized roaring bitmap, the ids of
 //! the owner's links in one block of 65,536 ids whose field contains `gram` (case-folded);
 //! triples and common terms are kept under fields of their own ([`TRIPLES`], [`COMMON`] on),
-//! so a single character's range of pairs never reads them. A search reads the few rows of its term and knows its exact
-//! matches without reading a link.
+//! so a single character's range of pairs never reads them. A search reads the few rows of its
+//! term and knows its exact matches without reading a link.
 //!
 //! The database keeps it in step, so no writer has to remember it. Links with ids above the
 //! watermark (`link_grams_upto`) are not indexed yet, and links the index took in and that were
