@@ -4,7 +4,7 @@
 pub mod backend;
 pub mod cli;
 pub mod config;
-pub mod domain;
+pub use linkdeck_domain as domain;
 pub mod qr;
 pub mod server;
 pub mod transfer;

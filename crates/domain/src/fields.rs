@@ -142,7 +142,7 @@ impl FieldErrors {
     /// 50 are listed)".
     pub fn summary(&self) -> String {
         let total = self.total();
-        let count = crate::domain::thousands(total as u64);
+        let count = crate::thousands(total as u64);
         match total {
             1 => "1 field is invalid".to_owned(),
             _ if self.unlisted > 0 => format!(
@@ -234,7 +234,7 @@ mod tests {
         for line in 1..=600 {
             let mut row = FieldErrors::default();
             row.add("url", "must be an absolute http or https URL");
-            errors.add_at(crate::domain::Place::line(line), row);
+            errors.add_at(crate::Place::line(line), row);
         }
         assert_eq!(errors.len(), LISTED_FIELDS);
         assert_eq!(errors.total(), 600);

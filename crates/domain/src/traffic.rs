@@ -80,7 +80,7 @@ impl Dimension {
     /// canonical form otherwise ([`OTHER`] when it cannot be kept).
     pub fn bound(self, value: &str) -> Option<String> {
         match self {
-            Dimension::Country => crate::domain::country_by_code(value).map(|c| c.code.to_owned()),
+            Dimension::Country => crate::country_by_code(value).map(|c| c.code.to_owned()),
             Dimension::Platform | Dimension::Browser => bound_name(value),
             Dimension::Referrer => bound_host(value),
             Dimension::Language => primary_language(value),
@@ -152,8 +152,8 @@ impl TrafficHour {
         clicks: u64,
         values: [Vec<(String, u64)>; 5],
         prefix: &str,
-    ) -> Result<TrafficHour, crate::domain::FieldErrors> {
-        let mut errors = crate::domain::FieldErrors::default();
+    ) -> Result<TrafficHour, crate::FieldErrors> {
+        let mut errors = crate::FieldErrors::default();
         if hour.as_second().rem_euclid(3600) != 0 || hour.subsec_nanosecond() != 0 {
             errors.add(
                 &format!("{prefix}.hour"),

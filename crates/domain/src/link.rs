@@ -73,7 +73,7 @@ impl Link {
     }
 }
 
-#[cfg(test)]
+#[cfg(any(test, feature = "testing"))]
 impl Link {
     /// A plain link for tests: `a` to https://example.com, created 2030-01-01, never clicked.
     pub fn example() -> Link {

@@ -1,5 +1,5 @@
 //! The HTTP status short links redirect with: the one check for `[serve] redirect_status`,
-//! `linkdeck serve --redirect-status` and [`crate::server::ServeOptions`].
+//! `linkdeck serve --redirect-status` and `ServeOptions`.
 
 use serde::{Deserialize, Deserializer, Serialize};
 
