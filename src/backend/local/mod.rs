@@ -32,7 +32,7 @@ use std::sync::Arc;
 use async_trait::async_trait;
 use jiff::Timestamp;
 use jiff::tz::TimeZone;
-use rusqlite::{OptionalExtension, params};
+use linkdeck_store::Store;
 
 pub use copy::{Moved, TableCounts};
 pub use db::{Db, UpgradeNotice, db_error};
@@ -109,10 +109,10 @@ impl std::fmt::Display for StoreLocation {
     }
 }
 
-/// The store under the service's rules. An enum rather than a trait object: the set is closed,
-/// and each operation is one transaction whose body is written once per SQL dialect.
+/// The store under the service's rules, by kind: what the operations not yet written against
+/// the storage contract still choose between.
 #[derive(Clone, Debug)]
-enum Store {
+enum Backing {
     Sqlite(Db),
     Postgres(pg::Pg),
 }
@@ -120,7 +120,9 @@ enum Store {
 /// The embedded service over one database. Cloning is cheap.
 #[derive(Clone, Debug)]
 pub struct LocalService {
-    store: Store,
+    backing: Backing,
+    /// The same database behind the storage contract.
+    store: Arc<dyn Store>,
     opts: Arc<LocalOptions>,
     titles: Option<Arc<titles::TitleFetcher>>,
 }
@@ -129,7 +131,7 @@ impl LocalService {
     /// Opens (creating if needed) the SQLite database at `path`.
     pub fn open(path: &Path, opts: LocalOptions) -> Result<LocalService> {
         let db = Db::open_noting(path, opts.upgrade_notice)?;
-        let service = Self::over(Store::Sqlite(db), opts);
+        let service = Self::over(Backing::Sqlite(db), opts);
         // What has been in the trash long enough goes now; a database busy with another
         // program is left for the next time.
         if let Err(e) = service.purge_due_blocking() {
@@ -149,16 +151,21 @@ impl LocalService {
             }
             StoreLocation::Postgres(target) => {
                 let pg = pg::Pg::connect(target).await?;
-                Ok(Self::over(Store::Postgres(pg), opts))
+                Ok(Self::over(Backing::Postgres(pg), opts))
             }
         }
     }
 
-    fn over(store: Store, opts: LocalOptions) -> LocalService {
+    fn over(backing: Backing, opts: LocalOptions) -> LocalService {
+        let store: Arc<dyn Store> = match &backing {
+            Backing::Sqlite(db) => Arc::new(db.clone()),
+            Backing::Postgres(pg) => Arc::new(pg.clone()),
+        };
         let titles = opts
             .fetch_titles
             .then(|| Arc::new(titles::TitleFetcher::new(opts.title_fetch_allow.clone())));
         LocalService {
+            backing,
             store,
             opts: Arc::new(opts),
             titles,
@@ -169,9 +176,9 @@ impl LocalService {
     /// PostgreSQL one too, taken first), and for tools and tests that read the file directly.
     /// On a PostgreSQL database it answers that a SQLite file was expected.
     pub fn db(&self) -> Result<&Db> {
-        match &self.store {
-            Store::Sqlite(db) => Ok(db),
-            Store::Postgres(pg) => Err(Error::Unavailable(format!(
+        match &self.backing {
+            Backing::Sqlite(db) => Ok(db),
+            Backing::Postgres(pg) => Err(Error::Unavailable(format!(
                 "this needs a SQLite database file, and {} is a PostgreSQL database",
                 pg.target()
             ))),
@@ -183,27 +190,27 @@ impl LocalService {
     /// the database, before a server starts: a server that was killed had reserved clicks it
     /// never wrote into the links. (SQLite counts in the link row itself: nothing to do.)
     pub async fn settle_reserved_clicks(&self) -> Result<()> {
-        match &self.store {
-            Store::Postgres(pg) => pg::quota::settle_all(pg).await,
-            Store::Sqlite(_) => Ok(()),
+        match &self.backing {
+            Backing::Postgres(pg) => pg::quota::settle_all(pg).await,
+            Backing::Sqlite(_) => Ok(()),
         }
     }
 
     pub fn pg(&self) -> Option<&pg::Pg> {
-        match &self.store {
-            Store::Postgres(pg) => Some(pg),
-            Store::Sqlite(_) => None,
+        match &self.backing {
+            Backing::Postgres(pg) => Some(pg),
+            Backing::Sqlite(_) => None,
         }
     }
 
     /// Asks the database something trivial: whether it can be reached and read now.
     pub async fn ping(&self) -> Result<()> {
-        match &self.store {
-            Store::Sqlite(db) => {
+        match &self.backing {
+            Backing::Sqlite(db) => {
                 db.read(|conn| conn.query_row("SELECT 1", [], |_| Ok(())).map_err(db_error))
                     .await
             }
-            Store::Postgres(pg) => {
+            Backing::Postgres(pg) => {
                 let client = pg.client().await?;
                 client
                     .query_one("SELECT 1", &[])
@@ -216,9 +223,9 @@ impl LocalService {
 
     /// Where the data lives, for messages and `info`.
     pub fn location(&self) -> String {
-        match &self.store {
-            Store::Sqlite(db) => db.path().display().to_string(),
-            Store::Postgres(pg) => pg.target().to_string(),
+        match &self.backing {
+            Backing::Sqlite(db) => db.path().display().to_string(),
+            Backing::Postgres(pg) => pg.target().to_string(),
         }
     }
 
@@ -233,9 +240,9 @@ impl LocalService {
     /// A number that moves when another program (or another handle on the same file) commits:
     /// how the terminal app notices changes made elsewhere.
     pub async fn change_marker(&self) -> Result<i64> {
-        match &self.store {
-            Store::Sqlite(db) => db.outside_changes().await,
-            Store::Postgres(pg) => Ok(pg.change_marker()),
+        match &self.backing {
+            Backing::Sqlite(db) => db.outside_changes().await,
+            Backing::Postgres(pg) => Ok(pg.change_marker()),
         }
     }
 
@@ -264,79 +271,31 @@ impl LocalService {
     pub async fn add_owner(&self, name: &str) -> Result<Owner> {
         let name = validate_owner_name(name).map_err(|m| Error::field("name", m))?;
         let now = self.now();
-        if let Some(pg) = self.pg() {
-            return pg::owners::add(pg, &name, now).await;
-        }
-        self.db()?
+        self.store
             .write(move |tx| {
-                let exists: Option<Id> = tx
-                    .query_row("SELECT id FROM owners WHERE name = ?1", [&name], |r| {
-                        r.get(0)
-                    })
-                    .optional()
-                    .map_err(db_error)?;
-                if exists.is_some() {
+                if tx.owner_named(&name)?.is_some() {
                     return Err(Error::Conflict(format!(
                         "an owner named {name} already exists"
                     )));
                 }
-                tx.execute(
-                    "INSERT INTO owners (name, created_at) VALUES (?1, ?2)",
-                    params![name, now.as_second()],
-                )
-                .map_err(db_error)?;
-                Ok(Owner {
-                    id: tx.last_insert_rowid(),
-                    name,
-                    created_at: now,
-                })
+                tx.insert_owner(&name, now)
             })
             .await
     }
 
     pub async fn list_owners(&self) -> Result<Vec<Owner>> {
-        if let Some(pg) = self.pg() {
-            return pg::owners::list(pg).await;
-        }
-        self.db()?
-            .read(|conn| {
-                let mut stmt = conn
-                    .prepare_cached("SELECT id, name, created_at FROM owners ORDER BY id")
-                    .map_err(db_error)?;
-                let rows = stmt.query_map([], owner_from_row).map_err(db_error)?;
-                rows.collect::<rusqlite::Result<Vec<_>>>().map_err(db_error)
-            })
-            .await
+        self.store.read(|tx| tx.owners()).await
     }
 
     pub async fn owner_by_name(&self, name: &str) -> Result<Owner> {
         let name = name.trim().to_owned();
-        if let Some(pg) = self.pg() {
-            return pg::owners::by_name(pg, &name)
-                .await?
-                .ok_or_else(|| Error::not_found(format!("owner {name}")));
-        }
-        self.db()?
-            .read(move |conn| {
-                conn.query_row(
-                    "SELECT id, name, created_at FROM owners WHERE name = ?1",
-                    [&name],
-                    owner_from_row,
-                )
-                .optional()
-                .map_err(db_error)?
-                .ok_or_else(|| Error::not_found(format!("owner {name}")))
+        self.store
+            .read(move |tx| {
+                tx.owner_named(&name)?
+                    .ok_or_else(|| Error::not_found(format!("owner {name}")))
             })
             .await
     }
-}
-
-fn owner_from_row(row: &rusqlite::Row<'_>) -> rusqlite::Result<Owner> {
-    Ok(Owner {
-        id: row.get(0)?,
-        name: row.get(1)?,
-        created_at: Timestamp::from_second(row.get(2)?).unwrap_or_default(),
-    })
 }
 
 /// One owner's view of the embedded service.

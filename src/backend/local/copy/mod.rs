@@ -14,7 +14,7 @@ mod tables;
 
 use tokio::sync::mpsc;
 
-use super::{LocalService, Store};
+use super::{Backing, LocalService};
 use crate::domain::{Error, Result, plural};
 
 /// Rows per batch on the channel.
@@ -57,9 +57,9 @@ impl TableCounts {
 impl LocalService {
     /// How many rows each table holds, in one snapshot.
     pub async fn table_counts(&self) -> Result<TableCounts> {
-        let counts = match &self.store {
-            Store::Sqlite(db) => db.read(sqlite::counts).await?,
-            Store::Postgres(pg) => pg::counts(pg).await?,
+        let counts = match &self.backing {
+            Backing::Sqlite(db) => db.read(sqlite::counts).await?,
+            Backing::Postgres(pg) => pg::counts(pg).await?,
         };
         Ok(TableCounts(
             tables::TABLES.iter().map(|t| t.name).zip(counts).collect(),
@@ -83,30 +83,32 @@ impl LocalService {
             )));
         }
         let counts = self.table_counts().await?;
-        let mark = match &self.store {
-            Store::Sqlite(db) => db.read(sqlite::id_mark).await?,
-            Store::Postgres(pg) => pg::id_mark(pg).await?,
+        let mark = match &self.backing {
+            Backing::Sqlite(db) => db.read(sqlite::id_mark).await?,
+            Backing::Postgres(pg) => pg::id_mark(pg).await?,
         };
         let (tx, rx) = mpsc::channel(4);
         let reader = {
-            let store = self.store.clone();
+            let store = self.backing.clone();
             tokio::spawn(async move {
                 match store {
-                    Store::Sqlite(db) => tokio::task::spawn_blocking(move || sqlite::read(&db, tx))
-                        .await
-                        .map_err(|e| Error::Unavailable(format!("copy: reader failed: {e}")))?,
-                    Store::Postgres(pg) => pg::read(&pg, tx).await,
+                    Backing::Sqlite(db) => {
+                        tokio::task::spawn_blocking(move || sqlite::read(&db, tx))
+                            .await
+                            .map_err(|e| Error::Unavailable(format!("copy: reader failed: {e}")))?
+                    }
+                    Backing::Postgres(pg) => pg::read(&pg, tx).await,
                 }
             })
         };
-        let written = match &target.store {
-            Store::Sqlite(db) => {
+        let written = match &target.backing {
+            Backing::Sqlite(db) => {
                 let db = db.clone();
                 tokio::task::spawn_blocking(move || sqlite::write(&db, rx, mark, &*moved))
                     .await
                     .map_err(|e| Error::Unavailable(format!("copy: writer failed: {e}")))?
             }
-            Store::Postgres(pg) => pg::write(pg, rx, mark, &*moved).await,
+            Backing::Postgres(pg) => pg::write(pg, rx, mark, &*moved).await,
         };
         let read = reader
             .await

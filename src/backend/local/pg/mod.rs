@@ -10,7 +10,7 @@ pub(super) mod domains;
 pub(super) mod import;
 pub(super) mod keys;
 pub(super) mod links;
-pub mod owners;
+mod owners;
 pub(super) mod quota;
 pub(super) mod redirect;
 mod schema;
@@ -20,6 +20,7 @@ mod target;
 mod tls;
 pub(super) mod traffic;
 pub(super) mod trash;
+pub mod tx;
 pub(super) mod visits;
 
 use std::sync::Arc;

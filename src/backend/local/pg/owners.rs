@@ -3,7 +3,10 @@
 use jiff::Timestamp;
 use tokio_postgres::Row;
 
-use super::{Pg, is_unique_violation, pg_error};
+use linkdeck_store::Owners;
+
+use super::tx::PgTx;
+use super::{is_unique_violation, pg_error};
 use crate::domain::{Error, Owner, Result};
 
 fn owner(row: &Row) -> Owner {
@@ -14,43 +17,43 @@ fn owner(row: &Row) -> Owner {
     }
 }
 
-/// Adds an owner; a name taken (without case) is a conflict, also when another process adds
-/// the same name at the same moment.
-pub async fn add(pg: &Pg, name: &str, now: Timestamp) -> Result<Owner> {
-    let client = pg.client().await?;
-    let row = client
-        .query_one(
-            "INSERT INTO owners (name, created_at) VALUES ($1, $2) RETURNING id, name, created_at",
-            &[&name, &now.as_second()],
-        )
-        .await
-        .map_err(|e| {
-            if is_unique_violation(&e) {
-                Error::Conflict(format!("an owner named {name} already exists"))
-            } else {
-                pg_error(e)
-            }
-        })?;
-    Ok(owner(&row))
-}
+impl Owners for PgTx<'_> {
+    fn owners(&self) -> Result<Vec<Owner>> {
+        let rows = self
+            .wait(
+                self.tx
+                    .query("SELECT id, name, created_at FROM owners ORDER BY id", &[]),
+            )
+            .map_err(pg_error)?;
+        Ok(rows.iter().map(owner).collect())
+    }
 
-pub async fn list(pg: &Pg) -> Result<Vec<Owner>> {
-    let client = pg.client().await?;
-    let rows = client
-        .query("SELECT id, name, created_at FROM owners ORDER BY id", &[])
-        .await
-        .map_err(pg_error)?;
-    Ok(rows.iter().map(owner).collect())
-}
+    fn owner_named(&self, name: &str) -> Result<Option<Owner>> {
+        let row = self
+            .wait(self.tx.query_opt(
+                "SELECT id, name, created_at FROM owners WHERE lower(name) = lower($1)",
+                &[&name],
+            ))
+            .map_err(pg_error)?;
+        Ok(row.as_ref().map(owner))
+    }
 
-pub async fn by_name(pg: &Pg, name: &str) -> Result<Option<Owner>> {
-    let client = pg.client().await?;
-    let row = client
-        .query_opt(
-            "SELECT id, name, created_at FROM owners WHERE lower(name) = lower($1)",
-            &[&name],
-        )
-        .await
-        .map_err(pg_error)?;
-    Ok(row.as_ref().map(owner))
+    /// A name taken (without case) is a conflict, also when another process adds the same name
+    /// at the same moment.
+    fn insert_owner(&self, name: &str, now: Timestamp) -> Result<Owner> {
+        let row = self
+            .wait(self.tx.query_one(
+                "INSERT INTO owners (name, created_at) VALUES ($1, $2) \
+                 RETURNING id, name, created_at",
+                &[&name, &now.as_second()],
+            ))
+            .map_err(|e| {
+                if is_unique_violation(&e) {
+                    Error::Conflict(format!("an owner named {name} already exists"))
+                } else {
+                    pg_error(e)
+                }
+            })?;
+        Ok(owner(&row))
+    }
 }

@@ -8,11 +8,13 @@
 pub mod bulk;
 pub mod domains;
 pub mod links;
+mod owners;
 pub mod search;
 pub mod spaces;
 pub(in crate::backend::local) mod status;
 pub mod traffic;
 pub mod trash;
+pub mod tx;
 pub mod visit_log;
 
 use jiff::Timestamp;

@@ -1,0 +1,86 @@
+//! The storage contract of linkdeck's embedded service. The service (`linkdeck-service`) holds
+//! its rules and speaks only to [`Store`]; each store (`linkdeck-sqlite`, `linkdeck-pg`) answers
+//! it with its own SQL. What both stores share — the records they read and write, the wording of
+//! the facts they report — lives here, below both, so neither store imports from the service
+//! nor from the other.
+//!
+//! A piece of work is a closure over one transaction ([`Tx`]): the service writes each rule
+//! once, as plain synchronous code that asks the transaction for facts and hands it rows, and
+//! the store runs the closure where its connections live — SQLite on its blocking pool,
+//! PostgreSQL on a blocking thread that hands each statement to the runtime. A read sees one
+//! snapshot; a write commits when the closure returns `Ok` and leaves nothing behind otherwise.
+
+mod owners;
+
+use std::any::Any;
+use std::fmt;
+
+use async_trait::async_trait;
+
+pub use linkdeck_domain::{Error, Result};
+pub use owners::Owners;
+
+/// Every question and change one transaction of a store answers, by area.
+pub trait Tx: Owners {}
+
+impl<T: Owners> Tx for T {}
+
+/// How a piece of work uses the database.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Access {
+    /// Reads in one snapshot; the store refuses any change.
+    Read,
+    /// One write transaction, committed when the work succeeds.
+    Write,
+}
+
+/// A piece of work over one transaction, its answer boxed so that [`Store`] can be a trait
+/// object; [`dyn Store::read`] and [`dyn Store::write`] type it again.
+pub type Work = Box<dyn FnOnce(&dyn Tx) -> Result<Box<dyn Any + Send>> + Send>;
+
+/// One database of the embedded service, whichever it is. Chosen once, where the database is
+/// opened; everything above speaks to it through this trait.
+#[async_trait]
+pub trait Store: Send + Sync + fmt::Debug + 'static {
+    /// Where the data lives, for messages: a file's path, or a database URL without its
+    /// password.
+    fn location(&self) -> String;
+
+    /// Runs `work` in one transaction of the kind `access` names, off the async threads.
+    async fn run(&self, access: Access, work: Work) -> Result<Box<dyn Any + Send>>;
+}
+
+impl dyn Store {
+    /// Runs `f` over one read snapshot.
+    pub async fn read<T: Send + 'static>(
+        &self,
+        f: impl FnOnce(&dyn Tx) -> Result<T> + Send + 'static,
+    ) -> Result<T> {
+        self.typed(Access::Read, f).await
+    }
+
+    /// Runs `f` in one write transaction: committed when it returns `Ok`, rolled back
+    /// otherwise, so nothing is ever half-written.
+    pub async fn write<T: Send + 'static>(
+        &self,
+        f: impl FnOnce(&dyn Tx) -> Result<T> + Send + 'static,
+    ) -> Result<T> {
+        self.typed(Access::Write, f).await
+    }
+
+    async fn typed<T: Send + 'static>(
+        &self,
+        access: Access,
+        f: impl FnOnce(&dyn Tx) -> Result<T> + Send + 'static,
+    ) -> Result<T> {
+        let answer = self
+            .run(
+                access,
+                Box::new(move |tx| f(tx).map(|v| Box::new(v) as Box<dyn Any + Send>)),
+            )
+            .await?;
+        answer.downcast::<T>().map(|v| *v).map_err(|_| {
+            Error::Unavailable("the store answered with something else than was asked".into())
+        })
+    }
+}
