@@ -10,6 +10,7 @@
 //! PostgreSQL on a blocking thread that hands each statement to the runtime. A read sees one
 //! snapshot; a write commits when the closure returns `Ok` and leaves nothing behind otherwise.
 
+mod keys;
 mod owners;
 
 use std::any::Any;
@@ -17,19 +18,23 @@ use std::fmt;
 
 use async_trait::async_trait;
 
+pub use keys::{KeyInfo, Keys, LiveKey};
 pub use linkdeck_domain::{Error, Result};
 pub use owners::Owners;
 
 /// Every question and change one transaction of a store answers, by area.
-pub trait Tx: Owners {}
+pub trait Tx: Owners + Keys {}
 
-impl<T: Owners> Tx for T {}
+impl<T: Owners + Keys> Tx for T {}
 
 /// How a piece of work uses the database.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Access {
-    /// Reads in one snapshot; the store refuses any change.
+    /// Reads, each of which sees every change committed before it: for work that asks one
+    /// question, or questions that need not agree with each other.
     Read,
+    /// Reads that see one snapshot, so that they agree (a list's total and its page).
+    Snapshot,
     /// One write transaction, committed when the work succeeds.
     Write,
 }
@@ -51,12 +56,20 @@ pub trait Store: Send + Sync + fmt::Debug + 'static {
 }
 
 impl dyn Store {
-    /// Runs `f` over one read snapshot.
+    /// Runs `f`, which only reads (see [`Access::Read`]).
     pub async fn read<T: Send + 'static>(
         &self,
         f: impl FnOnce(&dyn Tx) -> Result<T> + Send + 'static,
     ) -> Result<T> {
         self.typed(Access::Read, f).await
+    }
+
+    /// Runs `f` over one read snapshot.
+    pub async fn snapshot<T: Send + 'static>(
+        &self,
+        f: impl FnOnce(&dyn Tx) -> Result<T> + Send + 'static,
+    ) -> Result<T> {
+        self.typed(Access::Snapshot, f).await
     }
 
     /// Runs `f` in one write transaction: committed when it returns `Ok`, rolled back

@@ -1,9 +1,10 @@
 //! Owners: the accounts every link, space, domain and key belongs to.
 
 use jiff::Timestamp;
-use linkdeck_domain::{Owner, Result};
+use linkdeck_domain::{Id, Owner, Result};
 
 pub trait Owners {
+    fn owner(&self, id: Id) -> Result<Option<Owner>>;
     /// Every owner, oldest first.
     fn owners(&self) -> Result<Vec<Owner>>;
     /// The owner named `name`, compared without case.

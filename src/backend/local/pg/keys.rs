@@ -1,12 +1,13 @@
-//! SQL for API keys on PostgreSQL. The rules (the key's shape, its digest, the constant-time
-//! comparison) stay in `backend/local/keys.rs`.
+//! SQL for API keys on PostgreSQL.
 
+use deadpool_postgres::GenericClient;
 use jiff::Timestamp;
+use linkdeck_store::{KeyInfo, Keys, LiveKey};
 use tokio_postgres::Row;
 
-use super::{Pg, pg_error};
-use crate::backend::local::KeyInfo;
-use crate::domain::{Error, Id, Result};
+use super::pg_error;
+use super::tx::PgTx;
+use crate::domain::{Id, Result};
 
 /// The key's columns with its owner's name, from `k` (a key row) joined to `o` (owners).
 const KEY_COLUMNS: &str =
@@ -29,96 +30,84 @@ fn key(row: &Row) -> KeyInfo {
     }
 }
 
-/// Stores a key of `owner_id` (its digest, never the key); an unknown owner is not found.
-pub async fn create(
-    pg: &Pg,
-    owner_id: Id,
-    name: Option<&str>,
-    prefix: &str,
-    digest: &[u8],
-    now: i64,
-) -> Result<KeyInfo> {
-    let client = pg.client().await?;
-    let row = client
-        .query_opt(
-            &format!(
-                "WITH k AS (
-                     INSERT INTO api_keys (owner_id, name, prefix, digest, created_at)
-                     SELECT id, $2::text, $3::text, $4::bytea, $5::bigint FROM owners WHERE id = $1
-                     RETURNING *)
-                 SELECT {KEY_COLUMNS} FROM k JOIN owners o ON o.id = k.owner_id"
-            ),
-            &[&owner_id, &name, &prefix, &digest, &now],
-        )
-        .await
-        .map_err(pg_error)?;
-    row.as_ref()
-        .map(key)
-        .ok_or_else(|| Error::not_found(format!("owner {owner_id}")))
-}
+impl<C: GenericClient + Sync> Keys for PgTx<'_, C> {
+    fn insert_key(
+        &self,
+        owner: Id,
+        name: Option<&str>,
+        prefix: &str,
+        digest: &[u8],
+        now: Timestamp,
+    ) -> Result<Id> {
+        let row = self
+            .wait(self.c.query_one(
+                "INSERT INTO api_keys (owner_id, name, prefix, digest, created_at)
+                 VALUES ($1, $2, $3, $4, $5) RETURNING id",
+                &[&owner, &name, &prefix, &digest, &now.as_second()],
+            ))
+            .map_err(pg_error)?;
+        Ok(row.get(0))
+    }
 
-/// Every key (of one owner, when given), revoked ones included, oldest first.
-pub async fn list(pg: &Pg, owner_id: Option<Id>) -> Result<Vec<KeyInfo>> {
-    let client = pg.client().await?;
-    let rows = client
-        .query(
-            &format!(
-                "SELECT {KEY_COLUMNS} FROM api_keys k JOIN owners o ON o.id = k.owner_id
-                 WHERE $1::bigint IS NULL OR k.owner_id = $1 ORDER BY k.id"
-            ),
-            &[&owner_id],
-        )
-        .await
-        .map_err(pg_error)?;
-    Ok(rows.iter().map(key).collect())
-}
+    fn key(&self, id: Id) -> Result<Option<KeyInfo>> {
+        let row = self
+            .wait(self.c.query_opt(
+                &format!(
+                    "SELECT {KEY_COLUMNS} FROM api_keys k JOIN owners o ON o.id = k.owner_id
+                     WHERE k.id = $1"
+                ),
+                &[&id],
+            ))
+            .map_err(pg_error)?;
+        Ok(row.as_ref().map(key))
+    }
 
-/// Revokes key `id` (at `now`, unless it already was).
-pub async fn revoke(pg: &Pg, id: Id, now: i64) -> Result<KeyInfo> {
-    let client = pg.client().await?;
-    let row = client
-        .query_opt(
-            &format!(
-                "WITH k AS (
-                     UPDATE api_keys SET revoked_at = coalesce(revoked_at, $2) WHERE id = $1
-                     RETURNING *)
-                 SELECT {KEY_COLUMNS} FROM k JOIN owners o ON o.id = k.owner_id"
-            ),
-            &[&id, &now],
-        )
-        .await
-        .map_err(pg_error)?;
-    row.as_ref()
-        .map(key)
-        .ok_or_else(|| Error::not_found(format!("key {id}")))
-}
+    fn keys(&self, owner: Option<Id>) -> Result<Vec<KeyInfo>> {
+        let rows = self
+            .wait(self.c.query(
+                &format!(
+                    "SELECT {KEY_COLUMNS} FROM api_keys k JOIN owners o ON o.id = k.owner_id
+                     WHERE $1::bigint IS NULL OR k.owner_id = $1 ORDER BY k.id"
+                ),
+                &[&owner],
+            ))
+            .map_err(pg_error)?;
+        Ok(rows.iter().map(key).collect())
+    }
 
-/// The unrevoked key with this digest: its id, its owner and the stored digest.
-pub async fn by_digest(pg: &Pg, digest: &[u8]) -> Result<Option<(Id, Id, Vec<u8>)>> {
-    let client = pg.client().await?;
-    let stmt = client
-        .prepare_cached(
-            "SELECT id, owner_id, digest FROM api_keys WHERE digest = $1 AND revoked_at IS NULL",
-        )
-        .await
-        .map_err(pg_error)?;
-    let row = client
-        .query_opt(&stmt, &[&digest])
-        .await
-        .map_err(pg_error)?;
-    Ok(row.map(|r| (r.get(0), r.get(1), r.get(2))))
-}
+    fn revoke_key(&self, id: Id, now: Timestamp) -> Result<bool> {
+        let changed = self
+            .wait(self.c.execute(
+                "UPDATE api_keys SET revoked_at = coalesce(revoked_at, $2) WHERE id = $1",
+                &[&id, &now.as_second()],
+            ))
+            .map_err(pg_error)?;
+        Ok(changed > 0)
+    }
 
-/// Records that key `id` was used at `now`, unless that was recorded less than a minute ago.
-pub async fn touch(pg: &Pg, id: Id, now: i64) -> Result<()> {
-    let client = pg.client().await?;
-    client
-        .execute(
+    fn live_key(&self, digest: &[u8]) -> Result<Option<LiveKey>> {
+        let row = self.wait(async {
+            let stmt = self
+                .c
+                .prepare_cached(
+                    "SELECT id, owner_id, digest FROM api_keys
+                     WHERE digest = $1 AND revoked_at IS NULL",
+                )
+                .await?;
+            self.c.query_opt(&stmt, &[&digest]).await
+        });
+        Ok(row
+            .map_err(pg_error)?
+            .map(|r| (r.get(0), r.get(1), r.get(2))))
+    }
+
+    fn touch_key(&self, id: Id, now: Timestamp) -> Result<()> {
+        self.wait(self.c.execute(
             "UPDATE api_keys SET last_used_at = $2::bigint
              WHERE id = $1 AND (last_used_at IS NULL OR last_used_at < $2::bigint - 60)",
-            &[&id, &now],
-        )
-        .await
+            &[&id, &now.as_second()],
+        ))
         .map_err(pg_error)?;
-    Ok(())
+        Ok(())
+    }
 }

@@ -3,11 +3,12 @@
 use jiff::Timestamp;
 use tokio_postgres::Row;
 
+use deadpool_postgres::GenericClient;
 use linkdeck_store::Owners;
 
 use super::tx::PgTx;
 use super::{is_unique_violation, pg_error};
-use crate::domain::{Error, Owner, Result};
+use crate::domain::{Error, Id, Owner, Result};
 
 fn owner(row: &Row) -> Owner {
     Owner {
@@ -17,11 +18,21 @@ fn owner(row: &Row) -> Owner {
     }
 }
 
-impl Owners for PgTx<'_> {
+impl<C: GenericClient + Sync> Owners for PgTx<'_, C> {
+    fn owner(&self, id: Id) -> Result<Option<Owner>> {
+        let row = self
+            .wait(self.c.query_opt(
+                "SELECT id, name, created_at FROM owners WHERE id = $1",
+                &[&id],
+            ))
+            .map_err(pg_error)?;
+        Ok(row.as_ref().map(owner))
+    }
+
     fn owners(&self) -> Result<Vec<Owner>> {
         let rows = self
             .wait(
-                self.tx
+                self.c
                     .query("SELECT id, name, created_at FROM owners ORDER BY id", &[]),
             )
             .map_err(pg_error)?;
@@ -30,7 +41,7 @@ impl Owners for PgTx<'_> {
 
     fn owner_named(&self, name: &str) -> Result<Option<Owner>> {
         let row = self
-            .wait(self.tx.query_opt(
+            .wait(self.c.query_opt(
                 "SELECT id, name, created_at FROM owners WHERE lower(name) = lower($1)",
                 &[&name],
             ))
@@ -42,7 +53,7 @@ impl Owners for PgTx<'_> {
     /// at the same moment.
     fn insert_owner(&self, name: &str, now: Timestamp) -> Result<Owner> {
         let row = self
-            .wait(self.tx.query_one(
+            .wait(self.c.query_one(
                 "INSERT INTO owners (name, created_at) VALUES ($1, $2) \
                  RETURNING id, name, created_at",
                 &[&name, &now.as_second()],

@@ -1,11 +1,10 @@
 //! The PostgreSQL store behind the storage contract: [`Pg`] runs a piece of work on a blocking
-//! thread inside one transaction, and [`PgTx`] hands each of its statements to the runtime.
+//! thread, and [`PgTx`] hands each of its statements to the runtime.
 
 use std::any::Any;
 use std::future::Future;
 
 use async_trait::async_trait;
-use deadpool_postgres::Transaction;
 use linkdeck_store::{Access, Store, Work};
 use tokio::runtime::Handle;
 use tokio_postgres::IsolationLevel;
@@ -13,14 +12,15 @@ use tokio_postgres::IsolationLevel;
 use super::{Pg, pg_error};
 use crate::domain::{Error, Result};
 
-/// One transaction of the PostgreSQL store, driven from a blocking thread.
-pub struct PgTx<'t> {
-    pub(super) tx: &'t Transaction<'t>,
+/// One piece of work's connection to PostgreSQL, driven from a blocking thread: a pooled
+/// client for plain reads, a transaction otherwise.
+pub struct PgTx<'t, C> {
+    pub(super) c: &'t C,
     runtime: &'t Handle,
 }
 
-impl PgTx<'_> {
-    /// Waits for one of the transaction's statements.
+impl<C> PgTx<'_, C> {
+    /// Waits for one of the work's statements.
     pub(super) fn wait<T>(&self, step: impl Future<Output = T>) -> T {
         self.runtime.block_on(step)
     }
@@ -37,7 +37,13 @@ impl Store for Pg {
         let runtime = Handle::current();
         tokio::task::spawn_blocking(move || {
             let tx = match access {
-                Access::Read => runtime.block_on(
+                Access::Read => {
+                    return work(&PgTx {
+                        c: &client,
+                        runtime: &runtime,
+                    });
+                }
+                Access::Snapshot => runtime.block_on(
                     client
                         .build_transaction()
                         .isolation_level(IsolationLevel::RepeatableRead)
@@ -47,11 +53,10 @@ impl Store for Pg {
                 Access::Write => runtime.block_on(client.transaction()),
             }
             .map_err(pg_error)?;
-            let out = work(&PgTx {
-                tx: &tx,
+            match work(&PgTx {
+                c: &tx,
                 runtime: &runtime,
-            });
-            match out {
+            }) {
                 Ok(value) => {
                     runtime.block_on(tx.commit()).map_err(pg_error)?;
                     Ok(value)

@@ -6,7 +6,7 @@ use rusqlite::{OptionalExtension, params};
 
 use super::db_error;
 use super::tx::SqliteTx;
-use crate::domain::{Error, Owner, Result};
+use crate::domain::{Error, Id, Owner, Result};
 
 const COLUMNS: &str = "id, name, created_at";
 
@@ -19,6 +19,15 @@ fn owner_from_row(row: &rusqlite::Row<'_>) -> rusqlite::Result<Owner> {
 }
 
 impl Owners for SqliteTx<'_> {
+    fn owner(&self, id: Id) -> Result<Option<Owner>> {
+        self.conn
+            .prepare_cached(&format!("SELECT {COLUMNS} FROM owners WHERE id = ?1"))
+            .map_err(db_error)?
+            .query_row([id], owner_from_row)
+            .optional()
+            .map_err(db_error)
+    }
+
     fn owners(&self) -> Result<Vec<Owner>> {
         let mut stmt = self
             .conn

@@ -24,7 +24,8 @@ impl Store for Db {
 
     async fn run(&self, access: Access, work: Work) -> Result<Box<dyn Any + Send>> {
         match access {
-            Access::Read => {
+            Access::Read => self.read(move |conn| work(&SqliteTx { conn })).await,
+            Access::Snapshot => {
                 self.read(move |conn| {
                     let tx = conn.unchecked_transaction().map_err(db_error)?;
                     let out = work(&SqliteTx { conn: &tx });

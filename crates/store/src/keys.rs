@@ -1,0 +1,43 @@
+//! API keys: their digests and what is known of them, never the secret.
+
+use jiff::Timestamp;
+use linkdeck_domain::{Id, Result};
+
+/// What is known of a key after its creation: never the secret itself.
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
+pub struct KeyInfo {
+    pub id: Id,
+    pub owner_id: Id,
+    pub owner: String,
+    pub name: Option<String>,
+    /// The first characters of the key, such as `ldk_a1b2c3`.
+    pub prefix: String,
+    pub created_at: Timestamp,
+    pub last_used_at: Option<Timestamp>,
+    pub revoked_at: Option<Timestamp>,
+}
+
+/// An unrevoked key found by its digest: its id, its owner, and the digest as stored.
+pub type LiveKey = (Id, Id, Vec<u8>);
+
+pub trait Keys {
+    /// Stores a key of an existing owner (its digest, never the key); answers its id.
+    fn insert_key(
+        &self,
+        owner: Id,
+        name: Option<&str>,
+        prefix: &str,
+        digest: &[u8],
+        now: Timestamp,
+    ) -> Result<Id>;
+    fn key(&self, id: Id) -> Result<Option<KeyInfo>>;
+    /// Every key (of one owner, when given), revoked ones included, oldest first.
+    fn keys(&self, owner: Option<Id>) -> Result<Vec<KeyInfo>>;
+    /// Revokes key `id` at `now` unless it already was; `false` when there is no such key.
+    fn revoke_key(&self, id: Id, now: Timestamp) -> Result<bool>;
+    /// The unrevoked key whose digest is `digest`.
+    fn live_key(&self, digest: &[u8]) -> Result<Option<LiveKey>>;
+    /// Records that key `id` was used at `now`, unless that was recorded less than a minute
+    /// ago.
+    fn touch_key(&self, id: Id, now: Timestamp) -> Result<()>;
+}
