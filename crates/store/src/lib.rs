@@ -10,22 +10,27 @@
 //! PostgreSQL on a blocking thread that hands each statement to the runtime. A read sees one
 //! snapshot; a write commits when the closure returns `Ok` and leaves nothing behind otherwise.
 
+mod domains;
 mod keys;
 mod owners;
+mod spaces;
+pub mod words;
 
 use std::any::Any;
 use std::fmt;
 
 use async_trait::async_trait;
 
+pub use domains::Domains;
 pub use keys::{KeyInfo, Keys, LiveKey};
 pub use linkdeck_domain::{Error, Result};
 pub use owners::Owners;
+pub use spaces::Spaces;
 
 /// Every question and change one transaction of a store answers, by area.
-pub trait Tx: Owners + Keys {}
+pub trait Tx: Owners + Keys + Domains + Spaces {}
 
-impl<T: Owners + Keys> Tx for T {}
+impl<T: Owners + Keys + Domains + Spaces> Tx for T {}
 
 /// How a piece of work uses the database.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

@@ -2,9 +2,8 @@
 //! added and removed by the CLI through the inherent methods here.
 
 use super::LocalBackend;
-use super::pg::{self, domains as pg_domains};
-use super::store::domains as store;
 use crate::domain::{Domain, Error, Id, Page, Result, SpaceQuery, normalize_domain_name};
+use linkdeck_store::words::host_in_use;
 
 /// Why a domain cannot be removed while `links` live links and `trashed` trashed ones use it.
 fn still_used(name: &str, links: u64, trashed: u64) -> Option<Error> {
@@ -34,64 +33,36 @@ impl LocalBackend {
             .split_once("://")
             .map_or(name.as_str(), |(_, h)| h)
             .to_owned();
-        let in_use = Error::field("name", format!("{host} is already in use"));
+        let in_use = Error::field("name", host_in_use(&host));
         let owner = self.owner_id;
-        let now = self.service.now().as_second();
-        let id = match self.service.pg() {
-            Some(pg) => {
-                let mut client = pg.client().await?;
-                let tx = pg::write(&mut client).await?;
-                if pg_domains::name_taken(&tx, &name, &host).await? {
+        let now = self.service.now();
+        let id = self
+            .service
+            .store
+            .write(move |tx| {
+                if tx.domain_in_use(&name, &host)? {
                     return Err(in_use);
                 }
-                let id = pg_domains::insert(&tx, owner, &name, &host, now).await?;
-                tx.commit().await.map_err(pg::pg_error)?;
-                id
-            }
-            None => {
-                self.service
-                    .db()?
-                    .write(move |tx| {
-                        if store::name_taken(tx, &name, &host)? {
-                            return Err(in_use);
-                        }
-                        store::insert(tx, owner, &name, &host, now)
-                    })
-                    .await?
-            }
-        };
+                tx.insert_domain(owner, &name, &host, now)
+            })
+            .await?;
         self.domain_show(id).await
     }
 
     /// Removes one of this owner's domains; refused while links use it, trashed ones included.
     pub async fn remove_domain(&self, id: Id) -> Result<()> {
         let owner = self.owner_id;
-        if let Some(pg) = self.service.pg() {
-            let mut client = pg.client().await?;
-            let tx = pg::write(&mut client).await?;
-            // Locked first: a link being written on it waits, then finds it gone.
-            let domain = pg_domains::get_for_update(&tx, owner, id)
-                .await?
-                .ok_or_else(|| Error::not_found(format!("domain {id}")))?;
-            let links = pg_domains::link_count(&tx, owner, id).await?;
-            let trashed = pg_domains::trashed_link_count(&tx, owner, id).await?;
-            if let Some(e) = still_used(&domain.name, links, trashed) {
-                return Err(e);
-            }
-            pg_domains::delete(&tx, owner, id).await?;
-            return tx.commit().await.map_err(pg::pg_error);
-        }
         self.service
-            .db()?
+            .store
             .write(move |tx| {
-                let domain = store::get(tx, owner, id)?
+                let domain = tx
+                    .lock_domain(owner, id)?
                     .ok_or_else(|| Error::not_found(format!("domain {id}")))?;
-                let links = store::link_count(tx, owner, id)?;
-                let trashed = store::trashed_link_count(tx, owner, id)?;
+                let (links, trashed) = tx.domain_uses(owner, id)?;
                 if let Some(e) = still_used(&domain.name, links, trashed) {
                     return Err(e);
                 }
-                store::delete(tx, owner, id)?;
+                tx.delete_domain(owner, id)?;
                 Ok(())
             })
             .await
@@ -104,22 +75,14 @@ impl LocalBackend {
             ..SpaceQuery::default()
         }
         .validate()?;
-        self.read_page(
-            page,
-            per_page,
-            move |conn, owner, offset| store::list(conn, owner, offset, per_page),
-            move |pg, owner, offset| async move {
-                pg_domains::list(&pg, owner, offset, per_page).await
-            },
-        )
+        self.page(page, per_page, move |tx, owner, offset| {
+            tx.domains(owner, offset, per_page)
+        })
         .await
     }
 
     pub(super) async fn domain_show(&self, id: Id) -> Result<Domain> {
-        self.read_owned("domain", id, store::get, |pg, owner, id| async move {
-            let client = pg.client().await?;
-            pg_domains::get(&client, owner, id).await
-        })
-        .await
+        self.one("domain", id, |tx, owner, id| tx.domain(owner, id))
+            .await
     }
 }

@@ -6,10 +6,51 @@ use std::future::Future;
 use rusqlite::Connection;
 
 use super::LocalBackend;
+use linkdeck_store::Tx;
+
 use super::pg::Pg;
 use crate::domain::{Error, Id, Page, Result};
 
 impl LocalBackend {
+    /// Page `page` (1-based) of this owner's records: `read` is given a snapshot of the store,
+    /// the owner and the number of rows before the page, and answers the page's rows and the
+    /// total.
+    pub(super) async fn page<T: Send + 'static>(
+        &self,
+        page: u32,
+        per_page: u32,
+        read: impl FnOnce(&dyn Tx, Id, u64) -> Result<(Vec<T>, u64)> + Send + 'static,
+    ) -> Result<Page<T>> {
+        let owner = self.owner_id;
+        let offset = rows_before(page, per_page);
+        let (items, total) = self
+            .service
+            .store
+            .snapshot(move |tx| read(tx, owner, offset))
+            .await?;
+        Ok(Page {
+            items,
+            page,
+            per_page,
+            total,
+        })
+    }
+
+    /// This owner's record `id` as `read` finds it, or not found, named as "`noun` `id`".
+    pub(super) async fn one<T: Send + 'static>(
+        &self,
+        noun: &'static str,
+        id: Id,
+        read: impl FnOnce(&dyn Tx, Id, Id) -> Result<Option<T>> + Send + 'static,
+    ) -> Result<T> {
+        let owner = self.owner_id;
+        self.service
+            .store
+            .read(move |tx| read(tx, owner, id))
+            .await?
+            .ok_or_else(|| Error::not_found(format!("{noun} {id}")))
+    }
+
     /// Page `page` (1-based) of this owner's records. The store's reader — `sqlite` given a
     /// reader connection, `pg` the PostgreSQL handle — is given the owner and the number of rows
     /// before the page; it answers the page's rows and the total.

@@ -1,55 +1,33 @@
 //! The space rules of the embedded service over the SQL in `store::spaces` (SQLite) and
 //! `pg::spaces` (PostgreSQL).
 
+use linkdeck_store::words::NAME_TAKEN;
+
 use super::LocalBackend;
-use super::pg::{self, spaces as pg_spaces};
-use super::store::spaces as store;
 use crate::domain::{
     Color, Error, FieldErrors, Id, Mode, Page, Result, Sort, Space, SpaceInput, SpacePatch,
     SpaceQuery, validate_space_input,
 };
 
-pub(super) const NAME_TAKEN: &str = "is already used by another of your spaces";
-
 impl LocalBackend {
     pub(super) async fn space_list(&self, query: &SpaceQuery) -> Result<Page<Space>> {
         query.validate()?;
-        let on_sqlite = query.clone();
-        let on_pg = query.clone();
-        self.read_page(
-            query.page,
-            query.per_page,
-            move |conn, owner, offset| {
-                store::list(
-                    conn,
-                    owner,
-                    on_sqlite.search_term(),
-                    on_sqlite.sort == Sort::Desc,
-                    offset,
-                    on_sqlite.per_page,
-                )
-            },
-            move |pg, owner, offset| async move {
-                pg_spaces::list(
-                    &pg,
-                    owner,
-                    on_pg.search_term(),
-                    on_pg.sort == Sort::Desc,
-                    offset,
-                    on_pg.per_page,
-                )
-                .await
-            },
-        )
+        let query = query.clone();
+        self.page(query.page, query.per_page, move |tx, owner, offset| {
+            tx.spaces(
+                owner,
+                query.search_term(),
+                query.sort == Sort::Desc,
+                offset,
+                query.per_page,
+            )
+        })
         .await
     }
 
     pub(super) async fn space_show(&self, id: Id) -> Result<Space> {
-        self.read_owned("space", id, store::get, |pg, owner, id| async move {
-            let client = pg.client().await?;
-            pg_spaces::get(&client, owner, id).await
-        })
-        .await
+        self.one("space", id, |tx, owner, id| tx.space(owner, id))
+            .await
     }
 
     pub(super) async fn space_create(&self, input: &SpaceInput) -> Result<Space> {
@@ -70,62 +48,31 @@ impl LocalBackend {
         let validated = validate_space_input(input, mode);
         let raw_name = input.name.as_deref().map(str::trim).map(str::to_owned);
         let owner = self.owner_id;
-        let now = self.service.now().as_second();
-        let id = match self.service.pg() {
-            Some(pg) => {
-                let mut client = pg.client().await?;
-                let tx = pg::write(&mut client).await?;
+        let now = self.service.now();
+        let id = self
+            .service
+            .store
+            .write(move |tx| {
                 if let Some(id) = id
-                    && pg_spaces::get(&tx, owner, id).await?.is_none()
+                    && tx.space(owner, id)?.is_none()
                 {
                     return Err(Error::not_found(format!("space {id}")));
                 }
-                let name = name_to_check(&validated, raw_name);
-                let taken = match &name {
-                    Some(name) => pg_spaces::id_by_name(&tx, owner, name, id).await?.is_some(),
+                let taken = match name_to_check(&validated, raw_name) {
+                    Some(name) => tx.space_named(owner, &name, id)?.is_some(),
                     None => false,
                 };
-                let id = match (id, settle(validated, taken)?) {
+                match (id, settle(validated, taken)?) {
                     (Some(id), (name, color)) => {
-                        pg_spaces::update(&tx, owner, id, name.as_deref(), color, now).await?;
-                        id
+                        tx.update_space(owner, id, name.as_deref(), color, now)?;
+                        Ok(id)
                     }
-                    (None, (Some(name), Some(color))) => {
-                        pg_spaces::insert(&tx, owner, &name, color, now).await?
-                    }
-                    (None, _) => return Err(Error::field("name", "is required")),
-                };
-                tx.commit().await.map_err(pg::pg_error)?;
-                id
-            }
-            None => {
-                self.service
-                    .db()?
-                    .write(move |tx| {
-                        if let Some(id) = id
-                            && store::get(tx, owner, id)?.is_none()
-                        {
-                            return Err(Error::not_found(format!("space {id}")));
-                        }
-                        let taken = match name_to_check(&validated, raw_name) {
-                            Some(name) => store::id_by_name(tx, owner, &name, id)?.is_some(),
-                            None => false,
-                        };
-                        match (id, settle(validated, taken)?) {
-                            (Some(id), (name, color)) => {
-                                store::update(tx, owner, id, name.as_deref(), color, now)?;
-                                Ok(id)
-                            }
-                            (None, (Some(name), Some(color))) => {
-                                store::insert(tx, owner, &name, color, now)
-                            }
-                            // Validation requires both on create.
-                            (None, _) => Err(Error::field("name", "is required")),
-                        }
-                    })
-                    .await?
-            }
-        };
+                    (None, (Some(name), Some(color))) => tx.insert_space(owner, &name, color, now),
+                    // Validation requires both on create.
+                    (None, _) => Err(Error::field("name", "is required")),
+                }
+            })
+            .await?;
         self.space_show(id).await
     }
 

@@ -21,7 +21,6 @@ use super::links::{
     ALIAS_TAKEN, NOT_YOUR_DOMAIN, NOT_YOUR_SPACE, apply_titled, blank_row, default_title,
 };
 use super::password::hash_password;
-use super::spaces::NAME_TAKEN;
 use super::store::links::LinkRow;
 pub use crate::domain::Renamed;
 use crate::domain::{
@@ -29,6 +28,7 @@ use crate::domain::{
     Place, Result, SpaceInput, SpacePatch, TrafficHour, renamed_alias, space_name_key,
     validate_alias, validate_link_input, validate_space_input,
 };
+use linkdeck_store::words::NAME_TAKEN;
 
 /// What an import created, reused and left out.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize)]

@@ -3,7 +3,12 @@
 use deadpool_postgres::GenericClient;
 use tokio_postgres::Row;
 
-use super::{Pg, col, count, is_unique_violation, pg_error, row, rows, snapshot, traffic, value};
+use jiff::Timestamp;
+use linkdeck_store::Domains;
+use linkdeck_store::words::host_in_use;
+
+use super::tx::PgTx;
+use super::{col, count, is_unique_violation, pg_error, row, rows, traffic, value};
 use crate::backend::local::store::time;
 use crate::backend::local::traffic::Scope;
 use crate::domain::{Domain, Error, Id, Result};
@@ -85,7 +90,7 @@ pub async fn insert<C: GenericClient>(
         .await
         .map_err(|e| {
             if is_unique_violation(&e) {
-                Error::field("name", format!("{host} is already in use"))
+                Error::field("name", host_in_use(host))
             } else {
                 pg_error(e)
             }
@@ -131,17 +136,20 @@ pub async fn trashed_link_count<C: GenericClient>(c: &C, owner: Id, id: Id) -> R
 }
 
 /// One page of the owner's domains, newest first, and the total, from one snapshot.
-pub async fn list(pg: &Pg, owner: Id, offset: u64, limit: u32) -> Result<(Vec<Domain>, u64)> {
-    let mut client = pg.client().await?;
-    let tx = snapshot(&mut client).await?;
+pub async fn list<C: GenericClient>(
+    tx: &C,
+    owner: Id,
+    offset: u64,
+    limit: u32,
+) -> Result<(Vec<Domain>, u64)> {
     let total: i64 = value(
-        &tx,
+        tx,
         "SELECT count(*) FROM domains WHERE owner_id = $1",
         &[&owner],
     )
     .await?;
     let items = rows(
-        &tx,
+        tx,
         &format!(
             "SELECT {COLUMNS} FROM domains WHERE owner_id = $1 ORDER BY id DESC LIMIT $2 OFFSET $3"
         ),
@@ -152,4 +160,37 @@ pub async fn list(pg: &Pg, owner: Id, offset: u64, limit: u32) -> Result<(Vec<Do
     .map(|r| from_row(r, 0))
     .collect::<Result<Vec<_>>>()?;
     Ok((items, count(total)))
+}
+
+impl<C: GenericClient + Sync> Domains for PgTx<'_, C> {
+    fn domain(&self, owner: Id, id: Id) -> Result<Option<Domain>> {
+        self.wait(get(self.c, owner, id))
+    }
+
+    fn lock_domain(&self, owner: Id, id: Id) -> Result<Option<Domain>> {
+        self.wait(get_for_update(self.c, owner, id))
+    }
+
+    fn domain_in_use(&self, name: &str, host: &str) -> Result<bool> {
+        self.wait(name_taken(self.c, name, host))
+    }
+
+    fn insert_domain(&self, owner: Id, name: &str, host: &str, now: Timestamp) -> Result<Id> {
+        self.wait(insert(self.c, owner, name, host, now.as_second()))
+    }
+
+    fn delete_domain(&self, owner: Id, id: Id) -> Result<bool> {
+        self.wait(delete(self.c, owner, id))
+    }
+
+    fn domain_uses(&self, owner: Id, id: Id) -> Result<(u64, u64)> {
+        Ok((
+            self.wait(link_count(self.c, owner, id))?,
+            self.wait(trashed_link_count(self.c, owner, id))?,
+        ))
+    }
+
+    fn domains(&self, owner: Id, offset: u64, limit: u32) -> Result<(Vec<Domain>, u64)> {
+        self.wait(list(self.c, owner, offset, limit))
+    }
 }

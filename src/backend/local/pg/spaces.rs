@@ -3,8 +3,12 @@
 use deadpool_postgres::GenericClient;
 use tokio_postgres::Row;
 
-use super::{Pg, col, count, is_unique_violation, pg_error, row, rows, snapshot, value};
-use crate::backend::local::spaces::NAME_TAKEN;
+use jiff::Timestamp;
+use linkdeck_store::Spaces;
+use linkdeck_store::words::NAME_TAKEN;
+
+use super::tx::PgTx;
+use super::{col, count, is_unique_violation, pg_error, row, rows, value};
 use crate::backend::local::store::{like_pattern, time};
 use crate::domain::{Color, Error, Id, Result, Space};
 
@@ -125,8 +129,8 @@ pub async fn update<C: GenericClient>(
 
 /// One page of the owner's spaces whose name contains `search`, by id, and the total, read
 /// from one snapshot.
-pub async fn list(
-    pg: &Pg,
+pub async fn list<C: GenericClient>(
+    tx: &C,
     owner: Id,
     search: Option<&str>,
     newest_first: bool,
@@ -135,17 +139,15 @@ pub async fn list(
 ) -> Result<(Vec<Space>, u64)> {
     let pattern = search.map(like_pattern);
     let filter = "owner_id = $1 AND ($2::text IS NULL OR name ILIKE $2 ESCAPE '\\')";
-    let mut client = pg.client().await?;
-    let tx = snapshot(&mut client).await?;
     let total: i64 = value(
-        &tx,
+        tx,
         &format!("SELECT count(*) FROM spaces WHERE {filter}"),
         &[&owner, &pattern],
     )
     .await?;
     let order = if newest_first { "DESC" } else { "ASC" };
     let items = rows(
-        &tx,
+        tx,
         &format!(
             "SELECT {COLUMNS} FROM spaces WHERE {filter} ORDER BY id {order} LIMIT $3 OFFSET $4"
         ),
@@ -156,4 +158,40 @@ pub async fn list(
     .map(|r| from_row(r, 0))
     .collect::<Result<Vec<_>>>()?;
     Ok((items, count(total)))
+}
+
+impl<C: GenericClient + Sync> Spaces for PgTx<'_, C> {
+    fn space(&self, owner: Id, id: Id) -> Result<Option<Space>> {
+        self.wait(get(self.c, owner, id))
+    }
+
+    fn space_named(&self, owner: Id, name: &str, except: Option<Id>) -> Result<Option<Id>> {
+        self.wait(id_by_name(self.c, owner, name, except))
+    }
+
+    fn insert_space(&self, owner: Id, name: &str, color: Color, now: Timestamp) -> Result<Id> {
+        self.wait(insert(self.c, owner, name, color, now.as_second()))
+    }
+
+    fn update_space(
+        &self,
+        owner: Id,
+        id: Id,
+        name: Option<&str>,
+        color: Option<Color>,
+        now: Timestamp,
+    ) -> Result<bool> {
+        self.wait(update(self.c, owner, id, name, color, now.as_second()))
+    }
+
+    fn spaces(
+        &self,
+        owner: Id,
+        search: Option<&str>,
+        newest_first: bool,
+        offset: u64,
+        limit: u32,
+    ) -> Result<(Vec<Space>, u64)> {
+        self.wait(list(self.c, owner, search, newest_first, offset, limit))
+    }
 }

@@ -1,7 +1,10 @@
 //! SQL for domains.
 
-use rusqlite::{Connection, OptionalExtension, Row, Transaction, params};
+use jiff::Timestamp;
+use linkdeck_store::Domains;
+use rusqlite::{Connection, OptionalExtension, Row, params};
 
+use super::tx::SqliteTx;
 use super::{count, db_error, time};
 use crate::domain::{Domain, Id, Result};
 
@@ -35,7 +38,7 @@ pub fn name_taken(conn: &Connection, name: &str, host: &str) -> Result<bool> {
         .map_err(db_error)
 }
 
-pub fn insert(tx: &Transaction<'_>, owner: Id, name: &str, host: &str, now: i64) -> Result<Id> {
+pub fn insert(tx: &Connection, owner: Id, name: &str, host: &str, now: i64) -> Result<Id> {
     tx.prepare_cached(
         "INSERT INTO domains (owner_id, name, host, created_at, updated_at)
          VALUES (?1, ?2, ?3, ?4, ?4)",
@@ -46,7 +49,7 @@ pub fn insert(tx: &Transaction<'_>, owner: Id, name: &str, host: &str, now: i64)
     Ok(tx.last_insert_rowid())
 }
 
-pub fn delete(tx: &Transaction<'_>, owner: Id, id: Id) -> Result<bool> {
+pub fn delete(tx: &Connection, owner: Id, id: Id) -> Result<bool> {
     let n = tx
         .prepare_cached("DELETE FROM domains WHERE id = ?1 AND owner_id = ?2")
         .map_err(db_error)?
@@ -106,4 +109,38 @@ pub fn ids(conn: &Connection, owner: Id) -> Result<Vec<Id>> {
         .map_err(db_error)?
         .collect::<rusqlite::Result<Vec<_>>>()
         .map_err(db_error)
+}
+
+impl Domains for SqliteTx<'_> {
+    fn domain(&self, owner: Id, id: Id) -> Result<Option<Domain>> {
+        get(self.conn, owner, id)
+    }
+
+    fn lock_domain(&self, owner: Id, id: Id) -> Result<Option<Domain>> {
+        // One writer at a time: the write transaction holds the whole file.
+        get(self.conn, owner, id)
+    }
+
+    fn domain_in_use(&self, name: &str, host: &str) -> Result<bool> {
+        name_taken(self.conn, name, host)
+    }
+
+    fn insert_domain(&self, owner: Id, name: &str, host: &str, now: Timestamp) -> Result<Id> {
+        insert(self.conn, owner, name, host, now.as_second())
+    }
+
+    fn delete_domain(&self, owner: Id, id: Id) -> Result<bool> {
+        delete(self.conn, owner, id)
+    }
+
+    fn domain_uses(&self, owner: Id, id: Id) -> Result<(u64, u64)> {
+        Ok((
+            link_count(self.conn, owner, id)?,
+            trashed_link_count(self.conn, owner, id)?,
+        ))
+    }
+
+    fn domains(&self, owner: Id, offset: u64, limit: u32) -> Result<(Vec<Domain>, u64)> {
+        list(self.conn, owner, offset, limit)
+    }
 }

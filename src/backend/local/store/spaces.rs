@@ -1,7 +1,10 @@
 //! SQL for spaces. `link_count` is kept by the writes of links (`store::links`).
 
-use rusqlite::{Connection, OptionalExtension, Row, Transaction, params};
+use jiff::Timestamp;
+use linkdeck_store::Spaces;
+use rusqlite::{Connection, OptionalExtension, Row, params};
 
+use super::tx::SqliteTx;
 use super::{db_error, like_pattern, time};
 use crate::domain::{Color, Id, Result, Space};
 
@@ -48,7 +51,7 @@ pub fn id_by_name(
 
 /// A new space takes an id above every live and trashed space's, so a restored space finds its
 /// own id free.
-pub fn insert(tx: &Transaction<'_>, owner: Id, name: &str, color: Color, now: i64) -> Result<Id> {
+pub fn insert(tx: &Connection, owner: Id, name: &str, color: Color, now: i64) -> Result<Id> {
     tx.prepare_cached(
         "INSERT INTO spaces (id, owner_id, name, color, created_at, updated_at)
          VALUES (max(ifnull((SELECT max(id) FROM spaces), 0),
@@ -62,7 +65,7 @@ pub fn insert(tx: &Transaction<'_>, owner: Id, name: &str, color: Color, now: i6
 }
 
 pub fn update(
-    tx: &Transaction<'_>,
+    tx: &Connection,
     owner: Id,
     id: Id,
     name: Option<&str>,
@@ -121,4 +124,40 @@ pub fn names(conn: &Connection, owner: Id) -> Result<Vec<(Id, String)>> {
         .map_err(db_error)?
         .collect::<rusqlite::Result<Vec<_>>>()
         .map_err(db_error)
+}
+
+impl Spaces for SqliteTx<'_> {
+    fn space(&self, owner: Id, id: Id) -> Result<Option<Space>> {
+        get(self.conn, owner, id)
+    }
+
+    fn space_named(&self, owner: Id, name: &str, except: Option<Id>) -> Result<Option<Id>> {
+        id_by_name(self.conn, owner, name, except)
+    }
+
+    fn insert_space(&self, owner: Id, name: &str, color: Color, now: Timestamp) -> Result<Id> {
+        insert(self.conn, owner, name, color, now.as_second())
+    }
+
+    fn update_space(
+        &self,
+        owner: Id,
+        id: Id,
+        name: Option<&str>,
+        color: Option<Color>,
+        now: Timestamp,
+    ) -> Result<bool> {
+        update(self.conn, owner, id, name, color, now.as_second())
+    }
+
+    fn spaces(
+        &self,
+        owner: Id,
+        search: Option<&str>,
+        newest_first: bool,
+        offset: u64,
+        limit: u32,
+    ) -> Result<(Vec<Space>, u64)> {
+        list(self.conn, owner, search, newest_first, offset, limit)
+    }
 }
