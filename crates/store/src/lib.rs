@@ -12,8 +12,11 @@
 
 mod domains;
 mod keys;
+mod links;
+mod list;
 mod owners;
 mod spaces;
+pub mod sql;
 pub mod words;
 
 use std::any::Any;
@@ -24,13 +27,23 @@ use async_trait::async_trait;
 pub use domains::Domains;
 pub use keys::{KeyInfo, Keys, LiveKey};
 pub use linkdeck_domain::{Error, Result};
+pub use links::{
+    LinkRow, Links, parse_rotation, parse_rules, rotation_json, rules_json, target_type,
+};
+pub use list::{ListFilter, Search, Slice};
 pub use owners::Owners;
 pub use spaces::Spaces;
 
 /// Every question and change one transaction of a store answers, by area.
-pub trait Tx: Owners + Keys + Domains + Spaces {}
+pub trait Tx: Owners + Keys + Domains + Spaces + Links + Search {}
 
-impl<T: Owners + Keys + Domains + Spaces> Tx for T {}
+impl<T: Owners + Keys + Domains + Spaces + Links + Search> Tx for T {}
+
+/// A stored unix time as a timestamp; out-of-range values (never written by us) read as the
+/// epoch.
+pub fn time(seconds: i64) -> jiff::Timestamp {
+    jiff::Timestamp::from_second(seconds).unwrap_or_default()
+}
 
 /// How a piece of work uses the database.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

@@ -14,7 +14,6 @@ use rusqlite::types::Value;
 use deadpool_postgres::GenericClient;
 
 use super::LocalBackend;
-use super::links::NOT_YOUR_SPACE;
 use super::links::list_filter;
 use super::pg::{
     self, Pg, bulk as pg_bulk, links as pg_links, search as pg_search, spaces as pg_spaces,
@@ -30,6 +29,7 @@ use crate::backend::bulk::{
 use crate::domain::{
     Error, Id, LinkInput, LinkPatch, Mode, Result, format_expiry_input, validate_link_input,
 };
+use linkdeck_store::words::NOT_YOUR_SPACE;
 
 /// What a cancelled transaction answers inside; never seen outside (see [`finish`]).
 const CANCELLED: &str = "cancelled";

@@ -1,27 +1,19 @@
-//! The link rules of the embedded service over the SQL in `store::links` (SQLite) and
-//! `pg::links` (PostgreSQL): field validation, ownership of spaces and domains, alias
-//! uniqueness and generation, password hashing, titles and short URLs. Each write is one
-//! transaction of the store's own, running the same checks in the same order.
+//! The link rules of the embedded service, written once against the store: field validation,
+//! ownership of spaces and domains, alias uniqueness and generation, password hashing, titles
+//! and short URLs. Each write is one transaction of the store, checking and writing in it.
 
 use jiff::Timestamp;
-use rusqlite::Connection;
+use linkdeck_store::words::{ALIAS_TAKEN, NOT_YOUR_DOMAIN, NOT_YOUR_SPACE};
+use linkdeck_store::{LinkRow, ListFilter, Tx};
 use url::Url;
 
 use super::LocalBackend;
-use super::alias::{Candidates, generate_alias};
+use super::alias::Candidates;
 use super::password::hash_password_async;
-use super::pg::{self, Pg, links as pg_links, search as pg_search};
-use super::store::links::{self as store, LinkRow};
-use super::store::search::{self, ListFilter};
-use super::store::{domains, spaces};
 use crate::domain::{
     Error, FieldErrors, Id, Link, LinkField, LinkInput, LinkPatch, LinkQuery, Mode, Page, Result,
     TargetType, validate_alias, validate_link_input,
 };
-
-pub(super) const ALIAS_TAKEN: &str = "is already taken";
-pub(super) const NOT_YOUR_SPACE: &str = "must be one of your spaces";
-pub(super) const NOT_YOUR_DOMAIN: &str = "must be one of your domains";
 
 /// The title the service gives a link: the destination's host and path, without a trailing
 /// slash, as a person reads them: an international domain name in its own script rather than
@@ -167,42 +159,65 @@ fn refs_of(patch: Option<&LinkPatch>, input: &LinkInput, mode: Mode) -> LinkPatc
     }
 }
 
-/// What a store answers about a request's references: whether its space and domain are the
+/// What the store answers about a request's references: whether its space and domain are the
 /// owner's, and whether its alias is taken in the domain (asked only when the domain is the
-/// owner's). Each store finds them its own way; [`check_refs`] makes them field errors.
+/// owner's). [`check_refs`] makes them field errors.
 #[derive(Debug, Clone, Copy)]
-pub(super) struct RefFacts {
-    pub space_mine: bool,
-    pub domain_mine: bool,
-    pub alias_taken: bool,
+struct RefFacts {
+    space_mine: bool,
+    domain_mine: bool,
+    alias_taken: bool,
 }
 
-/// [`RefFacts`] on SQLite: `domain` is the domain the link is or will be on, `except` the link
-/// itself on an update.
-fn sqlite_facts(
-    conn: &Connection,
-    owner: Id,
-    refs: &LinkPatch,
-    domain: Option<Id>,
-    except: Option<Id>,
-) -> Result<RefFacts> {
-    let space_mine = match refs.space.flatten() {
-        Some(space) => spaces::get(conn, owner, space)?.is_some(),
-        None => true,
-    };
-    let domain_mine = match refs.domain.flatten() {
-        Some(d) => domains::get(conn, owner, d)?.is_some(),
-        None => true,
-    };
-    let alias_taken = match &refs.alias {
-        Some(alias) if domain_mine => store::alias_taken(conn, domain, alias, except)?,
-        _ => false,
-    };
-    Ok(RefFacts {
-        space_mine,
-        domain_mine,
-        alias_taken,
-    })
+impl RefFacts {
+    /// The facts of `refs`: `domain` is the domain the link is or will be on, `except` the link
+    /// itself on an update. The space and domain stay the owner's until the transaction ends.
+    fn of(
+        tx: &dyn Tx,
+        owner: Id,
+        refs: &LinkPatch,
+        domain: Option<Id>,
+        except: Option<Id>,
+    ) -> Result<RefFacts> {
+        let space_mine = match refs.space.flatten() {
+            Some(space) => tx.space_is_mine(owner, space)?,
+            None => true,
+        };
+        let domain_mine = match refs.domain.flatten() {
+            Some(d) => tx.domain_is_mine(owner, d)?,
+            None => true,
+        };
+        let alias_taken = match &refs.alias {
+            Some(alias) if domain_mine => tx.alias_taken(domain, alias, except)?,
+            _ => false,
+        };
+        Ok(RefFacts {
+            space_mine,
+            domain_mine,
+            alias_taken,
+        })
+    }
+}
+
+/// Inserts a new link with the alias asked for — taken by another writer meanwhile, it is the
+/// field error the check gives — or with a generated one, generated again if it was taken.
+fn insert_new(tx: &dyn Tx, mut row: LinkRow, alias: Option<String>) -> Result<Id> {
+    if let Some(alias) = alias {
+        row.alias = alias;
+        return tx
+            .insert_link(&row)?
+            .ok_or_else(|| Error::field(LinkField::Alias.name(), ALIAS_TAKEN));
+    }
+    let mut candidates = Candidates::default();
+    loop {
+        row.alias = candidates.next_alias()?;
+        if !tx.alias_taken(row.domain_id, &row.alias, None)?
+            && let Some(id) = tx.insert_link(&row)?
+        {
+            return Ok(id);
+        }
+        candidates.taken();
+    }
 }
 
 /// Adds the errors of references that are not the owner's, or of an alias taken in the domain.
@@ -297,41 +312,22 @@ impl LocalBackend {
     /// whole table this way stays linear, where deep pages of a list would not.
     pub async fn links_after(&self, after: Id, limit: u32) -> Result<Vec<Link>> {
         let owner = self.owner_id();
-        let links = match self.service.pg() {
-            Some(pg) => pg_links::after(pg, owner, after, limit).await?,
-            None => {
-                self.service
-                    .db()?
-                    .read(move |conn| store::after(conn, owner, after, limit))
-                    .await?
-            }
-        };
+        let links = self
+            .service
+            .store
+            .read(move |tx| tx.links_after(owner, after, limit))
+            .await?;
         Ok(links.into_iter().map(|l| self.finish(l)).collect())
     }
 
     pub(super) async fn link_list(&self, query: &LinkQuery) -> Result<Page<Link>> {
         query.validate()?;
         let now = self.service.now();
-        let on_sqlite = query.clone();
-        let on_pg = query.clone();
+        let query = query.clone();
         let page = self
-            .read_page(
-                query.page,
-                query.per_page,
-                move |conn, owner, offset| {
-                    search::list(
-                        conn,
-                        &list_filter(owner, &on_sqlite, now, offset, on_sqlite.per_page),
-                    )
-                },
-                move |pg, owner, offset| async move {
-                    pg_search::list(
-                        &pg,
-                        &list_filter(owner, &on_pg, now, offset, on_pg.per_page),
-                    )
-                    .await
-                },
-            )
+            .page(query.page, query.per_page, move |tx, owner, offset| {
+                tx.list_links(&list_filter(owner, &query, now, offset, query.per_page))
+            })
             .await?;
         Ok(Page {
             items: page.items.into_iter().map(|l| self.finish(l)).collect(),
@@ -341,10 +337,7 @@ impl LocalBackend {
 
     pub(super) async fn link_show(&self, id: Id) -> Result<Link> {
         let link = self
-            .read_owned("link", id, store::get, |pg, owner, id| async move {
-                let client = pg.client().await?;
-                pg_links::get(&client, owner, id).await
-            })
+            .one("link", id, |tx, owner, id| tx.link(owner, id))
             .await?;
         Ok(self.finish(link))
     }
@@ -355,27 +348,19 @@ impl LocalBackend {
         let refs = refs_for(&validated, input, Mode::Create);
         let owner = self.owner_id;
         let now = self.service.now();
-        let id = match self.service.pg() {
-            Some(pg) => create_on_pg(pg, owner, now, validated, refs, hash).await?,
-            None => {
-                self.service
-                    .db()?
-                    .write(move |tx| {
-                        let domain = refs.domain.flatten();
-                        let facts = sqlite_facts(tx, owner, &refs, domain, None)?;
-                        let patch = settle(validated, &refs, facts)?;
-                        let mut row = blank_row(owner, now);
-                        row.domain_id = domain;
-                        row.alias = match refs.alias {
-                            Some(alias) => alias,
-                            None => generate_alias(|a| store::alias_taken(tx, domain, a, None))?,
-                        };
-                        apply(&mut row, patch, hash, now);
-                        store::insert(tx, &row)
-                    })
-                    .await?
-            }
-        };
+        let id = self
+            .service
+            .store
+            .write(move |tx| {
+                let domain = refs.domain.flatten();
+                let facts = RefFacts::of(tx, owner, &refs, domain, None)?;
+                let patch = settle(validated, &refs, facts)?;
+                let mut row = blank_row(owner, now);
+                row.domain_id = domain;
+                apply(&mut row, patch, hash, now);
+                insert_new(tx, row, refs.alias)
+            })
+            .await?;
         let link = self.link_show(id).await?;
         self.service.fetch_title_later(link.id, link.url.clone());
         Ok(link)
@@ -388,22 +373,18 @@ impl LocalBackend {
         let refs = refs_for(&validated, input, Mode::Update);
         let owner = self.owner_id;
         let now = self.service.now();
-        match self.service.pg() {
-            Some(pg) => update_on_pg(pg, owner, id, now, validated, refs, hash).await?,
-            None => {
-                self.service
-                    .db()?
-                    .write(move |tx| {
-                        let mut row = store::get_row(tx, owner, id)?
-                            .ok_or_else(|| Error::not_found(format!("link {id}")))?;
-                        let facts = sqlite_facts(tx, owner, &refs, row.domain_id, Some(id))?;
-                        let patch = settle(validated, &refs, facts)?;
-                        apply(&mut row, patch, hash, now);
-                        store::update(tx, id, &row)
-                    })
-                    .await?
-            }
-        }
+        self.service
+            .store
+            .write(move |tx| {
+                let mut row = tx
+                    .link_row(owner, id)?
+                    .ok_or_else(|| Error::not_found(format!("link {id}")))?;
+                let facts = RefFacts::of(tx, owner, &refs, row.domain_id, Some(id))?;
+                let patch = settle(validated, &refs, facts)?;
+                apply(&mut row, patch, hash, now);
+                tx.update_link(id, &row)
+            })
+            .await?;
         let link = self.link_show(id).await?;
         // A URL given again resets the title to host and path (see `apply`): fetch it anew.
         if url_given {
@@ -427,72 +408,6 @@ impl LocalBackend {
             Err(Error::not_found(format!("link {id}")))
         }
     }
-}
-
-/// [`LocalBackend::link_create`]'s write on PostgreSQL, in one transaction: the same checks
-/// and row as on SQLite. An alias taken by another writer between the check and the insert is
-/// the same field error; a generated one is simply generated again.
-async fn create_on_pg(
-    pg: &Pg,
-    owner: Id,
-    now: Timestamp,
-    validated: Result<LinkPatch, FieldErrors>,
-    refs: LinkPatch,
-    hash: Option<Option<String>>,
-) -> Result<Id> {
-    let mut client = pg.client().await?;
-    let tx = pg::write(&mut client).await?;
-    let domain = refs.domain.flatten();
-    let facts = pg_links::ref_facts(&tx, owner, &refs, domain, None).await?;
-    let patch = settle(validated, &refs, facts)?;
-    let mut row = blank_row(owner, now);
-    row.domain_id = domain;
-    apply(&mut row, patch, hash, now);
-    let id = match refs.alias {
-        Some(alias) => {
-            row.alias = alias;
-            pg_links::insert(&tx, &row)
-                .await?
-                .ok_or_else(|| Error::field(LinkField::Alias.name(), ALIAS_TAKEN))?
-        }
-        None => {
-            let mut candidates = Candidates::default();
-            loop {
-                row.alias = candidates.next_alias()?;
-                if !pg_links::alias_taken(&tx, domain, &row.alias, None).await?
-                    && let Some(id) = pg_links::insert(&tx, &row).await?
-                {
-                    break id;
-                }
-                candidates.taken();
-            }
-        }
-    };
-    tx.commit().await.map_err(pg::pg_error)?;
-    Ok(id)
-}
-
-/// [`LocalBackend::link_update`]'s write on PostgreSQL: the link is locked while the patch is
-/// checked and applied.
-async fn update_on_pg(
-    pg: &Pg,
-    owner: Id,
-    id: Id,
-    now: Timestamp,
-    validated: Result<LinkPatch, FieldErrors>,
-    refs: LinkPatch,
-    hash: Option<Option<String>>,
-) -> Result<()> {
-    let mut client = pg.client().await?;
-    let tx = pg::write(&mut client).await?;
-    let mut row = pg_links::row_for_update(&tx, owner, id)
-        .await?
-        .ok_or_else(|| Error::not_found(format!("link {id}")))?;
-    let facts = pg_links::ref_facts(&tx, owner, &refs, row.domain_id, Some(id)).await?;
-    let patch = settle(validated, &refs, facts)?;
-    apply(&mut row, patch, hash, now);
-    pg_links::update(&tx, id, &row).await?;
-    tx.commit().await.map_err(pg::pg_error)
 }
 
 #[cfg(test)]

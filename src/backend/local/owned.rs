@@ -1,14 +1,9 @@
 //! The two reads every kind of record makes for its owner — one page of a list, and one record
-//! by id — so the page arithmetic and the "not found" wording live once, for both stores.
-
-use std::future::Future;
-
-use rusqlite::Connection;
+//! by id — so the page arithmetic and the "not found" wording live once.
 
 use super::LocalBackend;
 use linkdeck_store::Tx;
 
-use super::pg::Pg;
 use crate::domain::{Error, Id, Page, Result};
 
 impl LocalBackend {
@@ -49,69 +44,6 @@ impl LocalBackend {
             .read(move |tx| read(tx, owner, id))
             .await?
             .ok_or_else(|| Error::not_found(format!("{noun} {id}")))
-    }
-
-    /// Page `page` (1-based) of this owner's records. The store's reader — `sqlite` given a
-    /// reader connection, `pg` the PostgreSQL handle — is given the owner and the number of rows
-    /// before the page; it answers the page's rows and the total.
-    pub(super) async fn read_page<T, F, G, Fut>(
-        &self,
-        page: u32,
-        per_page: u32,
-        sqlite: F,
-        pg: G,
-    ) -> Result<Page<T>>
-    where
-        T: Send + 'static,
-        F: FnOnce(&Connection, Id, u64) -> Result<(Vec<T>, u64)> + Send + 'static,
-        G: FnOnce(Pg, Id, u64) -> Fut,
-        Fut: Future<Output = Result<(Vec<T>, u64)>>,
-    {
-        let owner = self.owner_id;
-        let offset = rows_before(page, per_page);
-        let (items, total) = match self.service.pg() {
-            Some(db) => pg(db.clone(), owner, offset).await?,
-            None => {
-                self.service
-                    .db()?
-                    .read(move |conn| sqlite(conn, owner, offset))
-                    .await?
-            }
-        };
-        Ok(Page {
-            items,
-            page,
-            per_page,
-            total,
-        })
-    }
-
-    /// This owner's record `id` as the store's reader gets it, or not found, named as
-    /// "`noun` `id`".
-    pub(super) async fn read_owned<T, F, G, Fut>(
-        &self,
-        noun: &'static str,
-        id: Id,
-        sqlite: F,
-        pg: G,
-    ) -> Result<T>
-    where
-        T: Send + 'static,
-        F: FnOnce(&Connection, Id, Id) -> Result<Option<T>> + Send + 'static,
-        G: FnOnce(Pg, Id, Id) -> Fut,
-        Fut: Future<Output = Result<Option<T>>>,
-    {
-        let owner = self.owner_id;
-        let found = match self.service.pg() {
-            Some(db) => pg(db.clone(), owner, id).await?,
-            None => {
-                self.service
-                    .db()?
-                    .read(move |conn| sqlite(conn, owner, id))
-                    .await?
-            }
-        };
-        found.ok_or_else(|| Error::not_found(format!("{noun} {id}")))
     }
 }
 

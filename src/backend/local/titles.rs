@@ -11,7 +11,6 @@ use html5gum::{DefaultEmitter, Token, Tokenizer};
 
 use super::LocalService;
 use super::public_address::is_public;
-use super::store::links as store;
 use crate::domain::{Id, Result};
 
 /// The whole fetch, connection to last byte.
@@ -184,13 +183,8 @@ impl LocalService {
     }
 
     async fn set_fetched_title(&self, id: Id, url: String, title: String) -> Result<()> {
-        if let Some(pg) = self.pg() {
-            return super::pg::links::set_title(pg, id, &url, &title)
-                .await
-                .map(|_| ());
-        }
-        self.db()?
-            .write(move |tx| store::set_title(tx, id, &url, &title))
+        self.store
+            .write(move |tx| tx.set_title(id, &url, &title))
             .await
             .map(|_| ())
     }

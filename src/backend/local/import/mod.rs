@@ -17,18 +17,17 @@ use serde::Serialize;
 
 use super::LocalBackend;
 use super::alias::generate_alias;
-use super::links::{
-    ALIAS_TAKEN, NOT_YOUR_DOMAIN, NOT_YOUR_SPACE, apply_titled, blank_row, default_title,
-};
+use super::links::{apply_titled, blank_row, default_title};
 use super::password::hash_password;
-use super::store::links::LinkRow;
 pub use crate::domain::Renamed;
 use crate::domain::{
     Carried, Color, Error, FieldErrors, Id, LinkField, LinkInput, LinkPatch, Mode, OnConflict,
     Place, Result, SpaceInput, SpacePatch, TrafficHour, renamed_alias, space_name_key,
     validate_alias, validate_link_input, validate_space_input,
 };
+use linkdeck_store::LinkRow;
 use linkdeck_store::words::NAME_TAKEN;
+use linkdeck_store::words::{ALIAS_TAKEN, NOT_YOUR_DOMAIN, NOT_YOUR_SPACE};
 
 /// What an import created, reused and left out.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize)]

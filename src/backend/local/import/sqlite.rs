@@ -5,12 +5,13 @@
 use rusqlite::Transaction;
 
 use super::ImportStore;
-use crate::backend::local::store::links::{self as link_store, LinkRow, Staged};
+use crate::backend::local::store::links::{self as link_store, Staged};
 use crate::backend::local::store::search::short as grams;
 use crate::backend::local::store::traffic::{Interner, LinkHome};
 use crate::backend::local::store::{domains, spaces};
 use crate::backend::local::visits::add_history;
 use crate::domain::{Color, Id, Result, TrafficHour};
+use linkdeck_store::LinkRow;
 
 pub struct SqliteImport<'a, 't> {
     tx: &'a Transaction<'t>,

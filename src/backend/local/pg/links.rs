@@ -1,24 +1,25 @@
 //! SQL for links on PostgreSQL: rows in and out, alias lookups. A link is written from the same
 //! [`LinkRow`] and read into the same [`Link`] as on SQLite, with the same column lists and
-//! JSON encodings (`store::links`); only the SQL and the value types are PostgreSQL's.
+//! JSON encodings (the contract's); only the SQL and the value types are PostgreSQL's.
 
 use deadpool_postgres::{GenericClient, Transaction};
 use tokio_postgres::Row;
 use tokio_postgres::binary_copy::BinaryCopyInWriter;
 use tokio_postgres::types::{ToSql, Type};
 
+use linkdeck_store::sql::{READ_COLUMNS, READ_FROM, WRITE_COLUMNS};
+use linkdeck_store::words::{ALIAS_TAKEN, NOT_YOUR_DOMAIN, NOT_YOUR_SPACE};
+use linkdeck_store::{
+    LinkRow, Links, parse_rotation, parse_rules, rotation_json, rules_json, target_type, time,
+};
+
+use super::tx::PgTx;
 use super::{
-    Pg, col, domains, is_foreign_key_violation, is_unique_violation, pg_error, row, rows, spaces,
+    col, domains, is_foreign_key_violation, is_unique_violation, pg_error, row, rows, spaces,
     traffic,
 };
-use crate::backend::local::links::{ALIAS_TAKEN, NOT_YOUR_DOMAIN, NOT_YOUR_SPACE, RefFacts};
-use crate::backend::local::store::links::{
-    LinkRow, READ_COLUMNS, READ_FROM, WRITE_COLUMNS, parse_rotation, parse_rules, rotation_json,
-    rules_json, target_type,
-};
-use crate::backend::local::store::time;
 use crate::backend::local::traffic::Shift;
-use crate::domain::{Error, Id, Link, LinkField, LinkPatch, Result};
+use crate::domain::{Error, Id, Link, LinkField, Result};
 
 /// A link as read with [`READ_COLUMNS`]; `short_url` is left empty for the service to fill in.
 pub fn link_from_row(r: &Row) -> Result<Link> {
@@ -66,10 +67,9 @@ pub async fn get<C: GenericClient>(c: &C, owner: Id, id: Id) -> Result<Option<Li
 }
 
 /// Up to `limit` links of `owner` with ids above `after`, oldest first (a keyset scan).
-pub async fn after(pg: &Pg, owner: Id, after: Id, limit: u32) -> Result<Vec<Link>> {
-    let client = pg.client().await?;
+pub async fn after<C: GenericClient>(c: &C, owner: Id, after: Id, limit: u32) -> Result<Vec<Link>> {
     rows(
-        &client,
+        c,
         &format!(
             "SELECT {READ_COLUMNS} FROM {READ_FROM} WHERE l.owner_id = $1 AND l.id > $2 \
              ORDER BY l.id ASC LIMIT $3"
@@ -336,40 +336,10 @@ pub async fn own_link_url<C: GenericClient>(
     .transpose()
 }
 
-/// The answers the link rules' `check_refs` needs about a request's space,
-/// domain (`domain`: the one the link is or will be on) and alias. The space and domain stay
-/// the owner's until the transaction ends.
-pub async fn ref_facts<C: GenericClient>(
-    c: &C,
-    owner: Id,
-    refs: &LinkPatch,
-    domain: Option<Id>,
-    except: Option<Id>,
-) -> Result<RefFacts> {
-    let space_mine = match refs.space.flatten() {
-        Some(space) => spaces::is_mine(c, owner, space).await?,
-        None => true,
-    };
-    let domain_mine = match refs.domain.flatten() {
-        Some(d) => domains::is_mine(c, owner, d).await?,
-        None => true,
-    };
-    let alias_taken = match &refs.alias {
-        Some(alias) if domain_mine => alias_taken(c, domain, alias, except).await?,
-        _ => false,
-    };
-    Ok(RefFacts {
-        space_mine,
-        domain_mine,
-        alias_taken,
-    })
-}
-
 /// Sets the title of link `id` if its url is still `url` (a fetched title that arrives after
 /// the link was edited is dropped). Returns whether it was set.
-pub async fn set_title(pg: &Pg, id: Id, url: &str, title: &str) -> Result<bool> {
-    let client = pg.client().await?;
-    let n = client
+pub async fn set_title<C: GenericClient>(c: &C, id: Id, url: &str, title: &str) -> Result<bool> {
+    let n = c
         .execute(
             "UPDATE links SET title = $1 WHERE id = $2 AND url = $3",
             &[&title, &id, &url],
@@ -377,4 +347,42 @@ pub async fn set_title(pg: &Pg, id: Id, url: &str, title: &str) -> Result<bool> 
         .await
         .map_err(pg_error)?;
     Ok(n > 0)
+}
+
+impl<C: GenericClient + Sync> Links for PgTx<'_, C> {
+    fn link(&self, owner: Id, id: Id) -> Result<Option<Link>> {
+        self.wait(get(self.c, owner, id))
+    }
+
+    fn links_after(&self, owner: Id, after: Id, limit: u32) -> Result<Vec<Link>> {
+        self.wait(self::after(self.c, owner, after, limit))
+    }
+
+    fn link_row(&self, owner: Id, id: Id) -> Result<Option<LinkRow>> {
+        self.wait(row_for_update(self.c, owner, id))
+    }
+
+    fn space_is_mine(&self, owner: Id, id: Id) -> Result<bool> {
+        self.wait(spaces::is_mine(self.c, owner, id))
+    }
+
+    fn domain_is_mine(&self, owner: Id, id: Id) -> Result<bool> {
+        self.wait(domains::is_mine(self.c, owner, id))
+    }
+
+    fn alias_taken(&self, domain: Option<Id>, alias: &str, except: Option<Id>) -> Result<bool> {
+        self.wait(alias_taken(self.c, domain, alias, except))
+    }
+
+    fn insert_link(&self, row: &LinkRow) -> Result<Option<Id>> {
+        self.wait(insert(self.c, row))
+    }
+
+    fn update_link(&self, id: Id, row: &LinkRow) -> Result<()> {
+        self.wait(update(self.c, id, row))
+    }
+
+    fn set_title(&self, id: Id, url: &str, title: &str) -> Result<bool> {
+        self.wait(set_title(self.c, id, url, title))
+    }
 }

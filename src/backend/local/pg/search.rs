@@ -2,18 +2,41 @@
 //! the trigram indexes (`pg_trgm`, see `schema.rs`) answer for terms of three characters and
 //! more; wildcards in the term are made literal by the same `like_pattern` SQLite's spaces use.
 //! What a list asks ([`ListFilter`]), its order and which end a deep page is read from
-//! ([`Slice`]) are the SQLite store's; the status rules are `store::status`'s, spelled for
+//! ([`Slice`]) are the contract's, and so are the status rules, spelled for
 //! PostgreSQL.
 
 use deadpool_postgres::GenericClient;
 
+use linkdeck_store::sql::{Predicates, READ_COLUMNS, READ_FROM, column, like_pattern, order_by};
+use linkdeck_store::{
+    ListFilter, Search, Slice, click_limit_reached, disabled, expired_by_date, predicates,
+};
+use roaring::RoaringTreemap;
+
 use super::links::link_from_row;
-use super::{Args, Pg, col, count, rows, snapshot, value};
-use crate::backend::local::store::like_pattern;
-use crate::backend::local::store::links::{READ_COLUMNS, READ_FROM};
-use crate::backend::local::store::search::{ListFilter, Slice, column, order_by};
-use crate::backend::local::store::status::{PG, PG_BY_CLICKS_IDS, PG_BY_DATE_IDS, PG_DISABLED_IDS};
+use super::tx::PgTx;
+use super::{Args, col, count, rows, value};
 use crate::domain::{Id, Link, Result, StatusFilter};
+
+/// PostgreSQL's: the same rules, with booleans and `$2`.
+pub const PG: Predicates = predicates!("$2", "true", "false");
+
+// ---- PostgreSQL: the ids of an owner's inactive links, each set read from its partial index
+// alone (an index-only scan: `links_owner_disabled`, `links_owner_click_expired`, and
+// `links_owner_ends`, which holds the ids since PostgreSQL migration 4) ----------------------
+
+pub const PG_DISABLED_IDS: &str = concat!(
+    "SELECT id FROM links WHERE owner_id = $1 AND ",
+    disabled!("", "true")
+);
+pub const PG_BY_DATE_IDS: &str = concat!(
+    "SELECT id FROM links WHERE owner_id = $1 AND ",
+    expired_by_date!("", "$2")
+);
+pub const PG_BY_CLICKS_IDS: &str = concat!(
+    "SELECT id FROM links WHERE owner_id = $1 AND ",
+    click_limit_reached!("")
+);
 
 fn status_sql(status: StatusFilter) -> Option<&'static str> {
     match status {
@@ -108,11 +131,9 @@ async fn total<C: GenericClient>(c: &C, f: &ListFilter<'_>, sql: &str, args: &Ar
 }
 
 /// One page of links matching `f` and the number of all matching links, read from one snapshot.
-pub async fn list(pg: &Pg, f: &ListFilter<'_>) -> Result<(Vec<Link>, u64)> {
-    let mut client = pg.client().await?;
-    let tx = snapshot(&mut client).await?;
+pub async fn list<C: GenericClient>(tx: &C, f: &ListFilter<'_>) -> Result<(Vec<Link>, u64)> {
     let (sql, mut args) = filter(f);
-    let total = total(&tx, f, &sql, &args).await?;
+    let total = total(tx, f, &sql, &args).await?;
     if f.offset >= total {
         return Ok((Vec::new(), total));
     }
@@ -131,7 +152,7 @@ pub async fn list(pg: &Pg, f: &ListFilter<'_>) -> Result<(Vec<Link>, u64)> {
          (SELECT l.id FROM links l WHERE {sql} ORDER BY {order} LIMIT {limit} OFFSET {offset}) \
          ORDER BY {order}"
     );
-    let mut items = rows(&tx, &query, &args.refs())
+    let mut items = rows(tx, &query, &args.refs())
         .await?
         .iter()
         .map(link_from_row)
@@ -154,4 +175,15 @@ pub async fn matching_ids<C: GenericClient>(c: &C, f: &ListFilter<'_>) -> Result
     .iter()
     .map(|r| col(r, 0))
     .collect()
+}
+
+impl<C: GenericClient + Sync> Search for PgTx<'_, C> {
+    fn list_links(&self, f: &ListFilter<'_>) -> Result<(Vec<Link>, u64)> {
+        self.wait(list(self.c, f))
+    }
+
+    fn matching_ids(&self, f: &ListFilter<'_>) -> Result<RoaringTreemap> {
+        let ids = self.wait(matching_ids(self.c, f))?;
+        Ok(ids.into_iter().map(|id| id as u64).collect())
+    }
 }

@@ -1,95 +1,21 @@
 //! SQL for links: rows in and out, list queries with their totals, alias lookups.
 
-use std::fmt;
-
-use jiff::Timestamp;
+use linkdeck_store::sql::{READ_COLUMNS, READ_FROM, WRITE_COLUMNS};
+use linkdeck_store::{
+    LinkRow, Links, parse_rotation, parse_rules, rotation_json, rules_json, target_type,
+};
 use rusqlite::types::Value;
-use rusqlite::{Connection, OptionalExtension, Row, Transaction, params, params_from_iter};
-use serde::{Deserialize, Serialize};
+use rusqlite::{Connection, OptionalExtension, Row, params, params_from_iter};
 
 use super::search::{self, short as grams};
+use super::tx::SqliteTx;
 use super::{db_error, domains, spaces, time, traffic};
-use crate::domain::{Id, Link, Result, SearchBy, TargetRule, TargetType};
+use crate::domain::{Id, Link, Result, SearchBy};
 
-/// The stored columns of a link that the service writes (clicks and rotation are the server's).
-/// Its own shape, not a [`Link`]: ids instead of joined records, the password's hash.
-#[derive(Clone, PartialEq)]
-pub struct LinkRow {
-    pub owner_id: Id,
-    pub domain_id: Option<Id>,
-    pub space_id: Option<Id>,
-    pub alias: String,
-    pub url: String,
-    pub title: Option<String>,
-    pub password_hash: Option<String>,
-    pub disabled: bool,
-    pub public: bool,
-    pub expiration_url: Option<String>,
-    pub expiration_clicks: u32,
-    pub ends_at: Option<Timestamp>,
-    pub target_type: TargetType,
-    pub geo: Vec<TargetRule>,
-    pub platform: Vec<TargetRule>,
-    pub rotation: Vec<String>,
-    pub created_at: Timestamp,
-    pub updated_at: Timestamp,
+/// The searchable texts of a row: title, alias, url.
+fn texts(row: &LinkRow) -> grams::Texts<'_> {
+    [row.title.as_deref(), Some(&row.alias), Some(&row.url)]
 }
-
-impl fmt::Debug for LinkRow {
-    // The password hash stays out of logs too.
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.debug_struct("LinkRow")
-            .field("owner_id", &self.owner_id)
-            .field("alias", &self.alias)
-            .field("url", &self.url)
-            .field("password", &self.password_hash.is_some())
-            .finish_non_exhaustive()
-    }
-}
-
-impl LinkRow {
-    /// The searchable texts: title, alias, url.
-    fn texts(&self) -> grams::Texts<'_> {
-        [self.title.as_deref(), Some(&self.alias), Some(&self.url)]
-    }
-}
-
-/// Rotation entries are stored in the wire shape, `{"value": …}`.
-#[derive(Serialize, Deserialize)]
-struct RotationEntry {
-    value: String,
-}
-
-pub(in crate::backend::local) fn rules_json(rules: &[TargetRule]) -> Option<String> {
-    (!rules.is_empty()).then(|| serde_json::to_string(rules).unwrap_or_default())
-}
-
-pub(in crate::backend::local) fn rotation_json(urls: &[String]) -> Option<String> {
-    (!urls.is_empty()).then(|| {
-        let entries: Vec<RotationEntry> = urls
-            .iter()
-            .map(|u| RotationEntry { value: u.clone() })
-            .collect();
-        serde_json::to_string(&entries).unwrap_or_default()
-    })
-}
-
-pub(in crate::backend::local) fn parse_rules(json: Option<String>) -> Vec<TargetRule> {
-    json.and_then(|j| serde_json::from_str(&j).ok())
-        .unwrap_or_default()
-}
-
-pub(in crate::backend::local) fn parse_rotation(json: Option<String>) -> Vec<String> {
-    json.and_then(|j| serde_json::from_str::<Vec<RotationEntry>>(&j).ok())
-        .unwrap_or_default()
-        .into_iter()
-        .map(|e| e.value)
-        .collect()
-}
-
-pub(in crate::backend::local) const WRITE_COLUMNS: &str = "owner_id, domain_id, space_id, alias, url, title, password_hash, \
-     disabled, public, expiration_url, expiration_clicks, ends_at, target_type, geo_target, \
-     platform_target, rotation_target, created_at, updated_at";
 
 fn write_values(row: &LinkRow) -> [Value; 18] {
     fn text(s: &Option<String>) -> Value {
@@ -134,7 +60,7 @@ pub fn next_id(conn: &Connection) -> Result<Id> {
     .map_err(db_error)
 }
 
-pub fn insert(tx: &Transaction<'_>, row: &LinkRow) -> Result<Id> {
+pub fn insert(tx: &Connection, row: &LinkRow) -> Result<Id> {
     let id = next_id(tx)?;
     let mut values = write_values(row).to_vec();
     values.push(Value::Integer(id));
@@ -152,7 +78,7 @@ pub fn insert(tx: &Transaction<'_>, row: &LinkRow) -> Result<Id> {
 /// Moves the link counters of `owner` and of `space` (if any) by `by`. The store keeps them on
 /// every write of a link, in bulk for imports (see [`stage_insert`]), so totals and space sizes
 /// never need a count.
-fn move_counters(tx: &Transaction<'_>, owner: Id, space: Option<Id>, by: i64) -> Result<()> {
+fn move_counters(tx: &Connection, owner: Id, space: Option<Id>, by: i64) -> Result<()> {
     tx.prepare_cached("UPDATE owners SET link_count = link_count + ?2 WHERE id = ?1")
         .map_err(db_error)?
         .execute(params![owner, by])
@@ -174,15 +100,15 @@ const BULK_FTS_HASH: i64 = 64 << 20;
 /// FTS5's own default.
 const FTS_HASH: i64 = 1 << 20;
 
-pub fn bulk_begin(tx: &Transaction<'_>) -> Result<()> {
+pub fn bulk_begin(tx: &Connection) -> Result<()> {
     fts_hash(tx, BULK_FTS_HASH)
 }
 
-pub fn bulk_end(tx: &Transaction<'_>) -> Result<()> {
+pub fn bulk_end(tx: &Connection) -> Result<()> {
     fts_hash(tx, FTS_HASH)
 }
 
-fn fts_hash(tx: &Transaction<'_>, bytes: i64) -> Result<()> {
+fn fts_hash(tx: &Connection, bytes: i64) -> Result<()> {
     for by in [SearchBy::Title, SearchBy::Alias, SearchBy::Url] {
         let table = search::fts_table(by);
         tx.execute(
@@ -199,7 +125,7 @@ fn fts_hash(tx: &Transaction<'_>, bytes: i64) -> Result<()> {
 /// link, several times slower); as one statement the triggers still keep the index right. Call
 /// [`stage_start`], [`stage`] for each row, then [`stage_insert`]. Staged links may carry a click
 /// total (an import keeps the count a link had before).
-pub fn stage_start(tx: &Transaction<'_>) -> Result<Staged> {
+pub fn stage_start(tx: &Connection) -> Result<Staged> {
     let first = empty_stage(tx)?;
     Ok(Staged {
         first,
@@ -210,7 +136,7 @@ pub fn stage_start(tx: &Transaction<'_>) -> Result<Staged> {
 
 /// Empties the staging table; returns the id the first staged link will take (the staged links
 /// take the ids from the next one on, in staging order).
-fn empty_stage(tx: &Transaction<'_>) -> Result<Id> {
+fn empty_stage(tx: &Connection) -> Result<Id> {
     tx.execute_batch(&format!(
         "CREATE TEMP TABLE IF NOT EXISTS link_import AS SELECT {STAGE_COLUMNS} FROM links WHERE 0;
          DELETE FROM temp.link_import;"
@@ -243,7 +169,7 @@ impl Staged {
     }
 }
 
-pub fn stage(tx: &Transaction<'_>, staged: &mut Staged, row: &LinkRow, clicks: u64) -> Result<()> {
+pub fn stage(tx: &Connection, staged: &mut Staged, row: &LinkRow, clicks: u64) -> Result<()> {
     let [a, b, c, d, e, f, g, h, i, j, k, l, m, n, o, p, q, r] = write_values(row);
     let clicks = Value::Integer(i64::try_from(clicks).unwrap_or(i64::MAX));
     tx.prepare_cached(&format!(
@@ -256,12 +182,12 @@ pub fn stage(tx: &Transaction<'_>, staged: &mut Staged, row: &LinkRow, clicks: u
     ])
     .map_err(db_error)?;
     staged.count += 1;
-    staged.grams.add(row.owner_id, row.texts())
+    staged.grams.add(row.owner_id, texts(row))
 }
 
 /// [`stage_start`] for the next chunk of a bulk write, carrying on with the short-term index's
 /// batch of the chunks before it ([`stage_insert_more`]).
-pub fn stage_start_after(tx: &Transaction<'_>, grams: grams::Batch) -> Result<Staged> {
+pub fn stage_start_after(tx: &Connection, grams: grams::Batch) -> Result<Staged> {
     let first = empty_stage(tx)?;
     if first != grams.next_id() {
         return Err(crate::domain::Error::Unavailable(format!(
@@ -279,7 +205,7 @@ pub fn stage_start_after(tx: &Transaction<'_>, grams: grams::Batch) -> Result<St
 /// Moves the staged rows into `links`, in staging order, and returns how many: a bulk write of
 /// one chunk.
 #[cfg(test)]
-pub fn stage_insert(tx: &Transaction<'_>, staged: Staged) -> Result<usize> {
+pub fn stage_insert(tx: &Connection, staged: Staged) -> Result<usize> {
     let (n, last, grams) = move_staged(tx, staged)?;
     grams.finish(tx, last)?;
     Ok(n)
@@ -288,14 +214,14 @@ pub fn stage_insert(tx: &Transaction<'_>, staged: Staged) -> Result<usize> {
 /// [`stage_insert`] when more chunks follow ([`stage_start_after`]): the short-term index
 /// writes the blocks these links filled and keeps gathering the one they are filling, and its
 /// batch is returned to carry on with; [`grams::Batch::end`] ends it.
-pub fn stage_insert_more(tx: &Transaction<'_>, staged: Staged) -> Result<(usize, grams::Batch)> {
+pub fn stage_insert_more(tx: &Connection, staged: Staged) -> Result<(usize, grams::Batch)> {
     let (n, last, mut grams) = move_staged(tx, staged)?;
     grams.checkpoint(tx, last)?;
     Ok((n, grams))
 }
 
 /// Moves the staged rows into `links`: how many, the last one's id, and the index's batch.
-fn move_staged(tx: &Transaction<'_>, staged: Staged) -> Result<(usize, Id, grams::Batch)> {
+fn move_staged(tx: &Connection, staged: Staged) -> Result<(usize, Id, grams::Batch)> {
     // Staged rows are numbered from 1 (the table was emptied first), so row n takes first + n - 1.
     let n = tx
         .execute(
@@ -331,7 +257,7 @@ struct Stored {
     texts: [Option<String>; 3],
 }
 
-fn stored(tx: &Transaction<'_>, id: Id) -> Result<Option<Stored>> {
+fn stored(tx: &Connection, id: Id) -> Result<Option<Stored>> {
     tx.prepare_cached("SELECT owner_id, space_id, title, alias, url FROM links WHERE id = ?1")
         .map_err(db_error)?
         .query_row([id], |r| {
@@ -346,7 +272,7 @@ fn stored(tx: &Transaction<'_>, id: Id) -> Result<Option<Stored>> {
 }
 
 /// Writes every service-owned column of link `id` (owner and creation time stay).
-pub fn update(tx: &Transaction<'_>, id: Id, row: &LinkRow) -> Result<()> {
+pub fn update(tx: &Connection, id: Id, row: &LinkRow) -> Result<()> {
     let [
         _,
         domain,
@@ -390,7 +316,7 @@ pub fn update(tx: &Transaction<'_>, id: Id, row: &LinkRow) -> Result<()> {
 
 /// Sets the title of link `id` if its url is still `url` (a fetched title that arrives after
 /// the link was edited is dropped). Returns whether it was set.
-pub fn set_title(tx: &Transaction<'_>, id: Id, url: &str, title: &str) -> Result<bool> {
+pub fn set_title(tx: &Connection, id: Id, url: &str, title: &str) -> Result<bool> {
     let Some(Stored { texts: old, .. }) = stored(tx, id)? else {
         return Ok(false);
     };
@@ -436,10 +362,6 @@ pub fn get_row(conn: &Connection, owner: Id, id: Id) -> Result<Option<LinkRow>> 
     .map_err(db_error)
 }
 
-pub(in crate::backend::local) fn target_type(n: u8) -> TargetType {
-    TargetType::try_from(n).unwrap_or_default()
-}
-
 /// Whether `alias` is used in the domain (case-insensitively) by a link other than `except`.
 pub fn alias_taken(
     conn: &Connection,
@@ -471,16 +393,6 @@ pub fn own_link_url(
     .optional()
     .map_err(db_error)
 }
-
-/// Every column a [`Link`] needs, with its space and domain joined.
-pub(in crate::backend::local) const READ_COLUMNS: &str = "l.id, l.alias, l.url, l.title, l.target_type, l.geo_target, \
-     l.platform_target, l.rotation_target, l.last_rotation, l.disabled, l.public, \
-     l.password_hash IS NOT NULL, l.expiration_url, l.expiration_clicks, l.clicks, l.owner_id, \
-     l.ends_at, l.created_at, l.updated_at, \
-     s.id, s.owner_id, s.name, s.color, s.link_count, s.created_at, s.updated_at, \
-     d.id, d.owner_id, d.name, d.created_at, d.updated_at";
-pub(in crate::backend::local) const READ_FROM: &str = "links l LEFT JOIN spaces s ON s.id = l.space_id \
-     LEFT JOIN domains d ON d.id = l.domain_id";
 
 /// A link as read; `short_url` is left empty for the service to fill in.
 pub(super) fn link_from_row(r: &Row<'_>) -> rusqlite::Result<Link> {
@@ -536,4 +448,43 @@ pub fn after(conn: &Connection, owner: Id, after: Id, limit: u32) -> Result<Vec<
     .map_err(db_error)?
     .collect::<rusqlite::Result<Vec<_>>>()
     .map_err(db_error)
+}
+
+impl Links for SqliteTx<'_> {
+    fn link(&self, owner: Id, id: Id) -> Result<Option<Link>> {
+        get(self.conn, owner, id)
+    }
+
+    fn links_after(&self, owner: Id, after: Id, limit: u32) -> Result<Vec<Link>> {
+        self::after(self.conn, owner, after, limit)
+    }
+
+    fn link_row(&self, owner: Id, id: Id) -> Result<Option<LinkRow>> {
+        get_row(self.conn, owner, id)
+    }
+
+    fn space_is_mine(&self, owner: Id, id: Id) -> Result<bool> {
+        Ok(spaces::get(self.conn, owner, id)?.is_some())
+    }
+
+    fn domain_is_mine(&self, owner: Id, id: Id) -> Result<bool> {
+        Ok(domains::get(self.conn, owner, id)?.is_some())
+    }
+
+    fn alias_taken(&self, domain: Option<Id>, alias: &str, except: Option<Id>) -> Result<bool> {
+        alias_taken(self.conn, domain, alias, except)
+    }
+
+    fn insert_link(&self, row: &LinkRow) -> Result<Option<Id>> {
+        // One writer at a time: the alias was found free in this transaction.
+        insert(self.conn, row).map(Some)
+    }
+
+    fn update_link(&self, id: Id, row: &LinkRow) -> Result<()> {
+        update(self.conn, id, row)
+    }
+
+    fn set_title(&self, id: Id, url: &str, title: &str) -> Result<bool> {
+        set_title(self.conn, id, url, title)
+    }
 }

@@ -5,81 +5,14 @@
 //! checks that their `WHERE` clauses are these predicates, so the planner can use them.
 //!
 //! The predicates are written once and spelled in each store's dialect: SQLite's with `?2` and
-//! flags as 0/1, PostgreSQL's ([`PG`]) with `$2` and booleans. In every statement `?1` (`$1`)
+//! flags as 0/1 here, PostgreSQL's with `$2` and booleans in its store. In every statement `?1` (`$1`)
 //! is the owner and `?2` (`$2`) the current unix time.
 
-/// Expired by date: `ends_at` is NULL for links without an expiry, and NULL compares false.
-macro_rules! expired_by_date {
-    ($t:literal) => {
-        expired_by_date!($t, "?2")
-    };
-    ($t:literal, $now:literal) => {
-        concat!($t, "ends_at <= ", $now)
-    };
-}
-
-/// The click limit is reached: 0 means no limit.
-macro_rules! click_limit_reached {
-    ($t:literal) => {
-        concat!(
-            $t,
-            "expiration_clicks > 0 AND ",
-            $t,
-            "clicks >= ",
-            $t,
-            "expiration_clicks"
-        )
-    };
-}
-
-macro_rules! disabled {
-    ($t:literal) => {
-        disabled!($t, "1")
-    };
-    ($t:literal, $on:literal) => {
-        concat!($t, "disabled = ", $on)
-    };
-}
-
-/// The three list predicates over `links l` in one dialect.
-#[derive(Debug, Clone, Copy)]
-pub struct Predicates {
-    /// Expired by date or by clicks.
-    pub expired: &'static str,
-    pub disabled: &'static str,
-    /// Neither disabled nor expired. NOT of a NULL `ends_at` comparison is NULL, so the date
-    /// rule names links without an expiry explicitly.
-    pub active: &'static str,
-}
-
-macro_rules! predicates {
-    ($now:literal, $on:literal, $off:literal) => {
-        Predicates {
-            expired: concat!(
-                "(",
-                expired_by_date!("l.", $now),
-                " OR (",
-                click_limit_reached!("l."),
-                "))"
-            ),
-            disabled: disabled!("l.", $on),
-            active: concat!(
-                disabled!("l.", $off),
-                " AND (l.ends_at IS NULL OR l.ends_at > ",
-                $now,
-                ") AND NOT (",
-                click_limit_reached!("l."),
-                ")"
-            ),
-        }
-    };
-}
+use linkdeck_store::sql::Predicates;
+use linkdeck_store::{click_limit_reached, disabled, expired_by_date, predicates};
 
 /// SQLite's.
 pub const SQLITE: Predicates = predicates!("?2", "1", "0");
-/// PostgreSQL's: the same rules, with booleans and `$2`.
-pub const PG: Predicates = predicates!("$2", "true", "false");
-
 // ---- over `links l` (lists) ---------------------------------------------------------------
 
 pub const EXPIRED: &str = SQLITE.expired;
@@ -106,23 +39,6 @@ pub const BY_CLICKS_IDS: &str = concat!(
     "SELECT id FROM links INDEXED BY links_owner_click_expired WHERE owner_id = ?1 AND ",
     click_limit_reached!(""),
     " AND ?2 IS NOT NULL"
-);
-
-// ---- PostgreSQL: the ids of an owner's inactive links, each set read from its partial index
-// alone (an index-only scan: `links_owner_disabled`, `links_owner_click_expired`, and
-// `links_owner_ends`, which holds the ids since PostgreSQL migration 4) ----------------------
-
-pub const PG_DISABLED_IDS: &str = concat!(
-    "SELECT id FROM links WHERE owner_id = $1 AND ",
-    disabled!("", "true")
-);
-pub const PG_BY_DATE_IDS: &str = concat!(
-    "SELECT id FROM links WHERE owner_id = $1 AND ",
-    expired_by_date!("", "$2")
-);
-pub const PG_BY_CLICKS_IDS: &str = concat!(
-    "SELECT id FROM links WHERE owner_id = $1 AND ",
-    click_limit_reached!("")
 );
 
 // ---- counts, as index range counts (inclusion-exclusion over the small inactive sets) ------

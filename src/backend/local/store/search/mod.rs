@@ -10,28 +10,16 @@ mod ranking;
 pub mod sets;
 pub mod short;
 
-use jiff::Timestamp;
+use linkdeck_store::sql::{column, order_by};
+use linkdeck_store::{ListFilter, Search, Slice};
 use roaring::RoaringTreemap;
 use rusqlite::types::Value;
 use rusqlite::{Connection, OptionalExtension, params, params_from_iter};
 
 use super::links::get;
+use super::tx::SqliteTx;
 use super::{db_error, status};
 use crate::domain::{Id, Link, Result, SearchBy, Sort, StatusFilter};
-
-/// What a list asks for, already validated; `now` decides which links count as expired.
-#[derive(Debug, Clone)]
-pub struct ListFilter<'a> {
-    pub owner: Id,
-    pub search: Option<(SearchBy, &'a str)>,
-    pub status: StatusFilter,
-    pub space: Option<Id>,
-    pub domain: Option<Id>,
-    pub sort: Sort,
-    pub offset: u64,
-    pub limit: u32,
-    pub now: Timestamp,
-}
 
 fn status_sql(status: StatusFilter) -> Option<&'static str> {
     match status {
@@ -39,15 +27,6 @@ fn status_sql(status: StatusFilter) -> Option<&'static str> {
         StatusFilter::Disabled => Some(status::DISABLED),
         StatusFilter::Expired => Some(status::EXPIRED),
         StatusFilter::Active => Some(status::ACTIVE),
-    }
-}
-
-/// The column a search by `by` reads.
-pub(in crate::backend::local) fn column(by: SearchBy) -> &'static str {
-    match by {
-        SearchBy::Title => "title",
-        SearchBy::Alias => "alias",
-        SearchBy::Url => "url",
     }
 }
 
@@ -140,24 +119,6 @@ fn fts_phrase(term: &str) -> String {
     format!("\"{}\"", term.replace('"', "\"\""))
 }
 
-pub(in crate::backend::local) fn order_by(
-    sort: Sort,
-    reverse: bool,
-    full_text: bool,
-) -> &'static str {
-    let newest_first = matches!(sort, Sort::Desc | Sort::Max) != reverse;
-    // The trigram index yields its matches by id in either direction, so an id order is read
-    // straight from it and stops after one page.
-    match (sort, newest_first, full_text) {
-        (Sort::Desc | Sort::Asc, true, true) => "f.rowid DESC",
-        (Sort::Desc | Sort::Asc, false, true) => "f.rowid ASC",
-        (Sort::Desc | Sort::Asc, true, false) => "l.id DESC",
-        (Sort::Desc | Sort::Asc, false, false) => "l.id ASC",
-        (Sort::Max | Sort::Min, true, _) => "l.clicks DESC, l.id DESC",
-        (Sort::Max | Sort::Min, false, _) => "l.clicks ASC, l.id ASC",
-    }
-}
-
 /// How many links `owner` has (kept by the writes, so never counted).
 pub(super) fn owner_link_count(conn: &Connection, owner: Id) -> Result<u64> {
     let n: Option<i64> = conn
@@ -207,22 +168,22 @@ fn search_matches(conn: &Connection, by: SearchBy, phrase: &Value) -> Result<u64
     Ok(n.max(0) as u64)
 }
 
-/// One page of links matching `f` and the number of all matching links, read from one snapshot.
-pub fn list(conn: &Connection, f: &ListFilter<'_>) -> Result<(Vec<Link>, u64)> {
-    let tx = conn.unchecked_transaction().map_err(db_error)?;
-    if let Some(found) = search_in_id_order(&tx, f)? {
+/// One page of links matching `f` and the number of all matching links, read from the
+/// caller's snapshot.
+pub fn list(tx: &Connection, f: &ListFilter<'_>) -> Result<(Vec<Link>, u64)> {
+    if let Some(found) = search_in_id_order(tx, f)? {
         return Ok(found);
     }
-    if let Some(set) = matches_as_ids(&tx, f)? {
-        let (ids, total) = sets::select(&tx, f, set)?;
+    if let Some(set) = matches_as_ids(tx, f)? {
+        let (ids, total) = sets::select(tx, f, set)?;
         let mut items = Vec::with_capacity(ids.len());
         for id in ids {
-            items.extend(get(&tx, f.owner, id)?);
+            items.extend(get(tx, f.owner, id)?);
         }
         return Ok((items, total));
     }
     let sql = list_sql(f, Plan::Matches);
-    let total = count(&tx, f, &sql)?;
+    let total = count(tx, f, &sql)?;
     if f.offset >= total {
         return Ok((Vec::new(), total));
     }
@@ -231,7 +192,7 @@ pub fn list(conn: &Connection, f: &ListFilter<'_>) -> Result<(Vec<Link>, u64)> {
         offset,
         limit,
     } = Slice::from_nearer_end(f, total);
-    let sql = if sql.full_text && walk_is_cheaper(&tx, f, &sql, total, offset + limit)? {
+    let sql = if sql.full_text && walk_is_cheaper(tx, f, &sql, total, offset + limit)? {
         list_sql(f, Plan::Walk)
     } else {
         sql
@@ -261,34 +222,9 @@ pub fn list(conn: &Connection, f: &ListFilter<'_>) -> Result<(Vec<Link>, u64)> {
     }
     let mut items = Vec::with_capacity(ids.len());
     for id in ids {
-        items.extend(get(&tx, f.owner, id)?);
+        items.extend(get(tx, f.owner, id)?);
     }
     Ok((items, total))
-}
-
-/// Which rows a page takes, counted from the nearer end of `total`: past the middle the list is
-/// read backwards, so the last page of a million links is as quick as the first.
-pub(in crate::backend::local) struct Slice {
-    pub reverse: bool,
-    pub offset: u64,
-    pub limit: u64,
-}
-
-impl Slice {
-    pub fn from_nearer_end(f: &ListFilter<'_>, total: u64) -> Slice {
-        let end = f.offset + u64::from(f.limit);
-        let reverse = f.offset.saturating_mul(2) > total;
-        let (offset, limit) = if reverse {
-            (total.saturating_sub(end), end.min(total) - f.offset)
-        } else {
-            (f.offset, u64::from(f.limit))
-        };
-        Slice {
-            reverse,
-            offset,
-            limit,
-        }
-    }
 }
 
 /// A page of a full-text search in id order with nothing else to filter and every match the
@@ -459,4 +395,14 @@ fn sole_owner(conn: &Connection, owner: Id) -> Result<bool> {
     .map_err(db_error)?
     .query_row([owner], |r| r.get(0))
     .map_err(db_error)
+}
+
+impl Search for SqliteTx<'_> {
+    fn list_links(&self, f: &ListFilter<'_>) -> Result<(Vec<Link>, u64)> {
+        list(self.conn, f)
+    }
+
+    fn matching_ids(&self, f: &ListFilter<'_>) -> Result<RoaringTreemap> {
+        matching_ids(self.conn, f)
+    }
 }

@@ -750,7 +750,7 @@ mod tests {
         ]
     }
 
-    fn row(owner: Id, [title, alias, url]: &[String; 3]) -> links::LinkRow {
+    fn row(owner: Id, [title, alias, url]: &[String; 3]) -> linkdeck_store::LinkRow {
         let mut row = blank_row(owner, jiff::Timestamp::UNIX_EPOCH);
         row.title = (!title.is_empty()).then(|| title.clone());
         // Aliases are unique: a number outside the searched alphabet keeps them apart.

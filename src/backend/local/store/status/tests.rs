@@ -195,23 +195,6 @@ fn the_partial_indexes_hold_exactly_the_predicates() {
     .unwrap();
 }
 
-/// PostgreSQL's predicates are these rules, only spelled in its dialect (its store's tests run
-/// them against `LinkStatus::derive` through the behaviour suite on a real cluster).
-#[test]
-fn postgres_predicates_are_the_same_rules() {
-    let as_sqlite = |p: &str| {
-        p.replace("$2", "?2")
-            .replace("= true", "= 1")
-            .replace("= false", "= 0")
-    };
-    assert_eq!(as_sqlite(PG.expired), SQLITE.expired);
-    assert_eq!(as_sqlite(PG.disabled), SQLITE.disabled);
-    assert_eq!(as_sqlite(PG.active), SQLITE.active);
-    for p in [PG.expired, PG.disabled, PG.active] {
-        assert!(!p.contains('?'), "{p}");
-    }
-}
-
 /// The facts large searches read (`search::facts`), with the ids ended by the time, give every
 /// link the status the Rust rule gives it: read from the rows above the snapshot's watermark,
 /// from the snapshot, and from the notes of links changed since.

@@ -88,7 +88,7 @@ fn ids(tx: &Connection) -> Vec<Id> {
         .unwrap()
 }
 
-fn row(url: &str, n: u64) -> links::LinkRow {
+fn row(url: &str, n: u64) -> linkdeck_store::LinkRow {
     let mut row = blank_row(1, now());
     row.url = format!("https://{url}/");
     row.alias = format!("x{n}");

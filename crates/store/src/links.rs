@@ -1,0 +1,109 @@
+//! Links: the rows the service writes, how their targeting lists are stored, and what a store
+//! answers about them.
+
+use std::fmt;
+
+use jiff::Timestamp;
+use linkdeck_domain::{Id, Link, Result, TargetRule, TargetType};
+use serde::{Deserialize, Serialize};
+
+/// The stored columns of a link that the service writes (clicks and rotation are the server's).
+/// Its own shape, not a [`Link`]: ids instead of joined records, the password's hash.
+#[derive(Clone, PartialEq)]
+pub struct LinkRow {
+    pub owner_id: Id,
+    pub domain_id: Option<Id>,
+    pub space_id: Option<Id>,
+    pub alias: String,
+    pub url: String,
+    pub title: Option<String>,
+    pub password_hash: Option<String>,
+    pub disabled: bool,
+    pub public: bool,
+    pub expiration_url: Option<String>,
+    pub expiration_clicks: u32,
+    pub ends_at: Option<Timestamp>,
+    pub target_type: TargetType,
+    pub geo: Vec<TargetRule>,
+    pub platform: Vec<TargetRule>,
+    pub rotation: Vec<String>,
+    pub created_at: Timestamp,
+    pub updated_at: Timestamp,
+}
+
+impl fmt::Debug for LinkRow {
+    // The password hash stays out of logs too.
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("LinkRow")
+            .field("owner_id", &self.owner_id)
+            .field("alias", &self.alias)
+            .field("url", &self.url)
+            .field("password", &self.password_hash.is_some())
+            .finish_non_exhaustive()
+    }
+}
+
+/// Rotation entries are stored in the wire shape, `{"value": …}`.
+#[derive(Serialize, Deserialize)]
+struct RotationEntry {
+    value: String,
+}
+
+pub fn rules_json(rules: &[TargetRule]) -> Option<String> {
+    (!rules.is_empty()).then(|| serde_json::to_string(rules).unwrap_or_default())
+}
+
+pub fn rotation_json(urls: &[String]) -> Option<String> {
+    (!urls.is_empty()).then(|| {
+        let entries: Vec<RotationEntry> = urls
+            .iter()
+            .map(|u| RotationEntry { value: u.clone() })
+            .collect();
+        serde_json::to_string(&entries).unwrap_or_default()
+    })
+}
+
+pub fn parse_rules(json: Option<String>) -> Vec<TargetRule> {
+    json.and_then(|j| serde_json::from_str(&j).ok())
+        .unwrap_or_default()
+}
+
+pub fn parse_rotation(json: Option<String>) -> Vec<String> {
+    json.and_then(|j| serde_json::from_str::<Vec<RotationEntry>>(&j).ok())
+        .unwrap_or_default()
+        .into_iter()
+        .map(|e| e.value)
+        .collect()
+}
+
+/// A stored targeting kind; an unknown number (never written by us) reads as none.
+pub fn target_type(n: u8) -> TargetType {
+    TargetType::try_from(n).unwrap_or_default()
+}
+
+pub trait Links {
+    /// The owner's link `id`, with its space and domain; `short_url` is left for the service.
+    fn link(&self, owner: Id, id: Id) -> Result<Option<Link>>;
+    /// Up to `limit` of the owner's links with ids above `after`, oldest first: a keyset scan
+    /// that costs the same on the last batch of a million links as on the first.
+    fn links_after(&self, owner: Id, after: Id, limit: u32) -> Result<Vec<Link>>;
+    /// The writable columns of the owner's link `id`, held against other writers until the
+    /// transaction ends.
+    fn link_row(&self, owner: Id, id: Id) -> Result<Option<LinkRow>>;
+    /// Whether space `id` is the owner's; it stays so until the transaction ends.
+    fn space_is_mine(&self, owner: Id, id: Id) -> Result<bool>;
+    /// Whether domain `id` is the owner's; it stays so until the transaction ends.
+    fn domain_is_mine(&self, owner: Id, id: Id) -> Result<bool>;
+    /// Whether `alias` is used in the domain (without case) by a link other than `except`.
+    fn alias_taken(&self, domain: Option<Id>, alias: &str, except: Option<Id>) -> Result<bool>;
+    /// Inserts the link; `None` when its alias is taken in its domain, also by a writer that
+    /// got there first a moment ago. A new link's id was never given to another.
+    fn insert_link(&self, row: &LinkRow) -> Result<Option<Id>>;
+    /// Writes every service-owned column of link `id` (owner and creation time stay), and
+    /// moves its counts and traffic when its space changes. An alias taken meanwhile by
+    /// another writer is [`ALIAS_TAKEN`](crate::words::ALIAS_TAKEN) on `alias`.
+    fn update_link(&self, id: Id, row: &LinkRow) -> Result<()>;
+    /// Sets the title of link `id` if its url is still `url` (a fetched title that arrives
+    /// after the link was edited is dropped); whether it was set.
+    fn set_title(&self, id: Id, url: &str, title: &str) -> Result<bool>;
+}
