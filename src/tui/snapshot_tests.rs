@@ -797,15 +797,15 @@ fn the_too_small_screen_at_60x20() {
 
 /// The list with its newest link (on the first row, so in the details) as an import, another
 /// server or an older database may hold it: an escape sequence that clears the screen, one that
-/// sets the window's title (ended by BEL), a C1 control, a bidirectional override, and a tab in
-/// its space's name.
+/// sets the window's title (ended by BEL), a C1 control, a bidirectional override, and a tab and
+/// an override in its space's name (a table cell handed an override on to the terminal).
 fn hostile_world() -> World {
     let mut w = world();
     let hostile = &mut w.links[5];
     hostile.title = Some("Q1\u{1b}[2J\u{1b}]0;pwned\u{7} report\u{9b}31m \u{202e}fdp.exe".into());
     hostile.url = "https://files.example.com/\u{1b}[5mq1.pdf".into();
     if let Some(space) = &mut hostile.space {
-        space.name = "Docs\tteam".into();
+        space.name = "Docs\t\u{202e}team".into();
     }
     w
 }
@@ -830,7 +830,7 @@ fn control_characters_from_outside_are_shown_not_sent() {
     for visible in [
         "Q1\\u{1b}[2J\\u{1b}]0;pwned\\u{7} report\\u{9b}31m \\u{202e}fdp.exe",
         "https://files.example.com/\\u{1b}[5mq1.pdf",
-        "Docs\\tteam",
+        "Docs\\t\\u{202e}team",
     ] {
         assert!(text.contains(visible), "{visible} not on screen:\n{text}");
     }
