@@ -17,6 +17,7 @@ on_both_stores!(
     bitly_group_bitlinks,
     yourls_phpmyadmin_csv,
     yourls_sql_dump,
+    yourls_titles_arrive_without_control_characters,
     yourls_click_log_beside_a_phpmyadmin_csv,
     shlink_web_client_csv,
     shlink_rest_api_json,
@@ -222,6 +223,29 @@ fn yourls_sql_dump(store: Store) {
     let path = path.to_str().unwrap();
     let summary = env.json(&["import", path, "--log", path]);
     yourls_history(&env, &summary);
+}
+
+/// A YOURLS dump carries what its pages' titles held: `\0`, `\Z` and `\b` as MySQL escapes
+/// them, and escape sequences and line breaks as they were. The links come in, their titles
+/// clean of control characters (a title of nothing else gets the service's own).
+fn yourls_titles_arrive_without_control_characters(store: Store) {
+    let env = store.env();
+    let dump = "INSERT INTO `yourls_url` (`keyword`, `url`, `title`, `timestamp`, `ip`, `clicks`) \
+                VALUES ('ozh','https://ozh.org/','ozh\\0.org\\Z \\bblog','2023-02-03 04:05:06','1.2.3.4',7),\
+                ('sale','https://example.com/sale',\
+                'Sale\u{1b}[2J\u{1b}]0;pwned\u{7}\\r\\n\\tnow \u{9b}31m\u{202e}','2023-02-03 04:05:06','1.2.3.4',1),\
+                ('bare','https://example.com/bare','\\0\\Z\u{1b}','2023-02-03 04:05:06','1.2.3.4',0);\n";
+    let summary = import(&env, "yourls.sql", dump, &[]);
+    assert_eq!(summary["links_created"], 3, "{summary}");
+    let all = links(&env);
+    assert_eq!(link(&all, "ozh")["title"], "ozh.org blog");
+    assert_eq!(link(&all, "sale")["title"], "Sale[2J]0;pwned now 31m");
+    assert_eq!(link(&all, "bare")["title"], "example.com/bare");
+    assert_eq!(
+        link(&all, "ozh")["clicks"],
+        7,
+        "the rest of the row came too"
+    );
 }
 
 /// Values (days, countries) with their clicks.

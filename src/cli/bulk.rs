@@ -13,7 +13,7 @@ use super::link_view::{link_json, link_table};
 use super::links::LinkFilterArgs;
 use super::output::{print, print_json, thousands};
 use crate::backend::{Backend, BulkAction, BulkReport, Progress, Selection};
-use crate::domain::{LinkQuery, SearchBy, StatusFilter};
+use crate::domain::{LinkQuery, SearchBy, Shown, StatusFilter};
 
 /// How many matches a dry run and a confirmation show.
 const SHOWN: u32 = 10;
@@ -236,7 +236,7 @@ fn summarize(ctx: &Context, report: &BulkReport, done: &str) -> CliResult {
     } else {
         print(&report.summary(done))?;
         for failure in &report.failed {
-            print(&format!("  {failure}"))?;
+            print(&format!("  {}", Shown(&failure.to_string())))?;
         }
     }
     let failed = format!("{} of {} links failed", report.failed.len(), report.matched);

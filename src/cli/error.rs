@@ -7,7 +7,7 @@ use std::process::ExitCode;
 use serde_json::json;
 
 use crate::config::ConfigError;
-use crate::domain::{Error, FieldErrors, LinkField};
+use crate::domain::{Error, FieldErrors, LinkField, Shown};
 
 /// What kind of failure, which decides the exit code. The table is documented in the README
 /// ("Exit codes"); keep the two in step.
@@ -123,12 +123,15 @@ impl CliError {
     }
 }
 
+/// The error as a person reads it on a terminal. Messages echo what came from outside (an
+/// import's keys and values, a server's own words), so each part is [`Shown`]; `--json` keeps
+/// them exact.
 impl fmt::Display for CliError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "error: {}", self.message)?;
+        write!(f, "error: {}", Shown(&self.message))?;
         for (field, messages) in self.fields.iter() {
             for message in messages {
-                write!(f, "\n  {}: {message}", with_flag(field))?;
+                write!(f, "\n  {}: {}", Shown(&with_flag(field)), Shown(message))?;
             }
         }
         Ok(())

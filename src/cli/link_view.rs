@@ -6,7 +6,7 @@ use serde::Serialize;
 use super::context::Context;
 use super::error::CliResult;
 use super::output::{Table, date_time, near, print, print_json, relative, thousands};
-use crate::domain::{Link, LinkQuery, StatusFilter};
+use crate::domain::{Link, LinkQuery, Shown, StatusFilter};
 
 /// Ends "no links…": `match` when filters are set, `yet` otherwise.
 pub fn filtered_note(query: &LinkQuery) -> &'static str {
@@ -126,9 +126,10 @@ pub fn show(ctx: &Context, link: &Link) -> CliResult {
     rows.push(("created", when(link.created_at)));
     rows.push(("updated", when(link.updated_at)));
     let width = rows.iter().map(|(k, _)| k.len()).max().unwrap_or(0);
+    // Values come from the record: each is one line, its control characters written out.
     let text: String = rows
         .iter()
-        .map(|(k, v)| format!("{k:width$}  {v}\n"))
+        .map(|(k, v)| format!("{k:width$}  {}\n", Shown(v)))
         .collect();
     Ok(print(&text)?)
 }

@@ -14,7 +14,7 @@ use super::output::{page_json, plural, print, print_json};
 use super::{PageArgs, parse_bool};
 use crate::backend::{Backend, BulkAction};
 use crate::domain::{
-    Link, LinkInput, LinkQuery, RuleInput, SearchBy, Sort, StatusFilter, TargetType,
+    Link, LinkInput, LinkQuery, RuleInput, SearchBy, Sort, StatusFilter, TargetType, shown,
 };
 
 /// With `--all`, columns keep the first page's widths, but at least this wide (where their
@@ -353,7 +353,7 @@ fn written(ctx: &Context, link: &Link, done: &str) -> CliResult {
     if ctx.json {
         Ok(print_json(&link_json(link, ctx.clock.now()))?)
     } else {
-        Ok(print(done)?)
+        Ok(print(&shown(done))?)
     }
 }
 

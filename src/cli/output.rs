@@ -2,7 +2,7 @@
 
 use std::io::{self, Write};
 
-use crate::domain::{Page, clip};
+use crate::domain::{Page, clip, into_shown};
 pub use crate::domain::{plural, thousands};
 use jiff::tz::TimeZone;
 use jiff::{Timestamp, Zoned};
@@ -44,8 +44,10 @@ impl Table {
         }
     }
 
+    /// Adds a row; its cells are kept as a terminal may show them ([`into_shown`]), so the columns
+    /// are as wide as what is shown.
     pub fn row(&mut self, cells: Vec<String>) {
-        self.rows.push(cells);
+        self.rows.push(cells.into_iter().map(into_shown).collect());
     }
 
     pub fn is_empty(&self) -> bool {

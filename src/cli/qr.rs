@@ -11,6 +11,7 @@ use super::error::{CliError, CliResult};
 use super::lookup::link_id;
 use super::output::{print, print_json};
 use crate::backend::Backend;
+use crate::domain::Shown;
 use crate::qr::{Qr, SIZE_DEFAULT, parse_size};
 
 #[derive(Debug, Args)]
@@ -56,12 +57,16 @@ pub async fn run(ctx: &Context, backend: &dyn Backend, args: QrArgs) -> CliResul
         // Colours are set only for a terminal (and never under NO_COLOR): in a file the code
         // stays plain characters.
         let ansi = std::io::stdout().is_terminal() && std::env::var_os("NO_COLOR").is_none();
-        return Ok(print(&format!("{}{}", qr.terminal(ansi), link.short_url))?);
+        return Ok(print(&format!(
+            "{}{}",
+            qr.terminal(ansi),
+            Shown(&link.short_url)
+        ))?);
     }
     for (kind, path) in written {
         print(&format!(
             "wrote the QR code of {} to {} ({kind})",
-            link.short_url,
+            Shown(&link.short_url),
             path.display()
         ))?;
     }

@@ -11,7 +11,7 @@ use super::error::{CliError, CliResult};
 use super::links::parse_sort;
 use super::lookup::space_id;
 use super::output::{Table, date, page_json, plural, print, print_json, thousands};
-use crate::domain::{Sort, Space, SpaceInput, SpaceQuery};
+use crate::domain::{Shown, Sort, Space, SpaceInput, SpaceQuery};
 
 #[derive(Debug, Subcommand)]
 pub enum SpacesCommand {
@@ -126,7 +126,7 @@ pub async fn run(ctx: &Context, command: SpacesCommand) -> CliResult {
             Ok(print(&format!(
                 "id       {}\nname     {}\ncolor    {} ({})\nlinks    {}\ncreated  {}\nupdated  {}",
                 space.id,
-                space.name,
+                Shown(&space.name),
                 space.color,
                 space.color.number(),
                 space.links.map_or("-".into(), thousands),
@@ -183,7 +183,9 @@ fn done(ctx: &Context, space: &Space, verb: &str) -> CliResult {
     } else {
         Ok(print(&format!(
             "{verb} space {} \"{}\" ({})",
-            space.id, space.name, space.color
+            space.id,
+            Shown(&space.name),
+            space.color
         ))?)
     }
 }

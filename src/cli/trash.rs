@@ -11,7 +11,7 @@ use super::error::{CliError, CliResult};
 use super::output::{Table, date_time, print, print_json, thousands};
 use crate::backend::local::LocalBackend;
 use crate::backend::{Backend, BulkReport, Trashed, TrashedKind};
-use crate::domain::{Error, PER_PAGE_MAX};
+use crate::domain::{Error, PER_PAGE_MAX, Shown};
 
 #[derive(Debug, Subcommand)]
 pub enum TrashCommand {
@@ -196,7 +196,10 @@ fn report_restore(ctx: &Context, report: &BulkReport) -> CliResult {
     } else {
         print(&format!("restored {}", thousands(report.changed)))?;
         for failure in &report.failed {
-            print(&format!("  {failure} (still in the trash)"))?;
+            print(&format!(
+                "  {} (still in the trash)",
+                Shown(&failure.to_string())
+            ))?;
         }
     }
     let failed = format!("{} could not be restored", report.failed.len());

@@ -1,7 +1,7 @@
 //! The one place the app turns a backend error into words, for a toast and for a form's message
 //! line alike: the same failure reads the same wherever it shows.
 
-use crate::domain::Error;
+use crate::domain::{Error, shown};
 
 /// What failed, which decides the words around the reason.
 #[derive(Debug, Clone, Copy)]
@@ -12,7 +12,13 @@ pub enum Failed<'a> {
     Save,
 }
 
+/// The words for `error`, as a terminal may show them: a server's own sentence and the fields
+/// it names come from outside ([`shown`]).
 pub fn describe(error: &Error, failed: Failed<'_>) -> String {
+    shown(&words(error, failed)).into_owned()
+}
+
+fn words(error: &Error, failed: Failed<'_>) -> String {
     let reason = match (error, failed) {
         (Error::NotFound(_), Failed::Action(what)) => {
             return format!("{what} no longer exists; press r to refresh");
@@ -81,5 +87,14 @@ mod tests {
             assert_eq!(describe(&error, Failed::Action("the space")), toast);
             assert_eq!(describe(&error, Failed::Save), form);
         }
+    }
+
+    #[test]
+    fn a_servers_sentence_shows_its_control_characters() {
+        let error = Error::Unavailable("http://s answered 500 (\u{1b}]0;pwned\u{7})".into());
+        assert_eq!(
+            describe(&error, Failed::Save),
+            "Not saved: backend unavailable (http://s answered 500 (\\u{1b}]0;pwned\\u{7}))"
+        );
     }
 }

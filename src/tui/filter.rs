@@ -13,7 +13,7 @@ use tui_input::backend::crossterm::EventHandler;
 
 use super::keys::{Action, Key};
 use super::theme::Theme;
-use crate::domain::{Domain, Id, LinkQuery, SearchBy, Sort, Space, StatusFilter};
+use crate::domain::{Domain, Id, LinkQuery, SearchBy, Sort, Space, StatusFilter, into_shown};
 
 /// How long typing must pause before the search is sent.
 pub const SEARCH_DEBOUNCE: Duration = Duration::from_millis(150);
@@ -217,8 +217,7 @@ impl FilterBar {
             Span::styled(
                 self.space
                     .as_ref()
-                    .map_or("any", |s| s.name.as_str())
-                    .to_owned(),
+                    .map_or("any".to_owned(), |s| into_shown(s.name.clone())),
                 if self.space.is_some() {
                     theme.accent
                 } else {
@@ -229,8 +228,7 @@ impl FilterBar {
             Span::styled(
                 self.domain
                     .as_ref()
-                    .map_or("any", |d| d.name.as_str())
-                    .to_owned(),
+                    .map_or("any".to_owned(), |d| into_shown(d.name.clone())),
                 if self.domain.is_some() {
                     theme.accent
                 } else {

@@ -6,11 +6,11 @@ use jiff::{SignedDuration, Timestamp};
 
 use unicode_width::UnicodeWidthStr;
 
-use crate::domain::{Link, LinkStatus};
+use crate::domain::{Link, LinkStatus, shown};
 
-/// The cells `text` takes on screen.
+/// The cells `text` takes on screen, its control characters written out ([`shown`]).
 pub fn width(text: &str) -> usize {
-    text.width()
+    shown(text).width()
 }
 
 pub use crate::domain::clip;

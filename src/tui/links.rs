@@ -12,7 +12,7 @@ use super::marks::Marks;
 use super::msg::RequestId;
 use super::paging::PagedList;
 use super::view::{Ctx, Outcome};
-use crate::domain::{Link, Page, StatusFilter, TargetType};
+use crate::domain::{Link, Page, StatusFilter, TargetType, into_shown};
 
 /// Rows asked for per page: the most the v1 API allows.
 const PER_PAGE: u32 = 100;
@@ -187,7 +187,7 @@ impl LinksView {
                 return Some(Text::from(vec![
                     Line::styled("Could not load links", t.error),
                     Line::raw(""),
-                    Line::styled(error.clone(), t.text),
+                    Line::styled(into_shown(error.clone()), t.text),
                     Line::raw(""),
                     Line::from(vec![
                         Span::raw("Press "),
@@ -413,15 +413,15 @@ fn render_details(link: Option<&Link>, area: Rect, buf: &mut Buffer, ctx: &Ctx) 
     match &link.space {
         Some(space) => where_line.extend([
             Span::styled("● ", t.space(space.color)),
-            Span::raw(space.name.clone()),
+            Span::raw(into_shown(space.name.clone())),
         ]),
         None => where_line.push(Span::styled("none", t.dim)),
     }
     where_line.push(Span::styled(" · domain ", t.dim));
-    where_line.push(Span::raw(match &link.domain {
+    where_line.push(Span::raw(into_shown(match &link.domain {
         Some(domain) => domain.name.clone(),
         None => format!("none ({})", host(link)),
-    }));
+    })));
     let lines = vec![
         Line::from(vec![
             label("short URL"),

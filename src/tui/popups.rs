@@ -18,7 +18,7 @@ use super::keys::{Action, Key, KeyMap};
 use super::qr_popup::QrPopup;
 use super::theme::Theme;
 use crate::backend::{BulkAction, Progress, Selection, Trashed};
-use crate::domain::{Id, Space};
+use crate::domain::{Id, Shown, Space, into_shown};
 
 /// A destructive command waiting for a yes.
 #[derive(Debug, Clone, PartialEq)]
@@ -302,7 +302,12 @@ impl Modal {
     ) -> Option<ratatui::layout::Position> {
         match self {
             Modal::Confirm(action) => {
-                let mut lines: Vec<Line> = action.question().into_iter().map(Line::raw).collect();
+                // The question names what it acts on: a space's or an item's name.
+                let mut lines: Vec<Line> = action
+                    .question()
+                    .into_iter()
+                    .map(|line| Line::raw(into_shown(line)))
+                    .collect();
                 lines.push(Line::raw(""));
                 lines.push(answer_line(keys, theme));
                 let width = 64.min(area.width);
@@ -365,7 +370,7 @@ impl Modal {
                 let field_width = inner.width.saturating_sub(2);
                 let view = prompt.field.view(field_width);
                 let lines = vec![
-                    Line::styled(prompt.hint.clone(), theme.dim),
+                    Line::styled(into_shown(prompt.hint.clone()), theme.dim),
                     Line::from(vec![
                         Span::styled("> ", theme.accent),
                         Span::styled(view.text, theme.text),
@@ -397,7 +402,7 @@ impl Modal {
                 let status = if progress.cancelling {
                     "Cancelling…".to_owned()
                 } else {
-                    format!("{}…", progress.label)
+                    format!("{}…", Shown(&progress.label))
                 };
                 Paragraph::new(Line::raw(status)).render(Rect { height: 1, ..inner }, buf);
                 Gauge::default()

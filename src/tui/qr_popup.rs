@@ -10,11 +10,13 @@ use ratatui::text::Line;
 use ratatui::widgets::{Paragraph, Widget, Wrap};
 
 use super::theme::Theme;
+use crate::domain::into_shown;
 use crate::qr::Qr;
 
 /// A drawn code: its modules, quiet zone included, and the URL it holds.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct QrPopup {
+    /// The URL as it is shown under the code ([`into_shown`]).
     url: String,
     side: usize,
     dark: Vec<bool>,
@@ -31,14 +33,14 @@ impl QrPopup {
                     .map(|i| qr.dark(i % side, i / side))
                     .collect();
                 QrPopup {
-                    url: url.to_owned(),
+                    url: into_shown(url.to_owned()),
                     side,
                     dark,
                     error: None,
                 }
             }
             Err(e) => QrPopup {
-                url: url.to_owned(),
+                url: into_shown(url.to_owned()),
                 side: 0,
                 dark: Vec::new(),
                 error: Some(e),

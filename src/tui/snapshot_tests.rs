@@ -794,3 +794,45 @@ fn a_failed_refresh_keeps_the_rows_marked_stale() {
 fn the_too_small_screen_at_60x20() {
     snap!("too_small_60x20", loaded(60, 20, &world()), 60, 20);
 }
+
+/// The list with its newest link (on the first row, so in the details) as an import, another
+/// server or an older database may hold it: an escape sequence that clears the screen, one that
+/// sets the window's title (ended by BEL), a C1 control, a bidirectional override, and a tab and
+/// an override in its space's name (a table cell handed an override on to the terminal).
+fn hostile_world() -> World {
+    let mut w = world();
+    let hostile = &mut w.links[5];
+    hostile.title = Some("Q1\u{1b}[2J\u{1b}]0;pwned\u{7} report\u{9b}31m \u{202e}fdp.exe".into());
+    hostile.url = "https://files.example.com/\u{1b}[5mq1.pdf".into();
+    if let Some(space) = &mut hostile.space {
+        space.name = "Docs\t\u{202e}team".into();
+    }
+    w
+}
+
+#[test]
+fn control_characters_from_outside_are_shown_not_sent() {
+    let w = hostile_world();
+    let app = loaded(100, 30, &w);
+    let mut terminal = Terminal::new(TestBackend::new(100, 30)).unwrap();
+    terminal.draw(|f| app.render(f)).unwrap();
+    // A terminal acts on these instead of showing them.
+    let acts =
+        |c: char| c.is_control() || matches!(c, '\u{202A}'..='\u{202E}' | '\u{2066}'..='\u{2069}');
+    for cell in terminal.backend().buffer().content() {
+        assert!(
+            !cell.symbol().chars().any(acts),
+            "a cell holds {:?}",
+            cell.symbol()
+        );
+    }
+    let text = screen(&app, 100, 30);
+    for visible in [
+        "Q1\\u{1b}[2J\\u{1b}]0;pwned\\u{7} report\\u{9b}31m \\u{202e}fdp.exe",
+        "https://files.example.com/\\u{1b}[5mq1.pdf",
+        "Docs\\t\\u{202e}team",
+    ] {
+        assert!(text.contains(visible), "{visible} not on screen:\n{text}");
+    }
+    snap!("details_control_characters_shown", app, 100, 30);
+}

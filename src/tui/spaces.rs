@@ -14,7 +14,7 @@ use super::links::centered_block;
 use super::msg::RequestId;
 use super::paging::offset_showing;
 use super::view::{Ctx, Outcome};
-use crate::domain::Space;
+use crate::domain::{Space, into_shown};
 
 #[derive(Debug, Clone, Default)]
 pub struct SpacesView {
@@ -138,7 +138,7 @@ impl SpacesView {
             (Some(error), None) => Some(vec![
                 Line::styled("Could not load spaces", t.error),
                 Line::raw(""),
-                Line::raw(error.clone()),
+                Line::raw(into_shown(error.clone())),
                 Line::raw(""),
                 Line::from(vec![
                     Span::raw("Press "),
@@ -177,7 +177,7 @@ impl SpacesView {
             .take(self.rows)
             .map(|space| {
                 Row::new(vec![
-                    Cell::from(space.name.clone()),
+                    Cell::from(into_shown(space.name.clone())),
                     Cell::from(Line::from(vec![
                         Span::styled("● ", t.space(space.color)),
                         Span::raw(space.color.name()),

@@ -8,6 +8,7 @@ use ratatui::text::Span;
 use ratatui::widgets::{Block, BorderType, Borders};
 
 use crate::domain::Color as SpaceColor;
+use crate::domain::{into_shown, is_unshowable};
 
 /// The theme's name is the `[ui] theme` setting itself: one type for config and app.
 pub use crate::config::Theme as ThemeName;
@@ -32,8 +33,12 @@ pub struct Theme {
 
 impl Theme {
     /// The frame of every panel and dialog: a rounded border drawn in `border`, the title in the
-    /// header style.
+    /// header style. A title may name a record (`Edit space Launch`), so it is [`into_shown`].
     pub fn panel<'a>(&self, title: impl Into<Cow<'a, str>>, border: Style) -> Block<'a> {
+        let mut title = title.into();
+        if title.chars().any(is_unshowable) {
+            title = Cow::Owned(into_shown(title.into_owned()));
+        }
         Block::default()
             .borders(Borders::ALL)
             .border_type(BorderType::Rounded)

@@ -14,6 +14,7 @@ use super::msg::RequestId;
 use super::paging::offset_showing;
 use super::view::{Ctx, Outcome};
 use crate::backend::{TrashPage, Trashed, TrashedKind};
+use crate::domain::into_shown;
 
 /// Items held: the newest of the trash (the CLI lists the rest).
 pub const HELD: usize = 100;
@@ -119,7 +120,7 @@ impl TrashView {
         } else if let (Some(error), None) = (&self.error, self.total) {
             Some(vec![
                 Line::styled("Could not load the trash", t.error),
-                Line::raw(error.clone()),
+                Line::raw(into_shown(error.clone())),
             ])
         } else if self.total.is_none() {
             Some(vec![Line::from(vec![

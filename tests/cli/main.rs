@@ -15,6 +15,7 @@ mod stores;
 mod bulk;
 mod completions;
 mod config;
+mod control_characters;
 mod errors;
 mod links;
 mod postgres;

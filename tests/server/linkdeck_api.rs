@@ -289,6 +289,39 @@ async fn a_taken_alias_follows_the_conflict_rule() {
 }
 
 #[tokio::test]
+async fn imported_titles_arrive_clean_of_control_characters() {
+    let Some(s) = crate::serve(quick()).await else {
+        return;
+    };
+    // As another linkdeck copies them from an older database, or an export from YOURLS.
+    let rows = [
+        json!({"url": "https://example.com/a", "alias": "a",
+               "title": "Sale\u{1b}[2J\u{1b}]0;pwned\u{7}\r\nnow\u{0}\u{9b}\u{202e}"}),
+        json!({"url": "https://example.com/b", "alias": "b", "title": "\u{1b}\u{8}\u{0}"}),
+    ];
+    let (status, body) = post_import(&s, "", export(&rows)).await;
+    assert_eq!(status, StatusCode::OK, "{body}");
+    let links = links(&s).await;
+    assert_eq!(links["a"]["title"], "Sale[2J]0;pwned now");
+    assert_eq!(
+        links["b"]["title"], "example.com/b",
+        "nothing left: its own title"
+    );
+
+    // The v1 API takes no title at all: one sent is named, whatever it holds.
+    let (status, _, body) = json(
+        s.api(Method::POST, "/api/v1/links")
+            .form(&[("url", "https://example.com/c"), ("title", "x\u{1b}[2J")])
+            .send()
+            .await
+            .unwrap(),
+    )
+    .await;
+    assert_eq!(status, StatusCode::UNPROCESSABLE_ENTITY, "{body}");
+    assert!(body["message"]["title"].is_array(), "{body}");
+}
+
+#[tokio::test]
 async fn a_bad_page_is_refused_as_json_naming_what_is_wrong_and_nothing_is_written() {
     let Some(s) = crate::serve(quick()).await else {
         return;

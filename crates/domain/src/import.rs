@@ -5,7 +5,7 @@ use std::fmt;
 
 use jiff::Timestamp;
 
-use super::{FieldErrors, TrafficHour};
+use super::{FieldErrors, TrafficHour, cleaned};
 
 /// Where a row of an import came from: its line, and — when one line holds many rows, as the
 /// `INSERT` statements of an SQL dump do — its place on that line. Errors are keyed by it
@@ -101,9 +101,10 @@ pub const TITLE_MAX: usize = 512;
 /// Click totals above this are refused as implausible (SQLite stores a signed 64-bit integer).
 pub const CLICKS_MAX: u64 = i64::MAX as u64;
 
-/// Checks and normalises what a row carries: a title is trimmed and cut to [`TITLE_MAX`]
-/// characters, an empty one dropped; a creation date may be RFC 3339 or `YYYY-MM-DD HH:MM:SS`
-/// (read as UTC).
+/// Checks and normalises what a row carries: a title is [`cleaned`] of control characters (a
+/// YOURLS dump's `\0`, `\Z`, `\b`, an escape sequence: the link comes in, its title as a
+/// browser would have shown it), trimmed and cut to [`TITLE_MAX`] characters, an empty one
+/// dropped; a creation date may be RFC 3339 or `YYYY-MM-DD HH:MM:SS` (read as UTC).
 pub fn carried(
     title: Option<&str>,
     clicks: Option<&str>,
@@ -111,6 +112,8 @@ pub fn carried(
 ) -> Result<Carried, FieldErrors> {
     let mut errors = FieldErrors::default();
     let title = title
+        .map(cleaned)
+        .as_deref()
         .map(str::trim)
         .filter(|t| !t.is_empty())
         .map(|t| t.chars().take(TITLE_MAX).collect::<String>());
@@ -220,6 +223,18 @@ mod tests {
         let long = "é".repeat(TITLE_MAX + 10);
         let cut = carried(Some(&long), None, None).unwrap();
         assert_eq!(cut.title.unwrap().chars().count(), TITLE_MAX);
+        let yourls = carried(
+            Some("One\0Two\u{1a}\u{8}\r\n\u{1b}[2JThree \u{7}"),
+            None,
+            None,
+        )
+        .unwrap();
+        assert_eq!(yourls.title.as_deref(), Some("OneTwo [2JThree"));
+        let only_controls = carried(Some("\u{1b}\u{7}\n"), None, None).unwrap();
+        assert_eq!(
+            only_controls.title, None,
+            "nothing left: the service's own title"
+        );
         let bad = carried(None, Some("-1"), Some("soon")).unwrap_err();
         assert!(bad.contains("clicks"));
         assert!(bad.contains("created_at"));

@@ -17,6 +17,7 @@ mod platform;
 mod proptests;
 mod query;
 mod redirect_status;
+mod shown;
 mod space;
 mod stats;
 mod traffic;
@@ -43,6 +44,7 @@ pub use query::{
     LinkQuery, PER_PAGE_MAX, PER_PAGE_MIN, Page, SearchBy, Sort, SpaceQuery, StatusFilter,
 };
 pub use redirect_status::RedirectStatus;
+pub use shown::{SUBSTITUTE, Shown, cleaned, into_shown, is_unshowable, shown};
 pub use space::{Color, Space, SpaceInput, SpacePatch, space_name_key, validate_space_input};
 pub use stats::{
     Breakdown, Bucket, Interval, MAX_DAYS, Period, PeriodSpec, Preset, Stats, StatsPart,

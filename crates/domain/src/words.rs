@@ -3,6 +3,8 @@
 
 use unicode_width::{UnicodeWidthChar, UnicodeWidthStr};
 
+use super::shown;
+
 /// `1,204`.
 pub fn thousands(n: u64) -> String {
     let digits = n.to_string();
@@ -25,11 +27,12 @@ pub fn plural(n: u64, noun: &str) -> String {
     }
 }
 
-/// `text` cut to `cells` terminal cells (wide characters take two), ending in `…` when cut:
-/// the CLI's table cells and every clipped line of the TUI.
+/// `text` as a terminal may show it ([`shown`]), cut to `cells` terminal cells (wide characters
+/// take two), ending in `…` when cut: the CLI's table cells and every clipped line of the TUI.
 pub fn clip(text: &str, cells: usize) -> String {
+    let text = shown(text);
     if text.width() <= cells {
-        return text.to_owned();
+        return text.into_owned();
     }
     if cells == 0 {
         return String::new();
@@ -59,5 +62,12 @@ mod tests {
         assert_eq!(plural(1, "click"), "1 click");
         assert_eq!(plural(0, "click"), "0 clicks");
         assert_eq!(plural(2_500, "space"), "2,500 spaces");
+    }
+
+    #[test]
+    fn clipped_text_shows_control_characters_and_counts_them_as_shown() {
+        assert_eq!(clip("a\u{1b}[2Jb", 20), "a\\u{1b}[2Jb");
+        assert_eq!(clip("a\u{1b}[2Jb", 6), "a\\u{1…");
+        assert_eq!(clip("x\ny", 3), "x\\…");
     }
 }

@@ -12,12 +12,13 @@ use super::alias::Candidates;
 use super::password::hash_password_async;
 use crate::domain::{
     Error, FieldErrors, Id, Link, LinkField, LinkInput, LinkPatch, LinkQuery, Mode, Page, Result,
-    TargetType, validate_alias, validate_link_input,
+    TargetType, is_unshowable, validate_alias, validate_link_input,
 };
 
 /// The title the service gives a link: the destination's host and path, without a trailing
 /// slash, as a person reads them: an international domain name in its own script rather than
-/// punycode, and a path's percent-escapes decoded (where they decode to printable UTF-8).
+/// punycode, and a path's percent-escapes decoded (where they decode to UTF-8 a terminal shows
+/// as it is: see [`is_unshowable`]).
 pub fn default_title(url: &str) -> Option<String> {
     let url = Url::parse(url).ok()?;
     let host = url.host_str()?;
@@ -29,7 +30,7 @@ pub fn default_title(url: &str) -> Option<String> {
     };
     let path = url.path().trim_end_matches('/');
     let path = match percent_encoding::percent_decode_str(path).decode_utf8() {
-        Ok(decoded) if !decoded.chars().any(char::is_control) => decoded.into_owned(),
+        Ok(decoded) if !decoded.chars().any(is_unshowable) => decoded.into_owned(),
         _ => path.to_owned(),
     };
     Some(format!("{host}{path}"))
@@ -448,6 +449,11 @@ mod tests {
         assert_eq!(
             default_title("https://example.com/a%0Ab/%FF").as_deref(),
             Some("example.com/a%0Ab/%FF")
+        );
+        assert_eq!(
+            default_title("https://example.com/txt%E2%80%AEexe.zip").as_deref(),
+            Some("example.com/txt%E2%80%AEexe.zip"),
+            "a bidirectional override stays escaped too"
         );
     }
 }

@@ -11,7 +11,7 @@ use html5gum::{DefaultEmitter, Token, Tokenizer};
 
 use super::LocalService;
 use super::public_address::is_public;
-use crate::domain::{Id, Result};
+use crate::domain::{Id, Result, is_unshowable};
 
 /// The whole fetch, connection to last byte.
 pub const FETCH_TIMEOUT: Duration = Duration::from_secs(5);
@@ -154,7 +154,7 @@ pub fn title_of_html(html: &str) -> Option<String> {
         .collect::<Vec<_>>()
         .join(" ")
         .chars()
-        .filter(|c| !c.is_control())
+        .filter(|c| !is_unshowable(*c))
         .take(MAX_CHARS)
         .collect();
     (!title.is_empty()).then_some(title)
@@ -222,6 +222,11 @@ mod tests {
         assert_eq!(
             title_of_html("<title>Half a page").as_deref(),
             Some("Half a page")
+        );
+        // Control characters and bidirectional overrides are no part of a title.
+        assert_eq!(
+            title_of_html("<title>Sale&#27;[2J &#x202E;now&#7;</title>").as_deref(),
+            Some("Sale[2J now")
         );
         let long = format!("<title>{}</title>", "é".repeat(400));
         assert_eq!(title_of_html(&long).unwrap().chars().count(), 255);

@@ -7,6 +7,7 @@ use ratatui::text::Span;
 use tui_input::backend::crossterm::EventHandler;
 use tui_input::{Input, InputRequest};
 
+use crate::domain::{SUBSTITUTE, is_unshowable, shown};
 use crate::tui::keys::Key;
 
 /// Shown instead of each character of a masked value.
@@ -91,6 +92,19 @@ impl TextField {
         changed
     }
 
+    /// What stands for `c` on screen: the mask of a masked field, and a one-cell stand-in for a
+    /// control character (a value that came from outside may hold one), so the cursor stays
+    /// over the character it is on.
+    fn cell(&self, c: char) -> char {
+        if self.masked {
+            MASK
+        } else if is_unshowable(c) {
+            SUBSTITUTE
+        } else {
+            c
+        }
+    }
+
     /// The part of the value that fits in `width` columns, scrolled so the cursor stays visible
     /// (one column is kept for the cursor after the last character).
     pub fn view(&self, width: u16) -> FieldView {
@@ -103,7 +117,7 @@ impl TextField {
             .chars()
             .skip(scroll)
             .take(width)
-            .map(|c| if self.masked { MASK } else { c })
+            .map(|c| self.cell(c))
             .collect();
         FieldView {
             text,
@@ -134,18 +148,19 @@ impl TextField {
                 .value()
                 .chars()
                 .take(usize::from(width))
-                .map(|c| if self.masked { MASK } else { c })
+                .map(|c| self.cell(c))
                 .collect();
             (Span::styled(text, Style::new()), None)
         }
     }
 }
 
-/// `text` cut to `width` characters, with `…` when cut.
+/// `text` as a terminal may show it ([`shown`]), cut to `width` characters, with `…` when cut.
 pub fn clip(text: &str, width: u16) -> String {
+    let text = shown(text);
     let width = usize::from(width);
     if text.chars().count() <= width {
-        text.to_owned()
+        text.into_owned()
     } else if width == 0 {
         String::new()
     } else {
@@ -210,6 +225,22 @@ mod tests {
     fn masked_values_stay_out_of_debug_output() {
         let field = TextField::new("hunter2").masked();
         assert!(!format!("{field:?}").contains("hunter2"));
+    }
+
+    #[test]
+    fn a_control_character_in_a_value_takes_one_visible_cell() {
+        // A URL from an older database or another server, edited as it is.
+        let field = TextField::new("https://x.io/\u{1b}[2J\u{202e}");
+        let view = field.view(40);
+        assert_eq!(view.text, "https://x.io/\u{fffd}[2J\u{fffd}");
+        assert_eq!(view.cursor, 18, "after the last of its 18 characters");
+        let (span, _) = field.span(40, false, "", Style::new(), Style::new());
+        assert_eq!(span.content, "https://x.io/\u{fffd}[2J\u{fffd}");
+        assert_eq!(
+            field.value(),
+            "https://x.io/\u{1b}[2J\u{202e}",
+            "the value itself is kept"
+        );
     }
 
     #[test]

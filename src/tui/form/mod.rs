@@ -29,7 +29,7 @@ pub use space_form::SpaceForm;
 
 use super::keys::{Action, Key};
 use super::view::Ctx;
-use crate::domain::{Error, FieldErrors, Id, LinkInput, SpaceInput};
+use crate::domain::{Error, FieldErrors, Id, LinkInput, Shown, SpaceInput};
 
 /// Width of the label column; values start after it.
 pub const LABEL_WIDTH: u16 = 18;
@@ -260,7 +260,8 @@ pub struct Frame<'a> {
     pub hints: &'a [(&'a str, &'a str)],
 }
 
-/// A form's message line: the spinner while its save is out, else what last went wrong.
+/// A form's message line: the spinner while its save is out, else what last went wrong (which
+/// may quote a server: [`Shown`]).
 pub fn status_line(saving: bool, message: Option<&str>, ctx: &Ctx) -> Option<Line<'static>> {
     if saving {
         Some(Line::styled(
@@ -268,7 +269,7 @@ pub fn status_line(saving: bool, message: Option<&str>, ctx: &Ctx) -> Option<Lin
             ctx.theme.accent,
         ))
     } else {
-        message.map(|m| Line::styled(format!(" {m}"), ctx.theme.error))
+        message.map(|m| Line::styled(format!(" {}", Shown(m)), ctx.theme.error))
     }
 }
 

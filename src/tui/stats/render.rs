@@ -11,7 +11,8 @@ use ratatui::widgets::{
 };
 
 use super::{Panel, Shown, StatsView};
-use crate::domain::{Period, PeriodSpec, Preset, Stats, thousands};
+use crate::domain::Shown as ShownText;
+use crate::domain::{Period, PeriodSpec, Preset, Stats, into_shown, shown, thousands};
 use crate::tui::keys::Action;
 use crate::tui::view::Ctx;
 
@@ -78,9 +79,9 @@ impl StatsView {
         if let Some(kind) = self.target.kind() {
             left.push(Span::styled(format!("{kind} "), t.dim));
         }
-        left.push(Span::styled(self.target.name.clone(), t.accent));
+        left.push(Span::styled(into_shown(self.target.name.clone()), t.accent));
         if let Some(detail) = &self.target.detail {
-            left.push(Span::styled(format!(" → {detail}"), t.dim));
+            left.push(Span::styled(format!(" → {}", ShownText(detail)), t.dim));
         }
         if self.is_loading() && matches!(self.shown, Shown::Loaded(_)) {
             left.push(Span::styled(format!("  {}", ctx.spinner), t.accent));
@@ -293,10 +294,11 @@ impl StatsView {
     }
 }
 
-/// `text` cut to `width` characters, `…` marking the cut.
+/// `text` as a terminal may show it, cut to `width` characters, `…` marking the cut.
 fn cut(text: &str, width: usize) -> String {
+    let text = shown(text);
     if text.chars().count() <= width {
-        text.to_owned()
+        text.into_owned()
     } else {
         let mut s: String = text.chars().take(width.saturating_sub(1)).collect();
         s.push('…');
@@ -403,7 +405,13 @@ fn key_line(ctx: &Ctx, keys: &[(Action, &str)], back: bool) -> Line<'static> {
 
 /// Figures that cannot be shown: a heading, why, and the keys that help.
 fn notice(area: Rect, buf: &mut Buffer, heading: Line<'static>, why: String, keys: Line<'static>) {
-    let lines = vec![heading, Line::raw(""), Line::raw(why), Line::raw(""), keys];
+    let lines = vec![
+        heading,
+        Line::raw(""),
+        Line::raw(into_shown(why)),
+        Line::raw(""),
+        keys,
+    ];
     message(area, buf, lines);
 }
 

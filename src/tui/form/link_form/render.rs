@@ -6,7 +6,7 @@ use ratatui::layout::{Position, Rect};
 use ratatui::text::{Line, Span};
 
 use super::{LinkForm, PasswordMode, Popup, Stop};
-use crate::domain::{Domain, Space, TargetType};
+use crate::domain::{Domain, Shown, Space, TargetType, into_shown};
 use crate::tui::form::field::{TextField, clip};
 use crate::tui::form::rules::RuleList;
 use crate::tui::form::{
@@ -85,12 +85,12 @@ impl LinkForm {
         );
         stop_line(&mut body, Stop::Alias, v, c);
         let space = match self.space_name() {
-            Some(s) => Span::styled(format!("● {}", s.name), t.space(s.color)),
+            Some(s) => Span::styled(format!("● {}", Shown(&s.name)), t.space(s.color)),
             None => Span::styled("none", t.dim),
         };
         stop_line(&mut body, Stop::Space, choice(Stop::Space, space), None);
         let domain = match self.domain_name() {
-            Some(d) => Span::raw(d.name.clone()),
+            Some(d) => Span::raw(into_shown(d.name.clone())),
             None => Span::styled("none (the profile's public URL)", t.dim),
         };
         if editing {
