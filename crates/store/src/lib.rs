@@ -15,12 +15,14 @@ mod keys;
 mod links;
 mod list;
 mod owners;
+mod redirect;
 mod spaces;
 pub mod sql;
 pub mod words;
 
 use std::any::Any;
 use std::fmt;
+use std::time::Duration;
 
 use async_trait::async_trait;
 
@@ -32,12 +34,13 @@ pub use links::{
 };
 pub use list::{ListFilter, Search, Slice};
 pub use owners::Owners;
+pub use redirect::{LinkColumns, Redirects};
 pub use spaces::Spaces;
 
 /// Every question and change one transaction of a store answers, by area.
-pub trait Tx: Owners + Keys + Domains + Spaces + Links + Search {}
+pub trait Tx: Owners + Keys + Domains + Spaces + Links + Search + Redirects {}
 
-impl<T: Owners + Keys + Domains + Spaces + Links + Search> Tx for T {}
+impl<T: Owners + Keys + Domains + Spaces + Links + Search + Redirects> Tx for T {}
 
 /// A stored unix time as a timestamp; out-of-range values (never written by us) read as the
 /// epoch.
@@ -48,6 +51,9 @@ pub fn time(seconds: i64) -> jiff::Timestamp {
 /// How a piece of work uses the database.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Access {
+    /// One indexed read on a hot path (a redirect's lookup on a cache miss): a store whose
+    /// readers never wait may answer it on the calling thread.
+    Lookup,
     /// Reads, each of which sees every change committed before it: for work that asks one
     /// question, or questions that need not agree with each other.
     Read,
@@ -71,9 +77,29 @@ pub trait Store: Send + Sync + fmt::Debug + 'static {
 
     /// Runs `work` in one transaction of the kind `access` names, off the async threads.
     async fn run(&self, access: Access, work: Work) -> Result<Box<dyn Any + Send>>;
+
+    /// Asks the database something trivial: whether it can be reached and read now.
+    async fn ping(&self) -> Result<()>;
+
+    /// A number that moves when another process commits a change: how caches and the terminal
+    /// app notice edits made elsewhere. (A store may count this process's own changes too.)
+    async fn changes(&self) -> Result<i64>;
+
+    /// How often [`Store::changes`] is worth asking, given the period configured: where
+    /// asking is a statement, the period; where the number is in memory, often enough that
+    /// other processes' edits are seen within moments.
+    fn change_poll(&self, configured: Duration) -> Duration;
 }
 
 impl dyn Store {
+    /// Runs `f`, one indexed read on a hot path (see [`Access::Lookup`]).
+    pub async fn lookup<T: Send + 'static>(
+        &self,
+        f: impl FnOnce(&dyn Tx) -> Result<T> + Send + 'static,
+    ) -> Result<T> {
+        self.typed(Access::Lookup, f).await
+    }
+
     /// Runs `f`, which only reads (see [`Access::Read`]).
     pub async fn read<T: Send + 'static>(
         &self,

@@ -205,28 +205,12 @@ impl LocalService {
 
     /// Asks the database something trivial: whether it can be reached and read now.
     pub async fn ping(&self) -> Result<()> {
-        match &self.backing {
-            Backing::Sqlite(db) => {
-                db.read(|conn| conn.query_row("SELECT 1", [], |_| Ok(())).map_err(db_error))
-                    .await
-            }
-            Backing::Postgres(pg) => {
-                let client = pg.client().await?;
-                client
-                    .query_one("SELECT 1", &[])
-                    .await
-                    .map(|_| ())
-                    .map_err(pg::pg_error)
-            }
-        }
+        self.store.ping().await
     }
 
     /// Where the data lives, for messages and `info`.
     pub fn location(&self) -> String {
-        match &self.backing {
-            Backing::Sqlite(db) => db.path().display().to_string(),
-            Backing::Postgres(pg) => pg.target().to_string(),
-        }
+        self.store.location()
     }
 
     pub fn options(&self) -> &LocalOptions {
@@ -240,10 +224,7 @@ impl LocalService {
     /// A number that moves when another program (or another handle on the same file) commits:
     /// how the terminal app notices changes made elsewhere.
     pub async fn change_marker(&self) -> Result<i64> {
-        match &self.backing {
-            Backing::Sqlite(db) => db.outside_changes().await,
-            Backing::Postgres(pg) => Ok(pg.change_marker()),
-        }
+        self.store.changes().await
     }
 
     /// One owner's view, implementing [`Backend`].

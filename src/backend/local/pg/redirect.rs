@@ -2,14 +2,20 @@
 //! alias names there, and the domain a link lives on. Every server reads these on a cache miss;
 //! the statements are prepared once per pooled connection.
 
-use super::{Pg, pg_error};
-use crate::backend::local::redirect::LinkColumns;
+use deadpool_postgres::GenericClient;
+use linkdeck_store::{LinkColumns, Redirects};
+
+use super::pg_error;
+use super::tx::PgTx;
 use crate::domain::{Id, Result};
 
 /// The domain whose host is `host` or, failing that, `bare` (the host without its port); both
 /// lower-case.
-pub async fn domain_for_host(pg: &Pg, host: &str, bare: &str) -> Result<Option<Id>> {
-    let client = pg.client().await?;
+async fn domain_for_host<C: GenericClient>(
+    client: &C,
+    host: &str,
+    bare: &str,
+) -> Result<Option<Id>> {
     let stmt = client
         .prepare_cached(
             "SELECT id FROM domains WHERE lower(host) IN ($1, $2)
@@ -26,12 +32,11 @@ pub async fn domain_for_host(pg: &Pg, host: &str, bare: &str) -> Result<Option<I
 
 /// The link `alias` (without case) among the links of `domain`, or among the links without a
 /// domain (`None`).
-pub async fn resolve_in_domain(
-    pg: &Pg,
+async fn resolve_in_domain<C: GenericClient>(
+    client: &C,
     domain: Option<Id>,
     alias: &str,
 ) -> Result<Option<LinkColumns>> {
-    let client = pg.client().await?;
     // The expressions of the unique index `links_alias`, so that it answers. A limited or
     // rotating link's exact count and turn are its quota row's (`quota.rs`): the link row
     // follows them only in the click writers' batches, and a preview or status read between
@@ -72,8 +77,7 @@ pub async fn resolve_in_domain(
 }
 
 /// The name of the domain link `id` lives on, if any.
-pub async fn link_domain_name(pg: &Pg, id: Id) -> Result<Option<String>> {
-    let client = pg.client().await?;
+async fn link_domain_name<C: GenericClient>(client: &C, id: Id) -> Result<Option<String>> {
     let row = client
         .query_opt(
             "SELECT d.name FROM links l JOIN domains d ON d.id = l.domain_id WHERE l.id = $1",
@@ -82,4 +86,18 @@ pub async fn link_domain_name(pg: &Pg, id: Id) -> Result<Option<String>> {
         .await
         .map_err(pg_error)?;
     Ok(row.map(|r| r.get(0)))
+}
+
+impl<C: GenericClient + Sync> Redirects for PgTx<'_, C> {
+    fn domain_for_host(&self, host: &str, bare: &str) -> Result<Option<Id>> {
+        self.wait(domain_for_host(self.c, host, bare))
+    }
+
+    fn resolve(&self, domain: Option<Id>, alias: &str) -> Result<Option<LinkColumns>> {
+        self.wait(resolve_in_domain(self.c, domain, alias))
+    }
+
+    fn link_domain_name(&self, id: Id) -> Result<Option<String>> {
+        self.wait(link_domain_name(self.c, id))
+    }
 }

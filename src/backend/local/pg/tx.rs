@@ -3,6 +3,7 @@
 
 use std::any::Any;
 use std::future::Future;
+use std::time::Duration;
 
 use async_trait::async_trait;
 use linkdeck_store::{Access, Store, Work};
@@ -37,7 +38,7 @@ impl Store for Pg {
         let runtime = Handle::current();
         tokio::task::spawn_blocking(move || {
             let tx = match access {
-                Access::Read => {
+                Access::Lookup | Access::Read => {
                     return work(&PgTx {
                         c: &client,
                         runtime: &runtime,
@@ -72,4 +73,27 @@ impl Store for Pg {
         .await
         .map_err(|e| Error::Unavailable(format!("database task failed: {e}")))?
     }
+
+    async fn ping(&self) -> Result<()> {
+        let client = self.client().await?;
+        client
+            .query_one("SELECT 1", &[])
+            .await
+            .map(|_| ())
+            .map_err(pg_error)
+    }
+
+    /// The notifications' count, in memory (see [`Pg::change_marker`]): this process's own
+    /// changes count too.
+    async fn changes(&self) -> Result<i64> {
+        Ok(self.change_marker())
+    }
+
+    fn change_poll(&self, configured: Duration) -> Duration {
+        configured.min(CHANGE_POLL)
+    }
 }
+
+/// The longest a server goes without looking at the change marker: looking costs nothing, and
+/// other servers' edits are served within this.
+const CHANGE_POLL: Duration = Duration::from_millis(20);

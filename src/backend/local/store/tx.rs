@@ -2,6 +2,7 @@
 //! pool, and [`SqliteTx`] answers the work's questions over one connection.
 
 use std::any::Any;
+use std::time::Duration;
 
 use async_trait::async_trait;
 use linkdeck_store::{Access, Store, Work};
@@ -24,6 +25,9 @@ impl Store for Db {
 
     async fn run(&self, access: Access, work: Work) -> Result<Box<dyn Any + Send>> {
         match access {
+            // In WAL mode readers never wait for the writer, and a hand-off to the blocking
+            // pool per lookup costs more than the read.
+            Access::Lookup => self.read_blocking(move |conn| work(&SqliteTx { conn })),
             Access::Read => self.read(move |conn| work(&SqliteTx { conn })).await,
             Access::Snapshot => {
                 self.read(move |conn| {
@@ -36,5 +40,21 @@ impl Store for Db {
             }
             Access::Write => self.write(move |tx| work(&SqliteTx { conn: tx })).await,
         }
+    }
+
+    async fn ping(&self) -> Result<()> {
+        self.read(|conn| conn.query_row("SELECT 1", [], |_| Ok(())).map_err(db_error))
+            .await
+    }
+
+    /// SQLite's `data_version` on the writer connection: other connections' commits move it,
+    /// this handle's own do not.
+    async fn changes(&self) -> Result<i64> {
+        self.outside_changes().await
+    }
+
+    /// Each ask is a statement: the period configured.
+    fn change_poll(&self, configured: Duration) -> Duration {
+        configured
     }
 }
