@@ -21,6 +21,7 @@ mod shown;
 mod space;
 mod stats;
 mod traffic;
+mod trash;
 mod validate;
 mod words;
 
@@ -54,6 +55,7 @@ pub use traffic::{
     Dimension, HOST_MAX, HOUR_CLICKS_MAX, NAME_MAX, OTHER, TrafficHour, bound_host, bound_name,
     primary_language,
 };
+pub use trash::{TrashPage, Trashed, TrashedKind};
 pub use validate::{
     ALIAS_MAX, OWNER_KEY_NAME_MAX, PASSWORD_MAX, RESERVED_ALIASES, URL_MAX, is_alias_shaped,
     is_reserved_alias, validate_alias, validate_key_name, validate_owner_name, validate_url,

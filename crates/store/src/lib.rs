@@ -18,6 +18,7 @@ mod owners;
 mod redirect;
 mod spaces;
 pub mod sql;
+mod trash;
 pub mod words;
 
 use std::any::Any;
@@ -36,11 +37,12 @@ pub use list::{ListFilter, Search, Slice};
 pub use owners::Owners;
 pub use redirect::{LinkColumns, Redirects};
 pub use spaces::Spaces;
+pub use trash::{Aliases, Blocking, ListedRow, Restored, Scope, Trash, members_blob, members_of};
 
 /// Every question and change one transaction of a store answers, by area.
-pub trait Tx: Owners + Keys + Domains + Spaces + Links + Search + Redirects {}
+pub trait Tx: Owners + Keys + Domains + Spaces + Links + Search + Redirects + Trash {}
 
-impl<T: Owners + Keys + Domains + Spaces + Links + Search + Redirects> Tx for T {}
+impl<T: Owners + Keys + Domains + Spaces + Links + Search + Redirects + Trash> Tx for T {}
 
 /// A stored unix time as a timestamp; out-of-range values (never written by us) read as the
 /// epoch.
@@ -77,6 +79,10 @@ pub trait Store: Send + Sync + fmt::Debug + 'static {
 
     /// Runs `work` in one transaction of the kind `access` names, off the async threads.
     async fn run(&self, access: Access, work: Work) -> Result<Box<dyn Any + Send>>;
+
+    /// [`Store::run`] for a caller already off the async threads (opening a file, an
+    /// import's writer thread).
+    fn run_blocking(&self, access: Access, work: Work) -> Result<Box<dyn Any + Send>>;
 
     /// Asks the database something trivial: whether it can be reached and read now.
     async fn ping(&self) -> Result<()>;
@@ -125,19 +131,37 @@ impl dyn Store {
         self.typed(Access::Write, f).await
     }
 
+    /// [`dyn Store::write`] for a caller already off the async threads.
+    pub fn write_blocking<T: Send + 'static>(
+        &self,
+        f: impl FnOnce(&dyn Tx) -> Result<T> + Send + 'static,
+    ) -> Result<T> {
+        untyped(self.run_blocking(Access::Write, boxed(f)))
+    }
+
+    /// [`dyn Store::read`] for a caller already off the async threads.
+    pub fn read_blocking<T: Send + 'static>(
+        &self,
+        f: impl FnOnce(&dyn Tx) -> Result<T> + Send + 'static,
+    ) -> Result<T> {
+        untyped(self.run_blocking(Access::Read, boxed(f)))
+    }
+
     async fn typed<T: Send + 'static>(
         &self,
         access: Access,
         f: impl FnOnce(&dyn Tx) -> Result<T> + Send + 'static,
     ) -> Result<T> {
-        let answer = self
-            .run(
-                access,
-                Box::new(move |tx| f(tx).map(|v| Box::new(v) as Box<dyn Any + Send>)),
-            )
-            .await?;
-        answer.downcast::<T>().map(|v| *v).map_err(|_| {
-            Error::Unavailable("the store answered with something else than was asked".into())
-        })
+        untyped(self.run(access, boxed(f)).await)
     }
+}
+
+fn boxed<T: Send + 'static>(f: impl FnOnce(&dyn Tx) -> Result<T> + Send + 'static) -> Work {
+    Box::new(move |tx| f(tx).map(|v| Box::new(v) as Box<dyn Any + Send>))
+}
+
+fn untyped<T: 'static>(answer: Result<Box<dyn Any + Send>>) -> Result<T> {
+    answer?.downcast::<T>().map(|v| *v).map_err(|_| {
+        Error::Unavailable("the store answered with something else than was asked".into())
+    })
 }

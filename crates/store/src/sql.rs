@@ -118,6 +118,23 @@ pub const READ_COLUMNS: &str = "l.id, l.alias, l.url, l.title, l.target_type, l.
 pub const READ_FROM: &str = "links l LEFT JOIN spaces s ON s.id = l.space_id \
      LEFT JOIN domains d ON d.id = l.domain_id";
 
+/// Every column of a link, in the order both tables are written: a test keeps this list and
+/// the `links` table in step.
+pub const LINK_COLUMNS: &str = "id, owner_id, domain_id, space_id, alias, url, title, \
+     password_hash, disabled, public, expiration_url, expiration_clicks, ends_at, clicks, \
+     target_type, geo_target, platform_target, rotation_target, last_rotation, created_at, \
+     updated_at";
+
+/// [`LINK_COLUMNS`] as a restore reads them from `trash_links t`: a link whose space is gone
+/// (or is no longer its owner's) comes back without one.
+pub fn restored_columns() -> String {
+    LINK_COLUMNS.replace(
+        "space_id,",
+        "CASE WHEN EXISTS (SELECT 1 FROM spaces s WHERE s.id = t.space_id \
+         AND s.owner_id = t.owner_id) THEN t.space_id END,",
+    )
+}
+
 /// `%`, `_` and the escape character itself made literal for `LIKE … ESCAPE '\'`.
 pub fn like_pattern(term: &str) -> String {
     let mut pattern = String::with_capacity(term.len() + 2);

@@ -381,7 +381,7 @@ impl LocalBackend {
         match undo {
             Undo::Nothing => Ok(BulkReport::default()),
             Undo::Restore { batch } => {
-                self.restore_scope(trash::Scope::Batch(*batch), progress)
+                self.restore_scope(linkdeck_store::Scope::Batch(*batch), progress)
                     .await
             }
             Undo::Revert(groups) => {

@@ -1,15 +1,13 @@
 //! The trash of the embedded service: a deleted link or space waits there, whole, for
-//! `trash_days` (a profile setting) and can come back with its id, clicks and traffic. The SQL is
-//! in `store::trash` (SQLite) and `pg::trash` (PostgreSQL).
+//! `trash_days` (a profile setting) and can come back with its id, clicks and traffic.
 
 use jiff::{SignedDuration, Timestamp};
 
+use linkdeck_store::Scope;
+
 use super::LocalBackend;
-use super::pg::{self, trash as pg_trash};
-use super::store::trash::{self as store, Scope};
 use crate::backend::bulk::{BulkFailure, BulkReport, Progress};
-use crate::backend::trash::{TrashPage, Trashed, TrashedKind};
-use crate::domain::{Error, Id, Result};
+use crate::domain::{Error, Id, Result, TrashPage, Trashed, TrashedKind};
 
 /// How long deleted things are kept when the profile does not say.
 pub const DEFAULT_TRASH_DAYS: u32 = 30;
@@ -32,49 +30,28 @@ impl super::LocalService {
     /// traffic; returns how many links. Every look at the trash and every delete does this
     /// first, so nothing overdue is ever shown.
     pub async fn purge_due(&self) -> Result<u64> {
-        if let Some(pg) = self.pg() {
-            let Some(cutoff) = self.purge_cutoff() else {
-                return Ok(0);
-            };
-            let mut client = pg.client().await?;
-            // Most deletes find nothing due: look before writing.
-            if !pg_trash::any_due(&client, cutoff).await? {
-                return Ok(0);
-            }
-            let tx = pg::write(&mut client).await?;
-            let n = pg_trash::purge_before(&tx, cutoff).await?;
-            tx.commit().await.map_err(pg::pg_error)?;
-            return Ok(n);
-        }
-        let service = self.clone();
-        tokio::task::spawn_blocking(move || service.purge_due_blocking())
-            .await
-            .map_err(|e| Error::Unavailable(format!("database task failed: {e}")))?
-    }
-
-    /// [`LocalService::purge_due`] on a SQLite file, from a thread that may block: opening a
-    /// file purges at once. PostgreSQL is reached from the async runtime only; use `purge_due`.
-    pub fn purge_due_blocking(&self) -> Result<u64> {
-        if self.pg().is_some() {
-            return Err(Error::Unavailable(
-                "purge_due_blocking works on a SQLite file; on PostgreSQL use purge_due".into(),
-            ));
-        }
         let Some(cutoff) = self.purge_cutoff() else {
             return Ok(0);
         };
-        // Most opens find nothing due: look before taking the write lock.
-        let due = self.db()?.read_blocking(|conn| {
-            conn.prepare_cached("SELECT 1 FROM trash_batches WHERE deleted_at < ?1 LIMIT 1")
-                .map_err(super::db_error)?
-                .exists([cutoff.as_second()])
-                .map_err(super::db_error)
-        })?;
-        if !due {
+        // Most deletes find nothing due: look before writing.
+        if !self.store.read(move |tx| tx.trash_due(cutoff)).await? {
             return Ok(0);
         }
-        self.db()?
-            .write_blocking(|tx| store::purge_before(tx, cutoff))
+        self.store
+            .write(move |tx| tx.purge_trash_before(cutoff))
+            .await
+    }
+
+    /// [`LocalService::purge_due`] from a thread that may block: opening a file purges at once.
+    pub fn purge_due_blocking(&self) -> Result<u64> {
+        let Some(cutoff) = self.purge_cutoff() else {
+            return Ok(0);
+        };
+        if !self.store.read_blocking(move |tx| tx.trash_due(cutoff))? {
+            return Ok(0);
+        }
+        self.store
+            .write_blocking(move |tx| tx.purge_trash_before(cutoff))
     }
 }
 
@@ -88,27 +65,14 @@ impl LocalBackend {
         self.purge_due().await?;
         let owner = self.owner_id;
         let now = self.service.now();
-        let moved = match self.service.pg() {
-            Some(pg) => {
-                let mut client = pg.client().await?;
-                let tx = pg::write(&mut client).await?;
-                let batch = pg_trash::new_batch(&tx, owner, now).await?;
-                let moved = pg_trash::move_space(&tx, owner, id, batch).await?;
-                if moved {
-                    tx.commit().await.map_err(pg::pg_error)?;
-                }
-                moved
-            }
-            None => {
-                self.service
-                    .db()?
-                    .write(move |tx| {
-                        let batch = store::new_batch(tx, owner, now)?;
-                        store::move_space(tx, owner, id, batch)
-                    })
-                    .await?
-            }
-        };
+        let moved = self
+            .service
+            .store
+            .write(move |tx| {
+                let batch = tx.new_trash_batch(owner, now)?;
+                tx.trash_space(owner, id, batch)
+            })
+            .await?;
         if moved {
             Ok(())
         } else {
@@ -123,21 +87,11 @@ impl LocalBackend {
     ) -> Result<BulkReport> {
         let owner = self.owner_id;
         progress.set_total(0);
-        let done = match self.service.pg() {
-            Some(pg) => {
-                let mut client = pg.client().await?;
-                let tx = pg::write(&mut client).await?;
-                let done = pg_trash::restore(&tx, owner, &scope).await?;
-                tx.commit().await.map_err(pg::pg_error)?;
-                done
-            }
-            None => {
-                self.service
-                    .db()?
-                    .write(move |tx| store::restore(tx, owner, &scope))
-                    .await?
-            }
-        };
+        let done = self
+            .service
+            .store
+            .write(move |tx| tx.restore_trash(owner, &scope))
+            .await?;
         let changed = done.links + done.spaces;
         progress.set_total(changed + done.failed.len() as u64);
         progress.advance(changed + done.failed.len() as u64);
@@ -165,19 +119,11 @@ impl LocalBackend {
         let owner = self.owner_id;
         let keep = self.service.options().trash_days;
         let offset = super::owned::rows_before(page, per_page);
-        let (items, total) = match self.service.pg() {
-            Some(pg) => {
-                let mut client = pg.client().await?;
-                let tx = pg::snapshot(&mut client).await?;
-                pg_trash::list(&tx, owner, offset, per_page, keep).await?
-            }
-            None => {
-                self.service
-                    .db()?
-                    .read(move |conn| store::list(conn, owner, offset, per_page, keep))
-                    .await?
-            }
-        };
+        let (items, total) = self
+            .service
+            .store
+            .snapshot(move |tx| tx.trash(owner, offset, per_page, keep))
+            .await?;
         Ok(TrashPage {
             items,
             page: page.max(1),
@@ -198,16 +144,9 @@ impl LocalBackend {
     /// Deletes this owner's trashed links and spaces in `scope` for good; returns how many.
     async fn purge_scope(&self, scope: Scope) -> Result<u64> {
         let owner = self.owner_id;
-        if let Some(pg) = self.service.pg() {
-            let mut client = pg.client().await?;
-            let tx = pg::write(&mut client).await?;
-            let n = pg_trash::purge(&tx, owner, &scope).await?;
-            tx.commit().await.map_err(pg::pg_error)?;
-            return Ok(n);
-        }
         self.service
-            .db()?
-            .write(move |tx| store::purge(tx, owner, &scope))
+            .store
+            .write(move |tx| tx.purge_trash(owner, &scope))
             .await
     }
 

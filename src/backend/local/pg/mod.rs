@@ -70,6 +70,9 @@ struct Inner {
     /// Where clicks wait to be reserved (`quota::reserve`): its task starts with the first
     /// and ends with the last handle.
     reservations: std::sync::OnceLock<tokio::sync::mpsc::UnboundedSender<quota::Request>>,
+    /// The runtime the pool's connections live on: work run from a blocking thread hands its
+    /// statements to it.
+    runtime: tokio::runtime::Handle,
 }
 
 impl Drop for Inner {
@@ -136,8 +139,13 @@ impl Pg {
                 changes,
                 listener,
                 reservations: std::sync::OnceLock::new(),
+                runtime: tokio::runtime::Handle::current(),
             }),
         })
+    }
+
+    pub fn runtime(&self) -> &tokio::runtime::Handle {
+        &self.inner.runtime
     }
 
     pub fn target(&self) -> &PgTarget {

@@ -14,13 +14,14 @@ use jiff::Timestamp;
 use roaring::RoaringTreemap;
 
 use super::{bulk, col, count, execute, quota, row, rows, traffic, value};
-use crate::backend::local::store::trash::{
-    Aliases, Blocking, LINK_COLUMNS, ListedRow, Restored, Scope, members_blob, members_of,
-    restored_columns,
+use linkdeck_store::sql::{LINK_COLUMNS, restored_columns};
+use linkdeck_store::{
+    Aliases, Blocking, ListedRow, Restored, Scope, Trash, members_blob, members_of,
 };
+
+use super::tx::PgTx;
 use crate::backend::local::traffic::{LinkHome, Scope as TrafficScope, Shift};
-use crate::backend::trash::{Trashed, TrashedKind};
-use crate::domain::{Error, Id, Result};
+use crate::domain::{Error, Id, Result, Trashed, TrashedKind};
 
 pub async fn new_batch<C: GenericClient>(c: &C, owner: Id, now: Timestamp) -> Result<Id> {
     value(
@@ -446,4 +447,40 @@ pub async fn list<C: GenericClient>(
     })
     .collect::<Result<Vec<_>>>()?;
     Ok((items, count(total)))
+}
+
+impl<C: GenericClient + Sync> Trash for PgTx<'_, C> {
+    fn trash_due(&self, cutoff: Timestamp) -> Result<bool> {
+        self.wait(any_due(self.c, cutoff))
+    }
+
+    fn purge_trash_before(&self, cutoff: Timestamp) -> Result<u64> {
+        self.wait(purge_before(self.c, cutoff))
+    }
+
+    fn new_trash_batch(&self, owner: Id, now: Timestamp) -> Result<Id> {
+        self.wait(new_batch(self.c, owner, now))
+    }
+
+    fn trash_space(&self, owner: Id, id: Id, batch: Id) -> Result<bool> {
+        self.wait(move_space(self.c, owner, id, batch))
+    }
+
+    fn restore_trash(&self, owner: Id, scope: &Scope) -> Result<Restored> {
+        self.wait(restore(self.c, owner, scope))
+    }
+
+    fn purge_trash(&self, owner: Id, scope: &Scope) -> Result<u64> {
+        self.wait(purge(self.c, owner, scope))
+    }
+
+    fn trash(
+        &self,
+        owner: Id,
+        offset: u64,
+        limit: u32,
+        keep_days: u32,
+    ) -> Result<(Vec<Trashed>, u64)> {
+        self.wait(list(self.c, owner, offset, limit, keep_days))
+    }
 }

@@ -34,44 +34,44 @@ impl Store for Pg {
     }
 
     async fn run(&self, access: Access, work: Work) -> Result<Box<dyn Any + Send>> {
-        let mut client = self.client().await?;
-        let runtime = Handle::current();
-        tokio::task::spawn_blocking(move || {
-            let tx = match access {
-                Access::Lookup | Access::Read => {
-                    return work(&PgTx {
-                        c: &client,
-                        runtime: &runtime,
-                    });
-                }
-                Access::Snapshot => runtime.block_on(
-                    client
-                        .build_transaction()
-                        .isolation_level(IsolationLevel::RepeatableRead)
-                        .read_only(true)
-                        .start(),
-                ),
-                Access::Write => runtime.block_on(client.transaction()),
+        let pg = self.clone();
+        tokio::task::spawn_blocking(move || pg.run_blocking(access, work))
+            .await
+            .map_err(|e| Error::Unavailable(format!("database task failed: {e}")))?
+    }
+
+    fn run_blocking(&self, access: Access, work: Work) -> Result<Box<dyn Any + Send>> {
+        let runtime = self.runtime();
+        let mut client = runtime.block_on(self.client())?;
+        let tx = match access {
+            Access::Lookup | Access::Read => {
+                return work(&PgTx {
+                    c: &client,
+                    runtime,
+                });
             }
-            .map_err(pg_error)?;
-            match work(&PgTx {
-                c: &tx,
-                runtime: &runtime,
-            }) {
-                Ok(value) => {
-                    runtime.block_on(tx.commit()).map_err(pg_error)?;
-                    Ok(value)
-                }
-                Err(e) => {
-                    // Dropping the transaction would roll it back too, but only by a task it
-                    // spawns; rolling back here returns the connection clean to the pool.
-                    let _ = runtime.block_on(tx.rollback());
-                    Err(e)
-                }
+            Access::Snapshot => runtime.block_on(
+                client
+                    .build_transaction()
+                    .isolation_level(IsolationLevel::RepeatableRead)
+                    .read_only(true)
+                    .start(),
+            ),
+            Access::Write => runtime.block_on(client.transaction()),
+        }
+        .map_err(pg_error)?;
+        match work(&PgTx { c: &tx, runtime }) {
+            Ok(value) => {
+                runtime.block_on(tx.commit()).map_err(pg_error)?;
+                Ok(value)
             }
-        })
-        .await
-        .map_err(|e| Error::Unavailable(format!("database task failed: {e}")))?
+            Err(e) => {
+                // Dropping the transaction would roll it back too, but only by a task it
+                // spawns; rolling back here returns the connection clean to the pool.
+                let _ = runtime.block_on(tx.rollback());
+                Err(e)
+            }
+        }
     }
 
     async fn ping(&self) -> Result<()> {

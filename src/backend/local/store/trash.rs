@@ -6,126 +6,17 @@
 //! and comes back on restore (`traffic::reinstate`); its own rows and visits go only when it is
 //! purged ([`purge_staged_links`]).
 
-use std::collections::HashSet;
-
 use jiff::Timestamp;
+use linkdeck_store::sql::{LINK_COLUMNS, restored_columns};
+use linkdeck_store::{
+    Aliases, Blocking, ListedRow, Restored, Scope, Trash, members_blob, members_of,
+};
 use roaring::RoaringTreemap;
 use rusqlite::{Connection, OptionalExtension, params};
 
-use super::{bulk, count, db_error, time, traffic};
-use crate::backend::trash::{Trashed, TrashedKind};
-use crate::domain::{Error, Id, Result};
-
-/// Every column of a link, in the order both tables are written: a test keeps this list and
-/// the `links` table in step.
-pub const LINK_COLUMNS: &str = "id, owner_id, domain_id, space_id, alias, url, title, \
-     password_hash, disabled, public, expiration_url, expiration_clicks, ends_at, clicks, \
-     target_type, geo_target, platform_target, rotation_target, last_rotation, created_at, \
-     updated_at";
-
-/// [`LINK_COLUMNS`] as a restore reads them from `trash_links t`: a link whose space is gone
-/// (or is no longer its owner's) comes back without one.
-pub fn restored_columns() -> String {
-    LINK_COLUMNS.replace(
-        "space_id,",
-        "CASE WHEN EXISTS (SELECT 1 FROM spaces s WHERE s.id = t.space_id \
-         AND s.owner_id = t.owner_id) THEN t.space_id END,",
-    )
-}
-
-/// The aliases (per domain, without case) of the links a restore brings back so far.
-pub type Aliases = HashSet<(Id, String)>;
-
-/// What the store found in the way of one trashed link coming back as it was.
-#[derive(Debug, Clone, Copy)]
-pub struct Blocking {
-    /// A live link has its id.
-    pub id_taken: bool,
-    /// A live link in its domain has its alias.
-    pub alias_taken: bool,
-    /// Its domain is no longer its owner's.
-    pub domain_gone: bool,
-}
-
-impl Blocking {
-    /// Why link `id` (alias `alias` in `domain`, 0 for none) stays in the trash, if it does.
-    /// Restores take links in id order: two trashed links may share an alias (one deleted, a
-    /// new one made, deleted too), and the older comes back while the other waits.
-    pub fn why(self, id: Id, domain: Id, alias: &str, aliases: &mut Aliases) -> Option<String> {
-        let twin = !aliases.insert((domain, alias.to_ascii_lowercase()));
-        if self.domain_gone {
-            Some("its domain was removed".to_owned())
-        } else if self.alias_taken || twin {
-            Some(format!("another link uses the alias {alias} now"))
-        } else if self.id_taken {
-            Some(format!("another link has id {id} now"))
-        } else {
-            None
-        }
-    }
-}
-
-/// One row of a trash listing as either store reads it.
-pub struct ListedRow {
-    pub link: bool,
-    pub id: Id,
-    pub name: String,
-    /// A link's destination (a space's is ignored).
-    pub url: String,
-    pub clicks: i64,
-    pub deleted_at: i64,
-    pub batch: Id,
-    /// A space's members, serialized.
-    pub members: Option<Vec<u8>>,
-}
-
-impl ListedRow {
-    /// The item as front ends see it, purged `keep_days` after its delete (0: never).
-    pub fn into_trashed(self, keep_days: u32) -> Trashed {
-        let deleted_at = time(self.deleted_at);
-        let (kind, detail) = if self.link {
-            (TrashedKind::Link, self.url)
-        } else {
-            let n = self
-                .members
-                .and_then(|blob| RoaringTreemap::deserialize_from(blob.as_slice()).ok())
-                .map_or(0, |m| m.len());
-            (
-                TrashedKind::Space,
-                format!("{n} link{}", if n == 1 { "" } else { "s" }),
-            )
-        };
-        Trashed {
-            kind,
-            id: self.id,
-            name: self.name,
-            detail,
-            clicks: self.clicks.max(0) as u64,
-            deleted_at,
-            purge_at: (keep_days > 0).then(|| {
-                deleted_at
-                    .checked_add(jiff::SignedDuration::from_hours(24 * i64::from(keep_days)))
-                    .unwrap_or(deleted_at)
-            }),
-            batch: self.batch,
-        }
-    }
-}
-
-/// The ids a trashed space held, serialized as `trash_spaces.members` keeps them.
-pub fn members_blob(members: &RoaringTreemap) -> Result<Vec<u8>> {
-    let mut blob = Vec::with_capacity(members.serialized_size());
-    members
-        .serialize_into(&mut blob)
-        .map_err(|e| Error::Unavailable(format!("cannot record the space's links: {e}")))?;
-    Ok(blob)
-}
-
-/// The ids `members_blob` wrote.
-pub fn members_of(blob: &[u8]) -> Result<RoaringTreemap> {
-    RoaringTreemap::deserialize_from(blob)
-        .map_err(|e| Error::Unavailable(format!("a trashed space's record is damaged: {e}")))
-}
+use super::tx::SqliteTx;
+use super::{bulk, count, db_error, traffic};
+use crate::domain::{Error, Id, Result, Trashed, TrashedKind};
 
 pub fn new_batch(conn: &Connection, owner: Id, now: Timestamp) -> Result<Id> {
     conn.prepare_cached("INSERT INTO trash_batches (owner_id, deleted_at) VALUES (?1, ?2)")
@@ -234,17 +125,6 @@ pub fn move_space(conn: &Connection, owner: Id, id: Id, batch: Id) -> Result<boo
     Ok(true)
 }
 
-/// What a restore or purge acts on.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub enum Scope {
-    /// Everything one delete put in the trash.
-    Batch(Id),
-    /// These trashed links and spaces.
-    Items { links: Vec<Id>, spaces: Vec<Id> },
-    /// The owner's whole trash.
-    All,
-}
-
 /// The ids (first column) of the rows `sql` selects.
 fn select_ids(conn: &Connection, sql: &str, params: impl rusqlite::Params) -> Result<Vec<Id>> {
     conn.prepare_cached(sql)
@@ -302,14 +182,6 @@ fn ids_in(conn: &Connection, owner: Id, scope: &Scope) -> Result<(Vec<Id>, Vec<I
             )
         }
     })
-}
-
-/// What a restore did: how many came back, and what could not, with the reason.
-#[derive(Debug, Default)]
-pub struct Restored {
-    pub links: u64,
-    pub spaces: u64,
-    pub failed: Vec<(TrashedKind, Id, String, Error)>,
 }
 
 /// Moves the trashed links and spaces of `owner` in `scope` back, with their ids. A link whose
@@ -580,14 +452,54 @@ pub fn list(
     Ok((items, total))
 }
 
+impl Trash for SqliteTx<'_> {
+    fn trash_due(&self, cutoff: Timestamp) -> Result<bool> {
+        self.conn
+            .prepare_cached("SELECT 1 FROM trash_batches WHERE deleted_at < ?1 LIMIT 1")
+            .map_err(db_error)?
+            .exists([cutoff.as_second()])
+            .map_err(db_error)
+    }
+
+    fn purge_trash_before(&self, cutoff: Timestamp) -> Result<u64> {
+        purge_before(self.conn, cutoff)
+    }
+
+    fn new_trash_batch(&self, owner: Id, now: Timestamp) -> Result<Id> {
+        new_batch(self.conn, owner, now)
+    }
+
+    fn trash_space(&self, owner: Id, id: Id, batch: Id) -> Result<bool> {
+        move_space(self.conn, owner, id, batch)
+    }
+
+    fn restore_trash(&self, owner: Id, scope: &Scope) -> Result<Restored> {
+        restore(self.conn, owner, scope)
+    }
+
+    fn purge_trash(&self, owner: Id, scope: &Scope) -> Result<u64> {
+        purge(self.conn, owner, scope)
+    }
+
+    fn trash(
+        &self,
+        owner: Id,
+        offset: u64,
+        limit: u32,
+        keep_days: u32,
+    ) -> Result<(Vec<Trashed>, u64)> {
+        list(self.conn, owner, offset, limit, keep_days)
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use std::collections::BTreeSet;
 
     use rusqlite::Connection;
 
-    use super::LINK_COLUMNS;
     use crate::backend::local::schema;
+    use linkdeck_store::sql::LINK_COLUMNS;
 
     fn columns(conn: &Connection, table: &str) -> BTreeSet<String> {
         let mut stmt = conn

@@ -10,7 +10,7 @@ use rusqlite::Connection;
 
 use super::db_error;
 use crate::backend::local::Db;
-use crate::domain::Result;
+use crate::domain::{Error, Result};
 
 /// One transaction of the SQLite store: a reader's snapshot or the writer's transaction.
 pub struct SqliteTx<'c> {
@@ -24,21 +24,29 @@ impl Store for Db {
     }
 
     async fn run(&self, access: Access, work: Work) -> Result<Box<dyn Any + Send>> {
+        // In WAL mode readers never wait for the writer, and a hand-off to the blocking pool
+        // per lookup costs more than the read.
+        if access == Access::Lookup {
+            return self.run_blocking(access, work);
+        }
+        let db = self.clone();
+        tokio::task::spawn_blocking(move || db.run_blocking(access, work))
+            .await
+            .map_err(|e| Error::Unavailable(format!("database task failed: {e}")))?
+    }
+
+    fn run_blocking(&self, access: Access, work: Work) -> Result<Box<dyn Any + Send>> {
         match access {
-            // In WAL mode readers never wait for the writer, and a hand-off to the blocking
-            // pool per lookup costs more than the read.
-            Access::Lookup => self.read_blocking(move |conn| work(&SqliteTx { conn })),
-            Access::Read => self.read(move |conn| work(&SqliteTx { conn })).await,
-            Access::Snapshot => {
-                self.read(move |conn| {
-                    let tx = conn.unchecked_transaction().map_err(db_error)?;
-                    let out = work(&SqliteTx { conn: &tx });
-                    tx.finish().map_err(db_error)?;
-                    out
-                })
-                .await
+            Access::Lookup | Access::Read => {
+                self.read_blocking(move |conn| work(&SqliteTx { conn }))
             }
-            Access::Write => self.write(move |tx| work(&SqliteTx { conn: tx })).await,
+            Access::Snapshot => self.read_blocking(move |conn| {
+                let tx = conn.unchecked_transaction().map_err(db_error)?;
+                let out = work(&SqliteTx { conn: &tx });
+                tx.finish().map_err(db_error)?;
+                out
+            }),
+            Access::Write => self.write_blocking(move |tx| work(&SqliteTx { conn: tx })),
         }
     }
 
