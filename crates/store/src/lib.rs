@@ -10,6 +10,7 @@
 //! PostgreSQL on a blocking thread that hands each statement to the runtime. A read sees one
 //! snapshot; a write commits when the closure returns `Ok` and leaves nothing behind otherwise.
 
+pub mod bulk;
 mod domains;
 mod keys;
 mod links;
@@ -27,6 +28,7 @@ use std::time::Duration;
 
 use async_trait::async_trait;
 
+pub use bulk::Bulk;
 pub use domains::Domains;
 pub use keys::{KeyInfo, Keys, LiveKey};
 pub use linkdeck_domain::{Error, Result};
@@ -40,9 +42,9 @@ pub use spaces::Spaces;
 pub use trash::{Aliases, Blocking, ListedRow, Restored, Scope, Trash, members_blob, members_of};
 
 /// Every question and change one transaction of a store answers, by area.
-pub trait Tx: Owners + Keys + Domains + Spaces + Links + Search + Redirects + Trash {}
+pub trait Tx: Owners + Keys + Domains + Spaces + Links + Search + Redirects + Trash + Bulk {}
 
-impl<T: Owners + Keys + Domains + Spaces + Links + Search + Redirects + Trash> Tx for T {}
+impl<T: Owners + Keys + Domains + Spaces + Links + Search + Redirects + Trash + Bulk> Tx for T {}
 
 /// A stored unix time as a timestamp; out-of-range values (never written by us) read as the
 /// epoch.
@@ -63,6 +65,10 @@ pub enum Access {
     Snapshot,
     /// One write transaction, committed when the work succeeds.
     Write,
+    /// A write whose work makes sure itself of every row it references, and whose moves must
+    /// leave what depends on a moved row where it is (the trash, the click writer): a store may
+    /// leave its own reference checks and cascades off for it.
+    Unchecked,
 }
 
 /// A piece of work over one transaction, its answer boxed so that [`Store`] can be a trait
@@ -129,6 +135,14 @@ impl dyn Store {
         f: impl FnOnce(&dyn Tx) -> Result<T> + Send + 'static,
     ) -> Result<T> {
         self.typed(Access::Write, f).await
+    }
+
+    /// Runs `f` as [`Access::Unchecked`].
+    pub async fn write_unchecked<T: Send + 'static>(
+        &self,
+        f: impl FnOnce(&dyn Tx) -> Result<T> + Send + 'static,
+    ) -> Result<T> {
+        self.typed(Access::Unchecked, f).await
     }
 
     /// [`dyn Store::write`] for a caller already off the async threads.

@@ -7,73 +7,37 @@ use std::collections::HashMap;
 
 use jiff::Timestamp;
 use jiff::tz::TimeZone;
+use linkdeck_store::Tx;
+use linkdeck_store::bulk::{Change, Value};
+use linkdeck_store::words::NOT_YOUR_SPACE;
 use roaring::RoaringTreemap;
-use rusqlite::Connection;
-use rusqlite::types::Value;
-
-use deadpool_postgres::GenericClient;
 
 use super::LocalBackend;
 use super::links::list_filter;
-use super::pg::{
-    self, Pg, bulk as pg_bulk, links as pg_links, search as pg_search, spaces as pg_spaces,
-    trash as pg_trash,
-};
-use super::store::bulk::{self as store, CHUNK, Change};
-use super::store::links as link_store;
-use super::store::search;
-use super::store::{spaces, trash};
 use crate::backend::bulk::{
     BulkAction, BulkFailure, BulkReport, Preview, Progress, Selection, Undo,
 };
 use crate::domain::{
     Error, Id, LinkInput, LinkPatch, Mode, Result, format_expiry_input, validate_link_input,
 };
-use linkdeck_store::words::NOT_YOUR_SPACE;
 
 /// What a cancelled transaction answers inside; never seen outside (see [`finish`]).
 const CANCELLED: &str = "cancelled";
 
 /// The links `selection` holds, and the ids it names that are not the owner's links.
 fn resolve(
-    conn: &Connection,
+    tx: &dyn Tx,
     owner: Id,
     selection: &Selection,
     now: Timestamp,
 ) -> Result<(RoaringTreemap, Vec<Id>)> {
     let ids = match &selection.filter {
-        Some(query) => search::matching_ids(
-            conn,
-            // Every match: no offset, and 0 is no limit.
-            &list_filter(owner, query, now, 0, 0),
-        )?,
+        // Every match: no offset, and 0 is no limit.
+        Some(query) => tx.matching_ids(&list_filter(owner, query, now, 0, 0))?,
         None => RoaringTreemap::new(),
     };
-    let named = store::existing(conn, owner, &selection.ids)?;
+    let named = tx.owned_links(owner, &selection.ids)?;
     Ok(combine(ids, selection, named))
-}
-
-/// [`resolve`] on PostgreSQL.
-async fn resolve_pg<C: GenericClient>(
-    c: &C,
-    owner: Id,
-    selection: &Selection,
-    now: Timestamp,
-) -> Result<(RoaringTreemap, Vec<Id>)> {
-    let matched = match &selection.filter {
-        Some(query) => pg_search::matching_ids(c, &list_filter(owner, query, now, 0, 0))
-            .await?
-            .into_iter()
-            .map(|id| id as u64)
-            .collect(),
-        None => RoaringTreemap::new(),
-    };
-    let named = pg_bulk::existing(c, owner, &selection.ids)
-        .await?
-        .into_iter()
-        .map(|id| id as u64)
-        .collect();
-    Ok(combine(matched, selection, named))
 }
 
 /// The links a selection holds — those its filter `matched` but its exceptions, and the `named`
@@ -122,15 +86,6 @@ impl Earlier {
             Undo::Revert(self.groups)
         }
     }
-}
-
-/// `ids` in chunks of [`CHUNK`], in id order.
-fn chunks(ids: &RoaringTreemap) -> impl Iterator<Item = Vec<Id>> + '_ {
-    let mut ids = ids.iter().map(|id| id as Id).peekable();
-    std::iter::from_fn(move || {
-        ids.peek()?;
-        Some(ids.by_ref().take(CHUNK).collect())
-    })
 }
 
 fn not_found(missing: Vec<Id>) -> Vec<BulkFailure> {
@@ -225,25 +180,12 @@ fn check_cancel(progress: &Progress) -> Result<()> {
     }
 }
 
-/// Works through `ids` a chunk at a time, so a million links never sit in one statement: each
-/// chunk is staged (`store::stage_ids`), handed to `work` with its size, and counted on
-/// `progress`; a cancel is noticed between chunks.
-fn in_staged_chunks(
-    conn: &Connection,
-    ids: &RoaringTreemap,
-    progress: &Progress,
-    mut work: impl FnMut(u64) -> Result<()>,
-) -> Result<()> {
-    let mut ids = ids.iter().map(|id| id as Id).peekable();
-    while ids.peek().is_some() {
-        check_cancel(progress)?;
-        let chunk: Vec<Id> = ids.by_ref().take(CHUNK).collect();
-        let n = chunk.len() as u64;
-        store::stage_ids(conn, chunk)?;
-        work(n)?;
+/// What a store is told as each chunk is done: `progress` moves, and a cancel ends the work.
+fn step(progress: &Progress) -> impl FnMut(u64) -> Result<()> + '_ {
+    move |n| {
         progress.advance(n);
+        check_cancel(progress)
     }
-    Ok(())
 }
 
 impl LocalBackend {
@@ -255,18 +197,11 @@ impl LocalBackend {
         let patch = validate_link_input(input, Mode::Update, &zone)?;
         if let Some(Some(space)) = patch.space {
             let owner = self.owner_id;
-            let mine = match self.service.pg() {
-                Some(pg) => {
-                    let client = pg.client().await?;
-                    pg_spaces::get(&client, owner, space).await?.is_some()
-                }
-                None => self
-                    .service
-                    .db()?
-                    .read(move |conn| spaces::get(conn, owner, space))
-                    .await?
-                    .is_some(),
-            };
+            let mine = self
+                .service
+                .store
+                .read(move |tx| tx.space_is_mine(owner, space))
+                .await?;
             if !mine {
                 return Err(Error::field("space", NOT_YOUR_SPACE));
             }
@@ -299,36 +234,31 @@ impl LocalBackend {
         let owner = self.owner_id;
         let now = self.service.now();
         let zone = self.service.options().timezone.clone();
-        if let Some(pg) = self.service.pg() {
-            let result = update_links_pg(pg, owner, now, &zone, work, progress).await;
-            return finish(result, progress, 0);
-        }
         let watch = progress.clone();
         let result = self
             .service
-            .db()?
+            .store
             .write(move |tx| {
+                check_cancel(&watch)?;
                 let mut report = BulkReport::default();
-                let mut resolved = Vec::new();
+                let mut groups = Vec::new();
                 for (selection, patch) in work {
                     let (ids, missing) = resolve(tx, owner, &selection, now)?;
                     report.matched += ids.len() + missing.len() as u64;
                     report.failed.extend(not_found(missing));
-                    resolved.push((ids, changes(&patch)));
+                    groups.push((ids, changes(&patch)));
                 }
-                watch.set_total(resolved.iter().map(|(ids, _)| ids.len()).sum());
+                let total = groups.iter().map(|(ids, _)| ids.len()).sum::<u64>();
+                watch.set_total(total);
+                let done = tx.update_links(owner, &groups, now, &mut step(&watch))?;
                 let mut earlier = Earlier::default();
-                for (ids, changes) in resolved {
-                    in_staged_chunks(tx, &ids, &watch, |n| {
-                        let changed = store::update_staged(tx, owner, &changes, now.as_second())?;
-                        report.changed += changed.len() as u64;
-                        report.unchanged += n - changed.len() as u64;
-                        for (id, values) in changed {
-                            earlier.add(id, &changes, &values, &zone);
-                        }
-                        Ok(())
-                    })?;
+                for ((_, changes), changed) in groups.iter().zip(done) {
+                    report.changed += changed.len() as u64;
+                    for (id, values) in changed {
+                        earlier.add(id, changes, &values, &zone);
+                    }
                 }
+                report.unchanged = total - report.changed;
                 report.undo = earlier.into_undo();
                 Ok(report)
             })
@@ -341,16 +271,13 @@ impl LocalBackend {
         self.purge_due().await?;
         let owner = self.owner_id;
         let now = self.service.now();
-        if let Some(pg) = self.service.pg() {
-            let result = trash_links_pg(pg, owner, now, selection, progress).await;
-            return finish(result, progress, 0);
-        }
         let selection = selection.clone();
         let watch = progress.clone();
         let result = self
             .service
-            .db()?
-            .write_keeping_references(move |tx| {
+            .store
+            .write_unchecked(move |tx| {
+                check_cancel(&watch)?;
                 let (ids, missing) = resolve(tx, owner, &selection, now)?;
                 let mut report = BulkReport {
                     matched: ids.len() + missing.len() as u64,
@@ -361,11 +288,8 @@ impl LocalBackend {
                 if ids.is_empty() {
                     return Ok(report);
                 }
-                let batch = trash::new_batch(tx, owner, now)?;
-                in_staged_chunks(tx, &ids, &watch, |_| {
-                    report.changed += trash::move_staged_links(tx, owner, batch)?;
-                    Ok(())
-                })?;
+                let batch = tx.new_trash_batch(owner, now)?;
+                report.changed = tx.trash_links(owner, &ids, batch, &mut step(&watch))?;
                 report.undo = Undo::Restore { batch };
                 Ok(report)
             })
@@ -402,126 +326,23 @@ impl LocalBackend {
     pub(super) async fn preview_local(&self, selection: &Selection, first: u32) -> Result<Preview> {
         let owner = self.owner_id;
         let now = self.service.now();
-        if let Some(pg) = self.service.pg() {
-            let mut client = pg.client().await?;
-            let tx = pg::snapshot(&mut client).await?;
-            let (ids, _) = resolve_pg(&tx, owner, selection, now).await?;
-            let mut links = Vec::new();
-            // Newest first, as lists are.
-            for id in ids.iter().rev().take(first as usize) {
-                links.extend(pg_links::get(&tx, owner, id as Id).await?);
-            }
-            return Ok(Preview {
-                total: ids.len(),
-                first: links.into_iter().map(|l| self.finish(l)).collect(),
-            });
-        }
         let selection = selection.clone();
-        let links = self
+        let (total, links) = self
             .service
-            .db()?
-            .read(move |conn| {
-                let (ids, _) = resolve(conn, owner, &selection, now)?;
+            .store
+            .snapshot(move |tx| {
+                let (ids, _) = resolve(tx, owner, &selection, now)?;
                 let mut links = Vec::new();
                 // Newest first, as lists are.
                 for id in ids.iter().rev().take(first as usize) {
-                    links.extend(link_store::get(conn, owner, id as Id)?);
+                    links.extend(tx.link(owner, id as Id)?);
                 }
                 Ok((ids.len(), links))
             })
             .await?;
         Ok(Preview {
-            total: links.0,
-            first: links.1.into_iter().map(|l| self.finish(l)).collect(),
+            total,
+            first: links.into_iter().map(|l| self.finish(l)).collect(),
         })
     }
-}
-
-/// [`LocalBackend::update_links`] on PostgreSQL: one transaction, a chunk of ids per
-/// statement; a cancel between chunks rolls everything back.
-async fn update_links_pg(
-    pg: &Pg,
-    owner: Id,
-    now: Timestamp,
-    zone: &TimeZone,
-    work: Vec<(Selection, LinkPatch)>,
-    progress: &Progress,
-) -> Result<BulkReport> {
-    let mut client = pg.client().await?;
-    let tx = pg::write(&mut client).await?;
-    let mut report = BulkReport::default();
-    let mut resolved = Vec::new();
-    for (selection, patch) in work {
-        let (ids, missing) = resolve_pg(&tx, owner, &selection, now).await?;
-        report.matched += ids.len() + missing.len() as u64;
-        report.failed.extend(not_found(missing));
-        resolved.push((ids, changes(&patch)));
-    }
-    progress.set_total(resolved.iter().map(|(ids, _)| ids.len()).sum());
-    // Every link first, in id order (an undo's groups are not), then the work.
-    let all = resolved
-        .iter()
-        .fold(RoaringTreemap::new(), |all, (ids, _)| all | ids);
-    for chunk in chunks(&all) {
-        check_cancel(progress)?;
-        pg_bulk::lock(&tx, owner, &chunk).await?;
-    }
-    let mut earlier = Earlier::default();
-    let mut moves = pg_bulk::SpaceMoves::default();
-    for (ids, changes) in &resolved {
-        for chunk in chunks(ids) {
-            check_cancel(progress)?;
-            let n = chunk.len() as u64;
-            let changed = pg_bulk::update(&tx, owner, &chunk, changes, now.as_second()).await?;
-            report.changed += changed.len() as u64;
-            report.unchanged += n - changed.len() as u64;
-            moves.note(changes, &changed);
-            for (id, values) in changed {
-                earlier.add(id, changes, &values, zone);
-            }
-            progress.advance(n);
-        }
-    }
-    check_cancel(progress)?;
-    moves.apply(&tx, owner).await?;
-    report.undo = earlier.into_undo();
-    tx.commit().await.map_err(pg::pg_error)?;
-    Ok(report)
-}
-
-/// [`LocalBackend::trash_links`] on PostgreSQL: the selected links move to one new batch.
-async fn trash_links_pg(
-    pg: &Pg,
-    owner: Id,
-    now: Timestamp,
-    selection: &Selection,
-    progress: &Progress,
-) -> Result<BulkReport> {
-    let mut client = pg.client().await?;
-    let tx = pg::write(&mut client).await?;
-    let (ids, missing) = resolve_pg(&tx, owner, selection, now).await?;
-    let mut report = BulkReport {
-        matched: ids.len() + missing.len() as u64,
-        failed: not_found(missing),
-        ..BulkReport::default()
-    };
-    progress.set_total(ids.len());
-    if ids.is_empty() {
-        return Ok(report);
-    }
-    let batch = pg_trash::new_batch(&tx, owner, now).await?;
-    // The links' rows are locked chunk by chunk in id order, their traffic's rows after all of
-    // them (see `pg::traffic::shift`).
-    let mut homes = Vec::new();
-    for chunk in chunks(&ids) {
-        check_cancel(progress)?;
-        homes.extend(pg_trash::move_links(&tx, owner, &chunk, batch).await?);
-        progress.advance(chunk.len() as u64);
-    }
-    report.changed = homes.len() as u64;
-    check_cancel(progress)?;
-    pg_trash::withdraw(&tx, owner, &homes).await?;
-    report.undo = Undo::Restore { batch };
-    tx.commit().await.map_err(pg::pg_error)?;
-    Ok(report)
 }

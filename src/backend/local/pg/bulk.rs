@@ -1,17 +1,20 @@
 //! SQL for acting on many links at once on PostgreSQL: a chunk of ids travels as one `bigint[]`
-//! parameter. The columns a bulk update may set, and their values, are the SQLite store's
+//! parameter. The columns a bulk update may set, and their values, are the contract's
 //! [`Change`]s; they are typed here as PostgreSQL's columns are, and earlier values come back in
-//! the same shape, so the rules in `local::bulk` serve both stores.
+//! the same shape.
 
 use std::collections::{BTreeMap, BTreeSet};
 
 use deadpool_postgres::GenericClient;
-use rusqlite::types::Value;
+use jiff::Timestamp;
+use linkdeck_store::Bulk;
+use linkdeck_store::bulk::{Change, Earlier, Step, Value, chunks};
+use roaring::RoaringTreemap;
 use tokio_postgres::Row;
 use tokio_postgres::types::ToSql;
 
-use super::{Args, col, rows, traffic};
-use crate::backend::local::store::bulk::Change;
+use super::tx::PgTx;
+use super::{Args, col, rows, traffic, trash};
 use crate::backend::local::traffic::Shift;
 use crate::domain::{Error, Id, Result};
 
@@ -49,7 +52,7 @@ pub struct SpaceMoves(BTreeMap<Id, (Option<Id>, Option<Id>)>);
 
 impl SpaceMoves {
     /// Notes what [`update`] changed, if `changes` set a space.
-    pub fn note(&mut self, changes: &[Change], changed: &[(Id, Vec<Value>)]) {
+    pub fn note(&mut self, changes: &[Change], changed: &[Earlier]) {
         let Some(at) = changes.iter().position(|(c, _)| *c == "space_id") else {
             return;
         };
@@ -130,7 +133,7 @@ pub async fn update<C: GenericClient>(
     ids: &[Id],
     changes: &[Change],
     now: i64,
-) -> Result<Vec<(Id, Vec<Value>)>> {
+) -> Result<Vec<Earlier>> {
     if changes.is_empty() {
         return Ok(Vec::new());
     }
@@ -172,4 +175,60 @@ pub async fn update<C: GenericClient>(
     }
     changed.sort_by_key(|(id, _)| *id);
     Ok(changed)
+}
+
+impl<C: GenericClient + Sync> Bulk for PgTx<'_, C> {
+    fn owned_links(&self, owner: Id, ids: &BTreeSet<Id>) -> Result<RoaringTreemap> {
+        let ids = self.wait(existing(self.c, owner, ids))?;
+        Ok(ids.into_iter().map(|id| id as u64).collect())
+    }
+
+    /// Every link first, in id order (an undo's groups are not), then the work; the links'
+    /// traffic follows their moves between spaces once, after all of them.
+    fn update_links(
+        &self,
+        owner: Id,
+        groups: &[(RoaringTreemap, Vec<Change>)],
+        now: Timestamp,
+        step: &mut Step<'_>,
+    ) -> Result<Vec<Vec<Earlier>>> {
+        let all = groups
+            .iter()
+            .fold(RoaringTreemap::new(), |all, (ids, _)| all | ids);
+        for chunk in chunks(&all) {
+            self.wait(lock(self.c, owner, &chunk))?;
+        }
+        let mut moves = SpaceMoves::default();
+        let mut done = Vec::with_capacity(groups.len());
+        for (ids, changes) in groups {
+            let mut changed = Vec::new();
+            for chunk in chunks(ids) {
+                let found = self.wait(update(self.c, owner, &chunk, changes, now.as_second()))?;
+                moves.note(changes, &found);
+                changed.extend(found);
+                step(chunk.len() as u64)?;
+            }
+            done.push(changed);
+        }
+        self.wait(moves.apply(self.c, owner))?;
+        Ok(done)
+    }
+
+    /// The links' rows are locked chunk by chunk in id order, their traffic's rows after all
+    /// of them (see `traffic::shift`).
+    fn trash_links(
+        &self,
+        owner: Id,
+        ids: &RoaringTreemap,
+        batch: Id,
+        step: &mut Step<'_>,
+    ) -> Result<u64> {
+        let mut homes = Vec::new();
+        for chunk in chunks(ids) {
+            homes.extend(self.wait(trash::move_links(self.c, owner, &chunk, batch))?);
+            step(chunk.len() as u64)?;
+        }
+        self.wait(trash::withdraw(self.c, owner, &homes))?;
+        Ok(homes.len() as u64)
+    }
 }

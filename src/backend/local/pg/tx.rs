@@ -57,7 +57,7 @@ impl Store for Pg {
                     .read_only(true)
                     .start(),
             ),
-            Access::Write => runtime.block_on(client.transaction()),
+            Access::Write | Access::Unchecked => runtime.block_on(client.transaction()),
         }
         .map_err(pg_error)?;
         match work(&PgTx { c: &tx, runtime }) {

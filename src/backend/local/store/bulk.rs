@@ -4,17 +4,16 @@
 
 use std::collections::BTreeSet;
 
+use jiff::Timestamp;
+use linkdeck_store::Bulk;
+use linkdeck_store::bulk::{Change, Earlier, Step, Value, chunks};
 use roaring::RoaringTreemap;
-use rusqlite::types::Value;
+use rusqlite::types::Value as Sql;
 use rusqlite::{Connection, params, params_from_iter};
 
-use super::db_error;
+use super::tx::SqliteTx;
+use super::{db_error, trash};
 use crate::domain::{Id, Result};
-
-/// Ids per statement: large enough that the full-text index works in big steps (5,000 a
-/// statement made a bulk delete a third slower), small enough that progress moves and a
-/// cancel is heard within a fraction of a second.
-pub const CHUNK: usize = 20_000;
 
 /// Replaces the contents of `temp.bulk_ids` with `ids`.
 pub fn stage_ids(conn: &Connection, ids: impl IntoIterator<Item = Id>) -> Result<()> {
@@ -74,8 +73,23 @@ pub fn move_counters(conn: &Connection, owner: Id, sign: i64) -> Result<u64> {
     Ok(n.max(0) as u64)
 }
 
-/// A column a bulk update sets, and its new value.
-pub type Change = (&'static str, Value);
+/// A value as SQLite binds it.
+fn sql(value: &Value) -> Sql {
+    match value {
+        Value::Null => Sql::Null,
+        Value::Integer(n) => Sql::Integer(*n),
+        Value::Text(s) => Sql::Text(s.clone()),
+    }
+}
+
+/// A stored value as the contract speaks it (bulk-settable columns hold nothing else).
+fn value(stored: Sql) -> Value {
+    match stored {
+        Sql::Integer(n) => Value::Integer(n),
+        Sql::Text(s) => Value::Text(s),
+        _ => Value::Null,
+    }
+}
 
 /// `column op ?N` for each of `changes`, joined by `sep`: their values are bound from `?2` on,
 /// in order (`?1` is the owner).
@@ -90,16 +104,16 @@ fn column_terms(changes: &[Change], op: &str, sep: &str) -> String {
 
 /// Sets `changes` (and `updated_at`) on the staged links of `owner` that differ in any of them.
 /// Returns each changed link's id with its earlier values, in the order of `changes`.
-pub fn update_staged(
+fn update_staged(
     conn: &Connection,
     owner: Id,
     changes: &[Change],
     now: i64,
-) -> Result<Vec<(Id, Vec<Value>)>> {
+) -> Result<Vec<Earlier>> {
     let differs = column_terms(changes, "IS NOT", " OR ");
     let filter = format!("owner_id = ?1 AND id IN (SELECT id FROM temp.bulk_ids) AND ({differs})");
-    let mut values = vec![Value::Integer(owner)];
-    values.extend(changes.iter().map(|(_, v)| v.clone()));
+    let mut values = vec![Sql::Integer(owner)];
+    values.extend(changes.iter().map(|(_, v)| sql(v)));
     let columns = changes
         .iter()
         .map(|(c, _)| *c)
@@ -116,7 +130,7 @@ pub fn update_staged(
         while let Some(row) = rows.next().map_err(db_error)? {
             let id: Id = row.get(0).map_err(db_error)?;
             let old = (1..=changes.len())
-                .map(|i| row.get::<_, Value>(i))
+                .map(|i| row.get::<_, Sql>(i).map(value))
                 .collect::<rusqlite::Result<Vec<_>>>()
                 .map_err(db_error)?;
             earlier.push((id, old));
@@ -145,7 +159,7 @@ pub fn update_staged(
     }
     let sets = column_terms(changes, "=", ", ");
     let mut update_values = values.clone();
-    update_values.push(Value::Integer(now));
+    update_values.push(Sql::Integer(now));
     conn.prepare_cached(&format!(
         "UPDATE links SET {sets}, updated_at = ?{} WHERE {filter}",
         update_values.len()
@@ -165,4 +179,61 @@ pub fn update_staged(
         }
     }
     Ok(earlier)
+}
+
+/// Works through `ids` a chunk at a time, so a million links never sit in one statement: each
+/// chunk is staged ([`stage_ids`]), handed to `work`, and told to `step`.
+fn in_staged_chunks(
+    conn: &Connection,
+    ids: &RoaringTreemap,
+    step: &mut Step<'_>,
+    mut work: impl FnMut() -> Result<()>,
+) -> Result<()> {
+    for chunk in chunks(ids) {
+        let n = chunk.len() as u64;
+        stage_ids(conn, chunk)?;
+        work()?;
+        step(n)?;
+    }
+    Ok(())
+}
+
+impl Bulk for SqliteTx<'_> {
+    fn owned_links(&self, owner: Id, ids: &BTreeSet<Id>) -> Result<RoaringTreemap> {
+        existing(self.conn, owner, ids)
+    }
+
+    fn update_links(
+        &self,
+        owner: Id,
+        groups: &[(RoaringTreemap, Vec<Change>)],
+        now: Timestamp,
+        step: &mut Step<'_>,
+    ) -> Result<Vec<Vec<Earlier>>> {
+        let mut done = Vec::with_capacity(groups.len());
+        for (ids, changes) in groups {
+            let mut changed = Vec::new();
+            in_staged_chunks(self.conn, ids, step, || {
+                changed.extend(update_staged(self.conn, owner, changes, now.as_second())?);
+                Ok(())
+            })?;
+            done.push(changed);
+        }
+        Ok(done)
+    }
+
+    fn trash_links(
+        &self,
+        owner: Id,
+        ids: &RoaringTreemap,
+        batch: Id,
+        step: &mut Step<'_>,
+    ) -> Result<u64> {
+        let mut moved = 0;
+        in_staged_chunks(self.conn, ids, step, || {
+            moved += trash::move_staged_links(self.conn, owner, batch)?;
+            Ok(())
+        })?;
+        Ok(moved)
+    }
 }

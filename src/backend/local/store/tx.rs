@@ -47,6 +47,9 @@ impl Store for Db {
                 out
             }),
             Access::Write => self.write_blocking(move |tx| work(&SqliteTx { conn: tx })),
+            Access::Unchecked => {
+                self.write_blocking_checked_by_caller(move |tx| work(&SqliteTx { conn: tx }))
+            }
         }
     }
 
