@@ -674,7 +674,13 @@ fn endless(sent: &Sent) -> Response {
 /// `{"message": "xxx…"}` of about `bytes` bytes, with `status`.
 fn long_error(status: StatusCode, bytes: usize, sent: &Sent) -> Response {
     let piece = "x".repeat(10_000);
-    let body = streamed(r#"{"message": ""#, &piece, bytes / piece.len(), r#""}"#, sent);
+    let body = streamed(
+        r#"{"message": ""#,
+        &piece,
+        bytes / piece.len(),
+        r#""}"#,
+        sent,
+    );
     Response::builder()
         .status(status)
         .header(header::CONTENT_TYPE, "application/json")
@@ -730,10 +736,17 @@ async fn a_huge_valid_page_is_refused_at_its_limit() {
     let pages = {
         let sent = sent.clone();
         move |_: &Seen, _: usize| {
-            let tail = format!(r#"{item}], "meta": {{"current_page": 1, "per_page": 10, "total": 1}}}}"#);
+            let tail =
+                format!(r#"{item}], "meta": {{"current_page": 1, "per_page": 10, "total": 1}}}}"#);
             Response::builder()
                 .header(header::CONTENT_TYPE, "application/json")
-                .body(streamed(r#"{"data": ["#, &format!("{item},"), times, &tail, &sent))
+                .body(streamed(
+                    r#"{"data": ["#,
+                    &format!("{item},"),
+                    times,
+                    &tail,
+                    &sent,
+                ))
                 .unwrap()
         }
     };
@@ -819,7 +832,10 @@ async fn a_body_that_trickles_ends_at_the_time_limit_saying_so() {
     let fake = fake(|_, _| {
         let trickle = futures::stream::unfold((), |()| async {
             tokio::time::sleep(Duration::from_millis(50)).await;
-            Some((Ok::<_, Infallible>(axum::body::Bytes::from_static(b" ")), ()))
+            Some((
+                Ok::<_, Infallible>(axum::body::Bytes::from_static(b" ")),
+                (),
+            ))
         });
         Response::builder()
             .header(header::CONTENT_TYPE, "application/json")
@@ -973,7 +989,8 @@ async fn the_cli_stops_an_endless_body_and_shows_a_short_error() {
 
     let run = cli(&env, &fake, &["--profile", "far", "links", "list"]).fails_with(6);
     assert!(
-        run.stderr.contains("more than 32 MiB in answer to GET /api/v1/links"),
+        run.stderr
+            .contains("more than 32 MiB in answer to GET /api/v1/links"),
         "{}",
         run.stderr
     );
@@ -985,6 +1002,10 @@ async fn the_cli_stops_an_endless_body_and_shows_a_short_error() {
         "{}",
         run.stderr
     );
-    assert!(run.stderr.len() < 1000, "{} bytes printed", run.stderr.len());
+    assert!(
+        run.stderr.len() < 1000,
+        "{} bytes printed",
+        run.stderr.len()
+    );
     assert!(sent.bytes() < 128 * MIB, "{} MiB made", sent.bytes() / MIB);
 }

@@ -74,40 +74,46 @@ impl Limit {
 /// A body as read.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct Read {
-    /// What was read: all of the body, or its first `max` bytes when it is cut.
+    /// All of the body; when it is cut, only its first bytes ([`ERROR_MAX`] at most), which are
+    /// enough to show how it began.
     pub bytes: Vec<u8>,
-    /// The server sent more than `max`: the rest was not read.
+    /// The server sent more than the limit: the rest was not read.
     pub cut: bool,
 }
 
 /// Reads `response`'s body up to `max` bytes. An error is the transport's: the time limit, or
 /// the connection lost part way.
+///
+/// The chunks are kept as they come and joined once at the end, so a body takes its own size
+/// and one copy, never the spare room of a buffer grown by doubling.
 pub async fn read(response: &mut reqwest::Response, max: usize) -> reqwest::Result<Read> {
-    let expected = response
-        .content_length()
-        .and_then(|n| usize::try_from(n).ok())
-        .unwrap_or(0);
-    let mut bytes = Vec::with_capacity(expected.min(max));
+    let mut chunks = Vec::new();
+    let mut len = 0;
     while let Some(chunk) = response.chunk().await? {
-        let room = max - bytes.len();
-        if chunk.len() > room {
-            grow(&mut bytes, room, max);
-            bytes.extend_from_slice(&chunk[..room]);
-            return Ok(Read { bytes, cut: true });
+        if chunk.len() > max - len {
+            chunks.push(chunk);
+            return Ok(Read {
+                bytes: join(&chunks, max.min(ERROR_MAX)),
+                cut: true,
+            });
         }
-        grow(&mut bytes, chunk.len(), max);
-        bytes.extend_from_slice(&chunk);
+        len += chunk.len();
+        chunks.push(chunk);
     }
-    Ok(Read { bytes, cut: false })
+    Ok(Read {
+        bytes: join(&chunks, len),
+        cut: false,
+    })
 }
 
-/// Makes room for `more` bytes, doubling as a vector does but never past `max`.
-fn grow(bytes: &mut Vec<u8>, more: usize, max: usize) {
-    let needed = bytes.len() + more;
-    if needed > bytes.capacity() {
-        let target = (bytes.capacity() * 2).clamp(needed, max.max(needed));
-        bytes.reserve_exact(target - bytes.len());
+/// The first `n` bytes of `chunks`, in one buffer.
+fn join(chunks: &[bytes::Bytes], n: usize) -> Vec<u8> {
+    let mut out = Vec::with_capacity(n);
+    for chunk in chunks {
+        let take = chunk.len().min(n - out.len());
+        out.extend_from_slice(&chunk[..take]);
     }
+    out
 }
 
 /// `64 KiB`, `32 MiB`: a limit as messages name it.
@@ -135,17 +141,10 @@ mod tests {
     }
 
     #[test]
-    fn a_vector_grows_to_its_limit_and_no_further() {
-        let mut bytes = Vec::new();
-        for _ in 0..10 {
-            grow(&mut bytes, 1000, 4000);
-            let n = bytes.len();
-            bytes.resize((n + 1000).min(4000), 0);
-            assert!(bytes.capacity() <= 4000, "{}", bytes.capacity());
-            if bytes.len() == 4000 {
-                break;
-            }
-        }
-        assert_eq!(bytes.len(), 4000);
+    fn chunks_are_joined_up_to_a_length() {
+        let chunks = [b"abc", b"def", b"ghi"].map(|c| bytes::Bytes::from_static(c));
+        assert_eq!(join(&chunks, 9), b"abcdefghi");
+        assert_eq!(join(&chunks, 4), b"abcd");
+        assert_eq!(join(&chunks, 0), b"");
     }
 }

@@ -318,7 +318,10 @@ mod tests {
             answer(404, json!({"message": "Resource not found."})),
             Error::not_found("link 12")
         );
-        let err = from_answer(&reply(StatusCode::NOT_FOUND, &HeaderMap::new(), b"<html>"), LIST);
+        let err = from_answer(
+            &reply(StatusCode::NOT_FOUND, &HeaderMap::new(), b"<html>"),
+            LIST,
+        );
         assert!(matches!(err, Error::Unavailable(m) if m.contains("check the base URL")));
     }
 
@@ -326,7 +329,10 @@ mod tests {
     fn rate_limits_carry_retry_after() {
         let mut headers = HeaderMap::new();
         headers.insert(RETRY_AFTER, HeaderValue::from_static("7"));
-        let err = from_answer(&reply(StatusCode::TOO_MANY_REQUESTS, &headers, b"{}"), SUBJECT);
+        let err = from_answer(
+            &reply(StatusCode::TOO_MANY_REQUESTS, &headers, b"{}"),
+            SUBJECT,
+        );
         assert_eq!(
             err,
             Error::RateLimited {

@@ -71,7 +71,7 @@ pub struct Call<'a> {
 pub struct Answer {
     pub status: StatusCode,
     pub headers: reqwest::header::HeaderMap,
-    /// All of the body, or as much as `limit` allows when `cut`.
+    /// All of the body, or only its beginning when `cut`.
     pub body: Vec<u8>,
     /// The limit the body was read under.
     pub limit: Limit,

@@ -153,7 +153,10 @@ impl RemoteBackend {
             })
             .await?;
         if answer.status.is_success() && answer.cut && ids.len() > 1 {
-            tracing::debug!(links = ids.len(), "traffic history asked for again in halves");
+            tracing::debug!(
+                links = ids.len(),
+                "traffic history asked for again in halves"
+            );
             return Ok(None);
         }
         let answer = answer.success(subject)?;

@@ -23,8 +23,8 @@ use serde_json::Value;
 
 pub use key::{ApiKey, KeySource};
 
-use self::errors::Subject;
 use self::body::Limit;
+use self::errors::Subject;
 use self::http::{Api, Body, Call, Http};
 use super::{Backend, BackendInfo};
 use crate::domain::{

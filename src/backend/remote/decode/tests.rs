@@ -297,7 +297,13 @@ fn a_list_is_read_a_record_at_a_time_each_within_its_limit() {
     // Not JSON at all, JSON without a list, and nothing.
     assert!(envelope(b"<html>").is_none());
     assert!(envelope(b"{\"data\": [").is_none());
-    for body in [&b"[]"[..], b"\"data\"", b"{\"data\": {}}", b"{\"data\": null}", b"  "] {
+    for body in [
+        &b"[]"[..],
+        b"\"data\"",
+        b"{\"data\": {}}",
+        b"{\"data\": null}",
+        b"  ",
+    ] {
         let err = page(&envelope(body).unwrap(), (1, 10), link).unwrap_err();
         assert_eq!(err, "no \"data\" list in the answer", "{body:?}");
     }
@@ -309,7 +315,10 @@ fn a_long_server_message_is_cut_to_an_excerpt() {
     let shown = message(&json!({"message": long})).unwrap();
     assert_eq!(
         shown,
-        format!("{}…(49,800 more bytes)", "x".repeat(crate::domain::EXCERPT_CHARS))
+        format!(
+            "{}…(49,800 more bytes)",
+            "x".repeat(crate::domain::EXCERPT_CHARS)
+        )
     );
     let errors = field_errors(&json!({"message": {"url": [long.clone()], long.clone(): "y"}}));
     assert_eq!(errors.get("url").unwrap(), [shown.clone()]);
