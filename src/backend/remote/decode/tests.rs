@@ -321,6 +321,6 @@ fn a_long_server_message_is_cut_to_an_excerpt() {
         )
     );
     let errors = field_errors(&json!({"message": {"url": [long.clone()], long.clone(): "y"}}));
-    assert_eq!(errors.get("url").unwrap(), [shown.clone()]);
+    assert_eq!(errors.get("url").unwrap(), std::slice::from_ref(&shown));
     assert_eq!(errors.get(&shown).unwrap(), ["y"]);
 }
