@@ -30,9 +30,9 @@ pub enum Limit {
 /// capabilities path with its home page, which is read only to tell it is not linkdeck.
 pub const RECORD_MAX: usize = 1 << 20;
 
-/// A page of at most 100 records (`PER_PAGE_MAX`) averaging over 320 KiB: far more than links made
-/// through a form (`linkdeck serve` takes 64 KiB a form) can be. Its records are decoded one at
-/// a time, each at most [`RECORD_MAX`].
+/// A page of at most 100 records (`PER_PAGE_MAX`) averaging over 320 KiB: far more than links
+/// made through a form (`linkdeck serve` takes 64 KiB a form) can be. Its records are decoded
+/// one at a time, each at most [`RECORD_MAX`].
 pub const PAGE_MAX: usize = 32 << 20;
 
 /// Statistics: a timeline of at most 20 years of days (7,320 buckets of some 60 bytes), five
