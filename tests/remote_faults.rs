@@ -763,7 +763,8 @@ async fn a_huge_record_in_a_page_is_refused_by_its_own_limit() {
     let fake = fake(move |_, _| {
         json_answer(
             200,
-            json!({"data": [php_link(6), item], "meta": {"current_page": 1, "per_page": 10, "total": 2}}),
+            json!({"data": [php_link(6), item],
+                   "meta": {"current_page": 1, "per_page": 10, "total": 2}}),
         )
     })
     .await;
@@ -949,7 +950,7 @@ async fn one_link_with_more_history_than_linkdeck_reads_is_named() {
     );
 }
 
-// ---- through the binary --------------------------------------------------------------------------
+// ---- through the binary ------------------------------------------------------------------------
 
 /// Runs the binary against `fake` as the remote profile `far`, off the async threads.
 fn cli(env: &cli_support::Env, fake: &Fake, args: &[&str]) -> cli_support::Run {
