@@ -3,7 +3,7 @@
 //! beside the one writer; a busy timeout rides out short write locks from other processes.
 
 use std::path::{Path, PathBuf};
-use std::sync::{Arc, Mutex};
+use std::sync::{Arc, Mutex, Weak};
 use std::time::Duration;
 
 use rusqlite::config::DbConfig;
@@ -27,6 +27,8 @@ struct Inner {
     /// a list, opens one connection instead of two (each reads and parses the whole schema).
     writer: Mutex<Option<Connection>>,
     readers: Mutex<Vec<Connection>>,
+    /// Where clicks wait to be reserved in the file (`quota::reserve_in_file`).
+    reservations: super::quota::Queue,
 }
 
 impl std::fmt::Debug for Db {
@@ -86,6 +88,7 @@ impl Db {
                 path: path.to_owned(),
                 writer: Mutex::new(None),
                 readers: Mutex::new(vec![writer]),
+                reservations: super::quota::Queue::new(),
             }),
         })
     }
@@ -113,6 +116,45 @@ impl Db {
     {
         let db = self.clone();
         run_blocking(move || db.write_blocking(f)).await
+    }
+
+    /// [`Db::write`] whose commit is on the disk, not only handed to the operating system, when
+    /// it returns: the write-ahead log is synced (`synchronous = FULL`) at its commit, and with
+    /// it every commit before. Only the writes that must outlast a power cut pay for the sync.
+    pub async fn write_synced<T, F>(&self, f: F) -> Result<T>
+    where
+        T: Send + 'static,
+        F: FnOnce(&Transaction<'_>) -> Result<T> + Send + 'static,
+    {
+        let db = self.clone();
+        run_blocking(move || db.write_synced_blocking(f)).await
+    }
+
+    /// [`Db::write_synced`] for callers already off the async threads.
+    pub fn write_synced_blocking<T>(
+        &self,
+        f: impl FnOnce(&Transaction<'_>) -> Result<T>,
+    ) -> Result<T> {
+        self.with_writer(|conn| {
+            conn.pragma_update(None, "synchronous", "FULL")
+                .map_err(db_error)?;
+            let result = in_transaction(conn, f);
+            let restored = conn.pragma_update(None, "synchronous", "NORMAL");
+            let value = result?;
+            restored.map_err(db_error)?;
+            Ok(value)
+        })
+    }
+
+    /// A handle that does not keep the file open: for a task the handles themselves start,
+    /// which must end with the last of them.
+    pub(super) fn downgrade(&self) -> WeakDb {
+        WeakDb(Arc::downgrade(&self.inner))
+    }
+
+    /// Where this file's clicks wait to be reserved.
+    pub(super) fn reservations(&self) -> &super::quota::Queue {
+        &self.inner.reservations
     }
 
     /// [`Db::write`] with foreign-key actions off: the trash moves a link's row out of `links`
@@ -199,6 +241,17 @@ impl Db {
             restored.map_err(db_error)?;
             Ok(value)
         })
+    }
+}
+
+/// A [`Db`] that does not keep it open (see [`Db::downgrade`]).
+#[derive(Clone)]
+pub(super) struct WeakDb(Weak<Inner>);
+
+impl WeakDb {
+    /// The database, while any handle of it is left.
+    pub fn upgrade(&self) -> Option<Db> {
+        self.0.upgrade().map(|inner| Db { inner })
     }
 }
 
