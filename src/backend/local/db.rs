@@ -13,6 +13,11 @@ use super::schema;
 use crate::domain::{Error, Result};
 
 const BUSY_TIMEOUT: Duration = Duration::from_secs(5);
+/// How far a commit goes before it returns: in write-ahead-log mode `NORMAL` hands it to the
+/// operating system, and the log reaches the disk at checkpoints. A process killed outright
+/// loses nothing it committed; a power cut may lose the last commits, never the file. What
+/// must outlast a power cut too is written by [`Db::write_synced`].
+const SYNCHRONOUS: &str = "NORMAL";
 const READERS: usize = 4;
 
 /// A shared handle to one database file. Cloning is cheap.
@@ -136,13 +141,7 @@ impl Db {
         f: impl FnOnce(&Transaction<'_>) -> Result<T>,
     ) -> Result<T> {
         self.with_writer(|conn| {
-            conn.pragma_update(None, "synchronous", "FULL")
-                .map_err(db_error)?;
-            let result = in_transaction(conn, f);
-            let restored = conn.pragma_update(None, "synchronous", "NORMAL");
-            let value = result?;
-            restored.map_err(db_error)?;
-            Ok(value)
+            in_transaction_setting(conn, "synchronous", ("FULL", SYNCHRONOUS), f)
         })
     }
 
@@ -232,15 +231,7 @@ impl Db {
         &self,
         f: impl FnOnce(&Transaction<'_>) -> Result<T>,
     ) -> Result<T> {
-        self.with_writer(|conn| {
-            conn.pragma_update(None, "foreign_keys", false)
-                .map_err(db_error)?;
-            let result = in_transaction(conn, f);
-            let restored = conn.pragma_update(None, "foreign_keys", true);
-            let value = result?;
-            restored.map_err(db_error)?;
-            Ok(value)
-        })
+        self.with_writer(|conn| in_transaction_setting(conn, "foreign_keys", ("OFF", "ON"), f))
     }
 }
 
@@ -269,6 +260,23 @@ fn in_transaction<T>(
     super::store::search::short::settle(&tx)?;
     super::store::search::facts::settle(&tx)?;
     tx.commit().map_err(db_error)?;
+    Ok(value)
+}
+
+/// [`in_transaction`] with the connection's `pragma` set to `values.0` for it, and back to
+/// `values.1` afterwards whatever `f` returns.
+fn in_transaction_setting<T>(
+    conn: &mut Connection,
+    pragma: &str,
+    values: (&str, &str),
+    f: impl FnOnce(&Transaction<'_>) -> Result<T>,
+) -> Result<T> {
+    conn.pragma_update(None, pragma, values.0)
+        .map_err(db_error)?;
+    let result = in_transaction(conn, f);
+    let restored = conn.pragma_update(None, pragma, values.1);
+    let value = result?;
+    restored.map_err(db_error)?;
     Ok(value)
 }
 
@@ -306,10 +314,12 @@ fn open_connection(path: &Path) -> Result<Connection> {
     conn.set_db_config(DbConfig::SQLITE_DBCONFIG_ENABLE_QPSG, true)
         .map_err(|e| file_error(path, e))?;
     conn.execute_batch(
-        "PRAGMA foreign_keys = ON; PRAGMA synchronous = NORMAL; PRAGMA temp_store = MEMORY;
+        "PRAGMA foreign_keys = ON; PRAGMA temp_store = MEMORY;
          PRAGMA cache_size = -16384; PRAGMA mmap_size = 1073741824;",
     )
     .map_err(|e| file_error(path, e))?;
+    conn.pragma_update(None, "synchronous", SYNCHRONOUS)
+        .map_err(|e| file_error(path, e))?;
     Ok(conn)
 }
 
@@ -413,6 +423,31 @@ mod tests {
                 "schema {version}: switched to WAL"
             );
         }
+    }
+
+    #[test]
+    fn only_a_synced_write_waits_for_the_disk() {
+        let dir = tempfile::tempdir().unwrap();
+        let db = Db::open(&dir.path().join("sync.db")).unwrap();
+        // 1 is NORMAL, 2 FULL.
+        let level = |conn: &Connection| -> Result<i64> {
+            conn.query_row("PRAGMA synchronous", [], |r| r.get(0))
+                .map_err(db_error)
+        };
+        assert_eq!(db.write_blocking(|tx| level(tx)).unwrap(), 1);
+        assert_eq!(db.write_synced_blocking(|tx| level(tx)).unwrap(), 2);
+        assert_eq!(
+            db.write_blocking(|tx| level(tx)).unwrap(),
+            1,
+            "NORMAL again"
+        );
+        let failed: Result<()> = db.write_synced_blocking(|_| Err(Error::Unavailable("no".into())));
+        assert!(failed.is_err());
+        assert_eq!(
+            db.with_writer(|c| level(c)).unwrap(),
+            1,
+            "after a rollback too"
+        );
     }
 
     #[test]

@@ -200,8 +200,8 @@ fn answer(group: Vec<Request>, outcome: Result<HashMap<Id, Granted>>) {
 /// group's transaction is on disk before its clicks are answered (see [`Db::write_synced`]).
 /// The queue's task holds the file weakly, so it ends with the last handle.
 pub(super) async fn reserve_in_file(db: &Db, id: Id, rotation: u32) -> Result<Reserved> {
-    let file = db.downgrade();
-    let start = move |rx| {
+    let start = |rx| {
+        let file = db.downgrade();
         tokio::spawn(run(rx, 1, move |asked| {
             let file = file.clone();
             async move {

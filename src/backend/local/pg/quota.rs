@@ -20,8 +20,8 @@ const GROUPS_IN_FLIGHT: usize = 4;
 /// position on when it has `rotation` URLs; grouped with the clicks waiting beside it
 /// (`backend/local/quota.rs`), each group one statement.
 pub async fn reserve(pg: &Pg, id: Id, rotation: u32) -> Result<Reserved> {
-    let (pool, target) = (pg.inner.pool.clone(), pg.inner.target.clone());
-    let start = move |rx| {
+    let start = |rx| {
+        let (pool, target) = (pg.inner.pool.clone(), pg.inner.target.clone());
         tokio::spawn(quota::run(rx, GROUPS_IN_FLIGHT, move |asked| {
             let (pool, target) = (pool.clone(), target.clone());
             async move {
