@@ -14,6 +14,7 @@ mod owned;
 mod password;
 pub mod pg;
 mod public_address;
+mod quota;
 mod redirect;
 mod schema;
 mod serve_lock;

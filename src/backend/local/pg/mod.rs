@@ -68,7 +68,7 @@ struct Inner {
     listener: tokio::task::JoinHandle<()>,
     /// Where clicks wait to be reserved (`quota::reserve`): its task starts with the first
     /// and ends with the last handle.
-    reservations: std::sync::OnceLock<tokio::sync::mpsc::UnboundedSender<quota::Request>>,
+    reservations: crate::backend::local::quota::Queue,
 }
 
 impl Drop for Inner {
@@ -134,7 +134,7 @@ impl Pg {
                 pool,
                 changes,
                 listener,
-                reservations: std::sync::OnceLock::new(),
+                reservations: crate::backend::local::quota::Queue::new(),
             }),
         })
     }

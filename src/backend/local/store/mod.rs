@@ -8,6 +8,7 @@
 pub mod bulk;
 pub mod domains;
 pub mod links;
+pub(in crate::backend::local) mod quota;
 pub mod search;
 pub mod spaces;
 pub(in crate::backend::local) mod status;
