@@ -7,8 +7,12 @@
 //! (docs/ARCHITECTURE.md, "phpShort's quirks").
 //! Every call is bounded by a generous timeout so a hang fails the test instead of stalling it.
 
+mod cli_support;
+
+use std::convert::Infallible;
 use std::future::Future;
 use std::net::SocketAddr;
+use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
@@ -621,4 +625,403 @@ async fn a_missing_link_on_a_server_with_statistics_is_not_found() {
     .await
     .unwrap();
     assert_eq!((s.total, s.timeline.len()), (3, 1));
+}
+
+// ---- answers longer than any real one ----------------------------------------------------------
+//
+// The long bodies are made only as the client reads them, and each ends after a guard far past
+// every limit: a client that did not stop would still finish, and the test with it.
+
+const MIB: usize = 1 << 20;
+
+/// What a streamed body had produced when the client stopped asking for more.
+#[derive(Clone, Default)]
+struct Sent(Arc<AtomicUsize>);
+
+impl Sent {
+    fn bytes(&self) -> usize {
+        self.0.load(Ordering::SeqCst)
+    }
+}
+
+/// `head`, then `chunk` `times` times, then `tail`, each piece made when the server writes it.
+fn streamed(head: &str, chunk: &str, times: usize, tail: &str, sent: &Sent) -> Body {
+    let (head, chunk, tail) = (
+        axum::body::Bytes::from(head.to_owned()),
+        axum::body::Bytes::from(chunk.to_owned()),
+        axum::body::Bytes::from(tail.to_owned()),
+    );
+    let sent = sent.clone();
+    let pieces = std::iter::once(head)
+        .chain(std::iter::repeat_n(chunk, times))
+        .chain(std::iter::once(tail))
+        .map(move |piece| {
+            sent.0.fetch_add(piece.len(), Ordering::SeqCst);
+            Ok::<_, Infallible>(piece)
+        });
+    Body::from_stream(futures::stream::iter(pieces))
+}
+
+/// A chunked body of 64 KiB pieces of `x` with no end a client would reach: 128 MiB.
+fn endless(sent: &Sent) -> Response {
+    let piece = "x".repeat(64 << 10);
+    Response::builder()
+        .header(header::CONTENT_TYPE, "application/json")
+        .body(streamed("", &piece, 128 * MIB / piece.len(), "", sent))
+        .unwrap()
+}
+
+/// `{"message": "xxx…"}` of about `bytes` bytes, with `status`.
+fn long_error(status: StatusCode, bytes: usize, sent: &Sent) -> Response {
+    let piece = "x".repeat(10_000);
+    let body = streamed(
+        r#"{"message": ""#,
+        &piece,
+        bytes / piece.len(),
+        r#""}"#,
+        sent,
+    );
+    Response::builder()
+        .status(status)
+        .header(header::CONTENT_TYPE, "application/json")
+        .body(body)
+        .unwrap()
+}
+
+#[tokio::test]
+async fn an_endless_body_is_read_no_further_than_its_limit() {
+    let sent = Sent::default();
+    let endless_everywhere = {
+        let sent = sent.clone();
+        move |_: &Seen, _: usize| endless(&sent)
+    };
+    let fake = fake(endless_everywhere).await;
+    let backend = patient(&fake);
+
+    // linkdeck's capabilities, the first thing `copy` asks a server.
+    let message = unavailable(bounded(backend.linkdeck()).await);
+    assert_eq!(
+        message,
+        format!(
+            "{} sent more than 1 MiB in answer to GET /api/linkdeck/capabilities, the most \
+             linkdeck reads of one record; it stopped reading there",
+            fake.base_url()
+        )
+    );
+    assert!(
+        sent.bytes() < 32 * MIB,
+        "the server made {} MiB before the client stopped",
+        sent.bytes() / MIB
+    );
+
+    // A page of links, the largest answer v1 has.
+    let message = unavailable(bounded(backend.list_links(&LinkQuery::default())).await);
+    assert_eq!(
+        message,
+        format!(
+            "{} sent more than 32 MiB in answer to GET /api/v1/links, the most linkdeck reads \
+             of a page of a list; it stopped reading there",
+            fake.base_url()
+        )
+    );
+    assert_eq!(fake.count(), 2, "neither is asked again");
+}
+
+#[tokio::test]
+async fn a_huge_valid_page_is_refused_at_its_limit() {
+    // 40 MiB of well-formed links, sent a hundred at a time: more than 100 links of any real
+    // server.
+    let item = php_link(7).to_string();
+    let hundred = format!("{},", vec![item.as_str(); 100].join(","));
+    let times = 40 * MIB / hundred.len();
+    let pages = move |_: &Seen, _: usize| {
+        let tail =
+            format!(r#"{item}], "meta": {{"current_page": 1, "per_page": 10, "total": 1}}}}"#);
+        Response::builder()
+            .header(header::CONTENT_TYPE, "application/json")
+            .body(streamed(
+                r#"{"data": ["#,
+                &hundred,
+                times,
+                &tail,
+                &Sent::default(),
+            ))
+            .unwrap()
+    };
+    let fake = fake(pages).await;
+    let message = unavailable(bounded(patient(&fake).list_links(&LinkQuery::default())).await);
+    assert!(
+        message.starts_with(&format!("{} sent more than 32 MiB", fake.base_url())),
+        "{message}"
+    );
+}
+
+#[tokio::test]
+async fn a_huge_record_in_a_page_is_refused_by_its_own_limit() {
+    let mut item = php_link(7);
+    item["title"] = json!("t".repeat(2 * MIB));
+    let fake = fake(move |_, _| {
+        json_answer(
+            200,
+            json!({"data": [php_link(6), item],
+                   "meta": {"current_page": 1, "per_page": 10, "total": 2}}),
+        )
+    })
+    .await;
+    let message = unavailable(bounded(client(&fake).list_links(&LinkQuery::default())).await);
+    assert_eq!(
+        message,
+        format!(
+            "{} sent a list that linkdeck cannot read: data.1: more than 1 MiB, the most \
+             linkdeck reads of one record",
+            fake.base_url()
+        )
+    );
+}
+
+#[tokio::test]
+async fn a_huge_error_message_is_cut_and_shown_by_its_beginning() {
+    let sent = Sent::default();
+    let errors = {
+        let sent = sent.clone();
+        move |_: &Seen, _: usize| long_error(StatusCode::INTERNAL_SERVER_ERROR, 50 * MIB, &sent)
+    };
+    let fake = fake(errors).await;
+    let message = unavailable(bounded(client(&fake).show_link(3)).await);
+    let begins = format!(r#"{{"message": "{}…"#, "x".repeat(186));
+    assert_eq!(
+        message,
+        format!(
+            "{} answered 500 Internal Server Error (an error of more than 64 KiB, the most \
+             linkdeck reads of one, which begins: {begins})",
+            fake.base_url()
+        )
+    );
+    assert!(sent.bytes() < 32 * MIB, "{} MiB made", sent.bytes() / MIB);
+}
+
+#[tokio::test]
+async fn a_long_error_message_within_the_limit_is_shown_as_an_excerpt() {
+    let fake = fake(|_, _| {
+        json_answer(
+            403,
+            json!({"message": format!("Denied: {}", "because ".repeat(5_000))}),
+        )
+    })
+    .await;
+    let err = bounded(client(&fake).show_link(3)).await.unwrap_err();
+    let Error::Unauthorized(message) = err else {
+        panic!("expected Unauthorized, got {err:?}");
+    };
+    let excerpt = format!("Denied: {}", "because ".repeat(24));
+    assert_eq!(
+        message,
+        format!(
+            "{} refused access with this API key ({}…(39,807 more bytes))",
+            fake.base_url(),
+            excerpt.trim_end()
+        )
+    );
+}
+
+#[tokio::test]
+async fn a_body_that_trickles_ends_at_the_time_limit_saying_so() {
+    // Headers at once, then a byte every 50 ms for ever.
+    let fake = fake(|_, _| {
+        let trickle = futures::stream::unfold((), |()| async {
+            tokio::time::sleep(Duration::from_millis(50)).await;
+            Some((
+                Ok::<_, Infallible>(axum::body::Bytes::from_static(b" ")),
+                (),
+            ))
+        });
+        Response::builder()
+            .header(header::CONTENT_TYPE, "application/json")
+            .body(Body::from_stream(trickle))
+            .unwrap()
+    })
+    .await;
+    let backend = client_with(&fake.base_url(), KEY, Duration::from_millis(500));
+    let message = unavailable(bounded(backend.list_links(&LinkQuery::default())).await);
+    assert_eq!(
+        message,
+        format!(
+            "{} did not finish its answer within 500ms (the profile's timeout_secs)",
+            fake.base_url()
+        )
+    );
+}
+
+// ---- linkdeck's traffic history ----------------------------------------------------------------
+
+/// About `bytes` of a link's traffic history as linkdeck's traffic path sends it, as JSON text:
+/// hours of 20 long referring hosts each.
+fn history(bytes: usize) -> String {
+    let hosts: Vec<String> = (0..20)
+        .map(|i| format!(r#""r{i:02}-{}.example": 1"#, "h".repeat(190)))
+        .collect();
+    let hosts = hosts.join(", ");
+    let first = jiff::Timestamp::from_second(1_700_000_000 / 3600 * 3600).unwrap();
+    let mut text = String::from("[");
+    for h in 0.. {
+        if text.len() >= bytes {
+            break;
+        }
+        if h > 0 {
+            text.push_str(", ");
+        }
+        let at = first + jiff::SignedDuration::from_hours(h);
+        text.push_str(&format!(
+            r#"{{"hour": "{at}", "clicks": 20, "referrer": {{{hosts}}}}}"#
+        ));
+    }
+    text.push(']');
+    text
+}
+
+/// A linkdeck server whose links have `size(id)` bytes of history each. Each size's history is
+/// made once, so that the server answers at once whatever is asked.
+async fn linkdeck_fake(size: fn(i64) -> usize) -> Fake {
+    let made: Mutex<std::collections::HashMap<usize, Arc<String>>> = Mutex::default();
+    fake(move |seen, _| match seen.path.as_str() {
+        "/api/linkdeck/capabilities" => json_answer(
+            200,
+            json!({"data": {"server": "linkdeck", "version": "0.1.0", "api": 1,
+                            "import_max_bytes": 16 * MIB, "traffic_max_ids": 100}, "status": 200}),
+        ),
+        "/api/linkdeck/traffic" => {
+            let ids = seen.query.trim_start_matches("ids=").replace("%2C", ",");
+            let links: Vec<String> = ids
+                .split(',')
+                .map(|id| {
+                    let id: i64 = id.parse().unwrap();
+                    let mut made = made.lock().unwrap();
+                    let traffic = made
+                        .entry(size(id))
+                        .or_insert_with(|| Arc::new(history(size(id))));
+                    format!(r#"{{"id": {id}, "traffic": {traffic}}}"#)
+                })
+                .collect();
+            let body = format!(r#"{{"data": [{}], "status": 200}}"#, links.join(", "));
+            ([(header::CONTENT_TYPE, "application/json")], body).into_response()
+        }
+        _ => json_answer(404, json!({"message": "Not Found"})),
+    })
+    .await
+}
+
+/// A client with time enough for tens of MiB on a busy machine.
+fn patient(fake: &Fake) -> RemoteBackend {
+    client_with(&fake.base_url(), KEY, Duration::from_secs(20))
+}
+
+#[tokio::test]
+async fn traffic_history_longer_than_one_answer_is_asked_for_in_halves() {
+    // Four links of 12 MiB: 48 MiB in one answer, more than linkdeck reads of one.
+    let fake = linkdeck_fake(|_| 12 * MIB).await;
+    let history = bounded(patient(&fake).traffic_history(&[1, 2, 3, 4]))
+        .await
+        .unwrap();
+    let mut hours: Vec<(i64, usize)> = history.iter().map(|(id, h)| (*id, h.len())).collect();
+    hours.sort();
+    let each = hours[0].1;
+    assert!(each > 1000, "{each} hours");
+    assert_eq!(hours, [(1, each), (2, each), (3, each), (4, each)]);
+    assert_eq!(history[&2][0].values[3].len(), 20, "every referrer kept");
+    let asked: Vec<String> = fake
+        .seen()
+        .into_iter()
+        .map(|s| s.query.replace("%2C", ","))
+        .collect();
+    assert_eq!(asked, ["ids=1,2,3,4", "ids=1,2", "ids=3,4"]);
+}
+
+#[tokio::test]
+async fn one_link_with_more_history_than_linkdeck_reads_is_named() {
+    let fake = linkdeck_fake(|id| if id == 5 { 40 * MIB } else { MIB }).await;
+    let message = unavailable(bounded(patient(&fake).traffic_history(&[4, 5])).await);
+    assert_eq!(
+        message,
+        format!(
+            "{} sent more than 32 MiB in answer to GET /api/linkdeck/traffic (traffic history \
+             of link 5), the most linkdeck reads of traffic history; it stopped reading there",
+            fake.base_url()
+        )
+    );
+}
+
+// ---- through the binary ------------------------------------------------------------------------
+
+/// Runs the binary against `fake` as the remote profile `far`, off the async threads.
+fn cli(env: &cli_support::Env, fake: &Fake, args: &[&str]) -> cli_support::Run {
+    std::fs::write(
+        &env.config,
+        format!(
+            "[profiles.far]\nbackend = \"remote\"\nbase_url = \"{}\"\napi_key_env = \
+             \"LINKDECK_FAULTS_KEY\"\ntimezone = \"UTC\"\n",
+            fake.base_url()
+        ),
+    )
+    .unwrap();
+    tokio::task::block_in_place(|| {
+        cli_support::run(
+            env.bare()
+                .arg("--config")
+                .arg(&env.config)
+                .env("LINKDECK_FAULTS_KEY", KEY)
+                .args(args),
+        )
+    })
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_cli_stops_an_endless_body_and_shows_a_short_error() {
+    let sent = Sent::default();
+    let answers = {
+        let sent = sent.clone();
+        move |seen: &Seen, _: usize| match seen.path.as_str() {
+            "/api/v1/spaces" => long_error(StatusCode::BAD_REQUEST, 50 * MIB, &sent),
+            _ => endless(&sent),
+        }
+    };
+    let fake = fake(answers).await;
+    let env = cli_support::Env::new();
+    let target = env.path("copy.db");
+
+    let run = cli(
+        &env,
+        &fake,
+        &["copy", "--from", "far", "--to", target.to_str().unwrap()],
+    )
+    .fails_with(6);
+    assert!(
+        run.stderr.contains(&format!(
+            "{} sent more than 1 MiB in answer to GET /api/linkdeck/capabilities",
+            fake.base_url()
+        )),
+        "{}",
+        run.stderr
+    );
+
+    let run = cli(&env, &fake, &["--profile", "far", "links", "list"]).fails_with(6);
+    assert!(
+        run.stderr
+            .contains("more than 32 MiB in answer to GET /api/v1/links"),
+        "{}",
+        run.stderr
+    );
+
+    // A 50 MB error message is printed by its beginning only.
+    let run = cli(&env, &fake, &["--profile", "far", "spaces", "list"]).fails_with(6);
+    assert!(
+        run.stderr.contains("an error of more than 64 KiB"),
+        "{}",
+        run.stderr
+    );
+    assert!(
+        run.stderr.len() < 1000,
+        "{} bytes printed",
+        run.stderr.len()
+    );
+    assert!(sent.bytes() < 128 * MIB, "{} MiB made", sent.bytes() / MIB);
 }

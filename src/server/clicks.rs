@@ -1,4 +1,4 @@
-//! Exact click counting off the request path.
+//! Exact click counting, off the request path where it can be.
 //!
 //! A redirect reserves its click in the in-memory [`Ledger`] (one lock, no I/O) and hands the
 //! visit to the [`writer`] task over a channel; the writer stores visits in batches (every
@@ -9,14 +9,17 @@
 //! link limited to N clicks is redirected exactly N times however many requests race, even
 //! before anything reaches the database. Rotation is decided under the same lock (plain
 //! round-robin over the rotation URLs) and the writer persists the next position in
-//! `links.last_rotation` with each batch, so a restart continues the cycle.
+//! `links.last_rotation` with each batch, so a restart continues the cycle (a server killed
+//! between batches gives a few URLs their turn again, which costs nothing).
 //!
-//! That is exact for one process, which is all SQLite allows (one `serve` per file). On
-//! PostgreSQL several servers share the database, so the clicks whose count others must see at
-//! once — of links with a click limit, and of rotation links, whose turn is shared — are
-//! reserved in the database instead, one statement per visit ([`reserve`]); the visit then goes
-//! to the writer marked as counted, and its batch adds the rollups and the log row but not the
-//! click again. Every other link keeps the cheap path: counted in memory, written in batches.
+//! A click the ledger holds is lost if the process is killed before its batch, and that must
+//! not let a limited link past its limit: the clicks of a link with a click limit are reserved
+//! in the database instead, before the visitor is answered ([`reserve`]; on either store, the
+//! clicks waiting at one moment reserved by one transaction, see `backend/local/quota.rs`).
+//! On PostgreSQL, where several servers share the database, so are the clicks of rotation
+//! links, whose turn is shared. The visit then goes to the writer marked as counted, and its
+//! batch adds the rollups and the log row but not the click again. Every other link keeps the
+//! cheap path: counted in memory, written in batches.
 
 use std::collections::HashMap;
 use std::sync::Mutex;
@@ -55,8 +58,8 @@ pub enum Reservation {
     },
 }
 
-/// Reserves one click of `link`, exactly: in the database when several servers may count the
-/// link at once and it has a click limit or rotates; in the ledger otherwise.
+/// Reserves one click of `link`, exactly: in the database when it has a click limit, or rotates
+/// on a database several servers share; in the ledger otherwise.
 pub async fn reserve(
     service: &LocalService,
     ledger: &Ledger,
@@ -66,7 +69,8 @@ pub async fn reserve(
         TargetType::Rotation => link.rotation.len(),
         _ => 0,
     };
-    if !service.counts_are_shared() || (link.expiration_clicks == 0 && rotation == 0) {
+    let shared_turn = rotation > 0 && service.counts_are_shared();
+    if link.expiration_clicks == 0 && !shared_turn {
         return Ok(ledger.reserve(link));
     }
     Ok(match service.reserve_click(link.id, rotation).await? {
@@ -81,8 +85,8 @@ pub async fn reserve(
             ledger.stored(link, None);
             Reservation::Exhausted
         }
-        // The database has no shared count for the link any more (an edit took its limit and
-        // rotation away, and this copy of it is older): counted as any other link's click.
+        // The database has no reserved count for the link any more (an edit took its limit
+        // away, and this copy of it is older): counted as any other link's click.
         ClickReservation::NotShared => ledger.reserve(link),
     })
 }

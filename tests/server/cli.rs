@@ -150,6 +150,9 @@ struct Serving(std::process::Child);
 
 impl Drop for Serving {
     fn drop(&mut self) {
+        if matches!(self.0.try_wait(), Ok(Some(_))) {
+            return;
+        }
         let _ = Command::new("kill")
             .args(["-TERM", &self.0.id().to_string()])
             .status();
@@ -284,4 +287,79 @@ async fn a_second_serve_on_one_database_is_refused_and_counts_stay_exact() {
         serde_json::from_str(&run(linkdeck(&db).args(["links", "show", "once", "--json"])))
             .unwrap();
     assert_eq!(shown["clicks"], 1, "{shown}");
+}
+
+/// Follows `/{alias}` on `base` up to `times` times, one request after another, and stops at
+/// the first answer that is not a redirect (which must be the expired page); how many were
+/// redirects.
+async fn follow(http: &reqwest::Client, base: &str, alias: &str, times: usize) -> usize {
+    for served in 0..times {
+        let status = http
+            .get(format!("{base}/{alias}"))
+            .send()
+            .await
+            .unwrap()
+            .status();
+        if status != 301 {
+            assert_eq!(status, 410, "/{alias} after {served} redirects");
+            return served;
+        }
+    }
+    times
+}
+
+/// Kills `serve` outright (SIGKILL): nothing it holds in memory reaches the database.
+fn kill(mut server: Serving) {
+    server.0.kill().unwrap();
+    server.0.wait().unwrap();
+}
+
+#[tokio::test]
+async fn a_server_killed_outright_never_serves_a_limited_link_past_its_limit() {
+    let Some((_dir, db)) = database() else { return };
+    run(linkdeck(&db).args([
+        "links",
+        "create",
+        "https://example.com/fifty",
+        "--alias",
+        "fifty",
+        "--max-clicks",
+        "50",
+    ]));
+    let clicks = || {
+        let shown: serde_json::Value = serde_json::from_str(&run(
+            linkdeck(&db).args(["links", "show", "fifty", "--json"])
+        ))
+        .unwrap();
+        shown["clicks"].as_u64().unwrap()
+    };
+    let http = client();
+
+    // Killed part way, long before the click writer's next batch is due.
+    let (server, base, _drain) = spawn_serve(&db, "", &[]).unwrap();
+    assert_eq!(follow(&http, &base, "fifty", 20).await, 20);
+    kill(server);
+    let (server, base, _drain) = spawn_serve(&db, "", &[]).unwrap();
+    assert_eq!(
+        clicks(),
+        20,
+        "the clicks served before the kill, no fewer, no more"
+    );
+
+    // Followed until it answers that it has expired, and killed at once.
+    assert_eq!(
+        follow(&http, &base, "fifty", 100).await,
+        30,
+        "the rest of its limit"
+    );
+    kill(server);
+    let (server, base, _drain) = spawn_serve(&db, "", &[]).unwrap();
+    assert_eq!(clicks(), 50);
+    assert_eq!(
+        follow(&http, &base, "fifty", 20).await,
+        0,
+        "served past its limit by the server started after the kill"
+    );
+    drop(server);
+    assert_eq!(clicks(), 50, "the clicks stored are the redirects served");
 }

@@ -16,6 +16,7 @@ mod keys;
 mod links;
 mod list;
 mod owners;
+pub mod quota;
 mod redirect;
 mod spaces;
 pub mod sql;
@@ -31,7 +32,7 @@ use async_trait::async_trait;
 pub use bulk::Bulk;
 pub use domains::Domains;
 pub use keys::{KeyInfo, Keys, LiveKey};
-pub use linkdeck_domain::{Error, Result};
+pub use linkdeck_domain::{Error, Id, Result};
 pub use links::{
     LinkRow, Links, parse_rotation, parse_rules, rotation_json, rules_json, target_type,
 };
@@ -101,6 +102,20 @@ pub trait Store: Send + Sync + fmt::Debug + 'static {
     /// asking is a statement, the period; where the number is in memory, often enough that
     /// other processes' edits are seen within moments.
     fn change_poll(&self, configured: Duration) -> Duration;
+
+    /// Whether several servers may count clicks on this database at once, so that a rotating
+    /// link's turn, which they share, is kept in the database rather than in one server's
+    /// memory.
+    fn counts_are_shared(&self) -> bool;
+
+    /// Reserves one click of link `id` in the database before its visitor is answered (see
+    /// [`quota`]): stored at once, and refused once the link's click limit is reached; with
+    /// `rotation` URLs (more than 0) the link's rotation position moves on too.
+    async fn reserve_click(&self, id: Id, rotation: u32) -> Result<quota::Reserved>;
+
+    /// Brings every link's click count up to the clicks reserved for it, before a server
+    /// starts: a server that was killed may have reserved clicks it never wrote into the links.
+    async fn settle_reserved_clicks(&self) -> Result<()>;
 }
 
 impl dyn Store {

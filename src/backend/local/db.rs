@@ -3,7 +3,7 @@
 //! beside the one writer; a busy timeout rides out short write locks from other processes.
 
 use std::path::{Path, PathBuf};
-use std::sync::{Arc, Mutex};
+use std::sync::{Arc, Mutex, Weak};
 use std::time::Duration;
 
 use rusqlite::config::DbConfig;
@@ -13,6 +13,11 @@ use super::schema;
 use crate::domain::{Error, Result};
 
 const BUSY_TIMEOUT: Duration = Duration::from_secs(5);
+/// How far a commit goes before it returns: in write-ahead-log mode `NORMAL` hands it to the
+/// operating system, and the log reaches the disk at checkpoints. A process killed outright
+/// loses nothing it committed; a power cut may lose the last commits, never the file. What
+/// must outlast a power cut too is written by [`Db::write_synced`].
+const SYNCHRONOUS: &str = "NORMAL";
 const READERS: usize = 4;
 
 /// A shared handle to one database file. Cloning is cheap.
@@ -27,6 +32,8 @@ struct Inner {
     /// a list, opens one connection instead of two (each reads and parses the whole schema).
     writer: Mutex<Option<Connection>>,
     readers: Mutex<Vec<Connection>>,
+    /// Where clicks wait to be reserved in the file (`quota::reserve_in_file`).
+    reservations: linkdeck_store::quota::Queue,
 }
 
 impl std::fmt::Debug for Db {
@@ -86,6 +93,7 @@ impl Db {
                 path: path.to_owned(),
                 writer: Mutex::new(None),
                 readers: Mutex::new(vec![writer]),
+                reservations: linkdeck_store::quota::Queue::new(),
             }),
         })
     }
@@ -113,6 +121,39 @@ impl Db {
     {
         let db = self.clone();
         run_blocking(move || db.write_blocking(f)).await
+    }
+
+    /// [`Db::write`] whose commit is on the disk, not only handed to the operating system, when
+    /// it returns: the write-ahead log is synced (`synchronous = FULL`) at its commit, and with
+    /// it every commit before. Only the writes that must outlast a power cut pay for the sync.
+    pub async fn write_synced<T, F>(&self, f: F) -> Result<T>
+    where
+        T: Send + 'static,
+        F: FnOnce(&Transaction<'_>) -> Result<T> + Send + 'static,
+    {
+        let db = self.clone();
+        run_blocking(move || db.write_synced_blocking(f)).await
+    }
+
+    /// [`Db::write_synced`] for callers already off the async threads.
+    pub fn write_synced_blocking<T>(
+        &self,
+        f: impl FnOnce(&Transaction<'_>) -> Result<T>,
+    ) -> Result<T> {
+        self.with_writer(|conn| {
+            in_transaction_setting(conn, "synchronous", ("FULL", SYNCHRONOUS), f)
+        })
+    }
+
+    /// A handle that does not keep the file open: for a task the handles themselves start,
+    /// which must end with the last of them.
+    pub(super) fn downgrade(&self) -> WeakDb {
+        WeakDb(Arc::downgrade(&self.inner))
+    }
+
+    /// Where this file's clicks wait to be reserved.
+    pub(super) fn reservations(&self) -> &linkdeck_store::quota::Queue {
+        &self.inner.reservations
     }
 
     /// [`Db::write`] with foreign-key actions off: the trash moves a link's row out of `links`
@@ -190,15 +231,18 @@ impl Db {
         &self,
         f: impl FnOnce(&Transaction<'_>) -> Result<T>,
     ) -> Result<T> {
-        self.with_writer(|conn| {
-            conn.pragma_update(None, "foreign_keys", false)
-                .map_err(db_error)?;
-            let result = in_transaction(conn, f);
-            let restored = conn.pragma_update(None, "foreign_keys", true);
-            let value = result?;
-            restored.map_err(db_error)?;
-            Ok(value)
-        })
+        self.with_writer(|conn| in_transaction_setting(conn, "foreign_keys", ("OFF", "ON"), f))
+    }
+}
+
+/// A [`Db`] that does not keep it open (see [`Db::downgrade`]).
+#[derive(Clone)]
+pub(super) struct WeakDb(Weak<Inner>);
+
+impl WeakDb {
+    /// The database, while any handle of it is left.
+    pub fn upgrade(&self) -> Option<Db> {
+        self.0.upgrade().map(|inner| Db { inner })
     }
 }
 
@@ -216,6 +260,23 @@ fn in_transaction<T>(
     super::store::search::short::settle(&tx)?;
     super::store::search::facts::settle(&tx)?;
     tx.commit().map_err(db_error)?;
+    Ok(value)
+}
+
+/// [`in_transaction`] with the connection's `pragma` set to `values.0` for it, and back to
+/// `values.1` afterwards whatever `f` returns.
+fn in_transaction_setting<T>(
+    conn: &mut Connection,
+    pragma: &str,
+    values: (&str, &str),
+    f: impl FnOnce(&Transaction<'_>) -> Result<T>,
+) -> Result<T> {
+    conn.pragma_update(None, pragma, values.0)
+        .map_err(db_error)?;
+    let result = in_transaction(conn, f);
+    let restored = conn.pragma_update(None, pragma, values.1);
+    let value = result?;
+    restored.map_err(db_error)?;
     Ok(value)
 }
 
@@ -253,10 +314,12 @@ fn open_connection(path: &Path) -> Result<Connection> {
     conn.set_db_config(DbConfig::SQLITE_DBCONFIG_ENABLE_QPSG, true)
         .map_err(|e| file_error(path, e))?;
     conn.execute_batch(
-        "PRAGMA foreign_keys = ON; PRAGMA synchronous = NORMAL; PRAGMA temp_store = MEMORY;
+        "PRAGMA foreign_keys = ON; PRAGMA temp_store = MEMORY;
          PRAGMA cache_size = -16384; PRAGMA mmap_size = 1073741824;",
     )
     .map_err(|e| file_error(path, e))?;
+    conn.pragma_update(None, "synchronous", SYNCHRONOUS)
+        .map_err(|e| file_error(path, e))?;
     Ok(conn)
 }
 
@@ -360,6 +423,31 @@ mod tests {
                 "schema {version}: switched to WAL"
             );
         }
+    }
+
+    #[test]
+    fn only_a_synced_write_waits_for_the_disk() {
+        let dir = tempfile::tempdir().unwrap();
+        let db = Db::open(&dir.path().join("sync.db")).unwrap();
+        // 1 is NORMAL, 2 FULL.
+        let level = |conn: &Connection| -> Result<i64> {
+            conn.query_row("PRAGMA synchronous", [], |r| r.get(0))
+                .map_err(db_error)
+        };
+        assert_eq!(db.write_blocking(|tx| level(tx)).unwrap(), 1);
+        assert_eq!(db.write_synced_blocking(|tx| level(tx)).unwrap(), 2);
+        assert_eq!(
+            db.write_blocking(|tx| level(tx)).unwrap(),
+            1,
+            "NORMAL again"
+        );
+        let failed: Result<()> = db.write_synced_blocking(|_| Err(Error::Unavailable("no".into())));
+        assert!(failed.is_err());
+        assert_eq!(
+            db.with_writer(|c| level(c)).unwrap(),
+            1,
+            "after a rollback too"
+        );
     }
 
     #[test]

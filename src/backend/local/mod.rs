@@ -190,10 +190,7 @@ impl LocalService {
     /// the database, before a server starts: a server that was killed had reserved clicks it
     /// never wrote into the links. (SQLite counts in the link row itself: nothing to do.)
     pub async fn settle_reserved_clicks(&self) -> Result<()> {
-        match &self.backing {
-            Backing::Postgres(pg) => pg::quota::settle_all(pg).await,
-            Backing::Sqlite(_) => Ok(()),
-        }
+        self.store.settle_reserved_clicks().await
     }
 
     pub fn pg(&self) -> Option<&pg::Pg> {

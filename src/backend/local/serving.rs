@@ -5,8 +5,8 @@
 //! data, which a public short link needs), on either store: `authenticate` and `touch_key`
 //! (API key → owner), `domain_for_host` and `resolve_in_domain` (alias → [`ResolvedLink`]),
 //! `link_domain_name`, `external_change_marker` and `change_poll` (when to forget cached
-//! lookups), `counts_are_shared` and `reserve_click` (clicks several servers count at once, on
-//! PostgreSQL), `write_visits` (one batch of the click writer), `stats_in` (statistics in a
+//! lookups), `counts_are_shared` and `reserve_click` (clicks stored before their visitor is answered:
+//! limited links', and rotating links' where several servers share the database), `write_visits` (one batch of the click writer), `stats_in` (statistics in a
 //! zone the caller picks), `prune_visit_log` and `purge_deleted_visits` (upkeep). This module
 //! adds the types those calls speak in ([`VisitBatch`], [`Interner`], …) and the password
 //! check. linkdeck's own API (`server/linkdeck.rs`) also asks one owner's

@@ -19,6 +19,7 @@ pub use super::store::visit_log::VisitRow;
 use super::store::{db_error, visit_log};
 use super::traffic::Rollups;
 use crate::domain::{Dimension, Id, OTHER, Result, TrafficHour};
+use linkdeck_store::quota::Reserved;
 
 /// Clicks of one link after a batch was written.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -276,20 +277,28 @@ pub fn record_visits(
                  RETURNING clicks, owner_id, space_id, domain_id",
             )
             .map_err(db_error)?;
+        // A link whose clicks were all reserved already is only read: its row is not written
+        // again for nothing.
+        let mut read = conn
+            .prepare_cached("SELECT clicks, owner_id, space_id, domain_id FROM links WHERE id = ?1")
+            .map_err(db_error)?;
+        let found = |r: &rusqlite::Row<'_>| -> rusqlite::Result<(i64, LinkHome)> {
+            Ok((
+                r.get(0)?,
+                LinkHome {
+                    owner: r.get(1)?,
+                    space: r.get(2)?,
+                    domain: r.get(3)?,
+                },
+            ))
+        };
         for id in ids {
-            let row: Option<(i64, LinkHome)> = bump
-                .query_row(params![id, per_link[&id] as i64], |r| {
-                    Ok((
-                        r.get(0)?,
-                        LinkHome {
-                            owner: r.get(1)?,
-                            space: r.get(2)?,
-                            domain: r.get(3)?,
-                        },
-                    ))
-                })
-                .optional()
-                .map_err(db_error)?;
+            let row = match per_link[&id] {
+                0 => read.query_row([id], found),
+                add => bump.query_row(params![id, add as i64], found),
+            }
+            .optional()
+            .map_err(db_error)?;
             if let Some((clicks, home)) = row {
                 flushed.push(FlushedLink {
                     link_id: id,
@@ -631,31 +640,27 @@ impl super::LocalService {
     }
 
     /// Whether several servers may count clicks on this database at once (PostgreSQL), so
-    /// that a count others must see at once is kept in the database
+    /// that a rotating link's turn, which they share, is kept in the database
     /// ([`LocalService::reserve_click`]) rather than in one server's memory.
     pub fn counts_are_shared(&self) -> bool {
-        self.pg().is_some()
+        self.store.counts_are_shared()
     }
 
-    /// Reserves one click of link `id` in the database, for a count that must be exact however
-    /// many servers share it: refused once the link's click limit is reached. With `rotation`
-    /// URLs (more than 0) the link's rotation position moves on too. PostgreSQL only: on
-    /// SQLite one server counts alone, in memory.
+    /// Reserves one click of link `id` in the database before its visitor is answered, for a
+    /// count that must hold whatever happens to the server afterwards and however many servers
+    /// share it: stored at once, and refused once the link's click limit is reached. With
+    /// `rotation` URLs (more than 0) the link's rotation position moves on too.
     pub async fn reserve_click(&self, id: Id, rotation: usize) -> Result<ClickReservation> {
-        let Some(pg) = self.pg() else {
-            return Err(crate::domain::Error::Unavailable(
-                "clicks are reserved in the database only on PostgreSQL".into(),
-            ));
-        };
         let n = u32::try_from(rotation).unwrap_or(u32::MAX);
-        Ok(match pg::quota::reserve(pg, id, n).await? {
-            pg::quota::Reserved::Counted { clicks, next } => ClickReservation::Counted {
+        let reserved = self.store.reserve_click(id, n).await?;
+        Ok(match reserved {
+            Reserved::Counted { clicks, next } => ClickReservation::Counted {
                 clicks,
                 // The position saved is the next visit's; this one had the one before it.
                 rotation: (n > 0).then(|| ((next % n + n - 1) % n) as usize),
             },
-            pg::quota::Reserved::Refused => ClickReservation::Refused,
-            pg::quota::Reserved::NoQuota => ClickReservation::NotShared,
+            Reserved::Refused => ClickReservation::Refused,
+            Reserved::NoQuota => ClickReservation::NotShared,
         })
     }
 
@@ -690,8 +695,8 @@ pub enum ClickReservation {
     },
     /// The link's click limit is reached.
     Refused,
-    /// The database keeps no shared count for the link (it has neither a limit nor a rotation
-    /// there any more, or it is gone): count the click as any other.
+    /// The database keeps no reserved count for the link (it has no limit there any more, nor
+    /// a shared rotation, or it is gone): count the click as any other.
     NotShared,
 }
 

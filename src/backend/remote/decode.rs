@@ -8,11 +8,15 @@
 
 use jiff::Timestamp;
 use jiff::civil::DateTime;
+use serde_json::value::RawValue;
 use serde_json::{Map, Value};
+
+use super::body::{RECORD_MAX, size};
 
 use crate::domain::{
     Breakdown, Bucket, Color, Dimension, Domain, FieldErrors, Id, Interval, Link, LinkField, Page,
-    Space, Stats, StatsScope, TargetRule, TargetType, TopLink, ValueCount, normalize_domain_name,
+    Space, Stats, StatsScope, TargetRule, TargetType, TopLink, ValueCount, excerpt,
+    normalize_domain_name,
 };
 
 /// What was wrong with a body, naming the field: `clicks: expected a number, got "many"`.
@@ -29,24 +33,55 @@ pub fn record<T>(
     read(data)
 }
 
+/// A list's envelope as sent, its records still as text: only one record at a time becomes a
+/// JSON tree, so a page of many large records never needs a tree of the whole page (a tree takes
+/// many times the text).
+#[derive(Debug, Default, serde::Deserialize)]
+pub struct Envelope<'a> {
+    #[serde(borrow, default)]
+    data: Option<&'a RawValue>,
+    #[serde(borrow, default)]
+    meta: Option<&'a RawValue>,
+}
+
+/// `body` as a list's envelope; `None` when it is not JSON at all. JSON of another shape is an
+/// envelope without a list, which [`page`] names.
+pub fn envelope(body: &[u8]) -> Option<Envelope<'_>> {
+    if body.iter().all(u8::is_ascii_whitespace) {
+        return Some(Envelope::default());
+    }
+    match serde_json::from_slice::<Envelope>(body) {
+        Ok(envelope) => Some(envelope),
+        Err(e) if e.is_data() => Some(Envelope::default()),
+        Err(_) => None,
+    }
+}
+
 /// A list envelope: `data` plus `meta` (Laravel's paginator). `requested` is the page and size
 /// asked for, used only when a server sends no `meta`. The page size is the one the server says
-/// it used: phpShort 2.x always uses 10 whatever was asked.
+/// it used: phpShort 2.x always uses 10 whatever was asked. A record, and `meta`, may be at most
+/// [`RECORD_MAX`] long.
 pub fn page<T>(
-    body: &Value,
+    envelope: &Envelope,
     requested: (u32, u32),
     read: impl Fn(&Value) -> Result<T, DecodeError>,
 ) -> Result<Page<T>, DecodeError> {
-    let data = body
-        .get("data")
-        .and_then(Value::as_array)
-        .ok_or("no \"data\" list in the answer")?;
+    let no_list = || DecodeError::from("no \"data\" list in the answer");
+    let data = envelope.data.ok_or_else(no_list)?;
+    let data: Vec<&RawValue> = serde_json::from_str(data.get()).map_err(|_| no_list())?;
     let items = data
         .iter()
         .enumerate()
-        .map(|(i, item)| read(item).map_err(|e| format!("data.{i}.{e}")))
+        .map(|(i, item)| {
+            let item = tree(item).map_err(|e| format!("data.{i}{e}"))?;
+            read(&item).map_err(|e| format!("data.{i}.{e}"))
+        })
         .collect::<Result<Vec<T>, _>>()?;
-    let meta = body.get("meta").and_then(Value::as_object);
+    let meta = envelope
+        .meta
+        .map(|meta| tree(meta).map_err(|e| format!("meta{e}")))
+        .transpose()?;
+    let meta = meta.as_ref().and_then(Value::as_object);
     let (page, per_page) = requested;
     let meta_u64 = |name: &str| -> Result<Option<u64>, DecodeError> {
         match meta {
@@ -69,6 +104,18 @@ pub fn page<T>(
         per_page,
         total,
     })
+}
+
+/// One record of a list as a JSON tree, if it is no longer than [`RECORD_MAX`]. The error
+/// follows the record's name: `data.3: …`.
+fn tree(raw: &RawValue) -> Result<Value, DecodeError> {
+    if raw.get().len() > RECORD_MAX {
+        return Err(format!(
+            ": more than {}, the most linkdeck reads of one record",
+            size(RECORD_MAX)
+        ));
+    }
+    serde_json::from_str(raw.get()).map_err(|e| format!(": {e}"))
 }
 
 fn saturate(n: u64) -> u32 {
@@ -152,7 +199,7 @@ pub fn domain(value: &Value) -> Result<Domain, DecodeError> {
 
 /// The field errors of a 422: `message` (phpShort) or Laravel's `errors` as a map of field to
 /// messages (a list or one string); a plain string `message` becomes an error of the whole
-/// request under the field `request`.
+/// request under the field `request`. Names and messages are kept as excerpts.
 pub fn field_errors(body: &Value) -> FieldErrors {
     let mut errors = FieldErrors::default();
     for bag in [body.get("errors"), body.get("message")]
@@ -161,13 +208,14 @@ pub fn field_errors(body: &Value) -> FieldErrors {
     {
         if let Some(map) = bag.as_object() {
             for (field, messages) in map {
+                let field = excerpt(field);
                 match messages {
                     Value::Array(list) => {
                         for m in list {
-                            errors.add(field, text(m));
+                            errors.add(&field, excerpt(&text(m)));
                         }
                     }
-                    other => errors.add(field, text(other)),
+                    other => errors.add(&field, excerpt(&text(other))),
                 }
             }
         }
@@ -274,13 +322,12 @@ pub fn stats(value: &Value, scope: StatsScope) -> Result<Stats, DecodeError> {
     })
 }
 
-/// The `message` of an error body when it is a string.
+/// The `message` of an error body when it is a string, as an excerpt.
 pub fn message(body: &Value) -> Option<String> {
     body.get("message")
         .and_then(Value::as_str)
-        .map(str::trim)
+        .map(excerpt)
         .filter(|m| !m.is_empty())
-        .map(str::to_owned)
 }
 
 fn text(value: &Value) -> String {
@@ -463,3 +510,6 @@ fn opt_time(f: &Fields, name: &str) -> Result<Option<Timestamp>, DecodeError> {
 
 #[cfg(test)]
 mod tests;
+mod traffic;
+
+pub use traffic::traffic;

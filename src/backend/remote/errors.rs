@@ -8,8 +8,10 @@ use reqwest::StatusCode;
 use reqwest::header::{CONTENT_TYPE, HeaderMap, LOCATION, RETRY_AFTER};
 use serde_json::Value;
 
+use super::body;
 use super::decode;
-use crate::domain::Error;
+use super::http::Answer;
+use crate::domain::{EXCERPT_CHARS, Error, clip};
 
 /// What a request was about, for messages.
 #[derive(Debug, Clone, Copy)]
@@ -33,13 +35,10 @@ pub fn is_retryable(status: StatusCode) -> bool {
     )
 }
 
-/// Maps a non-success answer. 2xx never comes here.
-pub fn from_answer(
-    status: StatusCode,
-    headers: &HeaderMap,
-    body: &[u8],
-    subject: Subject,
-) -> Error {
+/// Maps a non-success answer. 2xx never comes here. What the server says is shown as an
+/// excerpt; an error body longer than linkdeck reads is shown by its beginning.
+pub fn from_answer(answer: &Answer, subject: Subject) -> Error {
+    let (status, headers) = (answer.status, &answer.headers);
     let origin = subject.origin;
     if status.is_redirection() {
         // phpShort sends a bad key to its login page unless the client expects JSON; a
@@ -54,8 +53,16 @@ pub fn from_answer(
              or the base URL is not the service's address"
         ));
     }
-    let json: Option<Value> = serde_json::from_slice(body).ok();
-    let server_message = json.as_ref().and_then(decode::message);
+    let json: Option<Value> = if answer.cut {
+        None
+    } else {
+        serde_json::from_slice(&answer.body).ok()
+    };
+    let server_message = if answer.cut {
+        Some(beginning(answer))
+    } else {
+        json.as_ref().and_then(decode::message)
+    };
     let with_message = |text: String| match &server_message {
         Some(m) => format!("{text} ({m})"),
         None => text,
@@ -63,9 +70,9 @@ pub fn from_answer(
     match status {
         StatusCode::UNPROCESSABLE_ENTITY => match &json {
             Some(body) => Error::Validation(decode::field_errors(body)),
-            None => Error::Unavailable(format!(
+            None => Error::Unavailable(with_message(format!(
                 "{origin} refused the request (422) without saying which field"
-            )),
+            ))),
         },
         StatusCode::UNAUTHORIZED => {
             Error::Unauthorized(with_message(format!("{origin} did not accept the API key")))
@@ -90,6 +97,32 @@ pub fn from_answer(
         }
         status => Error::Unavailable(with_message(format!("{origin} answered {status}"))),
     }
+}
+
+/// An error body longer than linkdeck reads, by what it begins with.
+fn beginning(answer: &Answer) -> String {
+    let text = String::from_utf8_lossy(&answer.body);
+    format!(
+        "an error of more than {}, the most linkdeck reads of one, which begins: {}",
+        body::size(answer.limit.bytes()),
+        clip(text.trim(), EXCERPT_CHARS)
+    )
+}
+
+/// A success longer than what linkdeck reads of its kind: the rest was left unread.
+pub fn too_large(answer: &Answer, subject: Subject) -> Error {
+    let about = subject
+        .record
+        .map(|record| format!(" ({record})"))
+        .unwrap_or_default();
+    Error::Unavailable(format!(
+        "{} sent more than {} in answer to {}{about}, the most linkdeck reads of {}; it \
+         stopped reading there",
+        subject.origin,
+        body::size(answer.limit.bytes()),
+        answer.request,
+        answer.limit.noun()
+    ))
 }
 
 /// A 2xx whose body is not the JSON expected.
@@ -160,6 +193,21 @@ fn root_cause(err: &(dyn StdError + 'static)) -> String {
     }
 }
 
+/// The answer began but did not arrive whole: the time limit ran out while it was read, or the
+/// connection was lost part way.
+pub fn cut_off(err: &reqwest::Error, origin: &str, timeout: Duration) -> Error {
+    if err.is_timeout() {
+        return Error::Unavailable(format!(
+            "{origin} did not finish its answer within {} (the profile's timeout_secs)",
+            human_duration(timeout)
+        ));
+    }
+    Error::Unavailable(format!(
+        "lost the connection to {origin} part way through its answer: {}",
+        root_cause(err)
+    ))
+}
+
 /// `Retry-After` as seconds or as an HTTP date.
 pub fn retry_after(headers: &HeaderMap) -> Option<Duration> {
     let value = headers.get(RETRY_AFTER)?.to_str().ok()?.trim();
@@ -202,11 +250,24 @@ mod tests {
         record: None,
     };
 
+    fn reply(status: StatusCode, headers: &HeaderMap, body: &[u8]) -> Answer {
+        Answer {
+            status,
+            headers: headers.clone(),
+            body: body.to_vec(),
+            limit: body::Limit::Error,
+            cut: false,
+            request: "GET /api/v1/links/12".into(),
+        }
+    }
+
     fn answer(status: u16, body: Value) -> Error {
         from_answer(
-            StatusCode::from_u16(status).unwrap(),
-            &HeaderMap::new(),
-            body.to_string().as_bytes(),
+            &reply(
+                StatusCode::from_u16(status).unwrap(),
+                &HeaderMap::new(),
+                body.to_string().as_bytes(),
+            ),
             SUBJECT,
         )
     }
@@ -240,7 +301,7 @@ mod tests {
             LOCATION,
             HeaderValue::from_static("https://sho.rt/login?next=x"),
         );
-        let err = from_answer(StatusCode::FOUND, &headers, b"", SUBJECT);
+        let err = from_answer(&reply(StatusCode::FOUND, &headers, b""), SUBJECT);
         assert_eq!(
             err,
             Error::Unauthorized(
@@ -257,7 +318,10 @@ mod tests {
             answer(404, json!({"message": "Resource not found."})),
             Error::not_found("link 12")
         );
-        let err = from_answer(StatusCode::NOT_FOUND, &HeaderMap::new(), b"<html>", LIST);
+        let err = from_answer(
+            &reply(StatusCode::NOT_FOUND, &HeaderMap::new(), b"<html>"),
+            LIST,
+        );
         assert!(matches!(err, Error::Unavailable(m) if m.contains("check the base URL")));
     }
 
@@ -265,7 +329,10 @@ mod tests {
     fn rate_limits_carry_retry_after() {
         let mut headers = HeaderMap::new();
         headers.insert(RETRY_AFTER, HeaderValue::from_static("7"));
-        let err = from_answer(StatusCode::TOO_MANY_REQUESTS, &headers, b"{}", SUBJECT);
+        let err = from_answer(
+            &reply(StatusCode::TOO_MANY_REQUESTS, &headers, b"{}"),
+            SUBJECT,
+        );
         assert_eq!(
             err,
             Error::RateLimited {
@@ -288,9 +355,7 @@ mod tests {
     #[test]
     fn server_errors_are_unavailable_with_the_status() {
         let err = from_answer(
-            StatusCode::BAD_GATEWAY,
-            &HeaderMap::new(),
-            b"<html>",
+            &reply(StatusCode::BAD_GATEWAY, &HeaderMap::new(), b"<html>"),
             SUBJECT,
         );
         assert_eq!(

@@ -1,4 +1,5 @@
-//! Sending one API request: headers, time limit, no redirects, and the retry rule.
+//! Sending one API request: headers, time limit, no redirects, how much of the answer is read
+//! (`body.rs`), and the retry rule.
 //!
 //! Retries: a read (GET) is sent again on 429, 502, 503 and 504, at most three tries in all,
 //! waiting what `Retry-After` asks or 200 ms then 400 ms, and only while the waits fit in the
@@ -15,6 +16,7 @@ use reqwest::{Method, StatusCode, Url, redirect};
 use serde_json::Value;
 
 use super::ApiKey;
+use super::body::{self, Limit};
 use super::errors::{self, Subject};
 use crate::domain::{BaseUrl, Error, Result};
 
@@ -61,13 +63,45 @@ pub struct Call<'a> {
     pub body: Body,
     /// The record, for a 404 (`link 12`); `None` for lists.
     pub record: Option<&'a str>,
+    /// How much of a success is read; an error's is read up to [`Limit::Error`].
+    pub limit: Limit,
 }
 
 /// The answer to a request, whatever its status.
 pub struct Answer {
     pub status: StatusCode,
     pub headers: reqwest::header::HeaderMap,
+    /// All of the body, or only its beginning when `cut`.
     pub body: Vec<u8>,
+    /// The limit the body was read under.
+    pub limit: Limit,
+    /// The server sent more than `limit`; the rest was not read.
+    pub cut: bool,
+    /// The request, as messages name it: `GET /api/v1/links`.
+    pub request: String,
+}
+
+impl Answer {
+    /// The answer if it is a success read whole; else the error it is — the server's refusal,
+    /// or a success longer than its limit.
+    pub fn success(self, subject: Subject) -> Result<Answer> {
+        if !self.status.is_success() {
+            return Err(errors::from_answer(&self, subject));
+        }
+        if self.cut {
+            return Err(errors::too_large(&self, subject));
+        }
+        Ok(self)
+    }
+
+    /// The JSON body of a success (`Null` for an empty one).
+    pub fn json(&self, subject: Subject) -> Result<Value> {
+        if self.body.iter().all(u8::is_ascii_whitespace) {
+            return Ok(Value::Null);
+        }
+        serde_json::from_slice(&self.body)
+            .map_err(|_| errors::not_json(self.status, &self.headers, subject))
+    }
 }
 
 impl Http {
@@ -100,23 +134,20 @@ impl Http {
     /// Sends `call` under the retry rule and returns the JSON body of a success (`Null` for an
     /// empty one), or the mapped error.
     pub async fn send(&self, call: Call<'_>) -> Result<Value> {
-        let subject = Subject {
+        let subject = self.subject(&call);
+        self.succeed(&call).await?.json(subject)
+    }
+
+    /// Sends `call` under the retry rule and returns a success read whole, or the mapped error.
+    pub async fn succeed(&self, call: &Call<'_>) -> Result<Answer> {
+        self.exchange(call).await?.success(self.subject(call))
+    }
+
+    fn subject<'a>(&'a self, call: &Call<'a>) -> Subject<'a> {
+        Subject {
             origin: &self.origin,
             record: call.record,
-        };
-        let Answer {
-            status,
-            headers,
-            body,
-        } = self.exchange(&call).await?;
-        if status.is_success() {
-            if body.iter().all(u8::is_ascii_whitespace) {
-                return Ok(Value::Null);
-            }
-            return serde_json::from_slice(&body)
-                .map_err(|_| errors::not_json(status, &headers, subject));
         }
-        Err(errors::from_answer(status, &headers, &body, subject))
     }
 
     /// Sends `call` under the retry rule and returns the last answer, whatever its status; only
@@ -179,22 +210,36 @@ impl Http {
             }
         }
         let started = Instant::now();
-        let transport = |e: reqwest::Error| errors::from_transport(&e, &self.origin, self.timeout);
-        let response = request.send().await.map_err(transport)?;
+        let mut response = request
+            .send()
+            .await
+            .map_err(|e| errors::from_transport(&e, &self.origin, self.timeout))?;
         let status = response.status();
         let headers = response.headers().clone();
-        let body = response.bytes().await.map_err(transport)?.to_vec();
+        let limit = if status.is_success() {
+            call.limit
+        } else {
+            Limit::Error
+        };
+        let read = body::read(&mut response, limit.bytes())
+            .await
+            .map_err(|e| errors::cut_off(&e, &self.origin, self.timeout))?;
         tracing::debug!(
             method = %call.method,
             path = url.path(),
             %status,
+            bytes = read.bytes.len(),
+            cut = read.cut,
             elapsed_ms = started.elapsed().as_millis() as u64,
             "API request"
         );
         Ok(Answer {
             status,
             headers,
-            body,
+            body: read.bytes,
+            limit,
+            cut: read.cut,
+            request: format!("{} {}", call.method, url.path()),
         })
     }
 }

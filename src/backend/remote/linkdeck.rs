@@ -15,20 +15,24 @@ use reqwest::{Method, StatusCode};
 use serde_json::Value;
 
 use super::RemoteBackend;
+use super::body::Limit;
 use super::decode;
 use super::errors::{self, Subject};
 use super::http::{Answer, Api, Body, Call};
-use crate::domain::{Error, Id, OnConflict, Result, TrafficHour};
+use crate::domain::{Id, OnConflict, Result, TrafficHour};
 use crate::wire::linkdeck::{
-    API_VERSION, CAPABILITIES_PATH, Capabilities, IMPORT_PATH, ImportAnswer, LinkTraffic, SERVER,
-    TRAFFIC_PATH,
+    API_VERSION, CAPABILITIES_PATH, Capabilities, IMPORT_PATH, ImportAnswer, SERVER, TRAFFIC_PATH,
 };
 
 /// What a capabilities answer says: `Some` for a linkdeck server speaking this API's version,
-/// `None` for any other server; an error only for a server that is unwell now.
+/// `None` for any other server; an error only for a server that is unwell now, or whose success
+/// is longer than any capabilities record (or a v1-only site's page) can be.
 fn capabilities_of(answer: &Answer, subject: Subject) -> Result<Option<Capabilities>> {
     let status = answer.status;
     if status.is_success() {
+        if answer.cut {
+            return Err(errors::too_large(answer, subject));
+        }
         let caps = serde_json::from_slice::<Value>(&answer.body)
             .ok()
             .and_then(|body| {
@@ -41,12 +45,7 @@ fn capabilities_of(answer: &Answer, subject: Subject) -> Result<Option<Capabilit
         return Ok(caps);
     }
     if status == StatusCode::TOO_MANY_REQUESTS || status.is_server_error() {
-        return Err(errors::from_answer(
-            status,
-            &answer.headers,
-            &answer.body,
-            subject,
-        ));
+        return Err(errors::from_answer(answer, subject));
     }
     Ok(None)
 }
@@ -64,6 +63,7 @@ impl RemoteBackend {
                     query: &[],
                     body: Body::None,
                     record: None,
+                    limit: Limit::Record,
                 };
                 let answer = self.http.exchange(&call).await?;
                 let caps = capabilities_of(&answer, self.subject(None))?;
@@ -94,6 +94,7 @@ impl RemoteBackend {
                 query: &query,
                 body: Body::Json(body),
                 record: Some(what),
+                limit: Limit::Record,
             })
             .await?;
         decode::record(&answer, |data| {
@@ -105,43 +106,63 @@ impl RemoteBackend {
     }
 
     /// The hourly traffic history of the caller's links `ids` (at most the server's
-    /// `traffic_max_ids`) on a linkdeck server; links without any are left out.
+    /// `traffic_max_ids`) on a linkdeck server; links without any are left out. An answer
+    /// longer than linkdeck reads of one ([`TRAFFIC_MAX`](super::body::TRAFFIC_MAX)) is asked
+    /// for again in halves, down to one link, whose history longer than that is an error naming
+    /// it.
     pub async fn traffic_history(&self, ids: &[Id]) -> Result<HashMap<Id, Vec<TrafficHour>>> {
-        if ids.is_empty() {
-            return Ok(HashMap::new());
+        let mut out = HashMap::new();
+        let mut asks = vec![ids];
+        while let Some(some) = asks.pop() {
+            if some.is_empty() {
+                continue;
+            }
+            match self.traffic_of(some).await? {
+                Some(links) => out.extend(links),
+                None => {
+                    let (first, second) = some.split_at(some.len() / 2);
+                    asks.extend([second, first]);
+                }
+            }
         }
+        Ok(out)
+    }
+
+    /// One request of [`traffic_history`]: `None` when the answer is longer than linkdeck reads
+    /// of one and several links were asked for; for one link, that is an error naming it.
+    ///
+    /// [`traffic_history`]: RemoteBackend::traffic_history
+    async fn traffic_of(&self, ids: &[Id]) -> Result<Option<Vec<(Id, Vec<TrafficHour>)>>> {
         let list = ids.iter().map(Id::to_string).collect::<Vec<_>>().join(",");
         let query = [("ids", list)];
-        let what = "traffic history";
+        let what = match ids {
+            [one] => format!("traffic history of link {one}"),
+            _ => "traffic history".to_owned(),
+        };
+        let subject = self.subject(Some(&what));
         let answer = self
             .http
-            .send(Call {
+            .exchange(&Call {
                 method: Method::GET,
                 api: Api::Linkdeck,
                 path: TRAFFIC_PATH,
                 query: &query,
                 body: Body::None,
-                record: Some(what),
+                record: Some(&what),
+                limit: Limit::Traffic,
             })
             .await?;
-        let unreadable =
-            |problem: &str| errors::unreadable(self.subject(Some(what)), what, problem);
-        let links = decode::record(&answer, |data| {
-            serde_json::from_value::<Vec<LinkTraffic>>(data.clone()).map_err(|e| e.to_string())
-        })
-        .map_err(|p| unreadable(&p))?;
-        let mut out = HashMap::new();
-        for link in links {
-            let hours = link
-                .traffic
-                .iter()
-                .enumerate()
-                .map(|(i, hour)| hour.to_hour(&format!("link {}: traffic.{i}", link.id)))
-                .collect::<std::result::Result<Vec<_>, _>>()
-                .map_err(|e| unreadable(&Error::Validation(e).to_string()))?;
-            out.insert(link.id, hours);
+        if answer.status.is_success() && answer.cut && ids.len() > 1 {
+            tracing::debug!(
+                links = ids.len(),
+                "traffic history asked for again in halves"
+            );
+            return Ok(None);
         }
-        Ok(out)
+        let answer = answer.success(subject)?;
+        let links = decode::traffic(&answer.body)
+            .map_err(|problem| errors::unreadable(subject, "traffic history", &problem))?;
+        Ok(Some(links))
     }
 }
 
@@ -161,6 +182,9 @@ mod tests {
             status: StatusCode::from_u16(status).unwrap(),
             headers: HeaderMap::new(),
             body: body.as_bytes().to_vec(),
+            limit: Limit::Record,
+            cut: false,
+            request: "GET /api/linkdeck/capabilities".into(),
         }
     }
 

@@ -3,6 +3,7 @@
 //! back as field errors); it reads answers tolerantly ([`decode`]); every failure maps to a
 //! domain error in one place ([`errors`]).
 
+mod body;
 mod decode;
 mod encode;
 mod errors;
@@ -22,6 +23,7 @@ use serde_json::Value;
 
 pub use key::{ApiKey, KeySource};
 
+use self::body::Limit;
 use self::errors::Subject;
 use self::http::{Api, Body, Call, Http};
 use super::{Backend, BackendInfo};
@@ -146,6 +148,7 @@ impl RemoteBackend {
                 query: &[],
                 body: Body::None,
                 record: Some(record),
+                limit: Limit::Record,
             })
             .await?;
         self.read_record(&body, record, read)
@@ -168,6 +171,7 @@ impl RemoteBackend {
                 query: &[],
                 body: Body::Form(form),
                 record: Some(record),
+                limit: Limit::Record,
             })
             .await?;
         self.read_record(&body, record, read)
@@ -180,18 +184,21 @@ impl RemoteBackend {
         requested: (u32, u32),
         read: impl Fn(&Value) -> std::result::Result<T, String>,
     ) -> Result<Page<T>> {
-        let body = self
+        let answer = self
             .http
-            .send(Call {
+            .succeed(&Call {
                 method: Method::GET,
                 api: Api::V1,
                 path,
                 query,
                 body: Body::None,
                 record: None,
+                limit: Limit::Page,
             })
             .await?;
-        decode::page(&body, requested, read)
+        let envelope = decode::envelope(&answer.body)
+            .ok_or_else(|| errors::not_json(answer.status, &answer.headers, self.subject(None)))?;
+        decode::page(&envelope, requested, read)
             .map_err(|problem| errors::unreadable(self.subject(None), "a list", &problem))
     }
 
@@ -205,6 +212,7 @@ impl RemoteBackend {
                 query: &[],
                 body: Body::None,
                 record: Some(record),
+                limit: Limit::Record,
             })
             .await
             .map(drop)
@@ -271,6 +279,7 @@ impl RemoteBackend {
                 query: &params,
                 body: Body::None,
                 record: Some(&what),
+                limit: Limit::Stats,
             })
             .await?;
         decode::record(&body, |v| decode::stats(v, query.scope)).map_err(|problem| {

@@ -69,7 +69,7 @@ struct Inner {
     listener: tokio::task::JoinHandle<()>,
     /// Where clicks wait to be reserved (`quota::reserve`): its task starts with the first
     /// and ends with the last handle.
-    reservations: std::sync::OnceLock<tokio::sync::mpsc::UnboundedSender<quota::Request>>,
+    reservations: linkdeck_store::quota::Queue,
     /// The runtime the pool's connections live on: work run from a blocking thread hands its
     /// statements to it.
     runtime: tokio::runtime::Handle,
@@ -138,7 +138,7 @@ impl Pg {
                 pool,
                 changes,
                 listener,
-                reservations: std::sync::OnceLock::new(),
+                reservations: linkdeck_store::quota::Queue::new(),
                 runtime: tokio::runtime::Handle::current(),
             }),
         })

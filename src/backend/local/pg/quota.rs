@@ -5,114 +5,44 @@
 //! (`visits::record`) and before a link leaves for the trash ([`settle`]).
 
 use std::collections::{BTreeMap, HashMap};
-use std::sync::Arc;
 
-use deadpool_postgres::{GenericClient, Object, Pool};
-use tokio::sync::{Semaphore, mpsc, oneshot};
+use deadpool_postgres::{GenericClient, Object};
 
-use super::{Pg, PgTarget, col, pg_error, pool_error};
-use crate::domain::{Error, Id, Result};
+use super::{Pg, col, pg_error, pool_error};
+use crate::domain::{Id, Result};
+use linkdeck_store::quota::{self, Asked, Granted, Reserved};
 
-/// What a reservation found.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Reserved {
-    /// Counted: the link's clicks after this one and the saved rotation position (the next
-    /// visit's).
-    Counted { clicks: u64, next: u32 },
-    /// The link's click limit is reached.
-    Refused,
-    /// The database holds no quota for the link: it has neither a click limit nor a rotation
-    /// any more (the caller's copy is older than an edit), or it is gone. Its click is counted
-    /// as any other link's is.
-    NoQuota,
-}
-
-/// Requests taken into one statement at most.
-const GROUP_MAX: usize = 512;
 /// Statements in flight at once per process: one held up by a lock (a hot link's row, an edit)
 /// does not hold up every other link's clicks.
 const GROUPS_IN_FLIGHT: usize = 4;
 
-/// One click waiting for its reservation.
-pub(super) struct Request {
-    id: Id,
-    rotation: u32,
-    answer: oneshot::Sender<Result<Reserved>>,
-}
-
 /// Counts one click of link `id` unless its click limit is reached, moving its rotation
-/// position on when it has `rotation` URLs.
-///
-/// The clicks that arrive while earlier ones are being reserved are reserved together, in one
-/// statement: each link's row is updated once by the clicks it admits, in the order they came.
-/// A click waits for at most one statement before its own, and under load the cost of a
-/// statement and its commit is shared by many clicks.
+/// position on when it has `rotation` URLs; grouped with the clicks waiting beside it
+/// (the contract's `quota`), each group one statement.
 pub async fn reserve(pg: &Pg, id: Id, rotation: u32) -> Result<Reserved> {
-    let (answer, answered) = oneshot::channel();
-    let queue = pg.inner.reservations.get_or_init(|| {
-        let (tx, rx) = mpsc::unbounded_channel();
-        tokio::spawn(run(pg.inner.pool.clone(), pg.inner.target.clone(), rx));
-        tx
-    });
-    let request = Request {
-        id,
-        rotation,
-        answer,
+    let start = |rx| {
+        let (pool, target) = (pg.inner.pool.clone(), pg.inner.target.clone());
+        tokio::spawn(quota::run(rx, GROUPS_IN_FLIGHT, move |asked| {
+            let (pool, target) = (pool.clone(), target.clone());
+            async move {
+                let client = pool.get().await.map_err(|e| pool_error(e, &target))?;
+                reserve_group(&client, &asked).await
+            }
+        }));
     };
-    if queue.send(request).is_err() {
-        return Err(Error::Unavailable("the click reserver has stopped".into()));
-    }
-    answered
-        .await
-        .map_err(|_| Error::Unavailable("the click reserver has stopped".into()))?
-}
-
-/// Takes requests as they come and reserves them in groups; ends when the last handle of the
-/// database is dropped.
-async fn run(pool: Pool, target: PgTarget, mut queue: mpsc::UnboundedReceiver<Request>) {
-    let slots = Arc::new(Semaphore::new(GROUPS_IN_FLIGHT));
-    loop {
-        let Ok(slot) = slots.clone().acquire_owned().await else {
-            return;
-        };
-        let mut group = Vec::new();
-        if queue.recv_many(&mut group, GROUP_MAX).await == 0 {
-            return;
-        }
-        let (pool, target) = (pool.clone(), target.clone());
-        tokio::spawn(async move {
-            let outcome = match pool.get().await {
-                Ok(client) => reserve_group(&client, &group).await,
-                Err(e) => Err(pool_error(e, &target)),
-            };
-            answer(group, outcome);
-            drop(slot);
-        });
-    }
-}
-
-/// What one link's row said for a group: its clicks and position before, and how many of the
-/// group's clicks it admitted.
-#[derive(Debug, Clone, Copy)]
-struct Granted {
-    used: i64,
-    position: i64,
-    turns: i64,
-    granted: i64,
+    quota::reserve(&pg.inner.reservations, start, id, rotation).await
 }
 
 /// Reserves a group of clicks in one statement. Rows are locked in id order, so two servers'
 /// groups never wait for each other in a circle; each admits as many clicks as its limit has
 /// room for, and moves its rotation position on by as many.
-async fn reserve_group(client: &Object, group: &[Request]) -> Result<HashMap<Id, Granted>> {
-    // Per link: its clicks asked and its rotation's URLs (as the first click of it says).
-    let mut asked: BTreeMap<Id, (i64, i64)> = BTreeMap::new();
-    for r in group {
-        asked.entry(r.id).or_insert((0, i64::from(r.rotation))).0 += 1;
-    }
+async fn reserve_group(
+    client: &Object,
+    asked: &BTreeMap<Id, Asked>,
+) -> Result<HashMap<Id, Granted>> {
     let ids: Vec<Id> = asked.keys().copied().collect();
-    let counts: Vec<i64> = asked.values().map(|a| a.0).collect();
-    let turns: Vec<i64> = asked.values().map(|a| a.1).collect();
+    let counts: Vec<i64> = asked.values().map(|a| a.clicks).collect();
+    let turns: Vec<i64> = asked.values().map(|a| a.turns).collect();
     let stmt = client
         .prepare_cached(
             "WITH held AS MATERIALIZED (
@@ -155,39 +85,6 @@ async fn reserve_group(client: &Object, group: &[Request]) -> Result<HashMap<Id,
         );
     }
     Ok(out)
-}
-
-/// Tells each click of the group what its link's row decided, in the order the clicks came.
-fn answer(group: Vec<Request>, outcome: Result<HashMap<Id, Granted>>) {
-    let mut rows = match outcome {
-        Ok(rows) => rows,
-        Err(e) => {
-            for r in group {
-                let _ = r.answer.send(Err(e.clone()));
-            }
-            return;
-        }
-    };
-    for r in group {
-        let reserved = match rows.get_mut(&r.id) {
-            None => Reserved::NoQuota,
-            Some(g) if g.granted <= 0 => Reserved::Refused,
-            Some(g) => {
-                g.used += 1;
-                g.granted -= 1;
-                g.position = if g.turns > 0 {
-                    (g.position % g.turns + 1) % g.turns
-                } else {
-                    g.position
-                };
-                Reserved::Counted {
-                    clicks: g.used.max(0) as u64,
-                    next: g.position.clamp(0, i64::from(u32::MAX)) as u32,
-                }
-            }
-        };
-        let _ = r.answer.send(Ok(reserved));
-    }
 }
 
 /// Brings the clicks and rotation position of the links among `ids` up to their quota rows'

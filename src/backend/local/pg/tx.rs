@@ -6,12 +6,13 @@ use std::future::Future;
 use std::time::Duration;
 
 use async_trait::async_trait;
+use linkdeck_store::quota::Reserved;
 use linkdeck_store::{Access, Store, Work};
 use tokio::runtime::Handle;
 use tokio_postgres::IsolationLevel;
 
 use super::{Pg, pg_error};
-use crate::domain::{Error, Result};
+use crate::domain::{Error, Id, Result};
 
 /// One piece of work's connection to PostgreSQL, driven from a blocking thread: a pooled
 /// client for plain reads, a transaction otherwise.
@@ -91,6 +92,19 @@ impl Store for Pg {
 
     fn change_poll(&self, configured: Duration) -> Duration {
         configured.min(CHANGE_POLL)
+    }
+
+    /// Several servers may share the database.
+    fn counts_are_shared(&self) -> bool {
+        true
+    }
+
+    async fn reserve_click(&self, id: Id, rotation: u32) -> Result<Reserved> {
+        super::quota::reserve(self, id, rotation).await
+    }
+
+    async fn settle_reserved_clicks(&self) -> Result<()> {
+        super::quota::settle_all(self).await
     }
 }
 

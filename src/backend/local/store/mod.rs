@@ -10,6 +10,7 @@ pub mod domains;
 mod keys;
 pub mod links;
 mod owners;
+pub(in crate::backend::local) mod quota;
 mod redirect;
 pub mod search;
 pub mod spaces;

@@ -5,12 +5,13 @@ use std::any::Any;
 use std::time::Duration;
 
 use async_trait::async_trait;
+use linkdeck_store::quota::Reserved;
 use linkdeck_store::{Access, Store, Work};
 use rusqlite::Connection;
 
 use super::db_error;
 use crate::backend::local::Db;
-use crate::domain::{Error, Result};
+use crate::domain::{Error, Id, Result};
 
 /// One transaction of the SQLite store: a reader's snapshot or the writer's transaction.
 pub struct SqliteTx<'c> {
@@ -62,6 +63,20 @@ impl Store for Db {
     /// this handle's own do not.
     async fn changes(&self) -> Result<i64> {
         self.outside_changes().await
+    }
+
+    /// One `serve` per file counts its clicks.
+    fn counts_are_shared(&self) -> bool {
+        false
+    }
+
+    async fn reserve_click(&self, id: Id, rotation: u32) -> Result<Reserved> {
+        super::quota::reserve_in_file(self, id, rotation).await
+    }
+
+    /// Reserved clicks go straight into the link's row: nothing to settle.
+    async fn settle_reserved_clicks(&self) -> Result<()> {
+        Ok(())
     }
 
     /// Each ask is a statement: the period configured.

@@ -5,6 +5,16 @@ use serde_json::{Value, json};
 
 use super::*;
 
+/// A list body as the client reads one: from its text.
+fn list<T>(
+    body: &Value,
+    requested: (u32, u32),
+    read: impl Fn(&Value) -> Result<T, DecodeError>,
+) -> Result<Page<T>, DecodeError> {
+    let text = body.to_string();
+    page(&envelope(text.as_bytes()).unwrap(), requested, read)
+}
+
 fn ts(s: &str) -> Timestamp {
     s.parse().unwrap()
 }
@@ -172,7 +182,7 @@ fn a_list_without_status_with_a_fixed_page_size_of_ten() {
         "meta": {"current_page": 3, "from": 21, "last_page": 3, "path": "https://sho.rt/api/v1/links",
                  "per_page": 10, "to": 22, "total": 22}
     });
-    let page = page(&body, (3, 50), link).unwrap();
+    let page = list(&body, (3, 50), link).unwrap();
     assert_eq!(page.items.len(), 2);
     assert_eq!((page.page, page.per_page, page.total), (3, 10, 22));
     assert_eq!(page.last_page(), 3);
@@ -182,7 +192,7 @@ fn a_list_without_status_with_a_fixed_page_size_of_ten() {
 #[test]
 fn list_meta_numbers_may_be_strings() {
     let body = json!({"data": [], "meta": {"current_page": "1", "per_page": "25", "total": "0"}});
-    let page = page(&body, (1, 25), link).unwrap();
+    let page = list(&body, (1, 25), link).unwrap();
     assert_eq!((page.page, page.per_page, page.total), (1, 25, 0));
 }
 
@@ -260,7 +270,7 @@ fn a_list_item_error_names_its_index() {
     let mut item = reference_show()["data"].clone();
     item["created_at"] = json!("yesterday");
     let body = json!({"data": [reference_show()["data"].clone(), item]});
-    let err = page(&body, (1, 10), link).unwrap_err();
+    let err = list(&body, (1, 10), link).unwrap_err();
     assert_eq!(
         err,
         "data.1.created_at: \"yesterday\" is not a date and time"
@@ -270,6 +280,47 @@ fn a_list_item_error_names_its_index() {
 #[test]
 fn a_list_without_meta_falls_back_to_what_was_asked() {
     let body = json!({"data": [reference_show()["data"].clone()]});
-    let page = page(&body, (2, 10), link).unwrap();
+    let page = list(&body, (2, 10), link).unwrap();
     assert_eq!((page.page, page.per_page, page.total), (2, 10, 11));
+}
+
+#[test]
+fn a_list_is_read_a_record_at_a_time_each_within_its_limit() {
+    let item = reference_show()["data"].clone();
+    let mut huge = item.clone();
+    huge["title"] = json!("t".repeat(RECORD_MAX));
+    let body = json!({"data": [item, huge], "meta": {"total": 2}});
+    assert_eq!(
+        list(&body, (1, 10), link).unwrap_err(),
+        "data.1: more than 1 MiB, the most linkdeck reads of one record"
+    );
+    // Not JSON at all, JSON without a list, and nothing.
+    assert!(envelope(b"<html>").is_none());
+    assert!(envelope(b"{\"data\": [").is_none());
+    for body in [
+        &b"[]"[..],
+        b"\"data\"",
+        b"{\"data\": {}}",
+        b"{\"data\": null}",
+        b"  ",
+    ] {
+        let err = page(&envelope(body).unwrap(), (1, 10), link).unwrap_err();
+        assert_eq!(err, "no \"data\" list in the answer", "{body:?}");
+    }
+}
+
+#[test]
+fn a_long_server_message_is_cut_to_an_excerpt() {
+    let long = "x".repeat(50_000);
+    let shown = message(&json!({"message": long})).unwrap();
+    assert_eq!(
+        shown,
+        format!(
+            "{}…(49,800 more bytes)",
+            "x".repeat(crate::domain::EXCERPT_CHARS)
+        )
+    );
+    let errors = field_errors(&json!({"message": {"url": [long.clone()], long.clone(): "y"}}));
+    assert_eq!(errors.get("url").unwrap(), std::slice::from_ref(&shown));
+    assert_eq!(errors.get(&shown).unwrap(), ["y"]);
 }
