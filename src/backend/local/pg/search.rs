@@ -1,19 +1,25 @@
 //! Lists and searches on PostgreSQL. A search is `ILIKE '%term%'` on the searched column, which
 //! the trigram indexes (`pg_trgm`, see `schema.rs`) answer for terms of three characters and
 //! more; wildcards in the term are made literal by the same `like_pattern` SQLite's spaces use.
+//! A term longer than [`WHOLE_MAX`] is looked up by its distinct pieces ([`pieces`]) and each
+//! row they leave checked against the whole.
 //! What a list asks ([`ListFilter`]), its order and which end a deep page is read from
 //! ([`Slice`]) are the SQLite store's; the status rules are `store::status`'s, spelled for
 //! PostgreSQL.
 
-use deadpool_postgres::GenericClient;
+use deadpool_postgres::{GenericClient, Object};
 
 use super::links::link_from_row;
 use super::{Args, Pg, col, count, rows, snapshot, value};
 use crate::backend::local::store::like_pattern;
 use crate::backend::local::store::links::{READ_COLUMNS, READ_FROM};
-use crate::backend::local::store::search::{ListFilter, Slice, column, order_by};
+use crate::backend::local::store::search::{ListFilter, Slice, WHOLE_MAX, column, order_by};
 use crate::backend::local::store::status::{PG, PG_BY_CLICKS_IDS, PG_BY_DATE_IDS, PG_DISABLED_IDS};
 use crate::domain::{Id, Link, Result, StatusFilter};
+
+/// Pieces a long term is looked up by at most: each narrows the rows the trigram index leaves,
+/// and each is checked on every row it leaves until one is not there.
+const PIECES: usize = 8;
 
 fn status_sql(status: StatusFilter) -> Option<&'static str> {
     match status {
@@ -45,13 +51,47 @@ fn filter(f: &ListFilter<'_>) -> (String, Args) {
         sql.push_str(&format!(" AND l.domain_id = {}", args.push(domain)));
     }
     if let Some((by, term)) = f.search {
-        sql.push_str(&format!(
-            " AND l.{} ILIKE {} ESCAPE '\\'",
-            column(by),
-            args.push(like_pattern(term))
-        ));
+        let column = column(by);
+        let whole = [term];
+        let long = term.chars().count() > WHOLE_MAX;
+        for piece in if long { pieces(term) } else { whole.to_vec() } {
+            sql.push_str(&format!(
+                " AND l.{column} ILIKE {} ESCAPE '\\'",
+                args.push(like_pattern(piece))
+            ));
+        }
+        if long {
+            // The rows every piece is in, checked against the whole term: lowered once, as
+            // `ILIKE` lowers both sides, where an `ILIKE` of the whole lowered it for each row.
+            sql.push_str(&format!(
+                " AND strpos(lower(l.{column}), (SELECT lower({}::text))) > 0",
+                args.push(term.to_owned())
+            ));
+        }
     }
     (sql, args)
+}
+
+/// Distinct pieces of [`WHOLE_MAX`] characters at most that a long term is looked up by: from
+/// its start on, then its end, the first [`PIECES`] of them.
+fn pieces(term: &str) -> Vec<&str> {
+    let starts: Vec<usize> = term.char_indices().map(|(i, _)| i).collect();
+    let piece_at = |n: usize| {
+        let end = starts.get(n + WHOLE_MAX).copied().unwrap_or(term.len());
+        &term[starts[n]..end]
+    };
+    let last = starts.len().saturating_sub(WHOLE_MAX);
+    let mut pieces: Vec<&str> = Vec::new();
+    for n in (0..last).step_by(WHOLE_MAX).chain([last]) {
+        let piece = piece_at(n);
+        if !pieces.contains(&piece) {
+            pieces.push(piece);
+        }
+        if pieces.len() == PIECES {
+            break;
+        }
+    }
+    pieces
 }
 
 /// How many links match `f`. The owner's total is kept by the schema's triggers, so a list
@@ -108,9 +148,16 @@ async fn total<C: GenericClient>(c: &C, f: &ListFilter<'_>, sql: &str, args: &Ar
 }
 
 /// One page of links matching `f` and the number of all matching links, read from one snapshot.
+/// A caller that stops waiting cancels its statement (see [`Cancellable`](super::cancel::Cancellable)).
 pub async fn list(pg: &Pg, f: &ListFilter<'_>) -> Result<(Vec<Link>, u64)> {
-    let mut client = pg.client().await?;
-    let tx = snapshot(&mut client).await?;
+    let mut client = pg.cancellable().await?;
+    let listed = list_on(&mut client, f).await;
+    client.done();
+    listed
+}
+
+async fn list_on(client: &mut Object, f: &ListFilter<'_>) -> Result<(Vec<Link>, u64)> {
+    let tx = snapshot(client).await?;
     let (sql, mut args) = filter(f);
     let total = total(&tx, f, &sql, &args).await?;
     if f.offset >= total {

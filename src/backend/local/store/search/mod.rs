@@ -1,9 +1,10 @@
 //! Search and lists: every way links are found, in one place. A term of up to three
 //! characters, or a longer one that many links contain, is answered by the short-term index
-//! ([`short`]), which holds their matches as bitmaps; any other by the trigram full-text index
-//! of its field ([`fts_table`]); the database keeps both in step with every write by its own triggers, so no
-//! writer has to remember them. [`sets`] narrows and pages matches known as
-//! ids; the status rules come from [`super::status`].
+//! ([`short`]), which holds their matches as bitmaps, and so is a term longer than
+//! [`WHOLE_MAX`] (from its triples' bitmaps, each candidate checked); any other by the trigram
+//! full-text index of its field ([`fts_table`]); the database keeps both in step with every
+//! write by its own triggers, so no writer has to remember them. [`sets`] narrows and pages
+//! matches known as ids; the status rules come from [`super::status`].
 
 pub mod facts;
 mod ranking;
@@ -50,6 +51,15 @@ pub(in crate::backend::local) fn column(by: SearchBy) -> &'static str {
         SearchBy::Url => "url",
     }
 }
+
+/// The longest term a trigram index is asked for whole. Both answer a term from the matches of
+/// each of its trigrams, and their work grows with its length: an FTS5 phrase steps one
+/// iterator per trigram — a word said a thousand times is a thousand iterators over the same
+/// matches — and PostgreSQL checks `ILIKE` on every row its index leaves, lowering the whole
+/// pattern each time. A longer term is looked up by pieces of it, and each candidate checked
+/// against the whole: on SQLite by its distinct triples in the short-term index
+/// ([`short::long`]), on PostgreSQL by its distinct pieces of this length.
+pub(in crate::backend::local) const WHOLE_MAX: usize = 24;
 
 /// The trigram full-text index of the field a search by `by` reads: one per field, so a
 /// term's postings are that field's matches alone (schema migration 10).
