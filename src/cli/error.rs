@@ -7,7 +7,7 @@ use std::process::ExitCode;
 use serde_json::json;
 
 use crate::config::ConfigError;
-use crate::domain::{Error, FieldErrors, LinkField};
+use crate::domain::{Error, FieldErrors, LinkField, plural};
 
 /// What kind of failure, which decides the exit code. The table is documented in the README
 /// ("Exit codes"); keep the two in step.
@@ -130,6 +130,10 @@ impl fmt::Display for CliError {
             for message in messages {
                 write!(f, "\n  {}: {message}", with_flag(field))?;
             }
+        }
+        let more = self.fields.unlisted();
+        if more > 0 {
+            write!(f, "\n  … and {}", plural(more as u64, "more field"))?;
         }
         Ok(())
     }

@@ -56,7 +56,7 @@ pub use validate::{
     ALIAS_MAX, OWNER_KEY_NAME_MAX, PASSWORD_MAX, RESERVED_ALIASES, URL_MAX, is_alias_shaped,
     is_reserved_alias, validate_alias, validate_key_name, validate_owner_name, validate_url,
 };
-pub use words::{clip, plural, thousands};
+pub use words::{EXCERPT_MAX, clip, excerpt, plural, thousands};
 
 /// Identifier of a record (link, space, domain, owner, key).
 pub type Id = i64;
