@@ -152,6 +152,10 @@ fn json_strings_and_records_are_bounded_while_read() {
         ),
         format!("{{\"links\": [\n{{\"url\": \"https://a.example/\"}},\n{{\"{long}\": 1}}]}}"),
         format!(
+            "{{\"links\": [\n{{\"url\": \"https://a.example/\"}},\n{{\"title\": \"{}\"}}]}}",
+            "\\n".repeat(STRING_MAX / 2 + 1)
+        ),
+        format!(
             "{{\"links\": [\n{{\"url\": \"https://a.example/\"}},\n{{\"clicks\": 1{}}}]}}",
             "0".repeat(STRING_MAX)
         ),

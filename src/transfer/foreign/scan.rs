@@ -302,6 +302,10 @@ impl<R: BufRead> JsonArrays<R> {
                 }
                 Some(b) => out.push(b),
             }
+            // An escape adds its two bytes past what `room` allowed.
+            if out.len() > (start + STRING_MAX).min(RECORD_MAX) {
+                return Err(self.too_long(out, start));
+            }
         }
     }
 
