@@ -8,7 +8,7 @@
 use std::collections::{HashMap, HashSet};
 use std::io::{Read, Write};
 
-use ::csv::{ReaderBuilder, StringRecord, Writer};
+use ::csv::{QuoteStyle, ReaderBuilder, StringRecord, Writer, WriterBuilder};
 
 use super::bounded_csv::BoundedCsv;
 use super::formula;
@@ -255,9 +255,14 @@ pub struct CsvWriter<W: Write> {
 
 impl<W: Write> CsvWriter<W> {
     /// `spaces` supplies each space's colour for the `space_color` column.
-    pub fn new(out: W, spaces: &[SpaceRecord]) -> Result<Self, ::csv::Error> {
-        let mut out = Writer::from_writer(out);
-        out.write_record(COLUMNS.map(Column::name))?;
+    pub fn new(mut out: W, spaces: &[SpaceRecord]) -> Result<Self, ::csv::Error> {
+        // The header's names need no quotes; every cell after it is quoted, so that a
+        // spreadsheet splitting on `;` or `,` keeps a neutralised cell whole.
+        out.write_all(COLUMNS.map(Column::name).join(",").as_bytes())?;
+        out.write_all(b"\n")?;
+        let out = WriterBuilder::new()
+            .quote_style(QuoteStyle::Always)
+            .from_writer(out);
         Ok(CsvWriter {
             out,
             colors: spaces

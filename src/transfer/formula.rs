@@ -2,9 +2,9 @@
 //! starting with `=`, `+`, `-` or `@` (or a tab or carriage return) for a formula: a title such
 //! as `=HYPERLINK("http://evil","x")`, from an import, the API or the app, would run there. As
 //! OWASP advises against CSV injection, such a cell is written with a `'` before it, which
-//! spreadsheets show as text; linkdeck's CSV import takes it off again. So that every text reads
-//! back as it was, a text that already starts with `'`s before one of those characters gets one
-//! more `'` too.
+//! spreadsheets show as text (and in quotes, as every cell of an export: see `csv.rs`);
+//! linkdeck's CSV import takes it off again. So that every text reads back as it was, a text
+//! that already starts with `'`s before one of those characters gets one more `'` too.
 
 /// What a spreadsheet reads as the start of a formula.
 const FORMULA_STARTS: [char; 6] = ['=', '+', '-', '@', '\t', '\r'];

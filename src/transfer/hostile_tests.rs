@@ -14,6 +14,7 @@ fn streamed(text: &str) -> Result<Vec<Numbered<LinkRecord>>, FormatError> {
 fn csv_cells_never_start_a_formula_and_read_back_as_written() {
     let texts = [
         r#"=HYPERLINK("http://evil","x")"#,
+        "x;=1+cmd|' /C calc'!A0",
         "+cmd|' /C calc'!A0",
         "-2+3",
         "@SUM(A1:A9)",
@@ -50,6 +51,15 @@ fn csv_cells_never_start_a_formula_and_read_back_as_written() {
     }
     let bytes = w.finish().unwrap();
 
+    // Every cell of a row in quotes: one that holds `;` stays whole where a spreadsheet
+    // splits on it.
+    let text = String::from_utf8(bytes.clone()).unwrap();
+    assert!(
+        text.contains(r#","'=HYPERLINK(""http://evil"",""x"")","#),
+        "{text}"
+    );
+    assert!(text.contains(r#","x;=1+cmd|' /C calc'!A0","#), "{text}");
+    assert!(text.starts_with("url,alias,title,"), "{text}");
     // As a spreadsheet reads the file: no cell starts a formula.
     let mut cells = ::csv::Reader::from_reader(&bytes[..]);
     for row in cells.records() {

@@ -50,6 +50,9 @@ fn a_csv_export_opens_as_text_and_imports_back_as_it_was(store: Store) {
 
     let csv = env.path("export.csv");
     env.run(&["export", csv.to_str().unwrap()]).ok();
+    // Every cell in quotes, the neutralised ones too (OWASP asks for both).
+    let text = std::fs::read_to_string(&csv).unwrap();
+    assert!(text.contains(r#","'+cmd|' /C calc'!A0","#), "{text}");
     // As a spreadsheet reads the file: no cell starts what it would run.
     let mut cells = 0;
     for row in csv::Reader::from_path(&csv).unwrap().records() {
