@@ -7,7 +7,7 @@ use std::process::ExitCode;
 use serde_json::json;
 
 use crate::config::ConfigError;
-use crate::domain::{Error, FieldErrors, LinkField, Shown};
+use crate::domain::{Error, FieldErrors, LinkField, Shown, plural};
 
 /// What kind of failure, which decides the exit code. The table is documented in the README
 /// ("Exit codes"); keep the two in step.
@@ -133,6 +133,10 @@ impl fmt::Display for CliError {
             for message in messages {
                 write!(f, "\n  {}: {}", Shown(&with_flag(field)), Shown(message))?;
             }
+        }
+        let more = self.fields.unlisted();
+        if more > 0 {
+            write!(f, "\n  … and {}", plural(more as u64, "more field"))?;
         }
         Ok(())
     }
