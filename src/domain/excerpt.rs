@@ -1,8 +1,8 @@
 //! Short excerpts of text someone else wrote, inside a message of linkdeck's own: a server's
 //! error message, or a name a file gives (a column, a key, a space). Text of any length is shown
-//! as a line or two that says how much more there was, with control and other invisible
-//! characters written as escapes (`\n`, `\u{202e}`), so that it can neither flood a terminal nor
-//! steer it.
+//! as a line or two that says how much more there was, so that it cannot flood a terminal or a
+//! log. An excerpt keeps its characters exact (`--json` carries them so); what a terminal must not
+//! receive is written out where the message is shown (`shown.rs`).
 
 /// Characters kept of a server's message.
 pub const EXCERPT_CHARS: usize = 200;
@@ -10,38 +10,29 @@ pub const EXCERPT_CHARS: usize = 200;
 /// Characters kept of a name a file gives.
 pub const NAME_CHARS: usize = 64;
 
-/// A server's message: trimmed, its first [`EXCERPT_CHARS`] characters.
+/// A server's message: trimmed, its first [`EXCERPT_CHARS`] characters (trimmed again where
+/// cut).
 pub fn excerpt(text: &str) -> String {
-    cut(text.trim(), EXCERPT_CHARS)
+    cut(text.trim(), EXCERPT_CHARS, str::trim_end)
 }
 
 /// A name a file gives, as it is (spaces around it included): its first [`NAME_CHARS`]
 /// characters.
 pub fn name_excerpt(text: &str) -> String {
-    cut(text, NAME_CHARS)
+    cut(text, NAME_CHARS, |kept| kept)
 }
 
-/// `text`'s first `chars` characters, escaped, and `…(N more bytes)` when there is more.
-fn cut(text: &str, chars: usize) -> String {
-    let (kept, rest) = match text.char_indices().nth(chars) {
-        None => (text, ""),
-        Some((at, _)) => text.split_at(at),
-    };
-    let mut out = String::with_capacity(kept.len());
-    for c in kept.chars() {
-        match c {
-            // Shown as themselves: the message quotes the text, it does not encode it.
-            '"' | '\'' | '\\' => out.push(c),
-            _ => out.extend(c.escape_debug()),
-        }
+/// `text`'s first `chars` characters, and `…(N more bytes)` when there is more; `kept` tidies
+/// the part kept of a text that is cut.
+fn cut(text: &str, chars: usize, kept: fn(&str) -> &str) -> String {
+    match text.char_indices().nth(chars) {
+        None => text.to_owned(),
+        Some((at, _)) => format!(
+            "{}…({} more bytes)",
+            kept(&text[..at]),
+            super::thousands((text.len() - at) as u64)
+        ),
     }
-    if !rest.is_empty() {
-        out.push_str(&format!(
-            "…({} more bytes)",
-            super::thousands(rest.len() as u64)
-        ));
-    }
-    out
 }
 
 #[cfg(test)]
@@ -61,13 +52,9 @@ mod tests {
     }
 
     #[test]
-    fn excerpts_show_what_is_invisible_and_keep_quotes() {
+    fn a_name_is_kept_exactly_up_to_its_cut() {
         assert_eq!(name_excerpt("Grüße \"x\" 'y'"), "Grüße \"x\" 'y'");
-        assert_eq!(
-            name_excerpt("a\nb\u{1b}[2J\u{202e}c"),
-            "a\\nb\\u{1b}[2J\\u{202e}c"
-        );
-        assert_eq!(name_excerpt(" url"), " url");
+        assert_eq!(name_excerpt(" url\u{1b}[2J"), " url\u{1b}[2J");
         let long = "é".repeat(100_000);
         assert_eq!(
             name_excerpt(&long),
