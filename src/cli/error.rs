@@ -157,6 +157,8 @@ fn with_flag(field: &str) -> String {
         (Some(list), Some(i)) if list.is_target_list() => {
             Some(format!("--{} #{}", list.name(), i + 1))
         }
+        // A list's query: `links list` and `spaces list` take it as `--search`.
+        _ if field == "search" => Some("--search".to_owned()),
         _ => None,
     };
     match flag {

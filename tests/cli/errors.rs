@@ -222,7 +222,7 @@ fn refusals_say_what_is_allowed() {
     let run = env.run(&["links", "list", "--search", &long]).fails_with(3);
     assert!(
         run.stderr.contains(
-            "\n  search: must be at most 2048 characters, the longest a link's title can be"
+            "\n  search (--search): must be at most 2048 characters, the longest a link's title can be"
         ),
         "{}",
         run.stderr
@@ -232,7 +232,7 @@ fn refusals_say_what_is_allowed() {
         .fails_with(3);
     assert!(
         run.stderr
-            .contains("\n  search: must be at most 32 characters"),
+            .contains("\n  search (--search): must be at most 32 characters"),
         "{}",
         run.stderr
     );
