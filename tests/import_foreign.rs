@@ -560,9 +560,11 @@ fn taken_aliases_fail_skip_or_rename(store: Store) {
         .run(&["--json", "import", twice.to_str().unwrap()])
         .fails_with(3)
         .error_json();
-    assert!(err["fields"]["line 1: alias"].is_array(), "{err}");
+    // The second link of the line is the one that clashes, named by its place on the line.
+    assert!(err["fields"]["line 1, row 2: alias"].is_array(), "{err}");
     let summary = env.json(&["import", twice.to_str().unwrap(), "--on-conflict", "rename"]);
     assert_eq!(summary["renamed"][0]["to"], "DUP-2");
+    assert_eq!(summary["renamed"][0]["place"], "line 1, row 2");
 }
 
 fn unrecognised_files_ask_for_from(store: Store) {

@@ -286,7 +286,7 @@ async fn import_batch_lists_the_first_errors_and_counts_them_all() {
     assert_eq!(errors.total(), 5_000);
     let listed: Vec<&str> = errors.iter().map(|(field, _)| field).collect();
     assert_eq!(listed[..3], ["line 1: url", "line 2: url", "line 3: url"]);
-    assert_eq!(listed[LISTED_FIELDS - 1], "line 50: url");
+    assert_eq!(listed[LISTED_FIELDS - 1], "line 100: url");
 }
 
 #[tokio::test]

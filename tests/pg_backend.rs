@@ -15,6 +15,7 @@ use linkdeck::backend::local::pg::PgTarget;
 use linkdeck::backend::local::{LocalBackend, StoreLocation};
 use linkdeck::backend::{Backend, BulkAction, Progress, Selection, Trashed, TrashedKind, Undo};
 use linkdeck::domain::{Error, Id, LinkInput, LinkQuery, SearchBy, Sort, SpaceInput};
+use std::time::Duration;
 
 /// The suite's harness on a fresh database of the throwaway cluster.
 pub type PgHarness = Embedded;
@@ -491,6 +492,56 @@ async fn every_page_of_a_search_is_its_slice_of_the_whole_list_in_every_order() 
     }
     // The whole list's total comes from the owner's counter, kept by the database.
     assert_eq!(h.mine.list_links(&all_links()).await.unwrap().total, 600);
+}
+
+/// A list whose caller stops waiting (a request that timed out, or whose client went away)
+/// leaves no statement running in the database for nobody, holding a connection the next
+/// caller would wait behind: the statement is cancelled at once.
+#[tokio::test]
+async fn a_list_nobody_waits_for_any_more_is_cancelled_in_the_database() {
+    let Some(cluster) = pg_cluster::cluster() else {
+        return;
+    };
+    let url = cluster.fresh_database();
+    // A lock is waited for a minute here, not the service's five seconds: only a cancel ends
+    // the wait below soon.
+    let waits_long = format!("{url}?options=-c%20lock_timeout%3D60000");
+    let target = PgTarget::parse(&waits_long)
+        .unwrap()
+        .with_password(pg_cluster::PASSWORD);
+    let h = Embedded::open(StoreLocation::Postgres(target)).await;
+    h.mine
+        .create_link(&LinkInput::with_url("https://spring.example/"))
+        .await
+        .unwrap();
+    let search = LinkQuery {
+        search: Some("spring".into()),
+        ..all_links()
+    };
+    // Another session holds the links: the list's statement waits for them.
+    let mut config: tokio_postgres::Config = url.parse().unwrap();
+    config.password(pg_cluster::PASSWORD);
+    let (holder, connection) = config.connect(tokio_postgres::NoTls).await.unwrap();
+    tokio::spawn(connection);
+    holder
+        .batch_execute("BEGIN; LOCK TABLE links IN ACCESS EXCLUSIVE MODE")
+        .await
+        .unwrap();
+    let waiting = "SELECT count(*) FROM pg_stat_activity \
+                   WHERE datname = current_database() AND wait_event_type = 'Lock'";
+    let gave_up = tokio::time::timeout(Duration::from_millis(500), h.mine.list_links(&search));
+    assert!(gave_up.await.is_err(), "the list did not wait for the lock");
+    let mut left: i64 = 1;
+    for _ in 0..200 {
+        left = holder.query_one(waiting, &[]).await.unwrap().get(0);
+        if left == 0 {
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+    assert_eq!(left, 0, "the list's statement still waits in the database");
+    holder.batch_execute("ROLLBACK").await.unwrap();
+    assert_eq!(h.mine.list_links(&search).await.unwrap().total, 1);
 }
 
 #[path = "pg_backend/traffic.rs"]

@@ -20,7 +20,9 @@ fn decode_grey(width: usize, height: usize, grey: &[u8]) -> String {
 }
 
 fn decode_png(bytes: &[u8]) -> String {
-    let decoder = png::Decoder::new(std::io::Cursor::new(bytes));
+    let mut decoder = png::Decoder::new(std::io::Cursor::new(bytes));
+    // One bit a pixel, read as a byte a pixel.
+    decoder.set_transformations(png::Transformations::EXPAND);
     let mut reader = decoder.read_info().expect("a PNG");
     let mut buf = vec![0; reader.output_buffer_size().expect("a sized PNG")];
     let info = reader.next_frame(&mut buf).expect("a frame");
@@ -172,3 +174,64 @@ async fn a_code_on_a_domain_holds_the_domain_url() {
     let elsewhere = server.visit("/on-domain/qr.png", &[]).await;
     assert_eq!(elsewhere.status(), StatusCode::NOT_FOUND);
 }
+
+#[tokio::test]
+async fn the_cli_and_the_server_allow_the_same_sizes_in_the_same_words() {
+    let env = Env::new();
+    env.run(&[
+        "links",
+        "create",
+        "https://example.com/big",
+        "--alias",
+        "big",
+    ])
+    .ok();
+    let png = env.path("big.png");
+    let qr = |size: &str| {
+        env.run(&[
+            "links",
+            "qr",
+            "big",
+            "--png",
+            png.to_str().unwrap(),
+            "--size",
+            size,
+        ])
+    };
+    let short = env.json(&["links", "show", "big"])["short_url"]
+        .as_str()
+        .unwrap()
+        .to_owned();
+    qr("2048").ok();
+    let written = std::fs::read(&png).unwrap();
+    assert!((1_800..=2_048).contains(&width(&written)));
+    assert_eq!(decode_png(&written), short);
+    let refused = qr("4096").fails_with(2);
+    assert!(
+        refused.stderr.contains("--size") && refused.stderr.contains(WORDS),
+        "{}",
+        refused.stderr
+    );
+
+    let server = TestServer::start().await;
+    server
+        .create_link(&[("url", "https://example.com/big"), ("alias", "big")])
+        .await;
+    let answer = server.visit("/big/qr.png?size=2048", &[]).await;
+    assert_eq!(answer.status(), StatusCode::OK);
+    assert!((1_800..=2_048).contains(&width(&answer.bytes().await.unwrap())));
+    let refused = server.visit("/big/qr.png?size=4096", &[]).await;
+    assert_eq!(refused.status(), StatusCode::BAD_REQUEST);
+    assert_eq!(
+        refused.text().await.unwrap().trim(),
+        format!("size {WORDS}")
+    );
+}
+
+/// A PNG's width, from its header.
+fn width(png: &[u8]) -> u32 {
+    u32::from_be_bytes(png[16..20].try_into().unwrap())
+}
+
+/// What both say of a size out of range.
+const WORDS: &str = "must be a number of pixels from 64 to 2048";

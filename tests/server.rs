@@ -1,7 +1,7 @@
 //! `linkdeck serve` end to end: real HTTP on a loopback port, a real SQLite database in a
 //! temporary directory. `api` covers the v1 API's records, `errors` every refused request,
-//! `redirects` the short links and click counting, `cli` the real binary, `linkdeck_api`
-//! linkdeck's own paths beside v1.
+//! `redirects` the short links and click counting, `qr` their QR codes, `cli` the real binary,
+//! `linkdeck_api` linkdeck's own paths beside v1.
 //!
 //! The same modules run on PostgreSQL in `server_on_postgres.rs`: they start their servers and
 //! databases through [`store`] and [`serve`] below, never on a store of their own choosing.
@@ -18,6 +18,8 @@ mod errors;
 mod hardening;
 #[path = "server/linkdeck_api.rs"]
 mod linkdeck_api;
+#[path = "server/qr.rs"]
+mod qr;
 #[path = "server/redirects.rs"]
 mod redirects;
 #[path = "server/traffic.rs"]

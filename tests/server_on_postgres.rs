@@ -19,6 +19,8 @@ mod errors;
 mod hardening;
 #[path = "server/linkdeck_api.rs"]
 mod linkdeck_api;
+#[path = "server/qr.rs"]
+mod qr;
 #[path = "server/redirects.rs"]
 mod redirects;
 #[path = "server/traffic.rs"]
@@ -58,12 +60,13 @@ async fn serve(opts: ServeOptions) -> Option<TestServer> {
 }
 
 /// The shared modules' sources.
-const SOURCES: [(&str, &str); 7] = [
+const SOURCES: [(&str, &str); 8] = [
     ("api", include_str!("server/api.rs")),
     ("cli", include_str!("server/cli.rs")),
     ("errors", include_str!("server/errors.rs")),
     ("hardening", include_str!("server/hardening.rs")),
     ("linkdeck_api", include_str!("server/linkdeck_api.rs")),
+    ("qr", include_str!("server/qr.rs")),
     ("redirects", include_str!("server/redirects.rs")),
     ("traffic", include_str!("server/traffic.rs")),
 ];

@@ -7,7 +7,7 @@ use std::process::ExitCode;
 use serde_json::json;
 
 use crate::config::ConfigError;
-use crate::domain::{Error, FieldErrors, LinkField, Shown};
+use crate::domain::{Error, FieldErrors, LinkField, Shown, plural};
 
 /// What kind of failure, which decides the exit code. The table is documented in the README
 /// ("Exit codes"); keep the two in step.
@@ -134,6 +134,10 @@ impl fmt::Display for CliError {
                 write!(f, "\n  {}: {}", Shown(&with_flag(field)), Shown(message))?;
             }
         }
+        let more = self.fields.unlisted();
+        if more > 0 {
+            write!(f, "\n  … and {}", plural(more as u64, "more field"))?;
+        }
         Ok(())
     }
 }
@@ -153,6 +157,8 @@ fn with_flag(field: &str) -> String {
         (Some(list), Some(i)) if list.is_target_list() => {
             Some(format!("--{} #{}", list.name(), i + 1))
         }
+        // A list's query: `links list` and `spaces list` take it as `--search`.
+        _ if field == "search" => Some("--search".to_owned()),
         _ => None,
     };
     match flag {

@@ -22,7 +22,10 @@ use super::output::{plural, print, print_json};
 use super::progress::{Counting, Progress, Unit};
 use crate::backend::local::{ImportOptions, ImportRow, ImportSummary, Incoming, Renamed};
 use crate::backend::remote::RemoteBackend;
-use crate::domain::{Domain, Error, FieldErrors, Id, OnConflict, Place, SpaceInput};
+use crate::domain::{
+    Domain, Error, FieldErrors, Id, LISTED_FIELDS, OnConflict, Place, SpaceInput, TITLE_MAX,
+    name_excerpt, thousands,
+};
 use crate::server::AgentParser;
 use crate::transfer::foreign::{self, Dropped, ForeignRow, Kind as FileKind, Read as Foreign};
 use crate::transfer::foreign::{AgentReader, ClickLog, LogError, ReadOptions, Service, Shape};
@@ -167,6 +170,7 @@ pub async fn import(ctx: &Context, args: ImportArgs) -> CliResult {
     let broken: Arc<Mutex<Option<FormatError>>> = Arc::default();
     let dropped = Dropped::default();
     let lost_passwords = Arc::new(AtomicUsize::new(0));
+    let cut_titles = CutTitles::default();
 
     let (spaces, rows): (
         Vec<(Place, SpaceInput)>,
@@ -175,6 +179,7 @@ pub async fn import(ctx: &Context, args: ImportArgs) -> CliResult {
         let own = Own {
             domains: domains.clone(),
             lost_passwords: lost_passwords.clone(),
+            cut_titles: cut_titles.clone(),
             broken: broken.clone(),
             shift: None,
         };
@@ -201,6 +206,7 @@ pub async fn import(ctx: &Context, args: ImportArgs) -> CliResult {
             default_hosts: args.default_domain.iter().map(|h| bare_host(h)).collect(),
             tags_to_spaces: args.tags_to_spaces,
             dropped: dropped.clone(),
+            cut_titles: cut_titles.clone(),
             broken: broken.clone(),
             progress: progress.clone(),
             count: 0,
@@ -253,8 +259,11 @@ pub async fn import(ctx: &Context, args: ImportArgs) -> CliResult {
         &name,
         kind,
         &summary,
-        &dropped,
-        lost_passwords.load(Ordering::Relaxed),
+        &Notes {
+            dropped: &dropped,
+            lost_passwords: lost_passwords.load(Ordering::Relaxed),
+            cut_titles: &cut_titles,
+        },
         carries_all,
     )
 }
@@ -344,10 +353,32 @@ fn broken_row(e: FormatError, broken: &Mutex<Option<FormatError>>) -> Incoming {
     Incoming::Broken(fields)
 }
 
+/// The rows whose title was longer than [`TITLE_MAX`] characters and was cut: the places of
+/// the first of them, as many as an error list names, and how many in all. Rows come in file
+/// order, so the first noted are the first in the file.
+#[derive(Debug, Clone, Default)]
+struct CutTitles(Arc<Mutex<(Vec<Place>, usize)>>);
+
+impl CutTitles {
+    fn note(&self, place: Place) {
+        let mut cut = self.0.lock().unwrap_or_else(|p| p.into_inner());
+        if cut.0.len() < LISTED_FIELDS {
+            cut.0.push(place);
+        }
+        cut.1 += 1;
+    }
+
+    /// The first places, and how many titles were cut.
+    fn get(&self) -> (Vec<Place>, usize) {
+        self.0.lock().unwrap_or_else(|p| p.into_inner()).clone()
+    }
+}
+
 /// Turns the records of linkdeck's own files into rows of the import.
 struct Own {
     domains: Vec<Domain>,
     lost_passwords: Arc<AtomicUsize>,
+    cut_titles: CutTitles,
     broken: Arc<Mutex<Option<FormatError>>>,
     /// A sample file's traffic moves forward by this much.
     shift: Option<jiff::SignedDuration>,
@@ -357,7 +388,7 @@ impl Own {
     fn spaces(&self, spaces: Vec<transfer::Numbered<SpaceRecord>>) -> Vec<(Place, SpaceInput)> {
         spaces
             .iter()
-            .map(|n| (Place::line(n.line), n.record.to_input()))
+            .map(|n| (n.place(), n.record.to_input()))
             .collect()
     }
 
@@ -369,7 +400,7 @@ impl Own {
         match read {
             Ok(row) => [
                 row.space
-                    .map(|n| Incoming::Space(Place::line(n.line), n.record.to_input())),
+                    .map(|n| Incoming::Space(n.place(), n.record.to_input())),
                 Some(self.row(Ok(row.link))),
             ],
             Err(e) => [Some(self.row(Err(e))), None],
@@ -386,7 +417,7 @@ impl Own {
         if let Some(shift) = self.shift {
             n.record.shift_traffic(shift);
         }
-        let place = Place::line(n.line);
+        let place = n.place();
         match n
             .record
             .to_import(|name| find_domain(&self.domains, name).map(|d| d.id))
@@ -394,6 +425,9 @@ impl Own {
             Ok(link) => {
                 if link.lost_password {
                     self.lost_passwords.fetch_add(1, Ordering::Relaxed);
+                }
+                if link.title_cut {
+                    self.cut_titles.note(place);
                 }
                 row_of(place, link)
             }
@@ -425,6 +459,7 @@ struct Adapter {
     default_hosts: Vec<String>,
     tags_to_spaces: bool,
     dropped: Dropped,
+    cut_titles: CutTitles,
     broken: Arc<Mutex<Option<FormatError>>>,
     progress: Progress,
     count: u64,
@@ -482,6 +517,7 @@ impl Adapter {
                     .find(|d| d.id == id)
                     .map(|d| d.name.clone());
             } else {
+                let host = name_excerpt(&host);
                 errors.add(
                     "domain",
                     format!(
@@ -493,7 +529,12 @@ impl Adapter {
             }
         }
         match record.to_import(|name| find_domain(&self.domains, name).map(|d| d.id)) {
-            Ok(link) if errors.is_empty() => row_of(place, link),
+            Ok(link) if errors.is_empty() => {
+                if link.title_cut {
+                    self.cut_titles.note(place);
+                }
+                row_of(place, link)
+            }
             Ok(_) => invalid(place, errors),
             Err(e) => {
                 errors.merge(e);
@@ -603,6 +644,16 @@ fn add_up(summary: &mut ImportSummary, done: ImportSummary) {
     summary.renamed.extend(done.renamed);
 }
 
+/// What an import noted on the way, besides what it created.
+struct Notes<'a> {
+    dropped: &'a Dropped,
+    lost_passwords: usize,
+    cut_titles: &'a CutTitles,
+}
+
+/// Places listed in a summary's text (`--json` lists as many as an error list).
+const PLACES_SHOWN: usize = 20;
+
 /// `carries_all`: whether the destination kept everything the rows carry (a local database, a
 /// `linkdeck serve`) rather than only what a person could type (another server's API).
 fn report(
@@ -610,11 +661,17 @@ fn report(
     name: &str,
     kind: FileKind,
     summary: &ImportSummary,
-    dropped: &Dropped,
-    lost_passwords: usize,
+    notes: &Notes,
     carries_all: bool,
 ) -> CliResult {
-    let dropped = dropped.entries();
+    let dropped = notes.dropped.entries();
+    let lost_passwords = notes.lost_passwords;
+    // A server that keeps no titles was sent none, cut or not.
+    let (cut_at, cut) = if carries_all {
+        notes.cut_titles.get()
+    } else {
+        Default::default()
+    };
     let not_carried = (!carries_all).then_some(
         "titles, click totals, creation dates and traffic history (it is not a linkdeck server, \
          and its API cannot set them)",
@@ -627,6 +684,8 @@ fn report(
             "links_skipped": summary.links_skipped,
             "renamed": summary.renamed,
             "passwords_not_imported": lost_passwords,
+            "titles_cut": cut,
+            "titles_cut_at": cut_at.iter().map(Place::to_string).collect::<Vec<_>>(),
             "clicks_imported": summary.clicks_imported,
             "dropped": dropped.iter().map(|(what, n)| json!({"what": what, "links": n})).collect::<Vec<_>>(),
             "not_carried": not_carried,
@@ -656,13 +715,29 @@ fn report(
             "\nrenamed {} whose alias was taken:",
             plural(summary.renamed.len() as u64, "link")
         ));
-        for Renamed { place, from, to } in summary.renamed.iter().take(20) {
+        for Renamed { place, from, to } in summary.renamed.iter().take(PLACES_SHOWN) {
             text.push_str(&format!("\n  {place}: {from} → {to}"));
         }
-        if summary.renamed.len() > 20 {
+        if summary.renamed.len() > PLACES_SHOWN {
             text.push_str(&format!(
                 "\n  … and {} more (--json lists them all)",
-                summary.renamed.len() - 20
+                summary.renamed.len() - PLACES_SHOWN
+            ));
+        }
+    }
+    if cut > 0 {
+        text.push_str(&format!(
+            "\ncut {} longer than {TITLE_MAX} characters to their first {TITLE_MAX}:",
+            plural(cut as u64, "title")
+        ));
+        for place in cut_at.iter().take(PLACES_SHOWN) {
+            text.push_str(&format!("\n  {place}"));
+        }
+        if cut > PLACES_SHOWN {
+            text.push_str(&format!(
+                "\n  … and {} more (--json lists the first {})",
+                thousands((cut - PLACES_SHOWN) as u64),
+                cut_at.len()
             ));
         }
     }

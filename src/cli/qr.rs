@@ -24,7 +24,7 @@ pub struct QrArgs {
     /// Write the code as an SVG image to FILE instead of drawing it.
     #[arg(long, value_name = "FILE")]
     pub svg: Option<PathBuf>,
-    /// Width and height of the image in pixels (64 to 4096).
+    /// Width and height of the image in pixels (64 to 2048).
     #[arg(long, value_name = "PIXELS", value_parser = parse_size, default_value_t = SIZE_DEFAULT)]
     pub size: u32,
 }
@@ -76,4 +76,26 @@ pub async fn run(ctx: &Context, backend: &dyn Backend, args: QrArgs) -> CliResul
 fn write(path: &Path, bytes: &[u8]) -> CliResult {
     std::fs::write(path, bytes)
         .map_err(|e| CliError::failure(format!("cannot write {}: {e}", path.display())))
+}
+
+#[cfg(test)]
+mod tests {
+    use clap::{Args, Command};
+
+    use super::QrArgs;
+    use crate::qr::{SIZE_MAX, SIZE_MIN};
+
+    #[test]
+    fn the_help_names_the_sizes_parse_size_allows() {
+        let command = QrArgs::augment_args(Command::new("qr"));
+        let size = command
+            .get_arguments()
+            .find(|a| a.get_id() == "size")
+            .unwrap();
+        let help = size.get_help().unwrap().to_string();
+        assert!(
+            help.contains(&format!("({SIZE_MIN} to {SIZE_MAX})")),
+            "{help}"
+        );
+    }
 }

@@ -153,7 +153,7 @@ async fn import(
     let spaces = head
         .spaces
         .iter()
-        .map(|n| (Place::line(n.line), n.record.to_input()))
+        .map(|n| (n.place(), n.record.to_input()))
         .collect();
     let lost_passwords = Arc::new(AtomicUsize::new(0));
     let lost = lost_passwords.clone();
@@ -203,7 +203,7 @@ fn row_of(
     if let Some(shift) = shift {
         n.record.shift_traffic(shift);
     }
-    let place = Place::line(n.line);
+    let place = n.place();
     match n
         .record
         .to_import(|name| find_domain(domains, name).map(|d| d.id))

@@ -19,6 +19,7 @@ mod public_stats;
 mod qr;
 mod redirect;
 mod resolve;
+mod slots;
 mod upkeep;
 mod visitor;
 
@@ -150,13 +151,23 @@ pub(crate) struct AppState {
     agents: visitor::AgentParser,
     geo: visitor::GeoSource,
     api_limiter: limit::RateLimiter<LimitKey>,
-    /// Public stats pages per address, under the API's per-minute limit.
-    stats_limiter: limit::RateLimiter<std::net::IpAddr>,
+    /// Requests for public pages (statistics, QR codes) per visitor, under the API's
+    /// per-minute limit: see [`AppState::public_page`].
+    public_limiter: limit::RateLimiter<std::net::IpAddr>,
     stats_cache: public_stats::StatsCache,
+    qr_codes: qr::Codes,
     passwords: passwords::PasswordGate,
     key_use: limit::KeyUse,
     /// Turns of linkdeck's import endpoint (see `linkdeck::IMPORTS_AT_ONCE`).
     imports: tokio::sync::Semaphore,
+}
+
+impl AppState {
+    /// Counts a request from `peer` for a public page that costs the server work (a link's
+    /// statistics, a QR code). A visitor is an IPv4 address or an IPv6 /64, as for passwords.
+    fn public_page(&self, peer: std::net::IpAddr) -> limit::Decision {
+        self.public_limiter.hit(&visitor::network(peer))
+    }
 }
 
 /// Logs one line per request: method, path (never the query, which may hold secrets), status
@@ -187,8 +198,8 @@ fn app(state: Arc<AppState>, opts: &ServeOptions) -> Router {
             get(redirect::preview).post(redirect::unlock_preview),
         )
         .route("/{alias}/stats", get(public_stats::page))
-        .route("/{alias}/qr.svg", get(qr::svg))
-        .route("/{alias}/qr.png", get(qr::png))
+        .route("/{alias}/qr.svg", get(qr::code))
+        .route("/{alias}/qr.png", get(qr::code))
         .fallback(|| async { pages::not_found() });
     api::router(state.clone())
         .merge(links)
@@ -343,8 +354,9 @@ pub async fn serve_prepared(
         agents: visitor::AgentParser::default(),
         geo,
         api_limiter: limit::RateLimiter::per_minute(opts.api_rate_limit),
-        stats_limiter: limit::RateLimiter::per_minute(opts.api_rate_limit),
+        public_limiter: limit::RateLimiter::per_minute(opts.api_rate_limit),
         stats_cache: public_stats::StatsCache::new(opts.stats_cache),
+        qr_codes: qr::Codes::new(),
         passwords: passwords::PasswordGate::new(
             opts.password_attempts,
             opts.password_guesses_per_link,

@@ -98,6 +98,26 @@ pub fn unavailable() -> Response {
     )
 }
 
+/// `unavailable`, with the seconds to wait.
+pub fn busy(retry_after: u64) -> Response {
+    let mut page = unavailable();
+    page.headers_mut()
+        .insert(header::RETRY_AFTER, HeaderValue::from(retry_after));
+    page
+}
+
+/// A visitor has used up the allowance for public pages for now.
+pub fn too_many_requests(retry_after: u64) -> Response {
+    let mut page = message(
+        StatusCode::TOO_MANY_REQUESTS,
+        "Too many requests",
+        &format!("Try again in {retry_after} seconds."),
+    );
+    page.headers_mut()
+        .insert(header::RETRY_AFTER, HeaderValue::from(retry_after));
+    page
+}
+
 /// What the password form says above the field.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum PasswordPrompt {

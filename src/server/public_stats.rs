@@ -1,7 +1,8 @@
 //! `GET /{alias}/stats`: the statistics page of a public link, in HTML or (with `Accept:
 //! application/json`) the API's stats record. Anyone may read it, so it stays cheap however it
 //! is called: it reads the rollups (one row a day, whatever the traffic), keeps each answer for
-//! a few seconds per link and period, and counts against the server's per-address rate limit.
+//! a few seconds per link and period, and counts against its visitor's allowance on the public
+//! pages.
 
 use std::collections::HashMap;
 use std::net::SocketAddr;
@@ -94,15 +95,9 @@ pub async fn page(
 ) -> Response {
     let json = wants_json(&headers);
     let refuse = |e: ApiError, page: Response| if json { e.into_response() } else { page };
-    let decision = state.stats_limiter.hit(&peer.ip());
+    let decision = state.public_page(peer.ip());
     if !decision.allowed {
-        let mut page = pages::message(
-            StatusCode::TOO_MANY_REQUESTS,
-            "Too many requests",
-            &format!("Try again in {} seconds.", decision.retry_after),
-        );
-        page.headers_mut()
-            .insert(header::RETRY_AFTER, HeaderValue::from(decision.retry_after));
+        let page = pages::too_many_requests(decision.retry_after);
         return refuse(
             ApiError::RateLimited {
                 limit: decision.limit,

@@ -247,9 +247,10 @@ async fn check_password(
     let Some(hash) = link.password_hash.clone() else {
         return Ok(());
     };
-    if let Err(refused) = state.passwords.admit(peer.ip(), link.id) {
-        return Err(refused_page(link, refused));
-    }
+    let admitted = match state.passwords.admit(peer.ip(), link.id) {
+        Ok(admitted) => admitted,
+        Err(refused) => return Err(refused_page(link, refused)),
+    };
     let form_ok = headers
         .get(header::CONTENT_TYPE)
         .and_then(|v| v.to_str().ok())
@@ -264,7 +265,11 @@ async fn check_password(
     let Some(given) = given else {
         return Err(password_form(link, PasswordPrompt::Wrong));
     };
-    match state.passwords.verify(link.id, hash, given).await {
+    match state
+        .passwords
+        .verify(peer.ip(), link.id, admitted, hash, given)
+        .await
+    {
         Ok(true) => Ok(()),
         Ok(false) => Err(password_form(link, PasswordPrompt::Wrong)),
         Err(refused) => Err(refused_page(link, refused)),

@@ -1,17 +1,21 @@
 //! The CSV format: one row per link, with a header row naming the columns (any order, any
 //! subset that includes `url`). Spaces travel in the `space` and `space_color` columns.
 //!
-//! An import reads the file as a stream ([`stream_csv`]), a row at a time.
+//! An import reads the file as a stream ([`stream_csv`]), a row at a time, each row bounded
+//! (see `bounded_csv.rs`). Every cell is written so that a spreadsheet opens it as text, and
+//! read back as it was (see `formula.rs`).
 
 use std::collections::{HashMap, HashSet};
 use std::io::{Read, Write};
 
-use ::csv::{ReaderBuilder, StringRecord, StringRecordsIntoIter, Writer};
+use ::csv::{QuoteStyle, ReaderBuilder, StringRecord, Writer, WriterBuilder};
 
+use super::bounded_csv::BoundedCsv;
+use super::formula;
 use super::record::PasswordField;
 use super::rules::{decode_keyed, decode_values, encode_keyed, encode_values};
 use super::{Bundle, FormatError, LinkRecord, Numbered, Scalar, SpaceRecord};
-use crate::domain::{LinkField, Platform, country_by_code, space_name_key};
+use crate::domain::{LinkField, Platform, country_by_code, name_excerpt, space_name_key};
 
 use LinkField as F;
 
@@ -81,14 +85,15 @@ pub fn read_csv(bytes: &[u8]) -> Result<Bundle, FormatError> {
 /// the file (it holds one row, and the names of the spaces declared so far). A file that is
 /// not valid further on ends the stream with its error (and nothing after it).
 pub fn stream_csv<R: Read>(input: R) -> Result<CsvRows<R>, FormatError> {
-    let mut reader = ReaderBuilder::new()
-        .has_headers(true)
-        .flexible(false)
-        .from_reader(input);
-    let headers = reader.headers().map_err(csv_error)?;
-    let index = column_index(headers)?;
+    let mut reader = BoundedCsv::new(
+        ReaderBuilder::new().has_headers(true).flexible(false),
+        input,
+    );
+    let headers = reader.headers()?;
+    let index = column_index(&headers)?;
     Ok(CsvRows {
-        rows: reader.into_records(),
+        reader,
+        record: StringRecord::new(),
         index,
         colored: HashSet::new(),
         done: false,
@@ -108,7 +113,8 @@ fn column_index(headers: &StringRecord) -> Result<HashMap<Column, usize>, Format
                 FormatError::at(
                     1,
                     format!(
-                        "unknown column \"{name}\" (known columns: {})",
+                        "unknown column \"{}\" (known columns: {})",
+                        name_excerpt(name),
                         names.join(", ")
                     ),
                 )
@@ -131,7 +137,9 @@ fn column_index(headers: &StringRecord) -> Result<HashMap<Column, usize>, Format
 
 /// The rows of a CSV file, one at a time (see [`stream_csv`]).
 pub struct CsvRows<R> {
-    rows: StringRecordsIntoIter<R>,
+    reader: BoundedCsv<R>,
+    /// The row being read, its buffer kept from row to row.
+    record: StringRecord,
     index: HashMap<Column, usize>,
     /// Name keys of the spaces a row has declared.
     colored: HashSet<String>,
@@ -145,13 +153,15 @@ impl<R: Read> Iterator for CsvRows<R> {
         if self.done {
             return None;
         }
-        let read = self
-            .rows
-            .next()?
-            .map_err(csv_error)
-            .and_then(|row| self.row(&row));
-        self.done = read.is_err();
-        Some(read)
+        let mut record = std::mem::take(&mut self.record);
+        let read = match self.reader.read(&mut record) {
+            Ok(false) => None,
+            Ok(true) => Some(self.row(&record)),
+            Err(e) => Some(Err(e)),
+        };
+        self.record = record;
+        self.done = read.as_ref().is_none_or(Result::is_err);
+        read
     }
 }
 
@@ -203,29 +213,30 @@ impl<R> CsvRows<R> {
         if let (Some(name), Some(color)) = (&record.space, cell(Column::SpaceColor)) {
             // The first row naming a space with a colour defines it.
             if self.colored.insert(space_name_key(name)) {
-                space = Some(Numbered {
+                space = Some(Numbered::at(
                     line,
-                    record: SpaceRecord {
+                    SpaceRecord {
                         name: name.clone(),
                         color: Scalar::Text(color),
                     },
-                });
+                ));
             }
         }
         Ok(CsvRow {
             space,
-            link: Numbered { line, record },
+            link: Numbered::at(line, record),
         })
     }
 }
 
-/// The non-empty, trimmed text of a column, or `None`.
+/// The non-empty, trimmed text of a column, or `None`; a cell written so that a spreadsheet
+/// would not run it gives back the text it was written from.
 fn cell(row: &StringRecord, index: &HashMap<Column, usize>, column: Column) -> Option<String> {
     let i = *index.get(&column)?;
     row.get(i)
         .map(str::trim)
         .filter(|s| !s.is_empty())
-        .map(str::to_owned)
+        .map(|s| formula::from_cell(s).to_owned())
 }
 
 fn informational_flag(text: &str) -> Option<bool> {
@@ -236,22 +247,6 @@ fn informational_flag(text: &str) -> Option<bool> {
     }
 }
 
-fn csv_error(e: ::csv::Error) -> FormatError {
-    let line = e
-        .position()
-        .map(|p| usize::try_from(p.line()).unwrap_or(usize::MAX));
-    let message = match e.kind() {
-        ::csv::ErrorKind::UnequalLengths {
-            expected_len, len, ..
-        } => {
-            format!("has {len} fields where the header has {expected_len}")
-        }
-        ::csv::ErrorKind::Utf8 { .. } => "is not UTF-8 text".to_owned(),
-        _ => format!("is not valid CSV ({e})"),
-    };
-    FormatError { line, message }
-}
-
 /// Writes links as CSV rows, header first.
 pub struct CsvWriter<W: Write> {
     out: Writer<W>,
@@ -260,9 +255,14 @@ pub struct CsvWriter<W: Write> {
 
 impl<W: Write> CsvWriter<W> {
     /// `spaces` supplies each space's colour for the `space_color` column.
-    pub fn new(out: W, spaces: &[SpaceRecord]) -> Result<Self, ::csv::Error> {
-        let mut out = Writer::from_writer(out);
-        out.write_record(COLUMNS.map(Column::name))?;
+    pub fn new(mut out: W, spaces: &[SpaceRecord]) -> Result<Self, ::csv::Error> {
+        // The header's names need no quotes; every cell after it is quoted, so that a
+        // spreadsheet splitting on `;` or `,` keeps a neutralised cell whole.
+        out.write_all(COLUMNS.map(Column::name).join(",").as_bytes())?;
+        out.write_all(b"\n")?;
+        let out = WriterBuilder::new()
+            .quote_style(QuoteStyle::Always)
+            .from_writer(out);
         Ok(CsvWriter {
             out,
             colors: spaces
@@ -272,9 +272,10 @@ impl<W: Write> CsvWriter<W> {
         })
     }
 
+    /// Every cell is written so that a spreadsheet shows it as text (see `formula.rs`).
     pub fn link(&mut self, link: &LinkRecord) -> Result<(), ::csv::Error> {
         self.out
-            .write_record(COLUMNS.map(|column| self.text(link, column)))
+            .write_record(COLUMNS.map(|column| formula::to_cell(self.text(link, column))))
     }
 
     /// What `link` writes in `column`.

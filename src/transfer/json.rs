@@ -11,6 +11,7 @@ use serde::Deserialize;
 
 use super::foreign::scan::{Event, JsonArrays};
 use super::{Bundle, FORMAT_VERSION, FormatError, LinkRecord, Numbered, SpaceRecord};
+use crate::domain::name_excerpt;
 
 #[derive(Deserialize)]
 #[serde(deny_unknown_fields)]
@@ -50,17 +51,45 @@ pub fn read_json(text: &str) -> Result<Bundle, FormatError> {
 
 /// A serde error in text that starts on line `first` of the file, at its line in the file.
 fn serde_error(e: &serde_json::Error, first: usize) -> FormatError {
-    // serde_json's message ends with " at line L column C"; the line is reported separately.
+    FormatError {
+        line: (e.line() > 0).then(|| first + e.line() - 1),
+        message: format!("{} (column {})", serde_message(e), e.column()),
+    }
+}
+
+/// What serde_json says is wrong, without the place it adds (" at line L column C": the line
+/// is reported apart), and with what it quotes from the file — a key, a string — shown as an
+/// excerpt.
+pub(super) fn serde_message(e: &serde_json::Error) -> String {
     let full = e.to_string();
     let message = full
         .rsplit_once(" at line ")
-        .map_or(full.as_str(), |(m, _)| m)
-        .to_owned();
-    FormatError {
-        line: (e.line() > 0).then(|| first + e.line() - 1),
-        message: format!("{message} (column {})", e.column()),
-    }
+        .map_or(full.as_str(), |(m, _)| m);
+    excerpt_quoted(message)
 }
+
+/// `message` with each run between backticks or double quotes shown as an [`excerpt`]; what
+/// is left is cut too, should a quote have been left open.
+fn excerpt_quoted(message: &str) -> String {
+    let mut out = String::new();
+    let mut rest = message;
+    while let Some(open) = rest.find(['`', '"']) {
+        let quote = rest[open..].chars().next().unwrap_or('"');
+        let inner = &rest[open + 1..];
+        let Some(close) = inner.find(quote) else {
+            break;
+        };
+        out.push_str(&rest[..=open]);
+        out.push_str(&name_excerpt(&inner[..close]));
+        out.push(quote);
+        rest = &inner[close + 1..];
+    }
+    out.push_str(&rest.chars().take(MESSAGE_MAX).collect::<String>());
+    out
+}
+
+/// The characters of a parser's own words kept beside the excerpts it quotes.
+const MESSAGE_MAX: usize = 400;
 
 fn check_version(version: Option<u32>) -> Result<(), FormatError> {
     match version.filter(|v| *v != FORMAT_VERSION) {
@@ -157,8 +186,8 @@ impl<R: BufRead> Iterator for JsonLinks<R> {
             None => self.arrays.next()?,
         };
         let read = match event {
-            Ok(Event::Element { line, bytes }) => serde_json::from_slice(&bytes)
-                .map(|record| Numbered { line, record })
+            Ok(Event::Element { line, row, bytes }) => serde_json::from_slice(&bytes)
+                .map(|record| Numbered { line, row, record })
                 .map_err(|e| serde_error(&e, line)),
             // The strict reader hands out the head's keys only before the links.
             Ok(Event::Sibling { line, key, .. }) => Err(FormatError::at(
@@ -176,7 +205,7 @@ fn number<T>(records: Vec<T>, lines: Vec<usize>) -> Vec<Numbered<T>> {
     records
         .into_iter()
         .zip(lines)
-        .map(|(record, line)| Numbered { line, record })
+        .map(|(record, line)| Numbered::at(line, record))
         .collect()
 }
 

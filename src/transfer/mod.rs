@@ -5,9 +5,12 @@
 //! Records refer to spaces and domains by name, not id, so a file moves between databases.
 //! Passwords cannot be exported (only their hashes exist); an export says which links had one.
 
+mod bounded_csv;
 mod csv;
 pub mod foreign;
+mod formula;
 mod json;
+pub mod limits;
 mod record;
 mod rules;
 
@@ -51,11 +54,33 @@ impl fmt::Display for Format {
     }
 }
 
-/// A record and the line of the file it starts on.
+/// A record and where in the file it starts: its line, and its place on that line when
+/// records share it (a JSON file written on one line).
 #[derive(Debug, Clone, PartialEq)]
 pub struct Numbered<T> {
     pub line: usize,
+    /// The record's place among those starting on its line, from the second on.
+    pub row: Option<usize>,
     pub record: T,
+}
+
+impl<T> Numbered<T> {
+    /// A record alone on its line (or the first on it).
+    pub fn at(line: usize, record: T) -> Self {
+        Numbered {
+            line,
+            row: None,
+            record,
+        }
+    }
+
+    /// Where the record is, as errors name it (`line 12`, `line 1, row 3`).
+    pub fn place(&self) -> Place {
+        Place {
+            line: self.line,
+            row: self.row,
+        }
+    }
 }
 
 /// Everything read from an import file.
@@ -143,5 +168,7 @@ fn line_of_offset(bytes: &[u8], offset: usize) -> usize {
         + 1
 }
 
+#[cfg(test)]
+mod hostile_tests;
 #[cfg(test)]
 mod tests;

@@ -10,7 +10,7 @@ use std::collections::BTreeMap;
 
 use crate::domain::{
     Carried, FieldErrors, Id, Link, LinkField, LinkInput, RuleInput, Space, SpaceInput, TargetType,
-    TrafficHour, carried, format_expiry_input,
+    TrafficHour, carried, format_expiry_input, name_excerpt,
 };
 
 /// A value written as a string, number or boolean; the service reads all of them as text
@@ -240,13 +240,15 @@ impl TrafficRecord {
 }
 
 /// A link record made ready for the service: the input, the name of its space, what it carries
-/// from before, and whether the export said it had a password that could not be carried.
+/// from before, whether the export said it had a password that could not be carried, and
+/// whether its title was cut to [`TITLE_MAX`](crate::domain::TITLE_MAX) characters.
 #[derive(Debug, Clone, PartialEq)]
 pub struct ImportLink {
     pub input: LinkInput,
     pub space: Option<String>,
     pub carried: Carried,
     pub lost_password: bool,
+    pub title_cut: bool,
 }
 
 impl LinkRecord {
@@ -357,7 +359,8 @@ impl LinkRecord {
                     errors.add(
                         LinkField::Domain.name(),
                         format!(
-                            "no domain named {name} (add it first with `linkdeck domains add`)"
+                            "no domain named {} (add it first with `linkdeck domains add`)",
+                            name_excerpt(name)
                         ),
                     );
                     None
@@ -410,11 +413,17 @@ impl LinkRecord {
             }
         }
         carried.traffic = traffic;
+        let title_cut = self
+            .title
+            .as_deref()
+            .map(str::trim)
+            .is_some_and(|given| !given.is_empty() && carried.title.as_deref() != Some(given));
         errors.into_result(ImportLink {
             input,
             space,
             carried,
             lost_password,
+            title_cut,
         })
     }
 }

@@ -217,6 +217,25 @@ fn refusals_say_what_is_allowed() {
         .run(&["links", "create", "https://example.com", "--alias", "café"])
         .fails_with(3);
     assert!(run.stderr.contains("ASCII letters"), "{}", run.stderr);
+    // A search longer than anything it could find.
+    let long = "x".repeat(2_049);
+    let run = env.run(&["links", "list", "--search", &long]).fails_with(3);
+    assert!(
+        run.stderr.contains(
+            "\n  search (--search): must be at most 2048 characters, the longest a link's title can be"
+        ),
+        "{}",
+        run.stderr
+    );
+    let run = env
+        .run(&["spaces", "list", "--search", &long[..33]])
+        .fails_with(3);
+    assert!(
+        run.stderr
+            .contains("\n  search (--search): must be at most 32 characters"),
+        "{}",
+        run.stderr
+    );
 }
 
 #[test]

@@ -17,6 +17,7 @@ mod completions;
 mod config;
 mod control_characters;
 mod errors;
+mod hostile_files;
 mod links;
 mod postgres;
 mod spaces;
@@ -32,6 +33,15 @@ fn ids(list: &Value) -> Vec<i64> {
         .expect("items")
         .iter()
         .map(|l| l["id"].as_i64().unwrap())
+        .collect()
+}
+
+/// The lines an import's error lists, in the order it lists them (`  line 12: url`).
+fn listed_lines(stderr: &str) -> Vec<usize> {
+    stderr
+        .lines()
+        .filter_map(|l| l.trim().strip_prefix("line "))
+        .map(|l| l.split(':').next().unwrap().parse().unwrap())
         .collect()
 }
 

@@ -130,6 +130,19 @@ pub fn client() -> reqwest::Client {
         .unwrap()
 }
 
+/// A client like [`client`] whose requests come from `127.0.0.N`: distinct visitors on
+/// loopback.
+pub fn client_from(n: u8) -> reqwest::Client {
+    reqwest::Client::builder()
+        .user_agent(BROWSER)
+        .redirect(reqwest::redirect::Policy::none())
+        .no_proxy()
+        .local_address(std::net::IpAddr::from([127, 0, 0, n]))
+        .timeout(Duration::from_secs(30))
+        .build()
+        .unwrap()
+}
+
 impl TestServer {
     pub async fn start() -> TestServer {
         Self::start_with(ServeOptions::default()).await

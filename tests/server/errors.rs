@@ -255,7 +255,13 @@ async fn list_parameters_are_strict() {
     let Some(s) = crate::serve(ServeOptions::default()).await else {
         return;
     };
+    // Longer than the longest title, alias or space name: nothing could match (the filed
+    // search was 20 KB of one word said over and over).
+    let said_over = format!("search={}", "course+".repeat(2_857));
+    let long_alias = format!("by=alias&search={}", "x".repeat(256));
     for (query, field) in [
+        (said_over.as_str(), "search"),
+        (long_alias.as_str(), "search"),
         ("status=9", "status"),
         ("status=x", "status"),
         ("sort=sideways", "sort"),
@@ -282,7 +288,9 @@ async fn list_parameters_are_strict() {
             "{query} should name {field}: {body}"
         );
     }
+    let long_name = format!("/api/v1/spaces?search={}", "x".repeat(33));
     for (path, field) in [
+        (long_name.as_str(), "search"),
         ("/api/v1/spaces?sort=max", "sort"),
         ("/api/v1/spaces?per_page=1000", "per_page"),
         ("/api/v1/domains?page=0", "page"),

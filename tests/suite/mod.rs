@@ -18,8 +18,8 @@ use jiff::{SignedDuration, Timestamp};
 
 use linkdeck::backend::{Backend, BulkAction, Progress, Selection, Undo};
 use linkdeck::domain::{
-    Domain, Error, FieldErrors, Id, Link, LinkInput, LinkQuery, Page, RuleInput, SearchBy, Sort,
-    SpaceInput, SpaceQuery, StatusFilter, TargetType,
+    ALIAS_MAX, Domain, Error, FieldErrors, Id, Link, LinkInput, LinkQuery, Page, RuleInput,
+    SearchBy, Sort, SpaceInput, SpaceQuery, StatusFilter, TargetType, URL_MAX,
 };
 
 /// What a backend under test must offer besides the `Backend` itself.
@@ -87,6 +87,8 @@ macro_rules! backend_suite {
             search_by_each_field_ignores_case,
             search_treats_wildcards_and_quotes_literally,
             search_results_page_like_any_list,
+            a_search_longer_than_its_field_can_hold_is_a_field_error,
+            long_search_terms_match_only_where_they_are_whole,
             space_and_domain_filters,
             update_changes_only_present_fields,
             update_of_url_renews_the_title,
@@ -1090,6 +1092,106 @@ pub async fn search_treats_wildcards_and_quotes_literally(h: &dyn Harness) {
         };
         assert_eq!(found, expected, "{term}");
     }
+}
+
+pub async fn a_search_longer_than_its_field_can_hold_is_a_field_error(h: &dyn Harness) {
+    let b = h.backend();
+    create(h, aliased("https://long.example/spring", "spring")).await;
+    // A title is made from its URL's host and path, so it is no longer than a URL.
+    for (by, longest) in [
+        (SearchBy::Title, URL_MAX),
+        (SearchBy::Alias, ALIAS_MAX),
+        (SearchBy::Url, URL_MAX),
+    ] {
+        let of = |n: usize| LinkQuery {
+            search: Some("s".repeat(n)),
+            by,
+            ..query()
+        };
+        assert_eq!(b.list_links(&of(longest)).await.unwrap().total, 0, "{by:?}");
+        let errors = assert_fields(b.list_links(&of(longest + 1)).await, &["search"]);
+        let message = errors.get("search").unwrap().join(" ");
+        assert!(message.contains(&longest.to_string()), "{by:?}: {message}");
+    }
+    // Characters are counted, not bytes.
+    let wide = LinkQuery {
+        search: Some("é".repeat(URL_MAX)),
+        by: SearchBy::Url,
+        ..query()
+    };
+    assert_eq!(b.list_links(&wide).await.unwrap().total, 0);
+    // A space's name is at most 32 characters.
+    let spaces = |n: usize| SpaceQuery {
+        search: Some("x".repeat(n)),
+        ..SpaceQuery::default()
+    };
+    assert_eq!(b.list_spaces(&spaces(32)).await.unwrap().total, 0);
+    assert_fields(b.list_spaces(&spaces(33)).await, &["search"]);
+}
+
+/// Terms longer than a trigram index is asked for whole are looked up by pieces of them and
+/// checked whole: a link holding every piece, but not the term, is no match.
+pub async fn long_search_terms_match_only_where_they_are_whole(h: &dyn Harness) {
+    let word = "Course-School-";
+    let url = |path: &str| link(&format!("https://long.example/{path}"));
+    let whole = create(h, url(&word.repeat(6))).await;
+    let apart = create(h, url(&format!("{}X{}", word.repeat(2), word.repeat(2)))).await;
+    let shouted = create(h, url(&word.to_uppercase().repeat(4))).await;
+    let wild = create(h, url(&"100%25_off-".repeat(4))).await;
+    let tame = create(h, url(&"100%25Xoff-".repeat(4))).await;
+    h.other_owner()
+        .create_link(&url(&word.repeat(6)))
+        .await
+        .unwrap();
+    let term = word.to_lowercase().repeat(3);
+    for by in [SearchBy::Url, SearchBy::Title] {
+        assert_eq!(
+            search(h, by, &term).await,
+            vec![shouted.id, whole.id],
+            "{by:?}"
+        );
+    }
+    assert_eq!(
+        search(h, SearchBy::Url, &word.repeat(2)).await,
+        vec![shouted.id, apart.id, whole.id]
+    );
+    assert_eq!(
+        search(h, SearchBy::Url, &word.repeat(7)).await,
+        Vec::<Id>::new()
+    );
+    // Wildcards and quotes are plain text in long terms too.
+    assert_eq!(
+        search(h, SearchBy::Url, &"100%25_off-".repeat(3)).await,
+        vec![wild.id]
+    );
+    assert_eq!(
+        search(h, SearchBy::Url, &"100%25Xoff-".repeat(3)).await,
+        vec![tame.id]
+    );
+    // With a status filter and an order by clicks.
+    h.set_clicks(whole.id, 5).await;
+    let by_clicks = LinkQuery {
+        search: Some(term.clone()),
+        by: SearchBy::Url,
+        sort: Sort::Max,
+        ..query()
+    };
+    assert_eq!(ids(h, by_clicks.clone()).await, vec![whole.id, shouted.id]);
+    let disabled = LinkInput {
+        disabled: s("1"),
+        ..LinkInput::default()
+    };
+    h.backend()
+        .update_link(shouted.id, &disabled)
+        .await
+        .unwrap();
+    let active = LinkQuery {
+        status: StatusFilter::Active,
+        ..by_clicks
+    };
+    let page = h.backend().list_links(&active).await.unwrap();
+    assert_eq!(page.total, 1);
+    assert_eq!(page.items[0].id, whole.id);
 }
 
 pub async fn space_and_domain_filters(h: &dyn Harness) {

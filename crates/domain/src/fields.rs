@@ -6,25 +6,53 @@ use serde::{Deserialize, Deserializer, Serialize, Serializer};
 
 /// Fields listed at most; further invalid fields are only counted (an import of a large bad
 /// file would otherwise print every one of them).
-pub const LISTED_FIELDS: usize = 50;
+pub const LISTED_FIELDS: usize = 100;
+
+/// Messages kept for one field; further ones add nothing a person needs (a row of a broken
+/// file can be named again and again).
+const MESSAGES_PER_FIELD: usize = 4;
 
 /// Every invalid field of a request, by field name (nested fields with dots: `geo.0.key`; an
-/// import's with their line: `line 12: alias`), each with one or more messages a person can act
-/// on. Names are ordered as a person counts: `line 2` before `line 10`, `geo.2` before `geo.10`.
-/// At most [`LISTED_FIELDS`] are listed; [`FieldErrors::total`] counts them all.
+/// import's with their place: `line 12: alias`, `line 1, row 3: id`), each with one or more
+/// messages a person can act on. Names are ordered as a person counts: `line 2` before `line 10`,
+/// `line 1` before `line 1, row 2`, `geo.2` before `geo.10`. The first [`LISTED_FIELDS`] in that
+/// order are listed, whatever order they were added in; [`FieldErrors::total`] counts them all.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct FieldErrors {
     listed: BTreeMap<FieldName, Vec<String>>,
     unlisted: usize,
 }
 
-/// A field's name, ordered with its runs of digits compared as numbers.
+/// A field's name, ordered by its place (what comes before `": "`) and then its field, each
+/// with its runs of digits compared as numbers.
 #[derive(Debug, Clone, PartialEq, Eq)]
-struct FieldName(String);
+struct FieldName {
+    text: String,
+    /// Where `": "` splits the place from the field, if it does.
+    split: Option<usize>,
+}
+
+impl FieldName {
+    fn new(text: String) -> Self {
+        let split = text.as_bytes().windows(2).position(|pair| pair == b": ");
+        FieldName { text, split }
+    }
+
+    fn parts(&self) -> (&str, Option<&str>) {
+        match self.split {
+            Some(at) => (&self.text[..at], Some(&self.text[at + 2..])),
+            None => (&self.text, None),
+        }
+    }
+}
 
 impl Ord for FieldName {
     fn cmp(&self, other: &Self) -> Ordering {
-        natural_cmp(&self.0, &other.0)
+        let ((place_a, field_a), (place_b, field_b)) = (self.parts(), other.parts());
+        natural_cmp(place_a, place_b).then_with(|| match (field_a, field_b) {
+            (Some(a), Some(b)) => natural_cmp(a, b),
+            (a, b) => a.is_some().cmp(&b.is_some()),
+        })
     }
 }
 
@@ -74,14 +102,43 @@ fn natural_cmp(a: &str, b: &str) -> Ordering {
 }
 
 impl FieldErrors {
+    /// Adds a message for `field`. Once [`LISTED_FIELDS`] are listed, a field that comes
+    /// before the last one listed takes its place, and the last is only counted: errors found
+    /// out of order (a row's, known only at the end of an import) still list the first.
     pub fn add(&mut self, field: &str, message: impl Into<String>) {
-        let name = FieldName(field.to_owned());
-        if let Some(messages) = self.listed.get_mut(&name) {
-            messages.push(message.into());
-        } else if self.listed.len() < LISTED_FIELDS {
-            self.listed.insert(name, vec![message.into()]);
-        } else {
-            self.unlisted += 1;
+        self.add_all(field, std::iter::once(message.into()));
+    }
+
+    /// Adds the messages of one field, which counts once however many it has.
+    fn add_all(&mut self, field: &str, messages: impl IntoIterator<Item = String>) {
+        let mut messages = messages.into_iter().peekable();
+        if messages.peek().is_none() {
+            return;
+        }
+        let name = FieldName::new(field.to_owned());
+        if self.listed.len() >= LISTED_FIELDS {
+            // Full: a field after the last listed is only counted (most are, in a large bad
+            // file); one before it takes the last one's place.
+            let Some((last, _)) = self.listed.last_key_value() else {
+                return;
+            };
+            match name.cmp(last) {
+                Ordering::Greater => {
+                    self.unlisted += 1;
+                    return;
+                }
+                Ordering::Less if !self.listed.contains_key(&name) => {
+                    self.unlisted += 1;
+                    self.listed.pop_last();
+                }
+                _ => {}
+            }
+        }
+        let kept = self.listed.entry(name).or_default();
+        for message in messages {
+            if kept.len() < MESSAGES_PER_FIELD && !kept.contains(&message) {
+                kept.push(message);
+            }
         }
     }
 
@@ -92,9 +149,7 @@ impl FieldErrors {
     /// [`Place::line`]: super::Place::line
     pub fn add_at(&mut self, place: impl fmt::Display, fields: FieldErrors) {
         for (field, messages) in fields.iter() {
-            for message in messages {
-                self.add(&format!("{place}: {field}"), message.clone());
-            }
+            self.add_all(&format!("{place}: {field}"), messages.iter().cloned());
         }
         self.unlisted += fields.unlisted;
     }
@@ -113,9 +168,14 @@ impl FieldErrors {
         self.listed.len() + self.unlisted
     }
 
+    /// The invalid fields counted but not listed.
+    pub fn unlisted(&self) -> usize {
+        self.unlisted
+    }
+
     pub fn get(&self, field: &str) -> Option<&[String]> {
         self.listed
-            .get(&FieldName(field.to_owned()))
+            .get(&FieldName::new(field.to_owned()))
             .map(Vec::as_slice)
     }
 
@@ -126,20 +186,18 @@ impl FieldErrors {
     pub fn iter(&self) -> impl Iterator<Item = (&str, &[String])> {
         self.listed
             .iter()
-            .map(|(k, v)| (k.0.as_str(), v.as_slice()))
+            .map(|(k, v)| (k.text.as_str(), v.as_slice()))
     }
 
     pub fn merge(&mut self, other: FieldErrors) {
-        for (field, messages) in other.iter() {
-            for message in messages {
-                self.add(field, message.clone());
-            }
+        for (field, messages) in other.listed {
+            self.add_all(&field.text, messages);
         }
         self.unlisted += other.unlisted;
     }
 
     /// "1 field is invalid", "3 fields are invalid", "600,000 fields are invalid (the first
-    /// 50 are listed)".
+    /// 100 are listed)".
     pub fn summary(&self) -> String {
         let total = self.total();
         let count = crate::thousands(total as u64);
@@ -175,9 +233,7 @@ impl<'de> Deserialize<'de> for FieldErrors {
         let map = BTreeMap::<String, Vec<String>>::deserialize(deserializer)?;
         let mut errors = FieldErrors::default();
         for (field, messages) in map {
-            for message in messages {
-                errors.add(&field, message);
-            }
+            errors.add_all(&field, messages);
         }
         Ok(errors)
     }
@@ -240,10 +296,70 @@ mod tests {
         assert_eq!(errors.total(), 600);
         assert_eq!(
             errors.summary(),
-            "600 fields are invalid (the first 50 are listed)"
+            "600 fields are invalid (the first 100 are listed)"
         );
-        assert!(errors.contains("line 50: url") && !errors.contains("line 51: url"));
+        assert!(errors.contains("line 100: url") && !errors.contains("line 101: url"));
         let json = serde_json::to_value(&errors).unwrap();
         assert_eq!(json.as_object().unwrap().len(), LISTED_FIELDS);
+    }
+
+    #[test]
+    fn the_first_fields_are_listed_whatever_order_they_come_in() {
+        // As an import finds them: most rows at once, a space's rows only at the end.
+        let mut errors = FieldErrors::default();
+        for line in (2..=400).filter(|l| l % 10 != 9) {
+            errors.add(&format!("line {line}: url"), "bad");
+        }
+        for line in (9..=400).step_by(10) {
+            errors.add(&format!("line {line}: space"), "no space is named X");
+        }
+        let mut late = FieldErrors::default();
+        late.add("line 1: alias", "is taken");
+        errors.merge(late);
+        assert_eq!(errors.total(), 400);
+        assert_eq!(errors.len(), LISTED_FIELDS);
+        let lines: Vec<usize> = errors
+            .iter()
+            .map(|(f, _)| f[5..f.find(':').unwrap()].parse().unwrap())
+            .collect();
+        assert_eq!(lines, (1..=100).collect::<Vec<_>>());
+    }
+
+    #[test]
+    fn a_place_named_again_and_again_is_one_field() {
+        let mut errors = FieldErrors::default();
+        for _ in 0..10_000 {
+            errors.add("line 1: id", "names no bitlink");
+        }
+        for n in 0..10 {
+            errors.add("line 1: id", format!("message {n}"));
+        }
+        assert_eq!(errors.total(), 1);
+        assert_eq!(errors.get("line 1: id").unwrap().len(), MESSAGES_PER_FIELD);
+    }
+
+    #[test]
+    fn the_rows_of_a_line_follow_it() {
+        let mut errors = FieldErrors::default();
+        for name in [
+            "line 2: id",
+            "line 1, row 10: id",
+            "line 1, row 2: url",
+            "line 1: id",
+            "line 1, row 2: id",
+        ] {
+            errors.add(name, "bad");
+        }
+        let order: Vec<&str> = errors.iter().map(|(f, _)| f).collect();
+        assert_eq!(
+            order,
+            [
+                "line 1: id",
+                "line 1, row 2: id",
+                "line 1, row 2: url",
+                "line 1, row 10: id",
+                "line 2: id"
+            ]
+        );
     }
 }

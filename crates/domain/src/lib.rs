@@ -30,7 +30,7 @@ pub use base_url::BaseUrl;
 pub use clock::{Clock, FixedClock, SystemClock};
 pub use country::{Country, country_by_code, search_countries};
 pub use error::{Error, Result};
-pub use excerpt::{EXCERPT_CHARS, excerpt};
+pub use excerpt::{EXCERPT_CHARS, NAME_CHARS, excerpt, name_excerpt};
 pub use expiry::{format_expiry_input, parse_expiry};
 pub use fields::{FieldErrors, LISTED_FIELDS};
 pub use host::{Domain, Owner, find_domain, normalize_domain_name};

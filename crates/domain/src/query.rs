@@ -1,6 +1,6 @@
 use serde::{Deserialize, Serialize};
 
-use super::{FieldErrors, Id};
+use super::{ALIAS_MAX, FieldErrors, Id, TITLE_MAX, URL_MAX, space::SPACE_NAME_MAX};
 
 pub const PER_PAGE_MIN: u32 = 10;
 pub const PER_PAGE_MAX: u32 = 100;
@@ -31,6 +31,34 @@ impl SearchBy {
         Self::ALL
             .into_iter()
             .find(|b| b.as_str().eq_ignore_ascii_case(s.trim()))
+    }
+
+    /// The most characters the field can hold: a longer search can match nothing.
+    pub fn longest(self) -> usize {
+        match self {
+            SearchBy::Title => TITLE_LONGEST,
+            SearchBy::Alias => ALIAS_MAX,
+            SearchBy::Url => URL_MAX,
+        }
+    }
+}
+
+/// The longest title a link can have: one made from its URL's host and path is no longer than
+/// the URL, one an import carries is cut to [`TITLE_MAX`], and a fetched page's is shorter.
+const TITLE_LONGEST: usize = if URL_MAX > TITLE_MAX {
+    URL_MAX
+} else {
+    TITLE_MAX
+};
+
+/// A search longer than `longest` characters, which nothing it looks in can hold, is a field
+/// error rather than a long look for nothing.
+fn validate_search(search: Option<&str>, longest: usize, what: &str, errors: &mut FieldErrors) {
+    if search.is_some_and(|s| s.chars().count() > longest) {
+        errors.add(
+            "search",
+            format!("must be at most {longest} characters, the longest {what} can be"),
+        );
     }
 }
 
@@ -165,9 +193,15 @@ impl LinkQuery {
         self.search.as_deref().filter(|s| !s.is_empty())
     }
 
-    /// Page and page size are in range; reported as field errors, never silently replaced.
+    /// Page and page size are in range and the search no longer than the field it looks in;
+    /// reported as field errors, never silently replaced.
     pub fn validate(&self) -> Result<(), FieldErrors> {
-        validate_paging(self.page, self.per_page)
+        let mut errors = validate_paging(self.page, self.per_page)
+            .err()
+            .unwrap_or_default();
+        let what = format!("a link's {}", self.by.as_str());
+        validate_search(self.search_term(), self.by.longest(), &what, &mut errors);
+        errors.into_result(())
     }
 }
 
@@ -204,6 +238,8 @@ impl SpaceQuery {
         if !matches!(self.sort, Sort::Desc | Sort::Asc) {
             errors.add("sort", "must be desc or asc");
         }
+        let (search, longest) = (self.search_term(), SPACE_NAME_MAX);
+        validate_search(search, longest, "a space's name", &mut errors);
         errors.into_result(())
     }
 }
@@ -244,5 +280,44 @@ impl<T> Page<T> {
 
     pub fn has_next(&self) -> bool {
         self.page < self.last_page()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_search_may_be_as_long_as_its_field_and_no_longer() {
+        for by in SearchBy::ALL {
+            let of = |n: usize| LinkQuery {
+                search: Some("é".repeat(n)),
+                by,
+                ..LinkQuery::default()
+            };
+            assert!(of(by.longest()).validate().is_ok(), "{by:?}");
+            let errors = of(by.longest() + 1).validate().unwrap_err();
+            assert_eq!(
+                errors.get("search").unwrap(),
+                [format!(
+                    "must be at most {} characters, the longest a link's {} can be",
+                    by.longest(),
+                    by.as_str()
+                )]
+            );
+        }
+        // A title made from a URL's host and path can be nearly as long as the URL.
+        assert_eq!(SearchBy::Title.longest(), URL_MAX);
+        let space = |n: usize| SpaceQuery {
+            search: Some("x".repeat(n)),
+            ..SpaceQuery::default()
+        };
+        assert!(space(SPACE_NAME_MAX).validate().is_ok());
+        assert!(
+            space(SPACE_NAME_MAX + 1)
+                .validate()
+                .unwrap_err()
+                .contains("search")
+        );
     }
 }

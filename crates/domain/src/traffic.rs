@@ -185,9 +185,14 @@ impl TrafficHour {
                             None => bounded[dim.index()].push((kept, n)),
                         }
                     }
-                    None => {
-                        errors.add(&field, format!("{value:?} is not a {} value", dim.as_str()))
-                    }
+                    None => errors.add(
+                        &field,
+                        format!(
+                            "\"{}\" is not a {} value",
+                            super::excerpt(&value),
+                            dim.as_str()
+                        ),
+                    ),
                 }
             }
             if sum > clicks {

@@ -87,6 +87,15 @@ pub fn column(by: SearchBy) -> &'static str {
     }
 }
 
+/// The longest term a trigram index is asked for whole. Both stores answer a term from the
+/// matches of each of its trigrams, and their work grows with its length: an FTS5 phrase steps
+/// one iterator per trigram — a word said a thousand times is a thousand iterators over the same
+/// matches — and PostgreSQL checks `ILIKE` on every row its index leaves, lowering the whole
+/// pattern each time. A longer term is looked up by pieces of it, and each candidate checked
+/// against the whole: on SQLite by its distinct triples in the short-term index, on PostgreSQL
+/// by its distinct pieces of this length.
+pub const WHOLE_MAX: usize = 24;
+
 /// The `ORDER BY` of a list over `links l`, read backwards when `reverse`; `full_text`: the
 /// matches come from SQLite's full-text index `f`, which keeps them by id.
 pub fn order_by(sort: Sort, reverse: bool, full_text: bool) -> &'static str {

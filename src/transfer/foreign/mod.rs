@@ -253,15 +253,12 @@ fn json_elements<T: serde::de::DeserializeOwned>(
     scan::JsonArrays::new(input, path, capture).map(move |event| match event {
         Err(e) => Err(Read::Broken(e)),
         Ok(scan::Event::Sibling { bytes, .. }) => Ok(JsonItem::Sibling(bytes)),
-        Ok(scan::Event::Element { line, bytes }) => {
-            let place = Place::line(line);
+        Ok(scan::Event::Element { line, row, bytes }) => {
+            let place = Place { line, row };
             serde_json::from_slice::<T>(&bytes)
                 .map(|v| JsonItem::Element(place, v))
                 .map_err(|e| {
-                    let message = e.to_string();
-                    let message = message
-                        .rsplit_once(" at line ")
-                        .map_or(message.as_str(), |(m, _)| m);
+                    let message = super::json::serde_message(&e);
                     Read::invalid(place, "record", format!("is not a valid {what}: {message}"))
                 })
         }

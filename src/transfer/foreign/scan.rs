@@ -3,17 +3,23 @@
 //! `shortUrls.data` of a Shlink one) one at a time, each with the line it starts on.
 //!
 //! Exports are often several API pages saved into one file, so a file may hold one document,
-//! several documents one after another, or an array of documents.
+//! several documents one after another, or an array of documents. Every value is bounded while
+//! it is copied — a string or a scalar by [`STRING_MAX`], an element or any other value read
+//! whole by [`RECORD_MAX`] — so memory does not follow the largest value of a file.
 
 use std::collections::VecDeque;
 use std::io::{self, BufRead};
 
 use super::super::FormatError;
+use super::super::limits::{RECORD_MAX, STRING_MAX, size};
+use crate::domain::name_excerpt;
 
 /// Bytes of `R`, one at a time, with the line number of the next one.
 pub struct Bytes<R> {
     input: R,
     line: usize,
+    /// Bytes read so far.
+    offset: u64,
     /// Bytes taken from the reader to look further ahead than its buffer allows, not yet read.
     ahead: Vec<u8>,
 }
@@ -23,12 +29,18 @@ impl<R: BufRead> Bytes<R> {
         Bytes {
             input,
             line: 1,
+            offset: 0,
             ahead: Vec::new(),
         }
     }
 
     pub fn line(&self) -> usize {
         self.line
+    }
+
+    /// How many bytes have been read.
+    pub fn offset(&self) -> u64 {
+        self.offset
     }
 
     pub fn peek(&mut self) -> io::Result<Option<u8>> {
@@ -59,37 +71,56 @@ impl<R: BufRead> Bytes<R> {
         } else {
             Some(self.ahead.remove(0))
         };
-        if b == Some(b'\n') {
-            self.line += 1;
+        if let Some(b) = b {
+            self.offset += 1;
+            if b == b'\n' {
+                self.line += 1;
+            }
         }
         Ok(b)
     }
 
     /// Copies the bytes before the next one that `stop` picks into `out`, a buffer's run at a
     /// time (values are long and their structure sparse: byte-by-byte reading dominated the
-    /// import). The stop byte is left to read; `false` at the end of the input.
-    pub fn copy_until(&mut self, out: &mut Vec<u8>, stop: impl Fn(u8) -> bool) -> io::Result<bool> {
+    /// import), but no more than `room` of them. The stop byte is left to read.
+    pub fn copy_until(
+        &mut self,
+        out: &mut Vec<u8>,
+        room: usize,
+        stop: impl Fn(u8) -> bool,
+    ) -> io::Result<Copied> {
+        let mut left = room;
         loop {
             if let Some(&b) = self.ahead.first() {
                 if stop(b) {
-                    return Ok(true);
+                    return Ok(Copied::Stop);
+                }
+                if left == 0 {
+                    return Ok(Copied::Full);
                 }
                 out.push(b);
+                left -= 1;
                 self.bump()?;
                 continue;
             }
             let chunk = self.input.fill_buf()?;
             if chunk.is_empty() {
-                return Ok(false);
+                return Ok(Copied::End);
             }
             let run = chunk.iter().position(|&b| stop(b));
             let end = run.unwrap_or(chunk.len());
-            let run_bytes = &chunk[..end];
+            let taken = end.min(left);
+            let run_bytes = &chunk[..taken];
             self.line += run_bytes.iter().filter(|&&b| b == b'\n').count();
             out.extend_from_slice(run_bytes);
-            self.input.consume(end);
+            self.input.consume(taken);
+            self.offset += taken as u64;
+            left -= taken;
+            if taken < end {
+                return Ok(Copied::Full);
+            }
             if run.is_some() {
-                return Ok(true);
+                return Ok(Copied::Stop);
             }
         }
     }
@@ -106,6 +137,17 @@ impl<R: BufRead> Bytes<R> {
     }
 }
 
+/// How [`Bytes::copy_until`] stopped.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Copied {
+    /// Before a stop byte.
+    Stop,
+    /// At the end of the input.
+    End,
+    /// With as many bytes as there was room for, and more to come.
+    Full,
+}
+
 fn io_error(e: io::Error) -> FormatError {
     FormatError {
         line: None,
@@ -118,6 +160,9 @@ fn io_error(e: io::Error) -> FormatError {
 pub enum Event {
     Element {
         line: usize,
+        /// The element's place among those starting on its line, from the second on (a file
+        /// written on one line has all its elements on line 1).
+        row: Option<usize>,
         bytes: Vec<u8>,
     },
     Sibling {
@@ -143,6 +188,10 @@ pub struct JsonArrays<R> {
     /// Read as a format of linkdeck's own (see [`JsonArrays::strict`]).
     strict: bool,
     documents: usize,
+    /// The line the last element started on, and how many elements started on it.
+    elements_on_line: (usize, usize),
+    /// The line the value being copied started on.
+    value_line: usize,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -170,6 +219,8 @@ impl<R: BufRead> JsonArrays<R> {
             queued: VecDeque::new(),
             strict: false,
             documents: 0,
+            elements_on_line: (0, 0),
+            value_line: 0,
         }
     }
 
@@ -196,7 +247,8 @@ impl<R: BufRead> JsonArrays<R> {
             .map(|k| format!("`{k}`"))
             .collect();
         self.error(format!(
-            "unknown field `{key}`, expected one of {}",
+            "unknown field `{}`, expected one of {}",
+            name_excerpt(key),
             known.join(", ")
         ))
     }
@@ -223,12 +275,18 @@ impl<R: BufRead> JsonArrays<R> {
 
     /// Reads a string (the opening quote already next) into its raw bytes, quotes included.
     fn copy_string(&mut self, out: &mut Vec<u8>) -> Result<(), FormatError> {
+        let start = out.len();
         self.bytes.bump().map_err(io_error)?;
         out.push(b'"');
         loop {
-            self.bytes
-                .copy_until(out, |b| b == b'"' || b == b'\\')
+            let room = self.room(out, start);
+            let copied = self
+                .bytes
+                .copy_until(out, room, |b| b == b'"' || b == b'\\')
                 .map_err(io_error)?;
+            if copied == Copied::Full {
+                return Err(self.too_long(out, start));
+            }
             match self.bytes.bump().map_err(io_error)? {
                 None => return Err(self.error("the file ends inside a string")),
                 Some(b'\\') => {
@@ -244,12 +302,43 @@ impl<R: BufRead> JsonArrays<R> {
                 }
                 Some(b) => out.push(b),
             }
+            // An escape adds its two bytes past what `room` allowed.
+            if out.len() > (start + STRING_MAX).min(RECORD_MAX) {
+                return Err(self.too_long(out, start));
+            }
+        }
+    }
+
+    /// How much more `out` may take: up to [`STRING_MAX`] past `start`, where the string or
+    /// scalar being copied began, and [`RECORD_MAX`] in all.
+    fn room(&self, out: &[u8], start: usize) -> usize {
+        (start + STRING_MAX)
+            .min(RECORD_MAX)
+            .saturating_sub(out.len())
+    }
+
+    /// The error of a value that reached its bound: a string or scalar's (copied from
+    /// `start`), or the whole value's.
+    fn too_long(&self, out: &[u8], start: usize) -> FormatError {
+        if out.len() >= RECORD_MAX {
+            FormatError::at(
+                self.value_line,
+                format!(
+                    "holds a record longer than {} (no link needs as much, its traffic history \
+                     included)",
+                    size(RECORD_MAX)
+                ),
+            )
+        } else {
+            debug_assert!(out.len() - start >= STRING_MAX);
+            self.error(super::super::limits::string_too_long())
         }
     }
 
     /// Copies one whole value (object, array, string or scalar) into `out`.
     fn copy_value(&mut self, out: &mut Vec<u8>) -> Result<(), FormatError> {
         self.bytes.skip_ws().map_err(io_error)?;
+        self.value_line = self.bytes.line();
         let mut depth = 0usize;
         loop {
             let Some(b) = self.bytes.peek().map_err(io_error)? else {
@@ -277,14 +366,23 @@ impl<R: BufRead> JsonArrays<R> {
                 b',' if depth == 0 => return self.non_empty(out),
                 _ => {
                     // This byte (a comma inside the value, say), then the run after it.
+                    let start = out.len();
                     out.push(b);
                     self.bytes.bump().map_err(io_error)?;
-                    self.bytes
-                        .copy_until(out, |b| {
+                    let room = self.room(out, start);
+                    let copied = self
+                        .bytes
+                        .copy_until(out, room, |b| {
                             matches!(b, b'"' | b'{' | b'[' | b'}' | b']' | b',')
                         })
                         .map_err(io_error)?;
+                    if copied == Copied::Full {
+                        return Err(self.too_long(out, start));
+                    }
                 }
+            }
+            if out.len() >= RECORD_MAX {
+                return Err(self.too_long(out, out.len()));
             }
             if depth == 0 && matches!(out.last(), Some(b'"' | b'}' | b']')) {
                 return Ok(());
@@ -508,7 +606,13 @@ impl<R: BufRead> JsonArrays<R> {
                     let mut bytes = Vec::with_capacity(512);
                     self.copy_value(&mut bytes)?;
                     self.state = State::Elements { first: false };
-                    return Ok(Some(Event::Element { line, bytes }));
+                    let on_line = match self.elements_on_line {
+                        (last, n) if last == line => n + 1,
+                        _ => 1,
+                    };
+                    self.elements_on_line = (line, on_line);
+                    let row = (on_line > 1).then_some(on_line);
+                    return Ok(Some(Event::Element { line, row, bytes }));
                 }
                 State::Rest => {
                     self.finish_document()?;

@@ -14,6 +14,7 @@ use super::{
     text,
 };
 use crate::domain::{Place, RuleInput, parse_instant};
+use crate::transfer::bounded_csv::BoundedCsv;
 use crate::transfer::{FormatError, LinkRecord, Scalar};
 
 #[derive(Deserialize, Default)]
@@ -138,18 +139,16 @@ fn json_row(place: Place, short: ShortUrl, opts: &ReadOptions, dropped: &Dropped
 
 pub fn csv_rows(input: Box<dyn BufRead + Send>, dropped: Dropped) -> impl Iterator<Item = Read> {
     let _ = &dropped;
-    let mut reader = csv::ReaderBuilder::new()
-        .has_headers(true)
-        .flexible(false)
-        .from_reader(super::scan::LfLines::new(input));
-    let header: Result<Vec<String>, FormatError> = reader
-        .headers()
-        .map(|h| {
-            h.iter()
-                .map(|c| c.trim().trim_start_matches('\u{feff}').to_owned())
-                .collect()
-        })
-        .map_err(|e| FormatError::at(1, format!("is not valid CSV ({e})")));
+    let mut reader = BoundedCsv::new(
+        csv::ReaderBuilder::new().has_headers(true).flexible(false),
+        super::scan::LfLines::new(input),
+    );
+    let header: Result<Vec<String>, FormatError> = reader.headers().map(|h| {
+        h.iter()
+            .map(|c| c.trim().trim_start_matches('\u{feff}').to_owned())
+            .collect()
+    });
+    let mut row = csv::StringRecord::new();
     let mut ended = false;
     std::iter::from_fn(move || {
         if ended {
@@ -169,22 +168,14 @@ pub fn csv_rows(input: Box<dyn BufRead + Send>, dropped: Dropped) -> impl Iterat
                 "the header row has no \"longUrl\" column (is this Shlink's short URL export?)",
             )));
         }
-        let mut row = csv::StringRecord::new();
-        match reader.read_record(&mut row) {
+        match reader.read(&mut row) {
             Ok(false) => {
                 ended = true;
                 None
             }
             Err(e) => {
                 ended = true;
-                let line = e.position().map(|p| p.line() as usize);
-                let message = match e.kind() {
-                    csv::ErrorKind::UnequalLengths {
-                        expected_len, len, ..
-                    } => format!("has {len} fields where the header has {expected_len}"),
-                    _ => format!("is not valid CSV ({e})"),
-                };
-                Some(Read::Broken(FormatError { line, message }))
+                Some(Read::Broken(e))
             }
             Ok(true) => {
                 let place = Place::line(row.position().map_or(0, |p| p.line() as usize));

@@ -3,15 +3,18 @@
 //! `INSERT INTO … VALUES (…),(…);` holds the rows, many to a line. Everything else — other
 //! tables, `SET`, `LOCK TABLES`, comments and `/*!…*/` version comments — is skipped.
 //!
-//! Rows are read one at a time; a dump of any size reads in constant memory.
+//! Rows are read one at a time, each bounded while it is read (a string or a bare word by
+//! [`STRING_MAX`], a row by [`ROW_MAX`] and [`SQL_COLUMNS_MAX`] values); what is skipped is
+//! never held. A dump of any size reads in constant memory.
 
 use std::collections::HashMap;
 use std::io::BufRead;
 use std::sync::Arc;
 
 use super::super::FormatError;
+use super::super::limits::{ROW_MAX, SQL_COLUMNS_MAX, STRING_MAX, size, string_too_long};
 use super::scan::Bytes;
-use crate::domain::Place;
+use crate::domain::{Place, name_excerpt};
 
 /// A value of a row.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -86,6 +89,11 @@ impl<R: BufRead> SqlDump<R> {
         FormatError::at(self.bytes.line(), message)
     }
 
+    /// `what` holds more than [`SQL_COLUMNS_MAX`] `things`, more than MySQL allows.
+    fn too_many(&self, what: &str, things: &str) -> FormatError {
+        self.error(format!("{what} {SQL_COLUMNS_MAX} {things} (MySQL's most)"))
+    }
+
     fn peek(&mut self) -> Result<Option<u8>, FormatError> {
         self.bytes.peek().map_err(|e| self.io(e))
     }
@@ -155,6 +163,9 @@ impl<R: BufRead> SqlDump<R> {
         let mut w = Vec::new();
         while let Some(b) = self.peek()? {
             if b.is_ascii_alphanumeric() || matches!(b, b'_' | b'$' | b'.' | b'-' | b'+') {
+                if w.len() == STRING_MAX {
+                    return Err(self.error(string_too_long()));
+                }
                 w.push(b);
                 self.bump()?;
             } else {
@@ -176,38 +187,55 @@ impl<R: BufRead> SqlDump<R> {
     /// A quoted string or name (the quote next), unescaped the MySQL way: backslash escapes
     /// and a doubled quote.
     fn quoted(&mut self, quote: u8) -> Result<String, FormatError> {
-        self.bump()?;
         let mut out = Vec::new();
+        self.read_quoted(quote, Some(&mut out))?;
+        String::from_utf8(out).map_err(|_| self.error("a string is not UTF-8 text"))
+    }
+
+    /// Reads past a quoted string without keeping it (a value of a table not read, say).
+    fn skip_quoted(&mut self, quote: u8) -> Result<(), FormatError> {
+        self.read_quoted(quote, None)
+    }
+
+    /// Reads a quoted string, unescaped into `out` when given (at most [`STRING_MAX`] bytes).
+    fn read_quoted(&mut self, quote: u8, mut out: Option<&mut Vec<u8>>) -> Result<(), FormatError> {
+        self.bump()?;
+        let mut kept = [0u8; 2];
         loop {
-            match self.bump()? {
+            let n = match self.bump()? {
                 None => return Err(self.error("the file ends inside a quoted string")),
                 Some(b'\\') if quote != b'`' => match self.bump()? {
                     None => return Err(self.error("the file ends inside a quoted string")),
-                    Some(b'0') => out.push(0),
-                    Some(b'n') => out.push(b'\n'),
-                    Some(b'r') => out.push(b'\r'),
-                    Some(b't') => out.push(b'\t'),
-                    Some(b'b') => out.push(8),
-                    Some(b'Z') => out.push(0x1a),
+                    Some(b'0') => one(&mut kept, 0),
+                    Some(b'n') => one(&mut kept, b'\n'),
+                    Some(b'r') => one(&mut kept, b'\r'),
+                    Some(b't') => one(&mut kept, b'\t'),
+                    Some(b'b') => one(&mut kept, 8),
+                    Some(b'Z') => one(&mut kept, 0x1a),
                     // MySQL keeps the backslash before % and _ (they are LIKE wildcards).
                     Some(b @ (b'%' | b'_')) => {
-                        out.push(b'\\');
-                        out.push(b);
+                        kept = [b'\\', b];
+                        2
                     }
-                    Some(b) => out.push(b),
+                    Some(b) => one(&mut kept, b),
                 },
                 Some(b) if b == quote => {
                     if self.peek()? == Some(quote) {
                         self.bump()?;
-                        out.push(quote);
+                        one(&mut kept, quote)
                     } else {
-                        break;
+                        return Ok(());
                     }
                 }
-                Some(b) => out.push(b),
+                Some(b) => one(&mut kept, b),
+            };
+            if let Some(out) = out.as_deref_mut() {
+                if out.len() + n > STRING_MAX {
+                    return Err(self.error(string_too_long()));
+                }
+                out.extend_from_slice(&kept[..n]);
             }
         }
-        String::from_utf8(out).map_err(|_| self.error("a string is not UTF-8 text"))
     }
 
     /// Skips the rest of a statement, through its `;`.
@@ -220,9 +248,7 @@ impl<R: BufRead> SqlDump<R> {
                     self.bump()?;
                     return Ok(());
                 }
-                Some(q @ (b'\'' | b'"' | b'`')) => {
-                    self.quoted(q)?;
-                }
+                Some(q @ (b'\'' | b'"' | b'`')) => self.skip_quoted(q)?,
                 Some(_) => {
                     self.bump()?;
                 }
@@ -275,6 +301,9 @@ impl<R: BufRead> SqlDump<R> {
                 .iter()
                 .any(|k| first.eq_ignore_ascii_case(k));
             if !constraint && !first.is_empty() {
+                if columns.len() == SQL_COLUMNS_MAX {
+                    return Err(self.too_many("CREATE TABLE has more than", "columns"));
+                }
                 columns.push(first);
             }
             // The rest of this definition: up to a comma or the closing parenthesis at depth 0.
@@ -283,9 +312,7 @@ impl<R: BufRead> SqlDump<R> {
                 self.skip()?;
                 match self.peek()? {
                     None => return Err(self.error("the file ends inside CREATE TABLE")),
-                    Some(q @ (b'\'' | b'"' | b'`')) => {
-                        self.quoted(q)?;
-                    }
+                    Some(q @ (b'\'' | b'"' | b'`')) => self.skip_quoted(q)?,
                     Some(b'(') => {
                         depth += 1;
                         self.bump()?;
@@ -339,6 +366,9 @@ impl<R: BufRead> SqlDump<R> {
             self.bump()?;
             let mut cols = Vec::new();
             loop {
+                if cols.len() == SQL_COLUMNS_MAX {
+                    return Err(self.too_many("an INSERT names more than", "columns"));
+                }
                 cols.push(self.name()?);
                 self.skip()?;
                 match self.bump()? {
@@ -356,7 +386,10 @@ impl<R: BufRead> SqlDump<R> {
         };
         let values = self.name()?;
         if !values.eq_ignore_ascii_case("values") && !values.eq_ignore_ascii_case("value") {
-            return Err(self.error(format!("expected VALUES but found {values}")));
+            return Err(self.error(format!(
+                "expected VALUES but found {}",
+                name_excerpt(&values)
+            )));
         }
         self.insert = Some((Arc::from(table.as_str()), Arc::from(columns), 0));
         Ok(())
@@ -414,10 +447,23 @@ impl<R: BufRead> SqlDump<R> {
             }
         }
         let line = self.bytes.line();
+        let start = self.bytes.offset();
         self.expect(b'(')?;
         let mut values = Vec::with_capacity(columns.len());
         loop {
+            if values.len() == SQL_COLUMNS_MAX {
+                return Err(self.too_many("a row has more than", "values"));
+            }
             values.push(self.value()?);
+            if self.bytes.offset() - start > ROW_MAX as u64 {
+                return Err(FormatError::at(
+                    line,
+                    format!(
+                        "has a row longer than {} (no row of links needs as much)",
+                        size(ROW_MAX)
+                    ),
+                ));
+            }
             self.skip()?;
             match self.bump()? {
                 Some(b',') => continue,
@@ -491,6 +537,11 @@ impl<R: BufRead> Iterator for SqlDump<R> {
     }
 }
 
+fn one(kept: &mut [u8; 2], b: u8) -> usize {
+    kept[0] = b;
+    1
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -545,5 +596,36 @@ mod tests {
         .find_map(Result::err)
         .unwrap();
         assert_eq!(err.line, Some(2));
+    }
+
+    #[test]
+    fn strings_and_rows_are_bounded_where_they_are_kept() {
+        let long = "s".repeat(STRING_MAX + 1);
+        let errors = |dump: &str| {
+            SqlDump::new(dump.as_bytes(), |t| t == "t_url", |_| vec!["a".into()])
+                .find_map(Result::err)
+        };
+        // Kept: a value of a table that is read.
+        let err = errors(&format!("INSERT INTO t_url VALUES ('ok'),\n('{long}');")).unwrap();
+        assert_eq!(err.line, Some(2));
+        assert!(err.message.contains("longer than 64 KiB"), "{err}");
+        let err = errors(&format!(
+            "INSERT INTO t_url VALUES ({});",
+            "9".repeat(STRING_MAX + 1)
+        ));
+        assert!(err.unwrap().message.contains("longer than 64 KiB"));
+        // Skipped: a value of another table, however long, is read past.
+        let dump =
+            format!("INSERT INTO t_options VALUES ('{long}');\nINSERT INTO t_url VALUES ('k');");
+        assert_eq!(errors(&dump), None);
+
+        let values = vec!["1"; SQL_COLUMNS_MAX + 1].join(",");
+        let err = errors(&format!("INSERT INTO t_url VALUES ({values});")).unwrap();
+        assert!(err.message.contains("more than 4096 values"), "{err}");
+        let piece = format!("'{}'", "r".repeat(STRING_MAX - 1));
+        let row = vec![piece; ROW_MAX / STRING_MAX + 2].join(",");
+        let err = errors(&format!("INSERT INTO t_url VALUES ('k'),\n({row});")).unwrap();
+        assert_eq!(err.line, Some(2));
+        assert!(err.message.contains("row longer than 4 MiB"), "{err}");
     }
 }

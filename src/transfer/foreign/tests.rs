@@ -4,7 +4,7 @@ use super::*;
 fn elements(text: &str, path: &'static [&'static str]) -> Result<Vec<(usize, String)>, String> {
     JsonArrays::new(text.as_bytes(), path, &["sorted_links"])
         .map(|e| match e {
-            Ok(Event::Element { line, bytes }) => Ok((line, String::from_utf8(bytes).unwrap())),
+            Ok(Event::Element { line, bytes, .. }) => Ok((line, String::from_utf8(bytes).unwrap())),
             Ok(Event::Sibling { key, bytes, .. }) => {
                 Ok((0, format!("{key}={}", String::from_utf8(bytes).unwrap())))
             }
@@ -161,7 +161,7 @@ fn runs_cut_by_tiny_buffers_read_the_same() {
             &["sorted_links"],
         )
         .map(|e| match e.unwrap() {
-            Event::Element { line, bytes } => (line, String::from_utf8(bytes).unwrap()),
+            Event::Element { line, bytes, .. } => (line, String::from_utf8(bytes).unwrap()),
             Event::Sibling { key, bytes, .. } => {
                 (0, format!("{key}={}", String::from_utf8(bytes).unwrap()))
             }

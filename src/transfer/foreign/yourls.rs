@@ -15,6 +15,7 @@ use super::sqldump::{SqlDump, SqlRow, SqlValue};
 use super::yourls_log::{AgentReader, ClickLog, LOG_COLUMNS};
 use super::{Dropped, ForeignRow, Read, Shape, text};
 use crate::domain::{FieldErrors, Place};
+use crate::transfer::bounded_csv::BoundedCsv;
 use crate::transfer::{FormatError, LinkRecord, Scalar};
 
 /// The columns of `yourls_url`, in table order.
@@ -280,28 +281,24 @@ fn csv_table(
     if backslash {
         builder.double_quote(false).escape(Some(b'\\'));
     }
-    let mut reader = builder.from_reader(super::scan::LfLines::new(input));
+    let mut reader = BoundedCsv::new(&builder, super::scan::LfLines::new(input));
     let table: std::sync::Arc<str> = std::sync::Arc::from("csv");
     let mut columns: Option<std::sync::Arc<[String]>> = None;
+    let mut record = csv::StringRecord::new();
     let mut ended = false;
     std::iter::from_fn(move || {
         loop {
             if ended {
                 return None;
             }
-            let mut record = csv::StringRecord::new();
-            match reader.read_record(&mut record) {
+            match reader.read(&mut record) {
                 Ok(false) => {
                     ended = true;
                     return None;
                 }
                 Err(e) => {
                     ended = true;
-                    let line = e.position().map(|p| p.line() as usize);
-                    return Some(Err(Read::Broken(FormatError {
-                        line,
-                        message: format!("is not valid CSV ({e})"),
-                    })));
+                    return Some(Err(Read::Broken(e)));
                 }
                 Ok(true) => {}
             }

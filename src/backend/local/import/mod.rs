@@ -22,8 +22,8 @@ use super::password::hash_password;
 pub use crate::domain::Renamed;
 use crate::domain::{
     Carried, Color, Error, FieldErrors, Id, LinkField, LinkInput, LinkPatch, Mode, OnConflict,
-    Place, Result, SpaceInput, SpacePatch, TrafficHour, renamed_alias, space_name_key,
-    validate_alias, validate_link_input, validate_space_input,
+    Place, Result, SpaceInput, SpacePatch, TrafficHour, name_excerpt, renamed_alias,
+    space_name_key, validate_alias, validate_link_input, validate_space_input,
 };
 use linkdeck_store::LinkRow;
 use linkdeck_store::words::NAME_TAKEN;
@@ -559,7 +559,7 @@ impl<S: ImportStore> Writer<S> {
                 self.add_error(
                     place,
                     LinkField::Space.name(),
-                    format!("no space is named {name}"),
+                    format!("no space is named {}", name_excerpt(name)),
                 );
                 return Ok(None);
             };
@@ -592,7 +592,11 @@ impl<S: ImportStore> Writer<S> {
                 // A tag that cannot name a space (too long, say): the row's error.
                 for (_, messages) in e.iter() {
                     for m in messages {
-                        self.add_error(place, LinkField::Space.name(), format!("{name:?} {m}"));
+                        self.add_error(
+                            place,
+                            LinkField::Space.name(),
+                            format!("\"{}\" {m}", name_excerpt(name)),
+                        );
                     }
                 }
                 Ok(None)

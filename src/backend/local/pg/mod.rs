@@ -6,6 +6,7 @@
 //! The SQL of each area lives beside the SQLite store's, in `pg/<area>.rs`.
 
 pub(super) mod bulk;
+mod cancel;
 pub(super) mod domains;
 pub(super) mod import;
 pub(super) mod keys;
@@ -62,6 +63,8 @@ pub struct Pg {
 struct Inner {
     target: PgTarget,
     pool: Pool,
+    /// The connector the pool's connections were made with, for cancelling their statements.
+    tls: MakeRustlsConnect,
     /// Moves whenever some process changes what redirects and key checks read; see
     /// [`Pg::change_marker`].
     changes: Arc<AtomicI64>,
@@ -129,13 +132,14 @@ impl Pg {
         schema::migrate(&mut client).await.map_err(open)?;
         drop(client);
         let changes = Arc::new(AtomicI64::new(0));
-        let listener = listen(config, tls, target.clone(), changes.clone())
+        let listener = listen(config, tls.clone(), target.clone(), changes.clone())
             .await
             .map_err(open)?;
         Ok(Pg {
             inner: Arc::new(Inner {
                 target: target.clone(),
                 pool,
+                tls: tls.clone(),
                 changes,
                 listener,
                 reservations: linkdeck_store::quota::Queue::new(),

@@ -1,13 +1,17 @@
 //! Lists and searches on PostgreSQL. A search is `ILIKE '%term%'` on the searched column, which
 //! the trigram indexes (`pg_trgm`, see `schema.rs`) answer for terms of three characters and
 //! more; wildcards in the term are made literal by the same `like_pattern` SQLite's spaces use.
+//! A term longer than [`WHOLE_MAX`] is looked up by its distinct pieces ([`pieces`]) and each
+//! row they leave checked against the whole.
 //! What a list asks ([`ListFilter`]), its order and which end a deep page is read from
 //! ([`Slice`]) are the contract's, and so are the status rules, spelled for
 //! PostgreSQL.
 
 use deadpool_postgres::GenericClient;
 
-use linkdeck_store::sql::{Predicates, READ_COLUMNS, READ_FROM, column, like_pattern, order_by};
+use linkdeck_store::sql::{
+    Predicates, READ_COLUMNS, READ_FROM, WHOLE_MAX, column, like_pattern, order_by,
+};
 use linkdeck_store::{
     ListFilter, Search, Slice, click_limit_reached, disabled, expired_by_date, predicates,
 };
@@ -37,6 +41,10 @@ pub const PG_BY_CLICKS_IDS: &str = concat!(
     "SELECT id FROM links WHERE owner_id = $1 AND ",
     click_limit_reached!("")
 );
+
+/// Pieces a long term is looked up by at most: each narrows the rows the trigram index leaves,
+/// and each is checked on every row it leaves until one is not there.
+const PIECES: usize = 8;
 
 fn status_sql(status: StatusFilter) -> Option<&'static str> {
     match status {
@@ -68,13 +76,47 @@ fn filter(f: &ListFilter<'_>) -> (String, Args) {
         sql.push_str(&format!(" AND l.domain_id = {}", args.push(domain)));
     }
     if let Some((by, term)) = f.search {
-        sql.push_str(&format!(
-            " AND l.{} ILIKE {} ESCAPE '\\'",
-            column(by),
-            args.push(like_pattern(term))
-        ));
+        let column = column(by);
+        let whole = [term];
+        let long = term.chars().count() > WHOLE_MAX;
+        for piece in if long { pieces(term) } else { whole.to_vec() } {
+            sql.push_str(&format!(
+                " AND l.{column} ILIKE {} ESCAPE '\\'",
+                args.push(like_pattern(piece))
+            ));
+        }
+        if long {
+            // The rows every piece is in, checked against the whole term: lowered once, as
+            // `ILIKE` lowers both sides, where an `ILIKE` of the whole lowered it for each row.
+            sql.push_str(&format!(
+                " AND strpos(lower(l.{column}), (SELECT lower({}::text))) > 0",
+                args.push(term.to_owned())
+            ));
+        }
     }
     (sql, args)
+}
+
+/// Distinct pieces of [`WHOLE_MAX`] characters at most that a long term is looked up by: from
+/// its start on, then its end, the first [`PIECES`] of them.
+fn pieces(term: &str) -> Vec<&str> {
+    let starts: Vec<usize> = term.char_indices().map(|(i, _)| i).collect();
+    let piece_at = |n: usize| {
+        let end = starts.get(n + WHOLE_MAX).copied().unwrap_or(term.len());
+        &term[starts[n]..end]
+    };
+    let last = starts.len().saturating_sub(WHOLE_MAX);
+    let mut pieces: Vec<&str> = Vec::new();
+    for n in (0..last).step_by(WHOLE_MAX).chain([last]) {
+        let piece = piece_at(n);
+        if !pieces.contains(&piece) {
+            pieces.push(piece);
+        }
+        if pieces.len() == PIECES {
+            break;
+        }
+    }
+    pieces
 }
 
 /// How many links match `f`. The owner's total is kept by the schema's triggers, so a list

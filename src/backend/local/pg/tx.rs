@@ -11,6 +11,9 @@ use linkdeck_store::{Access, Store, Work};
 use tokio::runtime::Handle;
 use tokio_postgres::IsolationLevel;
 
+use deadpool_postgres::Object;
+
+use super::cancel::Finish;
 use super::{Pg, pg_error};
 use crate::domain::{Error, Id, Result};
 
@@ -35,44 +38,26 @@ impl Store for Pg {
     }
 
     async fn run(&self, access: Access, work: Work) -> Result<Box<dyn Any + Send>> {
+        let client = self.client().await?;
+        // A read's caller may stop waiting; a write, once asked, is carried through.
+        let (waiting, finish) = match access {
+            Access::Lookup | Access::Read | Access::Snapshot => {
+                let (waiting, finish) = self.watch(&client);
+                (Some(waiting), Some(finish))
+            }
+            Access::Write | Access::Unchecked => (None, None),
+        };
         let pg = self.clone();
-        tokio::task::spawn_blocking(move || pg.run_blocking(access, work))
+        let done = tokio::task::spawn_blocking(move || pg.run_on(client, access, work, finish))
             .await
-            .map_err(|e| Error::Unavailable(format!("database task failed: {e}")))?
+            .map_err(|e| Error::Unavailable(format!("database task failed: {e}")))?;
+        drop(waiting);
+        done
     }
 
     fn run_blocking(&self, access: Access, work: Work) -> Result<Box<dyn Any + Send>> {
-        let runtime = self.runtime();
-        let mut client = runtime.block_on(self.client())?;
-        let tx = match access {
-            Access::Lookup | Access::Read => {
-                return work(&PgTx {
-                    c: &client,
-                    runtime,
-                });
-            }
-            Access::Snapshot => runtime.block_on(
-                client
-                    .build_transaction()
-                    .isolation_level(IsolationLevel::RepeatableRead)
-                    .read_only(true)
-                    .start(),
-            ),
-            Access::Write | Access::Unchecked => runtime.block_on(client.transaction()),
-        }
-        .map_err(pg_error)?;
-        match work(&PgTx { c: &tx, runtime }) {
-            Ok(value) => {
-                runtime.block_on(tx.commit()).map_err(pg_error)?;
-                Ok(value)
-            }
-            Err(e) => {
-                // Dropping the transaction would roll it back too, but only by a task it
-                // spawns; rolling back here returns the connection clean to the pool.
-                let _ = runtime.block_on(tx.rollback());
-                Err(e)
-            }
-        }
+        let client = self.runtime().block_on(self.client())?;
+        self.run_on(client, access, work, None)
     }
 
     async fn ping(&self) -> Result<()> {
@@ -105,6 +90,62 @@ impl Store for Pg {
 
     async fn settle_reserved_clicks(&self) -> Result<()> {
         super::quota::settle_all(self).await
+    }
+}
+
+impl Pg {
+    /// Runs `work` on `client` as `access` asks; `finish`, when its caller may give up on it,
+    /// decides where the connection goes afterwards.
+    fn run_on(
+        &self,
+        mut client: Object,
+        access: Access,
+        work: Work,
+        finish: Option<Finish>,
+    ) -> Result<Box<dyn Any + Send>> {
+        let done = self.run_in(&mut client, access, work);
+        if let Some(finish) = finish {
+            finish.release(client);
+        }
+        done
+    }
+
+    fn run_in(
+        &self,
+        client: &mut Object,
+        access: Access,
+        work: Work,
+    ) -> Result<Box<dyn Any + Send>> {
+        let runtime = self.runtime();
+        let tx = match access {
+            Access::Lookup | Access::Read => {
+                return work(&PgTx {
+                    c: &*client,
+                    runtime,
+                });
+            }
+            Access::Snapshot => runtime.block_on(
+                client
+                    .build_transaction()
+                    .isolation_level(IsolationLevel::RepeatableRead)
+                    .read_only(true)
+                    .start(),
+            ),
+            Access::Write | Access::Unchecked => runtime.block_on(client.transaction()),
+        }
+        .map_err(pg_error)?;
+        match work(&PgTx { c: &tx, runtime }) {
+            Ok(value) => {
+                runtime.block_on(tx.commit()).map_err(pg_error)?;
+                Ok(value)
+            }
+            Err(e) => {
+                // Dropping the transaction would roll it back too, but only by a task it
+                // spawns; rolling back here returns the connection clean to the pool.
+                let _ = runtime.block_on(tx.rollback());
+                Err(e)
+            }
+        }
     }
 }
 

@@ -2,6 +2,8 @@
 //! pool, and [`SqliteTx`] answers the work's questions over one connection.
 
 use std::any::Any;
+use std::sync::Arc;
+use std::sync::atomic::AtomicBool;
 use std::time::Duration;
 
 use async_trait::async_trait;
@@ -11,6 +13,7 @@ use rusqlite::Connection;
 
 use super::db_error;
 use crate::backend::local::Db;
+use crate::backend::local::db::Waiting;
 use crate::domain::{Error, Id, Result};
 
 /// One transaction of the SQLite store: a reader's snapshot or the writer's transaction.
@@ -31,27 +34,16 @@ impl Store for Db {
             return self.run_blocking(access, work);
         }
         let db = self.clone();
-        tokio::task::spawn_blocking(move || db.run_blocking(access, work))
+        // Dropped with this future: a read nobody waits for any more stops (see `Db::read`).
+        let waiting = Waiting::default();
+        let gone = waiting.gone();
+        tokio::task::spawn_blocking(move || db.run_until(access, work, Some(gone)))
             .await
             .map_err(|e| Error::Unavailable(format!("database task failed: {e}")))?
     }
 
     fn run_blocking(&self, access: Access, work: Work) -> Result<Box<dyn Any + Send>> {
-        match access {
-            Access::Lookup | Access::Read => {
-                self.read_blocking(move |conn| work(&SqliteTx { conn }))
-            }
-            Access::Snapshot => self.read_blocking(move |conn| {
-                let tx = conn.unchecked_transaction().map_err(db_error)?;
-                let out = work(&SqliteTx { conn: &tx });
-                tx.finish().map_err(db_error)?;
-                out
-            }),
-            Access::Write => self.write_blocking(move |tx| work(&SqliteTx { conn: tx })),
-            Access::Unchecked => {
-                self.write_blocking_checked_by_caller(move |tx| work(&SqliteTx { conn: tx }))
-            }
-        }
+        self.run_until(access, work, None)
     }
 
     async fn ping(&self) -> Result<()> {
@@ -82,5 +74,34 @@ impl Store for Db {
     /// Each ask is a statement: the period configured.
     fn change_poll(&self, configured: Duration) -> Duration {
         configured
+    }
+}
+
+impl Db {
+    /// Runs `work` as `access` asks; a read's statements fail once `gone` is set.
+    fn run_until(
+        &self,
+        access: Access,
+        work: Work,
+        gone: Option<Arc<AtomicBool>>,
+    ) -> Result<Box<dyn Any + Send>> {
+        match access {
+            Access::Lookup | Access::Read => {
+                self.read_until(move |conn| work(&SqliteTx { conn }), gone)
+            }
+            Access::Snapshot => self.read_until(
+                move |conn| {
+                    let tx = conn.unchecked_transaction().map_err(db_error)?;
+                    let out = work(&SqliteTx { conn: &tx });
+                    tx.finish().map_err(db_error)?;
+                    out
+                },
+                gone,
+            ),
+            Access::Write => self.write_blocking(move |tx| work(&SqliteTx { conn: tx })),
+            Access::Unchecked => {
+                self.write_blocking_checked_by_caller(move |tx| work(&SqliteTx { conn: tx }))
+            }
+        }
     }
 }

@@ -1,9 +1,10 @@
 //! Search and lists: every way links are found, in one place. A term of up to three
 //! characters, or a longer one that many links contain, is answered by the short-term index
-//! ([`short`]), which holds their matches as bitmaps; any other by the trigram full-text index
-//! of its field ([`fts_table`]); the database keeps both in step with every write by its own triggers, so no
-//! writer has to remember them. [`sets`] narrows and pages matches known as
-//! ids; the status rules come from [`super::status`].
+//! ([`short`]), which holds their matches as bitmaps, and so is a term longer than
+//! [`WHOLE_MAX`](linkdeck_store::sql::WHOLE_MAX) (from its triples' bitmaps, each candidate checked); any other by the trigram
+//! full-text index of its field ([`fts_table`]); the database keeps both in step with every
+//! write by its own triggers, so no writer has to remember them. [`sets`] narrows and pages
+//! matches known as ids; the status rules come from [`super::status`].
 
 pub mod facts;
 mod ranking;

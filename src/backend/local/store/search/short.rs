@@ -10,7 +10,8 @@
 //! the owner's links in one block of 65,536 ids whose field contains `gram` (case-folded);
 //! triples and common terms are kept under fields of their own ([`TRIPLES`], [`COMMON`] on),
 //! so a single character's range of pairs never reads them. A search reads the few rows of its
-//! term and knows its exact matches without reading a link.
+//! term and knows its exact matches without reading a link. A term too long for the full-text
+//! index ([`long`]) reads the rows of its triples and checks the links they leave.
 //!
 //! The database keeps it in step, so no writer has to remember it. Links with ids above the
 //! watermark (`link_grams_upto`) are not indexed yet, and links the index took in and that were
@@ -21,6 +22,7 @@
 //! their links as they stage them ([`Batch`]), a shortcut that only saves the catching up.
 
 pub mod common;
+mod long;
 mod postings;
 
 use std::collections::BTreeMap;
@@ -34,6 +36,7 @@ use rusqlite::{Connection, OptionalExtension, Row, params};
 use super::super::db_error;
 use crate::domain::{Error, Id, Result, SearchBy};
 use common::Common;
+use linkdeck_store::sql::WHOLE_MAX;
 use postings::{Gram, Postings};
 
 /// Terms of up to this many characters are answered here; longer ones by the full-text index.
@@ -106,28 +109,46 @@ fn gram_text(a: char, b: char) -> String {
     s
 }
 
-/// The folded term, when this index answers it: a short one, or a common longer one
-/// ([`common`]).
+/// The folded term, when this index answers it: a short one, a common longer one
+/// ([`common`]), or one longer than the full-text index is asked for whole ([`long`]).
 pub fn indexed_term(conn: &Connection, by: SearchBy, term: &str) -> Result<Option<String>> {
     if let Some(short) = short_term(term) {
         return Ok(Some(short));
     }
     let folded: String = term.chars().map(fold).collect();
+    if term.chars().count() > WHOLE_MAX {
+        return Ok(Some(folded));
+    }
     Ok(common::is_chosen(conn, field(by), &folded)?.then_some(folded))
 }
 
 /// The ids of `owner`'s links whose field `by` contains the folded `term`, one that
 /// [`indexed_term`] gave.
 pub fn matching(conn: &Connection, owner: Id, by: SearchBy, term: &str) -> Result<RoaringTreemap> {
-    let mut highs: BTreeMap<u32, RoaringBitmap> = BTreeMap::new();
     // A pair, a triple or a common term is one gram; a single character is every pair it
     // starts.
     let (row_field, from, to) = match term.chars().count() {
         1 => (field(by), term.to_owned(), format!("{term}{}", char::MAX)),
         2 => (field(by), term.to_owned(), term.to_owned()),
         SHORT => (TRIPLES + field(by), term.to_owned(), term.to_owned()),
+        n if n > WHOLE_MAX => return long::matching(conn, owner, by, term),
         _ => (COMMON + field(by), term.to_owned(), term.to_owned()),
     };
+    let mut set = indexed(conn, owner, row_field, &from, &to)?;
+    waiting(conn, owner, by, term, &mut set)?;
+    Ok(set)
+}
+
+/// The ids the index's rows of `owner` under `row_field` hold for the grams from `from` to
+/// `to`: of the links it holds, as it took them in.
+fn indexed(
+    conn: &Connection,
+    owner: Id,
+    row_field: usize,
+    from: &str,
+    to: &str,
+) -> Result<RoaringTreemap> {
+    let mut highs: BTreeMap<u32, RoaringBitmap> = BTreeMap::new();
     let mut stmt = conn
         .prepare_cached(
             "SELECT block, ids FROM link_grams WHERE owner_id = ?1 AND field = ?2 \
@@ -142,44 +163,63 @@ pub fn matching(conn: &Connection, owner: Id, by: SearchBy, term: &str) -> Resul
         let ids = decode(blob_at(row, 1)?)?;
         *highs.entry(high(block)).or_default() |= ids;
     }
-    let mut set = RoaringTreemap::from_bitmaps(highs);
+    Ok(RoaringTreemap::from_bitmaps(highs))
+}
+
+/// Whether `text` contains the folded `term`, folded as the index folds; `folded` is room for
+/// the folded text.
+fn holds(text: Option<&str>, term: &str, folded: &mut String) -> bool {
+    let Some(text) = text else {
+        return false;
+    };
+    folded.clear();
+    folded.extend(text.chars().map(fold));
+    folded.contains(term)
+}
+
+/// Brings `set`, the matches of the folded `term` among the links the index holds, up to date
+/// with the links it does not hold yet and those written since it took them in, each read as
+/// it is.
+fn waiting(
+    conn: &Connection,
+    owner: Id,
+    by: SearchBy,
+    term: &str,
+    set: &mut RoaringTreemap,
+) -> Result<()> {
+    let mut folded = String::new();
     // The links not indexed yet are read as they are.
     let mut stmt = conn
         .prepare_cached(&format!(
             "SELECT id, {} FROM links WHERE id > ?1 AND owner_id = ?2",
-            super::column(by)
+            linkdeck_store::sql::column(by)
         ))
         .map_err(db_error)?;
-    let mut folded = String::new();
-    let mut contains = |text: Option<&str>| {
-        folded.clear();
-        folded.extend(text.unwrap_or_default().chars().map(fold));
-        text.is_some() && folded.contains(term)
-    };
     let mut rows = stmt.query(params![upto(conn)?, owner]).map_err(db_error)?;
     while let Some(row) = rows.next().map_err(db_error)? {
-        if contains(text_at(row, 1)?) {
+        if holds(text_at(row, 1)?, term, &mut folded) {
             set.insert(row.get::<_, Id>(0).map_err(db_error)? as u64);
         }
     }
     // The links written since the index took them in: what it says of them is stale.
     let mut stmt = conn
         .prepare_cached(&format!(
-            "SELECT s.id, l.owner_id = ?1, l.{} FROM link_grams_stale s              LEFT JOIN links l ON l.id = s.id",
-            super::column(by)
+            "SELECT s.id, l.owner_id = ?1, l.{} FROM link_grams_stale s \
+             LEFT JOIN links l ON l.id = s.id",
+            linkdeck_store::sql::column(by)
         ))
         .map_err(db_error)?;
     let mut rows = stmt.query([owner]).map_err(db_error)?;
     while let Some(row) = rows.next().map_err(db_error)? {
         let id = row.get::<_, Id>(0).map_err(db_error)? as u64;
         let mine = row.get::<_, Option<bool>>(1).map_err(db_error)?;
-        if mine == Some(true) && contains(text_at(row, 2)?) {
+        if mine == Some(true) && holds(text_at(row, 2)?, term, &mut folded) {
             set.insert(id);
         } else {
             set.remove(id);
         }
     }
-    Ok(set)
+    Ok(())
 }
 
 fn text_at<'r>(row: &'r Row<'_>, i: usize) -> Result<Option<&'r str>> {
@@ -698,6 +738,14 @@ mod tests {
     use crate::backend::local::schema;
     use crate::backend::local::store::links;
 
+    /// An empty database in memory, its connection set up as the service's are.
+    fn database() -> Connection {
+        let mut conn = Connection::open_in_memory().unwrap();
+        rusqlite::vtab::array::load_module(&conn).unwrap();
+        schema::migrate(&mut conn).unwrap();
+        conn
+    }
+
     /// A write to the links, as the service makes them.
     #[derive(Debug, Clone)]
     enum Op {
@@ -726,11 +774,17 @@ mod tests {
 
     // Few characters, so grams repeat; upper case and a non-ASCII pair to fold; a prefix in
     // many texts, so longer terms become common.
+    // Some repeated, so that terms longer than the full-text index is asked for whole match
+    // (and their triples are in texts that do not hold them).
     fn text() -> impl Strategy<Value = String> {
         let text = proptest::string::string_regex("[abAB/éÉ]{0,5}").unwrap();
-        (any::<bool>(), text).prop_map(|(prefixed, t)| match prefixed {
-            true => format!("aBé/{t}"),
-            false => t,
+        let repeats = prop_oneof![3 => Just(1), 1 => 2..12usize];
+        (any::<bool>(), text, repeats).prop_map(|(prefixed, t, repeats)| {
+            let t = t.repeat(repeats);
+            match prefixed {
+                true => format!("aBé/{t}"),
+                false => t,
+            }
         })
     }
 
@@ -835,8 +889,36 @@ mod tests {
     /// Links an import stages at a time in these tests.
     const CHUNK: usize = 40;
 
-    /// Every term of up to three characters, and every common term chosen: its matches by the
-    /// index and by reading every link, for both owners.
+    /// Terms longer than the full-text index is asked for whole, from the texts of `rows`: the
+    /// start and the end of each long one, and each of those with a character changed.
+    fn long_terms(rows: &[(Id, Option<String>)]) -> Vec<String> {
+        let mut terms = BTreeSet::new();
+        for (_, text) in rows {
+            let chars: Vec<char> = text
+                .as_deref()
+                .unwrap_or_default()
+                .to_lowercase()
+                .chars()
+                .collect();
+            if chars.len() <= WHOLE_MAX {
+                continue;
+            }
+            for piece in [&chars[..=WHOLE_MAX], &chars[chars.len() - WHOLE_MAX - 1..]] {
+                let mut changed = piece.to_vec();
+                changed[WHOLE_MAX / 2] = if changed[WHOLE_MAX / 2] == 'a' {
+                    'b'
+                } else {
+                    'a'
+                };
+                terms.insert(piece.iter().collect::<String>());
+                terms.insert(changed.iter().collect::<String>());
+            }
+        }
+        terms.into_iter().collect()
+    }
+
+    /// Every term of up to three characters, every common term chosen and long terms from the
+    /// texts: its matches by the index and by reading every link, for both owners.
     fn check(conn: &Connection) -> std::result::Result<(), TestCaseError> {
         let alphabet = ['a', 'b', '/', 'é'];
         let mut terms: Vec<String> = alphabet.iter().map(|c| c.to_string()).collect();
@@ -865,7 +947,16 @@ mod tests {
                     .unwrap()
                     .grams(field(by))
                     .to_vec();
-                for term in terms.iter().chain(&chosen) {
+                // Every owner's, so that another owner's texts are looked for too.
+                let everyone: Vec<(Id, Option<String>)> = conn
+                    .prepare(&format!("SELECT id, {} FROM links", by.as_str()))
+                    .unwrap()
+                    .query_map([], |r| Ok((r.get(0)?, r.get(1)?)))
+                    .unwrap()
+                    .collect::<rusqlite::Result<_>>()
+                    .unwrap();
+                let long = long_terms(&everyone);
+                for term in terms.iter().chain(&chosen).chain(&long) {
                     let expected: BTreeSet<u64> = rows
                         .iter()
                         .filter(|(_, t)| {
@@ -890,8 +981,7 @@ mod tests {
 
         #[test]
         fn the_index_agrees_with_the_texts_after_any_writes(ops in proptest::collection::vec(op(), 1..60)) {
-            let mut conn = Connection::open_in_memory().unwrap();
-            schema::migrate(&mut conn).unwrap();
+            let mut conn = database();
             conn.execute_batch(
                 "INSERT INTO owners (id, name, created_at) VALUES (1, 'me', 0), (2, 'you', 0);",
             )
@@ -917,8 +1007,7 @@ mod tests {
     /// across a block's end are found in both blocks.
     #[test]
     fn an_import_across_a_block_boundary_is_found() {
-        let mut conn = Connection::open_in_memory().unwrap();
-        schema::migrate(&mut conn).unwrap();
+        let mut conn = database();
         let last_of_block = (1 << BLOCK_BITS) - 3;
         conn.execute_batch(&format!(
             "INSERT INTO owners (id, name, created_at) VALUES (1, 'me', 0), (2, 'you', 0);
@@ -976,8 +1065,7 @@ mod tests {
     /// have doubled, terms common by then are chosen too.
     #[test]
     fn common_longer_terms_are_chosen_and_kept_in_step() {
-        let mut conn = Connection::open_in_memory().unwrap();
-        schema::migrate(&mut conn).unwrap();
+        let mut conn = database();
         conn.execute_batch("INSERT INTO owners (id, name, created_at) VALUES (1, 'me', 0);")
             .unwrap();
         let urls: Vec<String> = (0..20).map(|i| format!("https://s{i}.example/")).collect();
