@@ -1,6 +1,6 @@
 //! Lists and searches on PostgreSQL. A search is `ILIKE '%term%'` on the searched column, which
 //! the trigram indexes (`pg_trgm`, see `schema.rs`) answer for terms of three characters and
-//! more; wildcards in the term are made literal by the same `like_pattern` SQLite's spaces use.
+//! more; wildcards in the term are made literal by the contract's `like_pattern`, as on SQLite.
 //! A term longer than [`WHOLE_MAX`] is looked up by its distinct pieces ([`pieces`]) and each
 //! row they leave checked against the whole.
 //! What a list asks ([`ListFilter`]), its order and which end a deep page is read from

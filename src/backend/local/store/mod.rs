@@ -40,27 +40,3 @@ fn count(conn: &Connection, sql: &str, params: impl Params) -> Result<u64> {
         .map_err(db_error)?;
     Ok(n as u64)
 }
-
-/// `%`, `_` and the escape character itself made literal for `LIKE … ESCAPE '\'`.
-pub fn like_pattern(term: &str) -> String {
-    let mut pattern = String::with_capacity(term.len() + 2);
-    pattern.push('%');
-    for c in term.chars() {
-        if matches!(c, '%' | '_' | '\\') {
-            pattern.push('\\');
-        }
-        pattern.push(c);
-    }
-    pattern.push('%');
-    pattern
-}
-
-#[cfg(test)]
-mod tests {
-    use super::like_pattern;
-
-    #[test]
-    fn like_pattern_escapes_wildcards() {
-        assert_eq!(like_pattern("a%b_c\\"), "%a\\%b\\_c\\\\%");
-    }
-}

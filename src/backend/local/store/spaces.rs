@@ -5,8 +5,9 @@ use linkdeck_store::Spaces;
 use rusqlite::{Connection, OptionalExtension, Row, params};
 
 use super::tx::SqliteTx;
-use super::{db_error, like_pattern, time};
+use super::{db_error, time};
 use crate::domain::{Color, Id, Result, Space};
+use linkdeck_store::sql::like_pattern;
 
 const COLUMNS: &str = "id, owner_id, name, color, link_count, created_at, updated_at";
 
