@@ -12,6 +12,7 @@
 
 pub mod bulk;
 mod domains;
+mod import;
 mod keys;
 mod links;
 mod list;
@@ -20,7 +21,9 @@ pub mod quota;
 mod redirect;
 mod spaces;
 pub mod sql;
+pub mod traffic;
 mod trash;
+mod visit_log;
 pub mod words;
 
 use std::any::Any;
@@ -31,6 +34,7 @@ use async_trait::async_trait;
 
 pub use bulk::Bulk;
 pub use domains::Domains;
+pub use import::{ImportStore, ImportWork};
 pub use keys::{KeyInfo, Keys, LiveKey};
 pub use linkdeck_domain::{Error, Id, Result};
 pub use links::{
@@ -40,12 +44,30 @@ pub use list::{ListFilter, Search, Slice};
 pub use owners::Owners;
 pub use redirect::{LinkColumns, Redirects};
 pub use spaces::Spaces;
+pub use traffic::Rollups;
 pub use trash::{Aliases, Blocking, ListedRow, Restored, Scope, Trash, members_blob, members_of};
+pub use visit_log::VisitLog;
 
 /// Every question and change one transaction of a store answers, by area.
-pub trait Tx: Owners + Keys + Domains + Spaces + Links + Search + Redirects + Trash + Bulk {}
+pub trait Tx:
+    Owners + Keys + Domains + Spaces + Links + Search + Redirects + Trash + Bulk + Rollups + VisitLog
+{
+}
 
-impl<T: Owners + Keys + Domains + Spaces + Links + Search + Redirects + Trash + Bulk> Tx for T {}
+impl<T> Tx for T where
+    T: Owners
+        + Keys
+        + Domains
+        + Spaces
+        + Links
+        + Search
+        + Redirects
+        + Trash
+        + Bulk
+        + Rollups
+        + VisitLog
+{
+}
 
 /// A stored unix time as a timestamp; out-of-range values (never written by us) read as the
 /// epoch.
@@ -116,6 +138,11 @@ pub trait Store: Send + Sync + fmt::Debug + 'static {
     /// Brings every link's click count up to the clicks reserved for it, before a server
     /// starts: a server that was killed may have reserved clicks it never wrote into the links.
     async fn settle_reserved_clicks(&self) -> Result<()>;
+
+    /// Runs an import's writer over one write transaction of the store's own import path
+    /// (staged rows moved in a chunk at a time), on the calling thread, which is off the async
+    /// threads: committed when it returns `Ok`, nothing written otherwise.
+    fn import_blocking(&self, work: ImportWork<'_>) -> Result<Box<dyn Any + Send>>;
 }
 
 impl dyn Store {
@@ -174,6 +201,16 @@ impl dyn Store {
         f: impl FnOnce(&dyn Tx) -> Result<T> + Send + 'static,
     ) -> Result<T> {
         untyped(self.run_blocking(Access::Read, boxed(f)))
+    }
+
+    /// [`Store::import_blocking`] with the writer's own answer.
+    pub fn import<T: Send + 'static>(
+        &self,
+        f: impl FnOnce(&mut dyn ImportStore) -> Result<T> + Send,
+    ) -> Result<T> {
+        untyped(self.import_blocking(Box::new(move |store| {
+            f(store).map(|v| Box::new(v) as Box<dyn Any + Send>)
+        })))
     }
 
     async fn typed<T: Send + 'static>(

@@ -22,7 +22,7 @@ mod spaces;
 mod stats;
 mod store;
 mod titles;
-mod traffic;
+use linkdeck_store::traffic;
 mod trash;
 mod visits;
 

@@ -9,7 +9,6 @@
 
 use std::collections::{HashMap, HashSet};
 
-use super::store::db_error;
 use super::traffic::day::{self, NONE, OTHER, Part};
 use super::traffic::{self, DAY, Rollups, Scope, StoredDay};
 use crate::domain::{
@@ -35,17 +34,7 @@ impl super::LocalService {
         T: Send + 'static,
         F: FnOnce(&dyn Rollups) -> Result<T> + Send + 'static,
     {
-        if let Some(pg) = self.pg() {
-            return super::pg::traffic::reading(pg, f).await;
-        }
-        self.db()?
-            .read(move |conn| {
-                let tx = conn.unchecked_transaction().map_err(db_error)?;
-                let out = f(&*tx);
-                tx.finish().map_err(db_error)?;
-                out
-            })
-            .await
+        self.store.snapshot(move |tx| f(tx)).await
     }
 }
 

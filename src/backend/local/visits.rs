@@ -12,9 +12,7 @@ use std::sync::{Arc, Mutex};
 use rusqlite::{Connection, OptionalExtension, params};
 
 use super::pg;
-use super::store::traffic::{
-    self, DayTraffic, Interner, LinkDay, LinkHome, Rollup, Scope, day::MAX_VALUES,
-};
+use super::store::traffic::{self, DayTraffic, Interner, LinkHome, Rollup, Scope, day::MAX_VALUES};
 pub use super::store::visit_log::VisitRow;
 use super::store::{db_error, visit_log};
 use super::traffic::Rollups;
@@ -369,70 +367,6 @@ fn log_and_roll_up(
     rollup.finish(conn)
 }
 
-/// Adds the traffic history of link `link` (just created, at `home`) to the rollups and its
-/// click count; returns the clicks added. Used by imports.
-pub(super) fn add_history(
-    conn: &Connection,
-    link: Id,
-    home: LinkHome,
-    hours: &[TrafficHour],
-    interner: &mut Interner,
-) -> Result<u64> {
-    let (days, clicks) = history_days(hours, |dim, value| interner.code(conn, dim, Some(value)))?;
-    let days: Vec<LinkDay> = days
-        .into_iter()
-        .map(|(day, traffic)| LinkDay {
-            link,
-            home,
-            day,
-            traffic,
-        })
-        .collect();
-    traffic::add(conn, &days)?;
-    conn.prepare_cached("UPDATE links SET clicks = clicks + ?2 WHERE id = ?1")
-        .map_err(db_error)?
-        .execute(params![link, clicks as i64])
-        .map_err(db_error)?;
-    Ok(clicks)
-}
-
-/// A link's traffic history as the days its rollup rows hold, with the clicks in all: each
-/// hour's clicks in its UTC day and hour, each value by its code (`code` answers it, storing
-/// new ones), and the clicks an hour's values do not account for as having none.
-pub(super) fn history_days(
-    hours: &[TrafficHour],
-    mut code: impl FnMut(Dimension, &str) -> Result<u64>,
-) -> Result<(BTreeMap<i64, DayTraffic>, u64)> {
-    let mut days: BTreeMap<i64, DayTraffic> = BTreeMap::new();
-    let mut clicks = 0u64;
-    for hour in hours {
-        let at = hour.hour.as_second();
-        let h = traffic::hour_of(at);
-        let n = u32::try_from(hour.clicks).unwrap_or(u32::MAX);
-        let day = days.entry(traffic::day_of(at)).or_default();
-        day.hours[h] = day.hours[h].saturating_add(n);
-        clicks += u64::from(n);
-        for (dim, values) in hour.values.iter().enumerate() {
-            let mut counted = 0u32;
-            for (value, n) in values {
-                let n = u32::try_from(*n).unwrap_or(u32::MAX);
-                let code = code(Dimension::ALL[dim], value)?;
-                let mut at_hour = [0; 24];
-                at_hour[h] = n;
-                day.add_value(dim, code, &at_hour);
-                counted = counted.saturating_add(n);
-            }
-            // The rest of the hour's clicks had no value.
-            let mut rest = [0; 24];
-            rest[h] = n.saturating_sub(counted);
-            if rest[h] > 0 {
-                day.add_value(dim, traffic::day::NONE, &rest);
-            }
-        }
-    }
-    Ok((days, clicks))
-}
-
 /// The traffic history of the owner's links `ids`, an hour at a time (for exports). Links with
 /// no traffic, or not the owner's, are left out.
 pub(super) fn history(
@@ -532,7 +466,7 @@ pub(super) fn roll_up_old_visits(conn: &Connection) -> Result<()> {
         after = last;
         for link in batch.per_link().into_keys() {
             if let std::collections::hash_map::Entry::Vacant(slot) = homes.entry(link)
-                && let Some(home) = LinkHome::of(conn, link)?
+                && let Some(home) = traffic::link_home(conn, link)?
             {
                 slot.insert(home);
             }
@@ -565,14 +499,10 @@ impl super::LocalService {
         let before = before.as_second();
         let mut pruned = 0u64;
         loop {
-            let n = match self.pg() {
-                Some(pg) => pg::visits::prune(pg, before, PRUNE_CHUNK).await?,
-                None => {
-                    self.db()?
-                        .write(move |tx| visit_log::prune(tx, before, PRUNE_CHUNK))
-                        .await?
-                }
-            };
+            let n = self
+                .store
+                .write(move |tx| tx.prune_visit_log(before, PRUNE_CHUNK))
+                .await?;
             pruned += n as u64;
             if n < PRUNE_CHUNK / 2 {
                 return Ok(pruned);
@@ -669,14 +599,10 @@ impl super::LocalService {
         let chunk = PRUNE_CHUNK as i64 * 5;
         let mut after = 0;
         loop {
-            let next = match self.pg() {
-                Some(pg) => pg::visits::purge_forgotten(pg, after, chunk).await?,
-                None => {
-                    self.db()?
-                        .write(move |tx| visit_log::purge_forgotten(tx, after, chunk))
-                        .await?
-                }
-            };
+            let next = self
+                .store
+                .write(move |tx| tx.purge_forgotten_visits(after, chunk))
+                .await?;
             let Some(next) = next else { return Ok(()) };
             after = next;
             tokio::task::yield_now().await;

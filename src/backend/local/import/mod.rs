@@ -7,8 +7,6 @@
 //! [`CHUNK`] rows, inside the same transaction, so memory stays flat however long the file is
 //! and a bad row anywhere still leaves nothing behind.
 
-mod sqlite;
-
 use std::collections::{HashMap, HashSet};
 use std::sync::mpsc::{Receiver, SyncSender, sync_channel};
 
@@ -22,10 +20,10 @@ use super::password::hash_password;
 pub use crate::domain::Renamed;
 use crate::domain::{
     Carried, Color, Error, FieldErrors, Id, LinkField, LinkInput, LinkPatch, Mode, OnConflict,
-    Place, Result, SpaceInput, SpacePatch, TrafficHour, name_excerpt, renamed_alias,
-    space_name_key, validate_alias, validate_link_input, validate_space_input,
+    Place, Result, SpaceInput, SpacePatch, name_excerpt, renamed_alias, space_name_key,
+    validate_alias, validate_link_input, validate_space_input,
 };
-use linkdeck_store::LinkRow;
+use linkdeck_store::ImportStore;
 use linkdeck_store::words::NAME_TAKEN;
 use linkdeck_store::words::{ALIAS_TAKEN, NOT_YOUR_DOMAIN, NOT_YOUR_SPACE};
 
@@ -52,52 +50,6 @@ pub struct ImportSummary {
 /// full-text index writes big segments (SQLite) and a COPY is worth starting (PostgreSQL),
 /// small enough that what is staged stays small.
 pub const CHUNK: usize = 20_000;
-
-/// What an import asks of the database it writes, all inside its one transaction. The rules —
-/// which alias a row gets, which space, what is an error — are the [`Writer`]'s, the same on
-/// every store; `import/sqlite.rs` and `pg/import.rs` answer these.
-pub(in crate::backend::local) trait ImportStore {
-    /// The owner's spaces, id and name; they stay the owner's until the import ends.
-    fn space_names(&mut self, owner: Id) -> Result<Vec<(Id, String)>>;
-    /// The owner's domains; they stay the owner's until the import ends.
-    fn domain_ids(&mut self, owner: Id) -> Result<Vec<Id>>;
-    /// The id of the owner's space with this name (without case).
-    fn space_named(&mut self, owner: Id, name: &str) -> Result<Option<Id>>;
-    fn insert_space(&mut self, owner: Id, name: &str, color: Color, now: i64) -> Result<Id>;
-    /// Gives space `id` its declared name and colour.
-    fn declare_space(
-        &mut self,
-        owner: Id,
-        id: Id,
-        name: &str,
-        color: Color,
-        now: i64,
-    ) -> Result<()>;
-    /// Told the aliases (with their domains) a batch of rows wants, before the rows ask one by
-    /// one: a store whose every question is a round trip answers them all at once.
-    fn look_ahead(&mut self, _wanted: &[(Option<Id>, &str)]) -> Result<()> {
-        Ok(())
-    }
-    /// Whether a link in the domain has `alias` (without case); the links of earlier chunks
-    /// included, those staged in this one not.
-    fn alias_taken(&mut self, domain: Option<Id>, alias: &str) -> Result<bool>;
-    /// The destination of the owner's link in the domain with `alias` (without case), if the
-    /// owner has one; the links of earlier chunks included, those staged in this one not.
-    fn own_link_url(
-        &mut self,
-        owner: Id,
-        domain: Option<Id>,
-        alias: &str,
-    ) -> Result<Option<String>>;
-    /// Stages a link with `clicks` besides its history's, and its traffic history. Returns how
-    /// many links are staged.
-    fn stage(&mut self, link: &LinkRow, clicks: u64, history: Vec<TrafficHour>) -> Result<usize>;
-    /// Writes the staged links, in staging order, and their history. Returns how many links,
-    /// and the clicks of their history.
-    fn flush(&mut self) -> Result<(usize, u64)>;
-    /// Completes what the flushes left to the end.
-    fn finish(&mut self) -> Result<()>;
-}
 
 /// One link of an import as read from its source.
 #[derive(Debug, Clone, PartialEq)]
@@ -197,8 +149,7 @@ impl LocalBackend {
         opts: ImportOptions,
     ) -> Result<ImportSummary> {
         let backend = self.clone();
-        let runtime = tokio::runtime::Handle::current();
-        tokio::task::spawn_blocking(move || backend.import_blocking(spaces, rows, &opts, &runtime))
+        tokio::task::spawn_blocking(move || backend.import_blocking(spaces, rows, &opts))
             .await
             .map_err(|e| Error::Unavailable(format!("import task failed: {e}")))?
     }
@@ -208,7 +159,6 @@ impl LocalBackend {
         space_rows: Vec<(Place, SpaceInput)>,
         rows: impl Iterator<Item = Incoming> + Send + 'static,
         opts: &ImportOptions,
-        runtime: &tokio::runtime::Handle,
     ) -> Result<ImportSummary> {
         let mut errors = FieldErrors::default();
         let mut valid_spaces: Vec<(Place, SpacePatch)> = Vec::with_capacity(space_rows.len());
@@ -237,13 +187,7 @@ impl LocalBackend {
             spaces: valid_spaces,
             receiver,
         };
-        let result = match self.service.pg() {
-            Some(pg) => super::pg::import::run(pg, runtime, |store| work.run(store)),
-            None => self
-                .service
-                .db()?
-                .write_blocking(move |tx| work.run(sqlite::SqliteImport::new(tx)?)),
-        };
+        let result = self.service.store.import(move |store| work.run(store));
         // A writer that stopped early dropped the receiver; the checker notices and ends.
         let _ = checker.join();
         result

@@ -21,12 +21,12 @@ use deadpool_postgres::Transaction;
 use tokio::runtime::Handle;
 
 use super::{Pg, col, links, pg_error, rows, spaces, traffic, visits};
-use crate::backend::local::import::ImportStore;
 use crate::backend::local::store::traffic::Interner;
+use crate::backend::local::traffic::history_days;
 use crate::backend::local::traffic::{DayTraffic, LinkHome, Scope};
-use crate::backend::local::visits::{RowDeltas, history_days};
+use crate::backend::local::visits::RowDeltas;
 use crate::domain::{Color, Dimension, Error, Id, LinkField, Result, TrafficHour};
-use linkdeck_store::LinkRow;
+use linkdeck_store::{ImportStore, LinkRow};
 
 /// Runs `body` over an import store in one transaction, committed when it succeeds.
 pub fn run<T>(

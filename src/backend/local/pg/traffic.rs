@@ -12,18 +12,18 @@
 use std::collections::{BTreeMap, BTreeSet, HashMap, HashSet};
 
 use deadpool_postgres::GenericClient;
-use tokio::runtime::Handle;
+use tokio_postgres::Row;
 use tokio_postgres::types::ToSql;
-use tokio_postgres::{IsolationLevel, Row};
 
-use super::{Pg, pg_error};
+use super::pg_error;
+use super::tx::PgTx;
 use crate::backend::local::store::traffic::values::{code_of_row, row_of_code};
 use crate::backend::local::traffic::day::{NONE, OTHER};
 use crate::backend::local::traffic::{
     DaySink, DayTraffic, LinkHome, Rollups, Scope, Shift, StoredDay, decode_or_empty,
 };
 use crate::backend::local::visits::RowDeltas;
-use crate::domain::{Error, Id, Result, StatsScope};
+use crate::domain::{Id, Result, StatsScope};
 
 /// One of the two rollup tables: its name and key columns, in key order.
 struct Table {
@@ -316,50 +316,12 @@ pub async fn delete_scope(client: &impl GenericClient, scope: Scope, ids: &[Id])
     Ok(())
 }
 
-/// Runs `f` over the rollups inside one read-only snapshot (`REPEATABLE READ`), on a blocking
-/// thread: statistics are computed by synchronous code shared with SQLite, and each query it
-/// asks is handed to the runtime from there.
-pub async fn reading<T, F>(pg: &Pg, f: F) -> Result<T>
-where
-    T: Send + 'static,
-    F: FnOnce(&dyn Rollups) -> Result<T> + Send + 'static,
-{
-    let mut client = pg.client().await?;
-    let runtime = Handle::current();
-    tokio::task::spawn_blocking(move || {
-        let tx = runtime
-            .block_on(
-                client
-                    .build_transaction()
-                    .isolation_level(IsolationLevel::RepeatableRead)
-                    .read_only(true)
-                    .start(),
-            )
-            .map_err(pg_error)?;
-        let out = f(&Snapshot {
-            runtime: &runtime,
-            tx: &tx,
-        });
-        let done = runtime.block_on(tx.commit()).map_err(pg_error);
-        let value = out?;
-        done?;
-        Ok(value)
-    })
-    .await
-    .map_err(|e| Error::Unavailable(format!("reading traffic failed: {e}")))?
-}
-
-/// The rollups as one read-only transaction sees them.
-struct Snapshot<'a> {
-    runtime: &'a Handle,
-    tx: &'a deadpool_postgres::Transaction<'a>,
-}
-
-impl Snapshot<'_> {
+/// The rollups as the work's transaction sees them.
+impl<C: GenericClient + Sync> PgTx<'_, C> {
     fn query(&self, sql: &str, params: &[&(dyn ToSql + Sync)]) -> Result<Vec<Row>> {
-        self.runtime.block_on(async {
-            let stmt = self.tx.prepare_cached(sql).await.map_err(pg_error)?;
-            self.tx.query(&stmt, params).await.map_err(pg_error)
+        self.wait(async {
+            let stmt = self.c.prepare_cached(sql).await.map_err(pg_error)?;
+            self.c.query(&stmt, params).await.map_err(pg_error)
         })
     }
 
@@ -398,7 +360,7 @@ fn member_column(scope: Scope) -> &'static str {
     }
 }
 
-impl Rollups for Snapshot<'_> {
+impl<C: GenericClient + Sync> Rollups for PgTx<'_, C> {
     fn owns(&self, owner: Id, scope: StatsScope) -> Result<bool> {
         let (sql, id) = match scope {
             StatsScope::Link(id) => ("SELECT 1 FROM links WHERE id = $1 AND owner_id = $2", id),

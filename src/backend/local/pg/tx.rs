@@ -7,7 +7,7 @@ use std::time::Duration;
 
 use async_trait::async_trait;
 use linkdeck_store::quota::Reserved;
-use linkdeck_store::{Access, Store, Work};
+use linkdeck_store::{Access, ImportWork, Store, Work};
 use tokio::runtime::Handle;
 use tokio_postgres::IsolationLevel;
 
@@ -90,6 +90,10 @@ impl Store for Pg {
 
     async fn settle_reserved_clicks(&self) -> Result<()> {
         super::quota::settle_all(self).await
+    }
+
+    fn import_blocking(&self, work: ImportWork<'_>) -> Result<Box<dyn Any + Send>> {
+        super::import::run(self, self.runtime(), |mut store| work(&mut store))
     }
 }
 

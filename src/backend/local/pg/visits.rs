@@ -10,6 +10,9 @@ use std::collections::{BTreeSet, HashMap};
 
 use deadpool_postgres::GenericClient;
 
+use linkdeck_store::VisitLog;
+
+use super::tx::PgTx;
 use super::{Pg, pg_error, traffic};
 use crate::backend::local::store::traffic::Interner;
 use crate::backend::local::traffic::LinkHome;
@@ -229,10 +232,8 @@ async fn log<'a>(
 
 /// Deletes up to `chunk` of the oldest rows logged before `before` (unix seconds); returns how
 /// many (0 also when another server is pruning now).
-pub async fn prune(pg: &Pg, before: i64, chunk: usize) -> Result<usize> {
-    let mut client = pg.client().await?;
-    let tx = client.transaction().await.map_err(pg_error)?;
-    if !upkeep_lock(&tx).await? {
+async fn prune<C: GenericClient>(tx: &C, before: i64, chunk: usize) -> Result<usize> {
+    if !upkeep_lock(tx).await? {
         return Ok(0);
     }
     // The log is in about the order of time, so the old rows are at the front: look only there.
@@ -255,7 +256,6 @@ pub async fn prune(pg: &Pg, before: i64, chunk: usize) -> Result<usize> {
         )
         .await
         .map_err(pg_error)?;
-    tx.commit().await.map_err(pg_error)?;
     Ok(n as usize)
 }
 
@@ -274,10 +274,8 @@ const PURGE_LINKS: i64 = 100;
 /// One step of removing the logged visits of deleted links (as `store::visit_log::purge_forgotten`): rows with an id in `(after,
 /// after + chunk]`. Returns where to go on from, or `None` when every marked link is done (or
 /// another server is at it).
-pub async fn purge_forgotten(pg: &Pg, after: i64, chunk: i64) -> Result<Option<i64>> {
-    let mut client = pg.client().await?;
-    let tx = client.transaction().await.map_err(pg_error)?;
-    if !upkeep_lock(&tx).await? {
+async fn purge_forgotten<C: GenericClient>(tx: &C, after: i64, chunk: i64) -> Result<Option<i64>> {
+    if !upkeep_lock(tx).await? {
         return Ok(None);
     }
     let marked: Vec<(Id, i64)> = tx
@@ -302,7 +300,6 @@ pub async fn purge_forgotten(pg: &Pg, after: i64, chunk: i64) -> Result<Option<i
         )
         .await
         .map_err(pg_error)?;
-        tx.commit().await.map_err(pg_error)?;
         return Ok(Some(0));
     }
     let until = after.saturating_add(chunk).min(end);
@@ -313,6 +310,15 @@ pub async fn purge_forgotten(pg: &Pg, after: i64, chunk: i64) -> Result<Option<i
     )
     .await
     .map_err(pg_error)?;
-    tx.commit().await.map_err(pg_error)?;
     Ok(Some(until))
+}
+
+impl<C: GenericClient + Sync> VisitLog for PgTx<'_, C> {
+    fn prune_visit_log(&self, before: i64, chunk: usize) -> Result<usize> {
+        self.wait(prune(self.c, before, chunk))
+    }
+
+    fn purge_forgotten_visits(&self, after: i64, chunk: i64) -> Result<Option<i64>> {
+        self.wait(purge_forgotten(self.c, after, chunk))
+    }
 }

@@ -7,6 +7,7 @@
 
 pub mod bulk;
 pub mod domains;
+mod import;
 mod keys;
 pub mod links;
 mod owners;

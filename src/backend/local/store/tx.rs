@@ -8,7 +8,7 @@ use std::time::Duration;
 
 use async_trait::async_trait;
 use linkdeck_store::quota::Reserved;
-use linkdeck_store::{Access, Store, Work};
+use linkdeck_store::{Access, ImportWork, Store, Work};
 use rusqlite::Connection;
 
 use super::db_error;
@@ -64,6 +64,10 @@ impl Store for Db {
 
     async fn reserve_click(&self, id: Id, rotation: u32) -> Result<Reserved> {
         super::quota::reserve_in_file(self, id, rotation).await
+    }
+
+    fn import_blocking(&self, work: ImportWork<'_>) -> Result<Box<dyn Any + Send>> {
+        self.write_blocking(move |tx| work(&mut super::import::SqliteImport::new(tx)?))
     }
 
     /// Reserved clicks go straight into the link's row: nothing to settle.

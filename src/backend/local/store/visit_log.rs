@@ -9,7 +9,9 @@
 use rusqlite::{Connection, params};
 
 use super::db_error;
+use super::tx::SqliteTx;
 use crate::domain::{Id, Result};
+use linkdeck_store::VisitLog;
 
 /// One counted visit, as logged. Every value is already bounded (see `domain::traffic`).
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -153,4 +155,14 @@ pub fn purge_forgotten(conn: &Connection, after: i64, chunk: i64) -> Result<Opti
     conn.execute(&sql, rusqlite::params_from_iter(values))
         .map_err(db_error)?;
     Ok(Some(until))
+}
+
+impl VisitLog for SqliteTx<'_> {
+    fn prune_visit_log(&self, before: i64, chunk: usize) -> Result<usize> {
+        prune(self.conn, before, chunk)
+    }
+
+    fn purge_forgotten_visits(&self, after: i64, chunk: i64) -> Result<Option<i64>> {
+        purge_forgotten(self.conn, after, chunk)
+    }
 }

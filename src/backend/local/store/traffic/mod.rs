@@ -18,30 +18,28 @@ use std::collections::HashMap;
 use rusqlite::{Connection, OptionalExtension, params};
 
 pub use super::super::traffic::{
-    DAY, DaySink, DayTraffic, LinkHome, Scope, Shift, StoredDay, day, day_of, hour_of,
+    DAY, DaySink, DayTraffic, LinkHome, Scope, Shift, StoredDay, day, day_of, history_days, hour_of,
 };
 
 use super::super::traffic::decode_or_empty;
 pub use values::Interner;
 
 use super::db_error;
-use crate::domain::{Id, Result};
+use crate::domain::{Id, Result, TrafficHour};
 
-impl LinkHome {
-    /// The home of link `id` as stored.
-    pub fn of(conn: &Connection, id: Id) -> Result<Option<LinkHome>> {
-        conn.prepare_cached("SELECT owner_id, space_id, domain_id FROM links WHERE id = ?1")
-            .map_err(db_error)?
-            .query_row([id], |r| {
-                Ok(LinkHome {
-                    owner: r.get(0)?,
-                    space: r.get(1)?,
-                    domain: r.get(2)?,
-                })
+/// The home of link `id` as stored.
+pub fn link_home(conn: &Connection, id: Id) -> Result<Option<LinkHome>> {
+    conn.prepare_cached("SELECT owner_id, space_id, domain_id FROM links WHERE id = ?1")
+        .map_err(db_error)?
+        .query_row([id], |r| {
+            Ok(LinkHome {
+                owner: r.get(0)?,
+                space: r.get(1)?,
+                domain: r.get(2)?,
             })
-            .optional()
-            .map_err(db_error)
-    }
+        })
+        .optional()
+        .map_err(db_error)
 }
 
 /// Where one day of one row is stored: its table and key.
@@ -433,4 +431,31 @@ pub fn delete_scope(conn: &Connection, scope: Scope, id: Id) -> Result<()> {
         .execute(params![scope as i64, id])
         .map_err(db_error)?;
     Ok(())
+}
+
+/// Adds the traffic history of link `link` (just created, at `home`) to the rollups and its
+/// click count; returns the clicks added. Used by imports.
+pub fn add_history(
+    conn: &Connection,
+    link: Id,
+    home: LinkHome,
+    hours: &[TrafficHour],
+    interner: &mut Interner,
+) -> Result<u64> {
+    let (days, clicks) = history_days(hours, |dim, value| interner.code(conn, dim, Some(value)))?;
+    let days: Vec<LinkDay> = days
+        .into_iter()
+        .map(|(day, traffic)| LinkDay {
+            link,
+            home,
+            day,
+            traffic,
+        })
+        .collect();
+    add(conn, &days)?;
+    conn.prepare_cached("UPDATE links SET clicks = clicks + ?2 WHERE id = ?1")
+        .map_err(db_error)?
+        .execute(params![link, clicks as i64])
+        .map_err(db_error)?;
+    Ok(clicks)
 }

@@ -3,11 +3,12 @@
 
 use std::collections::{HashMap, HashSet};
 
-use rusqlite::{Connection, OptionalExtension, params};
+use rusqlite::{OptionalExtension, params};
 
 use super::{DaySink, LinkHome, Scope, StoredDay, db_error};
-use crate::backend::local::traffic::Rollups;
+use crate::backend::local::store::tx::SqliteTx;
 use crate::domain::{Id, Result, StatsScope};
+use linkdeck_store::Rollups;
 
 /// The column of `links` that places a link in a space or a domain.
 fn member_column(scope: Scope) -> &'static str {
@@ -18,7 +19,7 @@ fn member_column(scope: Scope) -> &'static str {
     }
 }
 
-impl Rollups for Connection {
+impl Rollups for SqliteTx<'_> {
     fn owns(&self, owner: Id, scope: StatsScope) -> Result<bool> {
         let (sql, id) = match scope {
             StatsScope::Link(id) => ("SELECT 1 FROM links WHERE id = ?1 AND owner_id = ?2", id),
@@ -27,6 +28,7 @@ impl Rollups for Connection {
             StatsScope::Account => return Ok(true),
         };
         let found: Option<i64> = self
+            .conn
             .prepare_cached(sql)
             .map_err(db_error)?
             .query_row(params![id, owner], |r| r.get(0))
@@ -36,11 +38,11 @@ impl Rollups for Connection {
     }
 
     fn link_home(&self, id: Id) -> Result<Option<LinkHome>> {
-        LinkHome::of(self, id)
+        super::link_home(self.conn, id)
     }
 
     fn link_days(&self, owner: Id, link: Id, first: i64, last: i64, f: &mut DaySink) -> Result<()> {
-        super::link_days(self, owner, link, first, last, f)
+        super::link_days(self.conn, owner, link, first, last, f)
     }
 
     fn scope_days(
@@ -51,15 +53,15 @@ impl Rollups for Connection {
         last: i64,
         f: &mut DaySink,
     ) -> Result<()> {
-        super::scope_days(self, scope, id, first, last, f)
+        super::scope_days(self.conn, scope, id, first, last, f)
     }
 
     fn first_link_day(&self, owner: Id, link: Id) -> Result<Option<(i64, Vec<u8>)>> {
-        super::first_link_day(self, owner, link)
+        super::first_link_day(self.conn, owner, link)
     }
 
     fn first_scope_day(&self, scope: Scope, id: Id) -> Result<Option<(i64, Vec<u8>)>> {
-        super::first_scope_day(self, scope, id)
+        super::first_scope_day(self.conn, scope, id)
     }
 
     fn owner_link_days(
@@ -69,15 +71,16 @@ impl Rollups for Connection {
         last: i64,
         f: &mut dyn FnMut(Id, StoredDay<'_>),
     ) -> Result<()> {
-        super::owner_link_days(self, owner, first, last, f)
+        super::owner_link_days(self.conn, owner, first, last, f)
     }
 
     fn names(&self, codes: &[u64]) -> Result<HashMap<u64, Option<String>>> {
-        super::values::names(self, codes)
+        super::values::names(self.conn, codes)
     }
 
     fn alias_and_url(&self, link: Id) -> Result<Option<(String, String)>> {
-        self.prepare_cached("SELECT alias, url FROM links WHERE id = ?1")
+        self.conn
+            .prepare_cached("SELECT alias, url FROM links WHERE id = ?1")
             .map_err(db_error)?
             .query_row([link], |r| Ok((r.get(0)?, r.get(1)?)))
             .optional()
@@ -87,6 +90,7 @@ impl Rollups for Connection {
     fn member_ids(&self, owner: Id, scope: Scope, id: Id) -> Result<HashSet<Id>> {
         let column = member_column(scope);
         let mut stmt = self
+            .conn
             .prepare_cached(&format!(
                 "SELECT id FROM links WHERE owner_id = ?1 AND {column} = ?2"
             ))
@@ -99,27 +103,29 @@ impl Rollups for Connection {
 
     fn members_with_clicks(&self, owner: Id, scope: Scope, id: Id) -> Result<Vec<(Id, i64)>> {
         let column = member_column(scope);
-        self.prepare_cached(&format!(
-            "SELECT id, clicks FROM links WHERE owner_id = ?1 AND {column} = ?2"
-        ))
-        .map_err(db_error)?
-        .query_map(params![owner, id], |r| Ok((r.get(0)?, r.get(1)?)))
-        .map_err(db_error)?
-        .collect::<rusqlite::Result<_>>()
-        .map_err(db_error)
+        self.conn
+            .prepare_cached(&format!(
+                "SELECT id, clicks FROM links WHERE owner_id = ?1 AND {column} = ?2"
+            ))
+            .map_err(db_error)?
+            .query_map(params![owner, id], |r| Ok((r.get(0)?, r.get(1)?)))
+            .map_err(db_error)?
+            .collect::<rusqlite::Result<_>>()
+            .map_err(db_error)
     }
 
     fn links_by_clicks(&self, owner: Id, before: (i64, i64), n: usize) -> Result<Vec<(Id, i64)>> {
-        self.prepare_cached(
-            "SELECT id, clicks FROM links WHERE owner_id = ?1 AND (clicks, id) < (?2, ?3)
+        self.conn
+            .prepare_cached(
+                "SELECT id, clicks FROM links WHERE owner_id = ?1 AND (clicks, id) < (?2, ?3)
              ORDER BY clicks DESC, id DESC LIMIT ?4",
-        )
-        .map_err(db_error)?
-        .query_map(params![owner, before.0, before.1, n as i64], |r| {
-            Ok((r.get(0)?, r.get(1)?))
-        })
-        .map_err(db_error)?
-        .collect::<rusqlite::Result<_>>()
-        .map_err(db_error)
+            )
+            .map_err(db_error)?
+            .query_map(params![owner, before.0, before.1, n as i64], |r| {
+                Ok((r.get(0)?, r.get(1)?))
+            })
+            .map_err(db_error)?
+            .collect::<rusqlite::Result<_>>()
+            .map_err(db_error)
     }
 }

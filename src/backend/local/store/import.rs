@@ -4,14 +4,12 @@
 
 use rusqlite::Transaction;
 
-use super::ImportStore;
 use crate::backend::local::store::links::{self as link_store, Staged};
 use crate::backend::local::store::search::short as grams;
-use crate::backend::local::store::traffic::{Interner, LinkHome};
+use crate::backend::local::store::traffic::{Interner, LinkHome, add_history};
 use crate::backend::local::store::{domains, spaces};
-use crate::backend::local::visits::add_history;
 use crate::domain::{Color, Id, Result, TrafficHour};
-use linkdeck_store::LinkRow;
+use linkdeck_store::{ImportStore, LinkRow};
 
 pub struct SqliteImport<'a, 't> {
     tx: &'a Transaction<'t>,

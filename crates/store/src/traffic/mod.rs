@@ -6,9 +6,9 @@ pub mod day;
 
 pub use day::DayTraffic;
 
-use std::collections::{HashMap, HashSet};
+use std::collections::{BTreeMap, HashMap, HashSet};
 
-use crate::domain::{Id, Result, StatsScope};
+use linkdeck_domain::{Dimension, Id, Result, StatsScope, TrafficHour};
 
 /// Seconds in a UTC day.
 pub const DAY: i64 = 86_400;
@@ -153,4 +153,41 @@ pub trait Rollups {
     fn members_with_clicks(&self, owner: Id, scope: Scope, id: Id) -> Result<Vec<(Id, i64)>>;
     /// Up to `n` of the owner's links whose (clicks, id) is below `before`, most clicks first.
     fn links_by_clicks(&self, owner: Id, before: (i64, i64), n: usize) -> Result<Vec<(Id, i64)>>;
+}
+
+/// A link's traffic history as the days its rollup rows hold, with the clicks in all: each
+/// hour's clicks in its UTC day and hour, each value by its code (`code` answers it, storing
+/// new ones), and the clicks an hour's values do not account for as having none.
+pub fn history_days(
+    hours: &[TrafficHour],
+    mut code: impl FnMut(Dimension, &str) -> Result<u64>,
+) -> Result<(BTreeMap<i64, DayTraffic>, u64)> {
+    let mut days: BTreeMap<i64, DayTraffic> = BTreeMap::new();
+    let mut clicks = 0u64;
+    for hour in hours {
+        let at = hour.hour.as_second();
+        let h = hour_of(at);
+        let n = u32::try_from(hour.clicks).unwrap_or(u32::MAX);
+        let day = days.entry(day_of(at)).or_default();
+        day.hours[h] = day.hours[h].saturating_add(n);
+        clicks += u64::from(n);
+        for (dim, values) in hour.values.iter().enumerate() {
+            let mut counted = 0u32;
+            for (value, n) in values {
+                let n = u32::try_from(*n).unwrap_or(u32::MAX);
+                let code = code(Dimension::ALL[dim], value)?;
+                let mut at_hour = [0; 24];
+                at_hour[h] = n;
+                day.add_value(dim, code, &at_hour);
+                counted = counted.saturating_add(n);
+            }
+            // The rest of the hour's clicks had no value.
+            let mut rest = [0; 24];
+            rest[h] = n.saturating_sub(counted);
+            if rest[h] > 0 {
+                day.add_value(dim, day::NONE, &rest);
+            }
+        }
+    }
+    Ok((days, clicks))
 }

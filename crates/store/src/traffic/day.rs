@@ -17,7 +17,7 @@
 //! ```
 //! A reader that needs whole days skips the detail by its length.
 
-use crate::domain::Dimension;
+use linkdeck_domain::Dimension;
 
 pub const NONE: u64 = 0;
 pub const OTHER: u64 = 1;

@@ -1,0 +1,116 @@
+//! What an import asks of the database it writes, inside its one transaction: the service's
+//! import writer holds the rules, each store answers these questions and keeps the rows.
+
+use linkdeck_domain::{Color, Id, Result, TrafficHour};
+
+use crate::LinkRow;
+
+/// What an import asks of the database it writes, all inside its one transaction. The rules —
+/// which alias a row gets, which space, what is an error — are the service's import writer's, the same on
+/// every store; each store answers these.
+pub trait ImportStore {
+    /// The owner's spaces, id and name; they stay the owner's until the import ends.
+    fn space_names(&mut self, owner: Id) -> Result<Vec<(Id, String)>>;
+    /// The owner's domains; they stay the owner's until the import ends.
+    fn domain_ids(&mut self, owner: Id) -> Result<Vec<Id>>;
+    /// The id of the owner's space with this name (without case).
+    fn space_named(&mut self, owner: Id, name: &str) -> Result<Option<Id>>;
+    fn insert_space(&mut self, owner: Id, name: &str, color: Color, now: i64) -> Result<Id>;
+    /// Gives space `id` its declared name and colour.
+    fn declare_space(
+        &mut self,
+        owner: Id,
+        id: Id,
+        name: &str,
+        color: Color,
+        now: i64,
+    ) -> Result<()>;
+    /// Told the aliases (with their domains) a batch of rows wants, before the rows ask one by
+    /// one: a store whose every question is a round trip answers them all at once.
+    fn look_ahead(&mut self, _wanted: &[(Option<Id>, &str)]) -> Result<()> {
+        Ok(())
+    }
+    /// Whether a link in the domain has `alias` (without case); the links of earlier chunks
+    /// included, those staged in this one not.
+    fn alias_taken(&mut self, domain: Option<Id>, alias: &str) -> Result<bool>;
+    /// The destination of the owner's link in the domain with `alias` (without case), if the
+    /// owner has one; the links of earlier chunks included, those staged in this one not.
+    fn own_link_url(
+        &mut self,
+        owner: Id,
+        domain: Option<Id>,
+        alias: &str,
+    ) -> Result<Option<String>>;
+    /// Stages a link with `clicks` besides its history's, and its traffic history. Returns how
+    /// many links are staged.
+    fn stage(&mut self, link: &LinkRow, clicks: u64, history: Vec<TrafficHour>) -> Result<usize>;
+    /// Writes the staged links, in staging order, and their history. Returns how many links,
+    /// and the clicks of their history.
+    fn flush(&mut self) -> Result<(usize, u64)>;
+    /// Completes what the flushes left to the end.
+    fn finish(&mut self) -> Result<()>;
+}
+
+/// A writer may hold its store by reference, or as the contract hands it over
+/// (`&mut dyn ImportStore`).
+impl<S: ImportStore + ?Sized> ImportStore for &mut S {
+    fn space_names(&mut self, owner: Id) -> Result<Vec<(Id, String)>> {
+        (**self).space_names(owner)
+    }
+
+    fn domain_ids(&mut self, owner: Id) -> Result<Vec<Id>> {
+        (**self).domain_ids(owner)
+    }
+
+    fn space_named(&mut self, owner: Id, name: &str) -> Result<Option<Id>> {
+        (**self).space_named(owner, name)
+    }
+
+    fn insert_space(&mut self, owner: Id, name: &str, color: Color, now: i64) -> Result<Id> {
+        (**self).insert_space(owner, name, color, now)
+    }
+
+    fn declare_space(
+        &mut self,
+        owner: Id,
+        id: Id,
+        name: &str,
+        color: Color,
+        now: i64,
+    ) -> Result<()> {
+        (**self).declare_space(owner, id, name, color, now)
+    }
+
+    fn look_ahead(&mut self, wanted: &[(Option<Id>, &str)]) -> Result<()> {
+        (**self).look_ahead(wanted)
+    }
+
+    fn alias_taken(&mut self, domain: Option<Id>, alias: &str) -> Result<bool> {
+        (**self).alias_taken(domain, alias)
+    }
+
+    fn own_link_url(
+        &mut self,
+        owner: Id,
+        domain: Option<Id>,
+        alias: &str,
+    ) -> Result<Option<String>> {
+        (**self).own_link_url(owner, domain, alias)
+    }
+
+    fn stage(&mut self, link: &LinkRow, clicks: u64, history: Vec<TrafficHour>) -> Result<usize> {
+        (**self).stage(link, clicks, history)
+    }
+
+    fn flush(&mut self) -> Result<(usize, u64)> {
+        (**self).flush()
+    }
+
+    fn finish(&mut self) -> Result<()> {
+        (**self).finish()
+    }
+}
+
+/// An import's writer, run over the store's import transaction.
+pub type ImportWork<'a> =
+    Box<dyn FnOnce(&mut dyn ImportStore) -> Result<Box<dyn std::any::Any + Send>> + Send + 'a>;
