@@ -51,8 +51,7 @@ fn options(ctx: &Context, args: &ServeArgs) -> CliResult<ServeOptions> {
         redirect_status,
         api_rate_limit: config.rate_limit_per_minute,
         password_attempts: config.password_attempts_per_minute,
-        visit_log_retention: (config.visit_log_days > 0)
-            .then(|| std::time::Duration::from_secs(u64::from(config.visit_log_days) * 86_400)),
+        visit_log_retention: config.visit_log_retention(),
         password_guesses_per_link: config.password_guesses_per_link_per_minute,
         password_checks: config.password_checks_at_once,
         max_connections: config.max_connections,

@@ -3,6 +3,7 @@
 //! silently ignored. No file at all means the defaults: the built-in `local` profile on the
 //! default database.
 
+mod keys;
 mod paths;
 mod profile;
 mod serve;
@@ -20,6 +21,7 @@ use serde::Deserialize;
 use toml::Spanned;
 
 pub use crate::domain::{BaseUrl, RedirectStatus};
+pub use keys::{Action, KeyBindingError, KeyBindings, KeyCombo, KeyContext, KeyName};
 pub use paths::Paths;
 pub use profile::{
     ApiKeySource, BUILTIN_PROFILE, DEFAULT_TIMEOUT_SECS, LocalProfile, Profile, RemoteProfile,
@@ -53,7 +55,7 @@ pub struct Config {
     /// Always holds [`BUILTIN_PROFILE`] unless the file redefines it.
     pub profiles: BTreeMap<String, Profile>,
     pub ui: UiConfig,
-    /// Action name → key, checked by the terminal app against its actions.
+    /// Action name → key, as written; reading checks them ([`KeyBindings`]).
     pub keys: BTreeMap<String, String>,
     pub serve: ServeConfig,
 }
@@ -115,7 +117,7 @@ impl Config {
             .collect();
         // Every command checks the key map, so a mistake is found where it was made, not
         // only when the terminal app starts.
-        if let Err(e) = crate::tui::KeyMap::with_overrides(&keys) {
+        if let Err(e) = KeyBindings::with_overrides(&keys) {
             let at = e
                 .entries()
                 .into_iter()

@@ -1,9 +1,15 @@
 use std::net::SocketAddr;
 use std::path::PathBuf;
+use std::time::Duration;
 
 use serde::{Deserialize, Serialize};
 
 use crate::domain::{BaseUrl, RedirectStatus};
+
+/// Days the raw visit log keeps each visit unless `visit_log_days` says otherwise: long enough
+/// to look into a recent campaign by hand, short enough that the log does not outgrow the
+/// rollups.
+const DEFAULT_VISIT_LOG_DAYS: u32 = 90;
 
 /// `[serve]`: settings of `linkdeck serve`.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
@@ -48,7 +54,7 @@ impl Default for ServeConfig {
             redirect_status: RedirectStatus::default(),
             rate_limit_per_minute: 600,
             password_attempts_per_minute: 10,
-            visit_log_days: (crate::server::DEFAULT_VISIT_LOG_RETENTION.as_secs() / 86_400) as u32,
+            visit_log_days: DEFAULT_VISIT_LOG_DAYS,
             password_guesses_per_link_per_minute: 100,
             password_checks_at_once: 0,
             max_connections: 0,
@@ -65,5 +71,11 @@ impl ServeConfig {
             Some(url) => url.to_string(),
             None => format!("http://{}", self.listen),
         }
+    }
+
+    /// How long the raw visit log keeps each visit; `None` keeps them all.
+    pub fn visit_log_retention(&self) -> Option<Duration> {
+        (self.visit_log_days > 0)
+            .then(|| Duration::from_secs(u64::from(self.visit_log_days) * 86_400))
     }
 }

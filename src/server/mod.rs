@@ -45,6 +45,7 @@ pub use redirect::merge_query;
 pub use visitor::{AgentParser, platform_of};
 
 use crate::backend::local::serving::LocalService;
+use crate::config::ServeConfig;
 use crate::domain::{Error, RedirectStatus, Result};
 
 /// How the server behaves. [`ServeOptions::default`] is what `linkdeck serve` uses without a
@@ -125,15 +126,11 @@ impl Default for ServeOptions {
             flush_batch: 50_000,
             pending_log_max: crate::backend::local::serving::RAW_PENDING_MAX,
             stats_cache: Duration::from_secs(5),
-            visit_log_retention: Some(DEFAULT_VISIT_LOG_RETENTION),
+            visit_log_retention: ServeConfig::default().visit_log_retention(),
             upkeep_every: upkeep::EVERY,
         }
     }
 }
-
-/// How long raw visits are kept by default: long enough to look into a recent campaign by hand,
-/// short enough that the log does not outgrow the rollups.
-pub const DEFAULT_VISIT_LOG_RETENTION: Duration = Duration::from_secs(90 * 86_400);
 
 /// The status line of `status`; [`RedirectStatus`] only holds codes that have one.
 fn status_code(status: RedirectStatus) -> StatusCode {

@@ -12,7 +12,7 @@ use ratatui::widgets::{Paragraph, Widget};
 
 use super::form::TextField;
 use super::format::{clip, width};
-use super::keys::{Action, Key, KeyContext, KeyMap};
+use super::keys::{Action, Key, KeyContext, KeyMap, description};
 use super::popups::{ModalOutcome, dialog};
 use super::theme::Theme;
 
@@ -47,7 +47,7 @@ impl Help {
             .into_iter()
             .filter(|a| {
                 needle.is_empty()
-                    || a.description().to_lowercase().contains(&needle)
+                    || description(*a).to_lowercase().contains(&needle)
                     || a.as_str().contains(&needle)
                     || keys.label(*a).to_lowercase().contains(&needle)
                     || place(*a).contains(&needle)
@@ -113,7 +113,7 @@ impl Help {
             let room = usize::from(column.width).saturating_sub(label_w + 2);
             Line::from(vec![
                 Span::styled(format!("{label:>label_w$} "), theme.accent),
-                Span::raw(clip(action.description(), room)),
+                Span::raw(clip(description(action), room)),
             ])
         };
         let left: Vec<Line> = shown[..half.min(shown.len())]
@@ -189,7 +189,7 @@ impl Palette {
         let mut buf = Vec::new();
         let mut scored: Vec<(u32, Action)> = offered()
             .filter_map(|a| {
-                let text = format!("{} {}", a.description(), a.as_str().replace('_', " "));
+                let text = format!("{} {}", description(a), a.as_str().replace('_', " "));
                 pattern
                     .score(Utf32Str::new(&text, &mut buf), &mut matcher)
                     .map(|score| (score, a))
@@ -267,7 +267,7 @@ impl Palette {
             .skip(skip)
             .take(list_rows)
             .map(|(i, action)| {
-                let name = clip(action.description(), name_w);
+                let name = clip(description(*action), name_w);
                 let key = clip(&keys.label(*action), key_w);
                 let text = format!("  {name:<name_w$} {key:>key_w$}");
                 if i == self.cursor {

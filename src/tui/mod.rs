@@ -41,7 +41,7 @@ use ratatui::crossterm::execute;
 
 pub use app::{App, AppConfig, MIN_HEIGHT, MIN_WIDTH, Pane};
 pub use desktop::{Desktop, SystemDesktop, osc52};
-pub use keys::{Action, Key, KeyCombo, KeyMap, KeyMapError};
+pub use keys::{Action, Key, KeyBindingError, KeyCombo, KeyMap};
 pub use msg::{Command, Msg, RequestId};
 pub use paging::MAX_PAGES;
 pub use runtime::answer;
@@ -88,7 +88,7 @@ impl TuiOptions {
         &self,
         backend: &dyn Backend,
         no_color: Option<&str>,
-    ) -> Result<AppConfig, KeyMapError> {
+    ) -> Result<AppConfig, KeyBindingError> {
         let keys = KeyMap::with_overrides(&self.keys)?;
         let location = self.header.clone().unwrap_or_else(|| {
             let info = backend.info();
