@@ -2,7 +2,7 @@
 //! spread over the year before the benchmarks' fixed "now", built once into
 //! `target/bench-data/`. One link (`hot`, public) takes 1,000,000 of the visits; the others
 //! share the rest by a Zipf law, as links do. Visits go through the click writer's own code
-//! (`record_visits`), a day per transaction, so the rollups are exactly what a server would have
+//! (`LocalService::write_visits`), a day per transaction, so the rollups are exactly what a server would have
 //! written; the raw log keeps the last 90 days, as the default retention would.
 //!
 //! `LINKDECK_BENCH_VISITS` changes the number of visits (the hot link keeps a tenth of them).
@@ -13,6 +13,7 @@
 mod data;
 
 use std::path::{Path, PathBuf};
+use std::sync::{Arc, Mutex};
 use std::time::Instant;
 
 use rand::rngs::StdRng;
@@ -20,7 +21,7 @@ use rand::{Rng, SeedableRng};
 
 use linkdeck::backend::Backend;
 use linkdeck::backend::local::serving::Interner;
-use linkdeck::backend::local::serving::{VisitBatch, VisitRow, record_visits};
+use linkdeck::backend::local::serving::{VisitBatch, VisitRow};
 use linkdeck::backend::local::{LocalBackend, LocalService};
 use linkdeck::domain::{Id, LinkInput, LinkQuery, SearchBy};
 
@@ -137,7 +138,7 @@ pub fn database(rt: &tokio::runtime::Runtime) -> PathBuf {
         eprintln!("traffic data: {LINKS} links in {:.1?}", started.elapsed());
 
         let mut rng = StdRng::seed_from_u64(42);
-        let mut interner = Interner::default();
+        let interner = Arc::new(Mutex::new(Interner::default()));
         let last_day = now().as_second().div_euclid(86_400);
         let hot_share = visits / 10;
         let mut written = 0u64;
@@ -159,15 +160,10 @@ pub fn database(rt: &tokio::runtime::Runtime) -> PathBuf {
                 batch.add(visit(&mut rng, link, day));
             }
             written += n;
-            let mut interner_here = std::mem::take(&mut interner);
-            interner = service
-                .db()
-                .unwrap()
-                .write(move |tx| {
-                    record_visits(tx, &batch, &[], &mut interner_here)?;
-                    Ok(interner_here)
-                })
+            service
+                .write_visits(batch, Vec::new(), &interner)
                 .await
+                .0
                 .unwrap();
             if d % 30 == 29 {
                 eprintln!(

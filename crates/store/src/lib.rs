@@ -24,10 +24,12 @@ pub mod sql;
 pub mod traffic;
 mod trash;
 mod visit_log;
+pub mod visits;
 pub mod words;
 
 use std::any::Any;
 use std::fmt;
+use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use async_trait::async_trait;
@@ -143,6 +145,19 @@ pub trait Store: Send + Sync + fmt::Debug + 'static {
     /// (staged rows moved in a chunk at a time), on the calling thread, which is off the async
     /// threads: committed when it returns `Ok`, nothing written otherwise.
     fn import_blocking(&self, work: ImportWork<'_>) -> Result<Box<dyn Any + Send>>;
+
+    /// Writes one batch of the click writer in one transaction: each link's clicks go up by
+    /// its visits (less those reserved already), the raw rows are logged, the rollups take in
+    /// every visit, and the rotation positions given are saved; visits of links deleted
+    /// meanwhile are dropped. Answers each touched link's click count, and gives the batch
+    /// back, so that one the database refused can be tried again. `interner` is the writer's,
+    /// kept between batches; values a failed write stored must not keep their codes.
+    async fn write_visits(
+        &self,
+        batch: visits::VisitBatch,
+        rotations: Vec<(Id, u32)>,
+        interner: &Arc<Mutex<traffic::values::Interner>>,
+    ) -> (Result<Vec<visits::FlushedLink>>, visits::VisitBatch);
 }
 
 impl dyn Store {

@@ -452,7 +452,7 @@ const MIGRATIONS: &[Migration] = &[
 /// The code half of migration 6: rollups and the raw log from the old visits table, which then
 /// goes.
 fn rollups_from_visits(conn: &Connection) -> Result<()> {
-    super::visits::roll_up_old_visits(conn)?;
+    super::store::visits::roll_up_old_visits(conn)?;
     conn.execute_batch("DROP TABLE visits;")
         .map_err(super::db::db_error)
 }

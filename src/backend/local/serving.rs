@@ -20,7 +20,5 @@ pub use super::keys::KeyOwner;
 pub use super::password::verify_password;
 pub use super::redirect::ResolvedLink;
 pub use super::store::traffic::Interner;
-pub use super::visits::{
-    ClickReservation, FlushedLink, RAW_PENDING_MAX, VisitBatch, VisitRow, record_visits,
-};
+pub use super::visits::{ClickReservation, FlushedLink, RAW_PENDING_MAX, VisitBatch, VisitRow};
 pub use super::{LocalBackend, LocalService};

@@ -3,6 +3,7 @@
 //! are also counted ([`LinkHome`]). The SQL is in `store::traffic` (SQLite) and `pg::traffic`.
 
 pub mod day;
+pub mod values;
 
 pub use day::DayTraffic;
 

@@ -24,8 +24,8 @@ use super::{Pg, col, links, pg_error, rows, spaces, traffic, visits};
 use crate::backend::local::store::traffic::Interner;
 use crate::backend::local::traffic::history_days;
 use crate::backend::local::traffic::{DayTraffic, LinkHome, Scope};
-use crate::backend::local::visits::RowDeltas;
 use crate::domain::{Color, Dimension, Error, Id, LinkField, Result, TrafficHour};
+use linkdeck_store::visits::RowDeltas;
 use linkdeck_store::{ImportStore, LinkRow};
 
 /// Runs `body` over an import store in one transaction, committed when it succeeds.

@@ -22,8 +22,8 @@ use crate::backend::local::traffic::day::{NONE, OTHER};
 use crate::backend::local::traffic::{
     DaySink, DayTraffic, LinkHome, Rollups, Scope, Shift, StoredDay, decode_or_empty,
 };
-use crate::backend::local::visits::RowDeltas;
 use crate::domain::{Id, Result, StatsScope};
+use linkdeck_store::visits::RowDeltas;
 
 /// One of the two rollup tables: its name and key columns, in key order.
 struct Table {

@@ -3,10 +3,13 @@
 
 use std::any::Any;
 use std::future::Future;
+use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use async_trait::async_trait;
 use linkdeck_store::quota::Reserved;
+use linkdeck_store::traffic::values::Interner;
+use linkdeck_store::visits::{FlushedLink, VisitBatch};
 use linkdeck_store::{Access, ImportWork, Store, Work};
 use tokio::runtime::Handle;
 use tokio_postgres::IsolationLevel;
@@ -90,6 +93,21 @@ impl Store for Pg {
 
     async fn settle_reserved_clicks(&self) -> Result<()> {
         super::quota::settle_all(self).await
+    }
+
+    async fn write_visits(
+        &self,
+        batch: VisitBatch,
+        rotations: Vec<(Id, u32)>,
+        interner: &Arc<Mutex<Interner>>,
+    ) -> (Result<Vec<FlushedLink>>, VisitBatch) {
+        // The writer is one task, so nobody else wants the interner meanwhile; it is taken out
+        // because a lock cannot be held across the writes. PostgreSQL stores new values outside
+        // the batch's transaction, so their codes stay good even if it fails.
+        let mut codes = std::mem::take(&mut *interner.lock().unwrap_or_else(|e| e.into_inner()));
+        let out = super::visits::record(self, &batch, &rotations, &mut codes).await;
+        *interner.lock().unwrap_or_else(|e| e.into_inner()) = codes;
+        (out, batch)
     }
 
     fn import_blocking(&self, work: ImportWork<'_>) -> Result<Box<dyn Any + Send>> {

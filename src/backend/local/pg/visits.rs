@@ -16,8 +16,8 @@ use super::tx::PgTx;
 use super::{Pg, pg_error, traffic};
 use crate::backend::local::store::traffic::Interner;
 use crate::backend::local::traffic::LinkHome;
-use crate::backend::local::visits::{FlushedLink, VisitBatch, VisitRow};
 use crate::domain::{Dimension, Id, Result};
+use linkdeck_store::visits::{FlushedLink, VisitBatch, VisitRow};
 
 /// A number for `pg_try_advisory_xact_lock`: "linkdeck upkeep". One server at a time prunes;
 /// the others find the lock taken and leave the work to it.
@@ -26,7 +26,7 @@ const UPKEEP_LOCK: i64 = 0x6c64_6b5f_7570_6b70;
 /// Log rows per INSERT, so no statement grows without bound.
 const LOG_ROWS_PER_INSERT: usize = 10_000;
 
-/// Writes a batch: see `record_visits` (SQLite) for what it does. Returns each link's clicks
+/// Writes a batch: see `Store::write_visits` for what it does. Returns each link's clicks
 /// after the batch; visits of links deleted meanwhile are dropped.
 pub async fn record(
     pg: &Pg,

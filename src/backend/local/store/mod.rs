@@ -20,6 +20,7 @@ pub mod traffic;
 pub mod trash;
 pub mod tx;
 pub mod visit_log;
+pub mod visits;
 
 use jiff::Timestamp;
 use rusqlite::{Connection, Params};

@@ -2,12 +2,14 @@
 //! pool, and [`SqliteTx`] answers the work's questions over one connection.
 
 use std::any::Any;
-use std::sync::Arc;
 use std::sync::atomic::AtomicBool;
+use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use async_trait::async_trait;
 use linkdeck_store::quota::Reserved;
+use linkdeck_store::traffic::values::Interner;
+use linkdeck_store::visits::{FlushedLink, VisitBatch};
 use linkdeck_store::{Access, ImportWork, Store, Work};
 use rusqlite::Connection;
 
@@ -64,6 +66,35 @@ impl Store for Db {
 
     async fn reserve_click(&self, id: Id, rotation: u32) -> Result<Reserved> {
         super::quota::reserve_in_file(self, id, rotation).await
+    }
+
+    async fn write_visits(
+        &self,
+        batch: VisitBatch,
+        rotations: Vec<(Id, u32)>,
+        interner: &Arc<Mutex<Interner>>,
+    ) -> (Result<Vec<FlushedLink>>, VisitBatch) {
+        let db = self.clone();
+        let interner = interner.clone();
+        let joined = tokio::task::spawn_blocking(move || {
+            let mut interner = interner.lock().unwrap_or_else(|e| e.into_inner());
+            let out = db.write_blocking_checked_by_caller(|tx| {
+                super::visits::record_visits(tx, &batch, &rotations, &mut interner)
+            });
+            if out.is_err() {
+                // Values it stored were rolled back: their numbers must not be reused.
+                *interner = Interner::default();
+            }
+            (out, batch)
+        })
+        .await;
+        joined.unwrap_or_else(|e| {
+            tracing::error!(error = %e, "visit writer task failed");
+            (
+                Err(Error::Unavailable(format!("the visit writer failed: {e}"))),
+                VisitBatch::default(),
+            )
+        })
     }
 
     fn import_blocking(&self, work: ImportWork<'_>) -> Result<Box<dyn Any + Send>> {

@@ -12,36 +12,7 @@ use super::db_error;
 use super::tx::SqliteTx;
 use crate::domain::{Id, Result};
 use linkdeck_store::VisitLog;
-
-/// One counted visit, as logged. Every value is already bounded (see `domain::traffic`).
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct VisitRow {
-    pub link_id: Id,
-    /// Unix seconds.
-    pub at: i64,
-    /// Upper-case ISO 3166-1 alpha-2 code.
-    pub country: Option<String>,
-    /// A canonical platform name, or the user agent's OS when it is none of them.
-    pub platform: Option<String>,
-    pub browser: Option<String>,
-    /// The referring page's host, or "other".
-    pub referrer: Option<String>,
-    /// A primary language tag.
-    pub language: Option<String>,
-}
-
-impl VisitRow {
-    /// The values in `Dimension::ALL` order.
-    pub fn values(&self) -> [Option<&str>; 5] {
-        [
-            self.country.as_deref(),
-            self.platform.as_deref(),
-            self.browser.as_deref(),
-            self.referrer.as_deref(),
-            self.language.as_deref(),
-        ]
-    }
-}
+use linkdeck_store::visits::VisitRow;
 
 /// Rows per multi-row INSERT: fewer statement runs for the same rows.
 const ROWS_PER_INSERT: usize = 50;

@@ -18,11 +18,11 @@ use std::collections::HashMap;
 use rusqlite::{Connection, OptionalExtension, params};
 
 pub use super::super::traffic::{
-    DAY, DaySink, DayTraffic, LinkHome, Scope, Shift, StoredDay, day, day_of, history_days, hour_of,
+    DaySink, DayTraffic, LinkHome, Scope, Shift, StoredDay, day, day_of, history_days, hour_of,
 };
 
 use super::super::traffic::decode_or_empty;
-pub use values::Interner;
+pub use values::{Intern, Interner};
 
 use super::db_error;
 use crate::domain::{Id, Result, TrafficHour};

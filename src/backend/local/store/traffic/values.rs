@@ -1,7 +1,8 @@
 //! Visit values (a country code, a referring host, …) stored once each and referred to by
 //! number, so a rollup holds small integers and the same host is never written twice. Values are
 //! never deleted, so a number means the same value for as long as the database lives, in every
-//! process: each process may cache them.
+//! process: each process may cache them. The codes and the cache are the contract's
+//! (`linkdeck_store::traffic::values`); here is where SQLite keeps the values.
 
 use std::collections::HashMap;
 
@@ -10,46 +11,17 @@ use rusqlite::{Connection, OptionalExtension, params};
 use super::day::{NONE, OTHER};
 use crate::backend::local::store::db_error;
 use crate::domain::{Dimension, Result};
+pub use linkdeck_store::traffic::values::{Interner, code_of_row, row_of_code};
 
-/// Values cached per process before the cache starts over.
-const CACHE_MAX: usize = 65_536;
-
-/// Turns values into codes for one writer, remembering what it has looked up.
-#[derive(Debug, Default)]
-pub struct Interner {
-    /// Per dimension: value → code.
-    cache: [HashMap<Box<str>, u64>; 5],
-    cached: usize,
-}
-
-impl Interner {
-    /// The code of `value` in `dim` when it needs no lookup: [`NONE`] for `None`, [`OTHER`]
-    /// for the bounded label "other", or a value this interner has looked up before.
-    pub fn known(&self, dim: Dimension, value: Option<&str>) -> Option<u64> {
-        let Some(value) = value else {
-            return Some(NONE);
-        };
-        if value == crate::domain::OTHER {
-            return Some(OTHER);
-        }
-        self.cache[dim.index()].get(value).copied()
-    }
-
-    /// Remembers that `value` in `dim` is stored as row `id`; returns its code.
-    pub fn remember(&mut self, dim: Dimension, value: &str, id: i64) -> u64 {
-        if self.cached >= CACHE_MAX {
-            self.cache.iter_mut().for_each(HashMap::clear);
-            self.cached = 0;
-        }
-        let code = code_of_row(id);
-        self.cache[dim.index()].insert(Box::from(value), code);
-        self.cached += 1;
-        code
-    }
-
+/// Looking values up in the file for an [`Interner`].
+pub trait Intern {
     /// The code of `value` in `dim`, storing the value first if it is new. `None` is
     /// [`NONE`]; the bounded label "other" is [`OTHER`].
-    pub fn code(&mut self, conn: &Connection, dim: Dimension, value: Option<&str>) -> Result<u64> {
+    fn code(&mut self, conn: &Connection, dim: Dimension, value: Option<&str>) -> Result<u64>;
+}
+
+impl Intern for Interner {
+    fn code(&mut self, conn: &Connection, dim: Dimension, value: Option<&str>) -> Result<u64> {
         if let Some(code) = self.known(dim, value) {
             return Ok(code);
         }
@@ -75,16 +47,6 @@ impl Interner {
         };
         Ok(self.remember(dim, value, id))
     }
-}
-
-/// The code of the value stored as row `id` of `traffic_values` (codes 0 and 1 are taken).
-pub fn code_of_row(id: i64) -> u64 {
-    id as u64 + 2
-}
-
-/// The row of `traffic_values` a stored value's code names.
-pub fn row_of_code(code: u64) -> i64 {
-    code as i64 - 2
 }
 
 /// What a code stands for: `None` for [`NONE`], the label "other" for [`OTHER`], the stored
