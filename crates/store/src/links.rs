@@ -31,6 +31,32 @@ pub struct LinkRow {
     pub updated_at: Timestamp,
 }
 
+impl LinkRow {
+    /// A new link's row before the patch is applied.
+    pub fn blank(owner: Id, now: Timestamp) -> LinkRow {
+        LinkRow {
+            owner_id: owner,
+            domain_id: None,
+            space_id: None,
+            alias: String::new(),
+            url: String::new(),
+            title: None,
+            password_hash: None,
+            disabled: false,
+            public: false,
+            expiration_url: None,
+            expiration_clicks: 0,
+            ends_at: None,
+            target_type: TargetType::None,
+            geo: Vec::new(),
+            platform: Vec::new(),
+            rotation: Vec::new(),
+            created_at: now,
+            updated_at: now,
+        }
+    }
+}
+
 impl fmt::Debug for LinkRow {
     // The password hash stays out of logs too.
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {

@@ -12,6 +12,7 @@ use rusqlite::{Connection, OpenFlags, Transaction, TransactionBehavior};
 
 use super::schema;
 use crate::domain::{Error, Result};
+use linkdeck_store::words::BUSY;
 
 const BUSY_TIMEOUT: Duration = Duration::from_secs(5);
 /// How far a commit goes before it returns: in write-ahead-log mode `NORMAL` hands it to the
@@ -373,10 +374,6 @@ fn open_connection(path: &Path) -> Result<Connection> {
         .map_err(|e| file_error(path, e))?;
     Ok(conn)
 }
-
-/// What a database kept busy by another program past [`BUSY_TIMEOUT`] says, after "the
-/// database": the same words on PostgreSQL (`pg::pg_error`), where the wait is its lock timeout.
-pub(super) const BUSY: &str = "is busy: another program has it locked; try again in a moment";
 
 /// What a SQLite failure says of the database file, as the end of a sentence about it
 /// (`database … is busy: another program has it locked; …`), or `None` when the code says nothing a

@@ -12,7 +12,7 @@ use super::alias::Candidates;
 use super::password::hash_password_async;
 use crate::domain::{
     Error, FieldErrors, Id, Link, LinkField, LinkInput, LinkPatch, LinkQuery, Mode, Page, Result,
-    TargetType, is_unshowable, validate_alias, validate_link_input,
+    is_unshowable, validate_alias, validate_link_input,
 };
 
 /// The title the service gives a link: the destination's host and path, without a trailing
@@ -34,30 +34,6 @@ pub fn default_title(url: &str) -> Option<String> {
         _ => path.to_owned(),
     };
     Some(format!("{host}{path}"))
-}
-
-/// A new link's row before the patch is applied.
-pub(super) fn blank_row(owner: Id, now: Timestamp) -> LinkRow {
-    LinkRow {
-        owner_id: owner,
-        domain_id: None,
-        space_id: None,
-        alias: String::new(),
-        url: String::new(),
-        title: None,
-        password_hash: None,
-        disabled: false,
-        public: false,
-        expiration_url: None,
-        expiration_clicks: 0,
-        ends_at: None,
-        target_type: TargetType::None,
-        geo: Vec::new(),
-        platform: Vec::new(),
-        rotation: Vec::new(),
-        created_at: now,
-        updated_at: now,
-    }
 }
 
 /// Applies the fields present in `patch`; `hash` replaces the password when present
@@ -356,7 +332,7 @@ impl LocalBackend {
                 let domain = refs.domain.flatten();
                 let facts = RefFacts::of(tx, owner, &refs, domain, None)?;
                 let patch = settle(validated, &refs, facts)?;
-                let mut row = blank_row(owner, now);
+                let mut row = LinkRow::blank(owner, now);
                 row.domain_id = domain;
                 apply(&mut row, patch, hash, now);
                 insert_new(tx, row, refs.alias)

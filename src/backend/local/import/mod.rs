@@ -15,7 +15,7 @@ use serde::Serialize;
 
 use super::LocalBackend;
 use super::alias::generate_alias;
-use super::links::{apply_titled, blank_row, default_title};
+use super::links::{apply_titled, default_title};
 use super::password::hash_password;
 pub use crate::domain::Renamed;
 use crate::domain::{
@@ -23,9 +23,9 @@ use crate::domain::{
     Place, Result, SpaceInput, SpacePatch, name_excerpt, renamed_alias, space_name_key,
     validate_alias, validate_link_input, validate_space_input,
 };
-use linkdeck_store::ImportStore;
 use linkdeck_store::words::NAME_TAKEN;
 use linkdeck_store::words::{ALIAS_TAKEN, NOT_YOUR_DOMAIN, NOT_YOUR_SPACE};
+use linkdeck_store::{ImportStore, LinkRow};
 
 /// What an import created, reused and left out.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize)]
@@ -674,7 +674,7 @@ impl<S: ImportStore> Writer<S> {
             // Keep checking the rest; nothing will be written.
             return Ok(());
         }
-        let mut link = blank_row(self.owner, self.now);
+        let mut link = LinkRow::blank(self.owner, self.now);
         link.domain_id = domain;
         link.alias = alias;
         let Carried {

@@ -362,7 +362,7 @@ pub fn pg_error(e: tokio_postgres::Error) -> Error {
     };
     let code = db.code();
     if *code == SqlState::LOCK_NOT_AVAILABLE {
-        return Error::Unavailable(format!("the database {}", super::db::BUSY));
+        return Error::Unavailable(format!("the database {}", linkdeck_store::words::BUSY));
     }
     let hint = if *code == SqlState::INVALID_PASSWORD
         || *code == SqlState::INVALID_AUTHORIZATION_SPECIFICATION

@@ -9,9 +9,9 @@ use linkdeck_store::words::NAME_TAKEN;
 
 use super::tx::PgTx;
 use super::{col, count, is_unique_violation, pg_error, row, rows, value};
-use crate::backend::local::store::time;
 use crate::domain::{Color, Error, Id, Result, Space};
 use linkdeck_store::sql::like_pattern;
+use linkdeck_store::time;
 
 const COLUMNS: &str = "id, owner_id, name, color, link_count, created_at, updated_at";
 

@@ -17,12 +17,12 @@ use tokio_postgres::types::ToSql;
 
 use super::pg_error;
 use super::tx::PgTx;
-use crate::backend::local::store::traffic::values::{code_of_row, row_of_code};
 use crate::backend::local::traffic::day::{NONE, OTHER};
 use crate::backend::local::traffic::{
     DaySink, DayTraffic, LinkHome, Rollups, Scope, Shift, StoredDay, decode_or_empty,
 };
 use crate::domain::{Id, Result, StatsScope};
+use linkdeck_store::traffic::values::{code_of_row, row_of_code};
 use linkdeck_store::visits::RowDeltas;
 
 /// One of the two rollup tables: its name and key columns, in key order.

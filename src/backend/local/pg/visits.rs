@@ -14,9 +14,9 @@ use linkdeck_store::VisitLog;
 
 use super::tx::PgTx;
 use super::{Pg, pg_error, traffic};
-use crate::backend::local::store::traffic::Interner;
 use crate::backend::local::traffic::LinkHome;
 use crate::domain::{Dimension, Id, Result};
+use linkdeck_store::traffic::values::Interner;
 use linkdeck_store::visits::{FlushedLink, VisitBatch, VisitRow};
 
 /// A number for `pg_try_advisory_xact_lock`: "linkdeck upkeep". One server at a time prunes;

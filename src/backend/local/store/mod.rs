@@ -22,16 +22,13 @@ pub mod tx;
 pub mod visit_log;
 pub mod visits;
 
-use jiff::Timestamp;
 use rusqlite::{Connection, Params};
 
 pub use super::db::db_error;
 use crate::domain::Result;
 
 /// A stored unix time as a timestamp; out-of-range values (never written by us) read as the epoch.
-pub(in crate::backend::local) fn time(seconds: i64) -> Timestamp {
-    Timestamp::from_second(seconds).unwrap_or_default()
-}
+pub use linkdeck_store::time;
 
 /// The number a `SELECT count(*)` statement answers.
 fn count(conn: &Connection, sql: &str, params: impl Params) -> Result<u64> {

@@ -734,7 +734,6 @@ mod tests {
     use rusqlite::Transaction;
 
     use super::*;
-    use crate::backend::local::links::blank_row;
     use crate::backend::local::schema;
     use crate::backend::local::store::links;
 
@@ -805,7 +804,7 @@ mod tests {
     }
 
     fn row(owner: Id, [title, alias, url]: &[String; 3]) -> linkdeck_store::LinkRow {
-        let mut row = blank_row(owner, jiff::Timestamp::UNIX_EPOCH);
+        let mut row = linkdeck_store::LinkRow::blank(owner, jiff::Timestamp::UNIX_EPOCH);
         row.title = (!title.is_empty()).then(|| title.clone());
         // Aliases are unique: a number outside the searched alphabet keeps them apart.
         static NEXT: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);

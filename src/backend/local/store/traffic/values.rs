@@ -11,7 +11,8 @@ use rusqlite::{Connection, OptionalExtension, params};
 use super::day::{NONE, OTHER};
 use crate::backend::local::store::db_error;
 use crate::domain::{Dimension, Result};
-pub use linkdeck_store::traffic::values::{Interner, code_of_row, row_of_code};
+pub use linkdeck_store::traffic::values::Interner;
+use linkdeck_store::traffic::values::row_of_code;
 
 /// Looking values up in the file for an [`Interner`].
 pub trait Intern {

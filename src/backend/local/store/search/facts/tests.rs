@@ -9,7 +9,6 @@ use rusqlite::{Connection, Transaction, params};
 
 use super::super::{ListFilter, list};
 use super::*;
-use crate::backend::local::links::blank_row;
 use crate::backend::local::schema;
 use crate::backend::local::store::{links, search};
 use crate::domain::{LinkStatus, SearchBy, Sort, StatusFilter};
@@ -89,7 +88,7 @@ fn ids(tx: &Connection) -> Vec<Id> {
 }
 
 fn row(url: &str, n: u64) -> linkdeck_store::LinkRow {
-    let mut row = blank_row(1, now());
+    let mut row = linkdeck_store::LinkRow::blank(1, now());
     row.url = format!("https://{url}/");
     row.alias = format!("x{n}");
     row
