@@ -4,7 +4,7 @@
 pub mod bulk;
 pub mod local;
 pub mod remote;
-pub mod secret;
+pub use linkdeck_secret as secret;
 pub mod trash;
 
 use async_trait::async_trait;

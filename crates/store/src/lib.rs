@@ -11,6 +11,7 @@
 //! snapshot; a write commits when the closure returns `Ok` and leaves nothing behind otherwise.
 
 pub mod bulk;
+pub mod copy;
 mod domains;
 mod import;
 mod keys;
@@ -158,6 +159,28 @@ pub trait Store: Send + Sync + fmt::Debug + 'static {
         rotations: Vec<(Id, u32)>,
         interner: &Arc<Mutex<traffic::values::Interner>>,
     ) -> (Result<Vec<visits::FlushedLink>>, visits::VisitBatch);
+
+    /// `db copy`: the rows of each table of [`copy::TABLES`], counted in one snapshot.
+    async fn table_counts(&self) -> Result<Vec<u64>>;
+
+    /// `db copy`: the highest link id ever given out (stored, trashed or deleted), which the
+    /// target's ids must stay above.
+    async fn id_mark(&self) -> Result<Id>;
+
+    /// `db copy`'s reader: every table of [`copy::TABLES`] in one snapshot, a batch at a time,
+    /// then [`copy::Batch::Done`]. Stops quietly when the writer has gone (its error is the one
+    /// reported).
+    async fn copy_out(&self, out: tokio::sync::mpsc::Sender<copy::Batch>) -> Result<()>;
+
+    /// `db copy`'s writer, into this empty store: what `rows` brings, in one transaction
+    /// committed only once [`copy::Batch::Done`] has come; link ids kept above `mark`; derived
+    /// state (counters, search indexes, sequences) rebuilt. `moved` hears of each batch.
+    async fn copy_in(
+        &self,
+        rows: tokio::sync::mpsc::Receiver<copy::Batch>,
+        mark: Id,
+        moved: Arc<copy::Moved>,
+    ) -> Result<()>;
 }
 
 impl dyn Store {

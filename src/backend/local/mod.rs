@@ -12,7 +12,7 @@ mod keys;
 mod links;
 mod owned;
 mod password;
-pub mod pg;
+pub use linkdeck_pg as pg;
 mod public_address;
 mod redirect;
 mod schema;

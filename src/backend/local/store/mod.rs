@@ -6,6 +6,7 @@
 //! Times are unix seconds; targeting lists are JSON text in the wire shape.
 
 pub mod bulk;
+mod copy;
 pub mod domains;
 mod import;
 mod keys;

@@ -7,11 +7,13 @@ use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use async_trait::async_trait;
+use linkdeck_store::copy::{Batch, Moved};
 use linkdeck_store::quota::Reserved;
 use linkdeck_store::traffic::values::Interner;
 use linkdeck_store::visits::{FlushedLink, VisitBatch};
 use linkdeck_store::{Access, ImportWork, Store, Work};
 use rusqlite::Connection;
+use tokio::sync::mpsc;
 
 use super::db_error;
 use crate::backend::local::Db;
@@ -95,6 +97,33 @@ impl Store for Db {
                 VisitBatch::default(),
             )
         })
+    }
+
+    async fn table_counts(&self) -> Result<Vec<u64>> {
+        self.read(super::copy::counts).await
+    }
+
+    async fn id_mark(&self) -> Result<Id> {
+        self.read(super::copy::id_mark).await
+    }
+
+    async fn copy_out(&self, out: mpsc::Sender<Batch>) -> Result<()> {
+        let db = self.clone();
+        tokio::task::spawn_blocking(move || super::copy::read(&db, out))
+            .await
+            .map_err(|e| Error::Unavailable(format!("copy: reader failed: {e}")))?
+    }
+
+    async fn copy_in(
+        &self,
+        rows: mpsc::Receiver<Batch>,
+        mark: Id,
+        moved: Arc<Moved>,
+    ) -> Result<()> {
+        let db = self.clone();
+        tokio::task::spawn_blocking(move || super::copy::write(&db, rows, mark, &*moved))
+            .await
+            .map_err(|e| Error::Unavailable(format!("copy: writer failed: {e}")))?
     }
 
     fn import_blocking(&self, work: ImportWork<'_>) -> Result<Box<dyn Any + Send>> {

@@ -7,18 +7,20 @@ use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use async_trait::async_trait;
+use linkdeck_store::copy::{Batch, Moved};
 use linkdeck_store::quota::Reserved;
 use linkdeck_store::traffic::values::Interner;
 use linkdeck_store::visits::{FlushedLink, VisitBatch};
 use linkdeck_store::{Access, ImportWork, Store, Work};
 use tokio::runtime::Handle;
+use tokio::sync::mpsc;
 use tokio_postgres::IsolationLevel;
 
 use deadpool_postgres::Object;
 
 use super::cancel::Finish;
 use super::{Pg, pg_error};
-use crate::domain::{Error, Id, Result};
+use linkdeck_domain::{Error, Id, Result};
 
 /// One piece of work's connection to PostgreSQL, driven from a blocking thread: a pooled
 /// client for plain reads, a transaction otherwise.
@@ -108,6 +110,27 @@ impl Store for Pg {
         let out = super::visits::record(self, &batch, &rotations, &mut codes).await;
         *interner.lock().unwrap_or_else(|e| e.into_inner()) = codes;
         (out, batch)
+    }
+
+    async fn table_counts(&self) -> Result<Vec<u64>> {
+        super::copy::counts(self).await
+    }
+
+    async fn id_mark(&self) -> Result<Id> {
+        super::copy::id_mark(self).await
+    }
+
+    async fn copy_out(&self, out: mpsc::Sender<Batch>) -> Result<()> {
+        super::copy::read(self, out).await
+    }
+
+    async fn copy_in(
+        &self,
+        rows: mpsc::Receiver<Batch>,
+        mark: Id,
+        moved: Arc<Moved>,
+    ) -> Result<()> {
+        super::copy::write(self, rows, mark, &*moved).await
     }
 
     fn import_blocking(&self, work: ImportWork<'_>) -> Result<Box<dyn Any + Send>> {

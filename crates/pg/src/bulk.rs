@@ -15,8 +15,8 @@ use tokio_postgres::types::ToSql;
 
 use super::tx::PgTx;
 use super::{Args, col, rows, traffic, trash};
-use crate::backend::local::traffic::Shift;
-use crate::domain::{Error, Id, Result};
+use linkdeck_domain::{Error, Id, Result};
+use linkdeck_store::traffic::Shift;
 
 /// Which of `ids` are links of `owner`, in id order.
 pub async fn existing<C: GenericClient>(c: &C, owner: Id, ids: &BTreeSet<Id>) -> Result<Vec<Id>> {

@@ -20,7 +20,7 @@ use roaring::RoaringTreemap;
 use super::links::link_from_row;
 use super::tx::PgTx;
 use super::{Args, col, count, rows, value};
-use crate::domain::{Id, Link, Result, StatusFilter};
+use linkdeck_domain::{Id, Link, Result, StatusFilter};
 
 /// PostgreSQL's: the same rules, with booleans and `$2`.
 pub const PG: Predicates = predicates!("$2", "true", "false");
@@ -135,7 +135,7 @@ async fn total<C: GenericClient>(c: &C, f: &ListFilter<'_>, sql: &str, args: &Ar
             .await?
             .map(|r| col(&r, 0))
             .transpose()?;
-            Ok::<u64, crate::domain::Error>(count(links.unwrap_or(0)))
+            Ok::<u64, linkdeck_domain::Error>(count(links.unwrap_or(0)))
         };
         let now = f.now.as_second();
         return match f.status {

@@ -9,7 +9,7 @@
 use tokio_postgres::Client;
 
 use super::pg_error;
-use crate::domain::{Error, Result};
+use linkdeck_domain::{Error, Result};
 
 /// A fixed number for `pg_advisory_xact_lock`: "linkdeck migrations".
 const MIGRATION_LOCK: i64 = 0x6c69_6e6b_6465_636b;

@@ -7,7 +7,7 @@ use linkdeck_store::{LinkColumns, Redirects};
 
 use super::pg_error;
 use super::tx::PgTx;
-use crate::domain::{Id, Result};
+use linkdeck_domain::{Id, Result};
 
 /// The domain whose host is `host` or, failing that, `bare` (the host without its port); both
 /// lower-case.

@@ -5,24 +5,25 @@
 //!
 //! The SQL of each area lives beside the SQLite store's, in `pg/<area>.rs`.
 
-pub(super) mod bulk;
+mod bulk;
 mod cancel;
-pub(super) mod domains;
-pub(super) mod import;
-pub(super) mod keys;
-pub(super) mod links;
+mod copy;
+mod domains;
+mod import;
+mod keys;
+mod links;
 mod owners;
-pub(super) mod quota;
-pub(super) mod redirect;
+pub mod quota;
+mod redirect;
 mod schema;
-pub(super) mod search;
-pub(super) mod spaces;
+mod search;
+mod spaces;
 mod target;
 mod tls;
-pub(super) mod traffic;
-pub(super) mod trash;
+mod traffic;
+mod trash;
 pub mod tx;
-pub(super) mod visits;
+mod visits;
 
 use std::sync::Arc;
 use std::sync::atomic::{AtomicI64, Ordering};
@@ -40,7 +41,7 @@ pub use schema::{PG_SCHEMA_VERSION, create_at_version};
 pub use target::{PASSWORD_VARS, PgTarget};
 pub use tls::SslMode;
 
-use crate::domain::{Error, Result};
+use linkdeck_domain::{Error, Result};
 
 /// Connections each process keeps at most: the server's handlers and click writer share them.
 const POOL_SIZE: usize = 16;

@@ -14,8 +14,8 @@ use linkdeck_store::VisitLog;
 
 use super::tx::PgTx;
 use super::{Pg, pg_error, traffic};
-use crate::backend::local::traffic::LinkHome;
-use crate::domain::{Dimension, Id, Result};
+use linkdeck_domain::{Dimension, Id, Result};
+use linkdeck_store::traffic::LinkHome;
 use linkdeck_store::traffic::values::Interner;
 use linkdeck_store::visits::{FlushedLink, VisitBatch, VisitRow};
 

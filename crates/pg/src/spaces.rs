@@ -9,7 +9,7 @@ use linkdeck_store::words::NAME_TAKEN;
 
 use super::tx::PgTx;
 use super::{col, count, is_unique_violation, pg_error, row, rows, value};
-use crate::domain::{Color, Error, Id, Result, Space};
+use linkdeck_domain::{Color, Error, Id, Result, Space};
 use linkdeck_store::sql::like_pattern;
 use linkdeck_store::time;
 

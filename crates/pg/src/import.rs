@@ -21,10 +21,10 @@ use deadpool_postgres::Transaction;
 use tokio::runtime::Handle;
 
 use super::{Pg, col, links, pg_error, rows, spaces, traffic, visits};
-use crate::backend::local::traffic::history_days;
-use crate::backend::local::traffic::{DayTraffic, LinkHome, Scope};
-use crate::domain::{Color, Dimension, Error, Id, LinkField, Result, TrafficHour};
+use linkdeck_domain::{Color, Dimension, Error, Id, LinkField, Result, TrafficHour};
+use linkdeck_store::traffic::history_days;
 use linkdeck_store::traffic::values::Interner;
+use linkdeck_store::traffic::{DayTraffic, LinkHome, Scope};
 use linkdeck_store::visits::RowDeltas;
 use linkdeck_store::{ImportStore, LinkRow};
 

@@ -18,8 +18,8 @@ use super::{
     col, domains, is_foreign_key_violation, is_unique_violation, pg_error, row, rows, spaces,
     traffic,
 };
-use crate::backend::local::traffic::Shift;
-use crate::domain::{Error, Id, Link, LinkField, Result};
+use linkdeck_domain::{Error, Id, Link, LinkField, Result};
+use linkdeck_store::traffic::Shift;
 
 /// A link as read with [`READ_COLUMNS`]; `short_url` is left empty for the service to fill in.
 pub fn link_from_row(r: &Row) -> Result<Link> {

@@ -8,7 +8,7 @@ use linkdeck_store::Owners;
 
 use super::tx::PgTx;
 use super::{is_unique_violation, pg_error};
-use crate::domain::{Error, Id, Owner, Result};
+use linkdeck_domain::{Error, Id, Owner, Result};
 
 fn owner(row: &Row) -> Owner {
     Owner {

@@ -9,7 +9,7 @@ use std::collections::{BTreeMap, HashMap};
 use deadpool_postgres::{GenericClient, Object};
 
 use super::{Pg, col, pg_error, pool_error};
-use crate::domain::{Id, Result};
+use linkdeck_domain::{Id, Result};
 use linkdeck_store::quota::{self, Asked, Granted, Reserved};
 
 /// Statements in flight at once per process: one held up by a lock (a hot link's row, an edit)

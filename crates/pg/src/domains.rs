@@ -9,9 +9,9 @@ use linkdeck_store::words::host_in_use;
 
 use super::tx::PgTx;
 use super::{col, count, is_unique_violation, pg_error, row, rows, traffic, value};
-use crate::backend::local::traffic::Scope;
-use crate::domain::{Domain, Error, Id, Result};
+use linkdeck_domain::{Domain, Error, Id, Result};
 use linkdeck_store::time;
+use linkdeck_store::traffic::Scope;
 
 const COLUMNS: &str = "id, owner_id, name, created_at, updated_at";
 

@@ -128,13 +128,13 @@ impl PgTarget {
     }
 
     /// Runs the password command, if there is one, and keeps its answer.
-    pub fn resolve_password(&self) -> crate::domain::Result<PgTarget> {
+    pub fn resolve_password(&self) -> linkdeck_domain::Result<PgTarget> {
         let mut resolved = self.clone();
         if let Some(command) = &self.password_command {
-            let password = crate::backend::secret::from_command(
+            let password = linkdeck_secret::from_command(
                 command,
                 "db_password_command",
-                crate::domain::Error::Unavailable,
+                linkdeck_domain::Error::Unavailable,
             )?;
             resolved.password = Some(password);
         }
@@ -220,7 +220,7 @@ impl fmt::Display for PgTarget {
 #[cfg(test)]
 mod tests {
     use super::PgTarget;
-    use crate::backend::local::pg::SslMode;
+    use crate::SslMode;
     use tokio_postgres::config::SslMode as Driver;
 
     #[test]

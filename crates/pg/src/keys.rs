@@ -7,7 +7,7 @@ use tokio_postgres::Row;
 
 use super::pg_error;
 use super::tx::PgTx;
-use crate::domain::{Id, Result};
+use linkdeck_domain::{Id, Result};
 
 /// The key's columns with its owner's name, from `k` (a key row) joined to `o` (owners).
 const KEY_COLUMNS: &str =

@@ -20,8 +20,8 @@ use linkdeck_store::{
 };
 
 use super::tx::PgTx;
-use crate::backend::local::traffic::{LinkHome, Scope as TrafficScope, Shift};
-use crate::domain::{Error, Id, Result, Trashed, TrashedKind};
+use linkdeck_domain::{Error, Id, Result, Trashed, TrashedKind};
+use linkdeck_store::traffic::{LinkHome, Scope as TrafficScope, Shift};
 
 pub async fn new_batch<C: GenericClient>(c: &C, owner: Id, now: Timestamp) -> Result<Id> {
     value(

@@ -17,12 +17,12 @@ use tokio_postgres::types::ToSql;
 
 use super::pg_error;
 use super::tx::PgTx;
-use crate::backend::local::traffic::day::{NONE, OTHER};
-use crate::backend::local::traffic::{
+use linkdeck_domain::{Id, Result, StatsScope};
+use linkdeck_store::traffic::day::{NONE, OTHER};
+use linkdeck_store::traffic::values::{code_of_row, row_of_code};
+use linkdeck_store::traffic::{
     DaySink, DayTraffic, LinkHome, Rollups, Scope, Shift, StoredDay, decode_or_empty,
 };
-use crate::domain::{Id, Result, StatsScope};
-use linkdeck_store::traffic::values::{code_of_row, row_of_code};
 use linkdeck_store::visits::RowDeltas;
 
 /// One of the two rollup tables: its name and key columns, in key order.
@@ -493,13 +493,13 @@ impl<C: GenericClient + Sync> Rollups for PgTx<'_, C> {
             .map(|&code| {
                 let name = match code {
                     NONE => None,
-                    OTHER => Some(crate::domain::OTHER.to_owned()),
+                    OTHER => Some(linkdeck_domain::OTHER.to_owned()),
                     // A code the table does not know reads as "other", as on SQLite.
                     code => Some(
                         found
                             .get(&code)
                             .cloned()
-                            .unwrap_or_else(|| crate::domain::OTHER.to_owned()),
+                            .unwrap_or_else(|| linkdeck_domain::OTHER.to_owned()),
                     ),
                 };
                 (code, name)

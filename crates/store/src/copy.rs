@@ -1,10 +1,8 @@
 //! What a whole-database copy moves: every table both stores hold, in an order that puts each
 //! row after the rows it refers to, with each column's kind. Derived state that only one store
 //! has (SQLite's full-text and short-term search indexes, PostgreSQL's sequences) is rebuilt by
-//! the target, not copied.
-
-use bytes::BytesMut;
-use tokio_postgres::types::{IsNull, ToSql, Type, to_sql_checked};
+//! the target, not copied. Each store reads and writes these rows in its own way
+//! (`Store::copy_out`, `Store::copy_in`), joined by a bounded channel of [`Batch`]es.
 
 /// How a column is held. Integers are 64-bit in SQLite; PostgreSQL has three widths and real
 /// booleans, so the kind says which one a value is written as there.
@@ -16,19 +14,6 @@ pub enum Kind {
     Bool,
     Text,
     Bytes,
-}
-
-impl Kind {
-    pub fn pg_type(self) -> Type {
-        match self {
-            Kind::Big => Type::INT8,
-            Kind::Int => Type::INT4,
-            Kind::Small => Type::INT2,
-            Kind::Bool => Type::BOOL,
-            Kind::Text => Type::TEXT,
-            Kind::Bytes => Type::BYTEA,
-        }
-    }
 }
 
 /// One table: its name and columns, in the order they are read and written.
@@ -237,40 +222,23 @@ pub enum Cell {
 /// A row: its cells in the table's column order.
 pub type Row = Vec<Cell>;
 
-impl ToSql for Cell {
-    fn to_sql(
-        &self,
-        ty: &Type,
-        out: &mut BytesMut,
-    ) -> Result<IsNull, Box<dyn std::error::Error + Sync + Send>> {
-        match self {
-            Cell::Null => Ok(IsNull::Yes),
-            Cell::Int(i) if *ty == Type::BOOL => (*i != 0).to_sql(ty, out),
-            Cell::Int(i) if *ty == Type::INT4 => i32::try_from(*i)?.to_sql(ty, out),
-            Cell::Int(i) if *ty == Type::INT2 => i16::try_from(*i)?.to_sql(ty, out),
-            Cell::Int(i) => i.to_sql(ty, out),
-            Cell::Bool(b) => b.to_sql(ty, out),
-            Cell::Text(s) => s.to_sql(ty, out),
-            Cell::Bytes(b) => b.to_sql(ty, out),
-        }
-    }
+/// Rows per batch on the channel.
+pub const CHUNK: usize = 2_000;
 
-    fn accepts(_: &Type) -> bool {
-        true
-    }
-
-    to_sql_checked!();
+/// What the reader sends: a table begins (its index in [`TABLES`]), rows of it, the end.
+#[derive(Debug)]
+pub enum Batch {
+    Start(usize),
+    Rows(Vec<Row>),
+    Done,
 }
 
-impl rusqlite::ToSql for Cell {
-    fn to_sql(&self) -> rusqlite::Result<rusqlite::types::ToSqlOutput<'_>> {
-        use rusqlite::types::{ToSqlOutput, ValueRef};
-        Ok(ToSqlOutput::Borrowed(match self {
-            Cell::Null => ValueRef::Null,
-            Cell::Int(i) => ValueRef::Integer(*i),
-            Cell::Bool(b) => ValueRef::Integer(i64::from(*b)),
-            Cell::Text(s) => ValueRef::Text(s.as_bytes()),
-            Cell::Bytes(b) => ValueRef::Blob(b),
-        }))
-    }
-}
+/// Told how many rows were just written, for a progress bar.
+pub type Moved = dyn Fn(u64) + Send + Sync;
+
+/// Link counters of owners and spaces, taken from the links copied (the same SQL on both
+/// stores). PostgreSQL's triggers counted each copied link on top of the copied counter.
+pub const RECOUNT: &str = "
+    UPDATE owners SET link_count = (SELECT count(*) FROM links WHERE links.owner_id = owners.id);
+    UPDATE spaces SET link_count = (SELECT count(*) FROM links WHERE links.space_id = spaces.id);
+";

@@ -1,14 +1,13 @@
-//! The SQLite end of a whole-database copy. Both ends run on a blocking thread and talk to the
-//! other end over a channel of batches.
+//! The SQLite end of a whole-database copy (see the contract's `copy`). Both ends run on a
+//! blocking thread and talk to the other end over a channel of batches.
 
 use rusqlite::Connection;
 use tokio::sync::mpsc;
 
-use super::tables::{Cell, Kind, Row, TABLES};
-use super::{Batch, CHUNK};
 use crate::backend::local::db::{Db, db_error};
 use crate::backend::local::store;
 use crate::domain::{Error, Id, Result};
+use linkdeck_store::copy::{Batch, CHUNK, Cell, Kind, Moved, RECOUNT, Row, TABLES};
 
 /// The rows of each table, counted in one snapshot.
 pub fn counts(conn: &Connection) -> Result<Vec<u64>> {
@@ -97,12 +96,7 @@ fn cells(row: &rusqlite::Row<'_>, columns: &[(&str, Kind)]) -> rusqlite::Result<
 
 /// Writes what arrives in one transaction, committed only once [`Batch::Done`] has come; the
 /// links' ids are kept above `mark`. Returns the rows written per table.
-pub fn write(
-    db: &Db,
-    mut input: mpsc::Receiver<Batch>,
-    mark: Id,
-    moved: &super::Moved,
-) -> Result<()> {
+pub fn write(db: &Db, mut input: mpsc::Receiver<Batch>, mark: Id, moved: &Moved) -> Result<()> {
     db.write_blocking(|tx| {
         store::links::bulk_begin(tx)?;
         let mut insert = None;
@@ -123,7 +117,7 @@ pub fn write(
                     })?;
                     let mut stmt = tx.prepare_cached(sql).map_err(db_error)?;
                     for row in &rows {
-                        stmt.execute(rusqlite::params_from_iter(row))
+                        stmt.execute(rusqlite::params_from_iter(row.iter().map(SqlCell)))
                             .map_err(db_error)?;
                     }
                     moved(rows.len() as u64);
@@ -133,7 +127,7 @@ pub fn write(
                 None => return Err(Error::Unavailable("copy: the source stopped".into())),
             }
         }
-        tx.execute_batch(super::RECOUNT).map_err(db_error)?;
+        tx.execute_batch(RECOUNT).map_err(db_error)?;
         tx.execute(
             "UPDATE link_ids SET deleted_high = max(deleted_high, ?1)",
             [mark],
@@ -143,4 +137,20 @@ pub fn write(
         store::search::short::catch_up(tx)?;
         store::search::facts::catch_up(tx)
     })
+}
+
+/// A copied value as SQLite stores it.
+struct SqlCell<'a>(&'a Cell);
+
+impl rusqlite::ToSql for SqlCell<'_> {
+    fn to_sql(&self) -> rusqlite::Result<rusqlite::types::ToSqlOutput<'_>> {
+        use rusqlite::types::{ToSqlOutput, ValueRef};
+        Ok(ToSqlOutput::Borrowed(match self.0 {
+            Cell::Null => ValueRef::Null,
+            Cell::Int(i) => ValueRef::Integer(*i),
+            Cell::Bool(b) => ValueRef::Integer(i64::from(*b)),
+            Cell::Text(s) => ValueRef::Text(s.as_bytes()),
+            Cell::Bytes(b) => ValueRef::Blob(b),
+        }))
+    }
 }

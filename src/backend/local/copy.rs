@@ -8,34 +8,12 @@
 //! its own store's terms, joined by a bounded channel of batches (memory stays flat, whatever
 //! the size of the database).
 
-mod pg;
-mod sqlite;
-mod tables;
-
 use tokio::sync::mpsc;
 
-use super::{Backing, LocalService};
+use super::LocalService;
 use crate::domain::{Error, Result, plural};
-
-/// Rows per batch on the channel.
-const CHUNK: usize = 2_000;
-
-/// What the reader sends: a table begins (its index in [`tables::TABLES`]), rows of it, the end.
-enum Batch {
-    Start(usize),
-    Rows(Vec<tables::Row>),
-    Done,
-}
-
-/// Told how many rows were just written, for a progress bar.
-pub type Moved = dyn Fn(u64) + Send + Sync;
-
-/// Link counters of owners and spaces, taken from the links copied (the same SQL on both
-/// stores). PostgreSQL's triggers counted each copied link on top of the copied counter.
-const RECOUNT: &str = "
-    UPDATE owners SET link_count = (SELECT count(*) FROM links WHERE links.owner_id = owners.id);
-    UPDATE spaces SET link_count = (SELECT count(*) FROM links WHERE links.space_id = spaces.id);
-";
+pub use linkdeck_store::copy::Moved;
+use linkdeck_store::copy::TABLES;
 
 /// Rows per table, in the order they are copied.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -57,12 +35,9 @@ impl TableCounts {
 impl LocalService {
     /// How many rows each table holds, in one snapshot.
     pub async fn table_counts(&self) -> Result<TableCounts> {
-        let counts = match &self.backing {
-            Backing::Sqlite(db) => db.read(sqlite::counts).await?,
-            Backing::Postgres(pg) => pg::counts(pg).await?,
-        };
+        let counts = self.store.table_counts().await?;
         Ok(TableCounts(
-            tables::TABLES.iter().map(|t| t.name).zip(counts).collect(),
+            TABLES.iter().map(|t| t.name).zip(counts).collect(),
         ))
     }
 
@@ -83,33 +58,13 @@ impl LocalService {
             )));
         }
         let counts = self.table_counts().await?;
-        let mark = match &self.backing {
-            Backing::Sqlite(db) => db.read(sqlite::id_mark).await?,
-            Backing::Postgres(pg) => pg::id_mark(pg).await?,
-        };
+        let mark = self.store.id_mark().await?;
         let (tx, rx) = mpsc::channel(4);
         let reader = {
-            let store = self.backing.clone();
-            tokio::spawn(async move {
-                match store {
-                    Backing::Sqlite(db) => {
-                        tokio::task::spawn_blocking(move || sqlite::read(&db, tx))
-                            .await
-                            .map_err(|e| Error::Unavailable(format!("copy: reader failed: {e}")))?
-                    }
-                    Backing::Postgres(pg) => pg::read(&pg, tx).await,
-                }
-            })
+            let store = self.store.clone();
+            tokio::spawn(async move { store.copy_out(tx).await })
         };
-        let written = match &target.backing {
-            Backing::Sqlite(db) => {
-                let db = db.clone();
-                tokio::task::spawn_blocking(move || sqlite::write(&db, rx, mark, &*moved))
-                    .await
-                    .map_err(|e| Error::Unavailable(format!("copy: writer failed: {e}")))?
-            }
-            Backing::Postgres(pg) => pg::write(pg, rx, mark, &*moved).await,
-        };
+        let written = target.store.copy_in(rx, mark, moved).await;
         let read = reader
             .await
             .map_err(|e| Error::Unavailable(format!("copy: reader failed: {e}")))?;

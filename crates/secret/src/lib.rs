@@ -5,7 +5,7 @@
 
 use std::process::{Command, Stdio};
 
-use crate::domain::{Error, Result};
+use linkdeck_domain::{Error, Result};
 
 /// Runs `command` (the profile's `setting`, named in messages) and returns its first non-empty
 /// line, trimmed. `fail` makes the error of the caller's kind.

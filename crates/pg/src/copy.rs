@@ -3,18 +3,18 @@
 
 use std::pin::Pin;
 
+use bytes::BytesMut;
 use futures::StreamExt;
 use tokio::sync::mpsc;
 use tokio_postgres::binary_copy::{BinaryCopyInWriter, BinaryCopyOutStream};
-use tokio_postgres::types::{ToSql, Type};
+use tokio_postgres::types::{IsNull, ToSql, Type, to_sql_checked};
 
-use super::tables::{Cell, Kind, Row, TABLES, Table};
-use super::{Batch, CHUNK, Moved};
-use crate::backend::local::pg::{Pg, pg_error};
-use crate::domain::{Error, Id, Result};
+use super::{Pg, pg_error};
+use linkdeck_domain::{Error, Id, Result};
+use linkdeck_store::copy::{Batch, CHUNK, Cell, Kind, Moved, RECOUNT, Row, TABLES, Table};
 
 fn types(table: &Table) -> Vec<Type> {
-    table.columns.iter().map(|(_, k)| k.pg_type()).collect()
+    table.columns.iter().map(|(_, k)| pg_type(*k)).collect()
 }
 
 /// The rows of each table, counted in one snapshot.
@@ -64,7 +64,7 @@ pub async fn id_mark(pg: &Pg) -> Result<Id> {
 /// Sends every table, in one read snapshot, then [`Batch::Done`].
 pub async fn read(pg: &Pg, out: mpsc::Sender<Batch>) -> Result<()> {
     // Limited links' clicks are exact in their quota rows; the copy carries them in the links.
-    crate::backend::local::pg::quota::settle_all(pg).await?;
+    super::quota::settle_all(pg).await?;
     let mut client = pg.client().await?;
     let tx = snapshot(&mut client).await?;
     for (index, table) in TABLES.iter().enumerate() {
@@ -188,8 +188,9 @@ pub async fn write(
                     Error::Unavailable("copy: rows arrived before their table".into())
                 })?;
                 for row in &rows {
+                    let cells: Vec<PgCell<'_>> = row.iter().map(PgCell).collect();
                     let values: Vec<&(dyn ToSql + Sync)> =
-                        row.iter().map(|c| c as &(dyn ToSql + Sync)).collect();
+                        cells.iter().map(|c| c as &(dyn ToSql + Sync)).collect();
                     w.as_mut().write(&values).await.map_err(pg_error)?;
                 }
                 moved(rows.len() as u64);
@@ -207,9 +208,9 @@ pub async fn write(
     tx.batch_execute("ALTER TABLE links ENABLE TRIGGER USER")
         .await
         .map_err(pg_error)?;
-    tx.batch_execute(super::RECOUNT).await.map_err(pg_error)?;
+    tx.batch_execute(RECOUNT).await.map_err(pg_error)?;
     // The quota rows of limited and rotating links, which the triggers set aside make.
-    tx.batch_execute(crate::backend::local::pg::quota::FILL)
+    tx.batch_execute(super::quota::FILL)
         .await
         .map_err(pg_error)?;
     for table in TABLES.iter().filter(|t| t.identity) {
@@ -232,4 +233,46 @@ pub async fn write(
 
 async fn finish(mut writer: Pin<Box<BinaryCopyInWriter>>) -> Result<()> {
     writer.as_mut().finish().await.map_err(pg_error).map(|_| ())
+}
+
+/// The type a column of `kind` has in PostgreSQL: three widths of integer and real booleans,
+/// where SQLite has one 64-bit integer.
+fn pg_type(kind: Kind) -> Type {
+    match kind {
+        Kind::Big => Type::INT8,
+        Kind::Int => Type::INT4,
+        Kind::Small => Type::INT2,
+        Kind::Bool => Type::BOOL,
+        Kind::Text => Type::TEXT,
+        Kind::Bytes => Type::BYTEA,
+    }
+}
+
+/// A copied value as PostgreSQL takes it, in the width its column has.
+#[derive(Debug)]
+struct PgCell<'a>(&'a Cell);
+
+impl ToSql for PgCell<'_> {
+    fn to_sql(
+        &self,
+        ty: &Type,
+        out: &mut BytesMut,
+    ) -> std::result::Result<IsNull, Box<dyn std::error::Error + Sync + Send>> {
+        match self.0 {
+            Cell::Null => Ok(IsNull::Yes),
+            Cell::Int(i) if *ty == Type::BOOL => (*i != 0).to_sql(ty, out),
+            Cell::Int(i) if *ty == Type::INT4 => i32::try_from(*i)?.to_sql(ty, out),
+            Cell::Int(i) if *ty == Type::INT2 => i16::try_from(*i)?.to_sql(ty, out),
+            Cell::Int(i) => i.to_sql(ty, out),
+            Cell::Bool(b) => b.to_sql(ty, out),
+            Cell::Text(s) => s.to_sql(ty, out),
+            Cell::Bytes(b) => b.to_sql(ty, out),
+        }
+    }
+
+    fn accepts(_: &Type) -> bool {
+        true
+    }
+
+    to_sql_checked!();
 }
