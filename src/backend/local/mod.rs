@@ -5,7 +5,6 @@
 mod alias;
 mod bulk;
 mod copy;
-mod db;
 mod domains;
 mod import;
 mod keys;
@@ -15,12 +14,10 @@ mod password;
 pub use linkdeck_pg as pg;
 mod public_address;
 mod redirect;
-mod schema;
-mod serve_lock;
 pub mod serving;
 mod spaces;
 mod stats;
-mod store;
+pub use linkdeck_sqlite as store;
 mod titles;
 use linkdeck_store::traffic;
 mod trash;
@@ -35,14 +32,14 @@ use jiff::tz::TimeZone;
 use linkdeck_store::Store;
 
 pub use copy::{Moved, TableCounts};
-pub use db::{Db, UpgradeNotice, db_error};
 pub use import::{
     CHUNK as IMPORT_CHUNK, ImportOptions, ImportRow, ImportSummary, Incoming, Renamed,
 };
 pub use keys::KeyInfo;
 pub use links::default_title;
-pub use schema::SCHEMA_VERSION;
-pub use serve_lock::ServeLock;
+pub use store::SCHEMA_VERSION;
+pub use store::ServeLock;
+pub use store::{Db, UpgradeNotice, db_error};
 pub use titles::title_of_html;
 pub use trash::DEFAULT_TRASH_DAYS;
 

@@ -1,0 +1,563 @@
+//! The database file: one writer connection and a few readers, all used off the async threads.
+//! WAL mode lets readers (this process's or another's: a second CLI, the server, the TUI) run
+//! beside the one writer; a busy timeout rides out short write locks from other processes.
+
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, Mutex, Weak};
+use std::time::Duration;
+
+use rusqlite::config::DbConfig;
+use rusqlite::{Connection, OpenFlags, Transaction, TransactionBehavior};
+
+use super::schema;
+use linkdeck_domain::{Error, Result};
+use linkdeck_store::words::BUSY;
+
+const BUSY_TIMEOUT: Duration = Duration::from_secs(5);
+/// How far a commit goes before it returns: in write-ahead-log mode `NORMAL` hands it to the
+/// operating system, and the log reaches the disk at checkpoints. A process killed outright
+/// loses nothing it committed; a power cut may lose the last commits, never the file. What
+/// must outlast a power cut too is written by [`Db::write_synced`].
+const SYNCHRONOUS: &str = "NORMAL";
+const READERS: usize = 4;
+/// SQLite's virtual-machine steps between two looks at whether a read's caller is still
+/// waiting: a look is one load of a flag, and a step takes tens of nanoseconds, so a read
+/// nobody waits for stops within microseconds.
+const STEPS_BETWEEN_LOOKS: std::ffi::c_int = 1_000;
+
+/// A shared handle to one database file. Cloning is cheap.
+#[derive(Clone)]
+pub struct Db {
+    inner: Arc<Inner>,
+}
+
+struct Inner {
+    path: PathBuf,
+    /// Opened by the first write (or [`Db::outside_changes`]): a command that only reads, such as
+    /// a list, opens one connection instead of two (each reads and parses the whole schema).
+    writer: Mutex<Option<Connection>>,
+    readers: Mutex<Vec<Connection>>,
+    /// Where clicks wait to be reserved in the file (`quota::reserve_in_file`).
+    reservations: linkdeck_store::quota::Queue,
+}
+
+impl std::fmt::Debug for Db {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Db")
+            .field("path", &self.inner.path)
+            .finish()
+    }
+}
+
+/// Told, before an existing file's schema is brought up to date, the file and the versions
+/// from and to. The first start after installing a newer linkdeck can rebuild an index for
+/// seconds on a large file (the per-field search indexes: 14 s at a million links), and a
+/// program that says nothing meanwhile looks hung.
+pub type UpgradeNotice = fn(&Path, i64, i64);
+
+impl Db {
+    /// Opens (creating if needed) the database at `path` and brings its schema up to date.
+    pub fn open(path: &Path) -> Result<Db> {
+        Self::open_noting(path, None)
+    }
+
+    /// [`Db::open`], telling `notice` first when an existing file's schema will be upgraded.
+    pub fn open_noting(path: &Path, notice: Option<UpgradeNotice>) -> Result<Db> {
+        create_parent(path)?;
+        let mut writer = open_connection(path)?;
+        // Reading the version checks that the file is a database, and one this build can use,
+        // before anything changes it (WAL mode is written into the file).
+        let version: i64 = writer
+            .query_row("PRAGMA user_version", [], |r| r.get(0))
+            .map_err(|e| file_error(path, e))?;
+        schema::check_version(version).map_err(|e| match e {
+            Error::Unavailable(m) => Error::Unavailable(format!("{}: {m}", path.display())),
+            other => other,
+        })?;
+        writer
+            .pragma_update(None, "journal_mode", "WAL")
+            .map_err(|e| file_error(path, e))?;
+        if version > 0 && version < schema::SCHEMA_VERSION {
+            tracing::info!(
+                file = %path.display(),
+                from = version,
+                to = schema::SCHEMA_VERSION,
+                "upgrading the database schema"
+            );
+            if let Some(notice) = notice {
+                notice(path, version, schema::SCHEMA_VERSION);
+            }
+        }
+        schema::migrate(&mut writer).map_err(|e| match e {
+            Error::Unavailable(m) => Error::Unavailable(format!("{}: {m}", path.display())),
+            other => other,
+        })?;
+        // The connection that checked the schema serves the first read.
+        Ok(Db {
+            inner: Arc::new(Inner {
+                path: path.to_owned(),
+                writer: Mutex::new(None),
+                readers: Mutex::new(vec![writer]),
+                reservations: linkdeck_store::quota::Queue::new(),
+            }),
+        })
+    }
+
+    pub fn path(&self) -> &Path {
+        &self.inner.path
+    }
+
+    /// Runs `f` on a reader connection on the blocking pool. When the caller stops waiting —
+    /// this future is dropped, as a request's is when it times out or its client goes away —
+    /// the statement `f` is running fails at its next step, and so does any it starts after,
+    /// so the work ends with the wait instead of running on for nobody.
+    pub async fn read<T, F>(&self, f: F) -> Result<T>
+    where
+        T: Send + 'static,
+        F: FnOnce(&Connection) -> Result<T> + Send + 'static,
+    {
+        let db = self.clone();
+        let waiting = Waiting::default();
+        let gone = waiting.gone();
+        run_blocking(move || db.read_until(f, Some(gone))).await
+    }
+
+    /// Runs `f` inside one immediate write transaction on the blocking pool; commits when `f`
+    /// returns `Ok`, rolls back otherwise, so nothing is ever half-written.
+    pub async fn write<T, F>(&self, f: F) -> Result<T>
+    where
+        T: Send + 'static,
+        F: FnOnce(&Transaction<'_>) -> Result<T> + Send + 'static,
+    {
+        let db = self.clone();
+        run_blocking(move || db.write_blocking(f)).await
+    }
+
+    /// [`Db::write`] whose commit is on the disk, not only handed to the operating system, when
+    /// it returns: the write-ahead log is synced (`synchronous = FULL`) at its commit, and with
+    /// it every commit before. Only the writes that must outlast a power cut pay for the sync.
+    pub async fn write_synced<T, F>(&self, f: F) -> Result<T>
+    where
+        T: Send + 'static,
+        F: FnOnce(&Transaction<'_>) -> Result<T> + Send + 'static,
+    {
+        let db = self.clone();
+        run_blocking(move || db.write_synced_blocking(f)).await
+    }
+
+    /// [`Db::write_synced`] for callers already off the async threads.
+    pub fn write_synced_blocking<T>(
+        &self,
+        f: impl FnOnce(&Transaction<'_>) -> Result<T>,
+    ) -> Result<T> {
+        self.with_writer(|conn| {
+            in_transaction_setting(conn, "synchronous", ("FULL", SYNCHRONOUS), f)
+        })
+    }
+
+    /// A handle that does not keep the file open: for a task the handles themselves start,
+    /// which must end with the last of them.
+    pub(super) fn downgrade(&self) -> WeakDb {
+        WeakDb(Arc::downgrade(&self.inner))
+    }
+
+    /// Where this file's clicks wait to be reserved.
+    pub(super) fn reservations(&self) -> &linkdeck_store::quota::Queue {
+        &self.inner.reservations
+    }
+
+    /// [`Db::write`] with foreign-key actions off: the trash moves a link's row out of `links`
+    /// and must leave the rows that belong to it (its visits) where they are, not cascade them
+    /// away. The caller references nothing new in the transaction.
+    pub async fn write_keeping_references<T, F>(&self, f: F) -> Result<T>
+    where
+        T: Send + 'static,
+        F: FnOnce(&Transaction<'_>) -> Result<T> + Send + 'static,
+    {
+        let db = self.clone();
+        run_blocking(move || db.write_blocking_checked_by_caller(f)).await
+    }
+
+    /// SQLite's `data_version` as the writer connection sees it: it moves whenever another
+    /// connection (another process, or another handle on the file) commits, but not for this
+    /// handle's own writes. Asked without a transaction, so it never takes the file's lock.
+    pub async fn outside_changes(&self) -> Result<i64> {
+        let db = self.clone();
+        run_blocking(move || {
+            db.with_writer(|conn| {
+                conn.query_row("PRAGMA data_version", [], |r| r.get(0))
+                    .map_err(db_error)
+            })
+        })
+        .await
+    }
+
+    /// [`Db::read`] for callers already off the async threads.
+    pub fn read_blocking<T>(&self, f: impl FnOnce(&Connection) -> Result<T>) -> Result<T> {
+        self.read_until(f, None)
+    }
+
+    /// Runs `f` on a reader connection; its statements fail once `gone` is set.
+    pub(super) fn read_until<T>(
+        &self,
+        f: impl FnOnce(&Connection) -> Result<T>,
+        gone: Option<Arc<AtomicBool>>,
+    ) -> Result<T> {
+        let conn = self
+            .inner
+            .readers
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .pop();
+        let mut conn = match conn {
+            Some(conn) => conn,
+            None => open_connection(&self.inner.path)?,
+        };
+        if let Some(gone) = gone {
+            conn.progress_handler(
+                STEPS_BETWEEN_LOOKS,
+                Some(move || gone.load(Ordering::Relaxed)),
+            )
+            .map_err(db_error)?;
+        }
+        let result = f(&conn);
+        let cleared = conn.progress_handler(0, None::<fn() -> bool>);
+        // A connection left inside a transaction (a read stopped half-way whose rollback
+        // failed) is closed rather than handed to the next read.
+        let mut readers = self.inner.readers.lock().unwrap_or_else(|e| e.into_inner());
+        if readers.len() < READERS && cleared.is_ok() && conn.is_autocommit() {
+            readers.push(conn);
+        }
+        result
+    }
+
+    /// [`Db::write`] for callers already off the async threads.
+    pub fn write_blocking<T>(&self, f: impl FnOnce(&Transaction<'_>) -> Result<T>) -> Result<T> {
+        self.with_writer(|conn| in_transaction(conn, f))
+    }
+
+    /// Runs `f` on the writer connection, opening it first if no write has yet.
+    fn with_writer<T>(&self, f: impl FnOnce(&mut Connection) -> Result<T>) -> Result<T> {
+        let mut writer = self.inner.writer.lock().unwrap_or_else(|e| e.into_inner());
+        if writer.is_none() {
+            *writer = Some(open_connection(&self.inner.path)?);
+        }
+        match writer.as_mut() {
+            Some(conn) => f(conn),
+            None => Err(Error::Unavailable(format!(
+                "database {} has no writer connection",
+                self.inner.path.display()
+            ))),
+        }
+    }
+
+    /// [`Db::write_blocking`] with foreign-key checks off, for a writer that makes sure of every
+    /// row it references inside the same transaction (the click writer stores a visit only for
+    /// a link its own `UPDATE … RETURNING` just found). Skipping the redundant lookup per row
+    /// and the statement journal it needs is a large share of a batch's cost. Checks are back
+    /// on before the connection is used again, whatever `f` returns.
+    pub fn write_blocking_checked_by_caller<T>(
+        &self,
+        f: impl FnOnce(&Transaction<'_>) -> Result<T>,
+    ) -> Result<T> {
+        self.with_writer(|conn| in_transaction_setting(conn, "foreign_keys", ("OFF", "ON"), f))
+    }
+}
+
+/// A [`Db`] that does not keep it open (see [`Db::downgrade`]).
+#[derive(Clone)]
+pub(super) struct WeakDb(Weak<Inner>);
+
+impl WeakDb {
+    /// The database, while any handle of it is left.
+    pub fn upgrade(&self) -> Option<Db> {
+        self.0.upgrade().map(|inner| Db { inner })
+    }
+}
+
+/// Runs `f` in one immediate transaction on `conn`: committed on `Ok`, rolled back otherwise.
+fn in_transaction<T>(
+    conn: &mut Connection,
+    f: impl FnOnce(&Transaction<'_>) -> Result<T>,
+) -> Result<T> {
+    let tx = conn
+        .transaction_with_behavior(TransactionBehavior::Immediate)
+        .map_err(db_error)?;
+    let value = f(&tx)?;
+    // Whatever the write was, the short-term search index and the facts large searches are
+    // filtered and sorted by take in what has gathered.
+    crate::search::short::settle(&tx)?;
+    crate::search::facts::settle(&tx)?;
+    tx.commit().map_err(db_error)?;
+    Ok(value)
+}
+
+/// [`in_transaction`] with the connection's `pragma` set to `values.0` for it, and back to
+/// `values.1` afterwards whatever `f` returns.
+fn in_transaction_setting<T>(
+    conn: &mut Connection,
+    pragma: &str,
+    values: (&str, &str),
+    f: impl FnOnce(&Transaction<'_>) -> Result<T>,
+) -> Result<T> {
+    conn.pragma_update(None, pragma, values.0)
+        .map_err(db_error)?;
+    let result = in_transaction(conn, f);
+    let restored = conn.pragma_update(None, pragma, values.1);
+    let value = result?;
+    restored.map_err(db_error)?;
+    Ok(value)
+}
+
+/// Set once the caller of a read stops waiting for it: when this is dropped, with the read's
+/// future or after its answer.
+#[derive(Default)]
+pub(super) struct Waiting {
+    gone: Arc<AtomicBool>,
+}
+
+impl Waiting {
+    /// What the read looks at.
+    pub(super) fn gone(&self) -> Arc<AtomicBool> {
+        self.gone.clone()
+    }
+}
+
+impl Drop for Waiting {
+    fn drop(&mut self) {
+        self.gone.store(true, Ordering::Relaxed);
+    }
+}
+
+async fn run_blocking<T: Send + 'static>(
+    f: impl FnOnce() -> Result<T> + Send + 'static,
+) -> Result<T> {
+    tokio::task::spawn_blocking(f)
+        .await
+        .map_err(|e| Error::Unavailable(format!("database task failed: {e}")))?
+}
+
+/// Creates the directory a database file (or a file beside it) goes in.
+pub(super) fn create_parent(path: &Path) -> Result<()> {
+    if let Some(dir) = path.parent().filter(|d| !d.as_os_str().is_empty()) {
+        std::fs::create_dir_all(dir)
+            .map_err(|e| Error::Unavailable(format!("cannot create {}: {e}", dir.display())))?;
+    }
+    Ok(())
+}
+
+fn open_connection(path: &Path) -> Result<Connection> {
+    let flags = OpenFlags::SQLITE_OPEN_READ_WRITE
+        | OpenFlags::SQLITE_OPEN_CREATE
+        | OpenFlags::SQLITE_OPEN_NO_MUTEX
+        | OpenFlags::SQLITE_OPEN_URI;
+    let conn = Connection::open_with_flags(path, flags).map_err(|e| file_error(path, e))?;
+    conn.busy_timeout(BUSY_TIMEOUT)
+        .map_err(|e| file_error(path, e))?;
+    // Plans never depend on bound values. Without this, SQLite marks a statement whose
+    // parameter it compared with a partial index's literal (`disabled = 1`) to be compiled
+    // again whenever that parameter changes to or from 0 or 1 — and a cached statement's
+    // parameters are cleared between uses, so reading a page's 20 links by id compiled the
+    // statement 20 times (0.35 M instructions each, about 1.5 ms a page). Every statement
+    // that needs a partial index names its rule in literals.
+    conn.set_db_config(DbConfig::SQLITE_DBCONFIG_ENABLE_QPSG, true)
+        .map_err(|e| file_error(path, e))?;
+    // `rarray(?)`: a list of ids as one parameter (the long search terms' candidates).
+    rusqlite::vtab::array::load_module(&conn).map_err(|e| file_error(path, e))?;
+    conn.execute_batch(
+        "PRAGMA foreign_keys = ON; PRAGMA temp_store = MEMORY;
+         PRAGMA cache_size = -16384; PRAGMA mmap_size = 1073741824;",
+    )
+    .map_err(|e| file_error(path, e))?;
+    conn.pragma_update(None, "synchronous", SYNCHRONOUS)
+        .map_err(|e| file_error(path, e))?;
+    Ok(conn)
+}
+
+/// What a SQLite failure says of the database file, as the end of a sentence about it
+/// (`database … is busy: another program has it locked; …`), or `None` when the code says nothing a
+/// person can act on. The one wording for opening the file and for normal work alike.
+fn file_problem(e: &rusqlite::Error) -> Option<&'static str> {
+    use rusqlite::ErrorCode as Code;
+    Some(match e.sqlite_error_code()? {
+        Code::NotADatabase => "is not a linkdeck database (or is corrupt)",
+        Code::DatabaseCorrupt => "is corrupt",
+        Code::DatabaseBusy | Code::DatabaseLocked => BUSY,
+        Code::CannotOpen => "cannot be opened (check the path and permissions)",
+        Code::ReadOnly | Code::PermissionDenied => "is read-only or not permitted",
+        Code::DiskFull => "cannot grow: the disk is full",
+        _ => return None,
+    })
+}
+
+/// An error opening `path`, said so a person knows what to do.
+fn file_error(path: &Path, e: rusqlite::Error) -> Error {
+    let what = file_problem(&e).map_or_else(|| format!("cannot be used: {e}"), str::to_owned);
+    Error::Unavailable(format!("database {} {what}", path.display()))
+}
+
+/// Maps a SQLite failure during normal work to the backend error a person sees.
+pub fn db_error(e: rusqlite::Error) -> Error {
+    Error::Unavailable(match file_problem(&e) {
+        Some(what) => format!("the database {what}"),
+        None => format!("database error: {e}"),
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn foreign_keys(db: &Db) -> bool {
+        db.with_writer(|conn| {
+            conn.query_row("PRAGMA foreign_keys", [], |r| r.get(0))
+                .map_err(db_error)
+        })
+        .unwrap()
+    }
+
+    /// A file with the given schema version, in the default (rollback journal) mode.
+    fn file_at_version(dir: &Path, version: i64) -> PathBuf {
+        let path = dir.join(format!("v{version}.db"));
+        let conn = Connection::open(&path).unwrap();
+        conn.execute_batch("CREATE TABLE other (x)").unwrap();
+        conn.pragma_update(None, "user_version", version).unwrap();
+        path
+    }
+
+    fn journal_mode(path: &Path) -> String {
+        Connection::open(path)
+            .unwrap()
+            .query_row("PRAGMA journal_mode", [], |r| r.get(0))
+            .unwrap()
+    }
+
+    #[test]
+    fn a_locked_database_reads_the_same_when_opening_and_when_working() {
+        let locked = || {
+            rusqlite::Error::SqliteFailure(
+                rusqlite::ffi::Error::new(rusqlite::ffi::SQLITE_BUSY),
+                None,
+            )
+        };
+        let words = "is busy: another program has it locked; try again in a moment";
+        assert_eq!(
+            file_error(Path::new("/d/links.db"), locked()).to_string(),
+            Error::Unavailable(format!("database /d/links.db {words}")).to_string()
+        );
+        assert_eq!(
+            db_error(locked()).to_string(),
+            Error::Unavailable(format!("the database {words}")).to_string()
+        );
+    }
+
+    #[test]
+    fn versions_this_build_cannot_use_are_refused_untouched() {
+        let dir = tempfile::tempdir().unwrap();
+        for (version, says) in [
+            (-1, "not a linkdeck database"),
+            (schema::SCHEMA_VERSION + 1, "newer linkdeck"),
+        ] {
+            let path = file_at_version(dir.path(), version);
+            let err = Db::open(&path).unwrap_err().to_string();
+            assert!(
+                err.contains(says) && err.contains(&format!("schema {version}")),
+                "{err}"
+            );
+            assert_eq!(
+                journal_mode(&path),
+                "delete",
+                "schema {version}: switched to WAL"
+            );
+        }
+    }
+
+    /// A read whose caller stops waiting (a request that timed out) stops as well, and its
+    /// connection serves the next read.
+    #[tokio::test]
+    async fn a_read_nobody_waits_for_any_more_stops() {
+        let dir = tempfile::tempdir().unwrap();
+        let db = Db::open(&dir.path().join("stop.db")).unwrap();
+        let (outcome, told) = std::sync::mpsc::channel();
+        let read = db.read(move |conn| {
+            // Counting to a billion: minutes of work.
+            let counted = conn.query_row(
+                "WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n \
+                 WHERE i < 1000000000) SELECT count(*) FROM n",
+                [],
+                |r| r.get::<_, i64>(0),
+            );
+            let _ = outcome.send(counted.map_err(db_error));
+            Ok(())
+        });
+        let waited = tokio::time::timeout(Duration::from_millis(200), read).await;
+        assert!(waited.is_err(), "the count ended within 200 ms");
+        let counted = told
+            .recv_timeout(Duration::from_secs(120))
+            .expect("the read still runs for nobody");
+        let err = counted.expect_err("the read ran to its end").to_string();
+        assert!(err.contains("interrupted"), "{err}");
+        let one = db
+            .read(|conn| {
+                conn.query_row("SELECT 1", [], |r| r.get::<_, i64>(0))
+                    .map_err(db_error)
+            })
+            .await
+            .unwrap();
+        assert_eq!(one, 1);
+    }
+
+    #[test]
+    fn only_a_synced_write_waits_for_the_disk() {
+        let dir = tempfile::tempdir().unwrap();
+        let db = Db::open(&dir.path().join("sync.db")).unwrap();
+        // 1 is NORMAL, 2 FULL.
+        let level = |conn: &Connection| -> Result<i64> {
+            conn.query_row("PRAGMA synchronous", [], |r| r.get(0))
+                .map_err(db_error)
+        };
+        assert_eq!(db.write_blocking(|tx| level(tx)).unwrap(), 1);
+        assert_eq!(db.write_synced_blocking(|tx| level(tx)).unwrap(), 2);
+        assert_eq!(
+            db.write_blocking(|tx| level(tx)).unwrap(),
+            1,
+            "NORMAL again"
+        );
+        let failed: Result<()> = db.write_synced_blocking(|_| Err(Error::Unavailable("no".into())));
+        assert!(failed.is_err());
+        assert_eq!(
+            db.with_writer(|c| level(c)).unwrap(),
+            1,
+            "after a rollback too"
+        );
+    }
+
+    #[test]
+    fn reference_checks_come_back_after_a_writer_that_skips_them() {
+        let dir = tempfile::tempdir().unwrap();
+        let db = Db::open(&dir.path().join("fk.db")).unwrap();
+        let saw = db
+            .write_blocking_checked_by_caller(|tx| {
+                tx.query_row("PRAGMA foreign_keys", [], |r| r.get::<_, bool>(0))
+                    .map_err(db_error)
+            })
+            .unwrap();
+        assert!(!saw, "off inside");
+        assert!(foreign_keys(&db), "on again after a commit");
+        let failed: Result<()> =
+            db.write_blocking_checked_by_caller(|_| Err(Error::Unavailable("no".into())));
+        assert!(failed.is_err());
+        assert!(foreign_keys(&db), "on again after a rollback");
+        // And enforced: a link of an owner that does not exist is refused.
+        let orphan = db.write_blocking(|tx| {
+            tx.execute(
+                "INSERT INTO links (owner_id, alias, url, created_at, updated_at)
+                 VALUES (999, 'a', 'https://a.example', 0, 0)",
+                [],
+            )
+            .map_err(db_error)
+        });
+        assert!(orphan.is_err());
+    }
+}

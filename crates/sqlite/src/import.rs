@@ -1,0 +1,121 @@
+//! An import's writes on SQLite: links staged in a temporary table and moved into `links` a
+//! chunk at a time (see `store::links::stage_start`), each link's history added to the rollups
+//! once the chunk's links have their ids.
+
+use rusqlite::Transaction;
+
+use crate::links::{self as link_store, Staged};
+use crate::search::short as grams;
+use crate::traffic::{Interner, LinkHome, add_history};
+use crate::{domains, spaces};
+use linkdeck_domain::{Color, Id, Result, TrafficHour};
+use linkdeck_store::{ImportStore, LinkRow};
+
+pub struct SqliteImport<'a, 't> {
+    tx: &'a Transaction<'t>,
+    staged: Option<Staged>,
+    /// The short-term index's batch between chunks: it carries on from one to the next.
+    grams: Option<grams::Batch>,
+    /// The traffic history of each staged link, in staging order, written once the chunk's
+    /// links have their ids.
+    histories: Vec<(LinkHome, Vec<TrafficHour>)>,
+    interner: Interner,
+}
+
+impl<'a, 't> SqliteImport<'a, 't> {
+    pub fn new(tx: &'a Transaction<'t>) -> Result<Self> {
+        link_store::bulk_begin(tx)?;
+        Ok(SqliteImport {
+            tx,
+            staged: None,
+            grams: None,
+            histories: Vec::new(),
+            interner: Interner::default(),
+        })
+    }
+}
+
+impl ImportStore for SqliteImport<'_, '_> {
+    fn space_names(&mut self, owner: Id) -> Result<Vec<(Id, String)>> {
+        spaces::names(self.tx, owner)
+    }
+
+    fn domain_ids(&mut self, owner: Id) -> Result<Vec<Id>> {
+        domains::ids(self.tx, owner)
+    }
+
+    fn space_named(&mut self, owner: Id, name: &str) -> Result<Option<Id>> {
+        spaces::id_by_name(self.tx, owner, name, None)
+    }
+
+    fn insert_space(&mut self, owner: Id, name: &str, color: Color, now: i64) -> Result<Id> {
+        spaces::insert(self.tx, owner, name, color, now)
+    }
+
+    fn declare_space(
+        &mut self,
+        owner: Id,
+        id: Id,
+        name: &str,
+        color: Color,
+        now: i64,
+    ) -> Result<()> {
+        spaces::update(self.tx, owner, id, Some(name), Some(color), now).map(drop)
+    }
+
+    fn alias_taken(&mut self, domain: Option<Id>, alias: &str) -> Result<bool> {
+        link_store::alias_taken(self.tx, domain, alias, None)
+    }
+
+    fn own_link_url(
+        &mut self,
+        owner: Id,
+        domain: Option<Id>,
+        alias: &str,
+    ) -> Result<Option<String>> {
+        link_store::own_link_url(self.tx, owner, domain, alias)
+    }
+
+    fn stage(&mut self, link: &LinkRow, clicks: u64, history: Vec<TrafficHour>) -> Result<usize> {
+        let staged = match self.staged.as_mut() {
+            Some(staged) => staged,
+            None => self.staged.insert(match self.grams.take() {
+                Some(grams) => link_store::stage_start_after(self.tx, grams)?,
+                None => link_store::stage_start(self.tx)?,
+            }),
+        };
+        link_store::stage(self.tx, staged, link, clicks)?;
+        self.histories.push((
+            LinkHome {
+                owner: link.owner_id,
+                space: link.space_id,
+                domain: link.domain_id,
+            },
+            history,
+        ));
+        Ok(staged.len())
+    }
+
+    fn flush(&mut self) -> Result<(usize, u64)> {
+        let Some(staged) = self.staged.take() else {
+            return Ok((0, 0));
+        };
+        let first = staged.first_id();
+        let (links, grams) = link_store::stage_insert_more(self.tx, staged)?;
+        self.grams = Some(grams);
+        let mut clicks = 0;
+        for (k, (home, hours)) in self.histories.drain(..).enumerate() {
+            if !hours.is_empty() {
+                clicks += add_history(self.tx, first + k as Id, home, &hours, &mut self.interner)?;
+            }
+        }
+        Ok((links, clicks))
+    }
+
+    fn finish(&mut self) -> Result<()> {
+        if let Some(grams) = self.grams.take() {
+            grams.end(self.tx)?;
+        }
+        link_store::bulk_end(self.tx)
+    }
+}

@@ -1,0 +1,490 @@
+//! SQL for links: rows in and out, list queries with their totals, alias lookups.
+
+use linkdeck_store::sql::{READ_COLUMNS, READ_FROM, WRITE_COLUMNS};
+use linkdeck_store::{
+    LinkRow, Links, parse_rotation, parse_rules, rotation_json, rules_json, target_type,
+};
+use rusqlite::types::Value;
+use rusqlite::{Connection, OptionalExtension, Row, params, params_from_iter};
+
+use super::search::{self, short as grams};
+use super::tx::SqliteTx;
+use super::{db_error, domains, spaces, time, traffic};
+use linkdeck_domain::{Id, Link, Result, SearchBy};
+
+/// The searchable texts of a row: title, alias, url.
+fn texts(row: &LinkRow) -> grams::Texts<'_> {
+    [row.title.as_deref(), Some(&row.alias), Some(&row.url)]
+}
+
+fn write_values(row: &LinkRow) -> [Value; 18] {
+    fn text(s: &Option<String>) -> Value {
+        s.clone().map_or(Value::Null, Value::Text)
+    }
+    fn json(s: Option<String>) -> Value {
+        s.map_or(Value::Null, Value::Text)
+    }
+    [
+        Value::Integer(row.owner_id),
+        row.domain_id.map_or(Value::Null, Value::Integer),
+        row.space_id.map_or(Value::Null, Value::Integer),
+        Value::Text(row.alias.clone()),
+        Value::Text(row.url.clone()),
+        text(&row.title),
+        text(&row.password_hash),
+        Value::Integer(row.disabled.into()),
+        Value::Integer(row.public.into()),
+        text(&row.expiration_url),
+        Value::Integer(row.expiration_clicks.into()),
+        row.ends_at
+            .map_or(Value::Null, |t| Value::Integer(t.as_second())),
+        Value::Integer(u8::from(row.target_type).into()),
+        json(rules_json(&row.geo)),
+        json(rules_json(&row.platform)),
+        json(rotation_json(&row.rotation)),
+        Value::Integer(row.created_at.as_second()),
+        Value::Integer(row.updated_at.as_second()),
+    ]
+}
+
+/// The id the next new link takes: above every id given out so far — a stored link's, and any
+/// deleted one's (trashed or gone; see migration 7's `link_ids`) — so no id ever names two
+/// links, and a link restored from the trash always finds its own id free.
+pub fn next_id(conn: &Connection) -> Result<Id> {
+    conn.prepare_cached(
+        "SELECT max(ifnull((SELECT max(id) FROM links), 0), \
+                    ifnull((SELECT deleted_high FROM link_ids), 0)) + 1",
+    )
+    .map_err(db_error)?
+    .query_row([], |r| r.get(0))
+    .map_err(db_error)
+}
+
+pub fn insert(tx: &Connection, row: &LinkRow) -> Result<Id> {
+    let id = next_id(tx)?;
+    let mut values = write_values(row).to_vec();
+    values.push(Value::Integer(id));
+    tx.prepare_cached(&format!(
+        "INSERT INTO links ({WRITE_COLUMNS}, id) VALUES \
+         (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18, ?19)"
+    ))
+    .map_err(db_error)?
+    .execute(params_from_iter(values))
+    .map_err(db_error)?;
+    move_counters(tx, row.owner_id, row.space_id, 1)?;
+    Ok(id)
+}
+
+/// Moves the link counters of `owner` and of `space` (if any) by `by`. The store keeps them on
+/// every write of a link, in bulk for imports (see [`stage_insert`]), so totals and space sizes
+/// never need a count.
+fn move_counters(tx: &Connection, owner: Id, space: Option<Id>, by: i64) -> Result<()> {
+    tx.prepare_cached("UPDATE owners SET link_count = link_count + ?2 WHERE id = ?1")
+        .map_err(db_error)?
+        .execute(params![owner, by])
+        .map_err(db_error)?;
+    if let Some(space) = space {
+        tx.prepare_cached("UPDATE spaces SET link_count = link_count + ?2 WHERE id = ?1")
+            .map_err(db_error)?
+            .execute(params![space, by])
+            .map_err(db_error)?;
+    }
+    Ok(())
+}
+
+/// The full-text index writes the terms it holds as a new segment whenever they pass its
+/// `hashsize` (1 MiB by default: every hundred or so imported links), and merging those small
+/// segments was a third of an import's cost. A bulk write raises it for its transaction, which
+/// bounds the memory each field's index holds to this, and puts it back with [`bulk_end`] before committing.
+const BULK_FTS_HASH: i64 = 64 << 20;
+/// FTS5's own default.
+const FTS_HASH: i64 = 1 << 20;
+
+pub fn bulk_begin(tx: &Connection) -> Result<()> {
+    fts_hash(tx, BULK_FTS_HASH)
+}
+
+pub fn bulk_end(tx: &Connection) -> Result<()> {
+    fts_hash(tx, FTS_HASH)
+}
+
+fn fts_hash(tx: &Connection, bytes: i64) -> Result<()> {
+    for by in [SearchBy::Title, SearchBy::Alias, SearchBy::Url] {
+        let table = search::fts_table(by);
+        tx.execute(
+            &format!("INSERT INTO {table}({table}, rank) VALUES ('hashsize', ?1)"),
+            [bytes],
+        )
+        .map_err(db_error)?;
+    }
+    Ok(())
+}
+
+/// Bulk inserts go through a staging table and then into `links` with one statement. Row by
+/// row, each statement would make the full-text index flush its pending data (a tiny segment per
+/// link, several times slower); as one statement the triggers still keep the index right. Call
+/// [`stage_start`], [`stage`] for each row, then [`stage_insert`]. Staged links may carry a click
+/// total (an import keeps the count a link had before).
+pub fn stage_start(tx: &Connection) -> Result<Staged> {
+    let first = empty_stage(tx)?;
+    Ok(Staged {
+        first,
+        grams: grams::Batch::new(tx, first)?,
+        count: 0,
+    })
+}
+
+/// Empties the staging table; returns the id the first staged link will take (the staged links
+/// take the ids from the next one on, in staging order).
+fn empty_stage(tx: &Connection) -> Result<Id> {
+    tx.execute_batch(&format!(
+        "CREATE TEMP TABLE IF NOT EXISTS link_import AS SELECT {STAGE_COLUMNS} FROM links WHERE 0;
+         DELETE FROM temp.link_import;"
+    ))
+    .map_err(db_error)?;
+    next_id(tx)
+}
+
+/// The columns of a staged link: the service's, and the click total.
+const STAGE_COLUMNS: &str = "owner_id, domain_id, space_id, alias, url, title, password_hash, \
+     disabled, public, expiration_url, expiration_clicks, ends_at, target_type, geo_target, \
+     platform_target, rotation_target, created_at, updated_at, clicks";
+
+/// The links staged so far, for the short-term index.
+pub struct Staged {
+    first: Id,
+    grams: grams::Batch,
+    count: usize,
+}
+
+impl Staged {
+    /// The id the first staged link takes; the others follow in staging order.
+    pub fn first_id(&self) -> Id {
+        self.first
+    }
+
+    /// How many links wait in the staging table.
+    pub fn len(&self) -> usize {
+        self.count
+    }
+}
+
+pub fn stage(tx: &Connection, staged: &mut Staged, row: &LinkRow, clicks: u64) -> Result<()> {
+    let [a, b, c, d, e, f, g, h, i, j, k, l, m, n, o, p, q, r] = write_values(row);
+    let clicks = Value::Integer(i64::try_from(clicks).unwrap_or(i64::MAX));
+    tx.prepare_cached(&format!(
+        "INSERT INTO temp.link_import ({STAGE_COLUMNS}) VALUES \
+         (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18, ?19)"
+    ))
+    .map_err(db_error)?
+    .execute(params![
+        a, b, c, d, e, f, g, h, i, j, k, l, m, n, o, p, q, r, clicks
+    ])
+    .map_err(db_error)?;
+    staged.count += 1;
+    staged.grams.add(row.owner_id, texts(row))
+}
+
+/// [`stage_start`] for the next chunk of a bulk write, carrying on with the short-term index's
+/// batch of the chunks before it ([`stage_insert_more`]).
+pub fn stage_start_after(tx: &Connection, grams: grams::Batch) -> Result<Staged> {
+    let first = empty_stage(tx)?;
+    if first != grams.next_id() {
+        return Err(linkdeck_domain::Error::Unavailable(format!(
+            "the next links would take ids from {first}, not {} as the search index expected",
+            grams.next_id()
+        )));
+    }
+    Ok(Staged {
+        first,
+        grams,
+        count: 0,
+    })
+}
+
+/// Moves the staged rows into `links`, in staging order, and returns how many: a bulk write of
+/// one chunk.
+#[cfg(test)]
+pub fn stage_insert(tx: &Connection, staged: Staged) -> Result<usize> {
+    let (n, last, grams) = move_staged(tx, staged)?;
+    grams.finish(tx, last)?;
+    Ok(n)
+}
+
+/// [`stage_insert`] when more chunks follow ([`stage_start_after`]): the short-term index
+/// writes the blocks these links filled and keeps gathering the one they are filling, and its
+/// batch is returned to carry on with; [`grams::Batch::end`] ends it.
+pub fn stage_insert_more(tx: &Connection, staged: Staged) -> Result<(usize, grams::Batch)> {
+    let (n, last, mut grams) = move_staged(tx, staged)?;
+    grams.checkpoint(tx, last)?;
+    Ok((n, grams))
+}
+
+/// Moves the staged rows into `links`: how many, the last one's id, and the index's batch.
+fn move_staged(tx: &Connection, staged: Staged) -> Result<(usize, Id, grams::Batch)> {
+    // Staged rows are numbered from 1 (the table was emptied first), so row n takes first + n - 1.
+    let n = tx
+        .execute(
+            &format!(
+                "INSERT INTO links (id, {STAGE_COLUMNS}) \
+                 SELECT ?1 + rowid - (SELECT min(rowid) FROM temp.link_import), {STAGE_COLUMNS} \
+                 FROM temp.link_import ORDER BY rowid"
+            ),
+            [staged.first],
+        )
+        .map_err(db_error)?;
+    let last = staged.first + n as Id - 1;
+    // The counters once per owner and space, not once per link.
+    tx.execute_batch(
+        "UPDATE owners SET link_count = link_count + staged.n FROM \
+             (SELECT owner_id, count(*) AS n FROM temp.link_import GROUP BY owner_id) AS staged \
+             WHERE owners.id = staged.owner_id;
+         UPDATE spaces SET link_count = link_count + staged.n FROM \
+             (SELECT space_id, count(*) AS n FROM temp.link_import WHERE space_id IS NOT NULL \
+              GROUP BY space_id) AS staged \
+             WHERE spaces.id = staged.space_id;
+         DELETE FROM temp.link_import;",
+    )
+    .map_err(db_error)?;
+    Ok((n, last, staged.grams))
+}
+
+/// What the store keeps up to date when a link changes: its owner, space and searchable texts
+/// (title, alias, url).
+struct Stored {
+    owner: Id,
+    space: Option<Id>,
+    texts: [Option<String>; 3],
+}
+
+fn stored(tx: &Connection, id: Id) -> Result<Option<Stored>> {
+    tx.prepare_cached("SELECT owner_id, space_id, title, alias, url FROM links WHERE id = ?1")
+        .map_err(db_error)?
+        .query_row([id], |r| {
+            Ok(Stored {
+                owner: r.get(0)?,
+                space: r.get(1)?,
+                texts: [r.get(2)?, r.get(3)?, r.get(4)?],
+            })
+        })
+        .optional()
+        .map_err(db_error)
+}
+
+/// Writes every service-owned column of link `id` (owner and creation time stay).
+pub fn update(tx: &Connection, id: Id, row: &LinkRow) -> Result<()> {
+    let [
+        _,
+        domain,
+        space,
+        alias,
+        url,
+        title,
+        hash,
+        disabled,
+        public,
+        exp_url,
+        exp_clicks,
+        ends,
+        tt,
+        geo,
+        platform,
+        rotation,
+        _,
+        updated,
+    ] = write_values(row);
+    let old = stored(tx, id)?;
+    tx.prepare_cached(
+        "UPDATE links SET domain_id = ?2, space_id = ?3, alias = ?4, url = ?5, title = ?6,
+         password_hash = ?7, disabled = ?8, public = ?9, expiration_url = ?10,
+         expiration_clicks = ?11, ends_at = ?12, target_type = ?13, geo_target = ?14,
+         platform_target = ?15, rotation_target = ?16, updated_at = ?17 WHERE id = ?1",
+    )
+    .map_err(db_error)?
+    .execute(params![
+        id, domain, space, alias, url, title, hash, disabled, public, exp_url, exp_clicks, ends,
+        tt, geo, platform, rotation, updated
+    ])
+    .map_err(db_error)?;
+    if let Some(old) = old.filter(|old| old.space != row.space_id) {
+        move_counters(tx, old.owner, old.space, -1)?;
+        move_counters(tx, old.owner, row.space_id, 1)?;
+        traffic::move_link(tx, id, old.owner, old.space, row.space_id)?;
+    }
+    Ok(())
+}
+
+/// Sets the title of link `id` if its url is still `url` (a fetched title that arrives after
+/// the link was edited is dropped). Returns whether it was set.
+pub fn set_title(tx: &Connection, id: Id, url: &str, title: &str) -> Result<bool> {
+    let Some(Stored { texts: old, .. }) = stored(tx, id)? else {
+        return Ok(false);
+    };
+    if old[2].as_deref() != Some(url) {
+        return Ok(false);
+    }
+    tx.prepare_cached("UPDATE links SET title = ?1 WHERE id = ?2")
+        .map_err(db_error)?
+        .execute(params![title, id])
+        .map_err(db_error)?;
+    Ok(true)
+}
+
+/// The writable columns of the owner's link `id`, for applying a patch.
+pub fn get_row(conn: &Connection, owner: Id, id: Id) -> Result<Option<LinkRow>> {
+    conn.prepare_cached(&format!(
+        "SELECT {WRITE_COLUMNS} FROM links WHERE id = ?1 AND owner_id = ?2"
+    ))
+    .map_err(db_error)?
+    .query_row(params![id, owner], |r| {
+        Ok(LinkRow {
+            owner_id: r.get(0)?,
+            domain_id: r.get(1)?,
+            space_id: r.get(2)?,
+            alias: r.get(3)?,
+            url: r.get(4)?,
+            title: r.get(5)?,
+            password_hash: r.get(6)?,
+            disabled: r.get(7)?,
+            public: r.get(8)?,
+            expiration_url: r.get(9)?,
+            expiration_clicks: r.get(10)?,
+            ends_at: r.get::<_, Option<i64>>(11)?.map(time),
+            target_type: target_type(r.get(12)?),
+            geo: parse_rules(r.get(13)?),
+            platform: parse_rules(r.get(14)?),
+            rotation: parse_rotation(r.get(15)?),
+            created_at: time(r.get(16)?),
+            updated_at: time(r.get(17)?),
+        })
+    })
+    .optional()
+    .map_err(db_error)
+}
+
+/// Whether `alias` is used in the domain (case-insensitively) by a link other than `except`.
+pub fn alias_taken(
+    conn: &Connection,
+    domain: Option<Id>,
+    alias: &str,
+    except: Option<Id>,
+) -> Result<bool> {
+    // The expression matches the unique index `links_alias`.
+    conn.prepare_cached(
+        "SELECT 1 FROM links WHERE ifnull(domain_id, 0) = ?1 AND alias = ?2 AND id IS NOT ?3",
+    )
+    .map_err(db_error)?
+    .exists(params![domain.unwrap_or(0), alias, except])
+    .map_err(db_error)
+}
+
+/// The destination of `owner`'s link with `alias` in `domain` (without case), if it has one.
+pub fn own_link_url(
+    conn: &Connection,
+    owner: Id,
+    domain: Option<Id>,
+    alias: &str,
+) -> Result<Option<String>> {
+    conn.prepare_cached(
+        "SELECT url FROM links WHERE ifnull(domain_id, 0) = ?1 AND alias = ?2 AND owner_id = ?3",
+    )
+    .map_err(db_error)?
+    .query_row(params![domain.unwrap_or(0), alias, owner], |r| r.get(0))
+    .optional()
+    .map_err(db_error)
+}
+
+/// A link as read; `short_url` is left empty for the service to fill in.
+pub(super) fn link_from_row(r: &Row<'_>) -> rusqlite::Result<Link> {
+    let space_id: Option<Id> = r.get(19)?;
+    let domain_id: Option<Id> = r.get(26)?;
+    let clicks: i64 = r.get(14)?;
+    let last_rotation: i64 = r.get(8)?;
+    Ok(Link {
+        id: r.get(0)?,
+        alias: r.get(1)?,
+        url: r.get(2)?,
+        short_url: String::new(),
+        title: r.get(3)?,
+        target_type: target_type(r.get(4)?),
+        geo: parse_rules(r.get(5)?),
+        platform: parse_rules(r.get(6)?),
+        rotation: parse_rotation(r.get(7)?),
+        last_rotation: u32::try_from(last_rotation).unwrap_or(0),
+        disabled: r.get(9)?,
+        public: r.get(10)?,
+        password: r.get(11)?,
+        expiration_url: r.get(12)?,
+        expiration_clicks: r.get(13)?,
+        clicks: clicks.max(0) as u64,
+        owner_id: r.get(15)?,
+        ends_at: r.get::<_, Option<i64>>(16)?.map(time),
+        created_at: time(r.get(17)?),
+        updated_at: time(r.get(18)?),
+        space: space_id.map(|_| spaces::from_row(r, 19)).transpose()?,
+        domain: domain_id.map(|_| domains::from_row(r, 26)).transpose()?,
+    })
+}
+
+pub fn get(conn: &Connection, owner: Id, id: Id) -> Result<Option<Link>> {
+    conn.prepare_cached(&format!(
+        "SELECT {READ_COLUMNS} FROM {READ_FROM} WHERE l.id = ?1 AND l.owner_id = ?2"
+    ))
+    .map_err(db_error)?
+    .query_row(params![id, owner], link_from_row)
+    .optional()
+    .map_err(db_error)
+}
+
+/// Up to `limit` links of `owner` with ids above `after`, oldest first: a keyset scan that
+/// costs the same on the last batch of a million links as on the first (exports use it).
+pub fn after(conn: &Connection, owner: Id, after: Id, limit: u32) -> Result<Vec<Link>> {
+    conn.prepare_cached(&format!(
+        "SELECT {READ_COLUMNS} FROM {READ_FROM} WHERE l.owner_id = ?1 AND l.id > ?2 \
+         ORDER BY l.id ASC LIMIT ?3"
+    ))
+    .map_err(db_error)?
+    .query_map(params![owner, after, limit], link_from_row)
+    .map_err(db_error)?
+    .collect::<rusqlite::Result<Vec<_>>>()
+    .map_err(db_error)
+}
+
+impl Links for SqliteTx<'_> {
+    fn link(&self, owner: Id, id: Id) -> Result<Option<Link>> {
+        get(self.conn, owner, id)
+    }
+
+    fn links_after(&self, owner: Id, after: Id, limit: u32) -> Result<Vec<Link>> {
+        self::after(self.conn, owner, after, limit)
+    }
+
+    fn link_row(&self, owner: Id, id: Id) -> Result<Option<LinkRow>> {
+        get_row(self.conn, owner, id)
+    }
+
+    fn space_is_mine(&self, owner: Id, id: Id) -> Result<bool> {
+        Ok(spaces::get(self.conn, owner, id)?.is_some())
+    }
+
+    fn domain_is_mine(&self, owner: Id, id: Id) -> Result<bool> {
+        Ok(domains::get(self.conn, owner, id)?.is_some())
+    }
+
+    fn alias_taken(&self, domain: Option<Id>, alias: &str, except: Option<Id>) -> Result<bool> {
+        alias_taken(self.conn, domain, alias, except)
+    }
+
+    fn insert_link(&self, row: &LinkRow) -> Result<Option<Id>> {
+        // One writer at a time: the alias was found free in this transaction.
+        insert(self.conn, row).map(Some)
+    }
+
+    fn update_link(&self, id: Id, row: &LinkRow) -> Result<()> {
+        update(self.conn, id, row)
+    }
+
+    fn set_title(&self, id: Id, url: &str, title: &str) -> Result<bool> {
+        set_title(self.conn, id, url, title)
+    }
+}

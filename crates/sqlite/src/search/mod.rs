@@ -1,0 +1,409 @@
+//! Search and lists: every way links are found, in one place. A term of up to three
+//! characters, or a longer one that many links contain, is answered by the short-term index
+//! ([`short`]), which holds their matches as bitmaps, and so is a term longer than
+//! [`WHOLE_MAX`](linkdeck_store::sql::WHOLE_MAX) (from its triples' bitmaps, each candidate checked); any other by the trigram
+//! full-text index of its field ([`fts_table`]); the database keeps both in step with every
+//! write by its own triggers, so no writer has to remember them. [`sets`] narrows and pages
+//! matches known as ids; the status rules come from [`super::status`].
+
+pub mod facts;
+mod ranking;
+pub mod sets;
+pub mod short;
+
+use linkdeck_store::sql::{column, order_by};
+use linkdeck_store::{ListFilter, Search, Slice};
+use roaring::RoaringTreemap;
+use rusqlite::types::Value;
+use rusqlite::{Connection, OptionalExtension, params, params_from_iter};
+
+use super::links::get;
+use super::tx::SqliteTx;
+use super::{db_error, status};
+use linkdeck_domain::{Id, Link, Result, SearchBy, Sort, StatusFilter};
+
+fn status_sql(status: StatusFilter) -> Option<&'static str> {
+    match status {
+        StatusFilter::All => None,
+        StatusFilter::Disabled => Some(status::DISABLED),
+        StatusFilter::Expired => Some(status::EXPIRED),
+        StatusFilter::Active => Some(status::ACTIVE),
+    }
+}
+
+/// The trigram full-text index of the field a search by `by` reads: one per field, so a
+/// term's postings are that field's matches alone (schema migration 10).
+pub fn fts_table(by: SearchBy) -> &'static str {
+    match by {
+        SearchBy::Title => "links_title_fts",
+        SearchBy::Alias => "links_alias_fts",
+        SearchBy::Url => "links_url_fts",
+    }
+}
+
+/// The FROM and WHERE clauses of a list and their parameters: ?1 owner, ?2 now, then the filters
+/// in order. A search is driven by the trigram index, so only the matching links are ever read
+/// (terms the short-term index holds never come here: `list` answers them from it).
+struct ListSql {
+    from: &'static str,
+    filter: String,
+    values: Vec<Value>,
+    full_text: bool,
+}
+
+/// A search's matches joined to their links.
+fn search_from(by: SearchBy) -> &'static str {
+    match by {
+        SearchBy::Title => "links_title_fts f CROSS JOIN links l ON l.id = f.rowid",
+        SearchBy::Alias => "links_alias_fts f CROSS JOIN links l ON l.id = f.rowid",
+        SearchBy::Url => "links_url_fts f CROSS JOIN links l ON l.id = f.rowid",
+    }
+}
+
+/// How a search of four characters or more reads its matches.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Plan {
+    /// The index's matches drive the query: each is read and checked (few matches, or id
+    /// order, which the index yields itself).
+    Matches,
+    /// The links are walked in the sort's own index and each is looked up among the matches
+    /// (many matches, sorted by clicks: the page fills after a few rows instead of reading and
+    /// sorting every match).
+    Walk,
+}
+
+fn list_sql(f: &ListFilter<'_>, plan: Plan) -> ListSql {
+    let mut sql = String::from("l.owner_id = ?1");
+    let mut values = vec![Value::Integer(f.owner), Value::Integer(f.now.as_second())];
+    let mut full_text = false;
+    let mut from = "links l";
+    if let Some(status) = status_sql(f.status) {
+        sql.push_str(" AND ");
+        sql.push_str(status);
+    }
+    if let Some(space) = f.space {
+        values.push(Value::Integer(space));
+        sql.push_str(&format!(" AND l.space_id = ?{}", values.len()));
+    }
+    if let Some(domain) = f.domain {
+        values.push(Value::Integer(domain));
+        sql.push_str(&format!(" AND l.domain_id = ?{}", values.len()));
+    }
+    if let Some((by, term)) = f.search {
+        full_text = plan == Plan::Matches;
+        from = match plan {
+            Plan::Matches => search_from(by),
+            // Named, so the planner cannot read every match and sort after all.
+            Plan::Walk => "links l INDEXED BY links_owner_clicks",
+        };
+        let table = fts_table(by);
+        values.push(Value::Text(fts_phrase(term)));
+        sql.push_str(&match plan {
+            Plan::Matches => format!(" AND f.{table} MATCH ?{}", values.len()),
+            Plan::Walk => format!(
+                " AND l.id IN (SELECT rowid FROM {table} WHERE {table} MATCH ?{})",
+                values.len()
+            ),
+        });
+    }
+    ListSql {
+        from,
+        filter: sql,
+        values,
+        full_text,
+    }
+}
+
+/// A quoted FTS5 phrase: every character is literal once quotes are doubled, so operators,
+/// column names and wildcards in the term mean nothing.
+fn fts_phrase(term: &str) -> String {
+    format!("\"{}\"", term.replace('"', "\"\""))
+}
+
+/// How many links `owner` has (kept by the writes, so never counted).
+pub(super) fn owner_link_count(conn: &Connection, owner: Id) -> Result<u64> {
+    let n: Option<i64> = conn
+        .prepare_cached("SELECT link_count FROM owners WHERE id = ?1")
+        .map_err(db_error)?
+        .query_row([owner], |r| r.get(0))
+        .optional()
+        .map_err(db_error)?;
+    Ok(n.unwrap_or(0).max(0) as u64)
+}
+
+/// Whether a clicks-sorted search page is found sooner by walking the clicks index (about
+/// `rows × links / total` rows until the page is full, `total` being the links that pass every
+/// filter) than by reading every match of the search and sorting those that pass.
+fn walk_is_cheaper(
+    conn: &Connection,
+    f: &ListFilter<'_>,
+    sql: &ListSql,
+    total: u64,
+    rows: u64,
+) -> Result<bool> {
+    if !matches!(f.sort, Sort::Max | Sort::Min) || total == 0 {
+        return Ok(false);
+    }
+    let links = owner_link_count(conn, f.owner)?;
+    let walked = rows.saturating_mul(links) / total;
+    if walked <= total {
+        // The matches include every link that passes: reading them all is dearer still.
+        return Ok(true);
+    }
+    let Some((by, _)) = f.search else {
+        return Ok(false);
+    };
+    Ok(walked < search_matches(conn, by, &sql.values[sql.values.len() - 1])?)
+}
+
+/// How many links (of any owner) the full-text search matches: the index alone answers.
+fn search_matches(conn: &Connection, by: SearchBy, phrase: &Value) -> Result<u64> {
+    let table = fts_table(by);
+    let n: i64 = conn
+        .prepare_cached(&format!(
+            "SELECT count(*) FROM {table} WHERE {table} MATCH ?1"
+        ))
+        .map_err(db_error)?
+        .query_row([phrase], |r| r.get(0))
+        .map_err(db_error)?;
+    Ok(n.max(0) as u64)
+}
+
+/// One page of links matching `f` and the number of all matching links, read from the
+/// caller's snapshot.
+pub fn list(tx: &Connection, f: &ListFilter<'_>) -> Result<(Vec<Link>, u64)> {
+    if let Some(found) = search_in_id_order(tx, f)? {
+        return Ok(found);
+    }
+    if let Some(set) = matches_as_ids(tx, f)? {
+        let (ids, total) = sets::select(tx, f, set)?;
+        let mut items = Vec::with_capacity(ids.len());
+        for id in ids {
+            items.extend(get(tx, f.owner, id)?);
+        }
+        return Ok((items, total));
+    }
+    let sql = list_sql(f, Plan::Matches);
+    let total = count(tx, f, &sql)?;
+    if f.offset >= total {
+        return Ok((Vec::new(), total));
+    }
+    let Slice {
+        reverse,
+        offset,
+        limit,
+    } = Slice::from_nearer_end(f, total);
+    let sql = if sql.full_text && walk_is_cheaper(tx, f, &sql, total, offset + limit)? {
+        list_sql(f, Plan::Walk)
+    } else {
+        sql
+    };
+    let mut values = sql.values;
+    values.push(Value::Integer(limit as i64));
+    values.push(Value::Integer(offset as i64));
+    // The page's ids first, then its links: SQLite builds every row an OFFSET skips, so a page
+    // deep in a list would read and join 100,000 links to throw them away; the ids alone come
+    // from an index (owner and id, or owner, clicks and id) without reading a link.
+    let query = format!(
+        "SELECT l.id FROM {} WHERE {} ORDER BY {} LIMIT ?{} OFFSET ?{}",
+        sql.from,
+        sql.filter,
+        order_by(f.sort, reverse, sql.full_text),
+        values.len() - 1,
+        values.len()
+    );
+    let mut stmt = tx.prepare_cached(&query).map_err(db_error)?;
+    let mut ids = stmt
+        .query_map(params_from_iter(values), |r| r.get::<_, Id>(0))
+        .map_err(db_error)?
+        .collect::<rusqlite::Result<Vec<Id>>>()
+        .map_err(db_error)?;
+    if reverse {
+        ids.reverse();
+    }
+    let mut items = Vec::with_capacity(ids.len());
+    for id in ids {
+        items.extend(get(tx, f.owner, id)?);
+    }
+    Ok((items, total))
+}
+
+/// A page of a full-text search in id order with nothing else to filter and every match the
+/// owner's: the index alone counts the matches and yields the page's ids (it keeps them in id
+/// order), skipping rows without reading a link; only the page's links are read.
+fn search_in_id_order(conn: &Connection, f: &ListFilter<'_>) -> Result<Option<(Vec<Link>, u64)>> {
+    let Some((by, term)) = f.search else {
+        return Ok(None);
+    };
+    let unfiltered = f.status == StatusFilter::All && f.space.is_none() && f.domain.is_none();
+    if short::indexed_term(conn, by, term)?.is_some()
+        || !unfiltered
+        || !matches!(f.sort, Sort::Desc | Sort::Asc)
+        || !sole_owner(conn, f.owner)?
+    {
+        return Ok(None);
+    }
+    let phrase = Value::Text(fts_phrase(term));
+    let total = search_matches(conn, by, &phrase)?;
+    if f.offset >= total {
+        return Ok(Some((Vec::new(), total)));
+    }
+    let slice = Slice::from_nearer_end(f, total);
+    let direction = match (f.sort == Sort::Desc) != slice.reverse {
+        true => "DESC",
+        false => "ASC",
+    };
+    let table = fts_table(by);
+    let mut ids = conn
+        .prepare_cached(&format!(
+            "SELECT rowid FROM {table} WHERE {table} MATCH ?1 \
+             ORDER BY rowid {direction} LIMIT ?2 OFFSET ?3"
+        ))
+        .map_err(db_error)?
+        .query_map(
+            params![phrase, slice.limit as i64, slice.offset as i64],
+            |r| r.get::<_, Id>(0),
+        )
+        .map_err(db_error)?
+        .collect::<rusqlite::Result<Vec<Id>>>()
+        .map_err(db_error)?;
+    if slice.reverse {
+        ids.reverse();
+    }
+    let mut items = Vec::with_capacity(ids.len());
+    for id in ids {
+        items.extend(get(conn, f.owner, id)?);
+    }
+    Ok(Some((items, total)))
+}
+
+/// The ids of every link matching `f` (its paging and order aside), read the way a list reads
+/// its matches.
+pub fn matching_ids(conn: &Connection, f: &ListFilter<'_>) -> Result<RoaringTreemap> {
+    if let Some(mut set) = matches_as_ids(conn, f)? {
+        sets::narrow(conn, f, &mut set)?;
+        return Ok(set);
+    }
+    let sql = list_sql(f, Plan::Matches);
+    // `?2 IS NOT NULL` names the time parameter, which not every filter uses.
+    let mut stmt = conn
+        .prepare_cached(&format!(
+            "SELECT l.id FROM {} WHERE {} AND ?2 IS NOT NULL",
+            sql.from, sql.filter
+        ))
+        .map_err(db_error)?;
+    let ids = stmt
+        .query_map(params_from_iter(&sql.values), |r| r.get::<_, i64>(0))
+        .map_err(db_error)?
+        .map(|id| id.map(|id| id as u64))
+        .collect::<rusqlite::Result<Vec<u64>>>()
+        .map_err(db_error)?;
+    Ok(sets::set_of(ids))
+}
+
+/// The ids of the owner's links that a search matches, when they are best read up front: a term
+/// the short-term index holds the matches of, or a full-text
+/// search when every match is the owner's. The matches are then read once, narrowed in memory
+/// and paged from the set — in clicks order by walking the clicks index from the nearer end —
+/// instead of being read by SQL for the total and again for the page, where a clicks order
+/// needed a temporary table of every match and a deep page stepped through every row before
+/// it.
+fn matches_as_ids(conn: &Connection, f: &ListFilter<'_>) -> Result<Option<RoaringTreemap>> {
+    let Some((by, term)) = f.search else {
+        return Ok(None);
+    };
+    if let Some(term) = short::indexed_term(conn, by, term)? {
+        return short::matching(conn, f.owner, by, &term).map(Some);
+    }
+    if !sole_owner(conn, f.owner)? {
+        return Ok(None);
+    }
+    // In id order, which the index yields without sorting and the set is built quickest from;
+    // a large search is mostly this loop, so it reads each id as plainly as it can.
+    let table = fts_table(by);
+    let mut stmt = conn
+        .prepare_cached(&format!(
+            "SELECT rowid FROM {table} WHERE {table} MATCH ?1 ORDER BY rowid"
+        ))
+        .map_err(db_error)?;
+    let mut rows = stmt.query([fts_phrase(term)]).map_err(db_error)?;
+    // Room for every link the owner has (every match is the owner's): only what is filled is
+    // ever touched, and growing a list of 100,000 ids by doubling copied it over and over.
+    let mut ids = Vec::with_capacity(owner_link_count(conn, f.owner)? as usize);
+    while let Some(row) = rows.next().map_err(db_error)? {
+        let id = row
+            .get_ref(0)
+            .and_then(|v| Ok(v.as_i64()?))
+            .map_err(db_error)?;
+        ids.push(id as u64);
+    }
+    Ok(Some(sets::set_of(ids)))
+}
+
+/// The number of links matching `f`. A status filter alone is answered from the partial indexes
+/// by inclusion-exclusion over the (small) sets of expired and disabled links, so the totals stay
+/// quick at a million links.
+fn count(conn: &Connection, f: &ListFilter<'_>, sql: &ListSql) -> Result<u64> {
+    if f.search.is_some() || f.space.is_some() || f.domain.is_some() {
+        let n: i64 = conn
+            .prepare_cached(&format!(
+                "SELECT count(*) FROM {} WHERE {}",
+                sql.from, sql.filter
+            ))
+            .map_err(db_error)?
+            .query_row(params_from_iter(&sql.values), |r| r.get(0))
+            .map_err(db_error)?;
+        return Ok(n as u64);
+    }
+    let owner = f.owner;
+    let now = f.now.as_second();
+    let n = |sql: &str| -> Result<u64> {
+        let n: i64 = conn
+            .prepare_cached(sql)
+            .map_err(db_error)?
+            .query_row(params![owner, now], |r| r.get(0))
+            .map_err(db_error)?;
+        Ok(n.max(0) as u64)
+    };
+    // Each query names its index so a planner change cannot turn it into a scan.
+    const TOTAL: &str = "SELECT link_count FROM owners WHERE id = ?1 AND ?2 IS NOT NULL";
+    let total = || -> Result<u64> {
+        conn.prepare_cached(TOTAL)
+            .map_err(db_error)?
+            .query_row(params![owner, now], |r| r.get::<_, i64>(0))
+            .optional()
+            .map_err(db_error)
+            .map(|n| n.unwrap_or(0).max(0) as u64)
+    };
+    Ok(match f.status {
+        StatusFilter::All => total()?,
+        StatusFilter::Disabled => n(status::COUNT_DISABLED)?,
+        StatusFilter::Expired => (n(status::COUNT_BY_DATE)? + n(status::COUNT_BY_CLICKS)?)
+            .saturating_sub(n(status::COUNT_BY_CLICKS_AND_DATE)?),
+        StatusFilter::Active => {
+            let inactive = (n(status::COUNT_BY_DATE)? + n(status::COUNT_INACTIVE)?)
+                .saturating_sub(n(status::COUNT_INACTIVE_AND_DATE)?);
+            total()?.saturating_sub(inactive)
+        }
+    })
+}
+
+/// Whether no other owner has any link.
+fn sole_owner(conn: &Connection, owner: Id) -> Result<bool> {
+    conn.prepare_cached(
+        "SELECT NOT EXISTS (SELECT 1 FROM owners WHERE id <> ?1 AND link_count > 0)",
+    )
+    .map_err(db_error)?
+    .query_row([owner], |r| r.get(0))
+    .map_err(db_error)
+}
+
+impl Search for SqliteTx<'_> {
+    fn list_links(&self, f: &ListFilter<'_>) -> Result<(Vec<Link>, u64)> {
+        list(self.conn, f)
+    }
+
+    fn matching_ids(&self, f: &ListFilter<'_>) -> Result<RoaringTreemap> {
+        matching_ids(self.conn, f)
+    }
+}

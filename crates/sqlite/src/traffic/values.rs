@@ -1,0 +1,74 @@
+//! Visit values (a country code, a referring host, …) stored once each and referred to by
+//! number, so a rollup holds small integers and the same host is never written twice. Values are
+//! never deleted, so a number means the same value for as long as the database lives, in every
+//! process: each process may cache them. The codes and the cache are the contract's
+//! (`linkdeck_store::traffic::values`); here is where SQLite keeps the values.
+
+use std::collections::HashMap;
+
+use rusqlite::{Connection, OptionalExtension, params};
+
+use super::day::{NONE, OTHER};
+use crate::db_error;
+use linkdeck_domain::{Dimension, Result};
+pub use linkdeck_store::traffic::values::Interner;
+use linkdeck_store::traffic::values::row_of_code;
+
+/// Looking values up in the file for an [`Interner`].
+pub trait Intern {
+    /// The code of `value` in `dim`, storing the value first if it is new. `None` is
+    /// [`NONE`]; the bounded label "other" is [`OTHER`].
+    fn code(&mut self, conn: &Connection, dim: Dimension, value: Option<&str>) -> Result<u64>;
+}
+
+impl Intern for Interner {
+    fn code(&mut self, conn: &Connection, dim: Dimension, value: Option<&str>) -> Result<u64> {
+        if let Some(code) = self.known(dim, value) {
+            return Ok(code);
+        }
+        let Some(value) = value else {
+            return Ok(NONE);
+        };
+        let dim_no = dim.index() as i64;
+        let id: Option<i64> = conn
+            .prepare_cached("SELECT id FROM traffic_values WHERE dimension = ?1 AND value = ?2")
+            .map_err(db_error)?
+            .query_row(params![dim_no, value], |r| r.get(0))
+            .optional()
+            .map_err(db_error)?;
+        let id = match id {
+            Some(id) => id,
+            None => conn
+                .prepare_cached(
+                    "INSERT INTO traffic_values (dimension, value) VALUES (?1, ?2) RETURNING id",
+                )
+                .map_err(db_error)?
+                .query_row(params![dim_no, value], |r| r.get(0))
+                .map_err(db_error)?,
+        };
+        Ok(self.remember(dim, value, id))
+    }
+}
+
+/// What a code stands for: `None` for [`NONE`], the label "other" for [`OTHER`], the stored
+/// value otherwise (a code the table does not know reads as "other").
+pub fn names(conn: &Connection, codes: &[u64]) -> Result<HashMap<u64, Option<String>>> {
+    let mut out = HashMap::with_capacity(codes.len());
+    let mut stmt = conn
+        .prepare_cached("SELECT value FROM traffic_values WHERE id = ?1")
+        .map_err(db_error)?;
+    for &code in codes {
+        let name = match code {
+            NONE => None,
+            OTHER => Some(linkdeck_domain::OTHER.to_owned()),
+            code => Some(
+                stmt.query_row([row_of_code(code)], |r| r.get::<_, String>(0))
+                    .optional()
+                    .map_err(db_error)?
+                    .unwrap_or_else(|| linkdeck_domain::OTHER.to_owned()),
+            ),
+        };
+        out.insert(code, name);
+    }
+    Ok(out)
+}

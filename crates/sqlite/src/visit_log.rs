@@ -1,0 +1,139 @@
+//! SQL for the raw visit log: one row per counted visit, appended in time order and kept for the
+//! retention the server is configured with. Statistics never read it (they read the rollups);
+//! it is the record of what happened, and what an upgrade builds rollups from.
+//!
+//! Appends are cheap because the log has no index but its row id: rows are pruned from the
+//! oldest end, and the rows of a deleted link are found by a pass over the log in the
+//! background ([`purge_forgotten`]) rather than by an index every visit would pay for.
+
+use rusqlite::{Connection, params};
+
+use super::db_error;
+use super::tx::SqliteTx;
+use linkdeck_domain::{Id, Result};
+use linkdeck_store::VisitLog;
+use linkdeck_store::visits::VisitRow;
+
+/// Rows per multi-row INSERT: fewer statement runs for the same rows.
+const ROWS_PER_INSERT: usize = 50;
+
+/// Appends `rows` to the log.
+pub fn append<'a>(
+    conn: &Connection,
+    rows: impl ExactSizeIterator<Item = &'a VisitRow>,
+) -> Result<()> {
+    let values = |n: usize| {
+        format!(
+            "INSERT INTO visit_log (link_id, at, country, platform, browser, referrer, language) VALUES {}",
+            vec!["(?, ?, ?, ?, ?, ?, ?)"; n].join(", ")
+        )
+    };
+    let rows: Vec<&VisitRow> = rows.collect();
+    let mut chunks = rows.chunks_exact(ROWS_PER_INSERT);
+    {
+        let mut many = conn
+            .prepare_cached(&values(ROWS_PER_INSERT))
+            .map_err(db_error)?;
+        for chunk in &mut chunks {
+            let params: Vec<&dyn rusqlite::ToSql> =
+                chunk.iter().flat_map(|v| row_params(v)).collect();
+            many.execute(params.as_slice()).map_err(db_error)?;
+        }
+    }
+    let mut one = conn.prepare_cached(&values(1)).map_err(db_error)?;
+    for v in chunks.remainder() {
+        one.execute(row_params(v).as_slice()).map_err(db_error)?;
+    }
+    Ok(())
+}
+
+fn row_params(v: &VisitRow) -> [&dyn rusqlite::ToSql; 7] {
+    [
+        &v.link_id,
+        &v.at,
+        &v.country,
+        &v.platform,
+        &v.browser,
+        &v.referrer,
+        &v.language,
+    ]
+}
+
+/// Deletes up to `chunk` of the oldest rows logged before `before` (unix seconds); returns how
+/// many. Call again until it returns less than `chunk`.
+pub fn prune(conn: &Connection, before: i64, chunk: usize) -> Result<usize> {
+    // The log is in time order, so the old rows are at the front: look only there.
+    let upto: Option<i64> = conn
+        .prepare_cached(
+            "SELECT max(id) FROM (SELECT id, at FROM visit_log ORDER BY id LIMIT ?2) WHERE at < ?1",
+        )
+        .map_err(db_error)?
+        .query_row(params![before, chunk as i64], |r| r.get(0))
+        .map_err(db_error)?;
+    let Some(upto) = upto else { return Ok(0) };
+    conn.prepare_cached("DELETE FROM visit_log WHERE id <= ?1 AND at < ?2")
+        .map_err(db_error)?
+        .execute(params![upto, before])
+        .map_err(db_error)
+}
+
+/// Marks the logged visits of a deleted link for removal by [`purge_forgotten`]: those logged
+/// so far (a later link that reuses the id keeps its own).
+pub fn forget_link(conn: &Connection, link: Id) -> Result<()> {
+    conn.prepare_cached(
+        "INSERT INTO visit_log_purge (link_id, upto)
+         SELECT ?1, ifnull(max(id), 0) FROM visit_log WHERE true
+         ON CONFLICT (link_id) DO UPDATE SET upto = excluded.upto",
+    )
+    .map_err(db_error)?
+    .execute([link])
+    .map_err(db_error)?;
+    Ok(())
+}
+
+/// Links marked by [`forget_link`] handled per pass.
+const PURGE_LINKS: usize = 100;
+
+/// One step of removing the logged visits of deleted links: rows with an id in `(after,
+/// after + chunk]`. Returns where to go on from, or `None` when every marked link is done.
+pub fn purge_forgotten(conn: &Connection, after: i64, chunk: i64) -> Result<Option<i64>> {
+    let marked: Vec<(Id, i64)> = conn
+        .prepare_cached("SELECT link_id, upto FROM visit_log_purge ORDER BY link_id LIMIT ?1")
+        .map_err(db_error)?
+        .query_map([PURGE_LINKS as i64], |r| Ok((r.get(0)?, r.get(1)?)))
+        .map_err(db_error)?
+        .collect::<rusqlite::Result<_>>()
+        .map_err(db_error)?;
+    let Some(end) = marked.iter().map(|m| m.1).max() else {
+        return Ok(None);
+    };
+    if after >= end {
+        let mut done = conn
+            .prepare_cached("DELETE FROM visit_log_purge WHERE link_id = ?1 AND upto <= ?2")
+            .map_err(db_error)?;
+        for (link, upto) in &marked {
+            done.execute(params![link, upto]).map_err(db_error)?;
+        }
+        return Ok(Some(0));
+    }
+    let until = after.saturating_add(chunk).min(end);
+    let which = vec!["(link_id = ? AND id <= ?)"; marked.len()].join(" OR ");
+    let sql = format!("DELETE FROM visit_log WHERE id > ? AND id <= ? AND ({which})");
+    let mut values: Vec<i64> = vec![after, until];
+    for (link, upto) in &marked {
+        values.extend([*link, *upto]);
+    }
+    conn.execute(&sql, rusqlite::params_from_iter(values))
+        .map_err(db_error)?;
+    Ok(Some(until))
+}
+
+impl VisitLog for SqliteTx<'_> {
+    fn prune_visit_log(&self, before: i64, chunk: usize) -> Result<usize> {
+        prune(self.conn, before, chunk)
+    }
+
+    fn purge_forgotten_visits(&self, after: i64, chunk: i64) -> Result<Option<i64>> {
+        purge_forgotten(self.conn, after, chunk)
+    }
+}

@@ -1,0 +1,184 @@
+//! The click writer's batches on SQLite (see the contract's `visits`): each link's clicks, the
+//! raw log and the rollups in one transaction; and the upgrade that rolled the old visits table
+//! up the same way.
+
+use std::collections::HashMap;
+
+use rusqlite::{Connection, OptionalExtension, params};
+
+use super::db_error;
+use super::traffic::{self, DayTraffic, Intern, Interner, LinkHome, Rollup};
+use super::visit_log;
+use linkdeck_domain::{Dimension, Id, Result};
+use linkdeck_store::visits::{FlushedLink, FoldedDay, VisitBatch, VisitRow};
+
+/// `folded` with each value turned into its code, stored first when new.
+fn interned(folded: &FoldedDay, conn: &Connection, interner: &mut Interner) -> Result<DayTraffic> {
+    folded.coded(|dim, value| interner.code(conn, Dimension::ALL[dim], value))
+}
+
+/// Writes a batch in one transaction: each link's clicks go up by its visits (less those the
+/// database already counted, see [`VisitBatch::add_counted`]), the raw rows are logged, the rollups take in every visit, and rotation positions are saved. Visits of links
+/// deleted meanwhile are dropped. Returns each touched link's new click count.
+pub fn record_visits(
+    conn: &Connection,
+    batch: &VisitBatch,
+    rotations: &[(Id, u32)],
+    interner: &mut Interner,
+) -> Result<Vec<FlushedLink>> {
+    let per_link = batch.clicks_to_add();
+    let mut ids: Vec<Id> = per_link.keys().copied().collect();
+    ids.sort_unstable();
+    // Clicks first: RETURNING also tells which links still exist, and where they belong.
+    let mut flushed = Vec::with_capacity(ids.len());
+    let mut homes: HashMap<Id, LinkHome> = HashMap::with_capacity(ids.len());
+    {
+        let mut bump = conn
+            .prepare_cached(
+                "UPDATE links SET clicks = clicks + ?2 WHERE id = ?1
+                 RETURNING clicks, owner_id, space_id, domain_id",
+            )
+            .map_err(db_error)?;
+        // A link whose clicks were all reserved already is only read: its row is not written
+        // again for nothing.
+        let mut read = conn
+            .prepare_cached("SELECT clicks, owner_id, space_id, domain_id FROM links WHERE id = ?1")
+            .map_err(db_error)?;
+        let found = |r: &rusqlite::Row<'_>| -> rusqlite::Result<(i64, LinkHome)> {
+            Ok((
+                r.get(0)?,
+                LinkHome {
+                    owner: r.get(1)?,
+                    space: r.get(2)?,
+                    domain: r.get(3)?,
+                },
+            ))
+        };
+        for id in ids {
+            let row = match per_link[&id] {
+                0 => read.query_row([id], found),
+                add => bump.query_row(params![id, add as i64], found),
+            }
+            .optional()
+            .map_err(db_error)?;
+            if let Some((clicks, home)) = row {
+                flushed.push(FlushedLink {
+                    link_id: id,
+                    clicks: clicks.max(0) as u64,
+                });
+                homes.insert(id, home);
+            }
+        }
+    }
+    log_and_roll_up(conn, batch, &homes, interner)?;
+    let mut rotate = conn
+        .prepare_cached("UPDATE links SET last_rotation = ?2 WHERE id = ?1")
+        .map_err(db_error)?;
+    for (link_id, next) in rotations {
+        rotate.execute(params![link_id, next]).map_err(db_error)?;
+    }
+    Ok(flushed)
+}
+
+/// Logs the raw rows of a batch and adds its visits to the rollups, for the links in `homes`.
+fn log_and_roll_up(
+    conn: &Connection,
+    batch: &VisitBatch,
+    homes: &HashMap<Id, LinkHome>,
+    interner: &mut Interner,
+) -> Result<()> {
+    let kept: Vec<&VisitRow> = batch
+        .raw()
+        .iter()
+        .filter(|v| homes.contains_key(&v.link_id))
+        .collect();
+    visit_log::append(conn, kept.iter().copied())?;
+    // Link by link and day, so each stored day is read and written once.
+    let mut order = kept;
+    order.sort_by_key(|v| (v.link_id, traffic::day_of(v.at)));
+    let mut rollup = Rollup::default();
+    for group in order
+        .chunk_by(|a, b| a.link_id == b.link_id && traffic::day_of(a.at) == traffic::day_of(b.at))
+    {
+        let (link, day) = (group[0].link_id, traffic::day_of(group[0].at));
+        rollup.open(conn, homes[&link], link, day)?;
+        for v in group {
+            let mut codes = [traffic::day::NONE; 5];
+            for (dim, value) in v.values().into_iter().enumerate() {
+                codes[dim] = interner.code(conn, Dimension::ALL[dim], value)?;
+            }
+            rollup.add(traffic::hour_of(v.at), codes, 1);
+        }
+        if let Some(folded) = batch.folded().get(&(link, day)) {
+            rollup.add_day(&interned(folded, conn, interner)?);
+        }
+        rollup.close(conn)?;
+    }
+    // Days that only folded visits had.
+    for (&(link, day), folded) in batch.folded() {
+        let Some(home) = homes.get(&link) else {
+            continue;
+        };
+        let seen = order
+            .binary_search_by_key(&(link, day), |v| (v.link_id, traffic::day_of(v.at)))
+            .is_ok();
+        if !seen {
+            rollup.open(conn, *home, link, day)?;
+            rollup.add_day(&interned(folded, conn, interner)?);
+            rollup.close(conn)?;
+        }
+    }
+    rollup.finish(conn)
+}
+
+/// Visits read per step of an upgrade.
+const UPGRADE_CHUNK: i64 = 100_000;
+
+/// The upgrade to rollups: every visit of the old `visits` table (whose values were stored as
+/// received, so they are bounded now) goes to the raw log and the rollups; its clicks were
+/// already counted. Runs inside the migration's transaction.
+pub fn roll_up_old_visits(conn: &Connection) -> Result<()> {
+    let mut interner = Interner::default();
+    let mut homes: HashMap<Id, LinkHome> = HashMap::new();
+    let mut after = 0i64;
+    loop {
+        let mut batch = VisitBatch::default();
+        let mut last = None;
+        {
+            let mut stmt = conn
+                .prepare(
+                    "SELECT id, link_id, at, country, platform, browser, referrer, language
+                     FROM visits WHERE id > ?1 ORDER BY id LIMIT ?2",
+                )
+                .map_err(db_error)?;
+            let mut rows = stmt
+                .query(params![after, UPGRADE_CHUNK])
+                .map_err(db_error)?;
+            while let Some(r) = rows.next().map_err(db_error)? {
+                let text = |i: usize, dim: Dimension| -> rusqlite::Result<Option<String>> {
+                    Ok(r.get::<_, Option<String>>(i)?.and_then(|v| dim.bound(&v)))
+                };
+                last = Some(r.get::<_, i64>(0).map_err(db_error)?);
+                batch.add(VisitRow {
+                    link_id: r.get(1).map_err(db_error)?,
+                    at: r.get(2).map_err(db_error)?,
+                    country: text(3, Dimension::Country).map_err(db_error)?,
+                    platform: text(4, Dimension::Platform).map_err(db_error)?,
+                    browser: text(5, Dimension::Browser).map_err(db_error)?,
+                    referrer: text(6, Dimension::Referrer).map_err(db_error)?,
+                    language: text(7, Dimension::Language).map_err(db_error)?,
+                });
+            }
+        }
+        let Some(last) = last else { return Ok(()) };
+        after = last;
+        for link in batch.per_link().into_keys() {
+            if let std::collections::hash_map::Entry::Vacant(slot) = homes.entry(link)
+                && let Some(home) = traffic::link_home(conn, link)?
+            {
+                slot.insert(home);
+            }
+        }
+        log_and_roll_up(conn, &batch, &homes, &mut interner)?;
+    }
+}
