@@ -7,11 +7,11 @@ use jiff::Timestamp;
 use linkdeck_store::LinkColumns;
 
 use super::LocalService;
-use crate::domain::{Id, Result, TargetRule, TargetType};
+use linkdeck_domain::{Id, Result, TargetRule, TargetType};
 
-/// A link as the redirect handler sees it. Its own shape, not a [`crate::domain::Link`]: it is
+/// A link as the redirect handler sees it. Its own shape, not a [`linkdeck_domain::Link`]: it is
 /// read on every visit, across owners, with the password's hash and without the joins a `Link`
-/// needs (space, domain, title); field names follow [`crate::domain::LinkField`].
+/// needs (space, domain, title); field names follow [`linkdeck_domain::LinkField`].
 #[derive(Clone, PartialEq)]
 pub struct ResolvedLink {
     pub id: Id,

@@ -2,7 +2,7 @@
 
 use rand::Rng;
 
-use crate::domain::{Error, Result, is_reserved_alias};
+use linkdeck_domain::{Error, Result, is_reserved_alias};
 
 const ALPHABET: &[u8] = b"0123456789abcdefghijklmnopqrstuvwxyz";
 /// Length of a generated alias.

@@ -11,7 +11,7 @@ use html5gum::{DefaultEmitter, Token, Tokenizer};
 
 use super::LocalService;
 use super::public_address::is_public;
-use crate::domain::{Id, Result, is_unshowable};
+use linkdeck_domain::{Id, Result, is_unshowable};
 
 /// The whole fetch, connection to last byte.
 pub const FETCH_TIMEOUT: Duration = Duration::from_secs(5);

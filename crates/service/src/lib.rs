@@ -1,6 +1,6 @@
 //! The embedded link-shortening service on SQLite or PostgreSQL. `LocalService` is the whole database (every
 //! owner: what the server needs to resolve aliases, record visits and check keys);
-//! `LocalBackend` is one owner's view of it and implements [`Backend`](super::Backend).
+//! `LocalBackend` is one owner's view of it and implements [`Backend`](linkdeck_backend::Backend).
 
 mod alias;
 mod bulk;
@@ -43,10 +43,10 @@ pub use store::{Db, UpgradeNotice, db_error};
 pub use titles::title_of_html;
 pub use trash::DEFAULT_TRASH_DAYS;
 
-use super::bulk::{BulkAction, BulkReport, Preview, Progress, Selection, Undo};
-use super::trash::{TrashPage, Trashed};
-use super::{Backend, BackendInfo};
-use crate::domain::{
+use linkdeck_backend::bulk::{BulkAction, BulkReport, Preview, Progress, Selection, Undo};
+use linkdeck_backend::trash::{TrashPage, Trashed};
+use linkdeck_backend::{Backend, BackendInfo};
+use linkdeck_domain::{
     Clock, Domain, Error, Id, Link, LinkInput, LinkQuery, Owner, Page, Result, Space, SpaceInput,
     SpaceQuery, Stats, StatsQuery, SystemClock, validate_owner_name,
 };

@@ -1,8 +1,8 @@
-//! Domains of the embedded service: listed and shown through [`Backend`](crate::backend::Backend),
+//! Domains of the embedded service: listed and shown through [`Backend`](linkdeck_backend::Backend),
 //! added and removed by the CLI through the inherent methods here.
 
 use super::LocalBackend;
-use crate::domain::{Domain, Error, Id, Page, Result, SpaceQuery, normalize_domain_name};
+use linkdeck_domain::{Domain, Error, Id, Page, Result, SpaceQuery, normalize_domain_name};
 use linkdeck_store::words::host_in_use;
 
 /// Why a domain cannot be removed while `links` live links and `trashed` trashed ones use it.

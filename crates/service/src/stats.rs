@@ -11,12 +11,12 @@ use std::collections::{HashMap, HashSet};
 
 use super::traffic::day::{self, NONE, OTHER, Part};
 use super::traffic::{self, DAY, Rollups, Scope, StoredDay};
-use crate::domain::{
+use jiff::Timestamp;
+use jiff::tz::TimeZone;
+use linkdeck_domain::{
     Bucket, Dimension, Error, Id, Period, PeriodSpec, Preset, Result, Stats, StatsQuery,
     StatsScope, TopLink, ValueCount, top_values,
 };
-use jiff::Timestamp;
-use jiff::tz::TimeZone;
 
 impl super::LocalService {
     /// Answers `query` for `owner`, reading dates in `tz` (the backend's own zone, or the one an
@@ -268,7 +268,7 @@ fn breakdown(
     dim: Dimension,
     counts: &[u64],
     top: usize,
-) -> Result<crate::domain::Breakdown> {
+) -> Result<linkdeck_domain::Breakdown> {
     let other = counts.get(OTHER as usize).copied().unwrap_or(0);
     let mut ranked: Vec<(u64, u64)> = counts
         .iter()

@@ -4,7 +4,7 @@ use argon2::password_hash::SaltString;
 use argon2::{Algorithm, Argon2, Params, PasswordHash, PasswordHasher, PasswordVerifier, Version};
 use rand::RngCore;
 
-use crate::domain::{Error, Result};
+use linkdeck_domain::{Error, Result};
 
 /// OWASP's recommended Argon2id cost (19 MiB, 2 passes, 1 lane): tens of milliseconds per hash,
 /// which is why hashing runs on the blocking pool.

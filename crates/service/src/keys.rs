@@ -6,7 +6,7 @@ use sha2::{Digest, Sha256};
 use subtle::ConstantTimeEq;
 
 use super::LocalService;
-use crate::domain::{Error, Id, Result, validate_key_name};
+use linkdeck_domain::{Error, Id, Result, validate_key_name};
 
 /// Every key starts with this, so a leaked key is recognisable in a log or a repository scan.
 pub const KEY_PREFIX: &str = "ldk_";

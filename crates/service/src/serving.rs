@@ -13,7 +13,7 @@
 //! [`LocalBackend`] for `import_stream` (a page of export records in one transaction) and
 //! `traffic_history`, as a local copy does.
 //!
-//! [`Backend`]: crate::backend::Backend
+//! [`Backend`]: linkdeck_backend::Backend
 
 pub use super::import::{ImportOptions, ImportRow, ImportSummary, Incoming};
 pub use super::keys::KeyOwner;

@@ -15,7 +15,7 @@ use futures::StreamExt;
 use jiff::tz::TimeZone;
 
 use super::Backend;
-use crate::domain::{
+use linkdeck_domain::{
     Error, FieldErrors, Id, Link, LinkField, LinkInput, LinkQuery, Mode, PER_PAGE_MAX, Result,
     RuleInput, TargetType, format_expiry_input, validate_link_input,
 };
@@ -335,7 +335,7 @@ pub async fn selected_links<B: Backend + ?Sized>(
         let mut query = LinkQuery {
             page: 1,
             per_page: PER_PAGE_MAX,
-            sort: crate::domain::Sort::Asc,
+            sort: linkdeck_domain::Sort::Asc,
             ..filter.clone()
         };
         loop {
@@ -387,7 +387,7 @@ pub async fn preview_by_listing<B: Backend + ?Sized>(
         let page = backend
             .list_links(&LinkQuery {
                 page: 1,
-                per_page: first.clamp(crate::domain::PER_PAGE_MIN, PER_PAGE_MAX),
+                per_page: first.clamp(linkdeck_domain::PER_PAGE_MIN, PER_PAGE_MAX),
                 ..filter.clone()
             })
             .await?;
@@ -646,7 +646,7 @@ pub fn recreate_input(link: &Link, zone: &TimeZone) -> LinkInput {
         .ends_at
         .map(|at| format_expiry_input(at, zone))
         .map_or((None, None), |(d, t)| (Some(d), Some(t)));
-    let rules = |rules: &[crate::domain::TargetRule]| {
+    let rules = |rules: &[linkdeck_domain::TargetRule]| {
         rules
             .iter()
             .map(|r| RuleInput::new(r.key.clone(), r.value.clone()))

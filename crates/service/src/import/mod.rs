@@ -17,8 +17,8 @@ use super::LocalBackend;
 use super::alias::generate_alias;
 use super::links::{apply_titled, default_title};
 use super::password::hash_password;
-pub use crate::domain::Renamed;
-use crate::domain::{
+pub use linkdeck_domain::Renamed;
+use linkdeck_domain::{
     Carried, Color, Error, FieldErrors, Id, LinkField, LinkInput, LinkPatch, Mode, OnConflict,
     Place, Result, SpaceInput, SpacePatch, name_excerpt, renamed_alias, space_name_key,
     validate_alias, validate_link_input, validate_space_input,

@@ -4,7 +4,7 @@
 use super::LocalBackend;
 use linkdeck_store::Tx;
 
-use crate::domain::{Error, Id, Page, Result};
+use linkdeck_domain::{Error, Id, Page, Result};
 
 impl LocalBackend {
     /// Page `page` (1-based) of this owner's records: `read` is given a snapshot of the store,

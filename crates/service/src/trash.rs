@@ -6,8 +6,8 @@ use jiff::{SignedDuration, Timestamp};
 use linkdeck_store::Scope;
 
 use super::LocalBackend;
-use crate::backend::bulk::{BulkFailure, BulkReport, Progress};
-use crate::domain::{Error, Id, Result, TrashPage, Trashed, TrashedKind};
+use linkdeck_backend::bulk::{BulkFailure, BulkReport, Progress};
+use linkdeck_domain::{Error, Id, Result, TrashPage, Trashed, TrashedKind};
 
 /// How long deleted things are kept when the profile does not say.
 pub const DEFAULT_TRASH_DAYS: u32 = 30;

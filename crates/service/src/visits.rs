@@ -6,7 +6,7 @@ use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
 
 use super::traffic::{self, DayTraffic, Rollups, values::Interner};
-use crate::domain::{Id, Result, TrafficHour};
+use linkdeck_domain::{Id, Result, TrafficHour};
 use linkdeck_store::quota::Reserved;
 pub use linkdeck_store::visits::{FlushedLink, RAW_PENDING_MAX, VisitBatch, VisitRow};
 
@@ -25,7 +25,7 @@ pub(super) fn history(
         let mut days = Vec::new();
         rollups.link_days(owner, id, i64::MIN, i64::MAX, &mut |d| {
             let day = DayTraffic::decode(d.data).map_err(|e| {
-                crate::domain::Error::Unavailable(format!("a traffic row is damaged: {e}"))
+                linkdeck_domain::Error::Unavailable(format!("a traffic row is damaged: {e}"))
             })?;
             days.push((d.day, day));
             Ok(())

@@ -11,7 +11,7 @@
 use tokio::sync::mpsc;
 
 use super::LocalService;
-use crate::domain::{Error, Result, plural};
+use linkdeck_domain::{Error, Result, plural};
 pub use linkdeck_store::copy::Moved;
 use linkdeck_store::copy::TABLES;
 

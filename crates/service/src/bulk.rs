@@ -14,10 +14,10 @@ use roaring::RoaringTreemap;
 
 use super::LocalBackend;
 use super::links::list_filter;
-use crate::backend::bulk::{
+use linkdeck_backend::bulk::{
     BulkAction, BulkFailure, BulkReport, Preview, Progress, Selection, Undo,
 };
-use crate::domain::{
+use linkdeck_domain::{
     Error, Id, LinkInput, LinkPatch, Mode, Result, format_expiry_input, validate_link_input,
 };
 
@@ -318,7 +318,7 @@ impl LocalBackend {
             }
             // Links deleted elsewhere than this trash (another backend's record).
             Undo::Recreate(_) => {
-                crate::backend::bulk::revert_one_by_one(self, undo, progress).await
+                linkdeck_backend::bulk::revert_one_by_one(self, undo, progress).await
             }
         }
     }

@@ -10,7 +10,7 @@ use url::Url;
 use super::LocalBackend;
 use super::alias::Candidates;
 use super::password::hash_password_async;
-use crate::domain::{
+use linkdeck_domain::{
     Error, FieldErrors, Id, Link, LinkField, LinkInput, LinkPatch, LinkQuery, Mode, Page, Result,
     is_unshowable, validate_alias, validate_link_input,
 };
@@ -374,9 +374,9 @@ impl LocalBackend {
     pub(super) async fn link_delete(&self, id: Id) -> Result<()> {
         let report = self
             .bulk_local(
-                &crate::backend::bulk::Selection::of_ids([id]),
-                &crate::backend::bulk::BulkAction::Delete,
-                &crate::backend::bulk::Progress::new(),
+                &linkdeck_backend::bulk::Selection::of_ids([id]),
+                &linkdeck_backend::bulk::BulkAction::Delete,
+                &linkdeck_backend::bulk::Progress::new(),
             )
             .await?;
         if report.changed == 1 {

@@ -4,7 +4,7 @@
 use linkdeck_store::words::NAME_TAKEN;
 
 use super::LocalBackend;
-use crate::domain::{
+use linkdeck_domain::{
     Color, Error, FieldErrors, Id, Mode, Page, Result, Sort, Space, SpaceInput, SpacePatch,
     SpaceQuery, validate_space_input,
 };
