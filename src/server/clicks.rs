@@ -15,7 +15,7 @@
 //! A click the ledger holds is lost if the process is killed before its batch, and that must
 //! not let a limited link past its limit: the clicks of a link with a click limit are reserved
 //! in the database instead, before the visitor is answered ([`reserve`]; on either store, the
-//! clicks waiting at one moment reserved by one transaction, see `backend/local/quota.rs`).
+//! clicks waiting at one moment reserved by one transaction, see the contract's `quota.rs`).
 //! On PostgreSQL, where several servers share the database, so are the clicks of rotation
 //! links, whose turn is shared. The visit then goes to the writer marked as counted, and its
 //! batch adds the rollups and the log row but not the click again. Every other link keeps the

@@ -1,5 +1,5 @@
 //! The PostgreSQL schema, as numbered migrations. It holds what the SQLite schema holds (see
-//! `backend/local/schema.rs`) in PostgreSQL's own terms: identity ids, booleans, `bytea`, and
+//! `linkdeck-sqlite`'s `schema.rs`) in PostgreSQL's own terms: identity ids, booleans, `bytea`, and
 //! search on `pg_trgm` instead of FTS5 and the short-term index. Times stay unix seconds and
 //! targeting lists JSON text in the wire shape, so rows read and copy the same on both stores.
 //!
