@@ -9,7 +9,7 @@ use serde_json::json;
 use crate::config::ConfigError;
 use crate::domain::{Error, FieldErrors, LinkField, Shown, plural};
 
-/// What kind of failure, which decides the exit code. The table is documented in the README
+/// What kind of failure, which decides the exit code. The table is documented in docs/CLI.md
 /// ("Exit codes"); keep the two in step.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Kind {

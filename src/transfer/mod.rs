@@ -1,6 +1,6 @@
 //! Import and export files: the portable form of spaces and links, in JSON and CSV. This module
 //! only reads and writes the formats; the commands in `cli` move the records to and from a
-//! backend. The formats are documented in the README ("Import and export").
+//! backend. The formats are documented in docs/IMPORT-EXPORT.md.
 //!
 //! Records refer to spaces and domains by name, not id, so a file moves between databases.
 //! Passwords cannot be exported (only their hashes exist); an export says which links had one.
