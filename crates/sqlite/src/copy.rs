@@ -5,7 +5,8 @@ use rusqlite::Connection;
 use tokio::sync::mpsc;
 
 use crate as store;
-use crate::db::{Db, db_error};
+use crate::db::Db;
+use crate::error::db_error;
 use linkdeck_domain::{Error, Id, Result};
 use linkdeck_store::copy::{Batch, CHUNK, Cell, Kind, Moved, RECOUNT, Row, TABLES};
 

@@ -454,7 +454,7 @@ const MIGRATIONS: &[Migration] = &[
 fn rollups_from_visits(conn: &Connection) -> Result<()> {
     crate::visits::roll_up_old_visits(conn)?;
     conn.execute_batch("DROP TABLE visits;")
-        .map_err(crate::db::db_error)
+        .map_err(crate::error::db_error)
 }
 
 /// The schema version this build writes.
@@ -487,7 +487,7 @@ pub fn check_version(current: i64) -> Result<i64> {
 fn migrate_to(conn: &mut Connection, target: i64) -> Result<()> {
     let current = check_version(
         conn.query_row("PRAGMA user_version", [], |r| r.get(0))
-            .map_err(crate::db::db_error)?,
+            .map_err(crate::error::db_error)?,
     )?;
     for (i, step) in MIGRATIONS
         .iter()
@@ -497,22 +497,22 @@ fn migrate_to(conn: &mut Connection, target: i64) -> Result<()> {
     {
         let tx = conn
             .transaction_with_behavior(rusqlite::TransactionBehavior::Immediate)
-            .map_err(crate::db::db_error)?;
+            .map_err(crate::error::db_error)?;
         // Another process may have migrated while we waited for the write lock.
         let now: i64 = tx
             .query_row("PRAGMA user_version", [], |r| r.get(0))
-            .map_err(crate::db::db_error)?;
+            .map_err(crate::error::db_error)?;
         if now > i as i64 {
             continue;
         }
         let started = std::time::Instant::now();
-        tx.execute_batch(step.sql).map_err(crate::db::db_error)?;
+        tx.execute_batch(step.sql).map_err(crate::error::db_error)?;
         if let Some(then) = step.then {
             then(&tx)?;
         }
         tx.pragma_update(None, "user_version", (i + 1) as i64)
-            .map_err(crate::db::db_error)?;
-        tx.commit().map_err(crate::db::db_error)?;
+            .map_err(crate::error::db_error)?;
+        tx.commit().map_err(crate::error::db_error)?;
         // A step that rebuilds an index takes seconds on a large file: the log says where the
         // first start after an upgrade went (new files are not worth a line).
         if current > 0 {

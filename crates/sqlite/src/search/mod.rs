@@ -6,6 +6,7 @@
 //! write by its own triggers, so no writer has to remember them. [`sets`] narrows and pages
 //! matches known as ids; the status rules come from [`super::status`].
 
+mod bitmaps;
 pub mod facts;
 mod ranking;
 pub mod sets;
@@ -17,9 +18,10 @@ use roaring::RoaringTreemap;
 use rusqlite::types::Value;
 use rusqlite::{Connection, OptionalExtension, params, params_from_iter};
 
-use super::links::get;
+use super::status;
 use super::tx::SqliteTx;
-use super::{db_error, status};
+use crate::error::db_error;
+use crate::link_rows::get;
 use linkdeck_domain::{Id, Link, Result, SearchBy, Sort, StatusFilter};
 
 fn status_sql(status: StatusFilter) -> Option<&'static str> {
@@ -298,7 +300,7 @@ pub fn matching_ids(conn: &Connection, f: &ListFilter<'_>) -> Result<RoaringTree
         .map(|id| id.map(|id| id as u64))
         .collect::<rusqlite::Result<Vec<u64>>>()
         .map_err(db_error)?;
-    Ok(sets::set_of(ids))
+    Ok(bitmaps::set_of(ids))
 }
 
 /// The ids of the owner's links that a search matches, when they are best read up front: a term
@@ -337,7 +339,7 @@ fn matches_as_ids(conn: &Connection, f: &ListFilter<'_>) -> Result<Option<Roarin
             .map_err(db_error)?;
         ids.push(id as u64);
     }
-    Ok(Some(sets::set_of(ids)))
+    Ok(Some(bitmaps::set_of(ids)))
 }
 
 /// The number of links matching `f`. A status filter alone is answered from the partial indexes
