@@ -287,8 +287,7 @@ fn in_transaction<T>(
     let value = f(&tx)?;
     // Whatever the write was, the short-term search index and the facts large searches are
     // filtered and sorted by take in what has gathered.
-    crate::search::short::settle(&tx)?;
-    crate::search::facts::settle(&tx)?;
+    crate::search::settle(&tx)?;
     tx.commit().map_err(db_error)?;
     Ok(value)
 }

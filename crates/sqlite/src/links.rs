@@ -9,14 +9,14 @@ use rusqlite::{Connection, OptionalExtension, params, params_from_iter};
 
 use crate::error::db_error;
 use crate::link_rows::{after, get};
-use crate::search::{self, short as grams};
+use crate::search;
 use crate::tx::SqliteTx;
 use crate::{domains, spaces, traffic};
-use linkdeck_domain::{Id, Link, Result, SearchBy};
+use linkdeck_domain::{Id, Link, Result};
 use linkdeck_store::time;
 
 /// The searchable texts of a row: title, alias, url.
-fn texts(row: &LinkRow) -> grams::Texts<'_> {
+fn texts(row: &LinkRow) -> search::Texts<'_> {
     [row.title.as_deref(), Some(&row.alias), Some(&row.url)]
 }
 
@@ -95,34 +95,6 @@ fn move_counters(tx: &Connection, owner: Id, space: Option<Id>, by: i64) -> Resu
     Ok(())
 }
 
-/// The full-text index writes the terms it holds as a new segment whenever they pass its
-/// `hashsize` (1 MiB by default: every hundred or so imported links), and merging those small
-/// segments was a third of an import's cost. A bulk write raises it for its transaction, which
-/// bounds the memory each field's index holds to this, and puts it back with [`bulk_end`] before committing.
-const BULK_FTS_HASH: i64 = 64 << 20;
-/// FTS5's own default.
-const FTS_HASH: i64 = 1 << 20;
-
-pub fn bulk_begin(tx: &Connection) -> Result<()> {
-    fts_hash(tx, BULK_FTS_HASH)
-}
-
-pub fn bulk_end(tx: &Connection) -> Result<()> {
-    fts_hash(tx, FTS_HASH)
-}
-
-fn fts_hash(tx: &Connection, bytes: i64) -> Result<()> {
-    for by in [SearchBy::Title, SearchBy::Alias, SearchBy::Url] {
-        let table = search::fts_table(by);
-        tx.execute(
-            &format!("INSERT INTO {table}({table}, rank) VALUES ('hashsize', ?1)"),
-            [bytes],
-        )
-        .map_err(db_error)?;
-    }
-    Ok(())
-}
-
 /// Bulk inserts go through a staging table and then into `links` with one statement. Row by
 /// row, each statement would make the full-text index flush its pending data (a tiny segment per
 /// link, several times slower); as one statement the triggers still keep the index right. Call
@@ -132,7 +104,7 @@ pub fn stage_start(tx: &Connection) -> Result<Staged> {
     let first = empty_stage(tx)?;
     Ok(Staged {
         first,
-        grams: grams::Batch::new(tx, first)?,
+        grams: search::Batch::new(tx, first)?,
         count: 0,
     })
 }
@@ -156,7 +128,7 @@ const STAGE_COLUMNS: &str = "owner_id, domain_id, space_id, alias, url, title, p
 /// The links staged so far, for the short-term index.
 pub struct Staged {
     first: Id,
-    grams: grams::Batch,
+    grams: search::Batch,
     count: usize,
 }
 
@@ -190,7 +162,7 @@ pub fn stage(tx: &Connection, staged: &mut Staged, row: &LinkRow, clicks: u64) -
 
 /// [`stage_start`] for the next chunk of a bulk write, carrying on with the short-term index's
 /// batch of the chunks before it ([`stage_insert_more`]).
-pub fn stage_start_after(tx: &Connection, grams: grams::Batch) -> Result<Staged> {
+pub fn stage_start_after(tx: &Connection, grams: search::Batch) -> Result<Staged> {
     let first = empty_stage(tx)?;
     if first != grams.next_id() {
         return Err(linkdeck_domain::Error::Unavailable(format!(
@@ -216,15 +188,15 @@ pub fn stage_insert(tx: &Connection, staged: Staged) -> Result<usize> {
 
 /// [`stage_insert`] when more chunks follow ([`stage_start_after`]): the short-term index
 /// writes the blocks these links filled and keeps gathering the one they are filling, and its
-/// batch is returned to carry on with; [`grams::Batch::end`] ends it.
-pub fn stage_insert_more(tx: &Connection, staged: Staged) -> Result<(usize, grams::Batch)> {
+/// batch is returned to carry on with; [`search::Batch::end`] ends it.
+pub fn stage_insert_more(tx: &Connection, staged: Staged) -> Result<(usize, search::Batch)> {
     let (n, last, mut grams) = move_staged(tx, staged)?;
     grams.checkpoint(tx, last)?;
     Ok((n, grams))
 }
 
 /// Moves the staged rows into `links`: how many, the last one's id, and the index's batch.
-fn move_staged(tx: &Connection, staged: Staged) -> Result<(usize, Id, grams::Batch)> {
+fn move_staged(tx: &Connection, staged: Staged) -> Result<(usize, Id, search::Batch)> {
     // Staged rows are numbered from 1 (the table was emptied first), so row n takes first + n - 1.
     let n = tx
         .execute(
