@@ -1,5 +1,5 @@
 //! An import's writes on SQLite: links staged in a temporary table and moved into `links` a
-//! chunk at a time (see `store::links::stage_start`), each link's history added to the rollups
+//! chunk at a time (see `links::stage_start`), each link's history added to the rollups
 //! once the chunk's links have their ids.
 
 use rusqlite::Transaction;

@@ -245,7 +245,7 @@ const MIGRATIONS: &[Migration] = &[
     "#),
     // 6: traffic rollups (`traffic/`): one row per link and UTC day, and per day for each
     // owner, space and domain, built here from the visits already stored. The visits become a
-    // raw log without the per-link index every visit paid for (`store::visit_log`), and every
+    // raw log without the per-link index every visit paid for (`visit_log.rs`), and every
     // value in it is bounded (old rows kept referrers whole).
     Migration {
         sql: r#"
@@ -291,7 +291,7 @@ const MIGRATIONS: &[Migration] = &[
         then: Some(rollups_from_visits),
     },
     // 7: link ids are never given out twice: the highest id a deleted link had is remembered, and
-    // new links take ids above it and above every stored one (`store::links::next_id`). SQLite
+    // new links take ids above it and above every stored one (`links::next_id`). SQLite
     // alone would hand the newest link's id to the next link once it is deleted. A link put
     // back with its own id (from a trash) can still have it: that id is free, and only new ids
     // are chosen above the mark.

@@ -1,4 +1,4 @@
-//! SQL for spaces. `link_count` is kept by the writes of links (`store::links`).
+//! SQL for spaces. `link_count` is kept by the writes of links (`links.rs`).
 
 use jiff::Timestamp;
 use linkdeck_store::Spaces;
