@@ -9,8 +9,8 @@ use serde_json::json;
 
 use super::context::Context;
 use super::error::{CliError, CliResult};
+use super::link_filter::{LinkFilterArgs, parse_by, parse_status};
 use super::link_view::{link_json, link_table};
-use super::links::LinkFilterArgs;
 use super::output::{print, print_json, thousands};
 use crate::backend::{Backend, BulkAction, BulkReport, Progress, Selection};
 use crate::domain::{LinkQuery, SearchBy, Shown, StatusFilter};
@@ -25,10 +25,10 @@ pub struct MatchArgs {
     #[arg(long, value_name = "TEXT")]
     pub search: Option<String>,
     /// The field --search looks in: title, alias or url.
-    #[arg(long, value_name = "FIELD", value_parser = super::links::parse_by, default_value = "title")]
+    #[arg(long, value_name = "FIELD", value_parser = parse_by, default_value = "title")]
     pub by: SearchBy,
     /// Act on links of this status: active, expired or disabled.
-    #[arg(long, value_name = "STATUS", value_parser = super::links::parse_status)]
+    #[arg(long, value_name = "STATUS", value_parser = parse_status)]
     pub status: Option<StatusFilter>,
     /// Act on the links in this space (id or name).
     #[arg(long, value_name = "ID|NAME")]

@@ -29,7 +29,7 @@ use super::context::Context;
 use super::destination::{Decision, Destination, Planned};
 use super::error::{CliError, CliResult};
 use super::import::parse_on_conflict;
-use super::links::LinkFilterArgs;
+use super::link_filter::LinkFilterArgs;
 use super::output::{plural, print, print_json};
 use super::progress::{Progress, Unit};
 use crate::backend::Backend;

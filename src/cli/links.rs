@@ -8,14 +8,13 @@ use serde_json::json;
 use super::bulk::{self, MatchArgs};
 use super::context::Context;
 use super::error::{CliError, CliResult};
+use super::link_filter::LinkFilterArgs;
 use super::link_view::{filtered_note, link_json, link_table, show};
 use super::lookup::{domain_id, link_id, space_id};
 use super::output::{page_json, plural, print, print_json};
 use super::{PageArgs, parse_bool};
 use crate::backend::{Backend, BulkAction};
-use crate::domain::{
-    Link, LinkInput, LinkQuery, RuleInput, SearchBy, Sort, StatusFilter, TargetType, shown,
-};
+use crate::domain::{Link, LinkInput, LinkQuery, RuleInput, Sort, TargetType, shown};
 
 /// With `--all`, columns keep the first page's widths, but at least this wide (where their
 /// maximum allows) so that later, longer cells are not cut too short.
@@ -63,54 +62,6 @@ pub struct ListArgs {
     /// Every page, streamed (with --json: one JSON array).
     #[arg(long)]
     pub all: bool,
-}
-
-/// Which links a command works on: the list's filters, shared by every command that takes
-/// many links at once.
-#[derive(Debug, Args, Clone)]
-pub struct LinkFilterArgs {
-    /// Only links whose title (or --by field) contains TEXT.
-    #[arg(long, short, value_name = "TEXT")]
-    pub search: Option<String>,
-    /// The field --search looks in: title, alias or url.
-    #[arg(long, value_name = "FIELD", value_parser = parse_by, default_value = "title")]
-    pub by: SearchBy,
-    /// all, active, expired or disabled (or 0-3).
-    #[arg(long, value_name = "STATUS", value_parser = parse_status, default_value = "all")]
-    pub status: StatusFilter,
-    /// Only links in this space (id or name).
-    #[arg(long, value_name = "ID|NAME")]
-    pub space: Option<String>,
-    /// Only links on this domain (id or name).
-    #[arg(long, value_name = "ID|NAME")]
-    pub domain: Option<String>,
-}
-
-impl LinkFilterArgs {
-    /// The query these filters make on `backend` (spaces and domains looked up there).
-    pub async fn query(&self, backend: &dyn Backend) -> CliResult<LinkQuery> {
-        let mut query = LinkQuery {
-            search: self.search.clone().filter(|s| !s.is_empty()),
-            by: self.by,
-            status: self.status,
-            ..LinkQuery::default()
-        };
-        if let Some(space) = &self.space {
-            query.space = Some(space_id(backend, space).await?);
-        }
-        if let Some(domain) = &self.domain {
-            query.domain = Some(domain_id(backend, domain).await?);
-        }
-        Ok(query)
-    }
-
-    /// Whether any filter narrows the links.
-    pub fn is_set(&self) -> bool {
-        self.search.as_deref().is_some_and(|s| !s.is_empty())
-            || self.status != StatusFilter::All
-            || self.space.is_some()
-            || self.domain.is_some()
-    }
 }
 
 /// The fields create and update share, as flags: their own shape, not a [`LinkInput`], as flags
@@ -421,14 +372,6 @@ async fn list(ctx: &Context, backend: &dyn Backend, args: ListArgs) -> CliResult
         writeln!(out, "{}", plural(count as u64, "link"))?;
     }
     Ok(out.flush()?)
-}
-
-pub(super) fn parse_by(s: &str) -> Result<SearchBy, String> {
-    SearchBy::parse(s).ok_or_else(|| "expected title, alias or url".into())
-}
-
-pub(super) fn parse_status(s: &str) -> Result<StatusFilter, String> {
-    StatusFilter::parse(s).ok_or_else(|| "expected all, active, expired or disabled".into())
 }
 
 pub(super) fn parse_sort(s: &str) -> Result<Sort, String> {

@@ -14,6 +14,7 @@ mod domains;
 mod error;
 mod import;
 mod keys;
+mod link_filter;
 mod link_view;
 mod links;
 mod lookup;

@@ -10,10 +10,10 @@ use ratatui::layout::{Constraint, Layout, Position, Rect};
 use ratatui::text::{Line, Span};
 use ratatui::widgets::{Paragraph, Widget};
 
+use super::dialog::{ModalOutcome, dialog};
 use super::form::TextField;
 use super::format::{clip, width};
 use super::keys::{Action, Key, KeyContext, KeyMap, description};
-use super::popups::{ModalOutcome, dialog};
 use super::theme::Theme;
 
 /// The widest a key label column grows before labels are cut with "…".

@@ -7,6 +7,7 @@
 
 mod app;
 mod desktop;
+mod dialog;
 mod errors;
 mod filter;
 mod form;
@@ -20,6 +21,7 @@ mod paging;
 mod popups;
 mod qr_popup;
 mod runtime;
+mod scroll;
 mod spaces;
 mod stats;
 mod theme;

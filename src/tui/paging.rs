@@ -4,22 +4,11 @@
 use std::collections::{BTreeMap, BTreeSet};
 
 use super::msg::RequestId;
+use super::scroll::offset_showing;
 
 /// How many pages are kept at most. The viewport spans at most two pages (rows < page size), so
 /// four leave room for the page being scrolled into and the one just left.
 pub const MAX_PAGES: usize = 4;
-
-/// The scroll offset of a window `rows` tall that shows row `row` and moves the least from
-/// `offset`: every scrolled list and the form keep their cursor in view this way.
-pub fn offset_showing(row: usize, offset: usize, rows: usize) -> usize {
-    if row < offset {
-        row
-    } else if row >= offset + rows {
-        row + 1 - rows
-    } else {
-        offset
-    }
-}
 
 /// Rows of a paged list: cursor, scroll offset, and the fetched pages.
 #[derive(Debug, Clone)]

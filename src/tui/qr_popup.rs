@@ -69,7 +69,7 @@ impl QrPopup {
                 Constraint::Length(area.width.min(60)),
                 Constraint::Length(5.min(area.height)),
             );
-            if let Some(inner) = super::popups::dialog(area, buf, " QR code ", theme, theme.error) {
+            if let Some(inner) = super::dialog::dialog(area, buf, " QR code ", theme, theme.error) {
                 Paragraph::new(error.as_str())
                     .wrap(Wrap { trim: true })
                     .render(inner, buf);
@@ -82,7 +82,7 @@ impl QrPopup {
                 Constraint::Length(6.min(area.height)),
             );
             if let Some(inner) =
-                super::popups::dialog(area, buf, " QR code ", theme, theme.focused_border)
+                super::dialog::dialog(area, buf, " QR code ", theme, theme.focused_border)
             {
                 Paragraph::new(vec![
                     Line::raw(format!(
@@ -97,7 +97,7 @@ impl QrPopup {
         }
         let area = area.centered(Constraint::Length(width), Constraint::Length(height));
         let Some(inner) =
-            super::popups::dialog(area, buf, " QR code ", theme, theme.focused_border)
+            super::dialog::dialog(area, buf, " QR code ", theme, theme.focused_border)
         else {
             return;
         };

@@ -12,7 +12,7 @@ use super::format;
 use super::keys::{Action, Key};
 use super::links::centered_block;
 use super::msg::RequestId;
-use super::paging::offset_showing;
+use super::scroll::offset_showing;
 use super::view::{Ctx, Outcome};
 use crate::domain::{Space, into_shown};
 

@@ -11,7 +11,7 @@ use super::format;
 use super::keys::{Action, Key};
 use super::links::centered_block;
 use super::msg::RequestId;
-use super::paging::offset_showing;
+use super::scroll::offset_showing;
 use super::view::{Ctx, Outcome};
 use crate::backend::{TrashPage, Trashed, TrashedKind};
 use crate::domain::into_shown;

@@ -5,7 +5,8 @@ use rusqlite::Connection;
 use tokio::sync::mpsc;
 
 use crate as store;
-use crate::db::{Db, db_error};
+use crate::db::Db;
+use crate::error::db_error;
 use linkdeck_domain::{Error, Id, Result};
 use linkdeck_store::copy::{Batch, CHUNK, Cell, Kind, Moved, RECOUNT, Row, TABLES};
 
@@ -98,7 +99,7 @@ fn cells(row: &rusqlite::Row<'_>, columns: &[(&str, Kind)]) -> rusqlite::Result<
 /// links' ids are kept above `mark`. Returns the rows written per table.
 pub fn write(db: &Db, mut input: mpsc::Receiver<Batch>, mark: Id, moved: &Moved) -> Result<()> {
     db.write_blocking(|tx| {
-        store::links::bulk_begin(tx)?;
+        store::search::bulk_begin(tx)?;
         let mut insert = None;
         loop {
             match input.blocking_recv() {
@@ -133,9 +134,8 @@ pub fn write(db: &Db, mut input: mpsc::Receiver<Batch>, mark: Id, moved: &Moved)
             [mark],
         )
         .map_err(db_error)?;
-        store::links::bulk_end(tx)?;
-        store::search::short::catch_up(tx)?;
-        store::search::facts::catch_up(tx)
+        store::search::bulk_end(tx)?;
+        store::search::rebuild(tx)
     })
 }
 

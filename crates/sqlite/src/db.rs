@@ -10,9 +10,9 @@ use std::time::Duration;
 use rusqlite::config::DbConfig;
 use rusqlite::{Connection, OpenFlags, Transaction, TransactionBehavior};
 
-use super::schema;
+use crate::error::{db_error, file_error};
+use crate::schema;
 use linkdeck_domain::{Error, Result};
-use linkdeck_store::words::BUSY;
 
 const BUSY_TIMEOUT: Duration = Duration::from_secs(5);
 /// How far a commit goes before it returns: in write-ahead-log mode `NORMAL` hands it to the
@@ -287,8 +287,7 @@ fn in_transaction<T>(
     let value = f(&tx)?;
     // Whatever the write was, the short-term search index and the facts large searches are
     // filtered and sorted by take in what has gathered.
-    crate::search::short::settle(&tx)?;
-    crate::search::facts::settle(&tx)?;
+    crate::search::settle(&tx)?;
     tx.commit().map_err(db_error)?;
     Ok(value)
 }
@@ -373,36 +372,6 @@ fn open_connection(path: &Path) -> Result<Connection> {
     conn.pragma_update(None, "synchronous", SYNCHRONOUS)
         .map_err(|e| file_error(path, e))?;
     Ok(conn)
-}
-
-/// What a SQLite failure says of the database file, as the end of a sentence about it
-/// (`database … is busy: another program has it locked; …`), or `None` when the code says nothing a
-/// person can act on. The one wording for opening the file and for normal work alike.
-fn file_problem(e: &rusqlite::Error) -> Option<&'static str> {
-    use rusqlite::ErrorCode as Code;
-    Some(match e.sqlite_error_code()? {
-        Code::NotADatabase => "is not a linkdeck database (or is corrupt)",
-        Code::DatabaseCorrupt => "is corrupt",
-        Code::DatabaseBusy | Code::DatabaseLocked => BUSY,
-        Code::CannotOpen => "cannot be opened (check the path and permissions)",
-        Code::ReadOnly | Code::PermissionDenied => "is read-only or not permitted",
-        Code::DiskFull => "cannot grow: the disk is full",
-        _ => return None,
-    })
-}
-
-/// An error opening `path`, said so a person knows what to do.
-fn file_error(path: &Path, e: rusqlite::Error) -> Error {
-    let what = file_problem(&e).map_or_else(|| format!("cannot be used: {e}"), str::to_owned);
-    Error::Unavailable(format!("database {} {what}", path.display()))
-}
-
-/// Maps a SQLite failure during normal work to the backend error a person sees.
-pub fn db_error(e: rusqlite::Error) -> Error {
-    Error::Unavailable(match file_problem(&e) {
-        Some(what) => format!("the database {what}"),
-        None => format!("database error: {e}"),
-    })
 }
 
 #[cfg(test)]

@@ -4,9 +4,10 @@ use jiff::Timestamp;
 use linkdeck_store::Domains;
 use rusqlite::{Connection, OptionalExtension, Row, params};
 
-use super::tx::SqliteTx;
-use super::{count, db_error, time};
+use crate::error::{count, db_error};
+use crate::tx::SqliteTx;
 use linkdeck_domain::{Domain, Id, Result};
+use linkdeck_store::time;
 
 const COLUMNS: &str = "id, owner_id, name, created_at, updated_at";
 

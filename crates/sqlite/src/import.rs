@@ -1,11 +1,11 @@
 //! An import's writes on SQLite: links staged in a temporary table and moved into `links` a
-//! chunk at a time (see `store::links::stage_start`), each link's history added to the rollups
+//! chunk at a time (see `links::stage_start`), each link's history added to the rollups
 //! once the chunk's links have their ids.
 
 use rusqlite::Transaction;
 
 use crate::links::{self as link_store, Staged};
-use crate::search::short as grams;
+use crate::search;
 use crate::traffic::{Interner, LinkHome, add_history};
 use crate::{domains, spaces};
 use linkdeck_domain::{Color, Id, Result, TrafficHour};
@@ -15,7 +15,7 @@ pub struct SqliteImport<'a, 't> {
     tx: &'a Transaction<'t>,
     staged: Option<Staged>,
     /// The short-term index's batch between chunks: it carries on from one to the next.
-    grams: Option<grams::Batch>,
+    grams: Option<search::Batch>,
     /// The traffic history of each staged link, in staging order, written once the chunk's
     /// links have their ids.
     histories: Vec<(LinkHome, Vec<TrafficHour>)>,
@@ -24,7 +24,7 @@ pub struct SqliteImport<'a, 't> {
 
 impl<'a, 't> SqliteImport<'a, 't> {
     pub fn new(tx: &'a Transaction<'t>) -> Result<Self> {
-        link_store::bulk_begin(tx)?;
+        search::bulk_begin(tx)?;
         Ok(SqliteImport {
             tx,
             staged: None,
@@ -116,6 +116,6 @@ impl ImportStore for SqliteImport<'_, '_> {
         if let Some(grams) = self.grams.take() {
             grams.end(self.tx)?;
         }
-        link_store::bulk_end(self.tx)
+        search::bulk_end(self.tx)
     }
 }

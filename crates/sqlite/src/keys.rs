@@ -4,8 +4,8 @@ use jiff::Timestamp;
 use linkdeck_store::{KeyInfo, Keys, LiveKey};
 use rusqlite::{OptionalExtension, params};
 
-use super::db_error;
-use super::tx::SqliteTx;
+use crate::error::db_error;
+use crate::tx::SqliteTx;
 use linkdeck_domain::{Id, Result};
 
 /// The key's columns with its owner's name, from `k` (a key row) joined to `o` (owners).

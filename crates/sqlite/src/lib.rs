@@ -9,8 +9,10 @@ mod bulk;
 mod copy;
 mod db;
 mod domains;
+mod error;
 mod import;
 mod keys;
+mod link_rows;
 mod links;
 mod owners;
 mod quota;
@@ -19,29 +21,19 @@ mod schema;
 mod search;
 mod serve_lock;
 mod spaces;
+mod staged;
 mod status;
+mod store;
 mod traffic;
 mod trash;
 mod tx;
 mod visit_log;
 mod visits;
 
-use rusqlite::{Connection, Params};
-
-pub use db::{Db, UpgradeNotice, db_error};
-use linkdeck_domain::Result;
+pub use db::{Db, UpgradeNotice};
+pub use error::db_error;
 pub use schema::SCHEMA_VERSION;
 pub use serve_lock::ServeLock;
 
 /// A stored unix time as a timestamp; out-of-range values (never written by us) read as the epoch.
 pub use linkdeck_store::time;
-
-/// The number a `SELECT count(*)` statement answers.
-fn count(conn: &Connection, sql: &str, params: impl Params) -> Result<u64> {
-    let n: i64 = conn
-        .prepare_cached(sql)
-        .map_err(db_error)?
-        .query_row(params, |r| r.get(0))
-        .map_err(db_error)?;
-    Ok(n as u64)
-}

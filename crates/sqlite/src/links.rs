@@ -1,19 +1,22 @@
 //! SQL for links: rows in and out, list queries with their totals, alias lookups.
 
-use linkdeck_store::sql::{READ_COLUMNS, READ_FROM, WRITE_COLUMNS};
+use linkdeck_store::sql::WRITE_COLUMNS;
 use linkdeck_store::{
     LinkRow, Links, parse_rotation, parse_rules, rotation_json, rules_json, target_type,
 };
 use rusqlite::types::Value;
-use rusqlite::{Connection, OptionalExtension, Row, params, params_from_iter};
+use rusqlite::{Connection, OptionalExtension, params, params_from_iter};
 
-use super::search::{self, short as grams};
-use super::tx::SqliteTx;
-use super::{db_error, domains, spaces, time, traffic};
-use linkdeck_domain::{Id, Link, Result, SearchBy};
+use crate::error::db_error;
+use crate::link_rows::{after, get};
+use crate::search;
+use crate::tx::SqliteTx;
+use crate::{domains, spaces, traffic};
+use linkdeck_domain::{Id, Link, Result};
+use linkdeck_store::time;
 
 /// The searchable texts of a row: title, alias, url.
-fn texts(row: &LinkRow) -> grams::Texts<'_> {
+fn texts(row: &LinkRow) -> search::Texts<'_> {
     [row.title.as_deref(), Some(&row.alias), Some(&row.url)]
 }
 
@@ -92,34 +95,6 @@ fn move_counters(tx: &Connection, owner: Id, space: Option<Id>, by: i64) -> Resu
     Ok(())
 }
 
-/// The full-text index writes the terms it holds as a new segment whenever they pass its
-/// `hashsize` (1 MiB by default: every hundred or so imported links), and merging those small
-/// segments was a third of an import's cost. A bulk write raises it for its transaction, which
-/// bounds the memory each field's index holds to this, and puts it back with [`bulk_end`] before committing.
-const BULK_FTS_HASH: i64 = 64 << 20;
-/// FTS5's own default.
-const FTS_HASH: i64 = 1 << 20;
-
-pub fn bulk_begin(tx: &Connection) -> Result<()> {
-    fts_hash(tx, BULK_FTS_HASH)
-}
-
-pub fn bulk_end(tx: &Connection) -> Result<()> {
-    fts_hash(tx, FTS_HASH)
-}
-
-fn fts_hash(tx: &Connection, bytes: i64) -> Result<()> {
-    for by in [SearchBy::Title, SearchBy::Alias, SearchBy::Url] {
-        let table = search::fts_table(by);
-        tx.execute(
-            &format!("INSERT INTO {table}({table}, rank) VALUES ('hashsize', ?1)"),
-            [bytes],
-        )
-        .map_err(db_error)?;
-    }
-    Ok(())
-}
-
 /// Bulk inserts go through a staging table and then into `links` with one statement. Row by
 /// row, each statement would make the full-text index flush its pending data (a tiny segment per
 /// link, several times slower); as one statement the triggers still keep the index right. Call
@@ -129,7 +104,7 @@ pub fn stage_start(tx: &Connection) -> Result<Staged> {
     let first = empty_stage(tx)?;
     Ok(Staged {
         first,
-        grams: grams::Batch::new(tx, first)?,
+        grams: search::Batch::new(tx, first)?,
         count: 0,
     })
 }
@@ -153,7 +128,7 @@ const STAGE_COLUMNS: &str = "owner_id, domain_id, space_id, alias, url, title, p
 /// The links staged so far, for the short-term index.
 pub struct Staged {
     first: Id,
-    grams: grams::Batch,
+    grams: search::Batch,
     count: usize,
 }
 
@@ -187,7 +162,7 @@ pub fn stage(tx: &Connection, staged: &mut Staged, row: &LinkRow, clicks: u64) -
 
 /// [`stage_start`] for the next chunk of a bulk write, carrying on with the short-term index's
 /// batch of the chunks before it ([`stage_insert_more`]).
-pub fn stage_start_after(tx: &Connection, grams: grams::Batch) -> Result<Staged> {
+pub fn stage_start_after(tx: &Connection, grams: search::Batch) -> Result<Staged> {
     let first = empty_stage(tx)?;
     if first != grams.next_id() {
         return Err(linkdeck_domain::Error::Unavailable(format!(
@@ -213,15 +188,15 @@ pub fn stage_insert(tx: &Connection, staged: Staged) -> Result<usize> {
 
 /// [`stage_insert`] when more chunks follow ([`stage_start_after`]): the short-term index
 /// writes the blocks these links filled and keeps gathering the one they are filling, and its
-/// batch is returned to carry on with; [`grams::Batch::end`] ends it.
-pub fn stage_insert_more(tx: &Connection, staged: Staged) -> Result<(usize, grams::Batch)> {
+/// batch is returned to carry on with; [`search::Batch::end`] ends it.
+pub fn stage_insert_more(tx: &Connection, staged: Staged) -> Result<(usize, search::Batch)> {
     let (n, last, mut grams) = move_staged(tx, staged)?;
     grams.checkpoint(tx, last)?;
     Ok((n, grams))
 }
 
 /// Moves the staged rows into `links`: how many, the last one's id, and the index's batch.
-fn move_staged(tx: &Connection, staged: Staged) -> Result<(usize, Id, grams::Batch)> {
+fn move_staged(tx: &Connection, staged: Staged) -> Result<(usize, Id, search::Batch)> {
     // Staged rows are numbered from 1 (the table was emptied first), so row n takes first + n - 1.
     let n = tx
         .execute(
@@ -391,62 +366,6 @@ pub fn own_link_url(
     .map_err(db_error)?
     .query_row(params![domain.unwrap_or(0), alias, owner], |r| r.get(0))
     .optional()
-    .map_err(db_error)
-}
-
-/// A link as read; `short_url` is left empty for the service to fill in.
-pub(super) fn link_from_row(r: &Row<'_>) -> rusqlite::Result<Link> {
-    let space_id: Option<Id> = r.get(19)?;
-    let domain_id: Option<Id> = r.get(26)?;
-    let clicks: i64 = r.get(14)?;
-    let last_rotation: i64 = r.get(8)?;
-    Ok(Link {
-        id: r.get(0)?,
-        alias: r.get(1)?,
-        url: r.get(2)?,
-        short_url: String::new(),
-        title: r.get(3)?,
-        target_type: target_type(r.get(4)?),
-        geo: parse_rules(r.get(5)?),
-        platform: parse_rules(r.get(6)?),
-        rotation: parse_rotation(r.get(7)?),
-        last_rotation: u32::try_from(last_rotation).unwrap_or(0),
-        disabled: r.get(9)?,
-        public: r.get(10)?,
-        password: r.get(11)?,
-        expiration_url: r.get(12)?,
-        expiration_clicks: r.get(13)?,
-        clicks: clicks.max(0) as u64,
-        owner_id: r.get(15)?,
-        ends_at: r.get::<_, Option<i64>>(16)?.map(time),
-        created_at: time(r.get(17)?),
-        updated_at: time(r.get(18)?),
-        space: space_id.map(|_| spaces::from_row(r, 19)).transpose()?,
-        domain: domain_id.map(|_| domains::from_row(r, 26)).transpose()?,
-    })
-}
-
-pub fn get(conn: &Connection, owner: Id, id: Id) -> Result<Option<Link>> {
-    conn.prepare_cached(&format!(
-        "SELECT {READ_COLUMNS} FROM {READ_FROM} WHERE l.id = ?1 AND l.owner_id = ?2"
-    ))
-    .map_err(db_error)?
-    .query_row(params![id, owner], link_from_row)
-    .optional()
-    .map_err(db_error)
-}
-
-/// Up to `limit` links of `owner` with ids above `after`, oldest first: a keyset scan that
-/// costs the same on the last batch of a million links as on the first (exports use it).
-pub fn after(conn: &Connection, owner: Id, after: Id, limit: u32) -> Result<Vec<Link>> {
-    conn.prepare_cached(&format!(
-        "SELECT {READ_COLUMNS} FROM {READ_FROM} WHERE l.owner_id = ?1 AND l.id > ?2 \
-         ORDER BY l.id ASC LIMIT ?3"
-    ))
-    .map_err(db_error)?
-    .query_map(params![owner, after, limit], link_from_row)
-    .map_err(db_error)?
-    .collect::<rusqlite::Result<Vec<_>>>()
     .map_err(db_error)
 }
 

@@ -4,8 +4,8 @@ use jiff::Timestamp;
 use linkdeck_store::Owners;
 use rusqlite::{OptionalExtension, params};
 
-use super::db_error;
-use super::tx::SqliteTx;
+use crate::error::db_error;
+use crate::tx::SqliteTx;
 use linkdeck_domain::{Error, Id, Owner, Result};
 
 const COLUMNS: &str = "id, name, created_at";
@@ -14,7 +14,7 @@ fn owner_from_row(row: &rusqlite::Row<'_>) -> rusqlite::Result<Owner> {
     Ok(Owner {
         id: row.get(0)?,
         name: row.get(1)?,
-        created_at: super::time(row.get(2)?),
+        created_at: linkdeck_store::time(row.get(2)?),
     })
 }
 

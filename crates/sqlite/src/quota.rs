@@ -8,8 +8,8 @@ use std::collections::{BTreeMap, HashMap};
 
 use rusqlite::{Connection, OptionalExtension, params};
 
-use super::db_error;
 use crate::Db;
+use crate::error::db_error;
 use linkdeck_domain::{Error, Id, Result};
 use linkdeck_store::quota::{self, Asked, Granted, Reserved};
 

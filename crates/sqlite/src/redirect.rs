@@ -3,8 +3,8 @@
 use linkdeck_store::{LinkColumns, Redirects};
 use rusqlite::{OptionalExtension, params};
 
-use super::db_error;
-use super::tx::SqliteTx;
+use crate::error::db_error;
+use crate::tx::SqliteTx;
 use linkdeck_domain::{Id, Result};
 
 fn columns_from_row(r: &rusqlite::Row<'_>) -> rusqlite::Result<LinkColumns> {

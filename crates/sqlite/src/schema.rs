@@ -3,8 +3,7 @@
 
 use rusqlite::Connection;
 
-use crate::search::facts;
-use crate::search::short as grams;
+use crate::search::upgrade;
 use linkdeck_domain::{Error, Result};
 
 /// One step of the schema: its SQL, then any work that needs code (inside the same transaction).
@@ -159,7 +158,7 @@ const MIGRATIONS: &[Migration] = &[
     INSERT INTO links_fts(links_fts, rank) VALUES ('automerge', 8);
     INSERT INTO links_fts(links_fts) VALUES ('rebuild');
     "#),
-    // 4: the short-term index (`store::search::short`): for each owner, field and pair of characters,
+    // 4: the short-term index (`search/short.rs`): for each owner, field and pair of characters,
     // the ids of the links containing it; built here for the links already stored. Link counters
     // leave the triggers.
     Migration {
@@ -189,9 +188,9 @@ const MIGRATIONS: &[Migration] = &[
             VALUES ('delete', old.id, old.title, old.alias, old.url);
     END;
     "#,
-        then: Some(grams::catch_up_before_common),
+        then: Some(upgrade::short_term_index),
     },
-    // 5: the trash (`store::trash`). A deleted link or space moves here whole — its own id,
+    // 5: the trash (`trash.rs`). A deleted link or space moves here whole — its own id,
     // clicks and dates — grouped by the delete it went with, and comes back from here. The
     // visits of a trashed link stay in `visits`, waiting for it: the move runs with reference
     // actions off, so they are not cascaded away (a purge deletes them). A trashed space
@@ -244,9 +243,9 @@ const MIGRATIONS: &[Migration] = &[
     CREATE INDEX trash_spaces_batch ON trash_spaces(batch);
     CREATE INDEX trash_spaces_owner ON trash_spaces(owner_id, id);
     "#),
-    // 6: traffic rollups (`store::traffic`): one row per link and UTC day, and per day for each
+    // 6: traffic rollups (`traffic/`): one row per link and UTC day, and per day for each
     // owner, space and domain, built here from the visits already stored. The visits become a
-    // raw log without the per-link index every visit paid for (`store::visit_log`), and every
+    // raw log without the per-link index every visit paid for (`visit_log.rs`), and every
     // value in it is bounded (old rows kept referrers whole).
     Migration {
         sql: r#"
@@ -292,7 +291,7 @@ const MIGRATIONS: &[Migration] = &[
         then: Some(rollups_from_visits),
     },
     // 7: link ids are never given out twice: the highest id a deleted link had is remembered, and
-    // new links take ids above it and above every stored one (`store::links::next_id`). SQLite
+    // new links take ids above it and above every stored one (`links::next_id`). SQLite
     // alone would hand the newest link's id to the next link once it is deleted. A link put
     // back with its own id (from a trash) can still have it: that id is free, and only new ids
     // are chosen above the mark.
@@ -304,7 +303,7 @@ const MIGRATIONS: &[Migration] = &[
         UPDATE link_ids SET deleted_high = old.id;
     END;
     "#),
-    // 8: the short-term index (`store::search::short`) kept in step by the database itself. A link
+    // 8: the short-term index (`search/short.rs`) kept in step by the database itself. A link
     // written after the index took it in (an edit of its texts or owner, a delete, a restore
     // under its old id), by whatever path, is noted here with the texts the index holds for it
     // (the first note wins: the index has not changed since); searches read such links as they
@@ -336,7 +335,7 @@ const MIGRATIONS: &[Migration] = &[
         INSERT OR IGNORE INTO link_grams_stale (id) VALUES (new.id);
     END;
     "#),
-    // 9: the facts large searches are filtered and sorted by (`store::search::facts`): each
+    // 9: the facts large searches are filtered and sorted by (`search/facts.rs`): each
     // link's clicks, disabled flag and whether its click limit is reached, as a snapshot by
     // block of ids, built here for the links already stored. A link whose facts change after the
     // snapshot took it in (by any statement), or that comes back under an id it covers, is noted
@@ -369,7 +368,7 @@ const MIGRATIONS: &[Migration] = &[
             new.expiration_clicks > 0 AND new.clicks >= new.expiration_clicks);
     END;
     "#,
-        then: Some(facts::catch_up),
+        then: Some(upgrade::facts),
     },
     // 10: one full-text index per searched field instead of one for all three. A search names
     // its field, and in the shared index a term's postings held every field's matches, each
@@ -423,7 +422,7 @@ const MIGRATIONS: &[Migration] = &[
         INSERT INTO links_url_fts(rowid, url) VALUES (new.id, new.url);
     END;
     "#),
-    // 11: the short-term index (`store::search::short`) answers terms of three characters too,
+    // 11: the short-term index (`search/short.rs`) answers terms of three characters too,
     // from rows of triples: rebuilt here for the links already stored.
     Migration {
         sql: r#"
@@ -431,9 +430,9 @@ const MIGRATIONS: &[Migration] = &[
     DELETE FROM link_grams_stale;
     UPDATE link_grams_upto SET upto = 0;
     "#,
-        then: Some(grams::catch_up_before_common),
+        then: Some(upgrade::short_term_index),
     },
-    // 12: common longer terms (`store::search::short::common`): the terms of four characters or
+    // 12: common longer terms (`search/short/common.rs`): the terms of four characters or
     // more that many links contain are kept in the short-term index too; which ones, and at
     // how many links they were last chosen. Chosen here from the links already stored.
     Migration {
@@ -445,7 +444,7 @@ const MIGRATIONS: &[Migration] = &[
     ) WITHOUT ROWID;
     ALTER TABLE link_grams_upto ADD COLUMN common_at INTEGER NOT NULL DEFAULT 0;
     "#,
-        then: Some(grams::common::choose_on_upgrade),
+        then: Some(upgrade::common_terms),
     },
 ];
 
@@ -454,7 +453,7 @@ const MIGRATIONS: &[Migration] = &[
 fn rollups_from_visits(conn: &Connection) -> Result<()> {
     crate::visits::roll_up_old_visits(conn)?;
     conn.execute_batch("DROP TABLE visits;")
-        .map_err(crate::db::db_error)
+        .map_err(crate::error::db_error)
 }
 
 /// The schema version this build writes.
@@ -487,7 +486,7 @@ pub fn check_version(current: i64) -> Result<i64> {
 fn migrate_to(conn: &mut Connection, target: i64) -> Result<()> {
     let current = check_version(
         conn.query_row("PRAGMA user_version", [], |r| r.get(0))
-            .map_err(crate::db::db_error)?,
+            .map_err(crate::error::db_error)?,
     )?;
     for (i, step) in MIGRATIONS
         .iter()
@@ -497,22 +496,22 @@ fn migrate_to(conn: &mut Connection, target: i64) -> Result<()> {
     {
         let tx = conn
             .transaction_with_behavior(rusqlite::TransactionBehavior::Immediate)
-            .map_err(crate::db::db_error)?;
+            .map_err(crate::error::db_error)?;
         // Another process may have migrated while we waited for the write lock.
         let now: i64 = tx
             .query_row("PRAGMA user_version", [], |r| r.get(0))
-            .map_err(crate::db::db_error)?;
+            .map_err(crate::error::db_error)?;
         if now > i as i64 {
             continue;
         }
         let started = std::time::Instant::now();
-        tx.execute_batch(step.sql).map_err(crate::db::db_error)?;
+        tx.execute_batch(step.sql).map_err(crate::error::db_error)?;
         if let Some(then) = step.then {
             then(&tx)?;
         }
         tx.pragma_update(None, "user_version", (i + 1) as i64)
-            .map_err(crate::db::db_error)?;
-        tx.commit().map_err(crate::db::db_error)?;
+            .map_err(crate::error::db_error)?;
+        tx.commit().map_err(crate::error::db_error)?;
         // A step that rebuilds an index takes seconds on a large file: the log says where the
         // first start after an upgrade went (new files are not worth a line).
         if current > 0 {
@@ -564,10 +563,13 @@ mod tests {
             .query_row("SELECT upto FROM link_grams_upto", [], |r| r.get(0))
             .unwrap();
         assert_eq!(upto, 1, "indexed, not waiting");
-        let found = grams::matching(&conn, 1, SearchBy::Alias, "pr").unwrap();
+        let found =
+            crate::search::inside::short_term_matching(&conn, 1, SearchBy::Alias, "pr").unwrap();
         assert_eq!(found.iter().collect::<Vec<_>>(), vec![1]);
         assert_eq!(
-            grams::matching(&conn, 1, SearchBy::Url, "w").unwrap().len(),
+            crate::search::inside::short_term_matching(&conn, 1, SearchBy::Url, "w")
+                .unwrap()
+                .len(),
             0
         );
         let count: i64 = conn

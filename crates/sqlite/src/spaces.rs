@@ -1,13 +1,14 @@
-//! SQL for spaces. `link_count` is kept by the writes of links (`store::links`).
+//! SQL for spaces. `link_count` is kept by the writes of links (`links.rs`).
 
 use jiff::Timestamp;
 use linkdeck_store::Spaces;
 use rusqlite::{Connection, OptionalExtension, Row, params};
 
-use super::tx::SqliteTx;
-use super::{db_error, time};
+use crate::error::db_error;
+use crate::tx::SqliteTx;
 use linkdeck_domain::{Color, Id, Result, Space};
 use linkdeck_store::sql::like_pattern;
+use linkdeck_store::time;
 
 const COLUMNS: &str = "id, owner_id, name, color, link_count, created_at, updated_at";
 

@@ -14,8 +14,9 @@ use linkdeck_store::{
 use roaring::RoaringTreemap;
 use rusqlite::{Connection, OptionalExtension, params};
 
-use super::tx::SqliteTx;
-use super::{bulk, count, db_error, traffic};
+use crate::error::{count, db_error};
+use crate::tx::SqliteTx;
+use crate::{staged, traffic};
 use linkdeck_domain::{Error, Id, Result, Trashed, TrashedKind};
 
 pub fn new_batch(conn: &Connection, owner: Id, now: Timestamp) -> Result<Id> {
@@ -34,7 +35,7 @@ pub fn move_staged_links(conn: &Connection, owner: Id, batch: Id) -> Result<u64>
     if ids.is_empty() {
         return Ok(0);
     }
-    bulk::move_counters(conn, owner, -1)?;
+    staged::move_counters(conn, owner, -1)?;
     for (id, home) in homes(conn, owner)? {
         traffic::withdraw(conn, id, home)?;
     }
@@ -232,7 +233,7 @@ fn restore_space(conn: &Connection, owner: Id, id: Id, done: &mut Restored) -> R
     .map_err(db_error)?;
     // Its links come back to it, unless they have moved to another space since.
     let members = members_of(&members)?;
-    bulk::stage_ids(conn, members.iter().map(|id| id as Id))?;
+    staged::stage_ids(conn, members.iter().map(|id| id as Id))?;
     conn.prepare_cached(
         "UPDATE links SET space_id = ?2 WHERE owner_id = ?1 AND space_id IS NULL \
          AND id IN (SELECT id FROM temp.bulk_ids)",
@@ -259,7 +260,7 @@ fn restore_links(conn: &Connection, owner: Id, ids: &[Id], done: &mut Restored) 
     if ids.is_empty() {
         return Ok(());
     }
-    bulk::stage_ids(conn, ids.iter().copied())?;
+    staged::stage_ids(conn, ids.iter().copied())?;
     // Everything that would keep a link from coming back as it was, read in one pass.
     let mut blocked = Vec::new();
     {
@@ -307,7 +308,7 @@ fn restore_links(conn: &Connection, owner: Id, ids: &[Id], done: &mut Restored) 
         .map_err(db_error)?
         .execute([owner])
         .map_err(db_error)?;
-    bulk::move_counters(conn, owner, 1)?;
+    staged::move_counters(conn, owner, 1)?;
     for (id, home) in homes(conn, owner)? {
         traffic::reinstate(conn, id, home)?;
     }
@@ -334,7 +335,7 @@ fn drop_empty_batches(conn: &Connection, owner: Id) -> Result<()> {
 /// Deletes the trashed links and spaces of `owner` in `scope` for good. Returns how many.
 pub fn purge(conn: &Connection, owner: Id, scope: &Scope) -> Result<u64> {
     let (links, spaces) = ids_in(conn, owner, scope)?;
-    bulk::stage_ids(conn, links.iter().copied())?;
+    staged::stage_ids(conn, links.iter().copied())?;
     let n = purge_staged_links(conn)?;
     let mut gone = conn
         .prepare_cached("DELETE FROM trash_spaces WHERE id = ?1")
@@ -363,7 +364,7 @@ pub fn purge_before(conn: &Connection, cutoff: Timestamp) -> Result<u64> {
          WHERE b.deleted_at < ?1",
         [cutoff.as_second()],
     )?;
-    bulk::stage_ids(conn, ids)?;
+    staged::stage_ids(conn, ids)?;
     let n = purge_staged_links(conn)?;
     // A purged space's traffic sums go with it.
     let spaces = select_ids(

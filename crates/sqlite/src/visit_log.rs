@@ -8,8 +8,8 @@
 
 use rusqlite::{Connection, params};
 
-use super::db_error;
-use super::tx::SqliteTx;
+use crate::error::db_error;
+use crate::tx::SqliteTx;
 use linkdeck_domain::{Id, Result};
 use linkdeck_store::VisitLog;
 use linkdeck_store::visits::VisitRow;

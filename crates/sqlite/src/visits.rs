@@ -6,9 +6,9 @@ use std::collections::HashMap;
 
 use rusqlite::{Connection, OptionalExtension, params};
 
-use super::db_error;
-use super::traffic::{self, DayTraffic, Intern, Interner, LinkHome, Rollup};
-use super::visit_log;
+use crate::error::db_error;
+use crate::traffic::{self, DayTraffic, Intern, Interner, LinkHome, Rollup};
+use crate::visit_log;
 use linkdeck_domain::{Dimension, Id, Result};
 use linkdeck_store::visits::{FlushedLink, FoldedDay, VisitBatch, VisitRow};
 

@@ -51,66 +51,6 @@ pub trait ImportStore {
     fn finish(&mut self) -> Result<()>;
 }
 
-/// A writer may hold its store by reference, or as the contract hands it over
-/// (`&mut dyn ImportStore`).
-impl<S: ImportStore + ?Sized> ImportStore for &mut S {
-    fn space_names(&mut self, owner: Id) -> Result<Vec<(Id, String)>> {
-        (**self).space_names(owner)
-    }
-
-    fn domain_ids(&mut self, owner: Id) -> Result<Vec<Id>> {
-        (**self).domain_ids(owner)
-    }
-
-    fn space_named(&mut self, owner: Id, name: &str) -> Result<Option<Id>> {
-        (**self).space_named(owner, name)
-    }
-
-    fn insert_space(&mut self, owner: Id, name: &str, color: Color, now: i64) -> Result<Id> {
-        (**self).insert_space(owner, name, color, now)
-    }
-
-    fn declare_space(
-        &mut self,
-        owner: Id,
-        id: Id,
-        name: &str,
-        color: Color,
-        now: i64,
-    ) -> Result<()> {
-        (**self).declare_space(owner, id, name, color, now)
-    }
-
-    fn look_ahead(&mut self, wanted: &[(Option<Id>, &str)]) -> Result<()> {
-        (**self).look_ahead(wanted)
-    }
-
-    fn alias_taken(&mut self, domain: Option<Id>, alias: &str) -> Result<bool> {
-        (**self).alias_taken(domain, alias)
-    }
-
-    fn own_link_url(
-        &mut self,
-        owner: Id,
-        domain: Option<Id>,
-        alias: &str,
-    ) -> Result<Option<String>> {
-        (**self).own_link_url(owner, domain, alias)
-    }
-
-    fn stage(&mut self, link: &LinkRow, clicks: u64, history: Vec<TrafficHour>) -> Result<usize> {
-        (**self).stage(link, clicks, history)
-    }
-
-    fn flush(&mut self) -> Result<(usize, u64)> {
-        (**self).flush()
-    }
-
-    fn finish(&mut self) -> Result<()> {
-        (**self).finish()
-    }
-}
-
 /// An import's writer, run over the store's import transaction.
 pub type ImportWork<'a> =
     Box<dyn FnOnce(&mut dyn ImportStore) -> Result<Box<dyn std::any::Any + Send>> + Send + 'a>;

@@ -127,6 +127,20 @@ pub fn size(bytes: usize) -> String {
     }
 }
 
+/// The answer to a request, whatever its status.
+pub struct Answer {
+    pub status: reqwest::StatusCode,
+    pub headers: reqwest::header::HeaderMap,
+    /// All of the body, or only its beginning when `cut`.
+    pub body: Vec<u8>,
+    /// The limit the body was read under.
+    pub limit: Limit,
+    /// The server sent more than `limit`; the rest was not read.
+    pub cut: bool,
+    /// The request, as messages name it: `GET /api/v1/links`.
+    pub request: String,
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

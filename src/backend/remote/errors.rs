@@ -9,8 +9,8 @@ use reqwest::header::{CONTENT_TYPE, HeaderMap, LOCATION, RETRY_AFTER};
 use serde_json::Value;
 
 use super::body;
+use super::body::Answer;
 use super::decode;
-use super::http::Answer;
 use crate::domain::{EXCERPT_CHARS, Error, clip};
 
 /// What a request was about, for messages.

@@ -16,7 +16,7 @@ use reqwest::{Method, StatusCode, Url, redirect};
 use serde_json::Value;
 
 use super::ApiKey;
-use super::body::{self, Limit};
+use super::body::{self, Answer, Limit};
 use super::errors::{self, Subject};
 use crate::domain::{BaseUrl, Error, Result};
 
@@ -65,20 +65,6 @@ pub struct Call<'a> {
     pub record: Option<&'a str>,
     /// How much of a success is read; an error's is read up to [`Limit::Error`].
     pub limit: Limit,
-}
-
-/// The answer to a request, whatever its status.
-pub struct Answer {
-    pub status: StatusCode,
-    pub headers: reqwest::header::HeaderMap,
-    /// All of the body, or only its beginning when `cut`.
-    pub body: Vec<u8>,
-    /// The limit the body was read under.
-    pub limit: Limit,
-    /// The server sent more than `limit`; the rest was not read.
-    pub cut: bool,
-    /// The request, as messages name it: `GET /api/v1/links`.
-    pub request: String,
 }
 
 impl Answer {

@@ -15,10 +15,11 @@ use reqwest::{Method, StatusCode};
 use serde_json::Value;
 
 use super::RemoteBackend;
+use super::body::Answer;
 use super::body::Limit;
 use super::decode;
 use super::errors::{self, Subject};
-use super::http::{Answer, Api, Body, Call};
+use super::http::{Api, Body, Call};
 use crate::domain::{Id, OnConflict, Result, TrafficHour};
 use crate::wire::linkdeck::{
     API_VERSION, CAPABILITIES_PATH, Capabilities, IMPORT_PATH, ImportAnswer, SERVER, TRAFFIC_PATH,

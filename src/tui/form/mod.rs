@@ -299,7 +299,7 @@ pub fn render_frame(
         .min(first)
         .min(body.lines.len().saturating_sub(visible));
     if let Some(keep) = body.keep {
-        offset = super::paging::offset_showing(keep, offset, visible);
+        offset = super::scroll::offset_showing(keep, offset, visible);
     }
     // One column of padding keeps headings off the border.
     let body_area = Rect {

@@ -209,7 +209,7 @@ struct Work {
 
 impl Work {
     /// Writes everything into `store`, inside its transaction.
-    fn run<S: ImportStore>(self, store: S) -> Result<ImportSummary> {
+    fn run(self, store: &mut dyn ImportStore) -> Result<ImportSummary> {
         let mut writer = Writer::new(
             store,
             self.owner,
@@ -342,8 +342,8 @@ struct Rules {
 }
 
 /// The writer's side of an import: the rules that need stored state, inside the transaction.
-struct Writer<S> {
-    store: S,
+struct Writer<'s> {
+    store: &'s mut dyn ImportStore,
     owner: Id,
     now: Timestamp,
     rules: Rules,
@@ -365,9 +365,9 @@ struct Writer<S> {
     chunk_aliases: HashMap<(Id, String), String>,
 }
 
-impl<S: ImportStore> Writer<S> {
+impl<'s> Writer<'s> {
     fn new(
-        mut store: S,
+        store: &'s mut dyn ImportStore,
         owner: Id,
         now: Timestamp,
         rules: Rules,

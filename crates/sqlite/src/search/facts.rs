@@ -20,7 +20,7 @@ use roaring::RoaringTreemap;
 use rusqlite::blob::Blob;
 use rusqlite::{Connection, MAIN_DB, OptionalExtension, params};
 
-use super::super::db_error;
+use crate::error::db_error;
 use linkdeck_domain::{Id, LinkStatus, Result};
 
 /// Ids per row: a row's data is 4,096 × 4 bytes of clicks and two bitmaps, about 17 KB, so a
@@ -157,7 +157,7 @@ pub fn each(
     // The members come in runs within one block. A run the notes do not touch, below the
     // watermark, is read straight from its block: that is nearly every member of a large
     // search, and checking each member for notes cost as much as the rest of the list.
-    super::sets::each_run(set, BLOCK_BITS, |high, run| {
+    super::bitmaps::each_run(set, BLOCK_BITS, |high, run| {
         let base = u64::from(high) << 32;
         let first = base | u64::from(run[0]);
         let last = base | u64::from(run[run.len() - 1]);

@@ -6,10 +6,77 @@
 //! write by its own triggers, so no writer has to remember them. [`sets`] narrows and pages
 //! matches known as ids; the status rules come from [`super::status`].
 
-pub mod facts;
+mod bitmaps;
+mod facts;
 mod ranking;
-pub mod sets;
-pub mod short;
+mod sets;
+mod short;
+
+/// Links added a chunk at a time (an import, a copy): the short-term index gathers their texts
+/// on a thread of its own and writes each block of ids once.
+pub use short::{Batch, Texts};
+
+/// What a write transaction noted for the indexes (its triggers' notes) is taken in before it
+/// commits: every write path of the store ends here, so no writer has to remember the index.
+pub fn settle(tx: &Connection) -> Result<()> {
+    short::settle(tx)?;
+    facts::settle(tx)
+}
+
+/// Builds the short-term index and the facts from the links the database holds, from wherever
+/// they stopped: after rows arrived without the triggers (a copy), or to finish any build.
+pub fn rebuild(tx: &Connection) -> Result<()> {
+    short::catch_up(tx)?;
+    facts::catch_up(tx)
+}
+
+/// The builds a schema migration asks for, each for the tables its version has.
+pub mod upgrade {
+    /// The facts large searches are filtered and sorted by (migration 9).
+    pub use super::facts::catch_up as facts;
+    /// The short-term index, on a schema from before common terms (migrations 4 and 11).
+    pub use super::short::catch_up_before_common as short_term_index;
+    /// The first choice of common longer terms (migration 12).
+    pub use super::short::common::choose_on_upgrade as common_terms;
+}
+
+/// The full-text index writes the terms it holds as a new segment whenever they pass its
+/// `hashsize` (1 MiB by default: every hundred or so imported links), and merging those small
+/// segments was a third of an import's cost. A bulk write raises it for its transaction, which
+/// bounds the memory each field's index holds to this, and puts it back with [`bulk_end`]
+/// before committing.
+const BULK_FTS_HASH: i64 = 64 << 20;
+/// FTS5's own default.
+const FTS_HASH: i64 = 1 << 20;
+
+/// Readies the full-text indexes for many links in one transaction.
+pub fn bulk_begin(tx: &Connection) -> Result<()> {
+    fts_hash(tx, BULK_FTS_HASH)
+}
+
+/// Puts the full-text indexes back as [`bulk_begin`] found them.
+pub fn bulk_end(tx: &Connection) -> Result<()> {
+    fts_hash(tx, FTS_HASH)
+}
+
+fn fts_hash(tx: &Connection, bytes: i64) -> Result<()> {
+    for by in [SearchBy::Title, SearchBy::Alias, SearchBy::Url] {
+        let table = fts_table(by);
+        tx.execute(
+            &format!("INSERT INTO {table}({table}, rank) VALUES ('hashsize', ?1)"),
+            [bytes],
+        )
+        .map_err(db_error)?;
+    }
+    Ok(())
+}
+
+/// What tests of the upgrades and of the status rules read of the indexes' insides.
+#[cfg(test)]
+pub(crate) mod inside {
+    pub use super::facts::{catch_up as catch_up_facts, of as facts_of};
+    pub use super::short::matching as short_term_matching;
+}
 
 use linkdeck_store::sql::{column, order_by};
 use linkdeck_store::{ListFilter, Search, Slice};
@@ -17,9 +84,10 @@ use roaring::RoaringTreemap;
 use rusqlite::types::Value;
 use rusqlite::{Connection, OptionalExtension, params, params_from_iter};
 
-use super::links::get;
+use super::status;
 use super::tx::SqliteTx;
-use super::{db_error, status};
+use crate::error::db_error;
+use crate::link_rows::get;
 use linkdeck_domain::{Id, Link, Result, SearchBy, Sort, StatusFilter};
 
 fn status_sql(status: StatusFilter) -> Option<&'static str> {
@@ -33,7 +101,7 @@ fn status_sql(status: StatusFilter) -> Option<&'static str> {
 
 /// The trigram full-text index of the field a search by `by` reads: one per field, so a
 /// term's postings are that field's matches alone (schema migration 10).
-pub fn fts_table(by: SearchBy) -> &'static str {
+fn fts_table(by: SearchBy) -> &'static str {
     match by {
         SearchBy::Title => "links_title_fts",
         SearchBy::Alias => "links_alias_fts",
@@ -171,7 +239,7 @@ fn search_matches(conn: &Connection, by: SearchBy, phrase: &Value) -> Result<u64
 
 /// One page of links matching `f` and the number of all matching links, read from the
 /// caller's snapshot.
-pub fn list(tx: &Connection, f: &ListFilter<'_>) -> Result<(Vec<Link>, u64)> {
+fn list(tx: &Connection, f: &ListFilter<'_>) -> Result<(Vec<Link>, u64)> {
     if let Some(found) = search_in_id_order(tx, f)? {
         return Ok(found);
     }
@@ -279,7 +347,7 @@ fn search_in_id_order(conn: &Connection, f: &ListFilter<'_>) -> Result<Option<(V
 
 /// The ids of every link matching `f` (its paging and order aside), read the way a list reads
 /// its matches.
-pub fn matching_ids(conn: &Connection, f: &ListFilter<'_>) -> Result<RoaringTreemap> {
+fn matching_ids(conn: &Connection, f: &ListFilter<'_>) -> Result<RoaringTreemap> {
     if let Some(mut set) = matches_as_ids(conn, f)? {
         sets::narrow(conn, f, &mut set)?;
         return Ok(set);
@@ -298,7 +366,7 @@ pub fn matching_ids(conn: &Connection, f: &ListFilter<'_>) -> Result<RoaringTree
         .map(|id| id.map(|id| id as u64))
         .collect::<rusqlite::Result<Vec<u64>>>()
         .map_err(db_error)?;
-    Ok(sets::set_of(ids))
+    Ok(bitmaps::set_of(ids))
 }
 
 /// The ids of the owner's links that a search matches, when they are best read up front: a term
@@ -337,7 +405,7 @@ fn matches_as_ids(conn: &Connection, f: &ListFilter<'_>) -> Result<Option<Roarin
             .map_err(db_error)?;
         ids.push(id as u64);
     }
-    Ok(Some(sets::set_of(ids)))
+    Ok(Some(bitmaps::set_of(ids)))
 }
 
 /// The number of links matching `f`. A status filter alone is answered from the partial indexes

@@ -33,7 +33,7 @@ use std::thread::JoinHandle;
 use roaring::{RoaringBitmap, RoaringTreemap};
 use rusqlite::{Connection, OptionalExtension, Row, params};
 
-use super::super::db_error;
+use crate::error::db_error;
 use common::Common;
 use linkdeck_domain::{Error, Id, Result, SearchBy};
 use linkdeck_store::sql::WHOLE_MAX;
@@ -642,6 +642,12 @@ fn edit(
 fn index_new(tx: &Connection, first: Id, last: Id) -> Result<()> {
     let common = Common::load(tx)?;
     index_range(tx, first, last, || Postings::new(common.clone()))
+}
+
+/// Builds the rows of newly chosen common terms from every link up to `last`, leaving every
+/// other gram's rows as they are.
+fn index_common(tx: &Connection, last: Id, fresh: &Arc<Common>) -> Result<()> {
+    index_range(tx, 1, last, || Postings::common_only(fresh.clone()))
 }
 
 /// Adds what `postings` gathers of the links with ids in `first..=last` to the index, a block

@@ -200,14 +200,14 @@ fn the_partial_indexes_hold_exactly_the_predicates() {
 /// from the snapshot, and from the notes of links changed since.
 #[test]
 fn the_facts_of_large_searches_give_the_status_the_rust_rule_gives() {
-    use crate::search::facts;
+    use crate::search::inside::{catch_up_facts, facts_of};
     let dir = tempfile::tempdir().unwrap();
     let mut edges = edges();
     let db = database(&dir, &edges);
     let check = |edges: &[Edge], when: &str| {
         db.read_blocking(|conn| {
             let all: roaring::RoaringTreemap = edges.iter().map(|e| e.id as u64).collect();
-            let found = facts::of(conn, &all).unwrap();
+            let found = facts_of(conn, &all).unwrap();
             assert_eq!(found.len(), edges.len(), "{when}");
             for ((id, facts), e) in found.into_iter().zip(edges) {
                 assert_eq!(id, e.id, "{when}");
@@ -223,7 +223,7 @@ fn the_facts_of_large_searches_give_the_status_the_rust_rule_gives() {
         .unwrap();
     };
     check(&edges, "above the watermark");
-    db.write_blocking(|tx| facts::catch_up(tx)).unwrap();
+    db.write_blocking(|tx| catch_up_facts(tx)).unwrap();
     check(&edges, "in the snapshot");
     // Each link moves to the next one's status columns, by the statements a writer would use.
     let next: Vec<Edge> = edges
@@ -250,6 +250,6 @@ fn the_facts_of_large_searches_give_the_status_the_rust_rule_gives() {
     .unwrap();
     edges = next;
     check(&edges, "noted since");
-    db.write_blocking(|tx| facts::catch_up(tx)).unwrap();
+    db.write_blocking(|tx| catch_up_facts(tx)).unwrap();
     check(&edges, "folded in");
 }

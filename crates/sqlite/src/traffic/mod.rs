@@ -24,7 +24,7 @@ pub use linkdeck_store::traffic::{
 use linkdeck_store::traffic::decode_or_empty;
 pub use values::{Intern, Interner};
 
-use super::db_error;
+use crate::error::db_error;
 use linkdeck_domain::{Id, Result, TrafficHour};
 
 /// The home of link `id` as stored.

@@ -5,7 +5,8 @@ use std::collections::{HashMap, HashSet};
 
 use rusqlite::{OptionalExtension, params};
 
-use super::{DaySink, LinkHome, Scope, StoredDay, db_error};
+use super::{DaySink, LinkHome, Scope, StoredDay};
+use crate::error::db_error;
 use crate::tx::SqliteTx;
 use linkdeck_domain::{Id, Result, StatsScope};
 use linkdeck_store::Rollups;

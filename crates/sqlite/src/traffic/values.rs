@@ -9,7 +9,7 @@ use std::collections::HashMap;
 use rusqlite::{Connection, OptionalExtension, params};
 
 use super::day::{NONE, OTHER};
-use crate::db_error;
+use crate::error::db_error;
 use linkdeck_domain::{Dimension, Result};
 pub use linkdeck_store::traffic::values::Interner;
 use linkdeck_store::traffic::values::row_of_code;

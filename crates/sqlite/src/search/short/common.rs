@@ -11,7 +11,7 @@
 //! that at least one sampled text in [`SHARE`] contains (at most [`MOST`] per field, the
 //! commonest first). A chosen term stays chosen. Its rows are built from every link when it is
 //! chosen, after the index has caught up with every write, and kept from then on by the same
-//! writes that keep the pairs' ([`Postings`](super::postings::Postings) gathers them too): the
+//! writes that keep the pairs' (one gathering finds both): the
 //! table of chosen terms says which longer terms the index answers, and it only ever names
 //! terms whose rows are complete.
 
@@ -22,9 +22,8 @@ use aho_corasick::{AhoCorasick, AhoCorasickKind, MatchKind};
 use rusqlite::{Connection, OptionalExtension, params};
 use rustc_hash::{FxHashMap, FxHashSet};
 
-use super::super::super::db_error;
-use super::postings::Postings;
 use super::{SHORT, fold};
+use crate::error::db_error;
 use linkdeck_domain::{Error, Id, Result};
 
 /// The shortest and longest terms chosen: shorter ones are the pairs' and triples'; longer
@@ -218,7 +217,7 @@ fn choose(tx: &Connection, last: Id) -> Result<()> {
             }
         }
         let fresh = Arc::new(Common::of(fresh)?);
-        super::index_range(tx, 1, last, || Postings::common_only(fresh.clone()))?;
+        super::index_common(tx, last, &fresh)?;
     }
     tx.prepare_cached("UPDATE link_grams_upto SET common_at = ?1")
         .map_err(db_error)?

@@ -15,8 +15,8 @@ use rusqlite::Connection;
 use rusqlite::types::Value;
 use rustc_hash::FxHashSet;
 
-use super::super::super::db_error;
 use super::{TRIPLES, field, holds, indexed, text_at, waiting};
+use crate::error::db_error;
 use linkdeck_domain::{Id, Result, SearchBy};
 
 /// Distinct triples whose rows are read at most: a triple's rows are one per block of ids

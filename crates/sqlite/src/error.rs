@@ -1,0 +1,49 @@
+//! What a SQLite failure means to a person, said once for opening the file and for normal
+//! work alike; and the one-number answer most reads end in. The bottom of the store: every
+//! other file may import it, it imports none of them.
+
+use std::path::Path;
+
+use linkdeck_domain::{Error, Result};
+use linkdeck_store::words::BUSY;
+use rusqlite::{Connection, Params};
+
+/// What a SQLite failure says of the database file, as the end of a sentence about it
+/// (`database … is busy: another program has it locked; …`), or `None` when the code says nothing a
+/// person can act on. The one wording for opening the file and for normal work alike.
+fn file_problem(e: &rusqlite::Error) -> Option<&'static str> {
+    use rusqlite::ErrorCode as Code;
+    Some(match e.sqlite_error_code()? {
+        Code::NotADatabase => "is not a linkdeck database (or is corrupt)",
+        Code::DatabaseCorrupt => "is corrupt",
+        Code::DatabaseBusy | Code::DatabaseLocked => BUSY,
+        Code::CannotOpen => "cannot be opened (check the path and permissions)",
+        Code::ReadOnly | Code::PermissionDenied => "is read-only or not permitted",
+        Code::DiskFull => "cannot grow: the disk is full",
+        _ => return None,
+    })
+}
+
+/// An error opening `path`, said so a person knows what to do.
+pub(crate) fn file_error(path: &Path, e: rusqlite::Error) -> Error {
+    let what = file_problem(&e).map_or_else(|| format!("cannot be used: {e}"), str::to_owned);
+    Error::Unavailable(format!("database {} {what}", path.display()))
+}
+
+/// Maps a SQLite failure during normal work to the backend error a person sees.
+pub fn db_error(e: rusqlite::Error) -> Error {
+    Error::Unavailable(match file_problem(&e) {
+        Some(what) => format!("the database {what}"),
+        None => format!("database error: {e}"),
+    })
+}
+
+/// The number a `SELECT count(*)` statement answers.
+pub fn count(conn: &Connection, sql: &str, params: impl Params) -> Result<u64> {
+    let n: i64 = conn
+        .prepare_cached(sql)
+        .map_err(db_error)?
+        .query_row(params, |r| r.get(0))
+        .map_err(db_error)?;
+    Ok(n as u64)
+}

@@ -1,0 +1,128 @@
+//! What every dialog shares: its frame ([`dialog`]), what it answers ([`ModalOutcome`]) and
+//! the work an answer carries. Below the dialogs themselves (`popups.rs`, `help.rs`,
+//! `qr_popup.rs`), which all draw and answer this way.
+
+use ratatui::buffer::Buffer;
+use ratatui::layout::Rect;
+use ratatui::widgets::{Clear, Widget};
+
+use super::filter::Named;
+use super::format;
+use super::keys::Action;
+use super::theme::Theme;
+use crate::backend::{BulkAction, Selection, Trashed};
+use crate::domain::Space;
+
+/// A destructive command waiting for a yes.
+#[derive(Debug, Clone, PartialEq)]
+pub enum ConfirmAction {
+    /// A bulk operation (or the delete of one link, which runs the same way).
+    Bulk(Box<Work>),
+    DeleteSpace(Box<Space>),
+    /// Trashed items to delete for good.
+    Purge(Vec<Trashed>),
+}
+
+/// Work on links that runs once confirmed: what, on which, and what to say about it.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Work {
+    /// "Disable the 3 links marked": the question, or the menu's line.
+    pub label: String,
+    /// "Disabled 3 links": the toast, and the undo entry's name.
+    pub done: String,
+    /// Further lines for the question (what undo can and cannot bring back).
+    pub notes: Vec<String>,
+    pub selection: Selection,
+    pub action: BulkAction,
+    /// Show a progress dialog (many links); a single link shows only the spinner.
+    pub many: bool,
+}
+
+impl ConfirmAction {
+    pub fn question(&self) -> Vec<String> {
+        match self {
+            ConfirmAction::Bulk(work) => {
+                let mut lines = vec![format!("{}?", work.label)];
+                lines.extend(work.notes.iter().cloned());
+                lines
+            }
+            ConfirmAction::DeleteSpace(space) => {
+                let links = space.links.unwrap_or(0);
+                vec![
+                    format!("Delete space {}?", space.name),
+                    format!(
+                        "Its {} stay, without a space; u brings the space back.",
+                        plural(links, "link")
+                    ),
+                ]
+            }
+            ConfirmAction::Purge(items) => vec![
+                format!(
+                    "Delete {} for good?",
+                    match items.as_slice() {
+                        [one] => format!("{} {}", one.kind.as_str(), one.name),
+                        many => format!("{} items", many.len()),
+                    }
+                ),
+                "Their clicks and visits go too; this cannot be undone.".into(),
+            ],
+        }
+    }
+}
+
+fn plural(n: u64, noun: &str) -> String {
+    format!(
+        "{} {noun}{}",
+        format::count(n),
+        if n == 1 { "" } else { "s" }
+    )
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum PickerKind {
+    /// The list's space filter.
+    Space,
+    /// The list's domain filter.
+    Domain,
+    /// The space to move links to.
+    MoveTo,
+}
+
+/// What a dialog answered.
+#[derive(Debug, Clone, PartialEq)]
+pub enum ModalOutcome {
+    /// Still open.
+    Stay,
+    Close,
+    Confirmed(ConfirmAction),
+    Picked(PickerKind, Option<Named>),
+    /// A menu's choice, to confirm or run.
+    Chosen(Box<Work>),
+    /// A prompt's text, with the links it is for.
+    Typed {
+        text: String,
+        selection: Box<Selection>,
+        what: String,
+        many: bool,
+    },
+    /// The palette's action, to run as if its key was pressed.
+    Run(Action),
+}
+
+/// Clears `area`, draws a bordered dialog and returns its inside.
+pub fn dialog(
+    area: Rect,
+    buf: &mut Buffer,
+    title: &str,
+    theme: &Theme,
+    border: ratatui::style::Style,
+) -> Option<Rect> {
+    if area.width < 4 || area.height < 3 {
+        return None;
+    }
+    Clear.render(area, buf);
+    let block = theme.panel(title.to_owned(), border);
+    let inner = block.inner(area);
+    block.render(area, buf);
+    Some(inner)
+}
