@@ -12,6 +12,7 @@ use std::time::{Duration, Instant};
 use linkdeck::backend::local::{LocalBackend, LocalOptions, LocalService};
 use linkdeck::backend::{Backend, BulkAction, Progress, Selection, bulk};
 use linkdeck::domain::{LinkInput, LinkQuery, SearchBy};
+use linkdeck_sqlite::Db;
 
 const RUNS: usize = 3;
 
@@ -54,9 +55,7 @@ fn database(rt: &tokio::runtime::Runtime, n: usize) -> PathBuf {
             backend.import_batch(Vec::new(), rows).await.unwrap();
             next = end;
         }
-        backend
-            .service()
-            .db()
+        Db::open(&partial)
             .unwrap()
             .write(|tx| {
                 tx.execute_batch("UPDATE links SET clicks = (id * 31) % 50;")

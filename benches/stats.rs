@@ -171,7 +171,7 @@ fn bench_view(c: &mut Criterion, rt: &tokio::runtime::Runtime, t: &traffic_data:
 }
 
 fn report_bytes(rt: &tokio::runtime::Runtime, t: &traffic_data::Traffic) {
-    let tables = traffic_data::table_bytes(rt, &t.backend);
+    let tables = traffic_data::table_bytes(rt, &t.raw);
     let of = |names: &[&str]| -> u64 {
         tables
             .iter()

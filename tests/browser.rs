@@ -7,6 +7,7 @@
 //! it) they fail instead. Screenshots of every page land in `target/browser-screenshots/`.
 
 mod common;
+mod raw;
 
 use std::net::TcpListener as StdListener;
 use std::path::{Path, PathBuf};

@@ -10,6 +10,7 @@
 mod cli_support;
 mod common;
 mod pg_cluster;
+mod raw;
 
 #[path = "common/counting_proxy.rs"]
 mod counting_proxy;
@@ -251,9 +252,9 @@ async fn a_server_into_a_local_database_resumes_after_the_server_fails() {
     backend.import_batch(vec![(0, docs)], rows).await.unwrap();
     // Clicks counted on the server travel with their links.
     server
-        .service
-        .db()
-        .unwrap()
+        .raw
+        .sqlite()
+        .await
         .write(|tx| {
             tx.execute("UPDATE links SET clicks = id * 3", [])
                 .map_err(linkdeck::backend::local::db_error)?;

@@ -5,6 +5,7 @@
 mod suite;
 
 mod embedded;
+mod raw;
 
 use std::sync::Arc;
 
@@ -15,6 +16,7 @@ use embedded::{Embedded as LocalHarness, options};
 use linkdeck::backend::Backend;
 use linkdeck::backend::local::{LocalBackend, LocalOptions, LocalService};
 use linkdeck::domain::{FixedClock, Id};
+use linkdeck_sqlite::Db;
 
 backend_suite!(LocalHarness::sqlite().await);
 
@@ -338,7 +340,7 @@ async fn domains_are_added_and_removed_by_their_owner() {
 #[tokio::test]
 async fn two_services_on_one_file_share_reads_and_writes() {
     let h = LocalHarness::sqlite().await;
-    let path = h.service.db().unwrap().path().to_owned();
+    let path = h.file().to_owned();
     let second = LocalService::open(&path, options(&h.clock)).unwrap();
     let second = second.default_backend().await.unwrap();
     assert_eq!(second.owner_id(), h.mine.owner_id());
@@ -422,7 +424,7 @@ async fn child_process_writer() {
 #[tokio::test]
 async fn two_processes_write_to_one_file() {
     let h = LocalHarness::sqlite().await;
-    let path = h.service.db().unwrap().path().to_owned();
+    let path = h.file().to_owned();
     let mut child = std::process::Command::new(std::env::current_exe().unwrap())
         .args([
             "child_process_writer",
@@ -742,13 +744,16 @@ async fn titles_are_never_fetched_from_internal_addresses() {
 }
 
 /// A fresh database file named `name` in a temporary directory (kept while the first value
-/// lives), with the suite's clock, and its default owner's backend.
-async fn fresh_file(name: &str) -> (TempDir, LocalService, LocalBackend) {
+/// lives), with the suite's clock, its default owner's backend, and a handle of the test's own
+/// on the file.
+async fn fresh_file(name: &str) -> (TempDir, LocalService, LocalBackend, Db) {
     let dir = tempfile::tempdir().unwrap();
     let clock = Arc::new(FixedClock::new(suite::start()));
-    let service = LocalService::open(&dir.path().join(name), options(&clock)).unwrap();
+    let path = dir.path().join(name);
+    let service = LocalService::open(&path, options(&clock)).unwrap();
     let backend = service.default_backend().await.unwrap();
-    (dir, service, backend)
+    let raw = Db::open(&path).unwrap();
+    (dir, service, backend, raw)
 }
 
 /// Totals of a search with a status filter when the owner holds every link: thousands of
@@ -756,7 +761,7 @@ async fn fresh_file(name: &str) -> (TempDir, LocalService, LocalBackend) {
 /// is read) both agree with the links themselves.
 #[tokio::test]
 async fn search_totals_by_status_agree_with_the_links_at_any_size() {
-    let (_dir, service, backend) = fresh_file("many.db").await;
+    let (_dir, _, backend, raw) = fresh_file("many.db").await;
     let rows = (0..9_000)
         .map(|i| {
             let special = if i % 50 == 0 { "special-" } else { "" };
@@ -776,18 +781,15 @@ async fn search_totals_by_status_agree_with_the_links_at_any_size() {
         .collect();
     backend.import_batch(Vec::new(), rows).await.unwrap();
     // Half the click-limited links have reached their limit.
-    service
-        .db()
-        .unwrap()
-        .write(|tx| {
-            tx.execute(
-                "UPDATE links SET clicks = 5 WHERE expiration_clicks = 5 AND id % 2 = 0",
-                [],
-            )
-            .map_err(linkdeck::backend::local::db_error)
-        })
-        .await
-        .unwrap();
+    raw.write(|tx| {
+        tx.execute(
+            "UPDATE links SET clicks = 5 WHERE expiration_clicks = 5 AND id % 2 = 0",
+            [],
+        )
+        .map_err(linkdeck::backend::local::db_error)
+    })
+    .await
+    .unwrap();
     let total = |search: Option<&str>, status| {
         let backend = backend.clone();
         let search = search.map(str::to_owned);
@@ -845,7 +847,7 @@ async fn search_totals_by_status_agree_with_the_links_at_any_size() {
 /// paged as a set of ids) or another owner has links too (matches paged by SQL).
 #[tokio::test]
 async fn every_page_of_a_search_is_its_slice_of_the_whole_list_in_every_order() {
-    let (_dir, service, backend) = fresh_file("pages.db").await;
+    let (_dir, service, backend, raw) = fresh_file("pages.db").await;
     let rows = (0..3_000)
         .map(|i| {
             let site = if i % 30 == 0 { "match" } else { "other" };
@@ -858,15 +860,12 @@ async fn every_page_of_a_search_is_its_slice_of_the_whole_list_in_every_order() 
         .collect();
     backend.import_batch(Vec::new(), rows).await.unwrap();
     // Few distinct counts, so most of the order is decided by the id among equal clicks.
-    service
-        .db()
-        .unwrap()
-        .write(|tx| {
-            tx.execute("UPDATE links SET clicks = (id * 7) % 5", [])
-                .map_err(linkdeck::backend::local::db_error)
-        })
-        .await
-        .unwrap();
+    raw.write(|tx| {
+        tx.execute("UPDATE links SET clicks = (id * 7) % 5", [])
+            .map_err(linkdeck::backend::local::db_error)
+    })
+    .await
+    .unwrap();
     let query = |sort, page| LinkQuery {
         search: Some("match.example".into()),
         by: linkdeck::domain::SearchBy::Url,
@@ -926,7 +925,7 @@ async fn every_page_of_a_search_is_its_slice_of_the_whole_list_in_every_order() 
 #[tokio::test]
 async fn large_searches_stay_exact_while_their_links_change() {
     use linkdeck::domain::LinkStatus;
-    let (_dir, service, backend) = fresh_file("large.db").await;
+    let (_dir, service, backend, db) = fresh_file("large.db").await;
     let rows = (0..10_000)
         .map(|i| {
             let mut input = LinkInput::with_url(format!("https://match.example/{i}"));
@@ -944,7 +943,6 @@ async fn large_searches_stay_exact_while_their_links_change() {
         })
         .collect();
     backend.import_batch(Vec::new(), rows).await.unwrap();
-    let db = service.db().unwrap().clone();
     db.write(|tx| {
         tx.execute("UPDATE links SET clicks = (id * 7) % 5", [])
             .map_err(linkdeck::backend::local::db_error)
@@ -1091,9 +1089,9 @@ async fn add_visits(h: &LocalHarness, id: Id, n: i64) {
 
 /// The rollup rows (one a day) a link's own traffic takes.
 async fn traffic_rows(h: &LocalHarness, id: Id) -> i64 {
-    h.service
-        .db()
-        .unwrap()
+    h.raw
+        .sqlite()
+        .await
         .read(move |conn| {
             conn.query_row(
                 "SELECT count(*) FROM link_traffic WHERE link_id = ?1",

@@ -9,6 +9,7 @@
 mod suite;
 mod embedded;
 mod pg_cluster;
+mod raw;
 
 use embedded::Embedded;
 use linkdeck::backend::local::pg::PgTarget;
@@ -31,7 +32,7 @@ pub async fn pg_harness() -> Option<PgHarness> {
 
 /// Runs `sql` on the harness's database directly (test setup only).
 async fn sql(h: &PgHarness, sql: &str, params: &[&(dyn tokio_postgres::types::ToSql + Sync)]) {
-    let client = h.service.pg().unwrap().client().await.unwrap();
+    let client = h.raw.pg().await.unwrap().client().await.unwrap();
     client.execute(sql, params).await.unwrap();
 }
 

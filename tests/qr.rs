@@ -5,6 +5,7 @@
 
 mod cli_support;
 mod common;
+mod raw;
 
 use cli_support::Env;
 use common::TestServer;

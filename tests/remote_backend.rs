@@ -13,6 +13,7 @@ mod common;
 mod counting_proxy;
 mod embedded;
 mod pg_cluster;
+mod raw;
 
 use std::sync::Arc;
 use std::time::Duration;
@@ -29,6 +30,7 @@ use linkdeck::backend::local::{LocalOptions, LocalService};
 use linkdeck::backend::remote::{ApiKey, RemoteBackend, RemoteOptions};
 use linkdeck::domain::{Domain, Error, FixedClock, Id, LinkInput, LinkQuery};
 use linkdeck::server::{ServeOptions, ServerHandle};
+use raw::RawDb;
 
 pub const PUBLIC_URL: &str = "http://links.test:8080";
 
@@ -39,6 +41,7 @@ pub struct RemoteHarness {
     _dir: TempDir,
     clock: Arc<FixedClock>,
     service: LocalService,
+    raw: RawDb,
     server: ServerHandle,
     mine_id: Id,
     theirs_id: Id,
@@ -69,8 +72,9 @@ impl RemoteHarness {
     async fn on(store: Store, opts: ServeOptions) -> RemoteHarness {
         let dir = tempfile::tempdir().unwrap();
         let clock = Arc::new(FixedClock::new(suite::start()));
+        let location = store.location(dir.path(), "links.db");
         let service = LocalService::open_at(
-            &store.location(dir.path(), "links.db"),
+            &location,
             LocalOptions {
                 public_url: PUBLIC_URL.into(),
                 timezone: zone(),
@@ -94,6 +98,7 @@ impl RemoteHarness {
             _dir: dir,
             clock,
             service,
+            raw: RawDb::new(location),
             server,
             mine_id,
             theirs_id,
@@ -153,7 +158,7 @@ impl suite::Harness for RemoteHarness {
             .unwrap()
     }
     async fn set_clicks(&self, id: Id, clicks: u64) {
-        embedded::set_clicks(&self.service, id, clicks).await;
+        self.raw.set_clicks(id, clicks).await;
     }
     async fn record_visits(&self, visits: Vec<linkdeck::backend::local::serving::VisitRow>) {
         self.service.record_visits(visits).await.unwrap();

@@ -7,6 +7,7 @@
 //! databases through [`store`] and [`serve`] below, never on a store of their own choosing.
 
 mod common;
+mod raw;
 
 #[path = "server/api.rs"]
 mod api;

@@ -8,6 +8,7 @@
 
 mod common;
 mod pg_cluster;
+mod raw;
 
 #[path = "server/api.rs"]
 mod api;

@@ -10,6 +10,7 @@
 
 mod common;
 mod pg_cluster;
+mod raw;
 
 #[path = "server_pg/instances.rs"]
 mod instances;

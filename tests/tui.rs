@@ -115,6 +115,8 @@ struct Db {
     _dir: TempDir,
     service: LocalService,
     backend: LocalBackend,
+    /// The same file through connections of the test's own.
+    raw: linkdeck_sqlite::Db,
 }
 
 fn now() -> Timestamp {
@@ -128,12 +130,14 @@ async fn db() -> Db {
         clock: Arc::new(FixedClock::new(now())),
         ..LocalOptions::default()
     };
-    let service = LocalService::open(&dir.path().join("links.db"), opts).unwrap();
+    let path = dir.path().join("links.db");
+    let service = LocalService::open(&path, opts).unwrap();
     let backend = service.default_backend().await.unwrap();
     Db {
         _dir: dir,
         service,
         backend,
+        raw: linkdeck_sqlite::Db::open(&path).unwrap(),
     }
 }
 
@@ -152,9 +156,7 @@ impl Db {
     }
 
     async fn set_clicks(&self, id: Id, clicks: u64) {
-        self.service
-            .db()
-            .unwrap()
+        self.raw
             .write(move |tx| {
                 tx.execute(
                     "UPDATE links SET clicks = ?1 WHERE id = ?2",
@@ -731,7 +733,7 @@ async fn the_header_names_the_backend_kind_once() {
         };
         opts.app_config(&db.backend, None).unwrap().location
     };
-    let path = db.service.db().unwrap().path().display().to_string();
+    let path = db.raw.path().display().to_string();
     let work = header("work");
     assert!(
         work.starts_with("local ") && work.ends_with("links.db"),

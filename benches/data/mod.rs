@@ -15,6 +15,7 @@ use rand::{Rng, SeedableRng};
 
 use linkdeck::backend::local::{LocalBackend, LocalOptions, LocalService};
 use linkdeck::domain::{FixedClock, LinkInput, SpaceInput};
+use linkdeck_sqlite::Db;
 
 /// Links in the benchmark database: `LINKDECK_BENCH_LINKS`, one million by default.
 pub fn link_count() -> usize {
@@ -152,7 +153,7 @@ pub fn database(n: usize) -> PathBuf {
             done += size;
             eprintln!("bench data: {done}/{n} links, {:.0?}", started.elapsed());
         }
-        set_clicks(&backend).await;
+        set_clicks(&partial).await;
         eprintln!(
             "bench data: {n} links in {:.1?} ({:.0} links/s)",
             started.elapsed(),
@@ -164,31 +165,24 @@ pub fn database(n: usize) -> PathBuf {
 }
 
 /// Clicks as visits would leave them: most links a few, one in ten many.
-async fn set_clicks(backend: &LocalBackend) {
-    backend
-        .service()
-        .db()
-        .unwrap()
-        .write(|tx| {
-            tx.execute_batch(
-                "UPDATE links SET clicks = CASE WHEN id % 10 = 0 THEN (id * 7919) % 5000
+async fn set_clicks(path: &Path) {
+    let db = Db::open(path).unwrap();
+    db.write(|tx| {
+        tx.execute_batch(
+            "UPDATE links SET clicks = CASE WHEN id % 10 = 0 THEN (id * 7919) % 5000
                                                  ELSE (id * 31) % 50 END;",
-            )
-            .map_err(linkdeck::backend::local::db_error)
-        })
-        .await
-        .unwrap();
+        )
+        .map_err(linkdeck::backend::local::db_error)
+    })
+    .await
+    .unwrap();
     // Close in a clean state so the WAL is folded back into the file.
-    backend
-        .service()
-        .db()
-        .unwrap()
-        .write(|tx| {
-            tx.query_row("PRAGMA wal_checkpoint(TRUNCATE)", [], |_| Ok(()))
-                .or(Ok(()))
-        })
-        .await
-        .unwrap();
+    db.write(|tx| {
+        tx.query_row("PRAGMA wal_checkpoint(TRUNCATE)", [], |_| Ok(()))
+            .or(Ok(()))
+    })
+    .await
+    .unwrap();
 }
 
 /// Opens the benchmark database of `n` links, building it first if needed.

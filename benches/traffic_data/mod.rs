@@ -24,6 +24,7 @@ use linkdeck::backend::local::serving::Interner;
 use linkdeck::backend::local::serving::{VisitBatch, VisitRow};
 use linkdeck::backend::local::{LocalBackend, LocalService};
 use linkdeck::domain::{Id, LinkInput, LinkQuery, SearchBy};
+use linkdeck_sqlite::Db;
 
 pub use data::{now, options};
 
@@ -42,6 +43,8 @@ pub fn visit_count() -> u64 {
 /// What the benchmarks look at.
 pub struct Traffic {
     pub backend: LocalBackend,
+    /// The same file through connections of the benchmark's own.
+    pub raw: Db,
     /// The link with a tenth of all visits (1,000,000 by default); public.
     pub hot: Id,
     pub hot_alias: String,
@@ -173,8 +176,7 @@ pub fn database(rt: &tokio::runtime::Runtime) -> PathBuf {
                 );
             }
         }
-        service
-            .db()
+        Db::open(&partial)
             .unwrap()
             .write(|tx| {
                 tx.query_row("PRAGMA wal_checkpoint(TRUNCATE)", [], |_| Ok(()))
@@ -209,8 +211,9 @@ pub fn open(rt: &tokio::runtime::Runtime) -> Traffic {
         .find(|l| l.alias == "hot")
         .expect("the hot link")
         .id;
+    let raw = Db::open(&path).unwrap();
     let (median, space) = rt
-        .block_on(service.db().unwrap().read(|conn| {
+        .block_on(raw.read(|conn| {
             let q = |sql: &str| {
                 conn.query_row(sql, [], |r| r.get::<_, Id>(0))
                     .map_err(linkdeck::backend::local::db_error)
@@ -223,6 +226,7 @@ pub fn open(rt: &tokio::runtime::Runtime) -> Traffic {
         .unwrap();
     Traffic {
         backend,
+        raw,
         hot,
         hot_alias: "hot".into(),
         median,
@@ -232,8 +236,8 @@ pub fn open(rt: &tokio::runtime::Runtime) -> Traffic {
 }
 
 /// Bytes on disk per table (and index), from SQLite's `dbstat`, largest first.
-pub fn table_bytes(rt: &tokio::runtime::Runtime, backend: &LocalBackend) -> Vec<(String, u64)> {
-    rt.block_on(backend.service().db().unwrap().read(|conn| {
+pub fn table_bytes(rt: &tokio::runtime::Runtime, raw: &Db) -> Vec<(String, u64)> {
+    rt.block_on(raw.read(|conn| {
         let mut stmt = conn
             .prepare("SELECT name, sum(pgsize) FROM dbstat GROUP BY name ORDER BY 2 DESC")
             .map_err(linkdeck::backend::local::db_error)?;

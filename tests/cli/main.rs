@@ -8,6 +8,8 @@ mod cli_support;
 mod common;
 #[path = "../pg_cluster/mod.rs"]
 mod pg_cluster;
+#[path = "../raw/mod.rs"]
+mod raw;
 #[path = "../stores/mod.rs"]
 #[macro_use]
 mod stores;

@@ -11,6 +11,7 @@ use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::time::Duration;
 
+use crate::raw::RawDb;
 use jiff::Timestamp;
 use linkdeck::backend::local::pg::PgTarget;
 use linkdeck::backend::local::{LocalOptions, LocalService, StoreLocation};
@@ -103,6 +104,8 @@ pub struct TestServer {
     pub dir: TempDir,
     pub location: StoreLocation,
     pub service: LocalService,
+    /// The same database through connections of the test's own.
+    pub raw: RawDb,
     pub clock: Arc<FixedClock>,
     pub handle: Option<ServerHandle>,
     pub base: String,
@@ -179,6 +182,7 @@ impl TestServer {
             .unwrap();
         TestServer {
             dir,
+            raw: RawDb::new(location.clone()),
             location,
             service,
             clock,
@@ -262,12 +266,12 @@ impl TestServer {
 
     /// Whether this server runs on PostgreSQL.
     pub fn on_postgres(&self) -> bool {
-        self.service.pg().is_some()
+        matches!(self.location, StoreLocation::Postgres(_))
     }
 
     /// A link's clicks and visit rows as stored in the database.
     pub async fn stored_clicks(&self, link_id: Id) -> (i64, i64) {
-        if let Some(pg) = self.service.pg() {
+        if let Some(pg) = self.raw.pg().await {
             let row = pg
                 .client()
                 .await
@@ -281,9 +285,9 @@ impl TestServer {
                 .unwrap();
             return (row.get(0), row.get(1));
         }
-        self.service
-            .db()
-            .unwrap()
+        self.raw
+            .sqlite()
+            .await
             .read(move |conn| {
                 let clicks: i64 = conn
                     .query_row("SELECT clicks FROM links WHERE id = ?1", [link_id], |r| {
@@ -306,7 +310,7 @@ impl TestServer {
     /// The visit rows of a link: (country, platform, referrer, language).
     pub async fn visits(&self, link_id: Id) -> Vec<LoggedVisit> {
         const SELECT: &str = "SELECT country, platform, referrer, language FROM visit_log";
-        if let Some(pg) = self.service.pg() {
+        if let Some(pg) = self.raw.pg().await {
             let sql = format!("{SELECT} WHERE link_id = $1 ORDER BY id");
             let rows = pg
                 .client()
@@ -320,9 +324,9 @@ impl TestServer {
                 .map(|r| (r.get(0), r.get(1), r.get(2), r.get(3)))
                 .collect();
         }
-        self.service
-            .db()
-            .unwrap()
+        self.raw
+            .sqlite()
+            .await
             .read(move |conn| {
                 let mut stmt = conn
                     .prepare(&format!("{SELECT} WHERE link_id = ?1 ORDER BY id"))
@@ -343,13 +347,13 @@ impl TestServer {
     /// Every visit row in the log, of whichever link.
     pub async fn logged_visits(&self) -> i64 {
         const SQL: &str = "SELECT count(*) FROM visit_log";
-        if let Some(pg) = self.service.pg() {
+        if let Some(pg) = self.raw.pg().await {
             let client = pg.client().await.unwrap();
             return client.query_one(SQL, &[]).await.unwrap().get(0);
         }
-        self.service
-            .db()
-            .unwrap()
+        self.raw
+            .sqlite()
+            .await
             .read(|conn| Ok(conn.query_row(SQL, [], |r| r.get(0)).unwrap()))
             .await
             .unwrap()
@@ -358,14 +362,14 @@ impl TestServer {
     /// The API keys as stored: (digest, prefix) of each.
     pub async fn stored_keys(&self) -> Vec<(Vec<u8>, String)> {
         const SQL: &str = "SELECT digest, prefix FROM api_keys ORDER BY id";
-        if let Some(pg) = self.service.pg() {
+        if let Some(pg) = self.raw.pg().await {
             let client = pg.client().await.unwrap();
             let rows = client.query(SQL, &[]).await.unwrap();
             return rows.iter().map(|r| (r.get(0), r.get(1))).collect();
         }
-        self.service
-            .db()
-            .unwrap()
+        self.raw
+            .sqlite()
+            .await
             .read(|conn| {
                 let mut stmt = conn.prepare(SQL).unwrap();
                 Ok(stmt
@@ -381,7 +385,7 @@ impl TestServer {
     /// How many bytes the database takes: SQLite's pages (after a checkpoint), or what
     /// PostgreSQL says this database's files hold.
     pub async fn stored_bytes(&self) -> u64 {
-        if let Some(pg) = self.service.pg() {
+        if let Some(pg) = self.raw.pg().await {
             let client = pg.client().await.unwrap();
             let row = client
                 .query_one("SELECT pg_database_size(current_database())", &[])
@@ -389,9 +393,9 @@ impl TestServer {
                 .unwrap();
             return row.get::<_, i64>(0) as u64;
         }
-        self.service
-            .db()
-            .unwrap()
+        self.raw
+            .sqlite()
+            .await
             .write(|tx| {
                 let pages: i64 = tx.query_row("PRAGMA page_count", [], |r| r.get(0)).unwrap();
                 let size: i64 = tx.query_row("PRAGMA page_size", [], |r| r.get(0)).unwrap();
@@ -405,7 +409,7 @@ impl TestServer {
     /// SQLite file and its write-ahead log; on PostgreSQL, after a checkpoint, this database's
     /// files and the cluster's write-ahead log.
     pub async fn files_on_disk(&self) -> Vec<PathBuf> {
-        let Some(pg) = self.service.pg() else {
+        let Some(pg) = self.raw.pg().await else {
             let db = self.dir.path().join("linkdeck.db");
             return vec![db.clone(), db.with_extension("db-wal")];
         };

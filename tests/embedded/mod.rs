@@ -4,6 +4,7 @@
 
 #![allow(dead_code)]
 
+use std::path::Path;
 use std::sync::Arc;
 
 use async_trait::async_trait;
@@ -15,6 +16,7 @@ use linkdeck::backend::Backend;
 use linkdeck::backend::local::{LocalBackend, LocalOptions, LocalService, StoreLocation};
 use linkdeck::domain::{Domain, FixedClock, Id};
 
+use crate::raw::RawDb;
 use crate::suite;
 
 pub const PUBLIC_URL: &str = "http://links.test:8080";
@@ -25,6 +27,8 @@ pub struct Embedded {
     pub clock: Arc<FixedClock>,
     pub location: StoreLocation,
     pub service: LocalService,
+    /// The same database through connections of the test's own.
+    pub raw: RawDb,
     pub mine: LocalBackend,
     pub theirs: LocalBackend,
 }
@@ -49,10 +53,19 @@ impl Embedded {
         Embedded {
             _dir: None,
             clock,
+            raw: RawDb::new(location.clone()),
             location,
             service,
             mine,
             theirs,
+        }
+    }
+
+    /// The database file; panics on PostgreSQL.
+    pub fn file(&self) -> &Path {
+        match &self.location {
+            StoreLocation::File(path) => path,
+            StoreLocation::Postgres(target) => panic!("{target} is not a SQLite file"),
         }
     }
 
@@ -101,38 +114,9 @@ impl suite::Harness for Embedded {
         owner.add_domain(name).await.unwrap()
     }
     async fn set_clicks(&self, id: Id, clicks: u64) {
-        set_clicks(&self.service, id, clicks).await;
+        self.raw.set_clicks(id, clicks).await;
     }
     async fn record_visits(&self, visits: Vec<linkdeck::backend::local::serving::VisitRow>) {
         self.service.record_visits(visits).await.unwrap();
     }
-}
-
-/// Gives link `id` a click total straight in the database, on either store (test setup only).
-pub async fn set_clicks(service: &LocalService, id: Id, clicks: u64) {
-    let clicks = clicks as i64;
-    if let Some(pg) = service.pg() {
-        let client = pg.client().await.unwrap();
-        client
-            .execute(
-                "UPDATE links SET clicks = $1 WHERE id = $2",
-                &[&clicks, &id],
-            )
-            .await
-            .unwrap();
-        return;
-    }
-    service
-        .db()
-        .unwrap()
-        .write(move |tx| {
-            tx.execute(
-                "UPDATE links SET clicks = ?1 WHERE id = ?2",
-                rusqlite::params![clicks, id],
-            )
-            .map_err(linkdeck::backend::local::db_error)?;
-            Ok(())
-        })
-        .await
-        .unwrap();
 }

@@ -38,7 +38,7 @@ async fn total(backend: &LocalBackend, scope: StatsScope) -> u64 {
 
 /// How many rows `sql` (a count) finds for `id`.
 async fn count(h: &PgHarness, sql: &str, id: Id) -> i64 {
-    let client = h.service.pg().unwrap().client().await.unwrap();
+    let client = h.raw.pg().await.unwrap().client().await.unwrap();
     client.query_one(sql, &[&id]).await.unwrap().get(0)
 }
 
@@ -52,7 +52,7 @@ async fn link_rows(h: &PgHarness, link: Id) -> i64 {
 }
 
 async fn scope_rows(h: &PgHarness, scope: i32, id: Id) -> i64 {
-    let client = h.service.pg().unwrap().client().await.unwrap();
+    let client = h.raw.pg().await.unwrap().client().await.unwrap();
     client
         .query_one(
             "SELECT count(*) FROM scope_traffic WHERE scope = $1 AND scope_id = $2",

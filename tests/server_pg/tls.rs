@@ -64,32 +64,46 @@ impl TlsDb {
     }
 }
 
-/// The embedded service on `url`, in this process.
-async fn open(url: &str) -> Result<LocalService, String> {
-    let target = PgTarget::parse(url)?.with_password(PASSWORD);
-    LocalService::open_at(&StoreLocation::Postgres(target), LocalOptions::default())
-        .await
-        .map_err(|e| e.to_string())
+/// The embedded service on a database, and a plain connection of the test's own to the same
+/// database (under no application name: not one of linkdeck's) from which the server is asked
+/// about the service's connections.
+struct Opened {
+    service: LocalService,
+    watcher: tokio_postgres::Client,
 }
 
-/// Whether a connection of the service's pool is encrypted, as the server sees it.
-async fn encrypted(service: &LocalService) -> bool {
-    let client = service.pg().unwrap().client().await.unwrap();
-    client
-        .query_one(
-            "SELECT ssl FROM pg_stat_ssl WHERE pid = pg_backend_pid()",
-            &[],
-        )
+/// The embedded service on `url`, in this process.
+async fn open(url: &str) -> Result<Opened, String> {
+    let target = PgTarget::parse(url)?.with_password(PASSWORD);
+    let service = LocalService::open_at(&StoreLocation::Postgres(target), LocalOptions::default())
         .await
-        .unwrap()
-        .get(0)
+        .map_err(|e| e.to_string())?;
+    let (bare, _) = url.split_once('?').unwrap_or((url, ""));
+    let mut config: tokio_postgres::Config = bare.parse().unwrap();
+    config.password(PASSWORD);
+    let (watcher, connection) = config.connect(tokio_postgres::NoTls).await.unwrap();
+    tokio::spawn(connection);
+    Ok(Opened { service, watcher })
+}
+
+/// Whether the connections of the service's pool are encrypted, as the server sees them. One
+/// connector makes them all, so they are all encrypted or none is.
+async fn encrypted(opened: &Opened) -> bool {
+    // A statement of the service's leaves a connection in its pool.
+    opened.service.ping().await.unwrap();
+    let (tls, all) = held(opened).await;
+    assert!(
+        tls == 0 || tls == all,
+        "{tls} of {all} connections encrypted"
+    );
+    tls > 0
 }
 
 /// Of the connections linkdeck holds open to the service's database now (the pool's and the
 /// change listener's): how many are encrypted, and how many there are.
-async fn held(service: &LocalService) -> (i64, i64) {
-    let client = service.pg().unwrap().client().await.unwrap();
-    let row = client
+async fn held(opened: &Opened) -> (i64, i64) {
+    let row = opened
+        .watcher
         .query_one(
             "SELECT count(*) FILTER (WHERE s.ssl), count(*)
                FROM pg_stat_activity a JOIN pg_stat_ssl s USING (pid)

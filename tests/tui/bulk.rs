@@ -175,7 +175,7 @@ async fn a_link_created_by_the_cli_shows_in_the_running_app_within_two_seconds()
     let home = tempfile::tempdir().unwrap();
     let status = std::process::Command::new(env!("CARGO_BIN_EXE_linkdeck"))
         .arg("--db")
-        .arg(db.service.db().unwrap().path())
+        .arg(db.raw.path())
         .args([
             "links",
             "create",
@@ -211,7 +211,7 @@ async fn the_cursor_stays_on_its_link_when_links_arrive_above_it() {
     tui.wait_text("▶ first").await;
     // Another handle on the file: a change from elsewhere.
     let other = linkdeck::backend::local::LocalService::open(
-        db.service.db().unwrap().path(),
+        db.raw.path(),
         linkdeck::backend::local::LocalOptions::default(),
     )
     .unwrap()

@@ -106,19 +106,10 @@ impl std::fmt::Display for StoreLocation {
     }
 }
 
-/// The store under the service's rules, by kind: what the operations not yet written against
-/// the storage contract still choose between.
-#[derive(Clone, Debug)]
-enum Backing {
-    Sqlite(Db),
-    Postgres(pg::Pg),
-}
-
 /// The embedded service over one database. Cloning is cheap.
 #[derive(Clone, Debug)]
 pub struct LocalService {
-    backing: Backing,
-    /// The same database behind the storage contract.
+    /// The database, whichever store holds it: chosen where it is opened, and nowhere else.
     store: Arc<dyn Store>,
     opts: Arc<LocalOptions>,
     titles: Option<Arc<titles::TitleFetcher>>,
@@ -128,7 +119,7 @@ impl LocalService {
     /// Opens (creating if needed) the SQLite database at `path`.
     pub fn open(path: &Path, opts: LocalOptions) -> Result<LocalService> {
         let db = Db::open_noting(path, opts.upgrade_notice)?;
-        let service = Self::over(Backing::Sqlite(db), opts);
+        let service = Self::over(Arc::new(db), opts);
         // What has been in the trash long enough goes now; a database busy with another
         // program is left for the next time.
         if let Err(e) = service.purge_due_blocking() {
@@ -148,53 +139,27 @@ impl LocalService {
             }
             StoreLocation::Postgres(target) => {
                 let pg = pg::Pg::connect(target).await?;
-                Ok(Self::over(Backing::Postgres(pg), opts))
+                Ok(Self::over(Arc::new(pg), opts))
             }
         }
     }
 
-    fn over(backing: Backing, opts: LocalOptions) -> LocalService {
-        let store: Arc<dyn Store> = match &backing {
-            Backing::Sqlite(db) => Arc::new(db.clone()),
-            Backing::Postgres(pg) => Arc::new(pg.clone()),
-        };
+    fn over(store: Arc<dyn Store>, opts: LocalOptions) -> LocalService {
         let titles = opts
             .fetch_titles
             .then(|| Arc::new(titles::TitleFetcher::new(opts.title_fetch_allow.clone())));
         LocalService {
-            backing,
             store,
             opts: Arc::new(opts),
             titles,
         }
     }
 
-    /// The SQLite database: for each operation's SQLite branch (every operation has a
-    /// PostgreSQL one too, taken first), and for tools and tests that read the file directly.
-    /// On a PostgreSQL database it answers that a SQLite file was expected.
-    pub fn db(&self) -> Result<&Db> {
-        match &self.backing {
-            Backing::Sqlite(db) => Ok(db),
-            Backing::Postgres(pg) => Err(Error::Unavailable(format!(
-                "this needs a SQLite database file, and {} is a PostgreSQL database",
-                pg.target()
-            ))),
-        }
-    }
-
-    /// The PostgreSQL database, when the service runs on one.
     /// Brings every limited or rotating link's click count up to the clicks reserved for it in
     /// the database, before a server starts: a server that was killed had reserved clicks it
     /// never wrote into the links. (SQLite counts in the link row itself: nothing to do.)
     pub async fn settle_reserved_clicks(&self) -> Result<()> {
         self.store.settle_reserved_clicks().await
-    }
-
-    pub fn pg(&self) -> Option<&pg::Pg> {
-        match &self.backing {
-            Backing::Postgres(pg) => Some(pg),
-            Backing::Sqlite(_) => None,
-        }
     }
 
     /// Asks the database something trivial: whether it can be reached and read now.
