@@ -5,8 +5,8 @@ use jiff::Timestamp;
 use linkdeck_store::{KeyInfo, Keys, LiveKey};
 use tokio_postgres::Row;
 
-use super::pg_error;
-use super::tx::PgTx;
+use crate::error::pg_error;
+use crate::tx::PgTx;
 use linkdeck_domain::{Id, Result};
 
 /// The key's columns with its owner's name, from `k` (a key row) joined to `o` (owners).

@@ -5,8 +5,8 @@
 use deadpool_postgres::GenericClient;
 use linkdeck_store::{LinkColumns, Redirects};
 
-use super::pg_error;
-use super::tx::PgTx;
+use crate::error::pg_error;
+use crate::tx::PgTx;
 use linkdeck_domain::{Id, Result};
 
 /// The domain whose host is `host` or, failing that, `bare` (the host without its port); both
