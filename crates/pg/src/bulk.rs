@@ -3,7 +3,7 @@
 //! [`Change`]s; they are typed here as PostgreSQL's columns are, and earlier values come back in
 //! the same shape.
 
-use std::collections::{BTreeMap, BTreeSet};
+use std::collections::BTreeSet;
 
 use deadpool_postgres::GenericClient;
 use jiff::Timestamp;
@@ -13,69 +13,21 @@ use roaring::RoaringTreemap;
 use tokio_postgres::Row;
 use tokio_postgres::types::ToSql;
 
-use super::tx::PgTx;
-use super::{Args, col, rows, traffic, trash};
+use crate::link_moves::{SpaceMoves, lock, move_links, withdraw};
+use crate::sql::{Args, all, col, rows};
+use crate::tx::PgTx;
 use linkdeck_domain::{Error, Id, Result};
-use linkdeck_store::traffic::Shift;
 
 /// Which of `ids` are links of `owner`, in id order.
 pub async fn existing<C: GenericClient>(c: &C, owner: Id, ids: &BTreeSet<Id>) -> Result<Vec<Id>> {
     let ids: Vec<Id> = ids.iter().copied().filter(|&id| id > 0).collect();
-    rows(
+    all(
         c,
         "SELECT id FROM links WHERE owner_id = $1 AND id = ANY($2) ORDER BY id",
         &[&owner, &ids],
+        |r| col(r, 0),
     )
-    .await?
-    .iter()
-    .map(|r| col(r, 0))
-    .collect()
-}
-
-/// Locks the owner's links among `ids` (ascending) in id order, as the click writer does, before
-/// a bulk change writes them: a work of many chunks takes all its links' rows first and only
-/// then their traffic rows (see [`SpaceMoves`]), so it never waits for a writer that waits for it.
-pub async fn lock<C: GenericClient>(c: &C, owner: Id, ids: &[Id]) -> Result<()> {
-    rows(
-        c,
-        "SELECT id FROM links WHERE owner_id = $1 AND id = ANY($2) ORDER BY id FOR UPDATE",
-        &[&owner, &ids],
-    )
-    .await?;
-    Ok(())
-}
-
-/// The links a bulk work moved between spaces, gathered over its chunks: where each was first
-/// and where it is now. Their traffic follows them once, when the work is done.
-#[derive(Debug, Default)]
-pub struct SpaceMoves(BTreeMap<Id, (Option<Id>, Option<Id>)>);
-
-impl SpaceMoves {
-    /// Notes what [`update`] changed, if `changes` set a space.
-    pub fn note(&mut self, changes: &[Change], changed: &[Earlier]) {
-        let Some(at) = changes.iter().position(|(c, _)| *c == "space_id") else {
-            return;
-        };
-        let space = |v: &Value| match v {
-            Value::Integer(id) => Some(*id),
-            _ => None,
-        };
-        let to = space(&changes[at].1);
-        for (id, earlier) in changed {
-            let from = earlier.get(at).and_then(space);
-            self.0.entry(*id).or_insert((from, to)).1 = to;
-        }
-    }
-
-    /// Moves the links' traffic from the spaces they were in to the ones they are in.
-    pub async fn apply<C: GenericClient>(self, c: &C, owner: Id) -> Result<()> {
-        let moves: Vec<(Id, Shift)> = self
-            .0
-            .into_iter()
-            .map(|(id, (from, to))| (id, Shift::Move { from, to }))
-            .collect();
-        traffic::shift(c, owner, &moves).await
-    }
+    .await
 }
 
 /// How a bulk-settable column is typed on PostgreSQL.
@@ -225,10 +177,10 @@ impl<C: GenericClient + Sync> Bulk for PgTx<'_, C> {
     ) -> Result<u64> {
         let mut homes = Vec::new();
         for chunk in chunks(ids) {
-            homes.extend(self.wait(trash::move_links(self.c, owner, &chunk, batch))?);
+            homes.extend(self.wait(move_links(self.c, owner, &chunk, batch))?);
             step(chunk.len() as u64)?;
         }
-        self.wait(trash::withdraw(self.c, owner, &homes))?;
+        self.wait(withdraw(self.c, owner, &homes))?;
         Ok(homes.len() as u64)
     }
 }

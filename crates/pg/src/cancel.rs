@@ -14,7 +14,7 @@ use tokio::runtime::Handle;
 use tokio_postgres::CancelToken;
 use tokio_postgres_rustls::MakeRustlsConnect;
 
-use super::Pg;
+use crate::pool::Pg;
 
 const RUNNING: u8 = 0;
 const FINISHED: u8 = 1;
@@ -35,7 +35,7 @@ pub struct Finish {
 
 impl Pg {
     /// The two ends of a read on `client` whose caller may give up on it.
-    pub(super) fn watch(&self, client: &Object) -> (Waiting, Finish) {
+    pub(crate) fn watch(&self, client: &Object) -> (Waiting, Finish) {
         let state = Arc::new(AtomicU8::new(RUNNING));
         let waiting = Waiting {
             state: state.clone(),

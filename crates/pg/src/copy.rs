@@ -9,7 +9,9 @@ use tokio::sync::mpsc;
 use tokio_postgres::binary_copy::{BinaryCopyInWriter, BinaryCopyOutStream};
 use tokio_postgres::types::{IsNull, ToSql, Type, to_sql_checked};
 
-use super::{Pg, pg_error};
+use crate::error::pg_error;
+use crate::pool::Pg;
+use crate::sql::snapshot;
 use linkdeck_domain::{Error, Id, Result};
 use linkdeck_store::copy::{Batch, CHUNK, Cell, Kind, Moved, RECOUNT, Row, TABLES, Table};
 
@@ -33,18 +35,6 @@ pub async fn counts(pg: &Pg) -> Result<Vec<u64>> {
     Ok(counts)
 }
 
-async fn snapshot(
-    client: &mut deadpool_postgres::Object,
-) -> Result<deadpool_postgres::Transaction<'_>> {
-    client
-        .build_transaction()
-        .isolation_level(tokio_postgres::IsolationLevel::RepeatableRead)
-        .read_only(true)
-        .start()
-        .await
-        .map_err(pg_error)
-}
-
 /// The highest link id ever given out: stored, trashed, or taken from the sequence and deleted.
 pub async fn id_mark(pg: &Pg) -> Result<Id> {
     let client = pg.client().await?;
@@ -64,7 +54,7 @@ pub async fn id_mark(pg: &Pg) -> Result<Id> {
 /// Sends every table, in one read snapshot, then [`Batch::Done`].
 pub async fn read(pg: &Pg, out: mpsc::Sender<Batch>) -> Result<()> {
     // Limited links' clicks are exact in their quota rows; the copy carries them in the links.
-    super::quota::settle_all(pg).await?;
+    crate::quota::settle_all(pg).await?;
     let mut client = pg.client().await?;
     let tx = snapshot(&mut client).await?;
     for (index, table) in TABLES.iter().enumerate() {
@@ -210,7 +200,7 @@ pub async fn write(
         .map_err(pg_error)?;
     tx.batch_execute(RECOUNT).await.map_err(pg_error)?;
     // The quota rows of limited and rotating links, which the triggers set aside make.
-    tx.batch_execute(super::quota::FILL)
+    tx.batch_execute(crate::quota::FILL)
         .await
         .map_err(pg_error)?;
     for table in TABLES.iter().filter(|t| t.identity) {

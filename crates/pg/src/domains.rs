@@ -7,8 +7,10 @@ use jiff::Timestamp;
 use linkdeck_store::Domains;
 use linkdeck_store::words::host_in_use;
 
-use super::tx::PgTx;
-use super::{col, count, is_unique_violation, pg_error, row, rows, traffic, value};
+use crate::error::{is_unique_violation, pg_error};
+use crate::sql::{col, count, exists, one, page, value};
+use crate::traffic;
+use crate::tx::PgTx;
 use linkdeck_domain::{Domain, Error, Id, Result};
 use linkdeck_store::time;
 use linkdeck_store::traffic::Scope;
@@ -27,49 +29,44 @@ pub fn from_row(row: &Row, at: usize) -> Result<Domain> {
 }
 
 pub async fn get<C: GenericClient>(c: &C, owner: Id, id: Id) -> Result<Option<Domain>> {
-    row(
-        c,
-        &format!("SELECT {COLUMNS} FROM domains WHERE id = $1 AND owner_id = $2"),
-        &[&id, &owner],
-    )
-    .await?
-    .map(|r| from_row(&r, 0))
-    .transpose()
+    select(c, owner, id, "").await
 }
 
 /// The owner's domain `id`, locked against every other writer until the transaction ends (a
 /// removal checks its links under this lock).
 pub async fn get_for_update<C: GenericClient>(c: &C, owner: Id, id: Id) -> Result<Option<Domain>> {
-    row(
+    select(c, owner, id, " FOR UPDATE").await
+}
+
+/// The owner's domain `id`, read with `lock` after its statement.
+async fn select<C: GenericClient>(c: &C, owner: Id, id: Id, lock: &str) -> Result<Option<Domain>> {
+    one(
         c,
-        &format!("SELECT {COLUMNS} FROM domains WHERE id = $1 AND owner_id = $2 FOR UPDATE"),
+        &format!("SELECT {COLUMNS} FROM domains WHERE id = $1 AND owner_id = $2{lock}"),
         &[&id, &owner],
+        |r| from_row(r, 0),
     )
-    .await?
-    .map(|r| from_row(&r, 0))
-    .transpose()
+    .await
 }
 
 /// Whether domain `id` is the owner's, holding it against removal until the transaction ends.
 pub async fn is_mine<C: GenericClient>(c: &C, owner: Id, id: Id) -> Result<bool> {
-    Ok(row(
+    exists(
         c,
         "SELECT 1 FROM domains WHERE id = $1 AND owner_id = $2 FOR KEY SHARE",
         &[&id, &owner],
     )
-    .await?
-    .is_some())
+    .await
 }
 
 /// Whether any owner's domain already has this name or host (a host serves one owner).
 pub async fn name_taken<C: GenericClient>(c: &C, name: &str, host: &str) -> Result<bool> {
-    Ok(row(
+    exists(
         c,
         "SELECT 1 FROM domains WHERE lower(name) = lower($1) OR lower(host) = lower($2)",
         &[&name, &host],
     )
-    .await?
-    .is_some())
+    .await
 }
 
 /// Adds a domain; a name or host another writer took meanwhile is the same field error as one
@@ -142,24 +139,22 @@ pub async fn list<C: GenericClient>(
     offset: u64,
     limit: u32,
 ) -> Result<(Vec<Domain>, u64)> {
-    let total: i64 = value(
+    page(
         tx,
-        "SELECT count(*) FROM domains WHERE owner_id = $1",
-        &[&owner],
-    )
-    .await?;
-    let items = rows(
-        tx,
-        &format!(
-            "SELECT {COLUMNS} FROM domains WHERE owner_id = $1 ORDER BY id DESC LIMIT $2 OFFSET $3"
+        (
+            "SELECT count(*) FROM domains WHERE owner_id = $1",
+            &[&owner],
         ),
-        &[&owner, &i64::from(limit), &(offset as i64)],
+        (
+            &format!(
+                "SELECT {COLUMNS} FROM domains WHERE owner_id = $1 \
+                 ORDER BY id DESC LIMIT $2 OFFSET $3"
+            ),
+            &[&owner, &i64::from(limit), &(offset as i64)],
+        ),
+        |r| from_row(r, 0),
     )
-    .await?
-    .iter()
-    .map(|r| from_row(r, 0))
-    .collect::<Result<Vec<_>>>()?;
-    Ok((items, count(total)))
+    .await
 }
 
 impl<C: GenericClient + Sync> Domains for PgTx<'_, C> {

@@ -20,7 +20,11 @@ use std::collections::{BTreeMap, BTreeSet, HashMap};
 use deadpool_postgres::Transaction;
 use tokio::runtime::Handle;
 
-use super::{Pg, col, links, pg_error, rows, spaces, traffic, visits};
+use crate::error::pg_error;
+use crate::pool::Pg;
+use crate::sql::{all, col, rows, write};
+use crate::tx::end;
+use crate::{links, spaces, traffic, visits};
 use linkdeck_domain::{Color, Dimension, Error, Id, LinkField, Result, TrafficHour};
 use linkdeck_store::traffic::history_days;
 use linkdeck_store::traffic::values::Interner;
@@ -35,7 +39,7 @@ pub fn run<T>(
     body: impl FnOnce(PgImport<'_, '_>) -> Result<T>,
 ) -> Result<T> {
     let mut client = runtime.block_on(pg.client())?;
-    let tx = runtime.block_on(client.transaction()).map_err(pg_error)?;
+    let tx = runtime.block_on(write(&mut client))?;
     // The links table grows by the import within this one transaction, where no statistics
     // follow it: a plan made once and kept (as prepared statements' plans are) would go on
     // scanning the whole table for every alias. Each statement is planned for the table as it is.
@@ -51,18 +55,8 @@ pub fn run<T>(
         scopes: BTreeMap::new(),
         interner: Interner::default(),
     };
-    let out = body(store);
-    match out {
-        Ok(value) => {
-            runtime.block_on(tx.commit()).map_err(pg_error)?;
-            Ok(value)
-        }
-        Err(e) => {
-            // Nothing is written; a failed rollback leaves it to the closed connection.
-            let _ = runtime.block_on(tx.rollback());
-            Err(e)
-        }
-    }
+    let done = body(store);
+    end(runtime, tx, done)
 }
 
 /// A link waiting for its chunk's COPY: its row, its clicks besides its history's, its history.
@@ -102,25 +96,21 @@ fn taken_meanwhile(e: Error) -> Error {
 impl ImportStore for PgImport<'_, '_> {
     fn space_names(&mut self, owner: Id) -> Result<Vec<(Id, String)>> {
         // Held against a delete (not against edits) until the import ends.
-        self.block_on(rows(
+        self.block_on(all(
             self.tx,
             "SELECT id, name FROM spaces WHERE owner_id = $1 ORDER BY id FOR KEY SHARE",
             &[&owner],
-        ))?
-        .iter()
-        .map(|r| Ok((col(r, 0)?, col(r, 1)?)))
-        .collect()
+            |r| Ok((col(r, 0)?, col(r, 1)?)),
+        ))
     }
 
     fn domain_ids(&mut self, owner: Id) -> Result<Vec<Id>> {
-        self.block_on(rows(
+        self.block_on(all(
             self.tx,
             "SELECT id FROM domains WHERE owner_id = $1 ORDER BY id FOR KEY SHARE",
             &[&owner],
-        ))?
-        .iter()
-        .map(|r| col(r, 0))
-        .collect()
+            |r| col(r, 0),
+        ))
     }
 
     fn space_named(&mut self, owner: Id, name: &str) -> Result<Option<Id>> {
@@ -209,16 +199,13 @@ impl ImportStore for PgImport<'_, '_> {
         self.intern(&staged)?;
         let n = staged.len() as i64;
         // Ids from the table's own sequence: never given out before, nor after, to anyone else.
-        let mut ids: Vec<Id> = self
-            .block_on(rows(
-                self.tx,
-                "SELECT nextval(pg_get_serial_sequence('links', 'id')) \
-                 FROM generate_series(1, $1::bigint)",
-                &[&n],
-            ))?
-            .iter()
-            .map(|r| col(r, 0))
-            .collect::<Result<_>>()?;
+        let mut ids: Vec<Id> = self.block_on(all(
+            self.tx,
+            "SELECT nextval(pg_get_serial_sequence('links', 'id')) \
+             FROM generate_series(1, $1::bigint)",
+            &[&n],
+            |r| col(r, 0),
+        ))?;
         ids.sort_unstable();
         let mut deltas = RowDeltas::default();
         let mut rows: Vec<(Id, &LinkRow, i64)> = Vec::with_capacity(staged.len());

@@ -5,8 +5,9 @@ use jiff::Timestamp;
 use linkdeck_store::{KeyInfo, Keys, LiveKey};
 use tokio_postgres::Row;
 
-use super::pg_error;
-use super::tx::PgTx;
+use crate::error::pg_error;
+use crate::sql::row;
+use crate::tx::PgTx;
 use linkdeck_domain::{Id, Result};
 
 /// The key's columns with its owner's name, from `k` (a key row) joined to `o` (owners).
@@ -86,19 +87,13 @@ impl<C: GenericClient + Sync> Keys for PgTx<'_, C> {
     }
 
     fn live_key(&self, digest: &[u8]) -> Result<Option<LiveKey>> {
-        let row = self.wait(async {
-            let stmt = self
-                .c
-                .prepare_cached(
-                    "SELECT id, owner_id, digest FROM api_keys
+        let found = self.wait(row(
+            self.c,
+            "SELECT id, owner_id, digest FROM api_keys
                      WHERE digest = $1 AND revoked_at IS NULL",
-                )
-                .await?;
-            self.c.query_opt(&stmt, &[&digest]).await
-        });
-        Ok(row
-            .map_err(pg_error)?
-            .map(|r| (r.get(0), r.get(1), r.get(2))))
+            &[&digest],
+        ))?;
+        Ok(found.map(|r| (r.get(0), r.get(1), r.get(2))))
     }
 
     fn touch_key(&self, id: Id, now: Timestamp) -> Result<()> {

@@ -13,11 +13,10 @@ use linkdeck_store::{
     LinkRow, Links, parse_rotation, parse_rules, rotation_json, rules_json, target_type, time,
 };
 
-use super::tx::PgTx;
-use super::{
-    col, domains, is_foreign_key_violation, is_unique_violation, pg_error, row, rows, spaces,
-    traffic,
-};
+use crate::error::{is_foreign_key_violation, is_unique_violation, pg_error};
+use crate::sql::{all, col, exists, one, row};
+use crate::tx::PgTx;
+use crate::{domains, spaces, traffic};
 use linkdeck_domain::{Error, Id, Link, LinkField, Result};
 use linkdeck_store::traffic::Shift;
 
@@ -56,30 +55,27 @@ pub fn link_from_row(r: &Row) -> Result<Link> {
 }
 
 pub async fn get<C: GenericClient>(c: &C, owner: Id, id: Id) -> Result<Option<Link>> {
-    row(
+    one(
         c,
         &format!("SELECT {READ_COLUMNS} FROM {READ_FROM} WHERE l.id = $1 AND l.owner_id = $2"),
         &[&id, &owner],
+        link_from_row,
     )
-    .await?
-    .map(|r| link_from_row(&r))
-    .transpose()
+    .await
 }
 
 /// Up to `limit` links of `owner` with ids above `after`, oldest first (a keyset scan).
 pub async fn after<C: GenericClient>(c: &C, owner: Id, after: Id, limit: u32) -> Result<Vec<Link>> {
-    rows(
+    all(
         c,
         &format!(
             "SELECT {READ_COLUMNS} FROM {READ_FROM} WHERE l.owner_id = $1 AND l.id > $2 \
              ORDER BY l.id ASC LIMIT $3"
         ),
         &[&owner, &after, &i64::from(limit)],
+        link_from_row,
     )
-    .await?
-    .iter()
-    .map(link_from_row)
-    .collect()
+    .await
 }
 
 /// The writable columns of the owner's link `id`, locked for the rest of the transaction so
@@ -307,14 +303,13 @@ pub async fn alias_taken<C: GenericClient>(
     except: Option<Id>,
 ) -> Result<bool> {
     // The expressions are those of the unique index `links_alias`.
-    Ok(row(
+    exists(
         c,
         "SELECT 1 FROM links WHERE coalesce(domain_id, 0) = $1 AND lower(alias) = lower($2) \
          AND id IS DISTINCT FROM $3",
         &[&domain.unwrap_or(0), &alias, &except],
     )
-    .await?
-    .is_some())
+    .await
 }
 
 /// The destination of `owner`'s link with `alias` in `domain` (without case), if it has one.
@@ -325,15 +320,14 @@ pub async fn own_link_url<C: GenericClient>(
     alias: &str,
 ) -> Result<Option<String>> {
     // The expressions are those of the unique index `links_alias`.
-    row(
+    one(
         c,
         "SELECT url FROM links WHERE coalesce(domain_id, 0) = $1 AND lower(alias) = lower($2) \
          AND owner_id = $3",
         &[&domain.unwrap_or(0), &alias, &owner],
+        |r| col(r, 0),
     )
-    .await?
-    .map(|r| col::<String>(&r, 0))
-    .transpose()
+    .await
 }
 
 /// Sets the title of link `id` if its url is still `url` (a fetched title that arrives after

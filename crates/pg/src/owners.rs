@@ -6,8 +6,8 @@ use tokio_postgres::Row;
 use deadpool_postgres::GenericClient;
 use linkdeck_store::Owners;
 
-use super::tx::PgTx;
-use super::{is_unique_violation, pg_error};
+use crate::error::{is_unique_violation, pg_error};
+use crate::tx::PgTx;
 use linkdeck_domain::{Error, Id, Owner, Result};
 
 fn owner(row: &Row) -> Owner {

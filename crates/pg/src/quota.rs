@@ -8,7 +8,9 @@ use std::collections::{BTreeMap, HashMap};
 
 use deadpool_postgres::{GenericClient, Object};
 
-use super::{Pg, col, pg_error, pool_error};
+use crate::error::{pg_error, pool_error};
+use crate::pool::Pg;
+use crate::sql::col;
 use linkdeck_domain::{Id, Result};
 use linkdeck_store::quota::{self, Asked, Granted, Reserved};
 

@@ -5,8 +5,9 @@
 use deadpool_postgres::GenericClient;
 use linkdeck_store::{LinkColumns, Redirects};
 
-use super::pg_error;
-use super::tx::PgTx;
+use crate::error::pg_error;
+use crate::sql::row;
+use crate::tx::PgTx;
 use linkdeck_domain::{Id, Result};
 
 /// The domain whose host is `host` or, failing that, `bare` (the host without its port); both
@@ -16,18 +17,14 @@ async fn domain_for_host<C: GenericClient>(
     host: &str,
     bare: &str,
 ) -> Result<Option<Id>> {
-    let stmt = client
-        .prepare_cached(
-            "SELECT id FROM domains WHERE lower(host) IN ($1, $2)
+    let found = row(
+        client,
+        "SELECT id FROM domains WHERE lower(host) IN ($1, $2)
              ORDER BY lower(host) = $1 DESC LIMIT 1",
-        )
-        .await
-        .map_err(pg_error)?;
-    let row = client
-        .query_opt(&stmt, &[&host, &bare])
-        .await
-        .map_err(pg_error)?;
-    Ok(row.map(|r| r.get(0)))
+        &[&host, &bare],
+    )
+    .await?;
+    Ok(found.map(|r| r.get(0)))
 }
 
 /// The link `alias` (without case) among the links of `domain`, or among the links without a
@@ -41,22 +38,18 @@ async fn resolve_in_domain<C: GenericClient>(
     // rotating link's exact count and turn are its quota row's (`quota.rs`): the link row
     // follows them only in the click writers' batches, and a preview or status read between
     // must already see a link used up.
-    let stmt = client
-        .prepare_cached(
-            "SELECT l.id, l.owner_id, l.alias, l.url, l.password_hash, l.disabled, l.public,
+    let found = row(
+        client,
+        "SELECT l.id, l.owner_id, l.alias, l.url, l.password_hash, l.disabled, l.public,
                     l.expiration_url, l.expiration_clicks, l.ends_at,
                     GREATEST(l.clicks, coalesce(q.used, 0)), l.target_type, l.geo_target,
                     l.platform_target, l.rotation_target, coalesce(q.position, l.last_rotation)
              FROM links l LEFT JOIN click_quota q ON q.link_id = l.id
              WHERE coalesce(l.domain_id, 0) = $1 AND lower(l.alias) = lower($2)",
-        )
-        .await
-        .map_err(pg_error)?;
-    let row = client
-        .query_opt(&stmt, &[&domain.unwrap_or(0), &alias])
-        .await
-        .map_err(pg_error)?;
-    Ok(row.map(|r| LinkColumns {
+        &[&domain.unwrap_or(0), &alias],
+    )
+    .await?;
+    Ok(found.map(|r| LinkColumns {
         id: r.get(0),
         owner_id: r.get(1),
         alias: r.get(2),

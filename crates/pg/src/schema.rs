@@ -8,7 +8,7 @@
 
 use tokio_postgres::Client;
 
-use super::pg_error;
+use crate::error::pg_error;
 use linkdeck_domain::{Error, Result};
 
 /// A fixed number for `pg_advisory_xact_lock`: "linkdeck migrations".

@@ -17,9 +17,9 @@ use linkdeck_store::{
 };
 use roaring::RoaringTreemap;
 
-use super::links::link_from_row;
-use super::tx::PgTx;
-use super::{Args, col, count, rows, value};
+use crate::links::link_from_row;
+use crate::sql::{Args, all, col, count, value};
+use crate::tx::PgTx;
 use linkdeck_domain::{Id, Link, Result, StatusFilter};
 
 /// PostgreSQL's: the same rules, with booleans and `$2`.
@@ -127,7 +127,7 @@ async fn total<C: GenericClient>(c: &C, f: &ListFilter<'_>, sql: &str, args: &Ar
     let unfiltered = f.search.is_none() && f.space.is_none() && f.domain.is_none();
     if unfiltered && f.status != StatusFilter::Disabled {
         let owner_total = || async {
-            let links: Option<i64> = super::row(
+            let links: Option<i64> = crate::sql::row(
                 c,
                 "SELECT link_count FROM owners WHERE id = $1",
                 &[&f.owner],
@@ -194,11 +194,7 @@ pub async fn list<C: GenericClient>(tx: &C, f: &ListFilter<'_>) -> Result<(Vec<L
          (SELECT l.id FROM links l WHERE {sql} ORDER BY {order} LIMIT {limit} OFFSET {offset}) \
          ORDER BY {order}"
     );
-    let mut items = rows(tx, &query, &args.refs())
-        .await?
-        .iter()
-        .map(link_from_row)
-        .collect::<Result<Vec<_>>>()?;
+    let mut items = all(tx, &query, &args.refs(), link_from_row).await?;
     if reverse {
         items.reverse();
     }
@@ -208,15 +204,13 @@ pub async fn list<C: GenericClient>(tx: &C, f: &ListFilter<'_>) -> Result<(Vec<L
 /// The ids of every link matching `f` (its paging and order aside), in id order.
 pub async fn matching_ids<C: GenericClient>(c: &C, f: &ListFilter<'_>) -> Result<Vec<Id>> {
     let (sql, args) = filter(f);
-    rows(
+    all(
         c,
         &format!("SELECT l.id FROM links l WHERE {sql} ORDER BY l.id"),
         &args.refs(),
+        |r| col(r, 0),
     )
-    .await?
-    .iter()
-    .map(|r| col(r, 0))
-    .collect()
+    .await
 }
 
 impl<C: GenericClient + Sync> Search for PgTx<'_, C> {

@@ -7,8 +7,9 @@ use jiff::Timestamp;
 use linkdeck_store::Spaces;
 use linkdeck_store::words::NAME_TAKEN;
 
-use super::tx::PgTx;
-use super::{col, count, is_unique_violation, pg_error, row, rows, value};
+use crate::error::{is_unique_violation, pg_error};
+use crate::sql::{col, count, exists, one, page};
+use crate::tx::PgTx;
 use linkdeck_domain::{Color, Error, Id, Result, Space};
 use linkdeck_store::sql::like_pattern;
 use linkdeck_store::time;
@@ -36,26 +37,24 @@ pub fn from_row(row: &Row, at: usize) -> Result<Space> {
 }
 
 pub async fn get<C: GenericClient>(c: &C, owner: Id, id: Id) -> Result<Option<Space>> {
-    row(
+    one(
         c,
         &format!("SELECT {COLUMNS} FROM spaces WHERE id = $1 AND owner_id = $2"),
         &[&id, &owner],
+        |r| from_row(r, 0),
     )
-    .await?
-    .map(|r| from_row(&r, 0))
-    .transpose()
+    .await
 }
 
 /// Whether space `id` is the owner's, holding it (against a delete, not against edits) until
 /// the transaction ends, so a link written in the same transaction cannot lose it.
 pub async fn is_mine<C: GenericClient>(c: &C, owner: Id, id: Id) -> Result<bool> {
-    Ok(row(
+    exists(
         c,
         "SELECT 1 FROM spaces WHERE id = $1 AND owner_id = $2 FOR KEY SHARE",
         &[&id, &owner],
     )
-    .await?
-    .is_some())
+    .await
 }
 
 /// The id of the owner's space with this name (without case), other than `except`.
@@ -65,15 +64,14 @@ pub async fn id_by_name<C: GenericClient>(
     name: &str,
     except: Option<Id>,
 ) -> Result<Option<Id>> {
-    row(
+    one(
         c,
         "SELECT id FROM spaces WHERE owner_id = $1 AND lower(name) = lower($2) \
          AND id IS DISTINCT FROM $3",
         &[&owner, &name, &except],
+        |r| col(r, 0),
     )
-    .await?
-    .map(|r| col(&r, 0))
-    .transpose()
+    .await
 }
 
 /// The field error of a name another writer took between the check and the write.
@@ -140,25 +138,22 @@ pub async fn list<C: GenericClient>(
 ) -> Result<(Vec<Space>, u64)> {
     let pattern = search.map(like_pattern);
     let filter = "owner_id = $1 AND ($2::text IS NULL OR name ILIKE $2 ESCAPE '\\')";
-    let total: i64 = value(
-        tx,
-        &format!("SELECT count(*) FROM spaces WHERE {filter}"),
-        &[&owner, &pattern],
-    )
-    .await?;
     let order = if newest_first { "DESC" } else { "ASC" };
-    let items = rows(
+    page(
         tx,
-        &format!(
-            "SELECT {COLUMNS} FROM spaces WHERE {filter} ORDER BY id {order} LIMIT $3 OFFSET $4"
+        (
+            &format!("SELECT count(*) FROM spaces WHERE {filter}"),
+            &[&owner, &pattern],
         ),
-        &[&owner, &pattern, &i64::from(limit), &(offset as i64)],
+        (
+            &format!(
+                "SELECT {COLUMNS} FROM spaces WHERE {filter} ORDER BY id {order} LIMIT $3 OFFSET $4"
+            ),
+            &[&owner, &pattern, &i64::from(limit), &(offset as i64)],
+        ),
+        |r| from_row(r, 0),
     )
-    .await?
-    .iter()
-    .map(|r| from_row(r, 0))
-    .collect::<Result<Vec<_>>>()?;
-    Ok((items, count(total)))
+    .await
 }
 
 impl<C: GenericClient + Sync> Spaces for PgTx<'_, C> {

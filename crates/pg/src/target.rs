@@ -12,7 +12,7 @@ use std::fmt;
 use std::path::{Path, PathBuf};
 use std::str::FromStr;
 
-use super::tls::TlsSettings;
+use crate::tls::TlsSettings;
 
 /// The environment variables read for the database password, in order.
 pub const PASSWORD_VARS: [&str; 2] = ["LINKDECK_DB_PASSWORD", "PGPASSWORD"];
@@ -220,7 +220,7 @@ impl fmt::Display for PgTarget {
 #[cfg(test)]
 mod tests {
     use super::PgTarget;
-    use crate::SslMode;
+    use crate::tls::SslMode;
     use tokio_postgres::config::SslMode as Driver;
 
     #[test]

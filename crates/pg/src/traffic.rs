@@ -15,8 +15,9 @@ use deadpool_postgres::GenericClient;
 use tokio_postgres::Row;
 use tokio_postgres::types::ToSql;
 
-use super::pg_error;
-use super::tx::PgTx;
+use crate::error::pg_error;
+use crate::sql::rows;
+use crate::tx::PgTx;
 use linkdeck_domain::{Id, Result, StatsScope};
 use linkdeck_store::traffic::day::{NONE, OTHER};
 use linkdeck_store::traffic::values::{code_of_row, row_of_code};
@@ -180,20 +181,24 @@ async fn write_rows(
 /// Links whose stored days one statement reads when their traffic moves.
 const LINKS_PER_READ: usize = 1_000;
 
-/// The days from the first to the last of any of `owner`'s links' own rows (which stay while a
-/// link is in the trash): a link's rows are found by one index probe per day, the key leading
-/// with the owner and the day, as on SQLite.
+/// The first and last day of any of `owner`'s links' own rows (which stay while a link is in
+/// the trash, unlike the owner's sums): a link's rows are found by one index probe per day
+/// between them, the key leading with the owner and the day, as on SQLite.
+async fn link_range(client: &impl GenericClient, owner: Id) -> Result<Option<(i64, i64)>> {
+    let range = rows(
+        client,
+        "SELECT min(day), max(day) FROM link_traffic WHERE owner_id = $1",
+        &[&owner],
+    )
+    .await?;
+    Ok(range
+        .first()
+        .and_then(|r| r.get::<_, Option<i64>>(0).zip(r.get::<_, Option<i64>>(1))))
+}
+
+/// Every day of [`link_range`].
 async fn owner_link_days(client: &impl GenericClient, owner: Id) -> Result<Vec<i64>> {
-    let row = client
-        .query_one(
-            "SELECT min(day), max(day) FROM link_traffic WHERE owner_id = $1",
-            &[&owner],
-        )
-        .await
-        .map_err(pg_error)?;
-    let range: Option<(i64, i64)> = row
-        .get::<_, Option<i64>>(0)
-        .zip(row.get::<_, Option<i64>>(1));
+    let range = link_range(client, owner).await?;
     Ok(range.map_or_else(Vec::new, |(first, last)| (first..=last).collect()))
 }
 
@@ -319,28 +324,13 @@ pub async fn delete_scope(client: &impl GenericClient, scope: Scope, ids: &[Id])
 /// The rollups as the work's transaction sees them.
 impl<C: GenericClient + Sync> PgTx<'_, C> {
     fn query(&self, sql: &str, params: &[&(dyn ToSql + Sync)]) -> Result<Vec<Row>> {
-        self.wait(async {
-            let stmt = self.c.prepare_cached(sql).await.map_err(pg_error)?;
-            self.c.query(&stmt, params).await.map_err(pg_error)
-        })
-    }
-
-    /// The first and last day of any of `owner`'s links' own rows (which stay while a link is
-    /// in the trash, unlike the owner's sums).
-    fn link_range(&self, owner: Id) -> Result<Option<(i64, i64)>> {
-        let rows = self.query(
-            "SELECT min(day), max(day) FROM link_traffic WHERE owner_id = $1",
-            &[&owner],
-        )?;
-        Ok(rows
-            .first()
-            .and_then(|r| r.get::<_, Option<i64>>(0).zip(r.get::<_, Option<i64>>(1))))
+        self.wait(rows(self.c, sql, params))
     }
 
     /// The days from `first` to `last` within the owner's links' days: a link's rows are
     /// found by one index probe per day (the key leads with the owner and the day).
     fn link_day_list(&self, owner: Id, first: i64, last: i64) -> Result<Vec<i64>> {
-        let Some((lo, hi)) = self.link_range(owner)? else {
+        let Some((lo, hi)) = self.wait(link_range(self.c, owner))? else {
             return Ok(Vec::new());
         };
         Ok((first.max(lo)..=last.min(hi)).collect())
@@ -349,6 +339,18 @@ impl<C: GenericClient + Sync> PgTx<'_, C> {
 
 fn clicks_of(row: &Row, i: usize) -> u64 {
     row.get::<_, i64>(i).max(0) as u64
+}
+
+/// Hands `f` each of `rows` (columns `day, clicks, data`) as a stored day.
+fn send_days(rows: &[Row], f: &mut DaySink) -> Result<()> {
+    for r in rows {
+        f(StoredDay {
+            day: r.get(0),
+            clicks: clicks_of(r, 1),
+            data: r.get(2),
+        })?;
+    }
+    Ok(())
 }
 
 /// The column of `links` that places a link in a space or a domain.
@@ -393,14 +395,7 @@ impl<C: GenericClient + Sync> Rollups for PgTx<'_, C> {
              WHERE owner_id = $1 AND day = ANY($2) AND link_id = $3 ORDER BY day",
             &[&owner, &days, &link],
         )?;
-        for r in &rows {
-            f(StoredDay {
-                day: r.get(0),
-                clicks: clicks_of(r, 1),
-                data: r.get(2),
-            })?;
-        }
-        Ok(())
+        send_days(&rows, f)
     }
 
     fn scope_days(
@@ -416,14 +411,7 @@ impl<C: GenericClient + Sync> Rollups for PgTx<'_, C> {
              WHERE scope = $1 AND scope_id = $2 AND day BETWEEN $3 AND $4 ORDER BY day",
             &[&(scope as i32), &id, &first, &last],
         )?;
-        for r in &rows {
-            f(StoredDay {
-                day: r.get(0),
-                clicks: clicks_of(r, 1),
-                data: r.get(2),
-            })?;
-        }
-        Ok(())
+        send_days(&rows, f)
     }
 
     fn first_link_day(&self, owner: Id, link: Id) -> Result<Option<(i64, Vec<u8>)>> {

@@ -4,24 +4,27 @@
 //! table, and the link counters follow by the schema's triggers.
 //!
 //! What belongs to a link beyond its row waits with it, as on SQLite: a trashed link's share
-//! leaves its owner's, space's and domain's traffic ([`withdraw`]) and comes back on restore;
-//! its own rows and logged visits go when it is purged (`traffic::forget`).
+//! leaves its owner's, space's and domain's traffic (`link_moves::withdraw`) and comes back on
+//! restore; its own rows and logged visits go when it is purged (`traffic::forget`).
 
 use std::collections::{BTreeMap, HashSet};
 
 use deadpool_postgres::GenericClient;
 use jiff::Timestamp;
 use roaring::RoaringTreemap;
+use tokio_postgres::types::ToSql;
 
-use super::{bulk, col, count, execute, quota, row, rows, traffic, value};
+use crate::link_moves::{home_of, lock, reinstate};
+use crate::sql::{all, col, execute, exists, page, row, rows, value};
+use crate::traffic;
 use linkdeck_store::sql::{LINK_COLUMNS, restored_columns};
 use linkdeck_store::{
     Aliases, Blocking, ListedRow, Restored, Scope, Trash, members_blob, members_of,
 };
 
-use super::tx::PgTx;
+use crate::tx::PgTx;
 use linkdeck_domain::{Error, Id, Result, Trashed, TrashedKind};
-use linkdeck_store::traffic::{LinkHome, Scope as TrafficScope, Shift};
+use linkdeck_store::traffic::Scope as TrafficScope;
 
 pub async fn new_batch<C: GenericClient>(c: &C, owner: Id, now: Timestamp) -> Result<Id> {
     value(
@@ -30,56 +33,6 @@ pub async fn new_batch<C: GenericClient>(c: &C, owner: Id, now: Timestamp) -> Re
         &[&owner, &now.as_second()],
     )
     .await
-}
-
-/// Moves the owner's links among `ids` (ascending) into trash `batch`, whole, their rows locked
-/// in id order first. Returns each moved link with where its traffic counted, for [`withdraw`].
-pub async fn move_links<C: GenericClient>(
-    c: &C,
-    owner: Id,
-    ids: &[Id],
-    batch: Id,
-) -> Result<Vec<(Id, LinkHome)>> {
-    bulk::lock(c, owner, ids).await?;
-    // Clicks reserved in quota rows that no batch has carried into the links yet go with them.
-    quota::settle(c, ids).await?;
-    rows(
-        c,
-        &format!(
-            "WITH gone AS (DELETE FROM links WHERE owner_id = $1 AND id = ANY($2) \
-             RETURNING {LINK_COLUMNS}), \
-             kept AS (INSERT INTO trash_links (batch, {LINK_COLUMNS}) \
-             SELECT $3, {LINK_COLUMNS} FROM gone) \
-             SELECT id, space_id, domain_id FROM gone ORDER BY id"
-        ),
-        &[&owner, &ids, &batch],
-    )
-    .await?
-    .iter()
-    .map(|r| home_of(r, owner))
-    .collect()
-}
-
-/// A link's id and home from columns `id, space_id, domain_id`.
-fn home_of(r: &tokio_postgres::Row, owner: Id) -> Result<(Id, LinkHome)> {
-    Ok((
-        col(r, 0)?,
-        LinkHome {
-            owner,
-            space: col(r, 1)?,
-            domain: col(r, 2)?,
-        },
-    ))
-}
-
-/// Takes the share of trashed links out of their owner's, space's and domain's traffic, keeping
-/// their own (see `store::traffic::withdraw`). Called once the links' rows are locked (moved).
-pub async fn withdraw<C: GenericClient>(c: &C, owner: Id, homes: &[(Id, LinkHome)]) -> Result<()> {
-    let shifts: Vec<(Id, Shift)> = homes
-        .iter()
-        .map(|(id, home)| (*id, Shift::Withdraw(*home)))
-        .collect();
-    traffic::shift(c, owner, &shifts).await
 }
 
 /// Moves space `id` of `owner` into trash `batch`, remembering which links it held (they are
@@ -116,66 +69,31 @@ pub async fn move_space<C: GenericClient>(c: &C, owner: Id, id: Id, batch: Id) -
     Ok(true)
 }
 
-/// The ids (first column) of the rows `sql` selects.
-async fn select_ids<C: GenericClient>(
-    c: &C,
-    sql: &str,
-    args: &[&(dyn tokio_postgres::types::ToSql + Sync)],
-) -> Result<Vec<Id>> {
-    rows(c, sql, args)
-        .await?
-        .iter()
-        .map(|r| col(r, 0))
-        .collect()
-}
-
 /// The trashed link and space ids of `owner` in `scope`, in id order.
 async fn ids_in<C: GenericClient>(c: &C, owner: Id, scope: &Scope) -> Result<(Vec<Id>, Vec<Id>)> {
-    Ok(match scope {
-        Scope::Batch(batch) => (
-            select_ids(
-                c,
-                "SELECT id FROM trash_links WHERE owner_id = $1 AND batch = $2 ORDER BY id",
-                &[&owner, batch],
-            )
-            .await?,
-            select_ids(
-                c,
-                "SELECT id FROM trash_spaces WHERE owner_id = $1 AND batch = $2 ORDER BY id",
-                &[&owner, batch],
-            )
-            .await?,
-        ),
-        Scope::All => (
-            select_ids(
-                c,
-                "SELECT id FROM trash_links WHERE owner_id = $1 ORDER BY id",
-                &[&owner],
-            )
-            .await?,
-            select_ids(
-                c,
-                "SELECT id FROM trash_spaces WHERE owner_id = $1 ORDER BY id",
-                &[&owner],
-            )
-            .await?,
-        ),
+    Ok((
+        trashed(c, "trash_links", owner, scope, |links, _| links).await?,
+        trashed(c, "trash_spaces", owner, scope, |_, spaces| spaces).await?,
+    ))
+}
+
+/// The ids of `owner`'s rows of `table` (`trash_links` or `trash_spaces`) in `scope`, in id
+/// order; `named` picks the table's ids out of a scope of items.
+async fn trashed<C: GenericClient>(
+    c: &C,
+    table: &str,
+    owner: Id,
+    scope: &Scope,
+    named: for<'s> fn(&'s Vec<Id>, &'s Vec<Id>) -> &'s Vec<Id>,
+) -> Result<Vec<Id>> {
+    let (filter, args): (&str, &[&(dyn ToSql + Sync)]) = match scope {
+        Scope::Batch(batch) => ("AND batch = $2 ", &[&owner, batch]),
+        Scope::All => ("", &[&owner]),
         // Only the named ids that are the owner's and in the trash.
-        Scope::Items { links, spaces } => (
-            select_ids(
-                c,
-                "SELECT id FROM trash_links WHERE owner_id = $1 AND id = ANY($2) ORDER BY id",
-                &[&owner, links],
-            )
-            .await?,
-            select_ids(
-                c,
-                "SELECT id FROM trash_spaces WHERE owner_id = $1 AND id = ANY($2) ORDER BY id",
-                &[&owner, spaces],
-            )
-            .await?,
-        ),
-    })
+        Scope::Items { links, spaces } => ("AND id = ANY($2) ", &[&owner, named(links, spaces)]),
+    };
+    let sql = format!("SELECT id FROM {table} WHERE owner_id = $1 {filter}ORDER BY id");
+    all(c, &sql, args, |r| col(r, 0)).await
 }
 
 /// Moves the trashed links and spaces of `owner` in `scope` back, with their ids; what cannot
@@ -207,20 +125,14 @@ async fn restore_space<C: GenericClient>(
         return Ok(());
     };
     let (name, members): (String, Vec<u8>) = (col(&r, 0)?, col(&r, 1)?);
-    let taken = row(
+    let taken = exists(
         c,
         "SELECT 1 FROM spaces WHERE owner_id = $1 AND lower(name) = lower($2)",
         &[&owner, &name],
     )
-    .await?
-    .is_some();
+    .await?;
     if taken {
-        done.failed.push((
-            TrashedKind::Space,
-            id,
-            name.clone(),
-            Error::Conflict(format!("another space is named {name} now")),
-        ));
+        done.space_name_taken(id, name);
         return Ok(());
     }
     execute(
@@ -234,7 +146,7 @@ async fn restore_space<C: GenericClient>(
     // Its links come back to it, unless they have moved to another space since; the trigger
     // counts them in.
     let members: Vec<Id> = members_of(&members)?.iter().map(|id| id as Id).collect();
-    bulk::lock(c, owner, &members).await?;
+    lock(c, owner, &members).await?;
     execute(
         c,
         "UPDATE links SET space_id = $2 WHERE owner_id = $1 AND space_id IS NULL \
@@ -291,7 +203,7 @@ async fn restore_links<C: GenericClient>(
         .copied()
         .filter(|id| !blocked.contains(id))
         .collect();
-    let back_home = rows(
+    let back_home = all(
         c,
         &format!(
             "INSERT INTO links ({LINK_COLUMNS}) SELECT {} FROM trash_links t \
@@ -300,17 +212,10 @@ async fn restore_links<C: GenericClient>(
             restored_columns()
         ),
         &[&owner, &back],
+        |r| home_of(r, owner),
     )
-    .await?
-    .iter()
-    .map(|r| home_of(r, owner))
-    .collect::<Result<Vec<_>>>()?;
-    // Their share comes back to the rows of where they are now.
-    let shifts: Vec<(Id, Shift)> = back_home
-        .iter()
-        .map(|(id, home)| (*id, Shift::Reinstate(*home)))
-        .collect();
-    traffic::shift(c, owner, &shifts).await?;
+    .await?;
+    reinstate(c, owner, &back_home).await?;
     execute(
         c,
         "DELETE FROM trash_links WHERE owner_id = $1 AND id = ANY($2)",
@@ -358,13 +263,12 @@ pub async fn purge<C: GenericClient>(c: &C, owner: Id, scope: &Scope) -> Result<
 
 /// Whether anything of any owner was deleted before `cutoff`.
 pub async fn any_due<C: GenericClient>(c: &C, cutoff: Timestamp) -> Result<bool> {
-    Ok(row(
+    exists(
         c,
         "SELECT 1 FROM trash_batches WHERE deleted_at < $1 LIMIT 1",
         &[&cutoff.as_second()],
     )
-    .await?
-    .is_some())
+    .await
 }
 
 /// Purges, for every owner, what was deleted before `cutoff`: the batches go, and their links
@@ -384,11 +288,12 @@ pub async fn purge_before<C: GenericClient>(c: &C, cutoff: Timestamp) -> Result<
     for (owner, links) in &by_owner {
         traffic::forget(c, *owner, links).await?;
     }
-    let spaces = select_ids(
+    let spaces = all(
         c,
         "SELECT s.id FROM trash_spaces s JOIN trash_batches b ON b.id = s.batch \
          WHERE b.deleted_at < $1",
         &[&cutoff.as_second()],
+        |r| col(r, 0),
     )
     .await?;
     traffic::delete_scope(c, TrafficScope::Space, &spaces).await?;
@@ -409,44 +314,41 @@ pub async fn list<C: GenericClient>(
     limit: u32,
     keep_days: u32,
 ) -> Result<(Vec<Trashed>, u64)> {
-    let total: i64 = value(
+    page(
         c,
-        "SELECT (SELECT count(*) FROM trash_links WHERE owner_id = $1) + \
-                (SELECT count(*) FROM trash_spaces WHERE owner_id = $1)",
-        &[&owner],
+        (
+            "SELECT (SELECT count(*) FROM trash_links WHERE owner_id = $1) + \
+                    (SELECT count(*) FROM trash_spaces WHERE owner_id = $1)",
+            &[&owner],
+        ),
+        (
+            "SELECT kind, id, name, detail, clicks, deleted_at, batch, members FROM ( \
+               SELECT 0 AS kind, t.id, t.alias AS name, t.url AS detail, t.clicks, \
+                      b.deleted_at, t.batch, NULL::bytea AS members \
+               FROM trash_links t JOIN trash_batches b ON b.id = t.batch WHERE t.owner_id = $1 \
+               UNION ALL \
+               SELECT 1, s.id, s.name, '', 0, b.deleted_at, s.batch, s.members \
+               FROM trash_spaces s JOIN trash_batches b ON b.id = s.batch WHERE s.owner_id = $1) \
+               AS items \
+             ORDER BY deleted_at DESC, batch DESC, kind DESC, id DESC LIMIT $2 OFFSET $3",
+            &[&owner, &i64::from(limit), &(offset as i64)],
+        ),
+        |r| {
+            let kind: i32 = col(r, 0)?;
+            Ok(ListedRow {
+                link: kind == 0,
+                id: col(r, 1)?,
+                name: col(r, 2)?,
+                url: col(r, 3)?,
+                clicks: col(r, 4)?,
+                deleted_at: col(r, 5)?,
+                batch: col(r, 6)?,
+                members: col(r, 7)?,
+            }
+            .into_trashed(keep_days))
+        },
     )
-    .await?;
-    let items = rows(
-        c,
-        "SELECT kind, id, name, detail, clicks, deleted_at, batch, members FROM ( \
-           SELECT 0 AS kind, t.id, t.alias AS name, t.url AS detail, t.clicks, \
-                  b.deleted_at, t.batch, NULL::bytea AS members \
-           FROM trash_links t JOIN trash_batches b ON b.id = t.batch WHERE t.owner_id = $1 \
-           UNION ALL \
-           SELECT 1, s.id, s.name, '', 0, b.deleted_at, s.batch, s.members \
-           FROM trash_spaces s JOIN trash_batches b ON b.id = s.batch WHERE s.owner_id = $1) \
-           AS items \
-         ORDER BY deleted_at DESC, batch DESC, kind DESC, id DESC LIMIT $2 OFFSET $3",
-        &[&owner, &i64::from(limit), &(offset as i64)],
-    )
-    .await?
-    .iter()
-    .map(|r| {
-        let kind: i32 = col(r, 0)?;
-        Ok(ListedRow {
-            link: kind == 0,
-            id: col(r, 1)?,
-            name: col(r, 2)?,
-            url: col(r, 3)?,
-            clicks: col(r, 4)?,
-            deleted_at: col(r, 5)?,
-            batch: col(r, 6)?,
-            members: col(r, 7)?,
-        }
-        .into_trashed(keep_days))
-    })
-    .collect::<Result<Vec<_>>>()?;
-    Ok((items, count(total)))
+    .await
 }
 
 impl<C: GenericClient + Sync> Trash for PgTx<'_, C> {

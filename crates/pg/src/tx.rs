@@ -1,199 +1,67 @@
-//! The PostgreSQL store behind the storage contract: [`Pg`] runs a piece of work on a blocking
-//! thread, and [`PgTx`] hands each of its statements to the runtime.
+//! [`PgTx`], one piece of work's connection to PostgreSQL, driven from a blocking thread that
+//! hands each of its statements to the runtime; and the transaction the work runs in,
+//! committed when it succeeds and rolled back when it fails.
 
 use std::any::Any;
 use std::future::Future;
-use std::sync::{Arc, Mutex};
-use std::time::Duration;
 
-use async_trait::async_trait;
-use linkdeck_store::copy::{Batch, Moved};
-use linkdeck_store::quota::Reserved;
-use linkdeck_store::traffic::values::Interner;
-use linkdeck_store::visits::{FlushedLink, VisitBatch};
-use linkdeck_store::{Access, ImportWork, Store, Work};
+use deadpool_postgres::{Object, Transaction};
+use linkdeck_domain::Result;
+use linkdeck_store::{Access, Work};
 use tokio::runtime::Handle;
-use tokio::sync::mpsc;
-use tokio_postgres::IsolationLevel;
 
-use deadpool_postgres::Object;
-
-use super::cancel::Finish;
-use super::{Pg, pg_error};
-use linkdeck_domain::{Error, Id, Result};
+use crate::error::pg_error;
+use crate::sql::{snapshot, write};
 
 /// One piece of work's connection to PostgreSQL, driven from a blocking thread: a pooled
 /// client for plain reads, a transaction otherwise.
 pub struct PgTx<'t, C> {
-    pub(super) c: &'t C,
+    pub(crate) c: &'t C,
     runtime: &'t Handle,
 }
 
 impl<C> PgTx<'_, C> {
     /// Waits for one of the work's statements.
-    pub(super) fn wait<T>(&self, step: impl Future<Output = T>) -> T {
+    pub(crate) fn wait<T>(&self, step: impl Future<Output = T>) -> T {
         self.runtime.block_on(step)
     }
 }
 
-#[async_trait]
-impl Store for Pg {
-    fn location(&self) -> String {
-        self.target().to_string()
-    }
-
-    async fn run(&self, access: Access, work: Work) -> Result<Box<dyn Any + Send>> {
-        let client = self.client().await?;
-        // A read's caller may stop waiting; a write, once asked, is carried through.
-        let (waiting, finish) = match access {
-            Access::Lookup | Access::Read | Access::Snapshot => {
-                let (waiting, finish) = self.watch(&client);
-                (Some(waiting), Some(finish))
-            }
-            Access::Write | Access::Unchecked => (None, None),
-        };
-        let pg = self.clone();
-        let done = tokio::task::spawn_blocking(move || pg.run_on(client, access, work, finish))
-            .await
-            .map_err(|e| Error::Unavailable(format!("database task failed: {e}")))?;
-        drop(waiting);
-        done
-    }
-
-    fn run_blocking(&self, access: Access, work: Work) -> Result<Box<dyn Any + Send>> {
-        let client = self.runtime().block_on(self.client())?;
-        self.run_on(client, access, work, None)
-    }
-
-    async fn ping(&self) -> Result<()> {
-        let client = self.client().await?;
-        client
-            .query_one("SELECT 1", &[])
-            .await
-            .map(|_| ())
-            .map_err(pg_error)
-    }
-
-    /// The notifications' count, in memory (see [`Pg::change_marker`]): this process's own
-    /// changes count too.
-    async fn changes(&self) -> Result<i64> {
-        Ok(self.change_marker())
-    }
-
-    fn change_poll(&self, configured: Duration) -> Duration {
-        configured.min(CHANGE_POLL)
-    }
-
-    /// Several servers may share the database.
-    fn counts_are_shared(&self) -> bool {
-        true
-    }
-
-    async fn reserve_click(&self, id: Id, rotation: u32) -> Result<Reserved> {
-        super::quota::reserve(self, id, rotation).await
-    }
-
-    async fn settle_reserved_clicks(&self) -> Result<()> {
-        super::quota::settle_all(self).await
-    }
-
-    async fn write_visits(
-        &self,
-        batch: VisitBatch,
-        rotations: Vec<(Id, u32)>,
-        interner: &Arc<Mutex<Interner>>,
-    ) -> (Result<Vec<FlushedLink>>, VisitBatch) {
-        // The writer is one task, so nobody else wants the interner meanwhile; it is taken out
-        // because a lock cannot be held across the writes. PostgreSQL stores new values outside
-        // the batch's transaction, so their codes stay good even if it fails.
-        let mut codes = std::mem::take(&mut *interner.lock().unwrap_or_else(|e| e.into_inner()));
-        let out = super::visits::record(self, &batch, &rotations, &mut codes).await;
-        *interner.lock().unwrap_or_else(|e| e.into_inner()) = codes;
-        (out, batch)
-    }
-
-    async fn table_counts(&self) -> Result<Vec<u64>> {
-        super::copy::counts(self).await
-    }
-
-    async fn id_mark(&self) -> Result<Id> {
-        super::copy::id_mark(self).await
-    }
-
-    async fn copy_out(&self, out: mpsc::Sender<Batch>) -> Result<()> {
-        super::copy::read(self, out).await
-    }
-
-    async fn copy_in(
-        &self,
-        rows: mpsc::Receiver<Batch>,
-        mark: Id,
-        moved: Arc<Moved>,
-    ) -> Result<()> {
-        super::copy::write(self, rows, mark, &*moved).await
-    }
-
-    fn import_blocking(&self, work: ImportWork<'_>) -> Result<Box<dyn Any + Send>> {
-        super::import::run(self, self.runtime(), |mut store| work(&mut store))
-    }
+/// Runs `work` on `client` as `access` asks: a plain read on the client itself, anything else
+/// in a transaction of its own.
+pub(crate) fn run_in(
+    runtime: &Handle,
+    client: &mut Object,
+    access: Access,
+    work: Work,
+) -> Result<Box<dyn Any + Send>> {
+    let tx = match access {
+        Access::Lookup | Access::Read => {
+            return work(&PgTx {
+                c: &*client,
+                runtime,
+            });
+        }
+        Access::Snapshot => runtime.block_on(snapshot(client))?,
+        Access::Write | Access::Unchecked => runtime.block_on(write(client))?,
+    };
+    let done = work(&PgTx { c: &tx, runtime });
+    end(runtime, tx, done)
 }
 
-impl Pg {
-    /// Runs `work` on `client` as `access` asks; `finish`, when its caller may give up on it,
-    /// decides where the connection goes afterwards.
-    fn run_on(
-        &self,
-        mut client: Object,
-        access: Access,
-        work: Work,
-        finish: Option<Finish>,
-    ) -> Result<Box<dyn Any + Send>> {
-        let done = self.run_in(&mut client, access, work);
-        if let Some(finish) = finish {
-            finish.release(client);
+/// Ends `tx` as its work did: committed after a success, rolled back after a failure.
+pub(crate) fn end<T>(runtime: &Handle, tx: Transaction<'_>, done: Result<T>) -> Result<T> {
+    match done {
+        Ok(value) => {
+            runtime.block_on(tx.commit()).map_err(pg_error)?;
+            Ok(value)
         }
-        done
-    }
-
-    fn run_in(
-        &self,
-        client: &mut Object,
-        access: Access,
-        work: Work,
-    ) -> Result<Box<dyn Any + Send>> {
-        let runtime = self.runtime();
-        let tx = match access {
-            Access::Lookup | Access::Read => {
-                return work(&PgTx {
-                    c: &*client,
-                    runtime,
-                });
-            }
-            Access::Snapshot => runtime.block_on(
-                client
-                    .build_transaction()
-                    .isolation_level(IsolationLevel::RepeatableRead)
-                    .read_only(true)
-                    .start(),
-            ),
-            Access::Write | Access::Unchecked => runtime.block_on(client.transaction()),
-        }
-        .map_err(pg_error)?;
-        match work(&PgTx { c: &tx, runtime }) {
-            Ok(value) => {
-                runtime.block_on(tx.commit()).map_err(pg_error)?;
-                Ok(value)
-            }
-            Err(e) => {
-                // Dropping the transaction would roll it back too, but only by a task it
-                // spawns; rolling back here returns the connection clean to the pool.
-                let _ = runtime.block_on(tx.rollback());
-                Err(e)
-            }
+        Err(e) => {
+            // Dropping the transaction would roll it back too, but only by a task it spawns;
+            // rolling back here returns the connection clean to the pool. A failed rollback
+            // leaves it to the connection's close.
+            let _ = runtime.block_on(tx.rollback());
+            Err(e)
         }
     }
 }
-
-/// The longest a server goes without looking at the change marker: looking costs nothing, and
-/// other servers' edits are served within this.
-const CHANGE_POLL: Duration = Duration::from_millis(20);

@@ -12,8 +12,10 @@ use deadpool_postgres::GenericClient;
 
 use linkdeck_store::VisitLog;
 
-use super::tx::PgTx;
-use super::{Pg, pg_error, traffic};
+use crate::error::pg_error;
+use crate::pool::Pg;
+use crate::traffic;
+use crate::tx::PgTx;
 use linkdeck_domain::{Dimension, Id, Result};
 use linkdeck_store::traffic::LinkHome;
 use linkdeck_store::traffic::values::Interner;

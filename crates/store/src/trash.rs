@@ -28,6 +28,14 @@ pub struct Restored {
     pub failed: Vec<(TrashedKind, Id, String, Error)>,
 }
 
+impl Restored {
+    /// Notes that trashed space `id` stays in the trash: another space is named `name` now.
+    pub fn space_name_taken(&mut self, id: Id, name: String) {
+        let why = Error::Conflict(format!("another space is named {name} now"));
+        self.failed.push((TrashedKind::Space, id, name, why));
+    }
+}
+
 /// The aliases (per domain, without case) of the links a restore brings back so far.
 pub type Aliases = HashSet<(Id, String)>;
 
