@@ -23,7 +23,7 @@ use linkdeck::backend::Backend;
 use linkdeck::backend::local::serving::Interner;
 use linkdeck::backend::local::serving::{VisitBatch, VisitRow};
 use linkdeck::backend::local::{LocalBackend, LocalService};
-use linkdeck::domain::{Id, LinkInput, LinkQuery, SearchBy};
+use linkdeck::domain::{Id, LinkInput, LinkQuery, SearchBy, Sort};
 use linkdeck_sqlite::Db;
 
 pub use data::{now, options};
@@ -203,6 +203,9 @@ pub fn open(rt: &tokio::runtime::Runtime) -> Traffic {
         .block_on(backend.list_links(&LinkQuery {
             search: Some("hot".into()),
             by: SearchBy::Alias,
+            // The hot link was made first: oldest first, it leads the page however many
+            // generated aliases hold "hot".
+            sort: Sort::Asc,
             ..LinkQuery::default()
         }))
         .unwrap()
