@@ -215,12 +215,7 @@ fn restore_space(conn: &Connection, owner: Id, id: Id, done: &mut Restored) -> R
         .exists(params![owner, name])
         .map_err(db_error)?;
     if taken {
-        done.failed.push((
-            TrashedKind::Space,
-            id,
-            name.clone(),
-            Error::Conflict(format!("another space is named {name} now")),
-        ));
+        done.space_name_taken(id, name);
         return Ok(());
     }
     conn.prepare_cached(
