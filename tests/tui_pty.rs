@@ -207,31 +207,14 @@ fn w_and_shift_w_open_the_destination_and_the_short_url_in_browser() {
     }
     let dir = tempfile::tempdir().unwrap();
     let db_path = dir.path().join("links.db");
-    let rt = tokio::runtime::Runtime::new().unwrap();
-    rt.block_on(async {
-        let backend = LocalService::open(&db_path, LocalOptions::default())
-            .unwrap()
-            .default_backend()
-            .await
-            .unwrap();
-        let input = LinkInput {
-            url: Some("https://example.com/landing".into()),
-            alias: Some("opened".into()),
-            ..LinkInput::default()
-        };
-        backend.create_link(&input).await.unwrap();
-    });
+    seed_one(&db_path, "opened");
     // A "browser" that writes down what it was asked to open.
     let opened = dir.path().join("opened.txt");
-    let browser = dir.path().join("browser.sh");
-    std::fs::write(
-        &browser,
-        format!("#!/bin/sh\necho \"$1\" >> '{}'\n", opened.display()),
-    )
-    .unwrap();
-    let mut perms = std::fs::metadata(&browser).unwrap().permissions();
-    std::os::unix::fs::PermissionsExt::set_mode(&mut perms, 0o755);
-    std::fs::set_permissions(&browser, perms).unwrap();
+    let browser = shell_script(
+        dir.path(),
+        "browser.sh",
+        &format!("echo \"$1\" >> '{}'", opened.display()),
+    );
     let before = format!(
         "export BROWSER='{}'; cd /tmp; unset DISPLAY WAYLAND_DISPLAY;",
         browser.display()
@@ -267,4 +250,135 @@ fn w_and_shift_w_open_the_destination_and_the_short_url_in_browser() {
         "{}",
         output.text()
     );
+}
+
+/// Seeds `db` with one link, `alias`, to `https://example.com/landing`.
+fn seed_one(db: &std::path::Path, alias: &str) {
+    let rt = tokio::runtime::Runtime::new().unwrap();
+    rt.block_on(async {
+        let backend = LocalService::open(db, LocalOptions::default())
+            .unwrap()
+            .default_backend()
+            .await
+            .unwrap();
+        let input = LinkInput {
+            url: Some("https://example.com/landing".into()),
+            alias: Some(alias.into()),
+            ..LinkInput::default()
+        };
+        backend.create_link(&input).await.unwrap();
+    });
+}
+
+/// An executable shell script `name` in `dir` running `body`.
+fn shell_script(dir: &std::path::Path, name: &str, body: &str) -> std::path::PathBuf {
+    let path = dir.join(name);
+    std::fs::write(&path, format!("#!/bin/sh\n{body}\n")).unwrap();
+    let mut perms = std::fs::metadata(&path).unwrap().permissions();
+    std::os::unix::fs::PermissionsExt::set_mode(&mut perms, 0o755);
+    std::fs::set_permissions(&path, perms).unwrap();
+    path
+}
+
+/// The frames the app has drawn so far, from its log (it logs each at trace level).
+fn frames(dir: &std::path::Path) -> usize {
+    std::fs::read_to_string(dir.join("state/linkdeck/linkdeck.log"))
+        .unwrap_or_default()
+        .matches("frame drawn")
+        .count()
+}
+
+/// Waits until the frame count has not moved for a while: the app is idle.
+fn settled(dir: &std::path::Path) -> usize {
+    let deadline = Instant::now() + WAIT;
+    let mut last = frames(dir);
+    loop {
+        // Idle is the absence of change over an interval; the assertions count frames.
+        std::thread::sleep(Duration::from_millis(300));
+        let now = frames(dir);
+        if now == last || Instant::now() > deadline {
+            return now;
+        }
+        last = now;
+    }
+}
+
+/// A paste the terminal does not bracket, or very fast typing, arrives as one burst: every key
+/// of it is handled before the next frame, in a form field and in the search field alike, so
+/// 200 characters cost a few frames, not one frame (and one input timeout) each.
+#[test]
+fn a_burst_of_typing_is_one_frames_work() {
+    if Command::new("script").arg("--version").output().is_err() {
+        eprintln!("SKIPPED: util-linux `script` is not installed");
+        return;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let db_path = dir.path().join("links.db");
+    seed_one(&db_path, "seeded");
+    let before = "export LINKDECK_LOG=linkdeck::tui::runtime=trace;";
+    let (mut child, output, reader) = in_pty(dir.path(), &db_path, before);
+    let mut stdin = child.stdin.take().unwrap();
+    assert!(output.wait_for("1 link ", &mut child), "{}", output.text());
+    // 200 characters, their end recognisable on screen however the field scrolls.
+    let burst = format!("{}endofburst", "abcdefghij".repeat(19));
+    assert_eq!(burst.len(), 200);
+    for (open, what) in [
+        (&b"n"[..], "the link form"),
+        (b"\x1b\x1b/", "the search field"),
+    ] {
+        stdin.write_all(open).unwrap();
+        stdin.flush().unwrap();
+        let idle = settled(dir.path());
+        let sent = Instant::now();
+        stdin.write_all(burst.as_bytes()).unwrap();
+        stdin.flush().unwrap();
+        assert!(
+            output.wait_for("endofburst", &mut child),
+            "{what}: {}",
+            output.text()
+        );
+        // For the record, not asserted: the machine decides the time, the frames are the app's.
+        let shown_after = sent.elapsed();
+        let drawn = settled(dir.path()) - idle;
+        eprintln!("{what}: 200 keys shown after {shown_after:?} in {drawn} frames");
+        // The pty may hand the burst over in a few reads, and a search answers once: a
+        // handful of frames, where one a key would be 200.
+        assert!(drawn <= 8, "{what}: 200 keys took {drawn} frames");
+        output.0.lock().unwrap().clear();
+    }
+    let _ = child.kill();
+    let _ = child.wait();
+    drop(stdin);
+    reader.join().unwrap();
+}
+
+/// A `$BROWSER` that fails is reported as failing, with what it said, not as opened.
+#[test]
+fn w_says_so_when_the_browser_fails() {
+    if Command::new("script").arg("--version").output().is_err() {
+        eprintln!("SKIPPED: util-linux `script` is not installed");
+        return;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let db_path = dir.path().join("links.db");
+    seed_one(&db_path, "seeded");
+    let browser = shell_script(dir.path(), "browser.sh", "echo 'no display' >&2\nexit 3");
+    let before = format!("export BROWSER='{}';", browser.display());
+    let (mut child, output, reader) = in_pty(dir.path(), &db_path, &before);
+    let mut stdin = child.stdin.take().unwrap();
+    assert!(output.wait_for("1 link ", &mut child), "{}", output.text());
+    stdin.write_all(b"w").unwrap();
+    stdin.flush().unwrap();
+    assert!(
+        output.wait_for("did not open", &mut child),
+        "{}",
+        output.text()
+    );
+    stdin.write_all(b"q").unwrap();
+    stdin.flush().unwrap();
+    let _ = child.wait();
+    drop(stdin);
+    reader.join().unwrap();
+    let text = output.text();
+    assert!(!text.contains("Opened"), "{text}");
 }

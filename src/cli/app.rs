@@ -25,6 +25,7 @@ pub async fn run(ctx: &Context) -> CliResult {
         keys: ctx.config.keys.clone(),
         timezone: ctx.profile.timezone().clone(),
         refresh_secs: ctx.config.ui.refresh_secs,
+        read_only: ctx.is_read_only(),
     };
     crate::tui::run(backend, opts)
         .await

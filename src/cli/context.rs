@@ -24,6 +24,9 @@ pub struct Context {
     /// `--owner`: whom a local profile acts as (the default owner otherwise).
     pub owner: Option<String>,
     pub clock: Arc<dyn Clock>,
+    /// `--read-only`, which holds for every profile the command touches; a profile's own
+    /// `read_only = true` holds for that profile ([`Context::is_read_only`]).
+    read_only_flag: bool,
 }
 
 impl Context {
@@ -53,6 +56,7 @@ impl Context {
             quiet: false,
             owner,
             clock: Arc::new(SystemClock),
+            read_only_flag: false,
         })
     }
 
@@ -66,6 +70,7 @@ impl Context {
             quiet: self.quiet,
             owner: self.owner.clone(),
             clock: self.clock.clone(),
+            read_only_flag: self.read_only_flag,
         }
     }
 
@@ -74,16 +79,45 @@ impl Context {
         self
     }
 
+    pub fn read_only(mut self, read_only: bool) -> Self {
+        self.read_only_flag = read_only;
+        self
+    }
+
+    /// Whether every change is refused: `--read-only`, or the profile's `read_only = true`.
+    pub fn is_read_only(&self) -> bool {
+        self.read_only_flag || self.config.read_only.contains(self.profile.profile_name())
+    }
+
+    /// Refuses `what` (a command that changes something) on a read-only profile, before
+    /// anything is opened.
+    pub fn writable(&self, what: &str) -> CliResult<()> {
+        if self.is_read_only() {
+            // As the backend's own refusal reads, so both ways out end alike.
+            return Err(crate::domain::Error::Unsupported(format!(
+                "{what}: {}",
+                crate::backend::read_only::REFUSED
+            ))
+            .into());
+        }
+        Ok(())
+    }
+
     pub fn timezone(&self) -> &TimeZone {
         self.profile.timezone()
     }
 
     /// The backend of the profile.
     pub async fn backend(&self) -> CliResult<Arc<dyn Backend>> {
-        match self.remote()? {
-            None => Ok(Arc::new(self.local("").await?)),
-            Some(remote) => Ok(Arc::new(remote)),
-        }
+        let backend: Arc<dyn Backend> = match self.remote()? {
+            None => Arc::new(self.local("").await?),
+            Some(remote) => Arc::new(remote),
+        };
+        Ok(if self.is_read_only() {
+            Arc::new(crate::backend::ReadOnly(backend))
+        } else {
+            backend
+        })
     }
 
     /// The server of a remote profile, as itself rather than as a [`Backend`] (for what only a

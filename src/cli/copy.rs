@@ -121,6 +121,7 @@ fn not_carried(sink: &Sink, source_is_other_server: bool) -> Option<&'static str
 pub async fn run(ctx: &Context, args: CopyArgs) -> CliResult {
     let source = profile_context(ctx, &args.from, "--from")?;
     let target = profile_context(ctx, &args.to, "--to")?;
+    target.writable("copy --to")?;
     if same_place(&source.profile, &target.profile) {
         return Err(CliError::usage(format!(
             "--from and --to are the same place ({})",

@@ -52,6 +52,7 @@ pub async fn run(ctx: &Context, command: DomainsCommand) -> CliResult {
             Ok(print(&table.render())?)
         }
         DomainsCommand::Add { name } => {
+            ctx.writable("domains add")?;
             let backend = ctx.local("domains add").await?;
             let domain = backend.add_domain(&name).await?;
             if ctx.json {
@@ -64,6 +65,7 @@ pub async fn run(ctx: &Context, command: DomainsCommand) -> CliResult {
             }
         }
         DomainsCommand::Remove { domain } => {
+            ctx.writable("domains remove")?;
             let backend = ctx.local("domains remove").await?;
             let id = domain_id(&backend, &domain).await?;
             backend.remove_domain(id).await?;

@@ -120,6 +120,7 @@ fn kind_of(args: &ImportArgs, head: &[u8], name: &str) -> CliResult<FileKind> {
 }
 
 pub async fn import(ctx: &Context, args: ImportArgs) -> CliResult {
+    ctx.writable("import")?;
     let agents = visitor_agents();
     if args.log.is_some() && args.from.is_some_and(|s| s != Service::Yourls) {
         return Err(log_is_for_yourls());

@@ -30,6 +30,9 @@ pub enum KeysCommand {
 }
 
 pub async fn run(ctx: &Context, command: KeysCommand) -> CliResult {
+    if !matches!(command, KeysCommand::List) {
+        ctx.writable("keys")?;
+    }
     let service = ctx.service("keys").await?;
     match command {
         KeysCommand::Create { name } => {

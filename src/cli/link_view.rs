@@ -39,25 +39,13 @@ pub fn link_table(ctx: &Context, links: &[Link], now: Timestamp) -> Table {
             link.space
                 .as_ref()
                 .map_or(String::new(), |s| s.name.clone()),
-            clicks(link),
+            link.clicks_shown(),
             link.status(now).label().to_owned(),
             link.ends_at
                 .map_or("-".to_owned(), |at| relative(at, now, ctx.timezone())),
         ]);
     }
     table
-}
-
-fn clicks(link: &Link) -> String {
-    if link.expiration_clicks > 0 {
-        format!(
-            "{}/{}",
-            thousands(link.clicks),
-            thousands(u64::from(link.expiration_clicks))
-        )
-    } else {
-        thousands(link.clicks)
-    }
 }
 
 pub fn show(ctx: &Context, link: &Link) -> CliResult {

@@ -94,6 +94,10 @@ pub struct GlobalArgs {
     /// No progress bars or notes on standard error.
     #[arg(long, short, global = true)]
     pub quiet: bool,
+    /// Refuse every change (the terminal app shows no way to make one): for browsing a
+    /// database or server you must not touch. A profile can say so with `read_only = true`.
+    #[arg(long, global = true)]
+    pub read_only: bool,
 }
 
 #[derive(Debug, Subcommand)]
@@ -203,7 +207,8 @@ fn run_inner(cli: Cli) -> CliResult {
         global.json,
         global.owner,
     )?
-    .quiet(global.quiet);
+    .quiet(global.quiet)
+    .read_only(global.read_only);
     let runtime = tokio::runtime::Builder::new_multi_thread()
         .enable_all()
         .build()

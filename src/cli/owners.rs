@@ -21,6 +21,7 @@ pub enum OwnersCommand {
 pub async fn run(ctx: &Context, command: OwnersCommand) -> CliResult {
     match command {
         OwnersCommand::Add { name } => {
+            ctx.writable("owners add")?;
             let service = ctx.service("owners add").await?;
             let owner = service.add_owner(&name).await?;
             if ctx.json {

@@ -62,6 +62,8 @@ fn options(ctx: &Context, args: &ServeArgs) -> CliResult<ServeOptions> {
 }
 
 pub async fn run(ctx: &Context, args: ServeArgs) -> CliResult {
+    // A server counts every click it answers: it changes the database.
+    ctx.writable("serve")?;
     let Resolved::Local {
         db,
         public_url,

@@ -42,6 +42,9 @@ pub enum TrashCommand {
 }
 
 pub async fn run(ctx: &Context, command: TrashCommand) -> CliResult {
+    if !matches!(command, TrashCommand::List { .. }) {
+        ctx.writable("trash")?;
+    }
     let backend = ctx.local("trash").await?;
     match command {
         TrashCommand::List { page, per_page } => list(ctx, &backend, page, per_page).await,

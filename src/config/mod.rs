@@ -10,7 +10,7 @@ mod serve;
 mod ui;
 mod values;
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet};
 use std::fmt;
 use std::path::{Path, PathBuf};
 use std::time::Duration;
@@ -58,6 +58,8 @@ pub struct Config {
     /// Action name → key, as written; reading checks them ([`KeyBindings`]).
     pub keys: BTreeMap<String, String>,
     pub serve: ServeConfig,
+    /// The profiles with `read_only = true`.
+    pub read_only: BTreeSet<String>,
 }
 
 #[derive(Debug, Default, Deserialize)]
@@ -82,6 +84,7 @@ impl Default for Config {
             ui: UiConfig::default(),
             keys: BTreeMap::new(),
             serve: ServeConfig::default(),
+            read_only: BTreeSet::new(),
         }
     }
 }
@@ -134,6 +137,9 @@ impl Config {
         };
         for (name, spanned) in raw.profiles {
             let at = locate(text, spanned.span().start);
+            if spanned.get_ref().read_only == Some(true) {
+                config.read_only.insert(name.clone());
+            }
             let mut profile = spanned.into_inner().check().map_err(|m| {
                 ConfigError(describe(
                     path,

@@ -35,6 +35,8 @@ pub(super) struct ProfileToml {
     pub timeout_secs: Option<u64>,
     pub fetch_titles: Option<bool>,
     pub trash_days: Option<u32>,
+    /// Every change refused, for browsing production (either kind of profile).
+    pub read_only: Option<bool>,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize)]

@@ -291,6 +291,7 @@ fn the_example_config_with_every_key_set_parses() {
     assert!(matches!(config.profiles["work"], Profile::Remote(_)));
     assert_eq!(config.keys["quit"], "q");
     assert_eq!(config.serve.geo_header.as_deref(), Some("CF-IPCountry"));
+    assert!(config.read_only.contains("local"));
 }
 
 #[test]

@@ -58,6 +58,8 @@ pub struct AppConfig {
     pub has_trash: bool,
     /// How often to look again at a backend that cannot say when it changed; `None` never.
     pub refresh_every: Option<Duration>,
+    /// No change is offered, and one asked for is refused (see [`Action::changes_data`]).
+    pub read_only: bool,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -127,6 +129,11 @@ pub struct App {
     follow: Option<Id>,
     /// The Stats view (see `app/stats.rs`).
     stats: stats::StatsState,
+    /// The actions run from the palette, most recent first: it offers them first.
+    ran_from_palette: Vec<Action>,
+    /// The space filter from before a space's links were opened from the Spaces pane: where
+    /// esc goes back to.
+    back_from_space: Option<Option<Named>>,
 }
 
 impl App {
@@ -157,6 +164,8 @@ impl App {
             range_req: None,
             follow: None,
             stats: stats::StatsState::default(),
+            ran_from_palette: Vec::new(),
+            back_from_space: None,
         };
         app.fetch_spaces();
         app.fetch_domains();
@@ -404,6 +413,7 @@ impl App {
         match outcome {
             Outcome::Handled => self.sync(),
             Outcome::OpenSpace(space) => {
+                self.back_from_space = Some(self.filter.space.take());
                 self.filter.space = Some(space);
                 self.pane = Pane::Links;
                 self.query_changed();
@@ -466,16 +476,31 @@ impl App {
             }
             ModalOutcome::Run(action) => {
                 self.modal = None;
+                self.ran_from_palette.retain(|a| *a != action);
+                self.ran_from_palette.insert(0, action);
+                self.ran_from_palette.truncate(super::help::RECENT_KEPT);
                 self.run_action(action);
             }
         }
     }
 
     fn global(&mut self, action: Action) {
+        if self.cfg.read_only && action.changes_data() {
+            self.toast(
+                ToastKind::Error,
+                "Read-only: this profile changes nothing (--read-only, or read_only = true)",
+            );
+            return;
+        }
         match action {
             Action::Quit => self.quit = true,
             Action::Help => self.modal = Some(Modal::Help(Help::default())),
-            Action::Palette => self.modal = Some(Modal::Palette(Palette::default())),
+            Action::Palette => {
+                self.modal = Some(Modal::Palette(Palette::new(
+                    &self.ran_from_palette,
+                    self.cfg.read_only,
+                )))
+            }
             Action::NextPane | Action::PrevPane => {
                 let mut order = vec![Pane::Links, Pane::Spaces];
                 if self.cfg.has_trash {
@@ -488,6 +513,8 @@ impl App {
                     order.len() - 1
                 };
                 self.pane = order[(at + step) % order.len()];
+                // Moving between panes by hand leaves the space's links for good.
+                self.back_from_space = None;
                 if self.pane == Pane::Trash {
                     self.fetch_trash();
                 }
@@ -534,6 +561,8 @@ impl App {
             | Action::SetExpiry => self.link_work(action),
             Action::CopyShortUrl
             | Action::CopyDestination
+            | Action::CopyAlias
+            | Action::CopyMarkdown
             | Action::OpenInBrowser
             | Action::OpenShortUrl
             | Action::ShowQr => self.link_action(action),
@@ -543,6 +572,14 @@ impl App {
             }
             Action::MarkRange if self.pane == Pane::Links => self.mark_range(),
             Action::MarkAll if self.pane == Pane::Links => self.mark_all(),
+            // With nothing marked, esc backs out of a space's links to the Spaces pane.
+            Action::ClearMarks if self.marks.is_empty() && self.pane == Pane::Links => {
+                if let Some(space) = self.back_from_space.take() {
+                    self.filter.space = space;
+                    self.pane = Pane::Spaces;
+                    self.query_changed();
+                }
+            }
             Action::ClearMarks => self.marks.clear(),
             Action::Undo => self.undo_last(),
             Action::Restore => self.restore_selected(),
@@ -573,6 +610,14 @@ impl App {
             Action::CopyDestination => self.commands.push(Command::Copy {
                 text: link.url.clone(),
                 what: "destination",
+            }),
+            Action::CopyAlias => self.commands.push(Command::Copy {
+                text: link.alias.clone(),
+                what: "alias",
+            }),
+            Action::CopyMarkdown => self.commands.push(Command::Copy {
+                text: markdown_link(link),
+                what: "Markdown link",
             }),
             Action::OpenInBrowser => self.commands.push(Command::OpenUrl(link.url.clone())),
             Action::ShowQr => {
@@ -721,12 +766,20 @@ impl App {
                     "{}×{} — linkdeck needs at least {MIN_WIDTH}×{MIN_HEIGHT}",
                     area.width, area.height
                 )),
-                Line::raw("Enlarge the window, or press q to quit."),
+                // With a form open only enlarging helps: quitting would lose what was typed.
+                Line::raw(if self.form_is_open() {
+                    "Enlarge the window to go on with the form: what you typed is kept.".to_owned()
+                } else {
+                    format!(
+                        "Enlarge the window, or press {} to quit.",
+                        self.cfg.keys.first(Action::Quit)
+                    )
+                }),
             ];
-            let y = area.y + area.height.saturating_sub(3) / 2;
+            let y = area.y + area.height.saturating_sub(4) / 2;
             let rect = Rect {
                 y,
-                height: 3.min(area.height),
+                height: 4.min(area.height),
                 ..area
             };
             Paragraph::new(text)
@@ -766,6 +819,7 @@ impl App {
                 let extra = Extra {
                     marks: &self.marks,
                     show_domain: self.domains.as_ref().is_some_and(|d| !d.is_empty()),
+                    sort: self.filter.sort,
                 };
                 self.links
                     .render(a.main, buf, &ctx(!self.filter.is_focused()), &extra)
@@ -819,12 +873,22 @@ impl App {
         let right = Line::from(right);
         let right_width = u16::try_from(right.width()).unwrap_or(0).min(area.width);
         // The location gives way to what the right side says, cut with "…", a space apart.
-        let before = format::width(" linkdeck ·  · ") + format::width(&self.cfg.profile);
+        let before = format::width(" linkdeck ·  · ")
+            + format::width(&self.cfg.profile)
+            + if self.cfg.read_only {
+                " read-only".len()
+            } else {
+                0
+            };
         let room = usize::from(area.width.saturating_sub(right_width + 1)).saturating_sub(before);
         let left = Line::from(vec![
             Span::styled(" linkdeck", t.header),
             Span::styled(" · ", t.dim),
             Span::styled(self.cfg.profile.clone(), t.accent),
+            Span::styled(
+                if self.cfg.read_only { " read-only" } else { "" },
+                t.warning,
+            ),
             Span::styled(" · ", t.dim),
             Span::raw(format::clip(&self.cfg.location, room)),
         ]);
@@ -871,7 +935,14 @@ impl App {
                 Span::styled(format!(" {label}  "), t.dim),
             ]
         };
-        let hint = |a: Action, label: &str| fixed(&keys.first(a), label);
+        let read_only = self.cfg.read_only;
+        let hint = |a: Action, label: &str| {
+            if read_only && a.changes_data() {
+                Vec::new()
+            } else {
+                fixed(&keys.first(a), label)
+            }
+        };
         let spans: Vec<Span> = if let Some(modal) = &self.modal {
             match modal {
                 Modal::Confirm(_) => [hint(Action::Yes, "yes"), hint(Action::No, "no")].concat(),
@@ -990,4 +1061,22 @@ impl App {
         line.extend(pairs.into_iter().flatten());
         Line::from(line).render(area, buf);
     }
+}
+
+/// `[title](short URL)`, the alias standing in for a missing title; brackets and backslashes
+/// in the text escaped so the link stays one link.
+fn markdown_link(link: &crate::domain::Link) -> String {
+    let text = link
+        .title
+        .as_deref()
+        .filter(|t| !t.trim().is_empty())
+        .unwrap_or(&link.alias);
+    let mut escaped = String::with_capacity(text.len());
+    for c in text.chars() {
+        if matches!(c, '[' | ']' | '\\') {
+            escaped.push('\\');
+        }
+        escaped.push(c);
+    }
+    format!("[{escaped}]({})", link.short_url)
 }

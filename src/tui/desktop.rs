@@ -20,15 +20,10 @@ impl Desktop for SystemDesktop {
             .map_err(|e| format!("could not write to the terminal: {e}"))
     }
 
-    /// Opens `url` in the browser `$BROWSER` names (a `:`-separated list, `%s` standing for
-    /// the URL), else the desktop's default (`xdg-open` and its kin, `open` on macOS). The
-    /// browser's own output is kept off the screen the app draws on. May wait for the browser:
+    /// Opens `url` in the browser (see [`super::browser::open`]). May wait for the browser:
     /// call it off the app's loop.
     fn open(&self, url: &str) -> Result<(), String> {
-        let mut options = webbrowser::BrowserOptions::new();
-        options.with_suppress_output(true);
-        webbrowser::open_browser_with_options(webbrowser::Browser::Default, url, &options)
-            .map_err(|e| format!("could not open a browser: {e}"))
+        super::browser::open(url)
     }
 }
 

@@ -163,41 +163,93 @@ impl Help {
     }
 }
 
-/// The actions the palette offers: what the lists do (a form's or a dialog's own keys have
-/// nothing to act on from here).
-fn offered() -> impl Iterator<Item = Action> {
-    Action::ALL
-        .into_iter()
-        .filter(|a| a.works_in(KeyContext::Lists) && *a != Action::Palette)
+/// What people reach for most, first in the palette after what they ran last; quitting is
+/// offered last, so `:` then Enter never ends the app.
+const COMMON: [Action; 16] = [
+    Action::New,
+    Action::Edit,
+    Action::Search,
+    Action::CopyShortUrl,
+    Action::CopyDestination,
+    Action::OpenInBrowser,
+    Action::OpenShortUrl,
+    Action::ShowQr,
+    Action::ToggleDisabled,
+    Action::MoveToSpace,
+    Action::SetExpiry,
+    Action::Delete,
+    Action::Undo,
+    Action::Stats,
+    Action::Dashboard,
+    Action::SpaceFilter,
+];
+
+/// How many of the actions run last the palette remembers.
+pub const RECENT_KEPT: usize = 5;
+
+/// The actions the palette offers, in the order it lists them: those run from it last (most
+/// recent first), the common ones, the rest in the key map's order, and quitting last. Only
+/// what the lists do: a form's or a dialog's own keys have nothing to act on from here.
+fn offered(recent: &[Action], read_only: bool) -> Vec<Action> {
+    let usable = |a: &Action| {
+        a.works_in(KeyContext::Lists) && *a != Action::Palette && !(read_only && a.changes_data())
+    };
+    let mut order: Vec<Action> = Vec::with_capacity(Action::ALL.len());
+    let candidates = recent
+        .iter()
+        .chain(&COMMON)
+        .chain(Action::ALL.iter().filter(|a| **a != Action::Quit))
+        .chain(&[Action::Quit]);
+    for action in candidates {
+        if usable(action) && !order.contains(action) {
+            order.push(*action);
+        }
+    }
+    order
 }
 
 #[derive(Debug, Clone, Default)]
 pub struct Palette {
     input: TextField,
     cursor: usize,
+    /// The actions run from the palette last, most recent first.
+    recent: Vec<Action>,
+    /// Changes are not offered (a read-only profile).
+    read_only: bool,
 }
 
 impl Palette {
+    pub fn new(recent: &[Action], read_only: bool) -> Palette {
+        Palette {
+            recent: recent.to_vec(),
+            read_only,
+            ..Palette::default()
+        }
+    }
+
     /// The offered actions that match what was typed, best first.
     pub fn matches(&self) -> Vec<Action> {
+        let offered = offered(&self.recent, self.read_only);
         let typed = self.input.value().trim();
         if typed.is_empty() {
-            return offered().collect();
+            return offered;
         }
         let pattern = Pattern::parse(typed, CaseMatching::Ignore, Normalization::Smart);
         let mut matcher = Matcher::new(Config::DEFAULT);
         let mut buf = Vec::new();
-        let mut scored: Vec<(u32, Action)> = offered()
-            .filter_map(|a| {
+        let mut scored: Vec<(u32, usize, Action)> = offered
+            .into_iter()
+            .enumerate()
+            .filter_map(|(rank, a)| {
                 let text = format!("{} {}", description(a), a.as_str().replace('_', " "));
                 pattern
                     .score(Utf32Str::new(&text, &mut buf), &mut matcher)
-                    .map(|score| (score, a))
+                    .map(|score| (score, rank, a))
             })
             .collect();
-        // Best first; ties keep the key map's order.
+        // Best first; ties keep the order offered.
         scored.sort_by(|a, b| b.0.cmp(&a.0).then(a.1.cmp(&b.1)));
-        scored.into_iter().map(|(_, a)| a).collect()
+        scored.into_iter().map(|(_, _, a)| a).collect()
     }
 
     pub fn handle_key(&mut self, key: &Key) -> ModalOutcome {
@@ -306,6 +358,20 @@ mod tests {
         assert!(
             !palette.matches().contains(&Action::Submit),
             "form keys are not offered"
+        );
+    }
+
+    #[test]
+    fn the_palette_offers_what_was_run_last_then_the_common_actions_and_quit_last() {
+        let fresh = Palette::new(&[], false).matches();
+        assert_eq!(fresh.first(), Some(&Action::New));
+        assert_eq!(fresh.last(), Some(&Action::Quit));
+        let used = Palette::new(&[Action::Stats, Action::ShowQr], false).matches();
+        assert_eq!(used[..3], [Action::Stats, Action::ShowQr, Action::New]);
+        assert_eq!(
+            used.iter().filter(|a| **a == Action::Stats).count(),
+            1,
+            "an action is offered once"
         );
     }
 }

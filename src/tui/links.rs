@@ -12,7 +12,7 @@ use super::marks::Marks;
 use super::msg::RequestId;
 use super::paging::PagedList;
 use super::view::{Ctx, Outcome};
-use crate::domain::{Link, Page, StatusFilter, TargetType, into_shown};
+use crate::domain::{Link, Page, Sort, StatusFilter, TargetType, into_shown};
 
 /// Rows asked for per page: the most the v1 API allows.
 const PER_PAGE: u32 = 100;
@@ -54,6 +54,8 @@ impl LinksView {
             Some(Action::Up) => self.list.move_by(-1),
             Some(Action::PageDown) => self.list.move_by(page),
             Some(Action::PageUp) => self.list.move_by(-page),
+            Some(Action::HalfPageDown) => self.list.move_by((page / 2).max(1)),
+            Some(Action::HalfPageUp) => self.list.move_by(-(page / 2).max(1)),
             Some(Action::Top) => self.list.top(),
             Some(Action::Bottom) => self.list.bottom(),
             Some(Action::Select) => self.show_details = !self.show_details,
@@ -128,10 +130,16 @@ impl LinksView {
         } else {
             ctx.theme.border
         };
-        let title = match self.list.total() {
-            Some(total) if !self.list.is_empty() => format!(
+        // While a new question is unanswered, the last answer stays on screen, dimmed.
+        let waiting = self
+            .list
+            .previous()
+            .filter(|_| self.list.total().is_none() && self.error.is_none());
+        let shown = waiting.unwrap_or(&self.list);
+        let title = match shown.total() {
+            Some(total) if !shown.is_empty() => format!(
                 " Links {} of {} ",
-                format::count(self.list.cursor() as u64 + 1),
+                format::count(shown.cursor() as u64 + 1),
                 format::count(total)
             ),
             _ => " Links ".to_owned(),
@@ -141,10 +149,18 @@ impl LinksView {
         if stale {
             block = block.title(Span::styled(" stale ", ctx.theme.error));
         }
+        if waiting.is_some() {
+            block = block.title(Span::styled(
+                format!(" {} searching ", ctx.spinner),
+                ctx.theme.accent,
+            ));
+        }
         let inner = block.inner(table_area);
         block.render(table_area, buf);
 
-        if let Some(message) = self.state_message(ctx) {
+        if let Some(previous) = waiting {
+            self.render_table(previous, inner, buf, ctx, extra, true);
+        } else if let Some(message) = self.state_message(ctx) {
             Paragraph::new(message)
                 .alignment(Alignment::Center)
                 .wrap(Wrap { trim: false })
@@ -153,7 +169,7 @@ impl LinksView {
             // The last rows that loaded stay, under what went wrong.
             let [table, note] =
                 Layout::vertical([Constraint::Min(1), Constraint::Length(1)]).areas(inner);
-            self.render_table(table, buf, ctx, extra, true);
+            self.render_table(&self.list, table, buf, ctx, extra, true);
             let why = self
                 .error
                 .as_deref()
@@ -170,11 +186,11 @@ impl LinksView {
             ])
             .render(note, buf);
         } else {
-            self.render_table(inner, buf, ctx, extra, false);
+            self.render_table(&self.list, inner, buf, ctx, extra, false);
         }
 
         if let Some(details_area) = details_area {
-            render_details(self.selected(), details_area, buf, ctx);
+            render_details(shown.selected(), details_area, buf, ctx);
         }
     }
 
@@ -235,20 +251,35 @@ impl LinksView {
         ]))
     }
 
-    fn render_table(&self, area: Rect, buf: &mut Buffer, ctx: &Ctx, extra: &Extra, stale: bool) {
+    /// Draws `list`'s rows on screen (this view's, or the one before its question changed);
+    /// `dim` rows are from before (a failed refresh, a question not answered yet).
+    fn render_table(
+        &self,
+        list: &PagedList<Link>,
+        area: Rect,
+        buf: &mut Buffer,
+        ctx: &Ctx,
+        extra: &Extra,
+        dim: bool,
+    ) {
         let t = ctx.theme;
-        let shown: Vec<Option<&Link>> = self.list.visible().map(|(_, l)| l).collect();
-        let columns = Columns::fit(&shown, area.width, extra.show_domain, ctx);
+        let shown: Vec<Option<&Link>> = list.visible().map(|(_, l)| l).collect();
+        let columns = Columns::fit(&shown, area.width, extra, ctx);
         let mut header = vec![" alias"];
         if columns.domain.is_some() {
             header.push("domain");
         }
-        header.extend(["destination", "space", "clicks", "status", "expires"]);
+        let clicks = match extra.sort {
+            Sort::Max => "clicks ▼",
+            Sort::Min => "clicks ▲",
+            Sort::Desc | Sort::Asc => "clicks",
+        };
+        header.extend(["destination", "space", clicks, "status", "expires"]);
         let header = Row::new(header).style(t.header);
         let rows = shown.iter().map(|link| match link {
             Some(link) => {
                 let row = link_row(link, ctx, &columns, extra);
-                if stale { row.style(t.dim) } else { row }
+                if dim { row.style(t.dim) } else { row }
             }
             None => Row::new([Cell::from(Span::styled(" …", t.dim))]),
         });
@@ -259,8 +290,8 @@ impl LinksView {
             .highlight_symbol("▶")
             .highlight_spacing(ratatui::widgets::HighlightSpacing::Always);
         let mut state = TableState::default();
-        if !self.list.is_empty() {
-            state.select(Some(self.list.cursor() - self.list.offset()));
+        if !list.is_empty() {
+            state.select(Some(list.cursor() - list.offset()));
         }
         StatefulWidget::render(table, area, buf, &mut state);
     }
@@ -271,6 +302,8 @@ pub struct Extra<'a> {
     pub marks: &'a Marks,
     /// More than one host serves links: say which one each link is on.
     pub show_domain: bool,
+    /// The list's order: the clicks column says when it is by clicks.
+    pub sort: Sort,
 }
 
 /// Column widths sized from the rows on screen and the room there is: a column is as wide as
@@ -289,7 +322,8 @@ const STATUS_W: usize = 8;
 const MARK_W: usize = 1;
 
 impl Columns {
-    fn fit(rows: &[Option<&Link>], width: u16, show_domain: bool, ctx: &Ctx) -> Columns {
+    fn fit(rows: &[Option<&Link>], width: u16, extra: &Extra, ctx: &Ctx) -> Columns {
+        let show_domain = extra.show_domain;
         let links = || rows.iter().flatten();
         // A second column of hosts says something only when the rows are on several.
         let show_domain = show_domain && {
@@ -311,7 +345,13 @@ impl Columns {
         )
         .min(room / 6)
         .max(5);
-        let clicks = widest(&|l| format::count(l.clicks).len(), 6);
+        // Room for the header, with its sort arrow when the order is by clicks.
+        let header = if matches!(extra.sort, Sort::Max | Sort::Min) {
+            8
+        } else {
+            6
+        };
+        let clicks = widest(&|l| l.clicks_shown().len(), header);
         let expires = widest(&|l| format::width(&format::expiry_cell(l, ctx.now)), 7);
         let fixed = alias + domain.unwrap_or(0) + space + clicks + STATUS_W + expires;
         Columns {
@@ -384,7 +424,7 @@ fn link_row(link: &Link, ctx: &Ctx, columns: &Columns, extra: &Extra) -> Row<'st
     cells.extend([
         Cell::from(format::clip(&link.url, columns.destination)),
         Cell::from(space),
-        Cell::from(Line::from(format::count(link.clicks)).right_aligned()),
+        Cell::from(Line::from(link.clicks_shown()).right_aligned()),
         Cell::from(Span::styled(status.label(), status_style)),
         Cell::from(format::clip(
             &format::expiry_cell(link, ctx.now),

@@ -6,6 +6,7 @@
 //! any stream of events, which is how the tests drive it.
 
 mod app;
+mod browser;
 mod desktop;
 mod dialog;
 mod errors;
@@ -68,6 +69,8 @@ pub struct TuiOptions {
     pub timezone: TimeZone,
     /// Seconds between looks at a remote server for changes made elsewhere; 0 never.
     pub refresh_secs: u64,
+    /// Every change refused and none offered (`--read-only`, a profile's `read_only`).
+    pub read_only: bool,
 }
 
 impl Default for TuiOptions {
@@ -80,6 +83,7 @@ impl Default for TuiOptions {
             keys: BTreeMap::new(),
             timezone: TimeZone::UTC,
             refresh_secs: 15,
+            read_only: false,
         }
     }
 }
@@ -104,13 +108,16 @@ impl TuiOptions {
         Ok(AppConfig {
             profile: self.profile.clone(),
             location,
-            theme: Theme::new(self.theme.honouring_no_color(no_color)),
+            // `NO_COLOR` turns the light theme into mono; the background stays light.
+            theme: Theme::new(self.theme.honouring_no_color(no_color))
+                .on_light_background(self.theme == ThemeName::Light),
             keys,
             mouse: self.mouse,
             timezone: self.timezone.clone(),
             has_trash: backend.info().kind == "local",
             refresh_every: (self.refresh_secs > 0)
                 .then(|| std::time::Duration::from_secs(self.refresh_secs)),
+            read_only: self.read_only,
         })
     }
 }

@@ -27,6 +27,9 @@ pub struct PagedList<T> {
     cursor: usize,
     offset: usize,
     rows: usize,
+    /// The list as it was before the question changed, shown (dimmed) until the new question's
+    /// first answer comes, so the rows do not blank out on every keystroke of a search.
+    previous: Option<Box<PagedList<T>>>,
 }
 
 impl<T> PagedList<T> {
@@ -41,6 +44,7 @@ impl<T> PagedList<T> {
             cursor: 0,
             offset: 0,
             rows: 1,
+            previous: None,
         }
     }
 
@@ -74,12 +78,25 @@ impl<T> PagedList<T> {
         self.pages.len()
     }
 
-    /// Forgets everything: the question changed (new filter, new search).
+    /// Starts over: the question changed (new filter, new search). What was answered last
+    /// stays as [`PagedList::previous`] until the new question's first answer; while several
+    /// questions follow each other unanswered, the last answered one is what stays.
     pub fn reset(&mut self) {
-        self.clear();
-        self.total = None;
-        self.cursor = 0;
-        self.offset = 0;
+        let fresh = PagedList {
+            rows: self.rows,
+            ..PagedList::new(self.per_page)
+        };
+        let last = std::mem::replace(self, fresh);
+        self.previous = if last.total.is_some() {
+            Some(Box::new(last))
+        } else {
+            last.previous
+        };
+    }
+
+    /// The list before the question changed, while the new one is unanswered.
+    pub fn previous(&self) -> Option<&PagedList<T>> {
+        self.previous.as_deref()
     }
 
     /// Forgets the rows but keeps the place, to fetch them again.
@@ -221,6 +238,7 @@ impl<T> PagedList<T> {
         }
         self.expected.remove(&page);
         self.total = Some(total);
+        self.previous = None;
         if per_page != self.per_page && per_page > 0 {
             // The backend pages differently than asked (a phpShort server always sends 10):
             // follow it. Only page 1 starts at the same row under both sizes.
@@ -247,6 +265,7 @@ impl<T> PagedList<T> {
         }
         self.expected.remove(&page);
         self.failed.insert(page);
+        self.previous = None;
         true
     }
 
@@ -341,6 +360,24 @@ mod tests {
         assert!(!list.accept(RequestId(1), 1, 100, 5, vec![9; 5]));
         assert!(list.accept(RequestId(2), 1, 100, 3, vec![1, 2, 3]));
         assert_eq!(list.len(), 3);
+    }
+
+    #[test]
+    fn a_new_question_keeps_the_last_answer_until_its_own_comes() {
+        let mut list = PagedList::<u64>::new(100);
+        list.set_rows(10);
+        answer(&mut list, 1, 500);
+        list.move_by(3);
+        list.reset();
+        assert_eq!(list.total(), None);
+        assert_eq!(list.previous().and_then(|p| p.selected()), Some(&3));
+        // Typing on: the last answered list is what stays.
+        list.reset();
+        assert_eq!(list.previous().and_then(|p| p.selected()), Some(&3));
+        assert_eq!(list.rows(), 10);
+        answer(&mut list, 2, 7);
+        assert!(list.previous().is_none());
+        assert_eq!(list.len(), 7);
     }
 
     #[test]

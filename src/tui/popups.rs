@@ -408,31 +408,49 @@ pub struct Toast {
     pub until: Instant,
 }
 
-/// Draws the newest toasts bottom-right of `area`, newest lowest.
+/// The most lines one toast takes.
+const TOAST_LINES: usize = 3;
+
+/// Draws the newest toasts bottom-right of `area`, newest lowest. A long one wraps, up to
+/// [`TOAST_LINES`] lines, so an error's reason is read rather than cut at the edge.
 pub fn render_toasts(toasts: &[Toast], area: Rect, buf: &mut Buffer, theme: &Theme) {
     let mut bottom = area.bottom();
     for toast in toasts.iter().rev().take(3) {
-        let room = usize::from(area.width.saturating_sub(6));
-        let text = format::clip(&toast.text, room);
-        let width = (format::width(&text) as u16 + 4)
+        let room = usize::from(area.width.saturating_sub(6)).max(1);
+        let text = crate::domain::shown(&toast.text);
+        let wrapped = textwrap::wrap(&text, room);
+        let mut lines: Vec<String> = wrapped
+            .iter()
+            .take(TOAST_LINES)
+            .map(|l| l.to_string())
+            .collect();
+        if wrapped.len() > TOAST_LINES
+            && let Some(last) = lines.last_mut()
+        {
+            *last = format::clip(&format!("{last} …"), room);
+        }
+        let widest = lines.iter().map(|l| format::width(l)).max().unwrap_or(0);
+        let width = (u16::try_from(widest).unwrap_or(u16::MAX).saturating_add(4))
             .min(area.width.saturating_sub(2))
             .max(10);
-        if bottom < area.y + 3 {
+        let height = u16::try_from(lines.len()).unwrap_or(1) + 2;
+        if bottom < area.y + height {
             break;
         }
         let rect = Rect {
             x: area.right().saturating_sub(width + 1),
-            y: bottom - 3,
+            y: bottom - height,
             width,
-            height: 3,
+            height,
         };
-        bottom -= 3;
+        bottom -= height;
         let style = match toast.kind {
             ToastKind::Info => theme.success,
             ToastKind::Error => theme.error,
         };
         if let Some(inner) = dialog(rect, buf, "", theme, style) {
-            Paragraph::new(Span::styled(text, style)).render(inner, buf);
+            let lines: Vec<Line> = lines.into_iter().map(|l| Line::styled(l, style)).collect();
+            Paragraph::new(lines).render(inner, buf);
         }
     }
 }

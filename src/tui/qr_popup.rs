@@ -1,5 +1,6 @@
 //! The QR code of the selected link's short URL, in a popup (`Q`): two modules a character,
-//! black on white whatever the theme — a phone needs that contrast — with the quiet zone, and
+//! black on white whatever the colour theme — a phone needs that contrast — or in the
+//! terminal's own ink where there are no colours, with the quiet zone, and
 //! the URL under it. A window too small to hold it says so instead of drawing a code that
 //! cannot be scanned.
 
@@ -9,7 +10,7 @@ use ratatui::style::{Color, Style};
 use ratatui::text::Line;
 use ratatui::widgets::{Paragraph, Widget, Wrap};
 
-use super::theme::Theme;
+use super::theme::{Theme, ThemeName};
 use crate::domain::into_shown;
 use crate::qr::Qr;
 
@@ -104,15 +105,31 @@ impl QrPopup {
         let side = u16::try_from(self.side).unwrap_or(u16::MAX);
         let left = inner.x + (inner.width.saturating_sub(side)) / 2;
         let (black, white) = (Color::Black, Color::White);
+        // Without colours (mono, `NO_COLOR`, which the terminal layer honours too) the code is
+        // drawn in the terminal's own ink, by block shape: the light modules in ink on a dark
+        // background, the dark ones on a light background.
+        let ink_is_light = !theme.light_background;
         for row in 0..side.div_ceil(2) {
             let y = usize::from(row) * 2;
             for col in 0..side {
                 let x = usize::from(col);
-                let top = if self.is_dark(x, y) { black } else { white };
-                let bottom = if self.is_dark(x, y + 1) { black } else { white };
-                if let Some(cell) = buf.cell_mut((left + col, inner.y + row)) {
+                let (top, bottom) = (self.is_dark(x, y), self.is_dark(x, y + 1));
+                let Some(cell) = buf.cell_mut((left + col, inner.y + row)) else {
+                    continue;
+                };
+                if theme.name == ThemeName::Mono {
+                    let ink = |dark: bool| dark != ink_is_light;
+                    cell.set_symbol(match (ink(top), ink(bottom)) {
+                        (true, true) => "█",
+                        (true, false) => "▀",
+                        (false, true) => "▄",
+                        (false, false) => " ",
+                    })
+                    .set_style(Style::default());
+                } else {
+                    let colour = |dark: bool| if dark { black } else { white };
                     cell.set_symbol("▀")
-                        .set_style(Style::default().fg(top).bg(bottom));
+                        .set_style(Style::default().fg(colour(top)).bg(colour(bottom)));
                 }
             }
         }
@@ -145,6 +162,63 @@ mod tests {
         // Top-left of the code: the quiet zone is white.
         let first = buf.content().iter().find(|c| c.symbol() == "▀").unwrap();
         assert_eq!((first.fg, first.bg), (Color::White, Color::White));
+    }
+
+    /// Reads a drawn code back as a phone would see it on a terminal with `ink` on `paper`
+    /// (grey levels), each module four pixels a side.
+    fn decode(buf: &Buffer, ink: u8, paper: u8) -> Option<String> {
+        let area = buf.area;
+        let scale = 4usize;
+        let (w, h) = (
+            usize::from(area.width) * scale,
+            usize::from(area.height) * 2 * scale,
+        );
+        let mut grey = vec![paper; w * h];
+        for y in 0..area.height {
+            for x in 0..area.width {
+                let cell = &buf[(x, y)];
+                let (top, bottom) = match cell.symbol() {
+                    "█" => (true, true),
+                    "▀" => (true, false),
+                    "▄" => (false, true),
+                    _ => (false, false),
+                };
+                for (half, inked) in [(0, top), (1, bottom)] {
+                    for dy in 0..scale {
+                        for dx in 0..scale {
+                            let px = usize::from(x) * scale + dx;
+                            let py = (usize::from(y) * 2 + half) * scale + dy;
+                            grey[py * w + px] = if inked { ink } else { paper };
+                        }
+                    }
+                }
+            }
+        }
+        let mut image = rqrr::PreparedImage::prepare_from_greyscale(w, h, |x, y| grey[y * w + x]);
+        let grids = image.detect_grids();
+        grids.first()?.decode().ok().map(|(_, text)| text)
+    }
+
+    /// Without colours (`NO_COLOR`) the code is drawn in block shapes alone, and reads back on
+    /// a dark terminal (light ink) and, with the light theme configured, on a light one.
+    #[test]
+    fn without_colours_the_code_still_scans() {
+        let url = "http://127.0.0.1:8080/spring";
+        let popup = QrPopup::new(url);
+        let area = Rect::new(0, 0, 100, 30);
+        for (light_background, ink, paper) in [(false, 230, 20), (true, 20, 240)] {
+            let mut theme = Theme::new(ThemeName::Mono);
+            theme.light_background = light_background;
+            let mut buf = Buffer::empty(area);
+            popup.render(area, &mut buf, &theme);
+            assert!(
+                buf.content()
+                    .iter()
+                    .all(|c| c.fg == Color::Reset && c.bg == Color::Reset),
+                "no colour is drawn"
+            );
+            assert_eq!(decode(&buf, ink, paper).as_deref(), Some(url));
+        }
     }
 
     #[test]

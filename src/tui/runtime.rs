@@ -6,7 +6,7 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Duration;
 
-use futures::{Stream, StreamExt};
+use futures::{FutureExt, Stream, StreamExt};
 use ratatui::Terminal;
 use ratatui::crossterm::event::{self, Event};
 use tokio::sync::mpsc::{UnboundedSender, unbounded_channel};
@@ -47,7 +47,15 @@ where
             biased;
             Some(msg) = rx.recv() => app.update(msg),
             event = events.next() => match event {
-                Some(Ok(event)) => app.handle_event(event),
+                Some(Ok(event)) => {
+                    app.handle_event(event);
+                    // Every event already waiting is handled before the next frame: a paste
+                    // the terminal does not bracket, or fast typing, is one frame's work.
+                    match take_waiting(&mut events, &mut app)? {
+                        Input::Open => {}
+                        Input::Ended => break,
+                    }
+                }
                 Some(Err(e)) => return Err(e.into()),
                 None => break,
             },
@@ -63,8 +71,31 @@ where
             break;
         }
         terminal.draw(|f| app.render(f))?;
+        tracing::trace!("frame drawn");
     }
     Ok(())
+}
+
+/// Whether the input stream goes on.
+enum Input {
+    Open,
+    Ended,
+}
+
+/// Hands the app every event the stream holds ready now, without waiting; stops early once the
+/// app is quitting, so no key typed after `q` acts.
+fn take_waiting<S>(events: &mut S, app: &mut App) -> io::Result<Input>
+where
+    S: Stream<Item = io::Result<Event>> + Unpin,
+{
+    while !app.should_quit() {
+        match events.next().now_or_never() {
+            Some(Some(event)) => app.handle_event(event?),
+            Some(None) => return Ok(Input::Ended),
+            None => break,
+        }
+    }
+    Ok(Input::Open)
 }
 
 /// The links at positions `from..=to` of the list `query` gives, page by page.
@@ -280,23 +311,36 @@ pub fn terminal_events() -> (impl Stream<Item = io::Result<Event>> + Unpin, Inpu
             if tty::wait(Duration::from_millis(50)) == tty::State::HungUp {
                 break;
             }
-            match event::poll(Duration::ZERO) {
-                Ok(true) => {
-                    let event = event::read();
-                    let failed = event.is_err();
-                    if tx.unbounded_send(event).is_err() || failed {
-                        break;
-                    }
-                }
-                Ok(false) => {}
-                Err(e) => {
-                    let _ = tx.unbounded_send(Err(e));
-                    break;
-                }
+            // crossterm reads a burst (a paste, fast typing) into its own buffer at once, and
+            // the descriptor then has nothing more to say: take every event it holds before
+            // waiting again, or each further key would wait out the timeout above.
+            if !forward_ready(&tx) {
+                break;
             }
         }
     });
     (rx, InputThread { stop, done })
+}
+
+/// Sends every event crossterm has ready to `tx`; false when the reader should stop (the
+/// terminal failed, or nobody listens any more).
+fn forward_ready(tx: &futures::channel::mpsc::UnboundedSender<io::Result<Event>>) -> bool {
+    loop {
+        match event::poll(Duration::ZERO) {
+            Ok(true) => {
+                let event = event::read();
+                let failed = event.is_err();
+                if tx.unbounded_send(event).is_err() || failed {
+                    return false;
+                }
+            }
+            Ok(false) => return true,
+            Err(e) => {
+                let _ = tx.unbounded_send(Err(e));
+                return false;
+            }
+        }
+    }
 }
 
 /// Stops the reader thread when dropped, so no key is read after the terminal is restored. It

@@ -3,6 +3,7 @@
 //! runtime would reach with those answers.
 
 use std::sync::Arc;
+use std::time::{Duration, Instant};
 
 use jiff::{SignedDuration, Timestamp};
 use ratatui::Terminal;
@@ -135,6 +136,7 @@ pub(super) fn config() -> AppConfig {
         timezone: jiff::tz::TimeZone::UTC,
         has_trash: true,
         refresh_every: None,
+        read_only: false,
     }
 }
 
@@ -272,6 +274,35 @@ pub(super) fn screen(app: &App, width: u16, height: u16) -> String {
     terminal.backend().to_string()
 }
 
+/// The screen with its styles: each line's text, then under it the runs of cells drawn in
+/// other than the terminal's own style (`x-x fg/bg modifiers`), so that a theme's colours are
+/// part of what a snapshot holds.
+pub(super) fn styled_screen(app: &App, width: u16, height: u16) -> String {
+    let mut terminal = Terminal::new(TestBackend::new(width, height)).unwrap();
+    terminal.draw(|f| app.render(f)).unwrap();
+    let buf = terminal.backend().buffer();
+    let mut out = String::new();
+    for y in 0..height {
+        let cells: Vec<&ratatui::buffer::Cell> = (0..width).map(|x| &buf[(x, y)]).collect();
+        out.extend(cells.iter().map(|c| c.symbol()));
+        out.push('\n');
+        let key = |c: &ratatui::buffer::Cell| (c.fg, c.bg, c.modifier);
+        let mut x = 0;
+        while x < cells.len() {
+            let style = key(cells[x]);
+            let end = (x..cells.len())
+                .find(|&e| key(cells[e]) != style)
+                .unwrap_or(cells.len());
+            if style != key(&ratatui::buffer::Cell::EMPTY) {
+                let (fg, bg, modifier) = style;
+                out.push_str(&format!("  {x}-{} {fg:?}/{bg:?} {modifier:?}\n", end - 1));
+            }
+            x = end;
+        }
+    }
+    out
+}
+
 fn loaded(width: u16, height: u16, world: &World) -> App {
     let mut app = app(width, height);
     answer(&mut app, world);
@@ -325,6 +356,31 @@ fn links_error_offers_retry() {
         ..world()
     };
     snap!("links_error_retry", loaded(100, 30, &w), 100, 30);
+}
+
+/// While a search is asked, the rows from before stay on screen (dimmed, the pane saying it
+/// is searching) instead of blanking, until its answer replaces them.
+#[test]
+fn a_search_keeps_the_old_rows_until_its_answer() {
+    let w = world();
+    let mut app = loaded(100, 30, &w);
+    let before = screen(&app, 100, 30);
+    let first_alias = &w.links.iter().max_by_key(|l| l.id).unwrap().alias;
+    assert!(before.contains(first_alias.as_str()), "{before}");
+    press(&mut app, KeyCode::Char('/'));
+    press(&mut app, KeyCode::Char('z'));
+    app.on_time(Instant::now() + Duration::from_secs(5));
+    let asked = app.take_commands();
+    assert!(
+        asked
+            .iter()
+            .any(|c| matches!(c, Command::FetchLinks { .. })),
+        "{asked:?}"
+    );
+    let waiting = screen(&app, 100, 30);
+    assert!(waiting.contains(first_alias.as_str()), "{waiting}");
+    assert!(waiting.contains("searching"), "{waiting}");
+    assert!(!waiting.contains("Loading links"), "{waiting}");
 }
 
 #[test]
@@ -469,6 +525,170 @@ fn spaces_pane() {
 #[test]
 fn too_small() {
     snap!("too_small_60x15", loaded(60, 15, &world()), 60, 15);
+}
+
+/// The row the Links pane's title says the cursor is on.
+fn cursor_row(app: &App) -> u64 {
+    let text = screen(app, 100, 30);
+    let at = text.find(" Links ").expect("the Links title") + " Links ".len();
+    let number: String = text[at..]
+        .chars()
+        .take_while(|c| c.is_ascii_digit() || *c == ',')
+        .filter(char::is_ascii_digit)
+        .collect();
+    number.parse().unwrap()
+}
+
+fn ctrl(app: &mut App, c: char) {
+    app.handle_event(Event::Key(KeyEvent::new(
+        KeyCode::Char(c),
+        KeyModifiers::CONTROL,
+    )));
+}
+
+/// The keys k9s, lazygit and vim users move with: ctrl-f / ctrl-b a page (as pgdn / pgup),
+/// ctrl-d / ctrl-u half a page, and h / l between panes.
+#[test]
+fn vim_style_paging_and_pane_keys() {
+    let w = World {
+        total: Some(1_000),
+        ..world()
+    };
+    let mut paged = loaded(100, 30, &w);
+    press(&mut paged, KeyCode::PageDown);
+    answer(&mut paged, &w);
+    let page = cursor_row(&paged) - 1;
+    assert!(page > 4, "a page is most of the screen: {page}");
+
+    let mut app = loaded(100, 30, &w);
+    ctrl(&mut app, 'f');
+    answer(&mut app, &w);
+    assert_eq!(cursor_row(&app), 1 + page);
+    ctrl(&mut app, 'u');
+    assert_eq!(cursor_row(&app), 1 + page - page / 2);
+    ctrl(&mut app, 'd');
+    assert_eq!(cursor_row(&app), 1 + page);
+    ctrl(&mut app, 'b');
+    assert_eq!(cursor_row(&app), 1);
+
+    press(&mut app, KeyCode::Char('l'));
+    answer(&mut app, &w);
+    assert!(
+        screen(&app, 100, 30).contains("Spaces"),
+        "l goes to the next pane"
+    );
+    let spaces = screen(&app, 100, 30);
+    press(&mut app, KeyCode::Char('h'));
+    answer(&mut app, &w);
+    assert_ne!(screen(&app, 100, 30), spaces, "h goes back");
+    assert_eq!(cursor_row(&app), 1);
+}
+
+/// Besides the short URL (`y`) and the destination (`Y`), the alias (`A`) and a Markdown link
+/// (`M`) are copied.
+#[test]
+fn the_alias_and_a_markdown_link_are_copied() {
+    let w = world();
+    let mut app = loaded(100, 30, &w);
+    let copied = |app: &mut App, key: char| {
+        press(app, KeyCode::Char(key));
+        match app.take_commands().as_slice() {
+            [Command::Copy { text, what }] => (text.clone(), *what),
+            other => panic!("{other:?}"),
+        }
+    };
+    let newest = w.links.iter().max_by_key(|l| l.id).unwrap();
+    assert_eq!(copied(&mut app, 'A'), (newest.alias.clone(), "alias"));
+    let (markdown, what) = copied(&mut app, 'M');
+    assert_eq!(what, "Markdown link");
+    assert!(markdown.starts_with('['), "{markdown}");
+    assert!(
+        markdown.ends_with(&format!("]({})", newest.short_url)),
+        "{markdown}"
+    );
+}
+
+/// Enter on a space shows its links; esc goes back to the Spaces pane and the filter from
+/// before.
+#[test]
+fn esc_backs_out_of_a_spaces_links() {
+    let w = world();
+    let mut app = loaded(100, 30, &w);
+    let all_links = screen(&app, 100, 30);
+    press(&mut app, KeyCode::Tab);
+    answer(&mut app, &w);
+    let spaces_pane = screen(&app, 100, 30);
+    press(&mut app, KeyCode::Enter);
+    answer(&mut app, &w);
+    assert_ne!(screen(&app, 100, 30), spaces_pane, "the space's links");
+    press(&mut app, KeyCode::Esc);
+    answer(&mut app, &w);
+    assert_eq!(screen(&app, 100, 30), spaces_pane, "back where it was");
+    press(&mut app, KeyCode::Tab);
+    press(&mut app, KeyCode::Tab);
+    answer(&mut app, &w);
+    assert_eq!(
+        screen(&app, 100, 30),
+        all_links,
+        "no space filter left behind"
+    );
+}
+
+/// A read-only profile says so in the header, hints at no change, offers none in the
+/// palette, and refuses the keys of one with a message instead of opening a form.
+#[test]
+fn a_read_only_app_offers_no_change_and_refuses_one() {
+    let w = world();
+    let mut app = App::new(
+        AppConfig {
+            read_only: true,
+            ..config()
+        },
+        Arc::new(FixedClock::new(now())),
+        Rect::new(0, 0, 100, 30),
+    );
+    answer(&mut app, &w);
+    let text = screen(&app, 100, 30);
+    assert!(text.lines().next().unwrap().contains("read-only"), "{text}");
+    let hints = text.lines().last().unwrap();
+    assert!(
+        !hints.contains("new") && !hints.contains("delete"),
+        "{hints}"
+    );
+    for key in ['n', 'e', 'd', 'x', 'u'] {
+        press(&mut app, KeyCode::Char(key));
+        assert!(app.take_commands().is_empty(), "{key} asks nothing");
+        let text = screen(&app, 100, 30);
+        assert!(text.contains("Read-only"), "{key}: {text}");
+        assert!(!text.contains("New link"), "{key}: no form: {text}");
+    }
+    press(&mut app, KeyCode::Char(':'));
+    let palette = screen(&app, 100, 30);
+    assert!(!palette.contains("new link"), "{palette}");
+    assert!(palette.contains("copy short URL"), "{palette}");
+}
+
+/// The clicks column says when the list is in its order, and which way.
+#[test]
+fn the_sorted_column_shows_its_direction() {
+    let w = world();
+    let mut app = loaded(100, 30, &w);
+    let header = |app: &App| {
+        screen(app, 100, 30)
+            .lines()
+            .find(|l| l.contains("destination"))
+            .unwrap()
+            .to_owned()
+    };
+    assert!(!header(&app).contains('▼') && !header(&app).contains('▲'));
+    let mut seen = Vec::new();
+    for _ in 0..4 {
+        press(&mut app, KeyCode::Char('o'));
+        answer(&mut app, &w);
+        seen.push(header(&app));
+    }
+    assert!(seen.iter().any(|h| h.contains("clicks ▼")), "{seen:#?}");
+    assert!(seen.iter().any(|h| h.contains("clicks ▲")), "{seen:#?}");
 }
 
 #[test]
@@ -793,6 +1013,49 @@ fn a_failed_refresh_keeps_the_rows_marked_stale() {
 #[test]
 fn the_too_small_screen_at_60x20() {
     snap!("too_small_60x20", loaded(60, 20, &world()), 60, 20);
+}
+
+/// With a form open, a window too small to show it says that enlarging it goes on with the
+/// form, and does not offer a quit key that would not work (and would lose what was typed).
+#[test]
+fn the_too_small_screen_keeps_an_open_form() {
+    let w = world();
+    let mut app = loaded(100, 30, &w);
+    press(&mut app, KeyCode::Char('n'));
+    keys(&mut app, &w, "https://typed.example/");
+    app.handle_event(Event::Resize(60, 15));
+    let text = screen(&app, 60, 15);
+    assert!(
+        text.contains("Enlarge the window to go on with the form"),
+        "{text}"
+    );
+    assert!(!text.contains("to quit"), "{text}");
+    press(&mut app, KeyCode::Char('q'));
+    assert!(!app.should_quit());
+    app.handle_event(Event::Resize(100, 30));
+    assert!(screen(&app, 100, 30).contains("https://typed.example/"));
+}
+
+/// ctrl-c in a changed form asks first, and the question says that yes quits the app.
+#[test]
+fn ctrl_c_in_a_changed_form_says_that_yes_quits() {
+    let w = world();
+    let mut app = loaded(100, 30, &w);
+    press(&mut app, KeyCode::Char('n'));
+    keys(&mut app, &w, "https://typed.example/");
+    app.handle_event(Event::Key(KeyEvent::new(
+        KeyCode::Char('c'),
+        KeyModifiers::CONTROL,
+    )));
+    assert!(!app.should_quit(), "a changed form asks first");
+    let text = screen(&app, 100, 30);
+    assert!(
+        text.contains("Quit linkdeck and lose what you typed"),
+        "{text}"
+    );
+    assert!(text.contains("discard and quit"), "{text}");
+    press(&mut app, KeyCode::Char('y'));
+    assert!(app.should_quit());
 }
 
 /// The list with its newest link (on the first row, so in the details) as an import, another

@@ -113,6 +113,8 @@ impl SpacesView {
             Some(Action::Up) => self.move_to(cursor - 1),
             Some(Action::PageDown) => self.move_to(cursor + page),
             Some(Action::PageUp) => self.move_to(cursor - page),
+            Some(Action::HalfPageDown) => self.move_to(cursor + (page / 2).max(1)),
+            Some(Action::HalfPageUp) => self.move_to(cursor - (page / 2).max(1)),
             Some(Action::Top) => self.move_to(0),
             Some(Action::Bottom) => self.move_to(isize::MAX),
             Some(Action::Select) => {

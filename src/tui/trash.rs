@@ -90,6 +90,8 @@ impl TrashView {
             Some(Action::Up) => self.cursor.saturating_sub(1),
             Some(Action::PageDown) => (self.cursor + page).min(last),
             Some(Action::PageUp) => self.cursor.saturating_sub(page),
+            Some(Action::HalfPageDown) => (self.cursor + (page / 2).max(1)).min(last),
+            Some(Action::HalfPageUp) => self.cursor.saturating_sub((page / 2).max(1)),
             Some(Action::Top) => 0,
             Some(Action::Bottom) => last,
             _ => return Outcome::Ignored,

@@ -22,6 +22,7 @@ mod errors;
 mod hostile_files;
 mod links;
 mod postgres;
+mod read_only;
 mod spaces;
 mod through_server;
 mod transfer;

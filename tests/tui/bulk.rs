@@ -395,7 +395,10 @@ async fn long_texts_end_in_an_ellipsis_and_the_details_name_space_domain_and_tit
         .expect("a selected row");
     assert!(row.contains("a-very-long-al"), "{row}");
     assert!(row.contains('…'), "cut texts end in …: {row}");
-    assert!(row.contains("2000 clk"), "{row}");
+    assert!(
+        row.contains("0/2,000"),
+        "the click limit as the CLI shows it: {row}"
+    );
     assert!(!row.contains("Spring Launc "), "{row}");
     assert!(
         screen.contains("space       ● Spring Launch Campaign"),

@@ -2,12 +2,14 @@
 //! `dyn Backend`, whether it is the embedded service or a remote v1 server.
 
 pub mod bulk;
+pub mod read_only;
 pub mod trash;
 
 use async_trait::async_trait;
 use jiff::tz::TimeZone;
 
 pub use bulk::{BulkAction, BulkFailure, BulkReport, Preview, Progress, Selection, Undo};
+pub use read_only::ReadOnly;
 pub use trash::{TrashPage, Trashed, TrashedKind};
 
 use linkdeck_domain::{

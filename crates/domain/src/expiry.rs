@@ -15,33 +15,30 @@ pub fn parse_expiry(
     errors: &mut FieldErrors,
 ) -> Option<Option<Timestamp>> {
     let (date, time) = (date.trim(), time.trim());
-    match (date.is_empty(), time.is_empty()) {
-        (true, true) => return Some(None),
-        (false, true) => {
-            errors.add(
-                LinkField::ExpirationTime.name(),
-                "is required when an expiration date is given",
-            );
-            return None;
-        }
-        (true, false) => {
-            errors.add(
-                LinkField::ExpirationDate.name(),
-                "is required when an expiration time is given",
-            );
-            return None;
-        }
-        (false, false) => {}
+    if date.is_empty() && time.is_empty() {
+        return Some(None);
     }
+    // Each field is judged on its own first, so a form can show a field's mistake as soon as
+    // it is left, whatever the other holds.
     let parsed_date = parse_date(date);
-    if parsed_date.is_none() {
+    if date.is_empty() {
+        errors.add(
+            LinkField::ExpirationDate.name(),
+            "is required when an expiration time is given",
+        );
+    } else if parsed_date.is_none() {
         errors.add(
             LinkField::ExpirationDate.name(),
             "must be a date in the form YYYY-MM-DD",
         );
     }
     let parsed_time = parse_time(time);
-    if parsed_time.is_none() {
+    if time.is_empty() {
+        errors.add(
+            LinkField::ExpirationTime.name(),
+            "is required when an expiration date is given",
+        );
+    } else if parsed_time.is_none() {
         errors.add(
             LinkField::ExpirationTime.name(),
             "must be a time in the form HH:MM",

@@ -43,6 +43,20 @@ pub struct Link {
 }
 
 impl Link {
+    /// Its clicks as lists show them: `1,204`, or `432/2,000` (counted of allowed) when a click
+    /// limit ends it. One form in the app and the CLI.
+    pub fn clicks_shown(&self) -> String {
+        if self.expiration_clicks > 0 {
+            format!(
+                "{}/{}",
+                super::thousands(self.clicks),
+                super::thousands(u64::from(self.expiration_clicks))
+            )
+        } else {
+            super::thousands(self.clicks)
+        }
+    }
+
     /// The status derived at `now`.
     pub fn status(&self, now: Timestamp) -> LinkStatus {
         LinkStatus::derive(

@@ -17,6 +17,8 @@ pub enum Action {
     Bottom,
     PageDown,
     PageUp,
+    HalfPageDown,
+    HalfPageUp,
     Select,
     New,
     Edit,
@@ -35,6 +37,8 @@ pub enum Action {
     Refresh,
     CopyShortUrl,
     CopyDestination,
+    CopyAlias,
+    CopyMarkdown,
     ToggleDisabled,
     TogglePublic,
     MoveToSpace,
@@ -80,7 +84,7 @@ impl KeyContext {
 }
 
 impl Action {
-    pub const ALL: [Action; 58] = [
+    pub const ALL: [Action; 62] = [
         Action::Quit,
         Action::Help,
         Action::Palette,
@@ -92,6 +96,8 @@ impl Action {
         Action::Bottom,
         Action::PageDown,
         Action::PageUp,
+        Action::HalfPageDown,
+        Action::HalfPageUp,
         Action::Select,
         Action::New,
         Action::Edit,
@@ -110,6 +116,8 @@ impl Action {
         Action::Refresh,
         Action::CopyShortUrl,
         Action::CopyDestination,
+        Action::CopyAlias,
+        Action::CopyMarkdown,
         Action::ToggleDisabled,
         Action::TogglePublic,
         Action::MoveToSpace,
@@ -155,6 +163,8 @@ impl Action {
             Action::Bottom => "bottom",
             Action::PageDown => "page_down",
             Action::PageUp => "page_up",
+            Action::HalfPageDown => "half_page_down",
+            Action::HalfPageUp => "half_page_up",
             Action::Select => "select",
             Action::New => "new",
             Action::Edit => "edit",
@@ -173,6 +183,8 @@ impl Action {
             Action::Refresh => "refresh",
             Action::CopyShortUrl => "copy_short_url",
             Action::CopyDestination => "copy_destination",
+            Action::CopyAlias => "copy_alias",
+            Action::CopyMarkdown => "copy_markdown",
             Action::ToggleDisabled => "toggle_disabled",
             Action::TogglePublic => "toggle_public",
             Action::MoveToSpace => "move_to_space",
@@ -215,14 +227,16 @@ impl Action {
             Action::Quit => &["q"],
             Action::Help => &["?"],
             Action::Palette => &[":", "ctrl-p"],
-            Action::NextPane => &["tab"],
-            Action::PrevPane => &["shift-tab"],
+            Action::NextPane => &["tab", "l"],
+            Action::PrevPane => &["shift-tab", "h"],
             Action::Down => &["j", "down"],
             Action::Up => &["k", "up"],
             Action::Top => &["g", "home"],
             Action::Bottom => &["G", "end"],
-            Action::PageDown => &["pgdn"],
-            Action::PageUp => &["pgup"],
+            Action::PageDown => &["pgdn", "ctrl-f"],
+            Action::PageUp => &["pgup", "ctrl-b"],
+            Action::HalfPageDown => &["ctrl-d"],
+            Action::HalfPageUp => &["ctrl-u"],
             Action::Select => &["enter"],
             Action::New => &["n"],
             Action::Edit => &["e"],
@@ -241,6 +255,8 @@ impl Action {
             Action::Refresh => &["r"],
             Action::CopyShortUrl => &["y"],
             Action::CopyDestination => &["Y"],
+            Action::CopyAlias => &["A"],
+            Action::CopyMarkdown => &["M"],
             Action::ToggleDisabled => &["x"],
             Action::TogglePublic => &["P"],
             Action::MoveToSpace => &["m"],
@@ -273,6 +289,23 @@ impl Action {
         }
     }
 
+    /// Whether the action changes data: what a read-only profile refuses, and the app then
+    /// neither offers nor hints at.
+    pub fn changes_data(self) -> bool {
+        matches!(
+            self,
+            Action::New
+                | Action::Edit
+                | Action::Delete
+                | Action::ToggleDisabled
+                | Action::TogglePublic
+                | Action::MoveToSpace
+                | Action::SetExpiry
+                | Action::Undo
+                | Action::Restore
+        )
+    }
+
     /// Where the action's keys work: moving works everywhere, the rest in their context.
     pub fn works_in(self, context: KeyContext) -> bool {
         match self {
@@ -282,6 +315,8 @@ impl Action {
             | Action::Bottom
             | Action::PageDown
             | Action::PageUp
+            | Action::HalfPageDown
+            | Action::HalfPageUp
             | Action::Select => true,
             Action::Submit
             | Action::NextField

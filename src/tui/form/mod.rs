@@ -204,6 +204,9 @@ impl Errors {
     }
 }
 
+/// The most lines one field's errors take.
+const ERROR_LINES: usize = 4;
+
 /// A form's body as lines, with the focused stop's lines (kept in view) and the text cursor.
 #[derive(Debug, Default)]
 pub struct Body {
@@ -217,6 +220,31 @@ pub struct Body {
 }
 
 impl Body {
+    /// Pushes `message` as the error under a field: `✗` at column `indent`, wrapped to `width`
+    /// so that a long one is read whole, not cut at the window's edge.
+    pub fn push_error(&mut self, message: &str, indent: u16, width: u16, ctx: &Ctx) {
+        let room = usize::from(width.saturating_sub(indent + 2)).max(1);
+        let text = crate::domain::shown(message);
+        let lines = textwrap::wrap(&text, room);
+        let shown = lines.len().min(ERROR_LINES);
+        for (i, line) in lines.iter().take(shown).enumerate() {
+            let mark = if i == 0 { "✗ " } else { "  " };
+            let line = if i + 1 == shown && lines.len() > shown {
+                // A server's endless message stops here; the first lines say what is wrong.
+                field::clip(
+                    &format!("{line} …"),
+                    u16::try_from(room).unwrap_or(u16::MAX),
+                )
+            } else {
+                line.to_string()
+            };
+            self.push(Line::from(vec![
+                Span::raw(" ".repeat(usize::from(indent))),
+                Span::styled(format!("{mark}{line}"), ctx.theme.error),
+            ]));
+        }
+    }
+
     pub fn push(&mut self, line: Line<'static>) {
         self.lines.push(line);
     }
@@ -241,15 +269,6 @@ pub fn label(text: &str, focused: bool, ctx: &Ctx) -> Vec<Span<'static>> {
     } else {
         vec![Span::raw("  "), Span::raw(format!("{text:<width$}"))]
     }
-}
-
-/// A field's error, under its value.
-pub fn error_line(message: &str, indent: u16, width: u16, ctx: &Ctx) -> Line<'static> {
-    let room = width.saturating_sub(indent + 2);
-    Line::from(vec![
-        Span::raw(" ".repeat(usize::from(indent))),
-        Span::styled(format!("✗ {}", field::clip(message, room)), ctx.theme.error),
-    ])
 }
 
 /// Everything a form frame shows besides its body.
@@ -364,8 +383,9 @@ pub fn render_frame(
     })
 }
 
-/// The "discard your changes?" question, over the form.
-pub fn render_discard(area: Rect, buf: &mut Buffer, ctx: &Ctx, what: &str) {
+/// The "discard your changes?" question, over the form; `quit` when yes also ends the app
+/// (asked by ctrl-c), which the question then says.
+pub fn render_discard(area: Rect, buf: &mut Buffer, ctx: &Ctx, what: &str, quit: bool) {
     let t = ctx.theme;
     let rect = area.centered(
         ratatui::layout::Constraint::Length(50.min(area.width)),
@@ -376,11 +396,19 @@ pub fn render_discard(area: Rect, buf: &mut Buffer, ctx: &Ctx, what: &str) {
     let inner = block.inner(rect);
     block.render(rect, buf);
     Paragraph::new(vec![
-        Line::raw(format!("Close the {what} form and lose what you typed?")),
+        Line::raw(if quit {
+            format!("Quit linkdeck and lose what you typed in the {what} form?")
+        } else {
+            format!("Close the {what} form and lose what you typed?")
+        }),
         Line::raw(""),
         Line::from(vec![
             Span::styled(ctx.keys.label(Action::Yes), t.accent),
-            Span::raw(" discard      "),
+            Span::raw(if quit {
+                " discard and quit   "
+            } else {
+                " discard      "
+            }),
             Span::styled(
                 format!(
                     "{} / {}",

@@ -7,7 +7,7 @@ use ratatui::text::{Line, Span};
 
 use super::field::{TextField, clip};
 use super::picker::{ListPicker, PickOutcome};
-use super::{Body, Errors, error_line};
+use super::{Body, Errors};
 use crate::domain::{LinkField, RuleInput, TargetRule, TargetType, country_by_code};
 use crate::tui::keys::{Action, Key};
 use crate::tui::view::Ctx;
@@ -470,12 +470,7 @@ impl RuleList {
                 })
                 .collect();
             if !messages.is_empty() {
-                body.push(error_line(
-                    &messages.join("; "),
-                    ROW_INDENT + number_w,
-                    width,
-                    ctx,
-                ));
+                body.push_error(&messages.join("; "), ROW_INDENT + number_w, width, ctx);
             }
             if selected {
                 body.keep = Some(line_no);

@@ -358,6 +358,24 @@ fn link_form_server_422_on_rows() {
     snap("link_form_server_422_alias_and_geo_row", form);
 }
 
+/// A long error is wrapped under its field, read whole at 80 columns, not cut at the edge.
+#[test]
+fn a_long_field_error_wraps_under_its_field() {
+    let mut form = new_form();
+    type_text(&mut form, "https://example.com");
+    form.handle_key(ctrl('s'));
+    let mut errors = FieldErrors::default();
+    errors.add(
+        "alias",
+        "is already taken by another link on this domain; choose another alias or leave it \
+         empty for a generated one (the end of this message)",
+    );
+    form.save_failed(&Error::Validation(errors));
+    let screen = draw(&form.into(), 80, 24);
+    assert!(screen.contains("(the end of this message)"), "{screen}");
+    assert!(screen.contains("✗ is already taken"), "{screen}");
+}
+
 #[test]
 fn link_form_saving() {
     let mut form = new_form();

@@ -8,7 +8,7 @@ use ratatui::text::{Line, Span};
 use super::field::TextField;
 use super::{
     Body, Errors, Form, FormOutcome, Frame, INDENT, LABEL_WIDTH, SaveRequest, discard_answer,
-    error_line, label, render_discard, render_frame, status_line,
+    label, render_discard, render_frame, status_line,
 };
 use crate::domain::{Color, Error, FieldErrors, Mode, Space, SpaceInput, validate_space_input};
 use crate::tui::errors::{Failed, describe};
@@ -278,7 +278,7 @@ impl SpaceForm {
         let mut body = Body::default();
         let push_errors = |body: &mut Body, stop: Stop| {
             if let Some(message) = self.errors.get(stop.field()) {
-                body.push(error_line(&message, value_x, width, ctx));
+                body.push_error(&message, value_x, width, ctx);
             }
         };
 
@@ -348,8 +348,8 @@ impl SpaceForm {
             hints: &hints,
         };
         let cursor = render_frame(rect, buf, ctx, &frame, &body);
-        if self.discard.is_some() {
-            render_discard(area, buf, ctx, "space");
+        if let Some(quit) = self.discard {
+            render_discard(area, buf, ctx, "space", quit);
             return None;
         }
         cursor

@@ -249,7 +249,9 @@ impl StatsView {
                 | Action::Top
                 | Action::Bottom
                 | Action::PageDown
-                | Action::PageUp,
+                | Action::PageUp
+                | Action::HalfPageDown
+                | Action::HalfPageUp,
             ) => StatsOutcome::Handled,
             _ => StatsOutcome::Ignored,
         }

@@ -14,7 +14,8 @@ use crate::domain::{
 };
 use crate::tui::app::App;
 use crate::tui::msg::{Command, Msg};
-use crate::tui::snapshot_tests::{config, press, screen};
+use crate::tui::snapshot_tests::{config, press, screen, styled_screen};
+use crate::tui::theme::{Theme, ThemeName};
 
 fn now() -> Timestamp {
     "2026-11-22T12:00:00Z".parse().unwrap()
@@ -195,8 +196,15 @@ fn settle(app: &mut App, answer: Answer) {
 
 /// The view of `scope` (`link`, `space` or `account`) after the backend answered.
 fn opened(scope: &str, answer: Answer, width: u16, height: u16) -> App {
+    opened_in(ThemeName::Mono, scope, answer, width, height)
+}
+
+fn opened_in(theme: ThemeName, scope: &str, answer: Answer, width: u16, height: u16) -> App {
     let mut app = App::new(
-        config(),
+        crate::tui::app::AppConfig {
+            theme: Theme::new(theme),
+            ..config()
+        },
         Arc::new(FixedClock::new(now())),
         Rect::new(0, 0, width, height),
     );
@@ -207,7 +215,8 @@ fn opened(scope: &str, answer: Answer, width: u16, height: u16) -> App {
             press(&mut app, KeyCode::Tab);
             press(&mut app, KeyCode::Char('S'));
         }
-        _ => press(&mut app, KeyCode::Char('T')),
+        "account" => press(&mut app, KeyCode::Char('T')),
+        _ => {}
     }
     settle(&mut app, answer);
     app
@@ -282,4 +291,25 @@ fn after_a_server_said_it_has_no_statistics_it_is_not_asked_again() {
         screen.contains("This server offers no statistics"),
         "{screen}"
     );
+}
+
+/// Each theme's colours on the screens people spend their time in: the list, a form, the
+/// Stats view and the QR code, at 80×24 (styles included, see `styled_screen`).
+#[test]
+fn every_theme_on_the_list_a_form_the_stats_and_the_qr_code() {
+    for theme in [ThemeName::Dark, ThemeName::Light, ThemeName::Mono] {
+        let name = theme.to_string();
+        let with_key = |key: Option<char>| {
+            let mut app = opened_in(theme, "list", Answer::Loaded, 80, 24);
+            if let Some(key) = key {
+                press(&mut app, KeyCode::Char(key));
+            }
+            styled_screen(&app, 80, 24)
+        };
+        insta::assert_snapshot!(format!("theme_{name}_list"), with_key(None));
+        insta::assert_snapshot!(format!("theme_{name}_form"), with_key(Some('n')));
+        insta::assert_snapshot!(format!("theme_{name}_qr"), with_key(Some('Q')));
+        let stats = opened_in(theme, "link", Answer::Loaded, 80, 24);
+        insta::assert_snapshot!(format!("theme_{name}_stats"), styled_screen(&stats, 80, 24));
+    }
 }

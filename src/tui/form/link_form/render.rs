@@ -10,7 +10,7 @@ use crate::domain::{Domain, Shown, Space, TargetType, into_shown};
 use crate::tui::form::field::{TextField, clip};
 use crate::tui::form::rules::RuleList;
 use crate::tui::form::{
-    Body, Frame, INDENT, LABEL_WIDTH, error_line, label, render_discard, render_frame, status_line,
+    Body, Frame, INDENT, LABEL_WIDTH, label, render_discard, render_frame, status_line,
 };
 use crate::tui::keys::{Action, KeyMap};
 use crate::tui::view::Ctx;
@@ -51,7 +51,7 @@ impl LinkForm {
                     .map(|(_, m)| m)
                     .collect();
                 if !messages.is_empty() {
-                    body.push(error_line(&messages.join("; "), value_x, width, ctx));
+                    body.push_error(&messages.join("; "), value_x, width, ctx);
                 }
                 if self.focus == stop {
                     body.focus = (first, body.next() - 1);
@@ -259,8 +259,8 @@ impl LinkForm {
         };
         let cursor = render_frame(area, buf, ctx, &frame, &body);
         match &self.popup {
-            Some(Popup::Discard { .. }) => {
-                render_discard(area, buf, ctx, "link");
+            Some(Popup::Discard { quit }) => {
+                render_discard(area, buf, ctx, "link", *quit);
                 None
             }
             Some(Popup::Pick(_, picker)) => picker.render(area, buf, ctx),

@@ -91,6 +91,28 @@ fn expiry_needs_date_and_time_together() {
     }
 }
 
+/// A date or a time is judged when its field is left, even while the other half is empty.
+#[test]
+fn a_bad_date_or_time_shows_its_error_when_left() {
+    for (stop, typed, field, said) in [
+        (Stop::Date, "2027-13-40", "expiration_date", "YYYY-MM-DD"),
+        (Stop::Date, "abc", "expiration_date", "YYYY-MM-DD"),
+        (Stop::Time, "25:99", "expiration_time", "HH:MM"),
+    ] {
+        let mut form = LinkForm::create(vec![], vec![], berlin());
+        type_text(&mut form, "https://example.com");
+        form.focus = stop;
+        type_text(&mut form, typed);
+        assert!(form.errors.get(field).is_none(), "not while typing");
+        tab(&mut form, 1);
+        let error = form.errors.get(field);
+        assert!(
+            error.as_ref().is_some_and(|e| e.contains(said)),
+            "{typed}: {error:?}"
+        );
+    }
+}
+
 #[test]
 fn esc_on_an_unchanged_form_closes_and_on_a_changed_one_asks() {
     let mut form = LinkForm::create(vec![], vec![], berlin());

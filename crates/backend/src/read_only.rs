@@ -1,0 +1,122 @@
+//! A backend opened read-only (`--read-only`, or `read_only = true` in a profile): for browsing
+//! production without the risk of a stray key. It answers every question the backend behind it
+//! answers, and refuses every change before it reaches that backend.
+
+use async_trait::async_trait;
+use jiff::tz::TimeZone;
+
+use crate::{
+    Backend, BackendInfo, BulkAction, BulkReport, Preview, Progress, Selection, TrashPage, Trashed,
+    Undo,
+};
+use linkdeck_domain::{
+    Domain, Error, Id, Link, LinkInput, LinkQuery, Page, Result, Space, SpaceInput, SpaceQuery,
+    Stats, StatsQuery,
+};
+
+/// What a refused change says: what happened, and the setting that decides it.
+pub const REFUSED: &str = "this profile is read-only (--read-only, or read_only = true in its \
+                           [profiles] entry): nothing was changed";
+
+fn refused<T>() -> Result<T> {
+    Err(Error::Unsupported(REFUSED.into()))
+}
+
+/// `inner`, with every change refused.
+pub struct ReadOnly<B: ?Sized>(pub std::sync::Arc<B>);
+
+#[async_trait]
+impl<B: Backend + ?Sized> Backend for ReadOnly<B> {
+    fn info(&self) -> BackendInfo {
+        self.0.info()
+    }
+
+    async fn list_links(&self, query: &LinkQuery) -> Result<Page<Link>> {
+        self.0.list_links(query).await
+    }
+
+    async fn show_link(&self, id: Id) -> Result<Link> {
+        self.0.show_link(id).await
+    }
+
+    async fn create_link(&self, _input: &LinkInput) -> Result<Link> {
+        refused()
+    }
+
+    async fn update_link(&self, _id: Id, _input: &LinkInput) -> Result<Link> {
+        refused()
+    }
+
+    async fn delete_link(&self, _id: Id) -> Result<()> {
+        refused()
+    }
+
+    async fn list_spaces(&self, query: &SpaceQuery) -> Result<Page<Space>> {
+        self.0.list_spaces(query).await
+    }
+
+    async fn show_space(&self, id: Id) -> Result<Space> {
+        self.0.show_space(id).await
+    }
+
+    async fn create_space(&self, _input: &SpaceInput) -> Result<Space> {
+        refused()
+    }
+
+    async fn update_space(&self, _id: Id, _input: &SpaceInput) -> Result<Space> {
+        refused()
+    }
+
+    async fn delete_space(&self, _id: Id) -> Result<()> {
+        refused()
+    }
+
+    async fn list_domains(&self, page: u32, per_page: u32) -> Result<Page<Domain>> {
+        self.0.list_domains(page, per_page).await
+    }
+
+    async fn show_domain(&self, id: Id) -> Result<Domain> {
+        self.0.show_domain(id).await
+    }
+
+    fn input_zone(&self) -> TimeZone {
+        self.0.input_zone()
+    }
+
+    async fn bulk(
+        &self,
+        _selection: &Selection,
+        _action: &BulkAction,
+        _progress: &Progress,
+    ) -> Result<BulkReport> {
+        refused()
+    }
+
+    async fn revert(&self, _undo: &Undo, _progress: &Progress) -> Result<BulkReport> {
+        refused()
+    }
+
+    async fn preview(&self, selection: &Selection, first: u32) -> Result<Preview> {
+        self.0.preview(selection, first).await
+    }
+
+    async fn trash(&self, page: u32, per_page: u32) -> Result<Option<TrashPage>> {
+        self.0.trash(page, per_page).await
+    }
+
+    async fn restore(&self, _items: &[Trashed]) -> Result<BulkReport> {
+        refused()
+    }
+
+    async fn purge(&self, _items: &[Trashed]) -> Result<u64> {
+        refused()
+    }
+
+    async fn change_marker(&self) -> Result<Option<i64>> {
+        self.0.change_marker().await
+    }
+
+    async fn stats(&self, query: &StatsQuery) -> Result<Stats> {
+        self.0.stats(query).await
+    }
+}
