@@ -80,6 +80,7 @@ impl StatsView {
             left.push(Span::styled(format!("{kind} "), t.dim));
         }
         left.push(Span::styled(into_shown(self.target.name.clone()), t.accent));
+        let detail_at = left.len();
         if let Some(detail) = &self.target.detail {
             left.push(Span::styled(format!(" → {}", ShownText(detail)), t.dim));
         }
@@ -101,6 +102,17 @@ impl StatsView {
         right.push(Span::raw(" "));
         let right = Line::from(right);
         let right_width = u16::try_from(right.width()).unwrap_or(0).min(area.width);
+        // The destination gives way to the period picker, cut with "…" where it is cut.
+        let room = usize::from(area.width - right_width).saturating_sub(1);
+        let used: usize = left.iter().map(Span::width).sum();
+        if used > room
+            && let Some(detail) = left
+                .get_mut(detail_at)
+                .filter(|_| self.target.detail.is_some())
+        {
+            let keep = detail.width().saturating_sub(used - room);
+            detail.content = crate::domain::clip(&detail.content, keep).into();
+        }
         Line::from(left).render(
             Rect {
                 width: area.width - right_width,
@@ -156,7 +168,7 @@ impl StatsView {
                 ));
             }
             (None, Some(0)) if stats.total > 0 => {
-                spans.push(Span::styled("  none the period before", t.dim));
+                spans.push(Span::styled("  0 in the period before", t.dim));
             }
             _ => {}
         }
@@ -266,10 +278,13 @@ impl StatsView {
             .skip(skip)
             .take(visible)
             .map(|(i, (label, n))| {
-                let share = if total == 0 {
-                    0
-                } else {
-                    (*n as f64 * 100.0 / total as f64).round() as u64
+                let share = match (total, *n) {
+                    (0, _) => "  0%".to_owned(),
+                    // A few clicks among many are not none.
+                    (total, n) if n > 0 && n * 200 < total => " <1%".to_owned(),
+                    (total, n) => {
+                        format!(" {:>3}%", (n as f64 * 100.0 / total as f64).round() as u64)
+                    }
                 };
                 let cells = ((*n as f64 / max as f64) * bar_width as f64)
                     .round()
@@ -281,7 +296,7 @@ impl StatsView {
                         t.accent,
                     ),
                     Span::raw(format!(" {:>7}", thousands(*n))),
-                    Span::styled(format!(" {share:>3}%"), t.dim),
+                    Span::styled(share, t.dim),
                 ]);
                 if panel == Panel::TopLinks && focused && i == self.cursor {
                     line.style(t.selected)
@@ -329,17 +344,33 @@ fn render_chart(stats: &Stats, area: Rect, buf: &mut Buffer, ctx: &Ctx) {
         outer.render(area, buf);
         return;
     }
+    let max = stats.timeline.iter().map(|b| b.clicks).max().unwrap_or(0);
+    let n = stats.timeline.len();
+    // On a wide screen a bar is as wide as its bucket less about three columns, so that bars
+    // are bars rather than lines far apart, and a column or more stays between two of them
+    // however a bar's ends fall on the cells (a span of s columns touches up to s + 2). The bar graph draws a column per point: points a quarter of a
+    // column apart fill every column of the bar. The plot is about the block's width less the
+    // y labels'.
+    let plot = usize::from(area.width)
+        .saturating_sub(2 + thousands(max.max(1)).len() + 1)
+        .max(1);
+    let cells_per_bucket = plot as f64 / n as f64;
+    let step = 0.25 / cells_per_bucket;
+    let per_bar = ((cells_per_bucket - 3.2).max(0.0) * 4.0).floor() as usize;
     // Empty buckets draw nothing (a bar of zero would still show a dot).
     let points: Vec<(f64, f64)> = stats
         .timeline
         .iter()
         .enumerate()
         .filter(|(_, b)| b.clicks > 0)
-        .map(|(i, b)| (i as f64 + 0.5, b.clicks as f64))
+        .flat_map(|(i, b)| {
+            (0..=per_bar).map(move |k| {
+                let x = i as f64 + 0.5 + (k as f64 - per_bar as f64 / 2.0) * step;
+                (x, b.clicks as f64)
+            })
+        })
         .collect();
-    let max = stats.timeline.iter().map(|b| b.clicks).max().unwrap_or(0);
     let top = if max == 0 { 1.0 } else { max as f64 };
-    let n = stats.timeline.len();
     let label =
         |i: usize| Span::styled(stats.interval.label(stats.timeline[i].start, ctx.tz), t.dim);
     let x_labels = if n > 2 {

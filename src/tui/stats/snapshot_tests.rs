@@ -71,6 +71,7 @@ fn values(d: Dimension) -> Vec<ValueCount> {
             v(Some("FR"), 118),
             v(Some("NL"), 64),
             v(None, 21),
+            v(Some("LU"), 3),
         ],
         Dimension::Platform => vec![
             v(Some("iOS"), 398),
@@ -312,4 +313,32 @@ fn every_theme_on_the_list_a_form_the_stats_and_the_qr_code() {
         let stats = opened_in(theme, "link", Answer::Loaded, 80, 24);
         insta::assert_snapshot!(format!("theme_{name}_stats"), styled_screen(&stats, 80, 24));
     }
+}
+
+/// On a wide screen the chart's bars are wider than a column, with room between them; a share
+/// under half a percent reads "<1%", not "0%".
+#[test]
+fn wide_bars_and_small_shares() {
+    let app = opened("account", Answer::Loaded, 200, 50);
+    let text = screen(&app, 200, 50);
+    let base = text
+        .lines()
+        .find(|l| l.contains("│0 ") && l.contains('█'))
+        .expect("the chart's bottom row");
+    let bars: Vec<usize> = base
+        .split(|c: char| c != '█')
+        .map(|run| run.chars().count())
+        .filter(|n| *n > 0)
+        .collect();
+    assert!(bars.len() >= 20, "a bar a day: {base}");
+    assert!(
+        bars.iter().all(|w| *w >= 2),
+        "bars, not lines: {bars:?}\n{base}"
+    );
+    assert!(
+        base.contains("█ █") || base.contains("█  █"),
+        "apart: {base}"
+    );
+    assert!(text.contains("<1%"), "{text}");
+    assert!(!text.contains("   0%"), "{text}");
 }
