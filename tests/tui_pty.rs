@@ -83,8 +83,7 @@ fn in_pty(
 /// reading a terminal that is gone.
 #[test]
 fn the_app_ends_when_its_terminal_goes_away() {
-    if Command::new("script").arg("--version").output().is_err() {
-        eprintln!("SKIPPED: util-linux `script` is not installed");
+    if script_missing() {
         return;
     }
     let dir = tempfile::tempdir().unwrap();
@@ -126,8 +125,7 @@ fn zombie(pid: &str) -> bool {
 
 #[test]
 fn the_binary_runs_the_terminal_app_in_a_pty_and_restores_the_terminal() {
-    if Command::new("script").arg("--version").output().is_err() {
-        eprintln!("SKIPPED: util-linux `script` is not installed");
+    if script_missing() {
         return;
     }
     let dir = tempfile::tempdir().unwrap();
@@ -201,8 +199,7 @@ fn the_binary_runs_the_terminal_app_in_a_pty_and_restores_the_terminal() {
 /// `w` opens the destination and `W` the short URL, in the browser `$BROWSER` names.
 #[test]
 fn w_and_shift_w_open_the_destination_and_the_short_url_in_browser() {
-    if Command::new("script").arg("--version").output().is_err() {
-        eprintln!("SKIPPED: util-linux `script` is not installed");
+    if script_missing() {
         return;
     }
     let dir = tempfile::tempdir().unwrap();
@@ -250,6 +247,15 @@ fn w_and_shift_w_open_the_destination_and_the_short_url_in_browser() {
         "{}",
         output.text()
     );
+}
+
+/// Whether util-linux `script`, which holds the pseudo-terminal, is missing (said so).
+fn script_missing() -> bool {
+    let missing = Command::new("script").arg("--version").output().is_err();
+    if missing {
+        eprintln!("SKIPPED: util-linux `script` is not installed");
+    }
+    missing
 }
 
 /// Seeds `db` with one link, `alias`, to `https://example.com/landing`.
@@ -308,8 +314,7 @@ fn settled(dir: &std::path::Path) -> usize {
 /// 200 characters cost a few frames, not one frame (and one input timeout) each.
 #[test]
 fn a_burst_of_typing_is_one_frames_work() {
-    if Command::new("script").arg("--version").output().is_err() {
-        eprintln!("SKIPPED: util-linux `script` is not installed");
+    if script_missing() {
         return;
     }
     let dir = tempfile::tempdir().unwrap();
@@ -355,8 +360,7 @@ fn a_burst_of_typing_is_one_frames_work() {
 /// A `$BROWSER` that fails is reported as failing, with what it said, not as opened.
 #[test]
 fn w_says_so_when_the_browser_fails() {
-    if Command::new("script").arg("--version").output().is_err() {
-        eprintln!("SKIPPED: util-linux `script` is not installed");
+    if script_missing() {
         return;
     }
     let dir = tempfile::tempdir().unwrap();
