@@ -519,6 +519,47 @@ async fn delete_asks_then_removes_the_row_and_the_record() {
     tui.quit().await;
 }
 
+/// In the Trash pane, marked items are restored together, and `X` empties the trash after
+/// a question that counts what goes.
+#[tokio::test]
+async fn trash_marks_restore_together_and_x_empties_the_trash() {
+    let db = db().await;
+    let mut ids = Vec::new();
+    for alias in ["alpha", "bravo", "charlie", "delta"] {
+        let link = db
+            .link(alias, &format!("https://example.com/{alias}"))
+            .await;
+        db.backend.delete_link(link.id).await.unwrap();
+        ids.push(link.id);
+    }
+    let mut tui = Tui::start(Arc::new(db.backend.clone()));
+    tui.settled_with("0 links").await;
+    tui.key(KeyCode::Tab);
+    tui.key(KeyCode::Tab);
+    tui.wait_text("Trash (4)").await;
+    // The two newest, marked, come back together.
+    tui.key(KeyCode::Char(' '));
+    tui.key(KeyCode::Char(' '));
+    tui.wait_text("restores the 2 marked").await;
+    tui.key(KeyCode::Char('R'));
+    tui.wait_text("Trash (2)").await;
+    assert!(db.backend.show_link(ids[3]).await.is_ok());
+    assert!(db.backend.show_link(ids[2]).await.is_ok());
+    assert!(db.backend.show_link(ids[0]).await.is_err());
+
+    tui.key(KeyCode::Char('X'));
+    tui.wait_text("delete its 2 items for good?").await;
+    tui.key(KeyCode::Char('y'));
+    tui.wait_text("The trash is empty.").await;
+    let trash = db.backend.trash(1, 10).await.unwrap().unwrap();
+    assert_eq!(trash.total, 0);
+    assert!(
+        db.backend.show_link(ids[3]).await.is_ok(),
+        "restored links stay"
+    );
+    tui.quit().await;
+}
+
 #[tokio::test]
 async fn toggle_disabled_and_copy_act_on_the_selected_link() {
     let db = db().await;

@@ -18,7 +18,7 @@ mod forms;
 mod stats;
 mod work;
 
-use super::filter::{FilterBar, FilterOutcome, Named};
+use super::filter::{FilterBar, FilterOutcome, Named, clicked};
 use super::format;
 use super::help::{Help, Palette};
 use super::keys::{Action, Key, KeyContext, KeyMap};
@@ -426,6 +426,16 @@ impl App {
         }
     }
 
+    /// Shows `pane`, as its tab or the pane keys do.
+    fn show_pane(&mut self, pane: Pane) {
+        self.pane = pane;
+        // Moving between panes by hand leaves the space's links for good.
+        self.back_from_space = None;
+        if self.pane == Pane::Trash {
+            self.fetch_trash();
+        }
+    }
+
     /// Runs `action` as if its key had been pressed in the lists (the palette's Enter).
     fn run_action(&mut self, action: Action) {
         let key = Key {
@@ -449,6 +459,10 @@ impl App {
                         self.commands.push(Command::DeleteSpace { req, space });
                     }
                     ConfirmAction::Purge(items) => self.purge(items),
+                    ConfirmAction::EmptyTrash(_) => {
+                        let req = self.request();
+                        self.commands.push(Command::EmptyTrash { req });
+                    }
                 }
             }
             ModalOutcome::Picked(kind, choice) => {
@@ -512,12 +526,7 @@ impl App {
                 } else {
                     order.len() - 1
                 };
-                self.pane = order[(at + step) % order.len()];
-                // Moving between panes by hand leaves the space's links for good.
-                self.back_from_space = None;
-                if self.pane == Pane::Trash {
-                    self.fetch_trash();
-                }
+                self.show_pane(order[(at + step) % order.len()]);
             }
             Action::Refresh => {
                 self.links.error = None;
@@ -566,6 +575,12 @@ impl App {
             | Action::OpenInBrowser
             | Action::OpenShortUrl
             | Action::ShowQr => self.link_action(action),
+            Action::Mark if self.pane == Pane::Trash => self.trash.toggle_mark(),
+            Action::MarkAll if self.pane == Pane::Trash => self.trash.mark_all(),
+            Action::ClearMarks if self.pane == Pane::Trash => {
+                self.trash.clear_marks();
+            }
+            Action::EmptyTrash => self.ask_empty_trash(),
             Action::Mark if self.pane == Pane::Links => {
                 self.mark_row();
                 self.sync();
@@ -629,9 +644,30 @@ impl App {
     }
 
     fn handle_mouse(&mut self, mouse: MouseEvent) {
-        let main = areas(self.size).main;
+        let a = areas(self.size);
+        let main = a.main;
         if self.modal.is_some() || self.form_is_open() {
             return;
+        }
+        if mouse.kind == MouseEventKind::Down(MouseButton::Left) && self.stats.view.is_none() {
+            // The tabs and the filter bar: a click does what the key of the same place does.
+            if mouse.row == a.tabs.y {
+                if let Some(pane) = clicked(&self.pane_tabs(), a.tabs, mouse.column, false) {
+                    self.show_pane(pane);
+                } else if let Some(action) =
+                    clicked(&self.status_tabs(), a.tabs, mouse.column, true)
+                {
+                    self.global(action);
+                }
+                return;
+            }
+            if mouse.row == a.filter.y {
+                let theme = self.cfg.theme.clone();
+                if let Some(action) = self.filter.click(a.filter, mouse.column, &theme) {
+                    self.global(action);
+                }
+                return;
+            }
         }
         let step = |app: &mut App, action| {
             let key = Key {
@@ -902,28 +938,41 @@ impl App {
         right.right_aligned().render(area, buf);
     }
 
-    fn render_tabs(&self, area: Rect, buf: &mut Buffer) {
+    /// The pane tabs, each with the pane a click on it shows.
+    fn pane_tabs(&self) -> Vec<(Span<'static>, Option<Pane>)> {
         let t = &self.cfg.theme;
         let tab = |name: &'static str, pane: Pane| {
-            if self.pane == pane {
+            let span = if self.pane == pane {
                 Span::styled(format!("[{name}]"), t.tab_active)
             } else {
                 Span::styled(format!(" {name} "), t.dim)
-            }
+            };
+            (span, Some(pane))
         };
         let mut tabs = vec![
-            Span::raw(" "),
+            (Span::raw(" "), None),
             tab("Links", Pane::Links),
-            Span::raw(" "),
+            (Span::raw(" "), None),
             tab("Spaces", Pane::Spaces),
         ];
         if self.cfg.has_trash {
-            tabs.extend([Span::raw(" "), tab("Trash", Pane::Trash)]);
+            tabs.extend([(Span::raw(" "), None), tab("Trash", Pane::Trash)]);
         }
-        Line::from(tabs).render(area, buf);
-        let mut status = self.filter.status_tabs(t);
-        status.spans.insert(0, Span::styled("status ", t.dim));
-        status.right_aligned().render(area, buf);
+        tabs
+    }
+
+    /// The status tabs right of the pane tabs, each with the action a click on it runs.
+    fn status_tabs(&self) -> Vec<(Span<'static>, Option<Action>)> {
+        let mut status = self.filter.status_tabs(&self.cfg.theme);
+        status.insert(0, (Span::styled("status ", self.cfg.theme.dim), None));
+        status
+    }
+
+    fn render_tabs(&self, area: Rect, buf: &mut Buffer) {
+        let panes: Vec<Span> = self.pane_tabs().into_iter().map(|(s, _)| s).collect();
+        Line::from(panes).render(area, buf);
+        let status: Vec<Span> = self.status_tabs().into_iter().map(|(s, _)| s).collect();
+        Line::from(status).right_aligned().render(area, buf);
     }
 
     fn render_hints(&self, area: Rect, buf: &mut Buffer) {
@@ -1042,6 +1091,8 @@ impl App {
                 Pane::Trash => [
                     hint(Action::Restore, "restore"),
                     hint(Action::Delete, "delete for good"),
+                    hint(Action::Mark, "mark"),
+                    hint(Action::EmptyTrash, "empty"),
                     hint(Action::Undo, "undo"),
                     hint(Action::NextPane, "next pane"),
                     hint(Action::Help, "help"),

@@ -21,6 +21,8 @@ pub enum ConfirmAction {
     DeleteSpace(Box<Space>),
     /// Trashed items to delete for good.
     Purge(Vec<Trashed>),
+    /// Everything in the trash, this many items, to delete for good.
+    EmptyTrash(u64),
 }
 
 /// Work on links that runs once confirmed: what, on which, and what to say about it.
@@ -63,6 +65,13 @@ impl ConfirmAction {
                         [one] => format!("{} {}", one.kind.as_str(), one.name),
                         many => format!("{} items", many.len()),
                     }
+                ),
+                "Their clicks and visits go too; this cannot be undone.".into(),
+            ],
+            ConfirmAction::EmptyTrash(total) => vec![
+                format!(
+                    "Empty the trash: delete its {} for good?",
+                    plural(*total, "item")
                 ),
                 "Their clicks and visits go too; this cannot be undone.".into(),
             ],

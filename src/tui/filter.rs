@@ -191,58 +191,102 @@ impl FilterBar {
         FilterOutcome::Changed
     }
 
-    /// The status tabs, for the line above the list.
-    pub fn status_tabs(&self, theme: &Theme) -> Line<'static> {
-        let mut spans = Vec::new();
-        for (i, status) in StatusFilter::ALL.into_iter().enumerate() {
-            let name = title_case(status.label());
-            spans.push(if status == self.status {
-                Span::styled(format!("[{} {name}]", i + 1), theme.tab_active)
-            } else {
-                Span::styled(format!(" {} {name} ", i + 1), theme.dim)
-            });
+    /// The status tabs, for the line above the list, each with the action a click on it runs.
+    pub fn status_tabs(&self, theme: &Theme) -> Vec<(Span<'static>, Option<Action>)> {
+        const PICK: [Action; 4] = [
+            Action::StatusAll,
+            Action::StatusActive,
+            Action::StatusExpired,
+            Action::StatusDisabled,
+        ];
+        StatusFilter::ALL
+            .into_iter()
+            .zip(PICK)
+            .enumerate()
+            .map(|(i, (status, pick))| {
+                let name = title_case(status.label());
+                let span = if status == self.status {
+                    Span::styled(format!("[{} {name}]", i + 1), theme.tab_active)
+                } else {
+                    Span::styled(format!(" {} {name} ", i + 1), theme.dim)
+                };
+                (span, Some(pick))
+            })
+            .collect()
+    }
+
+    /// The filters right of the search field, each with the action a click on it runs.
+    fn rest(&self, theme: &Theme) -> Vec<(Span<'static>, Option<Action>)> {
+        let chosen = |name: Option<&Named>| match name {
+            Some(n) => (into_shown(n.name.clone()), theme.accent),
+            None => ("any".to_owned(), theme.text),
+        };
+        let (space, space_style) = chosen(self.space.as_ref());
+        let (domain, domain_style) = chosen(self.domain.as_ref());
+        vec![
+            (Span::styled(" by ", theme.dim), Some(Action::CycleBy)),
+            (
+                Span::styled(self.by.as_str(), theme.accent),
+                Some(Action::CycleBy),
+            ),
+            (Span::styled(" │", theme.dim), None),
+            (Span::styled(" sort ", theme.dim), Some(Action::CycleSort)),
+            (
+                Span::styled(self.sort.label(), theme.accent),
+                Some(Action::CycleSort),
+            ),
+            (Span::styled(" │", theme.dim), None),
+            (
+                Span::styled(" space ", theme.dim),
+                Some(Action::SpaceFilter),
+            ),
+            (Span::styled(space, space_style), Some(Action::SpaceFilter)),
+            (Span::styled(" │", theme.dim), None),
+            (
+                Span::styled(" domain ", theme.dim),
+                Some(Action::DomainFilter),
+            ),
+            (
+                Span::styled(domain, domain_style),
+                Some(Action::DomainFilter),
+            ),
+        ]
+    }
+
+    /// Where the search field ends and the other filters begin, in a bar `width` wide.
+    fn search_width(&self, width: u16, theme: &Theme) -> u16 {
+        let rest: usize = self.rest(theme).iter().map(|(s, _)| s.width()).sum();
+        width
+            .saturating_sub(u16::try_from(rest).unwrap_or(u16::MAX))
+            .max(16)
+            .min(width)
+    }
+
+    /// What a click at `column` of the bar drawn in `area` does: the search field focuses the
+    /// search, a filter runs its key's action.
+    pub fn click(&self, area: Rect, column: u16, theme: &Theme) -> Option<Action> {
+        let search = self.search_width(area.width, theme);
+        if column < area.x + search {
+            return Some(Action::Search);
         }
-        Line::from(spans)
+        let rest_area = Rect {
+            x: area.x + search,
+            width: area.width - search,
+            ..area
+        };
+        clicked(&self.rest(theme), rest_area, column, true)
     }
 
     /// Draws the search field and the other filters; returns where the cursor goes when the
     /// search field is focused.
     pub fn render(&self, area: Rect, buf: &mut Buffer, theme: &Theme) -> Option<Position> {
-        let rest = vec![
-            Span::styled(" by ", theme.dim),
-            Span::styled(self.by.as_str(), theme.accent),
-            Span::styled(" │ sort ", theme.dim),
-            Span::styled(self.sort.label(), theme.accent),
-            Span::styled(" │ space ", theme.dim),
-            Span::styled(
-                self.space
-                    .as_ref()
-                    .map_or("any".to_owned(), |s| into_shown(s.name.clone())),
-                if self.space.is_some() {
-                    theme.accent
-                } else {
-                    theme.text
-                },
-            ),
-            Span::styled(" │ domain ", theme.dim),
-            Span::styled(
-                self.domain
-                    .as_ref()
-                    .map_or("any".to_owned(), |d| into_shown(d.name.clone())),
-                if self.domain.is_some() {
-                    theme.accent
-                } else {
-                    theme.text
-                },
-            ),
-        ];
-        let rest = Line::from(rest);
-        let rest_width = u16::try_from(rest.width()).unwrap_or(u16::MAX);
-        let search_width = area
-            .width
-            .saturating_sub(rest_width)
-            .max(16)
-            .min(area.width);
+        let rest = Line::from(
+            self.rest(theme)
+                .into_iter()
+                .map(|(span, _)| span)
+                .collect::<Vec<_>>(),
+        );
+        let search_width = self.search_width(area.width, theme);
         let search_area = Rect {
             width: search_width,
             ..area
@@ -284,6 +328,29 @@ impl FilterBar {
             Position::new(area.x + u16::try_from(x).unwrap_or(0), area.y)
         })
     }
+}
+
+/// The action of the span of `spans` (laid out in `area`, from its left edge or, `right`,
+/// against its right edge) that covers `column`.
+pub fn clicked<T: Copy>(
+    spans: &[(Span<'_>, Option<T>)],
+    area: Rect,
+    column: u16,
+    right: bool,
+) -> Option<T> {
+    let width: usize = spans.iter().map(|(s, _)| s.width()).sum();
+    let mut x = usize::from(area.x);
+    if right {
+        x += usize::from(area.width).saturating_sub(width);
+    }
+    for (span, action) in spans {
+        let end = x + span.width();
+        if (x..end).contains(&usize::from(column)) {
+            return *action;
+        }
+        x = end;
+    }
+    None
 }
 
 fn cycle<T: Copy + PartialEq>(all: &[T], current: T) -> T {

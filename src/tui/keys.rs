@@ -59,6 +59,7 @@ pub fn description(action: Action) -> &'static str {
         Action::ClearMarks => "clear the marks",
         Action::Undo => "undo the last change",
         Action::Restore => "restore from the trash",
+        Action::EmptyTrash => "empty the trash (asks first)",
         Action::Submit => "form: save",
         Action::Cancel => "form, dialog: cancel / close",
         Action::NextField => "form: next field",

@@ -125,6 +125,10 @@ pub enum Command {
         req: RequestId,
         items: Vec<Trashed>,
     },
+    /// Everything in the trash, deleted for good.
+    EmptyTrash {
+        req: RequestId,
+    },
     /// The rows at positions `from..=to` of the list `query` gives.
     FetchRange {
         req: RequestId,

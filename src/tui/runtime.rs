@@ -128,6 +128,35 @@ async fn range(
     Ok(links)
 }
 
+/// Items purged a request while the trash is emptied.
+const EMPTY_STEP: u32 = 500;
+
+/// Purges everything in the trash, a page at a time, through the contract every backend
+/// offers; how many items went.
+async fn empty_trash(backend: &dyn Backend) -> crate::domain::Result<u64> {
+    let mut gone = 0;
+    while let Some(page) = backend.trash(1, EMPTY_STEP).await? {
+        if page.items.is_empty() {
+            break;
+        }
+        let n = backend.purge(&page.items).await?;
+        if n == 0 {
+            // Nothing went although items are held: asking again would loop.
+            break;
+        }
+        gone += n;
+    }
+    Ok(gone)
+}
+
+fn purged(n: u64) -> crate::backend::BulkReport {
+    crate::backend::BulkReport {
+        matched: n,
+        changed: n,
+        ..Default::default()
+    }
+}
+
 /// How often a backend that can tell (a local database) is asked whether anything changed.
 const CHANGE_POLL: Duration = Duration::from_millis(500);
 
@@ -268,14 +297,12 @@ pub async fn answer(command: Command, backend: &dyn Backend) -> Option<Msg> {
         Command::Purge { req, items } => Msg::TrashDone {
             req,
             purged: true,
-            result: backend
-                .purge(&items)
-                .await
-                .map(|n| crate::backend::BulkReport {
-                    matched: n,
-                    changed: n,
-                    ..Default::default()
-                }),
+            result: backend.purge(&items).await.map(purged),
+        },
+        Command::EmptyTrash { req } => Msg::TrashDone {
+            req,
+            purged: true,
+            result: empty_trash(backend).await.map(purged),
         },
         Command::FetchRange {
             req,

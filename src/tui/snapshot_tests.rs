@@ -668,6 +668,67 @@ fn a_read_only_app_offers_no_change_and_refuses_one() {
     assert!(palette.contains("copy short URL"), "{palette}");
 }
 
+/// With the mouse on, a click on a pane tab shows that pane, on a status tab filters by it,
+/// and on the filter bar does what that filter's key does.
+#[test]
+fn clicks_on_the_tabs_and_the_filter_bar() {
+    let w = world();
+    let mut app = App::new(
+        AppConfig {
+            mouse: true,
+            ..config()
+        },
+        Arc::new(FixedClock::new(now())),
+        Rect::new(0, 0, 100, 30),
+    );
+    answer(&mut app, &w);
+    let click = |app: &mut App, text: &str, row: u16| {
+        let screen = screen(app, 100, 30);
+        let line = screen.lines().nth(usize::from(row)).unwrap().to_owned();
+        let at = line
+            .find(text)
+            .unwrap_or_else(|| panic!("{text} in {line}"));
+        let column = u16::try_from(line[..at].chars().count()).unwrap() + 1;
+        app.handle_event(Event::Mouse(ratatui::crossterm::event::MouseEvent {
+            kind: ratatui::crossterm::event::MouseEventKind::Down(
+                ratatui::crossterm::event::MouseButton::Left,
+            ),
+            column,
+            row,
+            modifiers: KeyModifiers::NONE,
+        }));
+        answer(app, &w);
+        screen_line(app, 1)
+    };
+    let tabs = click(&mut app, "Spaces", 1);
+    assert!(tabs.contains("[Spaces]"), "{tabs}");
+    let tabs = click(&mut app, "Expired", 1);
+    assert!(
+        tabs.contains("[3 Expired]") && tabs.contains("[Links]"),
+        "{tabs}"
+    );
+    assert!(screen(&app, 100, 30).contains("old-promo"));
+    assert!(!screen(&app, 100, 30).contains("x7k2p"));
+    click(&mut app, "newest", 2);
+    assert!(
+        screen_line(&app, 2).contains("sort oldest"),
+        "{}",
+        screen_line(&app, 2)
+    );
+    click(&mut app, "search", 2);
+    press(&mut app, KeyCode::Char('z'));
+    assert!(
+        screen_line(&app, 2).starts_with("\"/ z "),
+        "{}",
+        screen_line(&app, 2)
+    );
+}
+
+/// Line `row` of the screen at 100×30.
+fn screen_line(app: &App, row: usize) -> String {
+    screen(app, 100, 30).lines().nth(row).unwrap().to_owned()
+}
+
 /// The clicks column says when the list is in its order, and which way.
 #[test]
 fn the_sorted_column_shows_its_direction() {

@@ -1,5 +1,8 @@
 //! The Trash pane (local databases): deleted links and spaces, newest first, with when each is
-//! purged. `R` brings the selected one back with its id and clicks; delete removes it for good.
+//! purged. `R` brings the selected one back with its id and clicks, or every marked one; delete
+//! removes them for good; emptying the trash removes everything in it.
+
+use std::collections::BTreeSet;
 
 use jiff::Timestamp;
 use ratatui::buffer::Buffer;
@@ -14,7 +17,7 @@ use super::msg::RequestId;
 use super::scroll::offset_showing;
 use super::view::{Ctx, Outcome};
 use crate::backend::{TrashPage, Trashed, TrashedKind};
-use crate::domain::into_shown;
+use crate::domain::{Id, into_shown};
 
 /// Items held: the newest of the trash (the CLI lists the rest).
 pub const HELD: usize = 100;
@@ -30,6 +33,8 @@ pub struct TrashView {
     rows: usize,
     expected: Option<RequestId>,
     pub error: Option<String>,
+    /// The items marked (`space`, `*`), by kind and id: they outlive a reload of the list.
+    marked: BTreeSet<(TrashedKind, Id)>,
 }
 
 impl TrashView {
@@ -39,6 +44,45 @@ impl TrashView {
 
     pub fn selected(&self) -> Option<&Trashed> {
         self.items.get(self.cursor)
+    }
+
+    /// What `R` and delete act on: the marked items, else the selected one.
+    pub fn chosen(&self) -> Vec<Trashed> {
+        if self.marked.is_empty() {
+            return self.selected().cloned().into_iter().collect();
+        }
+        self.items
+            .iter()
+            .filter(|i| self.marked.contains(&(i.kind, i.id)))
+            .cloned()
+            .collect()
+    }
+
+    /// How many items the trash holds, once known.
+    pub fn total(&self) -> Option<u64> {
+        self.total
+    }
+
+    /// `space`: marks or unmarks the selected item and moves on.
+    pub fn toggle_mark(&mut self) {
+        if let Some(item) = self.selected() {
+            let key = (item.kind, item.id);
+            if !self.marked.remove(&key) {
+                self.marked.insert(key);
+            }
+            self.cursor = (self.cursor + 1).min(self.items.len().saturating_sub(1));
+            self.scroll();
+        }
+    }
+
+    /// `*`: marks every item shown.
+    pub fn mark_all(&mut self) {
+        self.marked = self.items.iter().map(|i| (i.kind, i.id)).collect();
+    }
+
+    /// Clears the marks; false when there were none.
+    pub fn clear_marks(&mut self) -> bool {
+        !std::mem::take(&mut self.marked).is_empty()
     }
 
     pub fn accept(
@@ -54,6 +98,10 @@ impl TrashView {
             Ok(Some(page)) => {
                 self.total = Some(page.total);
                 self.items = page.items;
+                // Marks of items that left the trash (restored, purged) go with them.
+                let held: BTreeSet<(TrashedKind, Id)> =
+                    self.items.iter().map(|i| (i.kind, i.id)).collect();
+                self.marked.retain(|m| held.contains(m));
                 self.none = false;
                 self.error = None;
                 self.cursor = self.cursor.min(self.items.len().saturating_sub(1));
@@ -147,15 +195,23 @@ impl TrashView {
         let name_w = 16;
         let when_w = 10;
         // Everything but the destination: the arrow, the other columns and the gaps between.
-        let what_w = usize::from(inner.width).saturating_sub(2 + 5 + name_w + 7 + 2 * when_w + 5);
+        let what_w = usize::from(inner.width).saturating_sub(2 + 6 + name_w + 7 + 2 * when_w + 5);
         let rows = self
             .items
             .iter()
             .skip(self.offset)
             .take(self.rows.saturating_sub(1))
             .map(|item| {
+                let mark = if self.marked.contains(&(item.kind, item.id)) {
+                    Span::styled("●", t.accent)
+                } else {
+                    Span::raw(" ")
+                };
                 Row::new(vec![
-                    Cell::from(Span::styled(item.kind.as_str(), t.dim)),
+                    Cell::from(Line::from(vec![
+                        mark,
+                        Span::styled(item.kind.as_str(), t.dim),
+                    ])),
                     Cell::from(format::clip(&item.name, name_w)),
                     Cell::from(format::clip(&item.detail, what_w)),
                     Cell::from(
@@ -176,7 +232,7 @@ impl TrashView {
         let table = Table::new(
             rows,
             [
-                Constraint::Length(5),
+                Constraint::Length(6),
                 Constraint::Length(name_w as u16),
                 Constraint::Fill(1),
                 Constraint::Length(7),
@@ -193,11 +249,20 @@ impl TrashView {
             ratatui::layout::Layout::vertical([Constraint::Min(1), Constraint::Length(1)])
                 .areas(inner);
         StatefulWidget::render(table, list, buf, &mut state);
+        let which = if self.marked.is_empty() {
+            String::new()
+        } else {
+            format!(" the {} marked", format::count(self.marked.len() as u64))
+        };
         Line::from(vec![
             key(Action::Restore),
-            Span::styled(" restores with its id and clicks  ", t.dim),
+            Span::styled(format!(" restores{which}  "), t.dim),
             key(Action::Delete),
-            Span::styled(" deletes for good", t.dim),
+            Span::styled(" deletes for good  ", t.dim),
+            key(Action::Mark),
+            Span::styled(" marks  ", t.dim),
+            key(Action::EmptyTrash),
+            Span::styled(" empties the trash", t.dim),
         ])
         .render(hint, buf);
     }

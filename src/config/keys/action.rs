@@ -52,6 +52,7 @@ pub enum Action {
     ClearMarks,
     Undo,
     Restore,
+    EmptyTrash,
     Submit,
     Cancel,
     NextField,
@@ -84,7 +85,7 @@ impl KeyContext {
 }
 
 impl Action {
-    pub const ALL: [Action; 62] = [
+    pub const ALL: [Action; 63] = [
         Action::Quit,
         Action::Help,
         Action::Palette,
@@ -131,6 +132,7 @@ impl Action {
         Action::ClearMarks,
         Action::Undo,
         Action::Restore,
+        Action::EmptyTrash,
         Action::Submit,
         Action::Cancel,
         Action::NextField,
@@ -198,6 +200,7 @@ impl Action {
             Action::ClearMarks => "clear_marks",
             Action::Undo => "undo",
             Action::Restore => "restore",
+            Action::EmptyTrash => "empty_trash",
             Action::Submit => "submit",
             Action::Cancel => "cancel",
             Action::NextField => "next_field",
@@ -270,6 +273,7 @@ impl Action {
             Action::ClearMarks => &["esc"],
             Action::Undo => &["u"],
             Action::Restore => &["R"],
+            Action::EmptyTrash => &["X"],
             Action::Submit => &["ctrl-s"],
             Action::Cancel => &["esc"],
             Action::NextField => &["tab"],
@@ -303,6 +307,7 @@ impl Action {
                 | Action::SetExpiry
                 | Action::Undo
                 | Action::Restore
+                | Action::EmptyTrash
         )
     }
 

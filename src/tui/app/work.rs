@@ -489,22 +489,35 @@ impl App {
     }
 
     /// `R` in the Trash pane.
+    /// `R` in the Trash pane: the marked items back, else the selected one.
     pub(super) fn restore_selected(&mut self) {
         if self.pane != Pane::Trash {
             return;
         }
-        if let Some(item) = self.trash.selected().cloned() {
+        let items = self.trash.chosen();
+        if !items.is_empty() {
             let req = self.request();
-            self.commands.push(Command::Restore {
-                req,
-                items: vec![item],
-            });
+            self.commands.push(Command::Restore { req, items });
         }
     }
 
+    /// Delete in the Trash pane: the marked items, else the selected one, once confirmed.
     pub(super) fn ask_purge(&mut self) {
-        if let Some(item) = self.trash.selected().cloned() {
-            self.modal = Some(Modal::Confirm(ConfirmAction::Purge(vec![item])));
+        let items = self.trash.chosen();
+        if !items.is_empty() {
+            self.modal = Some(Modal::Confirm(ConfirmAction::Purge(items)));
+        }
+    }
+
+    /// `X` in the Trash pane: everything in it, once confirmed with its count.
+    pub(super) fn ask_empty_trash(&mut self) {
+        if self.pane != Pane::Trash {
+            return;
+        }
+        match self.trash.total() {
+            Some(0) => self.toast(ToastKind::Info, "The trash is empty"),
+            Some(total) => self.modal = Some(Modal::Confirm(ConfirmAction::EmptyTrash(total))),
+            None => {}
         }
     }
 
