@@ -26,6 +26,7 @@ pub async fn run(ctx: &Context) -> CliResult {
         timezone: ctx.profile.timezone().clone(),
         refresh_secs: ctx.config.ui.refresh_secs,
         read_only: ctx.is_read_only(),
+        columns: ctx.config.ui.columns.clone(),
     };
     crate::tui::run(backend, opts)
         .await

@@ -28,7 +28,7 @@ pub use profile::{
     Resolved,
 };
 pub use serve::ServeConfig;
-pub use ui::{Theme, UiConfig};
+pub use ui::{Column, Theme, UiConfig};
 pub use values::{DbLocation, ZoneName, parse_db_flag};
 
 use profile::ProfileToml;

@@ -433,3 +433,17 @@ fn the_system_zone_is_the_one_jiff_finds() {
         assert_eq!(ours.to_offset(at), jiffs.to_offset(at), "{at}");
     }
 }
+
+#[test]
+fn an_unknown_column_is_refused_with_the_choices() {
+    let err = parse("[ui]\ncolumns = [\"destination\", \"alias\"]\n")
+        .unwrap_err()
+        .to_string();
+    assert!(err.contains("line 2") && err.contains("alias"), "{err}");
+    assert!(
+        err.contains("destination") && err.contains("expires"),
+        "{err}"
+    );
+    let config = parse("[ui]\ncolumns = [\"clicks\"]\n").unwrap();
+    assert_eq!(config.ui.columns, [crate::config::Column::Clicks]);
+}

@@ -13,6 +13,8 @@ pub struct UiConfig {
     /// Seconds between asking a remote server for changes made elsewhere; 0 is off. A local
     /// database is watched instead.
     pub refresh_secs: u64,
+    /// The columns of the links table besides the alias, which always shows.
+    pub columns: Vec<Column>,
 }
 
 impl Default for UiConfig {
@@ -21,6 +23,43 @@ impl Default for UiConfig {
             theme: Theme::default(),
             mouse: false,
             refresh_secs: 15,
+            columns: Column::ALL.to_vec(),
+        }
+    }
+}
+
+/// A column of the links table that can be hidden (`[ui] columns`, or `C` in the app).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Column {
+    /// The host, shown only when the links on screen are on more than one.
+    Domain,
+    Destination,
+    Space,
+    Clicks,
+    Status,
+    Expires,
+}
+
+impl Column {
+    /// In the order the table shows them.
+    pub const ALL: [Column; 6] = [
+        Column::Domain,
+        Column::Destination,
+        Column::Space,
+        Column::Clicks,
+        Column::Status,
+        Column::Expires,
+    ];
+
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Column::Domain => "domain",
+            Column::Destination => "destination",
+            Column::Space => "space",
+            Column::Clicks => "clicks",
+            Column::Status => "status",
+            Column::Expires => "expires",
         }
     }
 }

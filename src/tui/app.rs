@@ -34,6 +34,7 @@ use super::theme::Theme;
 use super::trash::TrashView;
 use super::undo::UndoEntry;
 use super::view::{Ctx, Outcome, SPINNER};
+use crate::config::Column;
 use crate::domain::{Clock, Domain, Id, Link};
 
 /// Below this the layout cannot show a usable table.
@@ -60,6 +61,8 @@ pub struct AppConfig {
     pub refresh_every: Option<Duration>,
     /// No change is offered, and one asked for is refused (see [`Action::changes_data`]).
     pub read_only: bool,
+    /// The links table's columns besides the alias, as configured.
+    pub columns: Vec<Column>,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -134,6 +137,8 @@ pub struct App {
     /// The space filter from before a space's links were opened from the Spaces pane: where
     /// esc goes back to.
     back_from_space: Option<Option<Named>>,
+    /// The links table's columns shown now (`C` changes them for the session).
+    columns: BTreeSet<Column>,
 }
 
 impl App {
@@ -166,7 +171,9 @@ impl App {
             stats: stats::StatsState::default(),
             ran_from_palette: Vec::new(),
             back_from_space: None,
+            columns: BTreeSet::new(),
         };
+        app.columns = app.cfg.columns.iter().copied().collect();
         app.fetch_spaces();
         app.fetch_domains();
         app.sync();
@@ -471,6 +478,16 @@ impl App {
                     PickerKind::Space => self.filter.space = choice,
                     PickerKind::Domain => self.filter.domain = choice,
                     PickerKind::MoveTo => return self.move_to(choice),
+                    PickerKind::Column => {
+                        let column =
+                            choice.and_then(|c| Column::ALL.get(usize::try_from(c.id).ok()?));
+                        if let Some(column) = column
+                            && !self.columns.remove(column)
+                        {
+                            self.columns.insert(*column);
+                        }
+                        return;
+                    }
                 }
                 self.pane = Pane::Links;
                 self.query_changed();
@@ -557,6 +574,25 @@ impl App {
                 None => self.toast(ToastKind::Error, "Domains are not loaded yet"),
             },
             Action::Stats | Action::Dashboard => self.stats_action(action),
+            Action::Columns => {
+                let choices = Column::ALL
+                    .iter()
+                    .enumerate()
+                    .map(|(i, c)| Named {
+                        id: i as Id,
+                        name: format!(
+                            "{} {}",
+                            if self.columns.contains(c) { "✓" } else { " " },
+                            c.as_str()
+                        ),
+                    })
+                    .collect();
+                self.modal = Some(Modal::Picker(Picker::new(
+                    PickerKind::Column,
+                    choices,
+                    None,
+                )));
+            }
             Action::New if self.pane != Pane::Trash => self.open_new_form(),
             Action::Edit if self.pane != Pane::Trash => self.open_edit_form(),
             Action::Delete => match self.pane {
@@ -856,6 +892,7 @@ impl App {
                     marks: &self.marks,
                     show_domain: self.domains.as_ref().is_some_and(|d| !d.is_empty()),
                     sort: self.filter.sort,
+                    columns: &self.columns,
                 };
                 self.links
                     .render(a.main, buf, &ctx(!self.filter.is_focused()), &extra)

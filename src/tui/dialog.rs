@@ -95,6 +95,8 @@ pub enum PickerKind {
     Domain,
     /// The space to move links to.
     MoveTo,
+    /// A column of the links table to show or hide.
+    Column,
 }
 
 /// What a dialog answered.

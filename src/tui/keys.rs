@@ -41,6 +41,7 @@ pub fn description(action: Action) -> &'static str {
         Action::SpaceFilter => "filter by space",
         Action::DomainFilter => "filter by domain",
         Action::ClearFilters => "clear all filters",
+        Action::Columns => "show or hide a column of the links table",
         Action::Refresh => "refresh / retry",
         Action::CopyShortUrl => "copy short URL",
         Action::CopyDestination => "copy destination",

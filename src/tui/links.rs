@@ -1,6 +1,8 @@
 //! The Links pane: a table paged from the backend around the cursor, and the details of the
 //! selected link.
 
+use std::collections::BTreeSet;
+
 use ratatui::buffer::Buffer;
 use ratatui::layout::{Alignment, Constraint, Layout, Rect};
 use ratatui::text::{Line, Span, Text};
@@ -12,6 +14,8 @@ use super::marks::Marks;
 use super::msg::RequestId;
 use super::paging::PagedList;
 use super::view::{Ctx, Outcome};
+
+use crate::config::Column;
 use crate::domain::{Link, Page, Sort, StatusFilter, TargetType, into_shown};
 
 /// Rows asked for per page: the most the v1 API allows.
@@ -266,15 +270,16 @@ impl LinksView {
         let shown: Vec<Option<&Link>> = list.visible().map(|(_, l)| l).collect();
         let columns = Columns::fit(&shown, area.width, extra, ctx);
         let mut header = vec![" alias"];
-        if columns.domain.is_some() {
-            header.push("domain");
-        }
-        let clicks = match extra.sort {
-            Sort::Max => "clicks ▼",
-            Sort::Min => "clicks ▲",
-            Sort::Desc | Sort::Asc => "clicks",
-        };
-        header.extend(["destination", "space", clicks, "status", "expires"]);
+        header.extend(
+            columns
+                .shown
+                .iter()
+                .map(|(column, _)| match (column, extra.sort) {
+                    (Column::Clicks, Sort::Max) => "clicks ▼",
+                    (Column::Clicks, Sort::Min) => "clicks ▲",
+                    (column, _) => column.as_str(),
+                }),
+        );
         let header = Row::new(header).style(t.header);
         let rows = shown.iter().map(|link| match link {
             Some(link) => {
@@ -304,18 +309,16 @@ pub struct Extra<'a> {
     pub show_domain: bool,
     /// The list's order: the clicks column says when it is by clicks.
     pub sort: Sort,
+    /// The columns chosen (`[ui] columns`, `C`); the alias always shows.
+    pub columns: &'a BTreeSet<Column>,
 }
 
 /// Column widths sized from the rows on screen and the room there is: a column is as wide as
 /// its widest cell (within a cap), the destination takes what is left, and every cut ends in
-/// "…".
+/// "…". Only the columns chosen are laid out, in the table's order.
 struct Columns {
     alias: usize,
-    domain: Option<usize>,
-    destination: usize,
-    space: usize,
-    clicks: usize,
-    expires: usize,
+    shown: Vec<(Column, usize)>,
 }
 
 const STATUS_W: usize = 8;
@@ -323,61 +326,57 @@ const MARK_W: usize = 1;
 
 impl Columns {
     fn fit(rows: &[Option<&Link>], width: u16, extra: &Extra, ctx: &Ctx) -> Columns {
-        let show_domain = extra.show_domain;
         let links = || rows.iter().flatten();
-        // A second column of hosts says something only when the rows are on several.
-        let show_domain = show_domain && {
+        // A column of hosts says something only when the rows are on several.
+        let several_hosts = extra.show_domain && {
             let mut hosts = links().map(|l| host(l));
             let first = hosts.next();
             hosts.any(|h| Some(h) != first)
         };
+        let chosen: Vec<Column> = Column::ALL
+            .into_iter()
+            .filter(|c| extra.columns.contains(c) && (*c != Column::Domain || several_hosts))
+            .collect();
         let widest = |f: &dyn Fn(&Link) -> usize, floor: usize| {
             links().map(|l| f(l)).max().unwrap_or(0).max(floor)
         };
         // Room after the highlight symbol, the mark and the spaces between columns.
-        let columns = if show_domain { 7 } else { 6 };
-        let room = usize::from(width).saturating_sub(1 + MARK_W + columns);
+        let room = usize::from(width).saturating_sub(1 + MARK_W + chosen.len() + 1);
         let alias = widest(&|l| format::width(&l.alias), 5).min(room / 4).max(5);
-        let domain = show_domain.then(|| widest(&|l| format::width(host(l)), 6).min(room / 6));
-        let space = widest(
-            &|l| l.space.as_ref().map_or(1, |s| format::width(&s.name) + 2),
-            5,
-        )
-        .min(room / 6)
-        .max(5);
-        // Room for the header, with its sort arrow when the order is by clicks.
-        let header = if matches!(extra.sort, Sort::Max | Sort::Min) {
-            8
-        } else {
-            6
+        let width_of = |column: Column| match column {
+            Column::Domain => widest(&|l| format::width(host(l)), 6).min(room / 6),
+            Column::Space => widest(
+                &|l| l.space.as_ref().map_or(1, |s| format::width(&s.name) + 2),
+                5,
+            )
+            .min(room / 6)
+            .max(5),
+            // Room for the header, with its sort arrow when the order is by clicks.
+            Column::Clicks => widest(
+                &|l| l.clicks_shown().len(),
+                if matches!(extra.sort, Sort::Max | Sort::Min) {
+                    8
+                } else {
+                    6
+                },
+            ),
+            Column::Status => STATUS_W,
+            Column::Expires => widest(&|l| format::width(&format::expiry_cell(l, ctx.now)), 7),
+            Column::Destination => 0,
         };
-        let clicks = widest(&|l| l.clicks_shown().len(), header);
-        let expires = widest(&|l| format::width(&format::expiry_cell(l, ctx.now)), 7);
-        let fixed = alias + domain.unwrap_or(0) + space + clicks + STATUS_W + expires;
-        Columns {
-            alias,
-            domain,
-            destination: room.saturating_sub(fixed).max(8),
-            space,
-            clicks,
-            expires,
+        let mut shown: Vec<(Column, usize)> = chosen.iter().map(|c| (*c, width_of(*c))).collect();
+        let fixed: usize = alias + shown.iter().map(|(_, w)| w).sum::<usize>();
+        if let Some((_, destination)) = shown.iter_mut().find(|(c, _)| *c == Column::Destination) {
+            *destination = room.saturating_sub(fixed).max(8);
         }
+        Columns { alias, shown }
     }
 
     fn constraints(&self) -> Vec<Constraint> {
         let len = |w: usize| Constraint::Length(u16::try_from(w).unwrap_or(u16::MAX));
-        let mut c = vec![len(MARK_W + self.alias)];
-        if let Some(domain) = self.domain {
-            c.push(len(domain));
-        }
-        c.extend([
-            len(self.destination),
-            len(self.space),
-            len(self.clicks),
-            len(STATUS_W),
-            len(self.expires),
-        ]);
-        c
+        std::iter::once(len(MARK_W + self.alias))
+            .chain(self.shown.iter().map(|(_, w)| len(*w)))
+            .collect()
     }
 }
 
@@ -392,19 +391,6 @@ fn host(link: &Link) -> &str {
 
 fn link_row(link: &Link, ctx: &Ctx, columns: &Columns, extra: &Extra) -> Row<'static> {
     let t = ctx.theme;
-    let status = link.status(ctx.now);
-    let status_style = match status.shown() {
-        StatusFilter::Disabled => t.dim,
-        StatusFilter::Expired => t.warning,
-        StatusFilter::Active | StatusFilter::All => t.success,
-    };
-    let space = match &link.space {
-        Some(space) => Line::from(vec![
-            Span::styled("● ", t.space(space.color)),
-            Span::raw(format::clip(&space.name, columns.space.saturating_sub(2))),
-        ]),
-        None => Line::styled("–", t.dim),
-    };
     let mark = if extra.marks.contains(link, ctx.now) {
         Span::styled("●", t.accent)
     } else {
@@ -415,22 +401,28 @@ fn link_row(link: &Link, ctx: &Ctx, columns: &Columns, extra: &Extra) -> Row<'st
         mark,
         Span::raw(format::clip(&link.alias, columns.alias)),
     ]))];
-    if let Some(width) = columns.domain {
-        cells.push(Cell::from(Span::styled(
-            format::clip(host(link), width),
-            t.dim,
-        )));
-    }
-    cells.extend([
-        Cell::from(format::clip(&link.url, columns.destination)),
-        Cell::from(space),
-        Cell::from(Line::from(link.clicks_shown()).right_aligned()),
-        Cell::from(Span::styled(status.label(), status_style)),
-        Cell::from(format::clip(
-            &format::expiry_cell(link, ctx.now),
-            columns.expires,
-        )),
-    ]);
+    cells.extend(columns.shown.iter().map(|(column, width)| match column {
+        Column::Domain => Cell::from(Span::styled(format::clip(host(link), *width), t.dim)),
+        Column::Destination => Cell::from(format::clip(&link.url, *width)),
+        Column::Space => Cell::from(match &link.space {
+            Some(space) => Line::from(vec![
+                Span::styled("● ", t.space(space.color)),
+                Span::raw(format::clip(&space.name, width.saturating_sub(2))),
+            ]),
+            None => Line::styled("–", t.dim),
+        }),
+        Column::Clicks => Cell::from(Line::from(link.clicks_shown()).right_aligned()),
+        Column::Status => {
+            let status = link.status(ctx.now);
+            let style = match status.shown() {
+                StatusFilter::Disabled => t.dim,
+                StatusFilter::Expired => t.warning,
+                StatusFilter::Active | StatusFilter::All => t.success,
+            };
+            Cell::from(Span::styled(status.label(), style))
+        }
+        Column::Expires => Cell::from(format::clip(&format::expiry_cell(link, ctx.now), *width)),
+    }));
     Row::new(cells)
 }
 

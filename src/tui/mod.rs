@@ -71,6 +71,8 @@ pub struct TuiOptions {
     pub refresh_secs: u64,
     /// Every change refused and none offered (`--read-only`, a profile's `read_only`).
     pub read_only: bool,
+    /// `[ui] columns`: the links table's columns besides the alias.
+    pub columns: Vec<crate::config::Column>,
 }
 
 impl Default for TuiOptions {
@@ -84,6 +86,7 @@ impl Default for TuiOptions {
             timezone: TimeZone::UTC,
             refresh_secs: 15,
             read_only: false,
+            columns: crate::config::Column::ALL.to_vec(),
         }
     }
 }
@@ -118,6 +121,7 @@ impl TuiOptions {
             refresh_every: (self.refresh_secs > 0)
                 .then(|| std::time::Duration::from_secs(self.refresh_secs)),
             read_only: self.read_only,
+            columns: self.columns.clone(),
         })
     }
 }

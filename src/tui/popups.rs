@@ -55,6 +55,7 @@ impl Picker {
     fn none_label(&self) -> &'static str {
         match self.kind {
             PickerKind::MoveTo => "no space",
+            PickerKind::Column => "(leave them as they are)",
             _ => "any",
         }
     }
@@ -237,6 +238,7 @@ impl Modal {
                     (None, PickerKind::Space) => " Filter by space ",
                     (None, PickerKind::Domain) => " Filter by domain ",
                     (None, PickerKind::MoveTo) => " Move to space ",
+                    (None, PickerKind::Column) => " Show or hide a column ",
                 };
                 let labels: Vec<String> = picker
                     .items

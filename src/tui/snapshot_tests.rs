@@ -137,6 +137,7 @@ pub(super) fn config() -> AppConfig {
         has_trash: true,
         refresh_every: None,
         read_only: false,
+        columns: crate::config::Column::ALL.to_vec(),
     }
 }
 
@@ -727,6 +728,58 @@ fn clicks_on_the_tabs_and_the_filter_bar() {
 /// Line `row` of the screen at 100×30.
 fn screen_line(app: &App, row: usize) -> String {
     screen(app, 100, 30).lines().nth(row).unwrap().to_owned()
+}
+
+/// `[ui] columns` leaves columns out of the links table; `C` shows or hides one.
+#[test]
+fn columns_are_chosen_in_the_config_and_toggled_with_c() {
+    use crate::config::Column;
+    let w = world();
+    let mut app = App::new(
+        AppConfig {
+            columns: vec![Column::Destination, Column::Clicks, Column::Status],
+            ..config()
+        },
+        Arc::new(FixedClock::new(now())),
+        Rect::new(0, 0, 100, 30),
+    );
+    answer(&mut app, &w);
+    let header = |app: &App| {
+        screen(app, 100, 30)
+            .lines()
+            .find(|l| l.contains("alias"))
+            .unwrap()
+            .to_owned()
+    };
+    let before = header(&app);
+    assert!(
+        before.contains("destination") && before.contains("status"),
+        "{before}"
+    );
+    assert!(
+        !before.contains("space") && !before.contains("expires"),
+        "{before}"
+    );
+    press(&mut app, KeyCode::Char('C'));
+    let picker = screen(&app, 100, 30);
+    assert!(
+        picker.contains("✓ destination") && picker.contains("  space"),
+        "{picker}"
+    );
+    // The choices: leave as they are, domain, destination, space.
+    for _ in 0..3 {
+        press(&mut app, KeyCode::Char('j'));
+    }
+    press(&mut app, KeyCode::Enter);
+    assert!(
+        app.take_commands().is_empty(),
+        "a column asks the backend nothing"
+    );
+    let after = header(&app);
+    assert!(
+        after.contains("space") && !after.contains("expires"),
+        "{after}"
+    );
 }
 
 /// The clicks column says when the list is in its order, and which way.

@@ -34,6 +34,7 @@ pub enum Action {
     SpaceFilter,
     DomainFilter,
     ClearFilters,
+    Columns,
     Refresh,
     CopyShortUrl,
     CopyDestination,
@@ -85,7 +86,7 @@ impl KeyContext {
 }
 
 impl Action {
-    pub const ALL: [Action; 63] = [
+    pub const ALL: [Action; 64] = [
         Action::Quit,
         Action::Help,
         Action::Palette,
@@ -114,6 +115,7 @@ impl Action {
         Action::SpaceFilter,
         Action::DomainFilter,
         Action::ClearFilters,
+        Action::Columns,
         Action::Refresh,
         Action::CopyShortUrl,
         Action::CopyDestination,
@@ -182,6 +184,7 @@ impl Action {
             Action::SpaceFilter => "space_filter",
             Action::DomainFilter => "domain_filter",
             Action::ClearFilters => "clear_filters",
+            Action::Columns => "columns",
             Action::Refresh => "refresh",
             Action::CopyShortUrl => "copy_short_url",
             Action::CopyDestination => "copy_destination",
@@ -255,6 +258,7 @@ impl Action {
             Action::SpaceFilter => &["f"],
             Action::DomainFilter => &["F"],
             Action::ClearFilters => &["c"],
+            Action::Columns => &["C"],
             Action::Refresh => &["r"],
             Action::CopyShortUrl => &["y"],
             Action::CopyDestination => &["Y"],
