@@ -54,16 +54,6 @@ pub fn link_from_row(r: &Row) -> Result<Link> {
     })
 }
 
-pub async fn get<C: GenericClient>(c: &C, owner: Id, id: Id) -> Result<Option<Link>> {
-    one(
-        c,
-        &format!("SELECT {READ_COLUMNS} FROM {READ_FROM} WHERE l.id = $1 AND l.owner_id = $2"),
-        &[&id, &owner],
-        link_from_row,
-    )
-    .await
-}
-
 /// Up to `limit` links of `owner` with ids above `after`, oldest first (a keyset scan).
 pub async fn after<C: GenericClient>(c: &C, owner: Id, after: Id, limit: u32) -> Result<Vec<Link>> {
     all(
@@ -76,42 +66,6 @@ pub async fn after<C: GenericClient>(c: &C, owner: Id, after: Id, limit: u32) ->
         link_from_row,
     )
     .await
-}
-
-/// The writable columns of the owner's link `id`, locked for the rest of the transaction so
-/// that a patch is applied to what is stored, not to what another writer is replacing.
-pub async fn row_for_update<C: GenericClient>(c: &C, owner: Id, id: Id) -> Result<Option<LinkRow>> {
-    let Some(r) = row(
-        c,
-        &format!("SELECT {WRITE_COLUMNS} FROM links WHERE id = $1 AND owner_id = $2 FOR UPDATE"),
-        &[&id, &owner],
-    )
-    .await?
-    else {
-        return Ok(None);
-    };
-    let kind: i16 = col(&r, 12)?;
-    let expiration_clicks: i64 = col(&r, 10)?;
-    Ok(Some(LinkRow {
-        owner_id: col(&r, 0)?,
-        domain_id: col(&r, 1)?,
-        space_id: col(&r, 2)?,
-        alias: col(&r, 3)?,
-        url: col(&r, 4)?,
-        title: col(&r, 5)?,
-        password_hash: col(&r, 6)?,
-        disabled: col(&r, 7)?,
-        public: col(&r, 8)?,
-        expiration_url: col(&r, 9)?,
-        expiration_clicks: u32::try_from(expiration_clicks).unwrap_or(u32::MAX),
-        ends_at: col::<Option<i64>>(&r, 11)?.map(time),
-        target_type: target_type(u8::try_from(kind).unwrap_or(0)),
-        geo: parse_rules(col(&r, 13)?),
-        platform: parse_rules(col(&r, 14)?),
-        rotation: parse_rotation(col(&r, 15)?),
-        created_at: time(col(&r, 16)?),
-        updated_at: time(col(&r, 17)?),
-    }))
 }
 
 /// The types of [`WRITE_COLUMNS`] on PostgreSQL, in order.
@@ -330,22 +284,14 @@ pub async fn own_link_url<C: GenericClient>(
     .await
 }
 
-/// Sets the title of link `id` if its url is still `url` (a fetched title that arrives after
-/// the link was edited is dropped). Returns whether it was set.
-pub async fn set_title<C: GenericClient>(c: &C, id: Id, url: &str, title: &str) -> Result<bool> {
-    let n = c
-        .execute(
-            "UPDATE links SET title = $1 WHERE id = $2 AND url = $3",
-            &[&title, &id, &url],
-        )
-        .await
-        .map_err(pg_error)?;
-    Ok(n > 0)
-}
-
 impl<C: GenericClient + Sync> Links for PgTx<'_, C> {
     fn link(&self, owner: Id, id: Id) -> Result<Option<Link>> {
-        self.wait(get(self.c, owner, id))
+        self.wait(one(
+            self.c,
+            &format!("SELECT {READ_COLUMNS} FROM {READ_FROM} WHERE l.id = $1 AND l.owner_id = $2"),
+            &[&id, &owner],
+            link_from_row,
+        ))
     }
 
     fn links_after(&self, owner: Id, after: Id, limit: u32) -> Result<Vec<Link>> {
@@ -353,7 +299,43 @@ impl<C: GenericClient + Sync> Links for PgTx<'_, C> {
     }
 
     fn link_row(&self, owner: Id, id: Id) -> Result<Option<LinkRow>> {
-        self.wait(row_for_update(self.c, owner, id))
+        // Locked, so that a patch is applied to what is stored, not to what another writer is
+        // replacing.
+        self.wait(async move {
+            let Some(r) = row(
+                self.c,
+                &format!(
+                    "SELECT {WRITE_COLUMNS} FROM links WHERE id = $1 AND owner_id = $2 FOR UPDATE"
+                ),
+                &[&id, &owner],
+            )
+            .await?
+            else {
+                return Ok(None);
+            };
+            let kind: i16 = col(&r, 12)?;
+            let expiration_clicks: i64 = col(&r, 10)?;
+            Ok(Some(LinkRow {
+                owner_id: col(&r, 0)?,
+                domain_id: col(&r, 1)?,
+                space_id: col(&r, 2)?,
+                alias: col(&r, 3)?,
+                url: col(&r, 4)?,
+                title: col(&r, 5)?,
+                password_hash: col(&r, 6)?,
+                disabled: col(&r, 7)?,
+                public: col(&r, 8)?,
+                expiration_url: col(&r, 9)?,
+                expiration_clicks: u32::try_from(expiration_clicks).unwrap_or(u32::MAX),
+                ends_at: col::<Option<i64>>(&r, 11)?.map(time),
+                target_type: target_type(u8::try_from(kind).unwrap_or(0)),
+                geo: parse_rules(col(&r, 13)?),
+                platform: parse_rules(col(&r, 14)?),
+                rotation: parse_rotation(col(&r, 15)?),
+                created_at: time(col(&r, 16)?),
+                updated_at: time(col(&r, 17)?),
+            }))
+        })
     }
 
     fn space_is_mine(&self, owner: Id, id: Id) -> Result<bool> {
@@ -377,6 +359,16 @@ impl<C: GenericClient + Sync> Links for PgTx<'_, C> {
     }
 
     fn set_title(&self, id: Id, url: &str, title: &str) -> Result<bool> {
-        self.wait(set_title(self.c, id, url, title))
+        self.wait(async move {
+            let n = self
+                .c
+                .execute(
+                    "UPDATE links SET title = $1 WHERE id = $2 AND url = $3",
+                    &[&title, &id, &url],
+                )
+                .await
+                .map_err(pg_error)?;
+            Ok(n > 0)
+        })
     }
 }

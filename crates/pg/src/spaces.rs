@@ -36,16 +36,6 @@ pub fn from_row(row: &Row, at: usize) -> Result<Space> {
     })
 }
 
-pub async fn get<C: GenericClient>(c: &C, owner: Id, id: Id) -> Result<Option<Space>> {
-    one(
-        c,
-        &format!("SELECT {COLUMNS} FROM spaces WHERE id = $1 AND owner_id = $2"),
-        &[&id, &owner],
-        |r| from_row(r, 0),
-    )
-    .await
-}
-
 /// Whether space `id` is the owner's, holding it (against a delete, not against edits) until
 /// the transaction ends, so a link written in the same transaction cannot lose it.
 pub async fn is_mine<C: GenericClient>(c: &C, owner: Id, id: Id) -> Result<bool> {
@@ -126,39 +116,14 @@ pub async fn update<C: GenericClient>(
     Ok(n > 0)
 }
 
-/// One page of the owner's spaces whose name contains `search`, by id, and the total, read
-/// from one snapshot.
-pub async fn list<C: GenericClient>(
-    tx: &C,
-    owner: Id,
-    search: Option<&str>,
-    newest_first: bool,
-    offset: u64,
-    limit: u32,
-) -> Result<(Vec<Space>, u64)> {
-    let pattern = search.map(like_pattern);
-    let filter = "owner_id = $1 AND ($2::text IS NULL OR name ILIKE $2 ESCAPE '\\')";
-    let order = if newest_first { "DESC" } else { "ASC" };
-    page(
-        tx,
-        (
-            &format!("SELECT count(*) FROM spaces WHERE {filter}"),
-            &[&owner, &pattern],
-        ),
-        (
-            &format!(
-                "SELECT {COLUMNS} FROM spaces WHERE {filter} ORDER BY id {order} LIMIT $3 OFFSET $4"
-            ),
-            &[&owner, &pattern, &i64::from(limit), &(offset as i64)],
-        ),
-        |r| from_row(r, 0),
-    )
-    .await
-}
-
 impl<C: GenericClient + Sync> Spaces for PgTx<'_, C> {
     fn space(&self, owner: Id, id: Id) -> Result<Option<Space>> {
-        self.wait(get(self.c, owner, id))
+        self.wait(one(
+            self.c,
+            &format!("SELECT {COLUMNS} FROM spaces WHERE id = $1 AND owner_id = $2"),
+            &[&id, &owner],
+            |r| from_row(r, 0),
+        ))
     }
 
     fn space_named(&self, owner: Id, name: &str, except: Option<Id>) -> Result<Option<Id>> {
@@ -188,6 +153,25 @@ impl<C: GenericClient + Sync> Spaces for PgTx<'_, C> {
         offset: u64,
         limit: u32,
     ) -> Result<(Vec<Space>, u64)> {
-        self.wait(list(self.c, owner, search, newest_first, offset, limit))
+        self.wait(async move {
+            let pattern = search.map(like_pattern);
+            let filter = "owner_id = $1 AND ($2::text IS NULL OR name ILIKE $2 ESCAPE '\\')";
+            let order = if newest_first { "DESC" } else { "ASC" };
+            page(
+        self.c,
+        (
+            &format!("SELECT count(*) FROM spaces WHERE {filter}"),
+            &[&owner, &pattern],
+        ),
+        (
+            &format!(
+                "SELECT {COLUMNS} FROM spaces WHERE {filter} ORDER BY id {order} LIMIT $3 OFFSET $4"
+            ),
+            &[&owner, &pattern, &i64::from(limit), &(offset as i64)],
+        ),
+        |r| from_row(r, 0),
+    )
+    .await
+        })
     }
 }

@@ -232,35 +232,6 @@ async fn log<'a>(
     Ok(())
 }
 
-/// Deletes up to `chunk` of the oldest rows logged before `before` (unix seconds); returns how
-/// many (0 also when another server is pruning now).
-async fn prune<C: GenericClient>(tx: &C, before: i64, chunk: usize) -> Result<usize> {
-    if !upkeep_lock(tx).await? {
-        return Ok(0);
-    }
-    // The log is in about the order of time, so the old rows are at the front: look only there.
-    let upto: Option<i64> = tx
-        .query_one(
-            "SELECT max(id) FROM (SELECT id, at FROM visit_log ORDER BY id LIMIT $2) s
-             WHERE at < $1",
-            &[&before, &(chunk as i64)],
-        )
-        .await
-        .map_err(pg_error)?
-        .get(0);
-    let Some(upto) = upto else {
-        return Ok(0);
-    };
-    let n = tx
-        .execute(
-            "DELETE FROM visit_log WHERE id <= $1 AND at < $2",
-            &[&upto, &before],
-        )
-        .await
-        .map_err(pg_error)?;
-    Ok(n as usize)
-}
-
 /// Whether this transaction holds the upkeep lock (taken if free, never waited for).
 async fn upkeep_lock(client: &impl GenericClient) -> Result<bool> {
     Ok(client
@@ -317,7 +288,34 @@ async fn purge_forgotten<C: GenericClient>(tx: &C, after: i64, chunk: i64) -> Re
 
 impl<C: GenericClient + Sync> VisitLog for PgTx<'_, C> {
     fn prune_visit_log(&self, before: i64, chunk: usize) -> Result<usize> {
-        self.wait(prune(self.c, before, chunk))
+        self.wait(async move {
+            if !upkeep_lock(self.c).await? {
+                return Ok(0);
+            }
+            // The log is in about the order of time, so the old rows are at the front: look only there.
+            let upto: Option<i64> = self
+                .c
+                .query_one(
+                    "SELECT max(id) FROM (SELECT id, at FROM visit_log ORDER BY id LIMIT $2) s
+                     WHERE at < $1",
+                    &[&before, &(chunk as i64)],
+                )
+                .await
+                .map_err(pg_error)?
+                .get(0);
+            let Some(upto) = upto else {
+                return Ok(0);
+            };
+            let n = self
+                .c
+                .execute(
+                    "DELETE FROM visit_log WHERE id <= $1 AND at < $2",
+                    &[&upto, &before],
+                )
+                .await
+                .map_err(pg_error)?;
+            Ok(n as usize)
+        })
     }
 
     fn purge_forgotten_visits(&self, after: i64, chunk: i64) -> Result<Option<i64>> {

@@ -5,6 +5,7 @@ use linkdeck_store::{KeyInfo, Keys, LiveKey};
 use rusqlite::{OptionalExtension, params};
 
 use crate::error::db_error;
+use crate::sql::Statements;
 use crate::tx::SqliteTx;
 use linkdeck_domain::{Id, Result};
 
@@ -63,15 +64,14 @@ impl Keys for SqliteTx<'_> {
     }
 
     fn keys(&self, owner: Option<Id>) -> Result<Vec<KeyInfo>> {
-        let mut stmt = self
-            .conn
-            .prepare_cached(&format!(
+        self.conn.all(
+            &format!(
                 "SELECT {KEY_COLUMNS} FROM api_keys k JOIN owners o ON o.id = k.owner_id
                  WHERE ?1 IS NULL OR k.owner_id = ?1 ORDER BY k.id"
-            ))
-            .map_err(db_error)?;
-        let rows = stmt.query_map([owner], key_from_row).map_err(db_error)?;
-        rows.collect::<rusqlite::Result<Vec<_>>>().map_err(db_error)
+            ),
+            [owner],
+            key_from_row,
+        )
     }
 
     fn revoke_key(&self, id: Id, now: Timestamp) -> Result<bool> {
@@ -86,26 +86,20 @@ impl Keys for SqliteTx<'_> {
     }
 
     fn live_key(&self, digest: &[u8]) -> Result<Option<LiveKey>> {
-        self.conn
-            .prepare_cached(
-                "SELECT id, owner_id, digest FROM api_keys
-                 WHERE digest = ?1 AND revoked_at IS NULL",
-            )
-            .map_err(db_error)?
-            .query_row([digest], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?)))
-            .optional()
-            .map_err(db_error)
+        self.conn.one(
+            "SELECT id, owner_id, digest FROM api_keys
+             WHERE digest = ?1 AND revoked_at IS NULL",
+            [digest],
+            |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?)),
+        )
     }
 
     fn touch_key(&self, id: Id, now: Timestamp) -> Result<()> {
-        self.conn
-            .prepare_cached(
-                "UPDATE api_keys SET last_used_at = ?2
-                 WHERE id = ?1 AND (last_used_at IS NULL OR last_used_at < ?2 - 60)",
-            )
-            .map_err(db_error)?
-            .execute(params![id, now.as_second()])
-            .map_err(db_error)?;
+        self.conn.run(
+            "UPDATE api_keys SET last_used_at = ?2
+             WHERE id = ?1 AND (last_used_at IS NULL OR last_used_at < ?2 - 60)",
+            params![id, now.as_second()],
+        )?;
         Ok(())
     }
 }

@@ -1,9 +1,9 @@
 //! SQL for resolving short links.
 
 use linkdeck_store::{LinkColumns, Redirects};
-use rusqlite::{OptionalExtension, params};
+use rusqlite::params;
 
-use crate::error::db_error;
+use crate::sql::Statements;
 use crate::tx::SqliteTx;
 use linkdeck_domain::{Id, Result};
 
@@ -30,39 +30,30 @@ fn columns_from_row(r: &rusqlite::Row<'_>) -> rusqlite::Result<LinkColumns> {
 
 impl Redirects for SqliteTx<'_> {
     fn domain_for_host(&self, host: &str, bare: &str) -> Result<Option<Id>> {
-        self.conn
-            .prepare_cached(
-                "SELECT id FROM domains WHERE host IN (?1, ?2) ORDER BY host = ?1 DESC LIMIT 1",
-            )
-            .map_err(db_error)?
-            .query_row(params![host, bare], |r| r.get(0))
-            .optional()
-            .map_err(db_error)
+        self.conn.one(
+            "SELECT id FROM domains WHERE host IN (?1, ?2) ORDER BY host = ?1 DESC LIMIT 1",
+            params![host, bare],
+            |r| r.get(0),
+        )
     }
 
     fn resolve(&self, domain: Option<Id>, alias: &str) -> Result<Option<LinkColumns>> {
-        self.conn
-            .prepare_cached(
-                "SELECT l.id, l.owner_id, l.alias, l.url, l.password_hash, l.disabled, l.public,
-                        l.expiration_url, l.expiration_clicks, l.ends_at, l.clicks, l.target_type,
-                        l.geo_target, l.platform_target, l.rotation_target, l.last_rotation
-                 FROM links l
-                 WHERE ifnull(l.domain_id, 0) = ?1 AND l.alias = ?2",
-            )
-            .map_err(db_error)?
-            .query_row(params![domain.unwrap_or(0), alias], columns_from_row)
-            .optional()
-            .map_err(db_error)
+        self.conn.one(
+            "SELECT l.id, l.owner_id, l.alias, l.url, l.password_hash, l.disabled, l.public,
+                    l.expiration_url, l.expiration_clicks, l.ends_at, l.clicks, l.target_type,
+                    l.geo_target, l.platform_target, l.rotation_target, l.last_rotation
+             FROM links l
+             WHERE ifnull(l.domain_id, 0) = ?1 AND l.alias = ?2",
+            params![domain.unwrap_or(0), alias],
+            columns_from_row,
+        )
     }
 
     fn link_domain_name(&self, id: Id) -> Result<Option<String>> {
-        self.conn
-            .prepare_cached(
-                "SELECT d.name FROM links l JOIN domains d ON d.id = l.domain_id WHERE l.id = ?1",
-            )
-            .map_err(db_error)?
-            .query_row([id], |r| r.get(0))
-            .optional()
-            .map_err(db_error)
+        self.conn.one(
+            "SELECT d.name FROM links l JOIN domains d ON d.id = l.domain_id WHERE l.id = ?1",
+            [id],
+            |r| r.get(0),
+        )
     }
 }

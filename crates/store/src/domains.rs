@@ -8,7 +8,8 @@ pub trait Domains {
     /// The owner's domain `id`, held against concurrent writers until the transaction ends (a
     /// link being written on it waits, then finds it gone).
     fn lock_domain(&self, owner: Id, id: Id) -> Result<Option<Domain>>;
-    /// Whether any owner's domain has this name or this host.
+    /// Whether any owner's domain has this name or this host (names are global: a host serves
+    /// one owner).
     fn domain_in_use(&self, name: &str, host: &str) -> Result<bool>;
     /// Adds a domain; a name or host taken meanwhile by another writer is a field error on
     /// `name`.

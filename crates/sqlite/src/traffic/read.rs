@@ -3,10 +3,10 @@
 
 use std::collections::{HashMap, HashSet};
 
-use rusqlite::{OptionalExtension, params};
+use rusqlite::params;
 
 use super::{DaySink, LinkHome, Scope, StoredDay};
-use crate::error::db_error;
+use crate::sql::Statements;
 use crate::tx::SqliteTx;
 use linkdeck_domain::{Id, Result, StatsScope};
 use linkdeck_store::Rollups;
@@ -28,13 +28,7 @@ impl Rollups for SqliteTx<'_> {
             StatsScope::Domain(id) => ("SELECT 1 FROM domains WHERE id = ?1 AND owner_id = ?2", id),
             StatsScope::Account => return Ok(true),
         };
-        let found: Option<i64> = self
-            .conn
-            .prepare_cached(sql)
-            .map_err(db_error)?
-            .query_row(params![id, owner], |r| r.get(0))
-            .optional()
-            .map_err(db_error)?;
+        let found: Option<i64> = self.conn.one(sql, params![id, owner], |r| r.get(0))?;
         Ok(found.is_some())
     }
 
@@ -81,52 +75,35 @@ impl Rollups for SqliteTx<'_> {
 
     fn alias_and_url(&self, link: Id) -> Result<Option<(String, String)>> {
         self.conn
-            .prepare_cached("SELECT alias, url FROM links WHERE id = ?1")
-            .map_err(db_error)?
-            .query_row([link], |r| Ok((r.get(0)?, r.get(1)?)))
-            .optional()
-            .map_err(db_error)
+            .one("SELECT alias, url FROM links WHERE id = ?1", [link], |r| {
+                Ok((r.get(0)?, r.get(1)?))
+            })
     }
 
     fn member_ids(&self, owner: Id, scope: Scope, id: Id) -> Result<HashSet<Id>> {
         let column = member_column(scope);
-        let mut stmt = self
-            .conn
-            .prepare_cached(&format!(
-                "SELECT id FROM links WHERE owner_id = ?1 AND {column} = ?2"
-            ))
-            .map_err(db_error)?;
-        stmt.query_map(params![owner, id], |r| r.get(0))
-            .map_err(db_error)?
-            .collect::<rusqlite::Result<HashSet<Id>>>()
-            .map_err(db_error)
+        self.conn.all(
+            &format!("SELECT id FROM links WHERE owner_id = ?1 AND {column} = ?2"),
+            params![owner, id],
+            |r| r.get(0),
+        )
     }
 
     fn members_with_clicks(&self, owner: Id, scope: Scope, id: Id) -> Result<Vec<(Id, i64)>> {
         let column = member_column(scope);
-        self.conn
-            .prepare_cached(&format!(
-                "SELECT id, clicks FROM links WHERE owner_id = ?1 AND {column} = ?2"
-            ))
-            .map_err(db_error)?
-            .query_map(params![owner, id], |r| Ok((r.get(0)?, r.get(1)?)))
-            .map_err(db_error)?
-            .collect::<rusqlite::Result<_>>()
-            .map_err(db_error)
+        self.conn.all(
+            &format!("SELECT id, clicks FROM links WHERE owner_id = ?1 AND {column} = ?2"),
+            params![owner, id],
+            |r| Ok((r.get(0)?, r.get(1)?)),
+        )
     }
 
     fn links_by_clicks(&self, owner: Id, before: (i64, i64), n: usize) -> Result<Vec<(Id, i64)>> {
-        self.conn
-            .prepare_cached(
-                "SELECT id, clicks FROM links WHERE owner_id = ?1 AND (clicks, id) < (?2, ?3)
+        self.conn.all(
+            "SELECT id, clicks FROM links WHERE owner_id = ?1 AND (clicks, id) < (?2, ?3)
              ORDER BY clicks DESC, id DESC LIMIT ?4",
-            )
-            .map_err(db_error)?
-            .query_map(params![owner, before.0, before.1, n as i64], |r| {
-                Ok((r.get(0)?, r.get(1)?))
-            })
-            .map_err(db_error)?
-            .collect::<rusqlite::Result<_>>()
-            .map_err(db_error)
+            params![owner, before.0, before.1, n as i64],
+            |r| Ok((r.get(0)?, r.get(1)?)),
+        )
     }
 }
