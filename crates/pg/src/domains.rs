@@ -49,54 +49,6 @@ pub async fn is_mine<C: GenericClient>(c: &C, owner: Id, id: Id) -> Result<bool>
     .await
 }
 
-/// Adds a domain; a name or host another writer took meanwhile is the same field error as one
-/// found by [`name_taken`].
-pub async fn insert<C: GenericClient>(
-    c: &C,
-    owner: Id,
-    name: &str,
-    host: &str,
-    now: i64,
-) -> Result<Id> {
-    let row = c
-        .query_one(
-            "INSERT INTO domains (owner_id, name, host, created_at, updated_at) \
-             VALUES ($1, $2, $3, $4, $4) RETURNING id",
-            &[&owner, &name, &host, &now],
-        )
-        .await
-        .map_err(|e| {
-            if is_unique_violation(&e) {
-                Error::field("name", host_in_use(host))
-            } else {
-                pg_error(e)
-            }
-        })?;
-    col(&row, 0)
-}
-
-/// How many links use the domain.
-pub async fn link_count<C: GenericClient>(c: &C, owner: Id, id: Id) -> Result<u64> {
-    let n: i64 = value(
-        c,
-        "SELECT count(*) FROM links WHERE owner_id = $1 AND domain_id = $2",
-        &[&owner, &id],
-    )
-    .await?;
-    Ok(count(n))
-}
-
-/// How many of the owner's trashed links would come back on the domain.
-pub async fn trashed_link_count<C: GenericClient>(c: &C, owner: Id, id: Id) -> Result<u64> {
-    let n: i64 = value(
-        c,
-        "SELECT count(*) FROM trash_links WHERE owner_id = $1 AND domain_id = $2",
-        &[&owner, &id],
-    )
-    .await?;
-    Ok(count(n))
-}
-
 impl<C: GenericClient + Sync> Domains for PgTx<'_, C> {
     fn domain(&self, owner: Id, id: Id) -> Result<Option<Domain>> {
         self.wait(select(self.c, owner, id, ""))
@@ -116,32 +68,46 @@ impl<C: GenericClient + Sync> Domains for PgTx<'_, C> {
     }
 
     fn insert_domain(&self, owner: Id, name: &str, host: &str, now: Timestamp) -> Result<Id> {
-        self.wait(insert(self.c, owner, name, host, now.as_second()))
+        // A name or host another writer took meanwhile is the same field error as one found by
+        // `domain_in_use`.
+        let row = self
+            .wait(self.c.query_one(
+                "INSERT INTO domains (owner_id, name, host, created_at, updated_at) \
+                 VALUES ($1, $2, $3, $4, $4) RETURNING id",
+                &[&owner, &name, &host, &now.as_second()],
+            ))
+            .map_err(|e| {
+                if is_unique_violation(&e) {
+                    Error::field("name", host_in_use(host))
+                } else {
+                    pg_error(e)
+                }
+            })?;
+        col(&row, 0)
     }
 
     fn delete_domain(&self, owner: Id, id: Id) -> Result<bool> {
-        self.wait(async move {
-            let n = self
-                .c
-                .execute(
-                    "DELETE FROM domains WHERE id = $1 AND owner_id = $2",
-                    &[&id, &owner],
-                )
-                .await
-                .map_err(pg_error)?;
-            // Its links, none left, took their traffic with them; its sums go here.
-            if n > 0 {
-                traffic::delete_scope(self.c, Scope::Domain, &[id]).await?;
-            }
-            Ok(n > 0)
-        })
+        let n = self
+            .wait(self.c.execute(
+                "DELETE FROM domains WHERE id = $1 AND owner_id = $2",
+                &[&id, &owner],
+            ))
+            .map_err(pg_error)?;
+        // Its links, none left, took their traffic with them; its sums go here.
+        if n > 0 {
+            self.wait(traffic::delete_scope(self.c, Scope::Domain, &[id]))?;
+        }
+        Ok(n > 0)
     }
 
     fn domain_uses(&self, owner: Id, id: Id) -> Result<(u64, u64)> {
-        Ok((
-            self.wait(link_count(self.c, owner, id))?,
-            self.wait(trashed_link_count(self.c, owner, id))?,
-        ))
+        let count_in = |table: &str| -> Result<u64> {
+            let sql =
+                format!("SELECT count(*) FROM {table} WHERE owner_id = $1 AND domain_id = $2");
+            let n: i64 = self.wait(value(self.c, &sql, &[&owner, &id]))?;
+            Ok(count(n))
+        };
+        Ok((count_in("links")?, count_in("trash_links")?))
     }
 
     fn domains(&self, owner: Id, offset: u64, limit: u32) -> Result<(Vec<Domain>, u64)> {

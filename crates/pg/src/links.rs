@@ -301,41 +301,38 @@ impl<C: GenericClient + Sync> Links for PgTx<'_, C> {
     fn link_row(&self, owner: Id, id: Id) -> Result<Option<LinkRow>> {
         // Locked, so that a patch is applied to what is stored, not to what another writer is
         // replacing.
-        self.wait(async move {
-            let Some(r) = row(
-                self.c,
-                &format!(
-                    "SELECT {WRITE_COLUMNS} FROM links WHERE id = $1 AND owner_id = $2 FOR UPDATE"
-                ),
-                &[&id, &owner],
-            )
-            .await?
-            else {
-                return Ok(None);
-            };
-            let kind: i16 = col(&r, 12)?;
-            let expiration_clicks: i64 = col(&r, 10)?;
-            Ok(Some(LinkRow {
-                owner_id: col(&r, 0)?,
-                domain_id: col(&r, 1)?,
-                space_id: col(&r, 2)?,
-                alias: col(&r, 3)?,
-                url: col(&r, 4)?,
-                title: col(&r, 5)?,
-                password_hash: col(&r, 6)?,
-                disabled: col(&r, 7)?,
-                public: col(&r, 8)?,
-                expiration_url: col(&r, 9)?,
-                expiration_clicks: u32::try_from(expiration_clicks).unwrap_or(u32::MAX),
-                ends_at: col::<Option<i64>>(&r, 11)?.map(time),
-                target_type: target_type(u8::try_from(kind).unwrap_or(0)),
-                geo: parse_rules(col(&r, 13)?),
-                platform: parse_rules(col(&r, 14)?),
-                rotation: parse_rotation(col(&r, 15)?),
-                created_at: time(col(&r, 16)?),
-                updated_at: time(col(&r, 17)?),
-            }))
-        })
+        let Some(r) = self.wait(row(
+            self.c,
+            &format!(
+                "SELECT {WRITE_COLUMNS} FROM links WHERE id = $1 AND owner_id = $2 FOR UPDATE"
+            ),
+            &[&id, &owner],
+        ))?
+        else {
+            return Ok(None);
+        };
+        let kind: i16 = col(&r, 12)?;
+        let expiration_clicks: i64 = col(&r, 10)?;
+        Ok(Some(LinkRow {
+            owner_id: col(&r, 0)?,
+            domain_id: col(&r, 1)?,
+            space_id: col(&r, 2)?,
+            alias: col(&r, 3)?,
+            url: col(&r, 4)?,
+            title: col(&r, 5)?,
+            password_hash: col(&r, 6)?,
+            disabled: col(&r, 7)?,
+            public: col(&r, 8)?,
+            expiration_url: col(&r, 9)?,
+            expiration_clicks: u32::try_from(expiration_clicks).unwrap_or(u32::MAX),
+            ends_at: col::<Option<i64>>(&r, 11)?.map(time),
+            target_type: target_type(u8::try_from(kind).unwrap_or(0)),
+            geo: parse_rules(col(&r, 13)?),
+            platform: parse_rules(col(&r, 14)?),
+            rotation: parse_rotation(col(&r, 15)?),
+            created_at: time(col(&r, 16)?),
+            updated_at: time(col(&r, 17)?),
+        }))
     }
 
     fn space_is_mine(&self, owner: Id, id: Id) -> Result<bool> {
@@ -359,16 +356,12 @@ impl<C: GenericClient + Sync> Links for PgTx<'_, C> {
     }
 
     fn set_title(&self, id: Id, url: &str, title: &str) -> Result<bool> {
-        self.wait(async move {
-            let n = self
-                .c
-                .execute(
-                    "UPDATE links SET title = $1 WHERE id = $2 AND url = $3",
-                    &[&title, &id, &url],
-                )
-                .await
-                .map_err(pg_error)?;
-            Ok(n > 0)
-        })
+        let n = self
+            .wait(self.c.execute(
+                "UPDATE links SET title = $1 WHERE id = $2 AND url = $3",
+                &[&title, &id, &url],
+            ))
+            .map_err(pg_error)?;
+        Ok(n > 0)
     }
 }

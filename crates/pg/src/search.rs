@@ -186,33 +186,31 @@ pub async fn matching_ids<C: GenericClient>(c: &C, f: &ListFilter<'_>) -> Result
 
 impl<C: GenericClient + Sync> Search for PgTx<'_, C> {
     fn list_links(&self, f: &ListFilter<'_>) -> Result<(Vec<Link>, u64)> {
-        self.wait(async move {
-            let (sql, mut args) = filter(f);
-            let total = total(self.c, f, &sql, &args).await?;
-            if f.offset >= total {
-                return Ok((Vec::new(), total));
-            }
-            let Slice {
-                reverse,
-                offset,
-                limit,
-            } = Slice::from_nearer_end(f, total);
-            let limit = args.push(limit as i64);
-            let offset = args.push(offset as i64);
-            // The page's ids first (from an index, without reading the rows an OFFSET skips), then
-            // only its own links, as on SQLite.
-            let order = order_by(f.sort, reverse, false);
-            let query = format!(
-                "SELECT {READ_COLUMNS} FROM {READ_FROM} WHERE l.id IN \
-                 (SELECT l.id FROM links l WHERE {sql} ORDER BY {order} LIMIT {limit} OFFSET {offset}) \
-                 ORDER BY {order}"
-            );
-            let mut items = all(self.c, &query, &args.refs(), link_from_row).await?;
-            if reverse {
-                items.reverse();
-            }
-            Ok((items, total))
-        })
+        let (sql, mut args) = filter(f);
+        let total = self.wait(total(self.c, f, &sql, &args))?;
+        if f.offset >= total {
+            return Ok((Vec::new(), total));
+        }
+        let Slice {
+            reverse,
+            offset,
+            limit,
+        } = Slice::from_nearer_end(f, total);
+        let limit = args.push(limit as i64);
+        let offset = args.push(offset as i64);
+        // The page's ids first (from an index, without reading the rows an OFFSET skips), then
+        // only its own links, as on SQLite.
+        let order = order_by(f.sort, reverse, false);
+        let query = format!(
+            "SELECT {READ_COLUMNS} FROM {READ_FROM} WHERE l.id IN \
+             (SELECT l.id FROM links l WHERE {sql} ORDER BY {order} LIMIT {limit} OFFSET {offset}) \
+             ORDER BY {order}"
+        );
+        let mut items = self.wait(all(self.c, &query, &args.refs(), link_from_row))?;
+        if reverse {
+            items.reverse();
+        }
+        Ok((items, total))
     }
 
     fn matching_ids(&self, f: &ListFilter<'_>) -> Result<RoaringTreemap> {

@@ -47,23 +47,6 @@ pub async fn is_mine<C: GenericClient>(c: &C, owner: Id, id: Id) -> Result<bool>
     .await
 }
 
-/// The id of the owner's space with this name (without case), other than `except`.
-pub async fn id_by_name<C: GenericClient>(
-    c: &C,
-    owner: Id,
-    name: &str,
-    except: Option<Id>,
-) -> Result<Option<Id>> {
-    one(
-        c,
-        "SELECT id FROM spaces WHERE owner_id = $1 AND lower(name) = lower($2) \
-         AND id IS DISTINCT FROM $3",
-        &[&owner, &name, &except],
-        |r| col(r, 0),
-    )
-    .await
-}
-
 /// The field error of a name another writer took between the check and the write.
 fn name_taken(e: tokio_postgres::Error) -> Error {
     if is_unique_violation(&e) {
@@ -71,49 +54,6 @@ fn name_taken(e: tokio_postgres::Error) -> Error {
     } else {
         pg_error(e)
     }
-}
-
-pub async fn insert<C: GenericClient>(
-    c: &C,
-    owner: Id,
-    name: &str,
-    color: Color,
-    now: i64,
-) -> Result<Id> {
-    let row = c
-        .query_one(
-            "INSERT INTO spaces (owner_id, name, color, created_at, updated_at) \
-             VALUES ($1, $2, $3, $4, $4) RETURNING id",
-            &[&owner, &name, &i32::from(color.number()), &now],
-        )
-        .await
-        .map_err(name_taken)?;
-    col(&row, 0)
-}
-
-pub async fn update<C: GenericClient>(
-    c: &C,
-    owner: Id,
-    id: Id,
-    name: Option<&str>,
-    color: Option<Color>,
-    now: i64,
-) -> Result<bool> {
-    let n = c
-        .execute(
-            "UPDATE spaces SET name = coalesce($3, name), color = coalesce($4, color), \
-             updated_at = $5 WHERE id = $1 AND owner_id = $2",
-            &[
-                &id,
-                &owner,
-                &name,
-                &color.map(|c| i32::from(c.number())),
-                &now,
-            ],
-        )
-        .await
-        .map_err(name_taken)?;
-    Ok(n > 0)
 }
 
 impl<C: GenericClient + Sync> Spaces for PgTx<'_, C> {
@@ -127,11 +67,28 @@ impl<C: GenericClient + Sync> Spaces for PgTx<'_, C> {
     }
 
     fn space_named(&self, owner: Id, name: &str, except: Option<Id>) -> Result<Option<Id>> {
-        self.wait(id_by_name(self.c, owner, name, except))
+        self.wait(one(
+            self.c,
+            "SELECT id FROM spaces WHERE owner_id = $1 AND lower(name) = lower($2) \
+             AND id IS DISTINCT FROM $3",
+            &[&owner, &name, &except],
+            |r| col(r, 0),
+        ))
     }
 
     fn insert_space(&self, owner: Id, name: &str, color: Color, now: Timestamp) -> Result<Id> {
-        self.wait(insert(self.c, owner, name, color, now.as_second()))
+        self.wait(async move {
+            let row = self
+                .c
+                .query_one(
+                    "INSERT INTO spaces (owner_id, name, color, created_at, updated_at) \
+                     VALUES ($1, $2, $3, $4, $4) RETURNING id",
+                    &[&owner, &name, &i32::from(color.number()), &now.as_second()],
+                )
+                .await
+                .map_err(name_taken)?;
+            col(&row, 0)
+        })
     }
 
     fn update_space(
@@ -142,7 +99,24 @@ impl<C: GenericClient + Sync> Spaces for PgTx<'_, C> {
         color: Option<Color>,
         now: Timestamp,
     ) -> Result<bool> {
-        self.wait(update(self.c, owner, id, name, color, now.as_second()))
+        self.wait(async move {
+            let n = self
+                .c
+                .execute(
+                    "UPDATE spaces SET name = coalesce($3, name), color = coalesce($4, color), \
+                     updated_at = $5 WHERE id = $1 AND owner_id = $2",
+                    &[
+                        &id,
+                        &owner,
+                        &name,
+                        &color.map(|c| i32::from(c.number())),
+                        &now.as_second(),
+                    ],
+                )
+                .await
+                .map_err(name_taken)?;
+            Ok(n > 0)
+        })
     }
 
     fn spaces(
@@ -153,25 +127,23 @@ impl<C: GenericClient + Sync> Spaces for PgTx<'_, C> {
         offset: u64,
         limit: u32,
     ) -> Result<(Vec<Space>, u64)> {
-        self.wait(async move {
-            let pattern = search.map(like_pattern);
-            let filter = "owner_id = $1 AND ($2::text IS NULL OR name ILIKE $2 ESCAPE '\\')";
-            let order = if newest_first { "DESC" } else { "ASC" };
-            page(
-        self.c,
-        (
-            &format!("SELECT count(*) FROM spaces WHERE {filter}"),
-            &[&owner, &pattern],
-        ),
-        (
-            &format!(
-                "SELECT {COLUMNS} FROM spaces WHERE {filter} ORDER BY id {order} LIMIT $3 OFFSET $4"
+        let pattern = search.map(like_pattern);
+        let filter = "owner_id = $1 AND ($2::text IS NULL OR name ILIKE $2 ESCAPE '\\')";
+        let order = if newest_first { "DESC" } else { "ASC" };
+        self.wait(page(
+            self.c,
+            (
+                &format!("SELECT count(*) FROM spaces WHERE {filter}"),
+                &[&owner, &pattern],
             ),
-            &[&owner, &pattern, &i64::from(limit), &(offset as i64)],
-        ),
-        |r| from_row(r, 0),
-    )
-    .await
-        })
+            (
+                &format!(
+                    "SELECT {COLUMNS} FROM spaces WHERE {filter} \
+                     ORDER BY id {order} LIMIT $3 OFFSET $4"
+                ),
+                &[&owner, &pattern, &i64::from(limit), &(offset as i64)],
+            ),
+            |r| from_row(r, 0),
+        ))
     }
 }

@@ -274,7 +274,7 @@ pub async fn shift(client: &impl GenericClient, owner: Id, links: &[(Id, Shift)]
 }
 
 /// Deletes the own rows of `owner`'s purged `links` (withdrawn when they were trashed) and marks
-/// their raw visits for the pruner (`visits::purge_forgotten`): those logged so far, as on
+/// their raw visits for the pruner (`VisitLog::purge_forgotten_visits`): those logged so far, as on
 /// SQLite (`store::visit_log::forget_link`).
 pub async fn forget(client: &impl GenericClient, owner: Id, links: &[Id]) -> Result<()> {
     if links.is_empty() {

@@ -192,38 +192,33 @@ impl<C: GenericClient + Sync> Trash for PgTx<'_, C> {
     }
 
     fn purge_trash_before(&self, cutoff: Timestamp) -> Result<u64> {
-        self.wait(async move {
-            let due = rows(
-                self.c,
-                "SELECT t.owner_id, t.id FROM trash_links t JOIN trash_batches b ON b.id = t.batch \
-                 WHERE b.deleted_at < $1 ORDER BY t.owner_id, t.id",
-                &[&cutoff.as_second()],
-            )
-            .await?;
-            let mut by_owner: BTreeMap<Id, Vec<Id>> = BTreeMap::new();
-            for r in &due {
-                by_owner.entry(col(r, 0)?).or_default().push(col(r, 1)?);
-            }
-            for (owner, links) in &by_owner {
-                traffic::forget(self.c, *owner, links).await?;
-            }
-            let spaces = all(
-                self.c,
-                "SELECT s.id FROM trash_spaces s JOIN trash_batches b ON b.id = s.batch \
-                 WHERE b.deleted_at < $1",
-                &[&cutoff.as_second()],
-                |r| col(r, 0),
-            )
-            .await?;
-            traffic::delete_scope(self.c, TrafficScope::Space, &spaces).await?;
-            execute(
-                self.c,
-                "DELETE FROM trash_batches WHERE deleted_at < $1",
-                &[&cutoff.as_second()],
-            )
-            .await?;
-            Ok(due.len() as u64)
-        })
+        let due = self.wait(rows(
+            self.c,
+            "SELECT t.owner_id, t.id FROM trash_links t JOIN trash_batches b ON b.id = t.batch \
+             WHERE b.deleted_at < $1 ORDER BY t.owner_id, t.id",
+            &[&cutoff.as_second()],
+        ))?;
+        let mut by_owner: BTreeMap<Id, Vec<Id>> = BTreeMap::new();
+        for r in &due {
+            by_owner.entry(col(r, 0)?).or_default().push(col(r, 1)?);
+        }
+        for (owner, links) in &by_owner {
+            self.wait(traffic::forget(self.c, *owner, links))?;
+        }
+        let spaces = self.wait(all(
+            self.c,
+            "SELECT s.id FROM trash_spaces s JOIN trash_batches b ON b.id = s.batch \
+             WHERE b.deleted_at < $1",
+            &[&cutoff.as_second()],
+            |r| col(r, 0),
+        ))?;
+        self.wait(traffic::delete_scope(self.c, TrafficScope::Space, &spaces))?;
+        self.wait(execute(
+            self.c,
+            "DELETE FROM trash_batches WHERE deleted_at < $1",
+            &[&cutoff.as_second()],
+        ))?;
+        Ok(due.len() as u64)
     }
 
     fn new_trash_batch(&self, owner: Id, now: Timestamp) -> Result<Id> {
@@ -235,73 +230,63 @@ impl<C: GenericClient + Sync> Trash for PgTx<'_, C> {
     }
 
     fn trash_space(&self, owner: Id, id: Id, batch: Id) -> Result<bool> {
-        self.wait(async move {
-            let members: RoaringTreemap = rows(
+        let members: RoaringTreemap = self
+            .wait(rows(
                 self.c,
                 "SELECT id FROM links WHERE owner_id = $1 AND space_id = $2 ORDER BY id FOR UPDATE",
                 &[&owner, &id],
-            )
-            .await?
+            ))?
             .iter()
             .map(|r| col::<Id>(r, 0).map(|id| id as u64))
             .collect::<Result<_>>()?;
-            let blob = members_blob(&members)?;
-            let n = execute(
-        self.c,
-        "INSERT INTO trash_spaces (id, batch, owner_id, name, color, created_at, updated_at, \
-         members) SELECT id, $3, owner_id, name, color, created_at, updated_at, $4 \
-         FROM spaces WHERE id = $1 AND owner_id = $2",
-        &[&id, &owner, &batch, &blob],
-    )
-    .await?;
-            if n == 0 {
-                return Ok(false);
-            }
-            // The links' space_id goes to NULL by the foreign key's ON DELETE SET NULL.
-            execute(
-                self.c,
-                "DELETE FROM spaces WHERE id = $1 AND owner_id = $2",
-                &[&id, &owner],
-            )
-            .await?;
-            Ok(true)
-        })
+        let blob = members_blob(&members)?;
+        let n = self.wait(execute(
+            self.c,
+            "INSERT INTO trash_spaces (id, batch, owner_id, name, color, created_at, updated_at, \
+             members) SELECT id, $3, owner_id, name, color, created_at, updated_at, $4 \
+             FROM spaces WHERE id = $1 AND owner_id = $2",
+            &[&id, &owner, &batch, &blob],
+        ))?;
+        if n == 0 {
+            return Ok(false);
+        }
+        // The links' space_id goes to NULL by the foreign key's ON DELETE SET NULL.
+        self.wait(execute(
+            self.c,
+            "DELETE FROM spaces WHERE id = $1 AND owner_id = $2",
+            &[&id, &owner],
+        ))?;
+        Ok(true)
     }
 
     fn restore_trash(&self, owner: Id, scope: &Scope) -> Result<Restored> {
-        self.wait(async move {
-            let (links, spaces) = ids_in(self.c, owner, scope).await?;
-            let mut done = Restored::default();
-            for id in spaces {
-                restore_space(self.c, owner, id, &mut done).await?;
-            }
-            restore_links(self.c, owner, &links, &mut done).await?;
-            drop_empty_batches(self.c, owner).await?;
-            Ok(done)
-        })
+        let (links, spaces) = self.wait(ids_in(self.c, owner, scope))?;
+        let mut done = Restored::default();
+        for id in spaces {
+            self.wait(restore_space(self.c, owner, id, &mut done))?;
+        }
+        self.wait(restore_links(self.c, owner, &links, &mut done))?;
+        self.wait(drop_empty_batches(self.c, owner))?;
+        Ok(done)
     }
 
     fn purge_trash(&self, owner: Id, scope: &Scope) -> Result<u64> {
-        self.wait(async move {
-            let (links, spaces) = ids_in(self.c, owner, scope).await?;
-            // Their share of the owner's, space's and domain's figures left when they were trashed.
-            traffic::forget(self.c, owner, &links).await?;
-            let n = execute(
-                self.c,
-                "DELETE FROM trash_links WHERE owner_id = $1 AND id = ANY($2)",
-                &[&owner, &links],
-            )
-            .await?;
-            let m = execute(
-                self.c,
-                "DELETE FROM trash_spaces WHERE owner_id = $1 AND id = ANY($2)",
-                &[&owner, &spaces],
-            )
-            .await?;
-            traffic::delete_scope(self.c, TrafficScope::Space, &spaces).await?;
-            drop_empty_batches(self.c, owner).await?;
-            Ok(n + m)
-        })
+        let (links, spaces) = self.wait(ids_in(self.c, owner, scope))?;
+        // Their share of the owner's, space's and domain's figures left when they were trashed.
+        self.wait(traffic::forget(self.c, owner, &links))?;
+        let n = self.wait(execute(
+            self.c,
+            "DELETE FROM trash_links WHERE owner_id = $1 AND id = ANY($2)",
+            &[&owner, &links],
+        ))?;
+        let m = self.wait(execute(
+            self.c,
+            "DELETE FROM trash_spaces WHERE owner_id = $1 AND id = ANY($2)",
+            &[&owner, &spaces],
+        ))?;
+        self.wait(traffic::delete_scope(self.c, TrafficScope::Space, &spaces))?;
+        self.wait(drop_empty_batches(self.c, owner))?;
+        Ok(n + m)
     }
 
     fn trash(
@@ -311,42 +296,41 @@ impl<C: GenericClient + Sync> Trash for PgTx<'_, C> {
         limit: u32,
         keep_days: u32,
     ) -> Result<(Vec<Trashed>, u64)> {
-        self.wait(async move {
-            page(
-                self.c,
-                (
-                    "SELECT (SELECT count(*) FROM trash_links WHERE owner_id = $1) + \
-                     (SELECT count(*) FROM trash_spaces WHERE owner_id = $1)",
-                    &[&owner],
-                ),
-                (
-                    "SELECT kind, id, name, detail, clicks, deleted_at, batch, members FROM ( \
-                       SELECT 0 AS kind, t.id, t.alias AS name, t.url AS detail, t.clicks, \
-                              b.deleted_at, t.batch, NULL::bytea AS members \
-                       FROM trash_links t JOIN trash_batches b ON b.id = t.batch WHERE t.owner_id = $1 \
-                       UNION ALL \
-                       SELECT 1, s.id, s.name, '', 0, b.deleted_at, s.batch, s.members \
-                       FROM trash_spaces s JOIN trash_batches b ON b.id = s.batch WHERE s.owner_id = $1) \
-                       AS items \
-                     ORDER BY deleted_at DESC, batch DESC, kind DESC, id DESC LIMIT $2 OFFSET $3",
-                    &[&owner, &i64::from(limit), &(offset as i64)],
-                ),
-                |r| {
-                    let kind: i32 = col(r, 0)?;
-                    Ok(ListedRow {
-                        link: kind == 0,
-                        id: col(r, 1)?,
-                        name: col(r, 2)?,
-                        url: col(r, 3)?,
-                        clicks: col(r, 4)?,
-                        deleted_at: col(r, 5)?,
-                        batch: col(r, 6)?,
-                        members: col(r, 7)?,
-                    }
-                    .into_trashed(keep_days))
-                },
-            )
-            .await
-        })
+        self.wait(page(
+            self.c,
+            (
+                "SELECT (SELECT count(*) FROM trash_links WHERE owner_id = $1) + \
+                 (SELECT count(*) FROM trash_spaces WHERE owner_id = $1)",
+                &[&owner],
+            ),
+            (
+                "SELECT kind, id, name, detail, clicks, deleted_at, batch, members FROM ( \
+                   SELECT 0 AS kind, t.id, t.alias AS name, t.url AS detail, t.clicks, \
+                          b.deleted_at, t.batch, NULL::bytea AS members \
+                   FROM trash_links t JOIN trash_batches b ON b.id = t.batch \
+                   WHERE t.owner_id = $1 \
+                   UNION ALL \
+                   SELECT 1, s.id, s.name, '', 0, b.deleted_at, s.batch, s.members \
+                   FROM trash_spaces s JOIN trash_batches b ON b.id = s.batch \
+                   WHERE s.owner_id = $1) \
+                   AS items \
+                 ORDER BY deleted_at DESC, batch DESC, kind DESC, id DESC LIMIT $2 OFFSET $3",
+                &[&owner, &i64::from(limit), &(offset as i64)],
+            ),
+            |r| {
+                let kind: i32 = col(r, 0)?;
+                Ok(ListedRow {
+                    link: kind == 0,
+                    id: col(r, 1)?,
+                    name: col(r, 2)?,
+                    url: col(r, 3)?,
+                    clicks: col(r, 4)?,
+                    deleted_at: col(r, 5)?,
+                    batch: col(r, 6)?,
+                    members: col(r, 7)?,
+                }
+                .into_trashed(keep_days))
+            },
+        ))
     }
 }

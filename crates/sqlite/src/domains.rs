@@ -29,32 +29,6 @@ pub fn get(conn: &Connection, owner: Id, id: Id) -> Result<Option<Domain>> {
     )
 }
 
-pub fn insert(tx: &Connection, owner: Id, name: &str, host: &str, now: i64) -> Result<Id> {
-    tx.run(
-        "INSERT INTO domains (owner_id, name, host, created_at, updated_at)
-         VALUES (?1, ?2, ?3, ?4, ?4)",
-        params![owner, name, host, now],
-    )?;
-    Ok(tx.last_insert_rowid())
-}
-
-/// How many links use the domain.
-pub fn link_count(conn: &Connection, owner: Id, id: Id) -> Result<u64> {
-    conn.count(
-        "SELECT count(*) FROM links WHERE owner_id = ?1 AND domain_id = ?2",
-        params![owner, id],
-    )
-}
-
-/// How many of the owner's trashed links would come back on the domain: a domain is kept while
-/// they may, so a restored link never lands on another domain that took its id.
-pub fn trashed_link_count(conn: &Connection, owner: Id, id: Id) -> Result<u64> {
-    conn.count(
-        "SELECT count(*) FROM trash_links WHERE owner_id = ?1 AND domain_id = ?2",
-        params![owner, id],
-    )
-}
-
 /// Every id of the owner's domains (for checking many links at once).
 pub fn ids(conn: &Connection, owner: Id) -> Result<Vec<Id>> {
     conn.all("SELECT id FROM domains WHERE owner_id = ?1", [owner], |r| {
@@ -80,7 +54,12 @@ impl Domains for SqliteTx<'_> {
     }
 
     fn insert_domain(&self, owner: Id, name: &str, host: &str, now: Timestamp) -> Result<Id> {
-        insert(self.conn, owner, name, host, now.as_second())
+        self.conn.run(
+            "INSERT INTO domains (owner_id, name, host, created_at, updated_at)
+             VALUES (?1, ?2, ?3, ?4, ?4)",
+            params![owner, name, host, now.as_second()],
+        )?;
+        Ok(self.conn.last_insert_rowid())
     }
 
     fn delete_domain(&self, owner: Id, id: Id) -> Result<bool> {
@@ -95,10 +74,12 @@ impl Domains for SqliteTx<'_> {
     }
 
     fn domain_uses(&self, owner: Id, id: Id) -> Result<(u64, u64)> {
-        Ok((
-            link_count(self.conn, owner, id)?,
-            trashed_link_count(self.conn, owner, id)?,
-        ))
+        let count_in = |table: &str| {
+            let sql =
+                format!("SELECT count(*) FROM {table} WHERE owner_id = ?1 AND domain_id = ?2");
+            self.conn.count(&sql, params![owner, id])
+        };
+        Ok((count_in("links")?, count_in("trash_links")?))
     }
 
     fn domains(&self, owner: Id, offset: u64, limit: u32) -> Result<(Vec<Domain>, u64)> {
@@ -106,12 +87,13 @@ impl Domains for SqliteTx<'_> {
             .conn
             .count("SELECT count(*) FROM domains WHERE owner_id = ?1", [owner])?;
         let items = self.conn.all(
-        &format!(
-            "SELECT {COLUMNS} FROM domains WHERE owner_id = ?1 ORDER BY id DESC LIMIT ?2 OFFSET ?3"
-        ),
-        params![owner, limit, offset as i64],
-        |r| from_row(r, 0),
-    )?;
+            &format!(
+                "SELECT {COLUMNS} FROM domains WHERE owner_id = ?1 \
+                 ORDER BY id DESC LIMIT ?2 OFFSET ?3"
+            ),
+            params![owner, limit, offset as i64],
+            |r| from_row(r, 0),
+        )?;
         Ok((items, total))
     }
 }

@@ -1,7 +1,7 @@
 //! SQL for API keys.
 
 use jiff::Timestamp;
-use linkdeck_store::{KeyInfo, Keys, LiveKey};
+use linkdeck_store::{KeyInfo, Keys, LiveKey, optional_time};
 use rusqlite::{OptionalExtension, params};
 
 use crate::error::db_error;
@@ -13,10 +13,6 @@ use linkdeck_domain::{Id, Result};
 const KEY_COLUMNS: &str =
     "k.id, k.owner_id, o.name, k.name, k.prefix, k.created_at, k.last_used_at, k.revoked_at";
 
-fn time(seconds: Option<i64>) -> Option<Timestamp> {
-    seconds.and_then(|s| Timestamp::from_second(s).ok())
-}
-
 fn key_from_row(row: &rusqlite::Row<'_>) -> rusqlite::Result<KeyInfo> {
     Ok(KeyInfo {
         id: row.get(0)?,
@@ -24,9 +20,9 @@ fn key_from_row(row: &rusqlite::Row<'_>) -> rusqlite::Result<KeyInfo> {
         owner: row.get(2)?,
         name: row.get(3)?,
         prefix: row.get(4)?,
-        created_at: time(row.get(5)?).unwrap_or_default(),
-        last_used_at: time(row.get(6)?),
-        revoked_at: time(row.get(7)?),
+        created_at: optional_time(row.get(5)?).unwrap_or_default(),
+        last_used_at: optional_time(row.get(6)?),
+        revoked_at: optional_time(row.get(7)?),
     })
 }
 

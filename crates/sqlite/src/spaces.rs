@@ -35,49 +35,6 @@ pub fn get(conn: &Connection, owner: Id, id: Id) -> Result<Option<Space>> {
     )
 }
 
-/// The id of the owner's space with this name (case-insensitively), other than `except`.
-pub fn id_by_name(
-    conn: &Connection,
-    owner: Id,
-    name: &str,
-    except: Option<Id>,
-) -> Result<Option<Id>> {
-    conn.one(
-        "SELECT id FROM spaces WHERE owner_id = ?1 AND name = ?2 AND id IS NOT ?3",
-        params![owner, name, except],
-        |r| r.get(0),
-    )
-}
-
-/// A new space takes an id above every live and trashed space's, so a restored space finds its
-/// own id free.
-pub fn insert(tx: &Connection, owner: Id, name: &str, color: Color, now: i64) -> Result<Id> {
-    tx.run(
-        "INSERT INTO spaces (id, owner_id, name, color, created_at, updated_at)
-         VALUES (max(ifnull((SELECT max(id) FROM spaces), 0),
-                     ifnull((SELECT max(id) FROM trash_spaces), 0)) + 1,
-                 ?1, ?2, ?3, ?4, ?4)",
-        params![owner, name, color.number(), now],
-    )?;
-    Ok(tx.last_insert_rowid())
-}
-
-pub fn update(
-    tx: &Connection,
-    owner: Id,
-    id: Id,
-    name: Option<&str>,
-    color: Option<Color>,
-    now: i64,
-) -> Result<bool> {
-    let n = tx.run(
-        "UPDATE spaces SET name = coalesce(?3, name), color = coalesce(?4, color),
-         updated_at = ?5 WHERE id = ?1 AND owner_id = ?2",
-        params![id, owner, name, color.map(Color::number), now],
-    )?;
-    Ok(n > 0)
-}
-
 /// The owner's spaces as `(id, name)` (for resolving many links at once).
 pub fn names(conn: &Connection, owner: Id) -> Result<Vec<(Id, String)>> {
     conn.all(
@@ -93,11 +50,23 @@ impl Spaces for SqliteTx<'_> {
     }
 
     fn space_named(&self, owner: Id, name: &str, except: Option<Id>) -> Result<Option<Id>> {
-        id_by_name(self.conn, owner, name, except)
+        self.conn.one(
+            "SELECT id FROM spaces WHERE owner_id = ?1 AND name = ?2 AND id IS NOT ?3",
+            params![owner, name, except],
+            |r| r.get(0),
+        )
     }
 
     fn insert_space(&self, owner: Id, name: &str, color: Color, now: Timestamp) -> Result<Id> {
-        insert(self.conn, owner, name, color, now.as_second())
+        // Above every live and trashed space's id, so a restored space finds its own id free.
+        self.conn.run(
+            "INSERT INTO spaces (id, owner_id, name, color, created_at, updated_at)
+             VALUES (max(ifnull((SELECT max(id) FROM spaces), 0),
+                         ifnull((SELECT max(id) FROM trash_spaces), 0)) + 1,
+                     ?1, ?2, ?3, ?4, ?4)",
+            params![owner, name, color.number(), now.as_second()],
+        )?;
+        Ok(self.conn.last_insert_rowid())
     }
 
     fn update_space(
@@ -108,7 +77,12 @@ impl Spaces for SqliteTx<'_> {
         color: Option<Color>,
         now: Timestamp,
     ) -> Result<bool> {
-        update(self.conn, owner, id, name, color, now.as_second())
+        let n = self.conn.run(
+            "UPDATE spaces SET name = coalesce(?3, name), color = coalesce(?4, color),
+             updated_at = ?5 WHERE id = ?1 AND owner_id = ?2",
+            params![id, owner, name, color.map(Color::number), now.as_second()],
+        )?;
+        Ok(n > 0)
     }
 
     fn spaces(

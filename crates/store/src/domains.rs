@@ -16,7 +16,9 @@ pub trait Domains {
     fn insert_domain(&self, owner: Id, name: &str, host: &str, now: Timestamp) -> Result<Id>;
     /// Removes the owner's domain `id` and its traffic rows; `false` when there is none.
     fn delete_domain(&self, owner: Id, id: Id) -> Result<bool>;
-    /// How many of the owner's links use domain `id`: live ones, and ones in the trash.
+    /// How many of the owner's links use domain `id`: live ones, and ones in the trash (a domain
+    /// is kept while they may come back to it, so a restored link never lands on another
+    /// domain that took its id).
     fn domain_uses(&self, owner: Id, id: Id) -> Result<(u64, u64)>;
     /// A page of the owner's domains, newest first, and how many there are.
     fn domains(&self, owner: Id, offset: u64, limit: u32) -> Result<(Vec<Domain>, u64)>;

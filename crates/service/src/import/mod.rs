@@ -415,8 +415,10 @@ impl<'s> Writer<'s> {
         };
         let key = space_name_key(&name);
         if let Some(early) = self.undeclared.remove(&key) {
+            let named = (Some(name.as_str()), Some(color));
             self.store
-                .declare_space(self.owner, early.id, &name, color, self.now.as_second())?;
+                .tx()
+                .update_space(self.owner, early.id, named.0, named.1, self.now)?;
             return Ok(());
         }
         if self.space_ids.contains_key(&key) {
@@ -424,7 +426,12 @@ impl<'s> Writer<'s> {
             return Ok(());
         }
         // Reaching here with a taken name means the lookup and the index disagree.
-        if self.store.space_named(self.owner, &name)?.is_some() {
+        if self
+            .store
+            .tx()
+            .space_named(self.owner, &name, None)?
+            .is_some()
+        {
             self.add_error(place, "name", NAME_TAKEN);
             return Ok(());
         }
@@ -435,7 +442,8 @@ impl<'s> Writer<'s> {
     fn make_space(&mut self, name: &str, color: Color) -> Result<Id> {
         let id = self
             .store
-            .insert_space(self.owner, name, color, self.now.as_second())?;
+            .tx()
+            .insert_space(self.owner, name, color, self.now)?;
         self.space_ids.insert(space_name_key(name), id);
         self.owned_spaces.insert(id);
         self.summary.spaces_created += 1;

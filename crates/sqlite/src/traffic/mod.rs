@@ -277,33 +277,6 @@ pub fn link_days(
     Ok(())
 }
 
-/// The first stored day of a link, with its blob.
-pub fn first_link_day(conn: &Connection, owner: Id, link: Id) -> Result<Option<(i64, Vec<u8>)>> {
-    let Some((first, last)) = scope_range(conn, Scope::Owner, owner)? else {
-        return Ok(None);
-    };
-    let mut stmt = conn
-        .prepare_cached(
-            "SELECT data FROM link_traffic WHERE owner_id = ?1 AND day = ?2 AND link_id = ?3",
-        )
-        .map_err(db_error)?;
-    for day in first..=last {
-        let data: Option<Vec<u8>> = stmt
-            .query_row(params![owner, day, link], |r| r.get(0))
-            .optional()
-            .map_err(db_error)?;
-        if let Some(data) = data {
-            return Ok(Some((day, data)));
-        }
-    }
-    Ok(None)
-}
-
-/// The first stored day of a scope, with its blob.
-pub fn first_scope_day(conn: &Connection, scope: Scope, id: Id) -> Result<Option<(i64, Vec<u8>)>> {
-    conn.one("SELECT day, data FROM scope_traffic WHERE scope = ?1 AND scope_id = ?2 ORDER BY day LIMIT 1", params![scope as i64, id], |r| Ok((r.get(0)?, r.get(1)?)))
-}
-
 /// Calls `f` with each stored day of a scope from `first` to `last`, oldest first.
 pub fn scope_days(
     conn: &Connection,
@@ -329,36 +302,6 @@ pub fn scope_days(
             clicks: r.get::<_, i64>(1).map_err(db_error)?.max(0) as u64,
             data,
         })?;
-    }
-    Ok(())
-}
-
-/// Calls `f` with every link row of an owner from day `first` to `last`: `(link, day, clicks,
-/// data)`, day by day.
-pub fn owner_link_days(
-    conn: &Connection,
-    owner: Id,
-    first: i64,
-    last: i64,
-    mut f: impl FnMut(Id, StoredDay<'_>),
-) -> Result<()> {
-    let mut stmt = conn
-        .prepare_cached(
-            "SELECT link_id, day, clicks, data FROM link_traffic
-             WHERE owner_id = ?1 AND day BETWEEN ?2 AND ?3",
-        )
-        .map_err(db_error)?;
-    let mut rows = stmt.query(params![owner, first, last]).map_err(db_error)?;
-    while let Some(r) = rows.next().map_err(db_error)? {
-        let data = r.get_ref(3).map_err(db_error)?.as_blob().unwrap_or(&[]);
-        f(
-            r.get(0).map_err(db_error)?,
-            StoredDay {
-                day: r.get(1).map_err(db_error)?,
-                clicks: r.get::<_, i64>(2).map_err(db_error)?.max(0) as u64,
-                data,
-            },
-        );
     }
     Ok(())
 }

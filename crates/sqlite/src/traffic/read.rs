@@ -3,9 +3,10 @@
 
 use std::collections::{HashMap, HashSet};
 
-use rusqlite::params;
+use rusqlite::{OptionalExtension, params};
 
-use super::{DaySink, LinkHome, Scope, StoredDay};
+use super::{DaySink, LinkHome, Scope, StoredDay, scope_range};
+use crate::error::db_error;
 use crate::sql::Statements;
 use crate::tx::SqliteTx;
 use linkdeck_domain::{Id, Result, StatsScope};
@@ -52,11 +53,34 @@ impl Rollups for SqliteTx<'_> {
     }
 
     fn first_link_day(&self, owner: Id, link: Id) -> Result<Option<(i64, Vec<u8>)>> {
-        super::first_link_day(self.conn, owner, link)
+        let Some((first, last)) = scope_range(self.conn, Scope::Owner, owner)? else {
+            return Ok(None);
+        };
+        let mut stmt = self
+            .conn
+            .prepare_cached(
+                "SELECT data FROM link_traffic WHERE owner_id = ?1 AND day = ?2 AND link_id = ?3",
+            )
+            .map_err(db_error)?;
+        for day in first..=last {
+            let data: Option<Vec<u8>> = stmt
+                .query_row(params![owner, day, link], |r| r.get(0))
+                .optional()
+                .map_err(db_error)?;
+            if let Some(data) = data {
+                return Ok(Some((day, data)));
+            }
+        }
+        Ok(None)
     }
 
     fn first_scope_day(&self, scope: Scope, id: Id) -> Result<Option<(i64, Vec<u8>)>> {
-        super::first_scope_day(self.conn, scope, id)
+        self.conn.one(
+            "SELECT day, data FROM scope_traffic WHERE scope = ?1 AND scope_id = ?2 \
+             ORDER BY day LIMIT 1",
+            params![scope as i64, id],
+            |r| Ok((r.get(0)?, r.get(1)?)),
+        )
     }
 
     fn owner_link_days(
@@ -66,7 +90,26 @@ impl Rollups for SqliteTx<'_> {
         last: i64,
         f: &mut dyn FnMut(Id, StoredDay<'_>),
     ) -> Result<()> {
-        super::owner_link_days(self.conn, owner, first, last, f)
+        let mut stmt = self
+            .conn
+            .prepare_cached(
+                "SELECT link_id, day, clicks, data FROM link_traffic
+                 WHERE owner_id = ?1 AND day BETWEEN ?2 AND ?3",
+            )
+            .map_err(db_error)?;
+        let mut rows = stmt.query(params![owner, first, last]).map_err(db_error)?;
+        while let Some(r) = rows.next().map_err(db_error)? {
+            let data = r.get_ref(3).map_err(db_error)?.as_blob().unwrap_or(&[]);
+            f(
+                r.get(0).map_err(db_error)?,
+                StoredDay {
+                    day: r.get(1).map_err(db_error)?,
+                    clicks: r.get::<_, i64>(2).map_err(db_error)?.max(0) as u64,
+                    data,
+                },
+            );
+        }
+        Ok(())
     }
 
     fn names(&self, codes: &[u64]) -> Result<HashMap<u64, Option<String>>> {
