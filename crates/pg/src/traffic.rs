@@ -353,15 +353,6 @@ fn send_days(rows: &[Row], f: &mut DaySink) -> Result<()> {
     Ok(())
 }
 
-/// The column of `links` that places a link in a space or a domain.
-fn member_column(scope: Scope) -> &'static str {
-    if scope == Scope::Space {
-        "space_id"
-    } else {
-        "domain_id"
-    }
-}
-
 impl<C: GenericClient + Sync> Rollups for PgTx<'_, C> {
     fn owns(&self, owner: Id, scope: StatsScope) -> Result<bool> {
         let (sql, id) = match scope {
@@ -501,7 +492,7 @@ impl<C: GenericClient + Sync> Rollups for PgTx<'_, C> {
     }
 
     fn member_ids(&self, owner: Id, scope: Scope, id: Id) -> Result<HashSet<Id>> {
-        let column = member_column(scope);
+        let column = scope.member_column();
         let rows = self.query(
             &format!("SELECT id FROM links WHERE owner_id = $1 AND {column} = $2"),
             &[&owner, &id],
@@ -510,7 +501,7 @@ impl<C: GenericClient + Sync> Rollups for PgTx<'_, C> {
     }
 
     fn members_with_clicks(&self, owner: Id, scope: Scope, id: Id) -> Result<Vec<(Id, i64)>> {
-        let column = member_column(scope);
+        let column = scope.member_column();
         let rows = self.query(
             &format!("SELECT id, clicks FROM links WHERE owner_id = $1 AND {column} = $2"),
             &[&owner, &id],

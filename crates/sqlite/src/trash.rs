@@ -75,14 +75,11 @@ fn staged_links_of(conn: &Connection, owner: Id) -> Result<RoaringTreemap> {
     RoaringTreemap::from_sorted_iter(ids).map_err(|e| Error::Unavailable(e.to_string()))
 }
 
-/// The ids (first column) of the rows `sql` selects.
-fn select_ids(conn: &Connection, sql: &str, params: impl rusqlite::Params) -> Result<Vec<Id>> {
-    conn.all(sql, params, |r| r.get(0))
-}
-
 /// The trashed link and space ids of `owner` in `scope`.
 fn ids_in(conn: &Connection, owner: Id, scope: &Scope) -> Result<(Vec<Id>, Vec<Id>)> {
-    let read = |sql: &str, param: Id| select_ids(conn, sql, params![owner, param]);
+    let read = |sql: &str, param: Id| -> Result<Vec<Id>> {
+        conn.all(sql, params![owner, param], |r| r.get(0))
+    };
     Ok(match scope {
         Scope::Batch(batch) => (
             read(
@@ -277,20 +274,20 @@ impl Trash for SqliteTx<'_> {
         if !due {
             return Ok(0);
         }
-        let ids = select_ids(
-            self.conn,
+        let ids: Vec<Id> = self.conn.all(
             "SELECT t.id FROM trash_links t JOIN trash_batches b ON b.id = t.batch \
              WHERE b.deleted_at < ?1",
             [cutoff.as_second()],
+            |r| r.get(0),
         )?;
         staged::stage_ids(self.conn, ids)?;
         let n = purge_staged_links(self.conn)?;
         // A purged space's traffic sums go with it.
-        let spaces = select_ids(
-            self.conn,
+        let spaces: Vec<Id> = self.conn.all(
             "SELECT s.id FROM trash_spaces s JOIN trash_batches b ON b.id = s.batch \
              WHERE b.deleted_at < ?1",
             [cutoff.as_second()],
+            |r| r.get(0),
         )?;
         for id in spaces {
             traffic::delete_scope(self.conn, traffic::Scope::Space, id)?;

@@ -187,7 +187,7 @@ impl LocalBackend {
             spaces: valid_spaces,
             receiver,
         };
-        let result = self.service.store.import(move |store| work.run(store));
+        let result = self.store().import(move |store| work.run(store));
         // A writer that stopped early dropped the receiver; the checker notices and ends.
         let _ = checker.join();
         result
@@ -415,10 +415,10 @@ impl<'s> Writer<'s> {
         };
         let key = space_name_key(&name);
         if let Some(early) = self.undeclared.remove(&key) {
-            let named = (Some(name.as_str()), Some(color));
+            let (id, now) = (early.id, self.now);
             self.store
                 .tx()
-                .update_space(self.owner, early.id, named.0, named.1, self.now)?;
+                .update_space(self.owner, id, Some(name.as_str()), Some(color), now)?;
             return Ok(());
         }
         if self.space_ids.contains_key(&key) {

@@ -12,15 +12,6 @@ use crate::tx::SqliteTx;
 use linkdeck_domain::{Id, Result, StatsScope};
 use linkdeck_store::Rollups;
 
-/// The column of `links` that places a link in a space or a domain.
-fn member_column(scope: Scope) -> &'static str {
-    if scope == Scope::Space {
-        "space_id"
-    } else {
-        "domain_id"
-    }
-}
-
 impl Rollups for SqliteTx<'_> {
     fn owns(&self, owner: Id, scope: StatsScope) -> Result<bool> {
         let (sql, id) = match scope {
@@ -124,7 +115,7 @@ impl Rollups for SqliteTx<'_> {
     }
 
     fn member_ids(&self, owner: Id, scope: Scope, id: Id) -> Result<HashSet<Id>> {
-        let column = member_column(scope);
+        let column = scope.member_column();
         self.conn.all(
             &format!("SELECT id FROM links WHERE owner_id = ?1 AND {column} = ?2"),
             params![owner, id],
@@ -133,7 +124,7 @@ impl Rollups for SqliteTx<'_> {
     }
 
     fn members_with_clicks(&self, owner: Id, scope: Scope, id: Id) -> Result<Vec<(Id, i64)>> {
-        let column = member_column(scope);
+        let column = scope.member_column();
         self.conn.all(
             &format!("SELECT id, clicks FROM links WHERE owner_id = ?1 AND {column} = ?2"),
             params![owner, id],
