@@ -89,8 +89,8 @@ fn update_staged(
         conn.run(
             &format!(
                 "UPDATE spaces SET link_count = link_count - moved.n FROM \
-                   (SELECT space_id, count(*) AS n FROM links WHERE {filter} AND space_id IS NOT NULL \
-                    GROUP BY space_id) AS moved \
+                   (SELECT space_id, count(*) AS n FROM links \
+                    WHERE {filter} AND space_id IS NOT NULL GROUP BY space_id) AS moved \
                  WHERE spaces.id = moved.space_id"
             ),
             params_from_iter(values.iter()),

@@ -376,21 +376,19 @@ impl Trash for SqliteTx<'_> {
              (SELECT count(*) FROM trash_spaces WHERE owner_id = ?1)",
             [owner],
         )?;
-        let mut stmt = self
-            .conn
-            .prepare_cached(
-                "SELECT kind, id, name, detail, clicks, deleted_at, batch, members FROM ( \
-                   SELECT 0 AS kind, t.id, t.alias AS name, t.url AS detail, t.clicks, \
-                          b.deleted_at, t.batch, NULL AS members \
-                   FROM trash_links t JOIN trash_batches b ON b.id = t.batch WHERE t.owner_id = ?1 \
-                   UNION ALL \
-                   SELECT 1, s.id, s.name, '', 0, b.deleted_at, s.batch, s.members \
-                   FROM trash_spaces s JOIN trash_batches b ON b.id = s.batch WHERE s.owner_id = ?1) \
-                 ORDER BY deleted_at DESC, batch DESC, kind DESC, id DESC LIMIT ?2 OFFSET ?3",
-            )
-            .map_err(db_error)?;
-        let items = stmt
-            .query_map(params![owner, limit, offset as i64], |r| {
+        let items = self.conn.all(
+            "SELECT kind, id, name, detail, clicks, deleted_at, batch, members FROM ( \
+               SELECT 0 AS kind, t.id, t.alias AS name, t.url AS detail, t.clicks, \
+                      b.deleted_at, t.batch, NULL AS members \
+               FROM trash_links t JOIN trash_batches b ON b.id = t.batch \
+               WHERE t.owner_id = ?1 \
+               UNION ALL \
+               SELECT 1, s.id, s.name, '', 0, b.deleted_at, s.batch, s.members \
+               FROM trash_spaces s JOIN trash_batches b ON b.id = s.batch \
+               WHERE s.owner_id = ?1) \
+             ORDER BY deleted_at DESC, batch DESC, kind DESC, id DESC LIMIT ?2 OFFSET ?3",
+            params![owner, limit, offset as i64],
+            |r| {
                 Ok(ListedRow {
                     link: r.get::<_, i64>(0)? == 0,
                     id: r.get(1)?,
@@ -402,10 +400,8 @@ impl Trash for SqliteTx<'_> {
                     members: r.get(7)?,
                 }
                 .into_trashed(keep_days))
-            })
-            .map_err(db_error)?
-            .collect::<rusqlite::Result<Vec<_>>>()
-            .map_err(db_error)?;
+            },
+        )?;
         Ok((items, total))
     }
 }
