@@ -30,7 +30,7 @@ use linkdeck_store::traffic::history_days;
 use linkdeck_store::traffic::values::Interner;
 use linkdeck_store::traffic::{DayTraffic, LinkHome, Scope};
 use linkdeck_store::visits::RowDeltas;
-use linkdeck_store::{ImportStore, LinkRow, Tx};
+use linkdeck_store::{ImportStore, LinkRow, Links, Tx};
 
 /// Runs `body` over an import store in one transaction, committed when it succeeds.
 pub fn run<T>(
@@ -144,18 +144,7 @@ impl ImportStore for PgImport<'_, '_> {
         if let Some(&taken) = self.known.get(&key) {
             return Ok(taken);
         }
-        self.view
-            .wait(links::alias_taken(self.view.c, domain, alias, None))
-    }
-
-    fn own_link_url(
-        &mut self,
-        owner: Id,
-        domain: Option<Id>,
-        alias: &str,
-    ) -> Result<Option<String>> {
-        self.view
-            .wait(links::own_link_url(self.view.c, owner, domain, alias))
+        self.view.alias_taken(domain, alias, None)
     }
 
     fn stage(&mut self, link: &LinkRow, clicks: u64, history: Vec<TrafficHour>) -> Result<usize> {

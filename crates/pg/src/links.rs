@@ -249,41 +249,6 @@ pub async fn update<C: GenericClient>(c: &C, id: Id, row: &LinkRow) -> Result<()
     Ok(())
 }
 
-/// Whether `alias` is used in the domain (without case) by a link other than `except`.
-pub async fn alias_taken<C: GenericClient>(
-    c: &C,
-    domain: Option<Id>,
-    alias: &str,
-    except: Option<Id>,
-) -> Result<bool> {
-    // The expressions are those of the unique index `links_alias`.
-    exists(
-        c,
-        "SELECT 1 FROM links WHERE coalesce(domain_id, 0) = $1 AND lower(alias) = lower($2) \
-         AND id IS DISTINCT FROM $3",
-        &[&domain.unwrap_or(0), &alias, &except],
-    )
-    .await
-}
-
-/// The destination of `owner`'s link with `alias` in `domain` (without case), if it has one.
-pub async fn own_link_url<C: GenericClient>(
-    c: &C,
-    owner: Id,
-    domain: Option<Id>,
-    alias: &str,
-) -> Result<Option<String>> {
-    // The expressions are those of the unique index `links_alias`.
-    one(
-        c,
-        "SELECT url FROM links WHERE coalesce(domain_id, 0) = $1 AND lower(alias) = lower($2) \
-         AND owner_id = $3",
-        &[&domain.unwrap_or(0), &alias, &owner],
-        |r| col(r, 0),
-    )
-    .await
-}
-
 impl<C: GenericClient + Sync> Links for PgTx<'_, C> {
     fn link(&self, owner: Id, id: Id) -> Result<Option<Link>> {
         self.wait(one(
@@ -344,7 +309,24 @@ impl<C: GenericClient + Sync> Links for PgTx<'_, C> {
     }
 
     fn alias_taken(&self, domain: Option<Id>, alias: &str, except: Option<Id>) -> Result<bool> {
-        self.wait(alias_taken(self.c, domain, alias, except))
+        // The expressions are those of the unique index `links_alias`.
+        self.wait(exists(
+            self.c,
+            "SELECT 1 FROM links WHERE coalesce(domain_id, 0) = $1 AND lower(alias) = lower($2) \
+             AND id IS DISTINCT FROM $3",
+            &[&domain.unwrap_or(0), &alias, &except],
+        ))
+    }
+
+    fn own_link_url(&self, owner: Id, domain: Option<Id>, alias: &str) -> Result<Option<String>> {
+        // The expressions are those of the unique index `links_alias`.
+        self.wait(one(
+            self.c,
+            "SELECT url FROM links WHERE coalesce(domain_id, 0) = $1 AND lower(alias) = lower($2) \
+             AND owner_id = $3",
+            &[&domain.unwrap_or(0), &alias, &owner],
+            |r| col(r, 0),
+        ))
     }
 
     fn insert_link(&self, row: &LinkRow) -> Result<Option<Id>> {

@@ -52,19 +52,6 @@ impl ImportStore for SqliteImport<'_, '_> {
         domains::ids(self.tx, owner)
     }
 
-    fn alias_taken(&mut self, domain: Option<Id>, alias: &str) -> Result<bool> {
-        link_store::alias_taken(self.tx, domain, alias, None)
-    }
-
-    fn own_link_url(
-        &mut self,
-        owner: Id,
-        domain: Option<Id>,
-        alias: &str,
-    ) -> Result<Option<String>> {
-        link_store::own_link_url(self.tx, owner, domain, alias)
-    }
-
     fn stage(&mut self, link: &LinkRow, clicks: u64, history: Vec<TrafficHour>) -> Result<usize> {
         let staged = match self.staged.as_mut() {
             Some(staged) => staged,

@@ -301,34 +301,6 @@ pub fn set_title(tx: &Connection, id: Id, url: &str, title: &str) -> Result<bool
     Ok(true)
 }
 
-/// Whether `alias` is used in the domain (case-insensitively) by a link other than `except`.
-pub fn alias_taken(
-    conn: &Connection,
-    domain: Option<Id>,
-    alias: &str,
-    except: Option<Id>,
-) -> Result<bool> {
-    // The expression matches the unique index `links_alias`.
-    conn.exists(
-        "SELECT 1 FROM links WHERE ifnull(domain_id, 0) = ?1 AND alias = ?2 AND id IS NOT ?3",
-        params![domain.unwrap_or(0), alias, except],
-    )
-}
-
-/// The destination of `owner`'s link with `alias` in `domain` (without case), if it has one.
-pub fn own_link_url(
-    conn: &Connection,
-    owner: Id,
-    domain: Option<Id>,
-    alias: &str,
-) -> Result<Option<String>> {
-    conn.one(
-        "SELECT url FROM links WHERE ifnull(domain_id, 0) = ?1 AND alias = ?2 AND owner_id = ?3",
-        params![domain.unwrap_or(0), alias, owner],
-        |r| r.get(0),
-    )
-}
-
 impl Links for SqliteTx<'_> {
     fn link(&self, owner: Id, id: Id) -> Result<Option<Link>> {
         get(self.conn, owner, id)
@@ -376,7 +348,19 @@ impl Links for SqliteTx<'_> {
     }
 
     fn alias_taken(&self, domain: Option<Id>, alias: &str, except: Option<Id>) -> Result<bool> {
-        alias_taken(self.conn, domain, alias, except)
+        // The expression matches the unique index `links_alias`.
+        self.conn.exists(
+            "SELECT 1 FROM links WHERE ifnull(domain_id, 0) = ?1 AND alias = ?2 AND id IS NOT ?3",
+            params![domain.unwrap_or(0), alias, except],
+        )
+    }
+
+    fn own_link_url(&self, owner: Id, domain: Option<Id>, alias: &str) -> Result<Option<String>> {
+        self.conn.one(
+                                                                                                                                                                                    "SELECT url FROM links WHERE ifnull(domain_id, 0) = ?1 AND alias = ?2 AND owner_id = ?3",
+                                                                                                                                                                                    params![domain.unwrap_or(0), alias, owner],
+                                                                                                                                                                                    |r| r.get(0),
+                                                                                                                                                                                )
     }
 
     fn insert_link(&self, row: &LinkRow) -> Result<Option<Id>> {

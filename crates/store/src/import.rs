@@ -23,15 +23,9 @@ pub trait ImportStore {
     }
     /// Whether a link in the domain has `alias` (without case); the links of earlier chunks
     /// included, those staged in this one not.
-    fn alias_taken(&mut self, domain: Option<Id>, alias: &str) -> Result<bool>;
-    /// The destination of the owner's link in the domain with `alias` (without case), if the
-    /// owner has one; the links of earlier chunks included, those staged in this one not.
-    fn own_link_url(
-        &mut self,
-        owner: Id,
-        domain: Option<Id>,
-        alias: &str,
-    ) -> Result<Option<String>>;
+    fn alias_taken(&mut self, domain: Option<Id>, alias: &str) -> Result<bool> {
+        self.tx().alias_taken(domain, alias, None)
+    }
     /// Stages a link with `clicks` besides its history's, and its traffic history. Returns how
     /// many links are staged.
     fn stage(&mut self, link: &LinkRow, clicks: u64, history: Vec<TrafficHour>) -> Result<usize>;

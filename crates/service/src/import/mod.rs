@@ -576,6 +576,7 @@ impl<'s> Writer<'s> {
             Some(staged) => staged == url,
             None => {
                 self.store
+                    .tx()
                     .own_link_url(self.owner, domain, alias)?
                     .as_deref()
                     == Some(url)
