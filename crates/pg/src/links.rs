@@ -200,55 +200,6 @@ fn write_error(e: tokio_postgres::Error) -> Error {
     }
 }
 
-/// Inserts the link; `None` when its alias is taken in its domain, also by a writer that got
-/// there first a moment ago (the caller tries another alias or reports the field). Ids come
-/// from the table's identity sequence, which never gives one out twice.
-pub async fn insert<C: GenericClient>(c: &C, row: &LinkRow) -> Result<Option<Id>> {
-    let values = WriteValues::of(row);
-    let placeholders = (1..=18).map(|i| format!("${i}")).collect::<Vec<_>>();
-    let found = c
-        .query_opt(
-            &format!(
-                "INSERT INTO links ({WRITE_COLUMNS}) VALUES ({}) \
-                 ON CONFLICT (coalesce(domain_id, 0), lower(alias)) DO NOTHING RETURNING id",
-                placeholders.join(", ")
-            ),
-            &values.refs(),
-        )
-        .await
-        .map_err(write_error)?;
-    found.map(|r| col(&r, 0)).transpose()
-}
-
-/// Writes every service-owned column of link `id` (owner and creation time stay). The link
-/// counters follow a change of space by the schema's triggers; its traffic moves here, after
-/// the link's row is locked by this update (see `traffic::shift`).
-pub async fn update<C: GenericClient>(c: &C, id: Id, row: &LinkRow) -> Result<()> {
-    let values = WriteValues::of(row);
-    let v = values.refs();
-    let old = c
-        .query_opt(
-            "WITH old AS (SELECT id, owner_id, space_id FROM links WHERE id = $1 FOR UPDATE) \
-             UPDATE links l SET domain_id = $2, space_id = $3, alias = $4, url = $5, title = $6, \
-             password_hash = $7, disabled = $8, public = $9, expiration_url = $10, \
-             expiration_clicks = $11, ends_at = $12, target_type = $13, geo_target = $14, \
-             platform_target = $15, rotation_target = $16, updated_at = $17 \
-             FROM old WHERE l.id = old.id RETURNING old.owner_id, old.space_id",
-            &[
-                &id, v[1], v[2], v[3], v[4], v[5], v[6], v[7], v[8], v[9], v[10], v[11], v[12],
-                v[13], v[14], v[15], v[17],
-            ],
-        )
-        .await
-        .map_err(write_error)?;
-    if let Some(old) = old {
-        let (owner, from): (Id, Option<Id>) = (col(&old, 0)?, col(&old, 1)?);
-        let to = row.space_id;
-        traffic::shift(c, owner, &[(id, Shift::Move { from, to })]).await?;
-    }
-    Ok(())
-}
-
 impl<C: GenericClient + Sync> Links for PgTx<'_, C> {
     fn link(&self, owner: Id, id: Id) -> Result<Option<Link>> {
         self.wait(one(
@@ -330,11 +281,51 @@ impl<C: GenericClient + Sync> Links for PgTx<'_, C> {
     }
 
     fn insert_link(&self, row: &LinkRow) -> Result<Option<Id>> {
-        self.wait(insert(self.c, row))
+        // Its id comes from the table's identity sequence, which never gives one out twice.
+        let values = WriteValues::of(row);
+        let placeholders = (1..=18).map(|i| format!("${i}")).collect::<Vec<_>>();
+        let found = self
+            .wait(self.c.query_opt(
+                &format!(
+                    "INSERT INTO links ({WRITE_COLUMNS}) VALUES ({}) \
+                     ON CONFLICT (coalesce(domain_id, 0), lower(alias)) DO NOTHING RETURNING id",
+                    placeholders.join(", ")
+                ),
+                &values.refs(),
+            ))
+            .map_err(write_error)?;
+        found.map(|r| col(&r, 0)).transpose()
     }
 
     fn update_link(&self, id: Id, row: &LinkRow) -> Result<()> {
-        self.wait(update(self.c, id, row))
+        let values = WriteValues::of(row);
+        let v = values.refs();
+        let old = self
+            .wait(self.c.query_opt(
+                "WITH old AS (SELECT id, owner_id, space_id FROM links WHERE id = $1 FOR UPDATE) \
+                 UPDATE links l SET domain_id = $2, space_id = $3, alias = $4, url = $5, title = $6, \
+                 password_hash = $7, disabled = $8, public = $9, expiration_url = $10, \
+                 expiration_clicks = $11, ends_at = $12, target_type = $13, geo_target = $14, \
+                 platform_target = $15, rotation_target = $16, updated_at = $17 \
+                 FROM old WHERE l.id = old.id RETURNING old.owner_id, old.space_id",
+                &[
+                    &id, v[1], v[2], v[3], v[4], v[5], v[6], v[7], v[8], v[9], v[10], v[11], v[12],
+                    v[13], v[14], v[15], v[17],
+                ],
+            ))
+            .map_err(write_error)?;
+        // The link counters follow a change of space by the schema's triggers; its traffic moves
+        // here, after the link's row is locked by this update (see `traffic::shift`).
+        if let Some(old) = old {
+            let (owner, from): (Id, Option<Id>) = (col(&old, 0)?, col(&old, 1)?);
+            let to = row.space_id;
+            self.wait(traffic::shift(
+                self.c,
+                owner,
+                &[(id, Shift::Move { from, to })],
+            ))?;
+        }
+        Ok(())
     }
 
     fn set_title(&self, id: Id, url: &str, title: &str) -> Result<bool> {
