@@ -172,18 +172,6 @@ async fn total<C: GenericClient>(c: &C, f: &ListFilter<'_>, sql: &str, args: &Ar
     Ok(count(n))
 }
 
-/// The ids of every link matching `f` (its paging and order aside), in id order.
-pub async fn matching_ids<C: GenericClient>(c: &C, f: &ListFilter<'_>) -> Result<Vec<Id>> {
-    let (sql, args) = filter(f);
-    all(
-        c,
-        &format!("SELECT l.id FROM links l WHERE {sql} ORDER BY l.id"),
-        &args.refs(),
-        |r| col(r, 0),
-    )
-    .await
-}
-
 impl<C: GenericClient + Sync> Search for PgTx<'_, C> {
     fn list_links(&self, f: &ListFilter<'_>) -> Result<(Vec<Link>, u64)> {
         let (sql, mut args) = filter(f);
@@ -214,7 +202,13 @@ impl<C: GenericClient + Sync> Search for PgTx<'_, C> {
     }
 
     fn matching_ids(&self, f: &ListFilter<'_>) -> Result<RoaringTreemap> {
-        let ids = self.wait(matching_ids(self.c, f))?;
+        let (sql, args) = filter(f);
+        let ids: Vec<Id> = self.wait(all(
+            self.c,
+            &format!("SELECT l.id FROM links l WHERE {sql} ORDER BY l.id"),
+            &args.refs(),
+            |r| col(r, 0),
+        ))?;
         Ok(ids.into_iter().map(|id| id as u64).collect())
     }
 }
