@@ -2,9 +2,8 @@
 
 use jiff::Timestamp;
 use linkdeck_store::{KeyInfo, Keys, LiveKey, optional_time};
-use rusqlite::{OptionalExtension, params};
+use rusqlite::params;
 
-use crate::error::db_error;
 use crate::sql::Statements;
 use crate::tx::SqliteTx;
 use linkdeck_domain::{Id, Result};
@@ -35,28 +34,23 @@ impl Keys for SqliteTx<'_> {
         digest: &[u8],
         now: Timestamp,
     ) -> Result<Id> {
-        self.conn
-            .execute(
-                "INSERT INTO api_keys (owner_id, name, prefix, digest, created_at)
-                 VALUES (?1, ?2, ?3, ?4, ?5)",
-                params![owner, name, prefix, digest, now.as_second()],
-            )
-            .map_err(db_error)?;
+        self.conn.run(
+            "INSERT INTO api_keys (owner_id, name, prefix, digest, created_at)
+             VALUES (?1, ?2, ?3, ?4, ?5)",
+            params![owner, name, prefix, digest, now.as_second()],
+        )?;
         Ok(self.conn.last_insert_rowid())
     }
 
     fn key(&self, id: Id) -> Result<Option<KeyInfo>> {
-        self.conn
-            .query_row(
-                &format!(
-                    "SELECT {KEY_COLUMNS} FROM api_keys k JOIN owners o ON o.id = k.owner_id
-                     WHERE k.id = ?1"
-                ),
-                [id],
-                key_from_row,
-            )
-            .optional()
-            .map_err(db_error)
+        self.conn.one(
+            &format!(
+                "SELECT {KEY_COLUMNS} FROM api_keys k JOIN owners o ON o.id = k.owner_id
+                 WHERE k.id = ?1"
+            ),
+            [id],
+            key_from_row,
+        )
     }
 
     fn keys(&self, owner: Option<Id>) -> Result<Vec<KeyInfo>> {
@@ -71,13 +65,10 @@ impl Keys for SqliteTx<'_> {
     }
 
     fn revoke_key(&self, id: Id, now: Timestamp) -> Result<bool> {
-        let changed = self
-            .conn
-            .execute(
-                "UPDATE api_keys SET revoked_at = ifnull(revoked_at, ?2) WHERE id = ?1",
-                params![id, now.as_second()],
-            )
-            .map_err(db_error)?;
+        let changed = self.conn.run(
+            "UPDATE api_keys SET revoked_at = ifnull(revoked_at, ?2) WHERE id = ?1",
+            params![id, now.as_second()],
+        )?;
         Ok(changed > 0)
     }
 
