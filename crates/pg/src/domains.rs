@@ -39,16 +39,6 @@ async fn select<C: GenericClient>(c: &C, owner: Id, id: Id, lock: &str) -> Resul
     .await
 }
 
-/// Whether domain `id` is the owner's, holding it against removal until the transaction ends.
-pub async fn is_mine<C: GenericClient>(c: &C, owner: Id, id: Id) -> Result<bool> {
-    exists(
-        c,
-        "SELECT 1 FROM domains WHERE id = $1 AND owner_id = $2 FOR KEY SHARE",
-        &[&id, &owner],
-    )
-    .await
-}
-
 impl<C: GenericClient + Sync> Domains for PgTx<'_, C> {
     fn domain(&self, owner: Id, id: Id) -> Result<Option<Domain>> {
         self.wait(select(self.c, owner, id, ""))

@@ -252,11 +252,21 @@ impl<C: GenericClient + Sync> Links for PgTx<'_, C> {
     }
 
     fn space_is_mine(&self, owner: Id, id: Id) -> Result<bool> {
-        self.wait(spaces::is_mine(self.c, owner, id))
+        // Held against a delete (not against edits): a link written in this transaction keeps it.
+        self.wait(exists(
+            self.c,
+            "SELECT 1 FROM spaces WHERE id = $1 AND owner_id = $2 FOR KEY SHARE",
+            &[&id, &owner],
+        ))
     }
 
     fn domain_is_mine(&self, owner: Id, id: Id) -> Result<bool> {
-        self.wait(domains::is_mine(self.c, owner, id))
+        // Held against a delete (not against edits): a link written in this transaction keeps it.
+        self.wait(exists(
+            self.c,
+            "SELECT 1 FROM domains WHERE id = $1 AND owner_id = $2 FOR KEY SHARE",
+            &[&id, &owner],
+        ))
     }
 
     fn alias_taken(&self, domain: Option<Id>, alias: &str, except: Option<Id>) -> Result<bool> {

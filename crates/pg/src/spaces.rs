@@ -8,7 +8,7 @@ use linkdeck_store::Spaces;
 use linkdeck_store::words::NAME_TAKEN;
 
 use crate::error::{is_unique_violation, pg_error};
-use crate::sql::{col, count, exists, one, page};
+use crate::sql::{col, count, one, page};
 use crate::tx::PgTx;
 use linkdeck_domain::{Color, Error, Id, Result, Space};
 use linkdeck_store::sql::like_pattern;
@@ -34,17 +34,6 @@ pub fn from_row(row: &Row, at: usize) -> Result<Space> {
         created_at: time(col(row, at + 5)?),
         updated_at: time(col(row, at + 6)?),
     })
-}
-
-/// Whether space `id` is the owner's, holding it (against a delete, not against edits) until
-/// the transaction ends, so a link written in the same transaction cannot lose it.
-pub async fn is_mine<C: GenericClient>(c: &C, owner: Id, id: Id) -> Result<bool> {
-    exists(
-        c,
-        "SELECT 1 FROM spaces WHERE id = $1 AND owner_id = $2 FOR KEY SHARE",
-        &[&id, &owner],
-    )
-    .await
 }
 
 /// The field error of a name another writer took between the check and the write.
