@@ -313,8 +313,8 @@ impl<C: GenericClient + Sync> Links for PgTx<'_, C> {
         let old = self
             .wait(self.c.query_opt(
                 "WITH old AS (SELECT id, owner_id, space_id FROM links WHERE id = $1 FOR UPDATE) \
-                 UPDATE links l SET domain_id = $2, space_id = $3, alias = $4, url = $5, title = $6, \
-                 password_hash = $7, disabled = $8, public = $9, expiration_url = $10, \
+                 UPDATE links l SET domain_id = $2, space_id = $3, alias = $4, url = $5, \
+                 title = $6, password_hash = $7, disabled = $8, public = $9, expiration_url = $10, \
                  expiration_clicks = $11, ends_at = $12, target_type = $13, geo_target = $14, \
                  platform_target = $15, rotation_target = $16, updated_at = $17 \
                  FROM old WHERE l.id = old.id RETURNING old.owner_id, old.space_id",

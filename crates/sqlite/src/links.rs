@@ -357,10 +357,10 @@ impl Links for SqliteTx<'_> {
 
     fn own_link_url(&self, owner: Id, domain: Option<Id>, alias: &str) -> Result<Option<String>> {
         self.conn.one(
-                                                                                                                                                                                    "SELECT url FROM links WHERE ifnull(domain_id, 0) = ?1 AND alias = ?2 AND owner_id = ?3",
-                                                                                                                                                                                    params![domain.unwrap_or(0), alias, owner],
-                                                                                                                                                                                    |r| r.get(0),
-                                                                                                                                                                                )
+            "SELECT url FROM links WHERE ifnull(domain_id, 0) = ?1 AND alias = ?2 AND owner_id = ?3",
+            params![domain.unwrap_or(0), alias, owner],
+            |r| r.get(0),
+        )
     }
 
     fn insert_link(&self, row: &LinkRow) -> Result<Option<Id>> {
