@@ -18,18 +18,6 @@ use crate::sql::{Args, all, col, rows};
 use crate::tx::PgTx;
 use linkdeck_domain::{Error, Id, Result};
 
-/// Which of `ids` are links of `owner`, in id order.
-pub async fn existing<C: GenericClient>(c: &C, owner: Id, ids: &BTreeSet<Id>) -> Result<Vec<Id>> {
-    let ids: Vec<Id> = ids.iter().copied().filter(|&id| id > 0).collect();
-    all(
-        c,
-        "SELECT id FROM links WHERE owner_id = $1 AND id = ANY($2) ORDER BY id",
-        &[&owner, &ids],
-        |r| col(r, 0),
-    )
-    .await
-}
-
 /// How a bulk-settable column is typed on PostgreSQL.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 enum Kind {
@@ -131,8 +119,14 @@ pub async fn update<C: GenericClient>(
 
 impl<C: GenericClient + Sync> Bulk for PgTx<'_, C> {
     fn owned_links(&self, owner: Id, ids: &BTreeSet<Id>) -> Result<RoaringTreemap> {
-        let ids = self.wait(existing(self.c, owner, ids))?;
-        Ok(ids.into_iter().map(|id| id as u64).collect())
+        let ids: Vec<Id> = ids.iter().copied().filter(|&id| id > 0).collect();
+        let found: Vec<Id> = self.wait(all(
+            self.c,
+            "SELECT id FROM links WHERE owner_id = $1 AND id = ANY($2) ORDER BY id",
+            &[&owner, &ids],
+            |r| col(r, 0),
+        ))?;
+        Ok(found.into_iter().map(|id| id as u64).collect())
     }
 
     /// Every link first, in id order (an undo's groups are not), then the work; the links'

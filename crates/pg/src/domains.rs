@@ -28,16 +28,6 @@ pub fn from_row(row: &Row, at: usize) -> Result<Domain> {
     })
 }
 
-pub async fn get<C: GenericClient>(c: &C, owner: Id, id: Id) -> Result<Option<Domain>> {
-    select(c, owner, id, "").await
-}
-
-/// The owner's domain `id`, locked against every other writer until the transaction ends (a
-/// removal checks its links under this lock).
-pub async fn get_for_update<C: GenericClient>(c: &C, owner: Id, id: Id) -> Result<Option<Domain>> {
-    select(c, owner, id, " FOR UPDATE").await
-}
-
 /// The owner's domain `id`, read with `lock` after its statement.
 async fn select<C: GenericClient>(c: &C, owner: Id, id: Id, lock: &str) -> Result<Option<Domain>> {
     one(
@@ -49,143 +39,82 @@ async fn select<C: GenericClient>(c: &C, owner: Id, id: Id, lock: &str) -> Resul
     .await
 }
 
-/// Whether domain `id` is the owner's, holding it against removal until the transaction ends.
-pub async fn is_mine<C: GenericClient>(c: &C, owner: Id, id: Id) -> Result<bool> {
-    exists(
-        c,
-        "SELECT 1 FROM domains WHERE id = $1 AND owner_id = $2 FOR KEY SHARE",
-        &[&id, &owner],
-    )
-    .await
-}
-
-/// Whether any owner's domain already has this name or host (a host serves one owner).
-pub async fn name_taken<C: GenericClient>(c: &C, name: &str, host: &str) -> Result<bool> {
-    exists(
-        c,
-        "SELECT 1 FROM domains WHERE lower(name) = lower($1) OR lower(host) = lower($2)",
-        &[&name, &host],
-    )
-    .await
-}
-
-/// Adds a domain; a name or host another writer took meanwhile is the same field error as one
-/// found by [`name_taken`].
-pub async fn insert<C: GenericClient>(
-    c: &C,
-    owner: Id,
-    name: &str,
-    host: &str,
-    now: i64,
-) -> Result<Id> {
-    let row = c
-        .query_one(
-            "INSERT INTO domains (owner_id, name, host, created_at, updated_at) \
-             VALUES ($1, $2, $3, $4, $4) RETURNING id",
-            &[&owner, &name, &host, &now],
-        )
-        .await
-        .map_err(|e| {
-            if is_unique_violation(&e) {
-                Error::field("name", host_in_use(host))
-            } else {
-                pg_error(e)
-            }
-        })?;
-    col(&row, 0)
-}
-
-/// Removes the domain and its traffic sums (its links, none left, took theirs with them).
-pub async fn delete<C: GenericClient>(c: &C, owner: Id, id: Id) -> Result<bool> {
-    let n = c
-        .execute(
-            "DELETE FROM domains WHERE id = $1 AND owner_id = $2",
-            &[&id, &owner],
-        )
-        .await
-        .map_err(pg_error)?;
-    if n > 0 {
-        traffic::delete_scope(c, Scope::Domain, &[id]).await?;
-    }
-    Ok(n > 0)
-}
-
-/// How many links use the domain.
-pub async fn link_count<C: GenericClient>(c: &C, owner: Id, id: Id) -> Result<u64> {
-    let n: i64 = value(
-        c,
-        "SELECT count(*) FROM links WHERE owner_id = $1 AND domain_id = $2",
-        &[&owner, &id],
-    )
-    .await?;
-    Ok(count(n))
-}
-
-/// How many of the owner's trashed links would come back on the domain.
-pub async fn trashed_link_count<C: GenericClient>(c: &C, owner: Id, id: Id) -> Result<u64> {
-    let n: i64 = value(
-        c,
-        "SELECT count(*) FROM trash_links WHERE owner_id = $1 AND domain_id = $2",
-        &[&owner, &id],
-    )
-    .await?;
-    Ok(count(n))
-}
-
-/// One page of the owner's domains, newest first, and the total, from one snapshot.
-pub async fn list<C: GenericClient>(
-    tx: &C,
-    owner: Id,
-    offset: u64,
-    limit: u32,
-) -> Result<(Vec<Domain>, u64)> {
-    page(
-        tx,
-        (
-            "SELECT count(*) FROM domains WHERE owner_id = $1",
-            &[&owner],
-        ),
-        (
-            &format!(
-                "SELECT {COLUMNS} FROM domains WHERE owner_id = $1 \
-                 ORDER BY id DESC LIMIT $2 OFFSET $3"
-            ),
-            &[&owner, &i64::from(limit), &(offset as i64)],
-        ),
-        |r| from_row(r, 0),
-    )
-    .await
-}
-
 impl<C: GenericClient + Sync> Domains for PgTx<'_, C> {
     fn domain(&self, owner: Id, id: Id) -> Result<Option<Domain>> {
-        self.wait(get(self.c, owner, id))
+        self.wait(select(self.c, owner, id, ""))
     }
 
     fn lock_domain(&self, owner: Id, id: Id) -> Result<Option<Domain>> {
-        self.wait(get_for_update(self.c, owner, id))
+        // Against every other writer: a removal checks its links under this lock.
+        self.wait(select(self.c, owner, id, " FOR UPDATE"))
     }
 
     fn domain_in_use(&self, name: &str, host: &str) -> Result<bool> {
-        self.wait(name_taken(self.c, name, host))
-    }
-
-    fn insert_domain(&self, owner: Id, name: &str, host: &str, now: Timestamp) -> Result<Id> {
-        self.wait(insert(self.c, owner, name, host, now.as_second()))
-    }
-
-    fn delete_domain(&self, owner: Id, id: Id) -> Result<bool> {
-        self.wait(delete(self.c, owner, id))
-    }
-
-    fn domain_uses(&self, owner: Id, id: Id) -> Result<(u64, u64)> {
-        Ok((
-            self.wait(link_count(self.c, owner, id))?,
-            self.wait(trashed_link_count(self.c, owner, id))?,
+        self.wait(exists(
+            self.c,
+            "SELECT 1 FROM domains WHERE lower(name) = lower($1) OR lower(host) = lower($2)",
+            &[&name, &host],
         ))
     }
 
+    fn insert_domain(&self, owner: Id, name: &str, host: &str, now: Timestamp) -> Result<Id> {
+        // A name or host another writer took meanwhile is the same field error as one found by
+        // `domain_in_use`.
+        let row = self
+            .wait(self.c.query_one(
+                "INSERT INTO domains (owner_id, name, host, created_at, updated_at) \
+                 VALUES ($1, $2, $3, $4, $4) RETURNING id",
+                &[&owner, &name, &host, &now.as_second()],
+            ))
+            .map_err(|e| {
+                if is_unique_violation(&e) {
+                    Error::field("name", host_in_use(host))
+                } else {
+                    pg_error(e)
+                }
+            })?;
+        col(&row, 0)
+    }
+
+    fn delete_domain(&self, owner: Id, id: Id) -> Result<bool> {
+        let n = self
+            .wait(self.c.execute(
+                "DELETE FROM domains WHERE id = $1 AND owner_id = $2",
+                &[&id, &owner],
+            ))
+            .map_err(pg_error)?;
+        // Its links, none left, took their traffic with them; its sums go here.
+        if n > 0 {
+            self.wait(traffic::delete_scope(self.c, Scope::Domain, &[id]))?;
+        }
+        Ok(n > 0)
+    }
+
+    fn domain_uses(&self, owner: Id, id: Id) -> Result<(u64, u64)> {
+        let count_in = |table: &str| -> Result<u64> {
+            let sql =
+                format!("SELECT count(*) FROM {table} WHERE owner_id = $1 AND domain_id = $2");
+            let n: i64 = self.wait(value(self.c, &sql, &[&owner, &id]))?;
+            Ok(count(n))
+        };
+        Ok((count_in("links")?, count_in("trash_links")?))
+    }
+
     fn domains(&self, owner: Id, offset: u64, limit: u32) -> Result<(Vec<Domain>, u64)> {
-        self.wait(list(self.c, owner, offset, limit))
+        self.wait(page(
+            self.c,
+            (
+                "SELECT count(*) FROM domains WHERE owner_id = $1",
+                &[&owner],
+            ),
+            (
+                &format!(
+                    "SELECT {COLUMNS} FROM domains WHERE owner_id = $1 \
+                     ORDER BY id DESC LIMIT $2 OFFSET $3"
+                ),
+                &[&owner, &i64::from(limit), &(offset as i64)],
+            ),
+            |r| from_row(r, 0),
+        ))
     }
 }

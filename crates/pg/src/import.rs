@@ -23,14 +23,14 @@ use tokio::runtime::Handle;
 use crate::error::pg_error;
 use crate::pool::Pg;
 use crate::sql::{all, col, rows, write};
-use crate::tx::end;
-use crate::{links, spaces, traffic, visits};
-use linkdeck_domain::{Color, Dimension, Error, Id, LinkField, Result, TrafficHour};
+use crate::tx::{PgTx, end};
+use crate::{links, traffic, visits};
+use linkdeck_domain::{Dimension, Error, Id, LinkField, Result, TrafficHour};
 use linkdeck_store::traffic::history_days;
 use linkdeck_store::traffic::values::Interner;
 use linkdeck_store::traffic::{DayTraffic, LinkHome, Scope};
 use linkdeck_store::visits::RowDeltas;
-use linkdeck_store::{ImportStore, LinkRow};
+use linkdeck_store::{ImportStore, LinkRow, Links, Tx};
 
 /// Runs `body` over an import store in one transaction, committed when it succeeds.
 pub fn run<T>(
@@ -48,8 +48,7 @@ pub fn run<T>(
         .map_err(pg_error)?;
     let store = PgImport {
         pg,
-        runtime,
-        tx: &tx,
+        view: PgTx::new(&tx, runtime),
         staged: Vec::new(),
         known: HashMap::new(),
         scopes: BTreeMap::new(),
@@ -64,8 +63,8 @@ type Staged = (LinkRow, u64, Vec<TrafficHour>);
 
 pub struct PgImport<'a, 't> {
     pg: &'a Pg,
-    runtime: &'a Handle,
-    tx: &'a Transaction<'t>,
+    /// The import's transaction, driven from this thread.
+    view: PgTx<'a, Transaction<'t>>,
     staged: Vec<Staged>,
     /// Aliases looked up ahead, by domain (0 for none) and in lower case: whether each is taken.
     /// Forgotten at every flush, which may take some.
@@ -73,12 +72,6 @@ pub struct PgImport<'a, 't> {
     /// What the imported history adds to owners', spaces' and domains' rows, written at the end.
     scopes: BTreeMap<(Scope, Id, i64), DayTraffic>,
     interner: Interner,
-}
-
-impl PgImport<'_, '_> {
-    fn block_on<F: std::future::Future>(&self, f: F) -> F::Output {
-        self.runtime.block_on(f)
-    }
 }
 
 /// The COPY of a chunk found an alias taken: another program took it after the import looked.
@@ -94,10 +87,14 @@ fn taken_meanwhile(e: Error) -> Error {
 }
 
 impl ImportStore for PgImport<'_, '_> {
+    fn tx(&self) -> &dyn Tx {
+        &self.view
+    }
+
     fn space_names(&mut self, owner: Id) -> Result<Vec<(Id, String)>> {
         // Held against a delete (not against edits) until the import ends.
-        self.block_on(all(
-            self.tx,
+        self.view.wait(all(
+            self.view.c,
             "SELECT id, name FROM spaces WHERE owner_id = $1 ORDER BY id FOR KEY SHARE",
             &[&owner],
             |r| Ok((col(r, 0)?, col(r, 1)?)),
@@ -105,39 +102,12 @@ impl ImportStore for PgImport<'_, '_> {
     }
 
     fn domain_ids(&mut self, owner: Id) -> Result<Vec<Id>> {
-        self.block_on(all(
-            self.tx,
+        self.view.wait(all(
+            self.view.c,
             "SELECT id FROM domains WHERE owner_id = $1 ORDER BY id FOR KEY SHARE",
             &[&owner],
             |r| col(r, 0),
         ))
-    }
-
-    fn space_named(&mut self, owner: Id, name: &str) -> Result<Option<Id>> {
-        self.block_on(spaces::id_by_name(self.tx, owner, name, None))
-    }
-
-    fn insert_space(&mut self, owner: Id, name: &str, color: Color, now: i64) -> Result<Id> {
-        self.block_on(spaces::insert(self.tx, owner, name, color, now))
-    }
-
-    fn declare_space(
-        &mut self,
-        owner: Id,
-        id: Id,
-        name: &str,
-        color: Color,
-        now: i64,
-    ) -> Result<()> {
-        self.block_on(spaces::update(
-            self.tx,
-            owner,
-            id,
-            Some(name),
-            Some(color),
-            now,
-        ))
-        .map(drop)
     }
 
     fn look_ahead(&mut self, wanted: &[(Option<Id>, &str)]) -> Result<()> {
@@ -151,8 +121,9 @@ impl ImportStore for PgImport<'_, '_> {
         }
         // The expressions are those of the unique index `links_alias`.
         let taken: BTreeSet<(Id, String)> = self
-            .block_on(rows(
-                self.tx,
+            .view
+            .wait(rows(
+                self.view.c,
                 "SELECT k.d, k.a FROM unnest($1::bigint[], $2::text[]) AS k(d, a) \
                  WHERE EXISTS (SELECT 1 FROM links l \
                                WHERE coalesce(l.domain_id, 0) = k.d AND lower(l.alias) = lower(k.a))",
@@ -173,16 +144,7 @@ impl ImportStore for PgImport<'_, '_> {
         if let Some(&taken) = self.known.get(&key) {
             return Ok(taken);
         }
-        self.block_on(links::alias_taken(self.tx, domain, alias, None))
-    }
-
-    fn own_link_url(
-        &mut self,
-        owner: Id,
-        domain: Option<Id>,
-        alias: &str,
-    ) -> Result<Option<String>> {
-        self.block_on(links::own_link_url(self.tx, owner, domain, alias))
+        self.view.alias_taken(domain, alias, None)
     }
 
     fn stage(&mut self, link: &LinkRow, clicks: u64, history: Vec<TrafficHour>) -> Result<usize> {
@@ -199,8 +161,8 @@ impl ImportStore for PgImport<'_, '_> {
         self.intern(&staged)?;
         let n = staged.len() as i64;
         // Ids from the table's own sequence: never given out before, nor after, to anyone else.
-        let mut ids: Vec<Id> = self.block_on(all(
-            self.tx,
+        let mut ids: Vec<Id> = self.view.wait(all(
+            self.view.c,
             "SELECT nextval(pg_get_serial_sequence('links', 'id')) \
              FROM generate_series(1, $1::bigint)",
             &[&n],
@@ -235,9 +197,10 @@ impl ImportStore for PgImport<'_, '_> {
             rows.push((id, link, i64::try_from(total).unwrap_or(i64::MAX)));
         }
         let written = self
-            .block_on(links::copy_in(self.tx, &rows))
+            .view
+            .wait(links::copy_in(self.view.c, &rows))
             .map_err(taken_meanwhile)?;
-        self.block_on(traffic::add(self.tx, &deltas))?;
+        self.view.wait(traffic::add(self.view.c, &deltas))?;
         Ok((written as usize, history_clicks))
     }
 
@@ -246,7 +209,7 @@ impl ImportStore for PgImport<'_, '_> {
             links: BTreeMap::new(),
             scopes: std::mem::take(&mut self.scopes),
         };
-        self.block_on(traffic::add(self.tx, &deltas))
+        self.view.wait(traffic::add(self.view.c, &deltas))
     }
 }
 
@@ -271,9 +234,9 @@ impl PgImport<'_, '_> {
         if unknown.is_empty() {
             return Ok(());
         }
-        let (pg, runtime) = (self.pg, self.runtime);
+        let (pg, view) = (self.pg, &self.view);
         let interner = &mut self.interner;
-        runtime.block_on(async {
+        view.wait(async {
             let client = pg.client().await?;
             visits::intern_values(&client, &unknown, interner).await
         })

@@ -2,7 +2,7 @@
 
 use deadpool_postgres::GenericClient;
 use jiff::Timestamp;
-use linkdeck_store::{KeyInfo, Keys, LiveKey};
+use linkdeck_store::{KeyInfo, Keys, LiveKey, optional_time};
 use tokio_postgres::Row;
 
 use crate::error::pg_error;
@@ -14,10 +14,6 @@ use linkdeck_domain::{Id, Result};
 const KEY_COLUMNS: &str =
     "k.id, k.owner_id, o.name, k.name, k.prefix, k.created_at, k.last_used_at, k.revoked_at";
 
-fn time(seconds: Option<i64>) -> Option<Timestamp> {
-    seconds.and_then(|s| Timestamp::from_second(s).ok())
-}
-
 fn key(row: &Row) -> KeyInfo {
     KeyInfo {
         id: row.get(0),
@@ -25,9 +21,9 @@ fn key(row: &Row) -> KeyInfo {
         owner: row.get(2),
         name: row.get(3),
         prefix: row.get(4),
-        created_at: time(row.get(5)).unwrap_or_default(),
-        last_used_at: time(row.get(6)),
-        revoked_at: time(row.get(7)),
+        created_at: optional_time(row.get(5)).unwrap_or_default(),
+        last_used_at: optional_time(row.get(6)),
+        revoked_at: optional_time(row.get(7)),
     }
 }
 
@@ -90,7 +86,7 @@ impl<C: GenericClient + Sync> Keys for PgTx<'_, C> {
         let found = self.wait(row(
             self.c,
             "SELECT id, owner_id, digest FROM api_keys
-                     WHERE digest = $1 AND revoked_at IS NULL",
+             WHERE digest = $1 AND revoked_at IS NULL",
             &[&digest],
         ))?;
         Ok(found.map(|r| (r.get(0), r.get(1), r.get(2))))

@@ -54,16 +54,6 @@ pub fn link_from_row(r: &Row) -> Result<Link> {
     })
 }
 
-pub async fn get<C: GenericClient>(c: &C, owner: Id, id: Id) -> Result<Option<Link>> {
-    one(
-        c,
-        &format!("SELECT {READ_COLUMNS} FROM {READ_FROM} WHERE l.id = $1 AND l.owner_id = $2"),
-        &[&id, &owner],
-        link_from_row,
-    )
-    .await
-}
-
 /// Up to `limit` links of `owner` with ids above `after`, oldest first (a keyset scan).
 pub async fn after<C: GenericClient>(c: &C, owner: Id, after: Id, limit: u32) -> Result<Vec<Link>> {
     all(
@@ -76,42 +66,6 @@ pub async fn after<C: GenericClient>(c: &C, owner: Id, after: Id, limit: u32) ->
         link_from_row,
     )
     .await
-}
-
-/// The writable columns of the owner's link `id`, locked for the rest of the transaction so
-/// that a patch is applied to what is stored, not to what another writer is replacing.
-pub async fn row_for_update<C: GenericClient>(c: &C, owner: Id, id: Id) -> Result<Option<LinkRow>> {
-    let Some(r) = row(
-        c,
-        &format!("SELECT {WRITE_COLUMNS} FROM links WHERE id = $1 AND owner_id = $2 FOR UPDATE"),
-        &[&id, &owner],
-    )
-    .await?
-    else {
-        return Ok(None);
-    };
-    let kind: i16 = col(&r, 12)?;
-    let expiration_clicks: i64 = col(&r, 10)?;
-    Ok(Some(LinkRow {
-        owner_id: col(&r, 0)?,
-        domain_id: col(&r, 1)?,
-        space_id: col(&r, 2)?,
-        alias: col(&r, 3)?,
-        url: col(&r, 4)?,
-        title: col(&r, 5)?,
-        password_hash: col(&r, 6)?,
-        disabled: col(&r, 7)?,
-        public: col(&r, 8)?,
-        expiration_url: col(&r, 9)?,
-        expiration_clicks: u32::try_from(expiration_clicks).unwrap_or(u32::MAX),
-        ends_at: col::<Option<i64>>(&r, 11)?.map(time),
-        target_type: target_type(u8::try_from(kind).unwrap_or(0)),
-        geo: parse_rules(col(&r, 13)?),
-        platform: parse_rules(col(&r, 14)?),
-        rotation: parse_rotation(col(&r, 15)?),
-        created_at: time(col(&r, 16)?),
-        updated_at: time(col(&r, 17)?),
-    }))
 }
 
 /// The types of [`WRITE_COLUMNS`] on PostgreSQL, in order.
@@ -246,106 +200,14 @@ fn write_error(e: tokio_postgres::Error) -> Error {
     }
 }
 
-/// Inserts the link; `None` when its alias is taken in its domain, also by a writer that got
-/// there first a moment ago (the caller tries another alias or reports the field). Ids come
-/// from the table's identity sequence, which never gives one out twice.
-pub async fn insert<C: GenericClient>(c: &C, row: &LinkRow) -> Result<Option<Id>> {
-    let values = WriteValues::of(row);
-    let placeholders = (1..=18).map(|i| format!("${i}")).collect::<Vec<_>>();
-    let found = c
-        .query_opt(
-            &format!(
-                "INSERT INTO links ({WRITE_COLUMNS}) VALUES ({}) \
-                 ON CONFLICT (coalesce(domain_id, 0), lower(alias)) DO NOTHING RETURNING id",
-                placeholders.join(", ")
-            ),
-            &values.refs(),
-        )
-        .await
-        .map_err(write_error)?;
-    found.map(|r| col(&r, 0)).transpose()
-}
-
-/// Writes every service-owned column of link `id` (owner and creation time stay). The link
-/// counters follow a change of space by the schema's triggers; its traffic moves here, after
-/// the link's row is locked by this update (see `traffic::shift`).
-pub async fn update<C: GenericClient>(c: &C, id: Id, row: &LinkRow) -> Result<()> {
-    let values = WriteValues::of(row);
-    let v = values.refs();
-    let old = c
-        .query_opt(
-            "WITH old AS (SELECT id, owner_id, space_id FROM links WHERE id = $1 FOR UPDATE) \
-             UPDATE links l SET domain_id = $2, space_id = $3, alias = $4, url = $5, title = $6, \
-             password_hash = $7, disabled = $8, public = $9, expiration_url = $10, \
-             expiration_clicks = $11, ends_at = $12, target_type = $13, geo_target = $14, \
-             platform_target = $15, rotation_target = $16, updated_at = $17 \
-             FROM old WHERE l.id = old.id RETURNING old.owner_id, old.space_id",
-            &[
-                &id, v[1], v[2], v[3], v[4], v[5], v[6], v[7], v[8], v[9], v[10], v[11], v[12],
-                v[13], v[14], v[15], v[17],
-            ],
-        )
-        .await
-        .map_err(write_error)?;
-    if let Some(old) = old {
-        let (owner, from): (Id, Option<Id>) = (col(&old, 0)?, col(&old, 1)?);
-        let to = row.space_id;
-        traffic::shift(c, owner, &[(id, Shift::Move { from, to })]).await?;
-    }
-    Ok(())
-}
-
-/// Whether `alias` is used in the domain (without case) by a link other than `except`.
-pub async fn alias_taken<C: GenericClient>(
-    c: &C,
-    domain: Option<Id>,
-    alias: &str,
-    except: Option<Id>,
-) -> Result<bool> {
-    // The expressions are those of the unique index `links_alias`.
-    exists(
-        c,
-        "SELECT 1 FROM links WHERE coalesce(domain_id, 0) = $1 AND lower(alias) = lower($2) \
-         AND id IS DISTINCT FROM $3",
-        &[&domain.unwrap_or(0), &alias, &except],
-    )
-    .await
-}
-
-/// The destination of `owner`'s link with `alias` in `domain` (without case), if it has one.
-pub async fn own_link_url<C: GenericClient>(
-    c: &C,
-    owner: Id,
-    domain: Option<Id>,
-    alias: &str,
-) -> Result<Option<String>> {
-    // The expressions are those of the unique index `links_alias`.
-    one(
-        c,
-        "SELECT url FROM links WHERE coalesce(domain_id, 0) = $1 AND lower(alias) = lower($2) \
-         AND owner_id = $3",
-        &[&domain.unwrap_or(0), &alias, &owner],
-        |r| col(r, 0),
-    )
-    .await
-}
-
-/// Sets the title of link `id` if its url is still `url` (a fetched title that arrives after
-/// the link was edited is dropped). Returns whether it was set.
-pub async fn set_title<C: GenericClient>(c: &C, id: Id, url: &str, title: &str) -> Result<bool> {
-    let n = c
-        .execute(
-            "UPDATE links SET title = $1 WHERE id = $2 AND url = $3",
-            &[&title, &id, &url],
-        )
-        .await
-        .map_err(pg_error)?;
-    Ok(n > 0)
-}
-
 impl<C: GenericClient + Sync> Links for PgTx<'_, C> {
     fn link(&self, owner: Id, id: Id) -> Result<Option<Link>> {
-        self.wait(get(self.c, owner, id))
+        self.wait(one(
+            self.c,
+            &format!("SELECT {READ_COLUMNS} FROM {READ_FROM} WHERE l.id = $1 AND l.owner_id = $2"),
+            &[&id, &owner],
+            link_from_row,
+        ))
     }
 
     fn links_after(&self, owner: Id, after: Id, limit: u32) -> Result<Vec<Link>> {
@@ -353,30 +215,136 @@ impl<C: GenericClient + Sync> Links for PgTx<'_, C> {
     }
 
     fn link_row(&self, owner: Id, id: Id) -> Result<Option<LinkRow>> {
-        self.wait(row_for_update(self.c, owner, id))
+        // Locked, so that a patch is applied to what is stored, not to what another writer is
+        // replacing.
+        let Some(r) = self.wait(row(
+            self.c,
+            &format!(
+                "SELECT {WRITE_COLUMNS} FROM links WHERE id = $1 AND owner_id = $2 FOR UPDATE"
+            ),
+            &[&id, &owner],
+        ))?
+        else {
+            return Ok(None);
+        };
+        let kind: i16 = col(&r, 12)?;
+        let expiration_clicks: i64 = col(&r, 10)?;
+        Ok(Some(LinkRow {
+            owner_id: col(&r, 0)?,
+            domain_id: col(&r, 1)?,
+            space_id: col(&r, 2)?,
+            alias: col(&r, 3)?,
+            url: col(&r, 4)?,
+            title: col(&r, 5)?,
+            password_hash: col(&r, 6)?,
+            disabled: col(&r, 7)?,
+            public: col(&r, 8)?,
+            expiration_url: col(&r, 9)?,
+            expiration_clicks: u32::try_from(expiration_clicks).unwrap_or(u32::MAX),
+            ends_at: col::<Option<i64>>(&r, 11)?.map(time),
+            target_type: target_type(u8::try_from(kind).unwrap_or(0)),
+            geo: parse_rules(col(&r, 13)?),
+            platform: parse_rules(col(&r, 14)?),
+            rotation: parse_rotation(col(&r, 15)?),
+            created_at: time(col(&r, 16)?),
+            updated_at: time(col(&r, 17)?),
+        }))
     }
 
     fn space_is_mine(&self, owner: Id, id: Id) -> Result<bool> {
-        self.wait(spaces::is_mine(self.c, owner, id))
+        // Held against a delete (not against edits): a link written in this transaction keeps it.
+        self.wait(exists(
+            self.c,
+            "SELECT 1 FROM spaces WHERE id = $1 AND owner_id = $2 FOR KEY SHARE",
+            &[&id, &owner],
+        ))
     }
 
     fn domain_is_mine(&self, owner: Id, id: Id) -> Result<bool> {
-        self.wait(domains::is_mine(self.c, owner, id))
+        // Held against a delete (not against edits): a link written in this transaction keeps it.
+        self.wait(exists(
+            self.c,
+            "SELECT 1 FROM domains WHERE id = $1 AND owner_id = $2 FOR KEY SHARE",
+            &[&id, &owner],
+        ))
     }
 
     fn alias_taken(&self, domain: Option<Id>, alias: &str, except: Option<Id>) -> Result<bool> {
-        self.wait(alias_taken(self.c, domain, alias, except))
+        // The expressions are those of the unique index `links_alias`.
+        self.wait(exists(
+            self.c,
+            "SELECT 1 FROM links WHERE coalesce(domain_id, 0) = $1 AND lower(alias) = lower($2) \
+             AND id IS DISTINCT FROM $3",
+            &[&domain.unwrap_or(0), &alias, &except],
+        ))
+    }
+
+    fn own_link_url(&self, owner: Id, domain: Option<Id>, alias: &str) -> Result<Option<String>> {
+        // The expressions are those of the unique index `links_alias`.
+        self.wait(one(
+            self.c,
+            "SELECT url FROM links WHERE coalesce(domain_id, 0) = $1 AND lower(alias) = lower($2) \
+             AND owner_id = $3",
+            &[&domain.unwrap_or(0), &alias, &owner],
+            |r| col(r, 0),
+        ))
     }
 
     fn insert_link(&self, row: &LinkRow) -> Result<Option<Id>> {
-        self.wait(insert(self.c, row))
+        // Its id comes from the table's identity sequence, which never gives one out twice.
+        let values = WriteValues::of(row);
+        let placeholders = (1..=18).map(|i| format!("${i}")).collect::<Vec<_>>();
+        let found = self
+            .wait(self.c.query_opt(
+                &format!(
+                    "INSERT INTO links ({WRITE_COLUMNS}) VALUES ({}) \
+                     ON CONFLICT (coalesce(domain_id, 0), lower(alias)) DO NOTHING RETURNING id",
+                    placeholders.join(", ")
+                ),
+                &values.refs(),
+            ))
+            .map_err(write_error)?;
+        found.map(|r| col(&r, 0)).transpose()
     }
 
     fn update_link(&self, id: Id, row: &LinkRow) -> Result<()> {
-        self.wait(update(self.c, id, row))
+        let values = WriteValues::of(row);
+        let v = values.refs();
+        let old = self
+            .wait(self.c.query_opt(
+                "WITH old AS (SELECT id, owner_id, space_id FROM links WHERE id = $1 FOR UPDATE) \
+                 UPDATE links l SET domain_id = $2, space_id = $3, alias = $4, url = $5, \
+                 title = $6, password_hash = $7, disabled = $8, public = $9, expiration_url = $10, \
+                 expiration_clicks = $11, ends_at = $12, target_type = $13, geo_target = $14, \
+                 platform_target = $15, rotation_target = $16, updated_at = $17 \
+                 FROM old WHERE l.id = old.id RETURNING old.owner_id, old.space_id",
+                &[
+                    &id, v[1], v[2], v[3], v[4], v[5], v[6], v[7], v[8], v[9], v[10], v[11], v[12],
+                    v[13], v[14], v[15], v[17],
+                ],
+            ))
+            .map_err(write_error)?;
+        // The link counters follow a change of space by the schema's triggers; its traffic moves
+        // here, after the link's row is locked by this update (see `traffic::shift`).
+        if let Some(old) = old {
+            let (owner, from): (Id, Option<Id>) = (col(&old, 0)?, col(&old, 1)?);
+            let to = row.space_id;
+            self.wait(traffic::shift(
+                self.c,
+                owner,
+                &[(id, Shift::Move { from, to })],
+            ))?;
+        }
+        Ok(())
     }
 
     fn set_title(&self, id: Id, url: &str, title: &str) -> Result<bool> {
-        self.wait(set_title(self.c, id, url, title))
+        let n = self
+            .wait(self.c.execute(
+                "UPDATE links SET title = $1 WHERE id = $2 AND url = $3",
+                &[&title, &id, &url],
+            ))
+            .map_err(pg_error)?;
+        Ok(n > 0)
     }
 }

@@ -172,54 +172,43 @@ async fn total<C: GenericClient>(c: &C, f: &ListFilter<'_>, sql: &str, args: &Ar
     Ok(count(n))
 }
 
-/// One page of links matching `f` and the number of all matching links, read from one snapshot.
-pub async fn list<C: GenericClient>(tx: &C, f: &ListFilter<'_>) -> Result<(Vec<Link>, u64)> {
-    let (sql, mut args) = filter(f);
-    let total = total(tx, f, &sql, &args).await?;
-    if f.offset >= total {
-        return Ok((Vec::new(), total));
-    }
-    let Slice {
-        reverse,
-        offset,
-        limit,
-    } = Slice::from_nearer_end(f, total);
-    let limit = args.push(limit as i64);
-    let offset = args.push(offset as i64);
-    // The page's ids first (from an index, without reading the rows an OFFSET skips), then
-    // only its own links, as on SQLite.
-    let order = order_by(f.sort, reverse, false);
-    let query = format!(
-        "SELECT {READ_COLUMNS} FROM {READ_FROM} WHERE l.id IN \
-         (SELECT l.id FROM links l WHERE {sql} ORDER BY {order} LIMIT {limit} OFFSET {offset}) \
-         ORDER BY {order}"
-    );
-    let mut items = all(tx, &query, &args.refs(), link_from_row).await?;
-    if reverse {
-        items.reverse();
-    }
-    Ok((items, total))
-}
-
-/// The ids of every link matching `f` (its paging and order aside), in id order.
-pub async fn matching_ids<C: GenericClient>(c: &C, f: &ListFilter<'_>) -> Result<Vec<Id>> {
-    let (sql, args) = filter(f);
-    all(
-        c,
-        &format!("SELECT l.id FROM links l WHERE {sql} ORDER BY l.id"),
-        &args.refs(),
-        |r| col(r, 0),
-    )
-    .await
-}
-
 impl<C: GenericClient + Sync> Search for PgTx<'_, C> {
     fn list_links(&self, f: &ListFilter<'_>) -> Result<(Vec<Link>, u64)> {
-        self.wait(list(self.c, f))
+        let (sql, mut args) = filter(f);
+        let total = self.wait(total(self.c, f, &sql, &args))?;
+        if f.offset >= total {
+            return Ok((Vec::new(), total));
+        }
+        let Slice {
+            reverse,
+            offset,
+            limit,
+        } = Slice::from_nearer_end(f, total);
+        let limit = args.push(limit as i64);
+        let offset = args.push(offset as i64);
+        // The page's ids first (from an index, without reading the rows an OFFSET skips), then
+        // only its own links, as on SQLite.
+        let order = order_by(f.sort, reverse, false);
+        let query = format!(
+            "SELECT {READ_COLUMNS} FROM {READ_FROM} WHERE l.id IN \
+             (SELECT l.id FROM links l WHERE {sql} ORDER BY {order} LIMIT {limit} OFFSET {offset}) \
+             ORDER BY {order}"
+        );
+        let mut items = self.wait(all(self.c, &query, &args.refs(), link_from_row))?;
+        if reverse {
+            items.reverse();
+        }
+        Ok((items, total))
     }
 
     fn matching_ids(&self, f: &ListFilter<'_>) -> Result<RoaringTreemap> {
-        let ids = self.wait(matching_ids(self.c, f))?;
+        let (sql, args) = filter(f);
+        let ids: Vec<Id> = self.wait(all(
+            self.c,
+            &format!("SELECT l.id FROM links l WHERE {sql} ORDER BY l.id"),
+            &args.refs(),
+            |r| col(r, 0),
+        ))?;
         Ok(ids.into_iter().map(|id| id as u64).collect())
     }
 }

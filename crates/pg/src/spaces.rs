@@ -8,7 +8,7 @@ use linkdeck_store::Spaces;
 use linkdeck_store::words::NAME_TAKEN;
 
 use crate::error::{is_unique_violation, pg_error};
-use crate::sql::{col, count, exists, one, page};
+use crate::sql::{col, count, one, page};
 use crate::tx::PgTx;
 use linkdeck_domain::{Color, Error, Id, Result, Space};
 use linkdeck_store::sql::like_pattern;
@@ -36,44 +36,6 @@ pub fn from_row(row: &Row, at: usize) -> Result<Space> {
     })
 }
 
-pub async fn get<C: GenericClient>(c: &C, owner: Id, id: Id) -> Result<Option<Space>> {
-    one(
-        c,
-        &format!("SELECT {COLUMNS} FROM spaces WHERE id = $1 AND owner_id = $2"),
-        &[&id, &owner],
-        |r| from_row(r, 0),
-    )
-    .await
-}
-
-/// Whether space `id` is the owner's, holding it (against a delete, not against edits) until
-/// the transaction ends, so a link written in the same transaction cannot lose it.
-pub async fn is_mine<C: GenericClient>(c: &C, owner: Id, id: Id) -> Result<bool> {
-    exists(
-        c,
-        "SELECT 1 FROM spaces WHERE id = $1 AND owner_id = $2 FOR KEY SHARE",
-        &[&id, &owner],
-    )
-    .await
-}
-
-/// The id of the owner's space with this name (without case), other than `except`.
-pub async fn id_by_name<C: GenericClient>(
-    c: &C,
-    owner: Id,
-    name: &str,
-    except: Option<Id>,
-) -> Result<Option<Id>> {
-    one(
-        c,
-        "SELECT id FROM spaces WHERE owner_id = $1 AND lower(name) = lower($2) \
-         AND id IS DISTINCT FROM $3",
-        &[&owner, &name, &except],
-        |r| col(r, 0),
-    )
-    .await
-}
-
 /// The field error of a name another writer took between the check and the write.
 fn name_taken(e: tokio_postgres::Error) -> Error {
     if is_unique_violation(&e) {
@@ -83,90 +45,39 @@ fn name_taken(e: tokio_postgres::Error) -> Error {
     }
 }
 
-pub async fn insert<C: GenericClient>(
-    c: &C,
-    owner: Id,
-    name: &str,
-    color: Color,
-    now: i64,
-) -> Result<Id> {
-    let row = c
-        .query_one(
-            "INSERT INTO spaces (owner_id, name, color, created_at, updated_at) \
-             VALUES ($1, $2, $3, $4, $4) RETURNING id",
-            &[&owner, &name, &i32::from(color.number()), &now],
-        )
-        .await
-        .map_err(name_taken)?;
-    col(&row, 0)
-}
-
-pub async fn update<C: GenericClient>(
-    c: &C,
-    owner: Id,
-    id: Id,
-    name: Option<&str>,
-    color: Option<Color>,
-    now: i64,
-) -> Result<bool> {
-    let n = c
-        .execute(
-            "UPDATE spaces SET name = coalesce($3, name), color = coalesce($4, color), \
-             updated_at = $5 WHERE id = $1 AND owner_id = $2",
-            &[
-                &id,
-                &owner,
-                &name,
-                &color.map(|c| i32::from(c.number())),
-                &now,
-            ],
-        )
-        .await
-        .map_err(name_taken)?;
-    Ok(n > 0)
-}
-
-/// One page of the owner's spaces whose name contains `search`, by id, and the total, read
-/// from one snapshot.
-pub async fn list<C: GenericClient>(
-    tx: &C,
-    owner: Id,
-    search: Option<&str>,
-    newest_first: bool,
-    offset: u64,
-    limit: u32,
-) -> Result<(Vec<Space>, u64)> {
-    let pattern = search.map(like_pattern);
-    let filter = "owner_id = $1 AND ($2::text IS NULL OR name ILIKE $2 ESCAPE '\\')";
-    let order = if newest_first { "DESC" } else { "ASC" };
-    page(
-        tx,
-        (
-            &format!("SELECT count(*) FROM spaces WHERE {filter}"),
-            &[&owner, &pattern],
-        ),
-        (
-            &format!(
-                "SELECT {COLUMNS} FROM spaces WHERE {filter} ORDER BY id {order} LIMIT $3 OFFSET $4"
-            ),
-            &[&owner, &pattern, &i64::from(limit), &(offset as i64)],
-        ),
-        |r| from_row(r, 0),
-    )
-    .await
-}
-
 impl<C: GenericClient + Sync> Spaces for PgTx<'_, C> {
     fn space(&self, owner: Id, id: Id) -> Result<Option<Space>> {
-        self.wait(get(self.c, owner, id))
+        self.wait(one(
+            self.c,
+            &format!("SELECT {COLUMNS} FROM spaces WHERE id = $1 AND owner_id = $2"),
+            &[&id, &owner],
+            |r| from_row(r, 0),
+        ))
     }
 
     fn space_named(&self, owner: Id, name: &str, except: Option<Id>) -> Result<Option<Id>> {
-        self.wait(id_by_name(self.c, owner, name, except))
+        self.wait(one(
+            self.c,
+            "SELECT id FROM spaces WHERE owner_id = $1 AND lower(name) = lower($2) \
+             AND id IS DISTINCT FROM $3",
+            &[&owner, &name, &except],
+            |r| col(r, 0),
+        ))
     }
 
     fn insert_space(&self, owner: Id, name: &str, color: Color, now: Timestamp) -> Result<Id> {
-        self.wait(insert(self.c, owner, name, color, now.as_second()))
+        self.wait(async move {
+            let row = self
+                .c
+                .query_one(
+                    "INSERT INTO spaces (owner_id, name, color, created_at, updated_at) \
+                     VALUES ($1, $2, $3, $4, $4) RETURNING id",
+                    &[&owner, &name, &i32::from(color.number()), &now.as_second()],
+                )
+                .await
+                .map_err(name_taken)?;
+            col(&row, 0)
+        })
     }
 
     fn update_space(
@@ -177,7 +88,24 @@ impl<C: GenericClient + Sync> Spaces for PgTx<'_, C> {
         color: Option<Color>,
         now: Timestamp,
     ) -> Result<bool> {
-        self.wait(update(self.c, owner, id, name, color, now.as_second()))
+        self.wait(async move {
+            let n = self
+                .c
+                .execute(
+                    "UPDATE spaces SET name = coalesce($3, name), color = coalesce($4, color), \
+                     updated_at = $5 WHERE id = $1 AND owner_id = $2",
+                    &[
+                        &id,
+                        &owner,
+                        &name,
+                        &color.map(|c| i32::from(c.number())),
+                        &now.as_second(),
+                    ],
+                )
+                .await
+                .map_err(name_taken)?;
+            Ok(n > 0)
+        })
     }
 
     fn spaces(
@@ -188,6 +116,23 @@ impl<C: GenericClient + Sync> Spaces for PgTx<'_, C> {
         offset: u64,
         limit: u32,
     ) -> Result<(Vec<Space>, u64)> {
-        self.wait(list(self.c, owner, search, newest_first, offset, limit))
+        let pattern = search.map(like_pattern);
+        let filter = "owner_id = $1 AND ($2::text IS NULL OR name ILIKE $2 ESCAPE '\\')";
+        let order = if newest_first { "DESC" } else { "ASC" };
+        self.wait(page(
+            self.c,
+            (
+                &format!("SELECT count(*) FROM spaces WHERE {filter}"),
+                &[&owner, &pattern],
+            ),
+            (
+                &format!(
+                    "SELECT {COLUMNS} FROM spaces WHERE {filter} \
+                     ORDER BY id {order} LIMIT $3 OFFSET $4"
+                ),
+                &[&owner, &pattern, &i64::from(limit), &(offset as i64)],
+            ),
+            |r| from_row(r, 0),
+        ))
     }
 }

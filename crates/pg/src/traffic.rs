@@ -274,7 +274,7 @@ pub async fn shift(client: &impl GenericClient, owner: Id, links: &[(Id, Shift)]
 }
 
 /// Deletes the own rows of `owner`'s purged `links` (withdrawn when they were trashed) and marks
-/// their raw visits for the pruner (`visits::purge_forgotten`): those logged so far, as on
+/// their raw visits for the pruner (`VisitLog::purge_forgotten_visits`): those logged so far, as on
 /// SQLite (`store::visit_log::forget_link`).
 pub async fn forget(client: &impl GenericClient, owner: Id, links: &[Id]) -> Result<()> {
     if links.is_empty() {
@@ -351,15 +351,6 @@ fn send_days(rows: &[Row], f: &mut DaySink) -> Result<()> {
         })?;
     }
     Ok(())
-}
-
-/// The column of `links` that places a link in a space or a domain.
-fn member_column(scope: Scope) -> &'static str {
-    if scope == Scope::Space {
-        "space_id"
-    } else {
-        "domain_id"
-    }
 }
 
 impl<C: GenericClient + Sync> Rollups for PgTx<'_, C> {
@@ -501,7 +492,7 @@ impl<C: GenericClient + Sync> Rollups for PgTx<'_, C> {
     }
 
     fn member_ids(&self, owner: Id, scope: Scope, id: Id) -> Result<HashSet<Id>> {
-        let column = member_column(scope);
+        let column = scope.member_column();
         let rows = self.query(
             &format!("SELECT id FROM links WHERE owner_id = $1 AND {column} = $2"),
             &[&owner, &id],
@@ -510,7 +501,7 @@ impl<C: GenericClient + Sync> Rollups for PgTx<'_, C> {
     }
 
     fn members_with_clicks(&self, owner: Id, scope: Scope, id: Id) -> Result<Vec<(Id, i64)>> {
-        let column = member_column(scope);
+        let column = scope.member_column();
         let rows = self.query(
             &format!("SELECT id, clicks FROM links WHERE owner_id = $1 AND {column} = $2"),
             &[&owner, &id],

@@ -26,49 +26,6 @@ use crate::tx::PgTx;
 use linkdeck_domain::{Error, Id, Result, Trashed, TrashedKind};
 use linkdeck_store::traffic::Scope as TrafficScope;
 
-pub async fn new_batch<C: GenericClient>(c: &C, owner: Id, now: Timestamp) -> Result<Id> {
-    value(
-        c,
-        "INSERT INTO trash_batches (owner_id, deleted_at) VALUES ($1, $2) RETURNING id",
-        &[&owner, &now.as_second()],
-    )
-    .await
-}
-
-/// Moves space `id` of `owner` into trash `batch`, remembering which links it held (they are
-/// left without a space, as a deleted space leaves them). False when there is no such space.
-pub async fn move_space<C: GenericClient>(c: &C, owner: Id, id: Id, batch: Id) -> Result<bool> {
-    let members: RoaringTreemap = rows(
-        c,
-        "SELECT id FROM links WHERE owner_id = $1 AND space_id = $2 ORDER BY id FOR UPDATE",
-        &[&owner, &id],
-    )
-    .await?
-    .iter()
-    .map(|r| col::<Id>(r, 0).map(|id| id as u64))
-    .collect::<Result<_>>()?;
-    let blob = members_blob(&members)?;
-    let n = execute(
-        c,
-        "INSERT INTO trash_spaces (id, batch, owner_id, name, color, created_at, updated_at, \
-         members) SELECT id, $3, owner_id, name, color, created_at, updated_at, $4 \
-         FROM spaces WHERE id = $1 AND owner_id = $2",
-        &[&id, &owner, &batch, &blob],
-    )
-    .await?;
-    if n == 0 {
-        return Ok(false);
-    }
-    // The links' space_id goes to NULL by the foreign key's ON DELETE SET NULL.
-    execute(
-        c,
-        "DELETE FROM spaces WHERE id = $1 AND owner_id = $2",
-        &[&id, &owner],
-    )
-    .await?;
-    Ok(true)
-}
-
 /// The trashed link and space ids of `owner` in `scope`, in id order.
 async fn ids_in<C: GenericClient>(c: &C, owner: Id, scope: &Scope) -> Result<(Vec<Id>, Vec<Id>)> {
     Ok((
@@ -94,19 +51,6 @@ async fn trashed<C: GenericClient>(
     };
     let sql = format!("SELECT id FROM {table} WHERE owner_id = $1 {filter}ORDER BY id");
     all(c, &sql, args, |r| col(r, 0)).await
-}
-
-/// Moves the trashed links and spaces of `owner` in `scope` back, with their ids; what cannot
-/// come back as it was stays and is reported (see `store::trash::restore`).
-pub async fn restore<C: GenericClient>(c: &C, owner: Id, scope: &Scope) -> Result<Restored> {
-    let (links, spaces) = ids_in(c, owner, scope).await?;
-    let mut done = Restored::default();
-    for id in spaces {
-        restore_space(c, owner, id, &mut done).await?;
-    }
-    restore_links(c, owner, &links, &mut done).await?;
-    drop_empty_batches(c, owner).await?;
-    Ok(done)
 }
 
 async fn restore_space<C: GenericClient>(
@@ -238,142 +182,111 @@ async fn drop_empty_batches<C: GenericClient>(c: &C, owner: Id) -> Result<()> {
     Ok(())
 }
 
-/// Deletes the trashed links and spaces of `owner` in `scope` for good, with their traffic.
-/// Returns how many.
-pub async fn purge<C: GenericClient>(c: &C, owner: Id, scope: &Scope) -> Result<u64> {
-    let (links, spaces) = ids_in(c, owner, scope).await?;
-    // Their share of the owner's, space's and domain's figures left when they were trashed.
-    traffic::forget(c, owner, &links).await?;
-    let n = execute(
-        c,
-        "DELETE FROM trash_links WHERE owner_id = $1 AND id = ANY($2)",
-        &[&owner, &links],
-    )
-    .await?;
-    let m = execute(
-        c,
-        "DELETE FROM trash_spaces WHERE owner_id = $1 AND id = ANY($2)",
-        &[&owner, &spaces],
-    )
-    .await?;
-    traffic::delete_scope(c, TrafficScope::Space, &spaces).await?;
-    drop_empty_batches(c, owner).await?;
-    Ok(n + m)
-}
-
-/// Whether anything of any owner was deleted before `cutoff`.
-pub async fn any_due<C: GenericClient>(c: &C, cutoff: Timestamp) -> Result<bool> {
-    exists(
-        c,
-        "SELECT 1 FROM trash_batches WHERE deleted_at < $1 LIMIT 1",
-        &[&cutoff.as_second()],
-    )
-    .await
-}
-
-/// Purges, for every owner, what was deleted before `cutoff`: the batches go, and their links
-/// and spaces with them by cascade, their traffic first. Returns how many links.
-pub async fn purge_before<C: GenericClient>(c: &C, cutoff: Timestamp) -> Result<u64> {
-    let due = rows(
-        c,
-        "SELECT t.owner_id, t.id FROM trash_links t JOIN trash_batches b ON b.id = t.batch \
-         WHERE b.deleted_at < $1 ORDER BY t.owner_id, t.id",
-        &[&cutoff.as_second()],
-    )
-    .await?;
-    let mut by_owner: BTreeMap<Id, Vec<Id>> = BTreeMap::new();
-    for r in &due {
-        by_owner.entry(col(r, 0)?).or_default().push(col(r, 1)?);
-    }
-    for (owner, links) in &by_owner {
-        traffic::forget(c, *owner, links).await?;
-    }
-    let spaces = all(
-        c,
-        "SELECT s.id FROM trash_spaces s JOIN trash_batches b ON b.id = s.batch \
-         WHERE b.deleted_at < $1",
-        &[&cutoff.as_second()],
-        |r| col(r, 0),
-    )
-    .await?;
-    traffic::delete_scope(c, TrafficScope::Space, &spaces).await?;
-    execute(
-        c,
-        "DELETE FROM trash_batches WHERE deleted_at < $1",
-        &[&cutoff.as_second()],
-    )
-    .await?;
-    Ok(due.len() as u64)
-}
-
-/// One page of the owner's trash, newest deletes first, and how many items it holds.
-pub async fn list<C: GenericClient>(
-    c: &C,
-    owner: Id,
-    offset: u64,
-    limit: u32,
-    keep_days: u32,
-) -> Result<(Vec<Trashed>, u64)> {
-    page(
-        c,
-        (
-            "SELECT (SELECT count(*) FROM trash_links WHERE owner_id = $1) + \
-                    (SELECT count(*) FROM trash_spaces WHERE owner_id = $1)",
-            &[&owner],
-        ),
-        (
-            "SELECT kind, id, name, detail, clicks, deleted_at, batch, members FROM ( \
-               SELECT 0 AS kind, t.id, t.alias AS name, t.url AS detail, t.clicks, \
-                      b.deleted_at, t.batch, NULL::bytea AS members \
-               FROM trash_links t JOIN trash_batches b ON b.id = t.batch WHERE t.owner_id = $1 \
-               UNION ALL \
-               SELECT 1, s.id, s.name, '', 0, b.deleted_at, s.batch, s.members \
-               FROM trash_spaces s JOIN trash_batches b ON b.id = s.batch WHERE s.owner_id = $1) \
-               AS items \
-             ORDER BY deleted_at DESC, batch DESC, kind DESC, id DESC LIMIT $2 OFFSET $3",
-            &[&owner, &i64::from(limit), &(offset as i64)],
-        ),
-        |r| {
-            let kind: i32 = col(r, 0)?;
-            Ok(ListedRow {
-                link: kind == 0,
-                id: col(r, 1)?,
-                name: col(r, 2)?,
-                url: col(r, 3)?,
-                clicks: col(r, 4)?,
-                deleted_at: col(r, 5)?,
-                batch: col(r, 6)?,
-                members: col(r, 7)?,
-            }
-            .into_trashed(keep_days))
-        },
-    )
-    .await
-}
-
 impl<C: GenericClient + Sync> Trash for PgTx<'_, C> {
     fn trash_due(&self, cutoff: Timestamp) -> Result<bool> {
-        self.wait(any_due(self.c, cutoff))
+        self.wait(exists(
+            self.c,
+            "SELECT 1 FROM trash_batches WHERE deleted_at < $1 LIMIT 1",
+            &[&cutoff.as_second()],
+        ))
     }
 
     fn purge_trash_before(&self, cutoff: Timestamp) -> Result<u64> {
-        self.wait(purge_before(self.c, cutoff))
+        let due = self.wait(rows(
+            self.c,
+            "SELECT t.owner_id, t.id FROM trash_links t JOIN trash_batches b ON b.id = t.batch \
+             WHERE b.deleted_at < $1 ORDER BY t.owner_id, t.id",
+            &[&cutoff.as_second()],
+        ))?;
+        let mut by_owner: BTreeMap<Id, Vec<Id>> = BTreeMap::new();
+        for r in &due {
+            by_owner.entry(col(r, 0)?).or_default().push(col(r, 1)?);
+        }
+        for (owner, links) in &by_owner {
+            self.wait(traffic::forget(self.c, *owner, links))?;
+        }
+        let spaces = self.wait(all(
+            self.c,
+            "SELECT s.id FROM trash_spaces s JOIN trash_batches b ON b.id = s.batch \
+             WHERE b.deleted_at < $1",
+            &[&cutoff.as_second()],
+            |r| col(r, 0),
+        ))?;
+        self.wait(traffic::delete_scope(self.c, TrafficScope::Space, &spaces))?;
+        self.wait(execute(
+            self.c,
+            "DELETE FROM trash_batches WHERE deleted_at < $1",
+            &[&cutoff.as_second()],
+        ))?;
+        Ok(due.len() as u64)
     }
 
     fn new_trash_batch(&self, owner: Id, now: Timestamp) -> Result<Id> {
-        self.wait(new_batch(self.c, owner, now))
+        self.wait(value(
+            self.c,
+            "INSERT INTO trash_batches (owner_id, deleted_at) VALUES ($1, $2) RETURNING id",
+            &[&owner, &now.as_second()],
+        ))
     }
 
     fn trash_space(&self, owner: Id, id: Id, batch: Id) -> Result<bool> {
-        self.wait(move_space(self.c, owner, id, batch))
+        let members: RoaringTreemap = self
+            .wait(rows(
+                self.c,
+                "SELECT id FROM links WHERE owner_id = $1 AND space_id = $2 ORDER BY id FOR UPDATE",
+                &[&owner, &id],
+            ))?
+            .iter()
+            .map(|r| col::<Id>(r, 0).map(|id| id as u64))
+            .collect::<Result<_>>()?;
+        let blob = members_blob(&members)?;
+        let n = self.wait(execute(
+            self.c,
+            "INSERT INTO trash_spaces (id, batch, owner_id, name, color, created_at, updated_at, \
+             members) SELECT id, $3, owner_id, name, color, created_at, updated_at, $4 \
+             FROM spaces WHERE id = $1 AND owner_id = $2",
+            &[&id, &owner, &batch, &blob],
+        ))?;
+        if n == 0 {
+            return Ok(false);
+        }
+        // The links' space_id goes to NULL by the foreign key's ON DELETE SET NULL.
+        self.wait(execute(
+            self.c,
+            "DELETE FROM spaces WHERE id = $1 AND owner_id = $2",
+            &[&id, &owner],
+        ))?;
+        Ok(true)
     }
 
     fn restore_trash(&self, owner: Id, scope: &Scope) -> Result<Restored> {
-        self.wait(restore(self.c, owner, scope))
+        let (links, spaces) = self.wait(ids_in(self.c, owner, scope))?;
+        let mut done = Restored::default();
+        for id in spaces {
+            self.wait(restore_space(self.c, owner, id, &mut done))?;
+        }
+        self.wait(restore_links(self.c, owner, &links, &mut done))?;
+        self.wait(drop_empty_batches(self.c, owner))?;
+        Ok(done)
     }
 
     fn purge_trash(&self, owner: Id, scope: &Scope) -> Result<u64> {
-        self.wait(purge(self.c, owner, scope))
+        let (links, spaces) = self.wait(ids_in(self.c, owner, scope))?;
+        // Their share of the owner's, space's and domain's figures left when they were trashed.
+        self.wait(traffic::forget(self.c, owner, &links))?;
+        let n = self.wait(execute(
+            self.c,
+            "DELETE FROM trash_links WHERE owner_id = $1 AND id = ANY($2)",
+            &[&owner, &links],
+        ))?;
+        let m = self.wait(execute(
+            self.c,
+            "DELETE FROM trash_spaces WHERE owner_id = $1 AND id = ANY($2)",
+            &[&owner, &spaces],
+        ))?;
+        self.wait(traffic::delete_scope(self.c, TrafficScope::Space, &spaces))?;
+        self.wait(drop_empty_batches(self.c, owner))?;
+        Ok(n + m)
     }
 
     fn trash(
@@ -383,6 +296,41 @@ impl<C: GenericClient + Sync> Trash for PgTx<'_, C> {
         limit: u32,
         keep_days: u32,
     ) -> Result<(Vec<Trashed>, u64)> {
-        self.wait(list(self.c, owner, offset, limit, keep_days))
+        self.wait(page(
+            self.c,
+            (
+                "SELECT (SELECT count(*) FROM trash_links WHERE owner_id = $1) + \
+                 (SELECT count(*) FROM trash_spaces WHERE owner_id = $1)",
+                &[&owner],
+            ),
+            (
+                "SELECT kind, id, name, detail, clicks, deleted_at, batch, members FROM ( \
+                   SELECT 0 AS kind, t.id, t.alias AS name, t.url AS detail, t.clicks, \
+                          b.deleted_at, t.batch, NULL::bytea AS members \
+                   FROM trash_links t JOIN trash_batches b ON b.id = t.batch \
+                   WHERE t.owner_id = $1 \
+                   UNION ALL \
+                   SELECT 1, s.id, s.name, '', 0, b.deleted_at, s.batch, s.members \
+                   FROM trash_spaces s JOIN trash_batches b ON b.id = s.batch \
+                   WHERE s.owner_id = $1) \
+                   AS items \
+                 ORDER BY deleted_at DESC, batch DESC, kind DESC, id DESC LIMIT $2 OFFSET $3",
+                &[&owner, &i64::from(limit), &(offset as i64)],
+            ),
+            |r| {
+                let kind: i32 = col(r, 0)?;
+                Ok(ListedRow {
+                    link: kind == 0,
+                    id: col(r, 1)?,
+                    name: col(r, 2)?,
+                    url: col(r, 3)?,
+                    clicks: col(r, 4)?,
+                    deleted_at: col(r, 5)?,
+                    batch: col(r, 6)?,
+                    members: col(r, 7)?,
+                }
+                .into_trashed(keep_days))
+            },
+        ))
     }
 }

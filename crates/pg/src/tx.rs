@@ -20,7 +20,11 @@ pub struct PgTx<'t, C> {
     runtime: &'t Handle,
 }
 
-impl<C> PgTx<'_, C> {
+impl<'t, C> PgTx<'t, C> {
+    pub(crate) fn new(c: &'t C, runtime: &'t Handle) -> Self {
+        PgTx { c, runtime }
+    }
+
     /// Waits for one of the work's statements.
     pub(crate) fn wait<T>(&self, step: impl Future<Output = T>) -> T {
         self.runtime.block_on(step)

@@ -232,35 +232,6 @@ async fn log<'a>(
     Ok(())
 }
 
-/// Deletes up to `chunk` of the oldest rows logged before `before` (unix seconds); returns how
-/// many (0 also when another server is pruning now).
-async fn prune<C: GenericClient>(tx: &C, before: i64, chunk: usize) -> Result<usize> {
-    if !upkeep_lock(tx).await? {
-        return Ok(0);
-    }
-    // The log is in about the order of time, so the old rows are at the front: look only there.
-    let upto: Option<i64> = tx
-        .query_one(
-            "SELECT max(id) FROM (SELECT id, at FROM visit_log ORDER BY id LIMIT $2) s
-             WHERE at < $1",
-            &[&before, &(chunk as i64)],
-        )
-        .await
-        .map_err(pg_error)?
-        .get(0);
-    let Some(upto) = upto else {
-        return Ok(0);
-    };
-    let n = tx
-        .execute(
-            "DELETE FROM visit_log WHERE id <= $1 AND at < $2",
-            &[&upto, &before],
-        )
-        .await
-        .map_err(pg_error)?;
-    Ok(n as usize)
-}
-
 /// Whether this transaction holds the upkeep lock (taken if free, never waited for).
 async fn upkeep_lock(client: &impl GenericClient) -> Result<bool> {
     Ok(client
@@ -273,54 +244,65 @@ async fn upkeep_lock(client: &impl GenericClient) -> Result<bool> {
 /// Links marked for purging (the trash's purge marks them: `visit_log_purge`) handled per pass.
 const PURGE_LINKS: i64 = 100;
 
-/// One step of removing the logged visits of deleted links (as `store::visit_log::purge_forgotten`): rows with an id in `(after,
-/// after + chunk]`. Returns where to go on from, or `None` when every marked link is done (or
-/// another server is at it).
-async fn purge_forgotten<C: GenericClient>(tx: &C, after: i64, chunk: i64) -> Result<Option<i64>> {
-    if !upkeep_lock(tx).await? {
-        return Ok(None);
-    }
-    let marked: Vec<(Id, i64)> = tx
-        .query(
-            "SELECT link_id, upto FROM visit_log_purge ORDER BY link_id LIMIT $1",
-            &[&PURGE_LINKS],
-        )
-        .await
-        .map_err(pg_error)?
-        .iter()
-        .map(|r| (r.get(0), r.get(1)))
-        .collect();
-    let Some(end) = marked.iter().map(|m| m.1).max() else {
-        return Ok(None);
-    };
-    let (links, uptos): (Vec<Id>, Vec<i64>) = marked.into_iter().unzip();
-    if after >= end {
-        tx.execute(
-            "DELETE FROM visit_log_purge p USING unnest($1::bigint[], $2::bigint[]) AS m(l, u)
-             WHERE p.link_id = m.l AND p.upto <= m.u",
-            &[&links, &uptos],
-        )
-        .await
-        .map_err(pg_error)?;
-        return Ok(Some(0));
-    }
-    let until = after.saturating_add(chunk).min(end);
-    tx.execute(
-        "DELETE FROM visit_log v USING unnest($3::bigint[], $4::bigint[]) AS m(l, u)
-         WHERE v.id > $1 AND v.id <= $2 AND v.link_id = m.l AND v.id <= m.u",
-        &[&after, &until, &links, &uptos],
-    )
-    .await
-    .map_err(pg_error)?;
-    Ok(Some(until))
-}
-
 impl<C: GenericClient + Sync> VisitLog for PgTx<'_, C> {
     fn prune_visit_log(&self, before: i64, chunk: usize) -> Result<usize> {
-        self.wait(prune(self.c, before, chunk))
+        if !self.wait(upkeep_lock(self.c))? {
+            return Ok(0);
+        }
+        // The log is in about the order of time, so the old rows are at the front: look only there.
+        let upto: Option<i64> = self
+            .wait(self.c.query_one(
+                "SELECT max(id) FROM (SELECT id, at FROM visit_log ORDER BY id LIMIT $2) s
+                 WHERE at < $1",
+                &[&before, &(chunk as i64)],
+            ))
+            .map_err(pg_error)?
+            .get(0);
+        let Some(upto) = upto else {
+            return Ok(0);
+        };
+        let n = self
+            .wait(self.c.execute(
+                "DELETE FROM visit_log WHERE id <= $1 AND at < $2",
+                &[&upto, &before],
+            ))
+            .map_err(pg_error)?;
+        Ok(n as usize)
     }
 
     fn purge_forgotten_visits(&self, after: i64, chunk: i64) -> Result<Option<i64>> {
-        self.wait(purge_forgotten(self.c, after, chunk))
+        if !self.wait(upkeep_lock(self.c))? {
+            return Ok(None);
+        }
+        let marked: Vec<(Id, i64)> = self
+            .wait(self.c.query(
+                "SELECT link_id, upto FROM visit_log_purge ORDER BY link_id LIMIT $1",
+                &[&PURGE_LINKS],
+            ))
+            .map_err(pg_error)?
+            .iter()
+            .map(|r| (r.get(0), r.get(1)))
+            .collect();
+        let Some(end) = marked.iter().map(|m| m.1).max() else {
+            return Ok(None);
+        };
+        let (links, uptos): (Vec<Id>, Vec<i64>) = marked.into_iter().unzip();
+        if after >= end {
+            self.wait(self.c.execute(
+                "DELETE FROM visit_log_purge p USING unnest($1::bigint[], $2::bigint[]) AS m(l, u)
+                 WHERE p.link_id = m.l AND p.upto <= m.u",
+                &[&links, &uptos],
+            ))
+            .map_err(pg_error)?;
+            return Ok(Some(0));
+        }
+        let until = after.saturating_add(chunk).min(end);
+        self.wait(self.c.execute(
+            "DELETE FROM visit_log v USING unnest($3::bigint[], $4::bigint[]) AS m(l, u)
+             WHERE v.id > $1 AND v.id <= $2 AND v.link_id = m.l AND v.id <= m.u",
+            &[&after, &until, &links, &uptos],
+        ))
+        .map_err(pg_error)?;
+        Ok(Some(until))
     }
 }

@@ -198,8 +198,7 @@ impl LocalBackend {
         if let Some(Some(space)) = patch.space {
             let owner = self.owner_id;
             let mine = self
-                .service
-                .store
+                .store()
                 .read(move |tx| tx.space_is_mine(owner, space))
                 .await?;
             if !mine {
@@ -236,8 +235,7 @@ impl LocalBackend {
         let zone = self.service.options().timezone.clone();
         let watch = progress.clone();
         let result = self
-            .service
-            .store
+            .store()
             .write(move |tx| {
                 check_cancel(&watch)?;
                 let mut report = BulkReport::default();
@@ -274,8 +272,7 @@ impl LocalBackend {
         let selection = selection.clone();
         let watch = progress.clone();
         let result = self
-            .service
-            .store
+            .store()
             .write_unchecked(move |tx| {
                 check_cancel(&watch)?;
                 let (ids, missing) = resolve(tx, owner, &selection, now)?;
@@ -328,8 +325,7 @@ impl LocalBackend {
         let now = self.service.now();
         let selection = selection.clone();
         let (total, links) = self
-            .service
-            .store
+            .store()
             .snapshot(move |tx| {
                 let (ids, _) = resolve(tx, owner, &selection, now)?;
                 let mut links = Vec::new();

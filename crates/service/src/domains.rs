@@ -37,8 +37,7 @@ impl LocalBackend {
         let owner = self.owner_id;
         let now = self.service.now();
         let id = self
-            .service
-            .store
+            .store()
             .write(move |tx| {
                 if tx.domain_in_use(&name, &host)? {
                     return Err(in_use);
@@ -52,8 +51,7 @@ impl LocalBackend {
     /// Removes one of this owner's domains; refused while links use it, trashed ones included.
     pub async fn remove_domain(&self, id: Id) -> Result<()> {
         let owner = self.owner_id;
-        self.service
-            .store
+        self.store()
             .write(move |tx| {
                 let domain = tx
                     .lock_domain(owner, id)?

@@ -250,6 +250,11 @@ impl LocalBackend {
         &self.service
     }
 
+    /// The store this owner's work runs on.
+    fn store(&self) -> &Arc<dyn Store> {
+        &self.service.store
+    }
+
     pub fn owner_id(&self) -> Id {
         self.owner_id
     }

@@ -290,8 +290,7 @@ impl LocalBackend {
     pub async fn links_after(&self, after: Id, limit: u32) -> Result<Vec<Link>> {
         let owner = self.owner_id();
         let links = self
-            .service
-            .store
+            .store()
             .read(move |tx| tx.links_after(owner, after, limit))
             .await?;
         Ok(links.into_iter().map(|l| self.finish(l)).collect())
@@ -326,8 +325,7 @@ impl LocalBackend {
         let owner = self.owner_id;
         let now = self.service.now();
         let id = self
-            .service
-            .store
+            .store()
             .write(move |tx| {
                 let domain = refs.domain.flatten();
                 let facts = RefFacts::of(tx, owner, &refs, domain, None)?;
@@ -350,8 +348,7 @@ impl LocalBackend {
         let refs = refs_for(&validated, input, Mode::Update);
         let owner = self.owner_id;
         let now = self.service.now();
-        self.service
-            .store
+        self.store()
             .write(move |tx| {
                 let mut row = tx
                     .link_row(owner, id)?

@@ -19,8 +19,7 @@ impl LocalBackend {
         let owner = self.owner_id;
         let offset = rows_before(page, per_page);
         let (items, total) = self
-            .service
-            .store
+            .store()
             .snapshot(move |tx| read(tx, owner, offset))
             .await?;
         Ok(Page {
@@ -39,8 +38,7 @@ impl LocalBackend {
         read: impl FnOnce(&dyn Tx, Id, Id) -> Result<Option<T>> + Send + 'static,
     ) -> Result<T> {
         let owner = self.owner_id;
-        self.service
-            .store
+        self.store()
             .read(move |tx| read(tx, owner, id))
             .await?
             .ok_or_else(|| Error::not_found(format!("{noun} {id}")))

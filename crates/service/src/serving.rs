@@ -18,7 +18,7 @@
 pub use super::import::{ImportOptions, ImportRow, ImportSummary, Incoming};
 pub use super::keys::KeyOwner;
 pub use super::password::verify_password;
-pub use super::redirect::ResolvedLink;
 pub use super::visits::{ClickReservation, FlushedLink, RAW_PENDING_MAX, VisitBatch, VisitRow};
 pub use super::{LocalBackend, LocalService};
+pub use linkdeck_store::ResolvedLink;
 pub use linkdeck_store::traffic::values::Interner;

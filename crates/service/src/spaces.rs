@@ -50,8 +50,7 @@ impl LocalBackend {
         let owner = self.owner_id;
         let now = self.service.now();
         let id = self
-            .service
-            .store
+            .store()
             .write(move |tx| {
                 if let Some(id) = id
                     && tx.space(owner, id)?.is_none()

@@ -66,8 +66,7 @@ impl LocalBackend {
         let owner = self.owner_id;
         let now = self.service.now();
         let moved = self
-            .service
-            .store
+            .store()
             .write(move |tx| {
                 let batch = tx.new_trash_batch(owner, now)?;
                 tx.trash_space(owner, id, batch)
@@ -88,8 +87,7 @@ impl LocalBackend {
         let owner = self.owner_id;
         progress.set_total(0);
         let done = self
-            .service
-            .store
+            .store()
             .write(move |tx| tx.restore_trash(owner, &scope))
             .await?;
         let changed = done.links + done.spaces;
@@ -120,8 +118,7 @@ impl LocalBackend {
         let keep = self.service.options().trash_days;
         let offset = super::owned::rows_before(page, per_page);
         let (items, total) = self
-            .service
-            .store
+            .store()
             .snapshot(move |tx| tx.trash(owner, offset, per_page, keep))
             .await?;
         Ok(TrashPage {
@@ -144,8 +141,7 @@ impl LocalBackend {
     /// Deletes this owner's trashed links and spaces in `scope` for good; returns how many.
     async fn purge_scope(&self, scope: Scope) -> Result<u64> {
         let owner = self.owner_id;
-        self.service
-            .store
+        self.store()
             .write(move |tx| tx.purge_trash(owner, &scope))
             .await
     }

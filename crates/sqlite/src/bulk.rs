@@ -12,24 +12,11 @@ use rusqlite::types::Value as Sql;
 use rusqlite::{Connection, params, params_from_iter};
 
 use crate::error::db_error;
+use crate::sql::Statements;
 use crate::staged::stage_ids;
 use crate::trash;
 use crate::tx::SqliteTx;
 use linkdeck_domain::{Id, Result};
-
-/// Which of `ids` are links of `owner`.
-pub fn existing(conn: &Connection, owner: Id, ids: &BTreeSet<Id>) -> Result<RoaringTreemap> {
-    let mut stmt = conn
-        .prepare_cached("SELECT 1 FROM links WHERE id = ?1 AND owner_id = ?2")
-        .map_err(db_error)?;
-    let mut found = RoaringTreemap::new();
-    for &id in ids {
-        if id > 0 && stmt.exists(params![id, owner]).map_err(db_error)? {
-            found.insert(id as u64);
-        }
-    }
-    Ok(found)
-}
 
 /// A value as SQLite binds it.
 fn sql(value: &Value) -> Sql {
@@ -99,32 +86,32 @@ fn update_staged(
     }
     // A move between spaces keeps both spaces' counters right.
     if let Some(at) = changes.iter().position(|(c, _)| *c == "space_id") {
-        conn.prepare_cached(&format!(
-            "UPDATE spaces SET link_count = link_count - moved.n FROM \
-               (SELECT space_id, count(*) AS n FROM links WHERE {filter} AND space_id IS NOT NULL \
-                GROUP BY space_id) AS moved \
-             WHERE spaces.id = moved.space_id"
-        ))
-        .map_err(db_error)?
-        .execute(params_from_iter(values.iter()))
-        .map_err(db_error)?;
+        conn.run(
+            &format!(
+                "UPDATE spaces SET link_count = link_count - moved.n FROM \
+                   (SELECT space_id, count(*) AS n FROM links \
+                    WHERE {filter} AND space_id IS NOT NULL GROUP BY space_id) AS moved \
+                 WHERE spaces.id = moved.space_id"
+            ),
+            params_from_iter(values.iter()),
+        )?;
         if let Value::Integer(space) = &changes[at].1 {
-            conn.prepare_cached("UPDATE spaces SET link_count = link_count + ?2 WHERE id = ?1")
-                .map_err(db_error)?
-                .execute(params![space, earlier.len() as i64])
-                .map_err(db_error)?;
+            conn.run(
+                "UPDATE spaces SET link_count = link_count + ?2 WHERE id = ?1",
+                params![space, earlier.len() as i64],
+            )?;
         }
     }
     let sets = column_terms(changes, "=", ", ");
     let mut update_values = values.clone();
     update_values.push(Sql::Integer(now));
-    conn.prepare_cached(&format!(
-        "UPDATE links SET {sets}, updated_at = ?{} WHERE {filter}",
-        update_values.len()
-    ))
-    .map_err(db_error)?
-    .execute(params_from_iter(update_values))
-    .map_err(db_error)?;
+    conn.run(
+        &format!(
+            "UPDATE links SET {sets}, updated_at = ?{} WHERE {filter}",
+            update_values.len()
+        ),
+        params_from_iter(update_values),
+    )?;
     // The traffic of a link counts in its space's figures: it moves with the link.
     if let Some(at) = changes.iter().position(|(c, _)| *c == "space_id") {
         let space = |v: &Value| match v {
@@ -158,7 +145,17 @@ fn in_staged_chunks(
 
 impl Bulk for SqliteTx<'_> {
     fn owned_links(&self, owner: Id, ids: &BTreeSet<Id>) -> Result<RoaringTreemap> {
-        existing(self.conn, owner, ids)
+        let mut stmt = self
+            .conn
+            .prepare_cached("SELECT 1 FROM links WHERE id = ?1 AND owner_id = ?2")
+            .map_err(db_error)?;
+        let mut found = RoaringTreemap::new();
+        for &id in ids {
+            if id > 0 && stmt.exists(params![id, owner]).map_err(db_error)? {
+                found.insert(id as u64);
+            }
+        }
+        Ok(found)
     }
 
     fn update_links(

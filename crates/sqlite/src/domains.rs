@@ -2,9 +2,9 @@
 
 use jiff::Timestamp;
 use linkdeck_store::Domains;
-use rusqlite::{Connection, OptionalExtension, Row, params};
+use rusqlite::{Connection, Row, params};
 
-use crate::error::{count, db_error};
+use crate::sql::Statements;
 use crate::tx::SqliteTx;
 use linkdeck_domain::{Domain, Id, Result};
 use linkdeck_store::time;
@@ -22,94 +22,18 @@ pub(crate) fn from_row(row: &Row<'_>, at: usize) -> rusqlite::Result<Domain> {
 }
 
 pub fn get(conn: &Connection, owner: Id, id: Id) -> Result<Option<Domain>> {
-    conn.prepare_cached(&format!(
-        "SELECT {COLUMNS} FROM domains WHERE id = ?1 AND owner_id = ?2"
-    ))
-    .map_err(db_error)?
-    .query_row(params![id, owner], |r| from_row(r, 0))
-    .optional()
-    .map_err(db_error)
-}
-
-/// Whether any owner's domain already has this name (names are global: a host serves one owner).
-pub fn name_taken(conn: &Connection, name: &str, host: &str) -> Result<bool> {
-    conn.prepare_cached("SELECT 1 FROM domains WHERE name = ?1 OR host = ?2")
-        .map_err(db_error)?
-        .exists(params![name, host])
-        .map_err(db_error)
-}
-
-pub fn insert(tx: &Connection, owner: Id, name: &str, host: &str, now: i64) -> Result<Id> {
-    tx.prepare_cached(
-        "INSERT INTO domains (owner_id, name, host, created_at, updated_at)
-         VALUES (?1, ?2, ?3, ?4, ?4)",
+    conn.one(
+        &format!("SELECT {COLUMNS} FROM domains WHERE id = ?1 AND owner_id = ?2"),
+        params![id, owner],
+        |r| from_row(r, 0),
     )
-    .map_err(db_error)?
-    .execute(params![owner, name, host, now])
-    .map_err(db_error)?;
-    Ok(tx.last_insert_rowid())
-}
-
-pub fn delete(tx: &Connection, owner: Id, id: Id) -> Result<bool> {
-    let n = tx
-        .prepare_cached("DELETE FROM domains WHERE id = ?1 AND owner_id = ?2")
-        .map_err(db_error)?
-        .execute(params![id, owner])
-        .map_err(db_error)?;
-    if n > 0 {
-        super::traffic::delete_scope(tx, super::traffic::Scope::Domain, id)?;
-    }
-    Ok(n > 0)
-}
-
-/// How many links use the domain.
-pub fn link_count(conn: &Connection, owner: Id, id: Id) -> Result<u64> {
-    count(
-        conn,
-        "SELECT count(*) FROM links WHERE owner_id = ?1 AND domain_id = ?2",
-        params![owner, id],
-    )
-}
-
-/// How many of the owner's trashed links would come back on the domain: a domain is kept while
-/// they may, so a restored link never lands on another domain that took its id.
-pub fn trashed_link_count(conn: &Connection, owner: Id, id: Id) -> Result<u64> {
-    count(
-        conn,
-        "SELECT count(*) FROM trash_links WHERE owner_id = ?1 AND domain_id = ?2",
-        params![owner, id],
-    )
-}
-
-/// One page of the owner's domains, newest first, and the total.
-pub fn list(conn: &Connection, owner: Id, offset: u64, limit: u32) -> Result<(Vec<Domain>, u64)> {
-    let total = count(
-        conn,
-        "SELECT count(*) FROM domains WHERE owner_id = ?1",
-        [owner],
-    )?;
-    let mut stmt = conn
-        .prepare_cached(&format!(
-            "SELECT {COLUMNS} FROM domains WHERE owner_id = ?1 ORDER BY id DESC LIMIT ?2 OFFSET ?3"
-        ))
-        .map_err(db_error)?;
-    let items = stmt
-        .query_map(params![owner, limit, offset as i64], |r| from_row(r, 0))
-        .map_err(db_error)?
-        .collect::<rusqlite::Result<Vec<_>>>()
-        .map_err(db_error)?;
-    Ok((items, total))
 }
 
 /// Every id of the owner's domains (for checking many links at once).
 pub fn ids(conn: &Connection, owner: Id) -> Result<Vec<Id>> {
-    let mut stmt = conn
-        .prepare_cached("SELECT id FROM domains WHERE owner_id = ?1")
-        .map_err(db_error)?;
-    stmt.query_map([owner], |r| r.get(0))
-        .map_err(db_error)?
-        .collect::<rusqlite::Result<Vec<_>>>()
-        .map_err(db_error)
+    conn.all("SELECT id FROM domains WHERE owner_id = ?1", [owner], |r| {
+        r.get(0)
+    })
 }
 
 impl Domains for SqliteTx<'_> {
@@ -123,25 +47,53 @@ impl Domains for SqliteTx<'_> {
     }
 
     fn domain_in_use(&self, name: &str, host: &str) -> Result<bool> {
-        name_taken(self.conn, name, host)
+        self.conn.exists(
+            "SELECT 1 FROM domains WHERE name = ?1 OR host = ?2",
+            params![name, host],
+        )
     }
 
     fn insert_domain(&self, owner: Id, name: &str, host: &str, now: Timestamp) -> Result<Id> {
-        insert(self.conn, owner, name, host, now.as_second())
+        self.conn.run(
+            "INSERT INTO domains (owner_id, name, host, created_at, updated_at)
+             VALUES (?1, ?2, ?3, ?4, ?4)",
+            params![owner, name, host, now.as_second()],
+        )?;
+        Ok(self.conn.last_insert_rowid())
     }
 
     fn delete_domain(&self, owner: Id, id: Id) -> Result<bool> {
-        delete(self.conn, owner, id)
+        let n = self.conn.run(
+            "DELETE FROM domains WHERE id = ?1 AND owner_id = ?2",
+            params![id, owner],
+        )?;
+        if n > 0 {
+            super::traffic::delete_scope(self.conn, super::traffic::Scope::Domain, id)?;
+        }
+        Ok(n > 0)
     }
 
     fn domain_uses(&self, owner: Id, id: Id) -> Result<(u64, u64)> {
-        Ok((
-            link_count(self.conn, owner, id)?,
-            trashed_link_count(self.conn, owner, id)?,
-        ))
+        let count_in = |table: &str| {
+            let sql =
+                format!("SELECT count(*) FROM {table} WHERE owner_id = ?1 AND domain_id = ?2");
+            self.conn.count(&sql, params![owner, id])
+        };
+        Ok((count_in("links")?, count_in("trash_links")?))
     }
 
     fn domains(&self, owner: Id, offset: u64, limit: u32) -> Result<(Vec<Domain>, u64)> {
-        list(self.conn, owner, offset, limit)
+        let total = self
+            .conn
+            .count("SELECT count(*) FROM domains WHERE owner_id = ?1", [owner])?;
+        let items = self.conn.all(
+            &format!(
+                "SELECT {COLUMNS} FROM domains WHERE owner_id = ?1 \
+                 ORDER BY id DESC LIMIT ?2 OFFSET ?3"
+            ),
+            params![owner, limit, offset as i64],
+            |r| from_row(r, 0),
+        )?;
+        Ok((items, total))
     }
 }

@@ -1,12 +1,11 @@
 //! What a SQLite failure means to a person, said once for opening the file and for normal
-//! work alike; and the one-number answer most reads end in. The bottom of the store: every
-//! other file may import it, it imports none of them.
+//! work alike. The bottom of the store: every other file may import it, it imports none of
+//! them.
 
 use std::path::Path;
 
-use linkdeck_domain::{Error, Result};
+use linkdeck_domain::Error;
 use linkdeck_store::words::BUSY;
-use rusqlite::{Connection, Params};
 
 /// What a SQLite failure says of the database file, as the end of a sentence about it
 /// (`database … is busy: another program has it locked; …`), or `None` when the code says nothing a
@@ -36,14 +35,4 @@ pub fn db_error(e: rusqlite::Error) -> Error {
         Some(what) => format!("the database {what}"),
         None => format!("database error: {e}"),
     })
-}
-
-/// The number a `SELECT count(*)` statement answers.
-pub fn count(conn: &Connection, sql: &str, params: impl Params) -> Result<u64> {
-    let n: i64 = conn
-        .prepare_cached(sql)
-        .map_err(db_error)?
-        .query_row(params, |r| r.get(0))
-        .map_err(db_error)?;
-    Ok(n as u64)
 }

@@ -7,12 +7,15 @@ use rusqlite::Transaction;
 use crate::links::{self as link_store, Staged};
 use crate::search;
 use crate::traffic::{Interner, LinkHome, add_history};
+use crate::tx::SqliteTx;
 use crate::{domains, spaces};
-use linkdeck_domain::{Color, Id, Result, TrafficHour};
-use linkdeck_store::{ImportStore, LinkRow};
+use linkdeck_domain::{Id, Result, TrafficHour};
+use linkdeck_store::{ImportStore, LinkRow, Tx};
 
 pub struct SqliteImport<'a, 't> {
     tx: &'a Transaction<'t>,
+    /// The same transaction, as other work sees it.
+    view: SqliteTx<'a>,
     staged: Option<Staged>,
     /// The short-term index's batch between chunks: it carries on from one to the next.
     grams: Option<search::Batch>,
@@ -27,6 +30,7 @@ impl<'a, 't> SqliteImport<'a, 't> {
         search::bulk_begin(tx)?;
         Ok(SqliteImport {
             tx,
+            view: SqliteTx { conn: tx },
             staged: None,
             grams: None,
             histories: Vec::new(),
@@ -36,44 +40,16 @@ impl<'a, 't> SqliteImport<'a, 't> {
 }
 
 impl ImportStore for SqliteImport<'_, '_> {
+    fn tx(&self) -> &dyn Tx {
+        &self.view
+    }
+
     fn space_names(&mut self, owner: Id) -> Result<Vec<(Id, String)>> {
         spaces::names(self.tx, owner)
     }
 
     fn domain_ids(&mut self, owner: Id) -> Result<Vec<Id>> {
         domains::ids(self.tx, owner)
-    }
-
-    fn space_named(&mut self, owner: Id, name: &str) -> Result<Option<Id>> {
-        spaces::id_by_name(self.tx, owner, name, None)
-    }
-
-    fn insert_space(&mut self, owner: Id, name: &str, color: Color, now: i64) -> Result<Id> {
-        spaces::insert(self.tx, owner, name, color, now)
-    }
-
-    fn declare_space(
-        &mut self,
-        owner: Id,
-        id: Id,
-        name: &str,
-        color: Color,
-        now: i64,
-    ) -> Result<()> {
-        spaces::update(self.tx, owner, id, Some(name), Some(color), now).map(drop)
-    }
-
-    fn alias_taken(&mut self, domain: Option<Id>, alias: &str) -> Result<bool> {
-        link_store::alias_taken(self.tx, domain, alias, None)
-    }
-
-    fn own_link_url(
-        &mut self,
-        owner: Id,
-        domain: Option<Id>,
-        alias: &str,
-    ) -> Result<Option<String>> {
-        link_store::own_link_url(self.tx, owner, domain, alias)
     }
 
     fn stage(&mut self, link: &LinkRow, clicks: u64, history: Vec<TrafficHour>) -> Result<usize> {

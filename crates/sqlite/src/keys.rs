@@ -1,20 +1,16 @@
 //! SQL for API keys.
 
 use jiff::Timestamp;
-use linkdeck_store::{KeyInfo, Keys, LiveKey};
-use rusqlite::{OptionalExtension, params};
+use linkdeck_store::{KeyInfo, Keys, LiveKey, optional_time};
+use rusqlite::params;
 
-use crate::error::db_error;
+use crate::sql::Statements;
 use crate::tx::SqliteTx;
 use linkdeck_domain::{Id, Result};
 
 /// The key's columns with its owner's name, from `k` (a key row) joined to `o` (owners).
 const KEY_COLUMNS: &str =
     "k.id, k.owner_id, o.name, k.name, k.prefix, k.created_at, k.last_used_at, k.revoked_at";
-
-fn time(seconds: Option<i64>) -> Option<Timestamp> {
-    seconds.and_then(|s| Timestamp::from_second(s).ok())
-}
 
 fn key_from_row(row: &rusqlite::Row<'_>) -> rusqlite::Result<KeyInfo> {
     Ok(KeyInfo {
@@ -23,9 +19,9 @@ fn key_from_row(row: &rusqlite::Row<'_>) -> rusqlite::Result<KeyInfo> {
         owner: row.get(2)?,
         name: row.get(3)?,
         prefix: row.get(4)?,
-        created_at: time(row.get(5)?).unwrap_or_default(),
-        last_used_at: time(row.get(6)?),
-        revoked_at: time(row.get(7)?),
+        created_at: optional_time(row.get(5)?).unwrap_or_default(),
+        last_used_at: optional_time(row.get(6)?),
+        revoked_at: optional_time(row.get(7)?),
     })
 }
 
@@ -38,74 +34,59 @@ impl Keys for SqliteTx<'_> {
         digest: &[u8],
         now: Timestamp,
     ) -> Result<Id> {
-        self.conn
-            .execute(
-                "INSERT INTO api_keys (owner_id, name, prefix, digest, created_at)
-                 VALUES (?1, ?2, ?3, ?4, ?5)",
-                params![owner, name, prefix, digest, now.as_second()],
-            )
-            .map_err(db_error)?;
+        self.conn.run(
+            "INSERT INTO api_keys (owner_id, name, prefix, digest, created_at)
+             VALUES (?1, ?2, ?3, ?4, ?5)",
+            params![owner, name, prefix, digest, now.as_second()],
+        )?;
         Ok(self.conn.last_insert_rowid())
     }
 
     fn key(&self, id: Id) -> Result<Option<KeyInfo>> {
-        self.conn
-            .query_row(
-                &format!(
-                    "SELECT {KEY_COLUMNS} FROM api_keys k JOIN owners o ON o.id = k.owner_id
-                     WHERE k.id = ?1"
-                ),
-                [id],
-                key_from_row,
-            )
-            .optional()
-            .map_err(db_error)
+        self.conn.one(
+            &format!(
+                "SELECT {KEY_COLUMNS} FROM api_keys k JOIN owners o ON o.id = k.owner_id
+                 WHERE k.id = ?1"
+            ),
+            [id],
+            key_from_row,
+        )
     }
 
     fn keys(&self, owner: Option<Id>) -> Result<Vec<KeyInfo>> {
-        let mut stmt = self
-            .conn
-            .prepare_cached(&format!(
+        self.conn.all(
+            &format!(
                 "SELECT {KEY_COLUMNS} FROM api_keys k JOIN owners o ON o.id = k.owner_id
                  WHERE ?1 IS NULL OR k.owner_id = ?1 ORDER BY k.id"
-            ))
-            .map_err(db_error)?;
-        let rows = stmt.query_map([owner], key_from_row).map_err(db_error)?;
-        rows.collect::<rusqlite::Result<Vec<_>>>().map_err(db_error)
+            ),
+            [owner],
+            key_from_row,
+        )
     }
 
     fn revoke_key(&self, id: Id, now: Timestamp) -> Result<bool> {
-        let changed = self
-            .conn
-            .execute(
-                "UPDATE api_keys SET revoked_at = ifnull(revoked_at, ?2) WHERE id = ?1",
-                params![id, now.as_second()],
-            )
-            .map_err(db_error)?;
+        let changed = self.conn.run(
+            "UPDATE api_keys SET revoked_at = ifnull(revoked_at, ?2) WHERE id = ?1",
+            params![id, now.as_second()],
+        )?;
         Ok(changed > 0)
     }
 
     fn live_key(&self, digest: &[u8]) -> Result<Option<LiveKey>> {
-        self.conn
-            .prepare_cached(
-                "SELECT id, owner_id, digest FROM api_keys
-                 WHERE digest = ?1 AND revoked_at IS NULL",
-            )
-            .map_err(db_error)?
-            .query_row([digest], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?)))
-            .optional()
-            .map_err(db_error)
+        self.conn.one(
+            "SELECT id, owner_id, digest FROM api_keys
+             WHERE digest = ?1 AND revoked_at IS NULL",
+            [digest],
+            |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?)),
+        )
     }
 
     fn touch_key(&self, id: Id, now: Timestamp) -> Result<()> {
-        self.conn
-            .prepare_cached(
-                "UPDATE api_keys SET last_used_at = ?2
-                 WHERE id = ?1 AND (last_used_at IS NULL OR last_used_at < ?2 - 60)",
-            )
-            .map_err(db_error)?
-            .execute(params![id, now.as_second()])
-            .map_err(db_error)?;
+        self.conn.run(
+            "UPDATE api_keys SET last_used_at = ?2
+             WHERE id = ?1 AND (last_used_at IS NULL OR last_used_at < ?2 - 60)",
+            params![id, now.as_second()],
+        )?;
         Ok(())
     }
 }

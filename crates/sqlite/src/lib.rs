@@ -21,6 +21,7 @@ mod schema;
 mod search;
 mod serve_lock;
 mod spaces;
+mod sql;
 mod staged;
 mod status;
 mod store;

@@ -3,9 +3,9 @@
 
 use linkdeck_store::sql::{READ_COLUMNS, READ_FROM};
 use linkdeck_store::{parse_rotation, parse_rules, target_type, time};
-use rusqlite::{Connection, OptionalExtension, Row, params};
+use rusqlite::{Connection, Row, params};
 
-use crate::error::db_error;
+use crate::sql::Statements;
 use crate::{domains, spaces};
 use linkdeck_domain::{Id, Link, Result};
 
@@ -42,25 +42,22 @@ pub fn link_from_row(r: &Row<'_>) -> rusqlite::Result<Link> {
 }
 
 pub fn get(conn: &Connection, owner: Id, id: Id) -> Result<Option<Link>> {
-    conn.prepare_cached(&format!(
-        "SELECT {READ_COLUMNS} FROM {READ_FROM} WHERE l.id = ?1 AND l.owner_id = ?2"
-    ))
-    .map_err(db_error)?
-    .query_row(params![id, owner], link_from_row)
-    .optional()
-    .map_err(db_error)
+    conn.one(
+        &format!("SELECT {READ_COLUMNS} FROM {READ_FROM} WHERE l.id = ?1 AND l.owner_id = ?2"),
+        params![id, owner],
+        link_from_row,
+    )
 }
 
 /// Up to `limit` links of `owner` with ids above `after`, oldest first: a keyset scan that
 /// costs the same on the last batch of a million links as on the first (exports use it).
 pub fn after(conn: &Connection, owner: Id, after: Id, limit: u32) -> Result<Vec<Link>> {
-    conn.prepare_cached(&format!(
-        "SELECT {READ_COLUMNS} FROM {READ_FROM} WHERE l.owner_id = ?1 AND l.id > ?2 \
-         ORDER BY l.id ASC LIMIT ?3"
-    ))
-    .map_err(db_error)?
-    .query_map(params![owner, after, limit], link_from_row)
-    .map_err(db_error)?
-    .collect::<rusqlite::Result<Vec<_>>>()
-    .map_err(db_error)
+    conn.all(
+        &format!(
+            "SELECT {READ_COLUMNS} FROM {READ_FROM} WHERE l.owner_id = ?1 AND l.id > ?2 \
+             ORDER BY l.id ASC LIMIT ?3"
+        ),
+        params![owner, after, limit],
+        link_from_row,
+    )
 }

@@ -5,11 +5,12 @@ use linkdeck_store::{
     LinkRow, Links, parse_rotation, parse_rules, rotation_json, rules_json, target_type,
 };
 use rusqlite::types::Value;
-use rusqlite::{Connection, OptionalExtension, params, params_from_iter};
+use rusqlite::{Connection, params, params_from_iter};
 
 use crate::error::db_error;
 use crate::link_rows::{after, get};
 use crate::search;
+use crate::sql::Statements;
 use crate::tx::SqliteTx;
 use crate::{domains, spaces, traffic};
 use linkdeck_domain::{Id, Link, Result};
@@ -54,26 +55,25 @@ fn write_values(row: &LinkRow) -> [Value; 18] {
 /// deleted one's (trashed or gone; see migration 7's `link_ids`) — so no id ever names two
 /// links, and a link restored from the trash always finds its own id free.
 pub fn next_id(conn: &Connection) -> Result<Id> {
-    conn.prepare_cached(
+    conn.row(
         "SELECT max(ifnull((SELECT max(id) FROM links), 0), \
-                    ifnull((SELECT deleted_high FROM link_ids), 0)) + 1",
+         ifnull((SELECT deleted_high FROM link_ids), 0)) + 1",
+        [],
+        |r| r.get(0),
     )
-    .map_err(db_error)?
-    .query_row([], |r| r.get(0))
-    .map_err(db_error)
 }
 
 pub fn insert(tx: &Connection, row: &LinkRow) -> Result<Id> {
     let id = next_id(tx)?;
     let mut values = write_values(row).to_vec();
     values.push(Value::Integer(id));
-    tx.prepare_cached(&format!(
-        "INSERT INTO links ({WRITE_COLUMNS}, id) VALUES \
-         (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18, ?19)"
-    ))
-    .map_err(db_error)?
-    .execute(params_from_iter(values))
-    .map_err(db_error)?;
+    tx.run(
+        &format!(
+            "INSERT INTO links ({WRITE_COLUMNS}, id) VALUES \
+             (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18, ?19)"
+        ),
+        params_from_iter(values),
+    )?;
     move_counters(tx, row.owner_id, row.space_id, 1)?;
     Ok(id)
 }
@@ -82,15 +82,15 @@ pub fn insert(tx: &Connection, row: &LinkRow) -> Result<Id> {
 /// every write of a link, in bulk for imports (see [`stage_insert`]), so totals and space sizes
 /// never need a count.
 fn move_counters(tx: &Connection, owner: Id, space: Option<Id>, by: i64) -> Result<()> {
-    tx.prepare_cached("UPDATE owners SET link_count = link_count + ?2 WHERE id = ?1")
-        .map_err(db_error)?
-        .execute(params![owner, by])
-        .map_err(db_error)?;
+    tx.run(
+        "UPDATE owners SET link_count = link_count + ?2 WHERE id = ?1",
+        params![owner, by],
+    )?;
     if let Some(space) = space {
-        tx.prepare_cached("UPDATE spaces SET link_count = link_count + ?2 WHERE id = ?1")
-            .map_err(db_error)?
-            .execute(params![space, by])
-            .map_err(db_error)?;
+        tx.run(
+            "UPDATE spaces SET link_count = link_count + ?2 WHERE id = ?1",
+            params![space, by],
+        )?;
     }
     Ok(())
 }
@@ -147,15 +147,13 @@ impl Staged {
 pub fn stage(tx: &Connection, staged: &mut Staged, row: &LinkRow, clicks: u64) -> Result<()> {
     let [a, b, c, d, e, f, g, h, i, j, k, l, m, n, o, p, q, r] = write_values(row);
     let clicks = Value::Integer(i64::try_from(clicks).unwrap_or(i64::MAX));
-    tx.prepare_cached(&format!(
-        "INSERT INTO temp.link_import ({STAGE_COLUMNS}) VALUES \
+    tx.run(
+        &format!(
+            "INSERT INTO temp.link_import ({STAGE_COLUMNS}) VALUES \
          (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18, ?19)"
-    ))
-    .map_err(db_error)?
-    .execute(params![
-        a, b, c, d, e, f, g, h, i, j, k, l, m, n, o, p, q, r, clicks
-    ])
-    .map_err(db_error)?;
+        ),
+        params![a, b, c, d, e, f, g, h, i, j, k, l, m, n, o, p, q, r, clicks],
+    )?;
     staged.count += 1;
     staged.grams.add(row.owner_id, texts(row))
 }
@@ -233,17 +231,17 @@ struct Stored {
 }
 
 fn stored(tx: &Connection, id: Id) -> Result<Option<Stored>> {
-    tx.prepare_cached("SELECT owner_id, space_id, title, alias, url FROM links WHERE id = ?1")
-        .map_err(db_error)?
-        .query_row([id], |r| {
+    tx.one(
+        "SELECT owner_id, space_id, title, alias, url FROM links WHERE id = ?1",
+        [id],
+        |r| {
             Ok(Stored {
                 owner: r.get(0)?,
                 space: r.get(1)?,
                 texts: [r.get(2)?, r.get(3)?, r.get(4)?],
             })
-        })
-        .optional()
-        .map_err(db_error)
+        },
+    )
 }
 
 /// Writes every service-owned column of link `id` (owner and creation time stay).
@@ -269,18 +267,16 @@ pub fn update(tx: &Connection, id: Id, row: &LinkRow) -> Result<()> {
         updated,
     ] = write_values(row);
     let old = stored(tx, id)?;
-    tx.prepare_cached(
+    tx.run(
         "UPDATE links SET domain_id = ?2, space_id = ?3, alias = ?4, url = ?5, title = ?6,
          password_hash = ?7, disabled = ?8, public = ?9, expiration_url = ?10,
          expiration_clicks = ?11, ends_at = ?12, target_type = ?13, geo_target = ?14,
          platform_target = ?15, rotation_target = ?16, updated_at = ?17 WHERE id = ?1",
-    )
-    .map_err(db_error)?
-    .execute(params![
-        id, domain, space, alias, url, title, hash, disabled, public, exp_url, exp_clicks, ends,
-        tt, geo, platform, rotation, updated
-    ])
-    .map_err(db_error)?;
+        params![
+            id, domain, space, alias, url, title, hash, disabled, public, exp_url, exp_clicks,
+            ends, tt, geo, platform, rotation, updated
+        ],
+    )?;
     if let Some(old) = old.filter(|old| old.space != row.space_id) {
         move_counters(tx, old.owner, old.space, -1)?;
         move_counters(tx, old.owner, row.space_id, 1)?;
@@ -298,75 +294,11 @@ pub fn set_title(tx: &Connection, id: Id, url: &str, title: &str) -> Result<bool
     if old[2].as_deref() != Some(url) {
         return Ok(false);
     }
-    tx.prepare_cached("UPDATE links SET title = ?1 WHERE id = ?2")
-        .map_err(db_error)?
-        .execute(params![title, id])
-        .map_err(db_error)?;
+    tx.run(
+        "UPDATE links SET title = ?1 WHERE id = ?2",
+        params![title, id],
+    )?;
     Ok(true)
-}
-
-/// The writable columns of the owner's link `id`, for applying a patch.
-pub fn get_row(conn: &Connection, owner: Id, id: Id) -> Result<Option<LinkRow>> {
-    conn.prepare_cached(&format!(
-        "SELECT {WRITE_COLUMNS} FROM links WHERE id = ?1 AND owner_id = ?2"
-    ))
-    .map_err(db_error)?
-    .query_row(params![id, owner], |r| {
-        Ok(LinkRow {
-            owner_id: r.get(0)?,
-            domain_id: r.get(1)?,
-            space_id: r.get(2)?,
-            alias: r.get(3)?,
-            url: r.get(4)?,
-            title: r.get(5)?,
-            password_hash: r.get(6)?,
-            disabled: r.get(7)?,
-            public: r.get(8)?,
-            expiration_url: r.get(9)?,
-            expiration_clicks: r.get(10)?,
-            ends_at: r.get::<_, Option<i64>>(11)?.map(time),
-            target_type: target_type(r.get(12)?),
-            geo: parse_rules(r.get(13)?),
-            platform: parse_rules(r.get(14)?),
-            rotation: parse_rotation(r.get(15)?),
-            created_at: time(r.get(16)?),
-            updated_at: time(r.get(17)?),
-        })
-    })
-    .optional()
-    .map_err(db_error)
-}
-
-/// Whether `alias` is used in the domain (case-insensitively) by a link other than `except`.
-pub fn alias_taken(
-    conn: &Connection,
-    domain: Option<Id>,
-    alias: &str,
-    except: Option<Id>,
-) -> Result<bool> {
-    // The expression matches the unique index `links_alias`.
-    conn.prepare_cached(
-        "SELECT 1 FROM links WHERE ifnull(domain_id, 0) = ?1 AND alias = ?2 AND id IS NOT ?3",
-    )
-    .map_err(db_error)?
-    .exists(params![domain.unwrap_or(0), alias, except])
-    .map_err(db_error)
-}
-
-/// The destination of `owner`'s link with `alias` in `domain` (without case), if it has one.
-pub fn own_link_url(
-    conn: &Connection,
-    owner: Id,
-    domain: Option<Id>,
-    alias: &str,
-) -> Result<Option<String>> {
-    conn.prepare_cached(
-        "SELECT url FROM links WHERE ifnull(domain_id, 0) = ?1 AND alias = ?2 AND owner_id = ?3",
-    )
-    .map_err(db_error)?
-    .query_row(params![domain.unwrap_or(0), alias, owner], |r| r.get(0))
-    .optional()
-    .map_err(db_error)
 }
 
 impl Links for SqliteTx<'_> {
@@ -379,7 +311,32 @@ impl Links for SqliteTx<'_> {
     }
 
     fn link_row(&self, owner: Id, id: Id) -> Result<Option<LinkRow>> {
-        get_row(self.conn, owner, id)
+        self.conn.one(
+            &format!("SELECT {WRITE_COLUMNS} FROM links WHERE id = ?1 AND owner_id = ?2"),
+            params![id, owner],
+            |r| {
+                Ok(LinkRow {
+                    owner_id: r.get(0)?,
+                    domain_id: r.get(1)?,
+                    space_id: r.get(2)?,
+                    alias: r.get(3)?,
+                    url: r.get(4)?,
+                    title: r.get(5)?,
+                    password_hash: r.get(6)?,
+                    disabled: r.get(7)?,
+                    public: r.get(8)?,
+                    expiration_url: r.get(9)?,
+                    expiration_clicks: r.get(10)?,
+                    ends_at: r.get::<_, Option<i64>>(11)?.map(time),
+                    target_type: target_type(r.get(12)?),
+                    geo: parse_rules(r.get(13)?),
+                    platform: parse_rules(r.get(14)?),
+                    rotation: parse_rotation(r.get(15)?),
+                    created_at: time(r.get(16)?),
+                    updated_at: time(r.get(17)?),
+                })
+            },
+        )
     }
 
     fn space_is_mine(&self, owner: Id, id: Id) -> Result<bool> {
@@ -391,7 +348,19 @@ impl Links for SqliteTx<'_> {
     }
 
     fn alias_taken(&self, domain: Option<Id>, alias: &str, except: Option<Id>) -> Result<bool> {
-        alias_taken(self.conn, domain, alias, except)
+        // The expression matches the unique index `links_alias`.
+        self.conn.exists(
+            "SELECT 1 FROM links WHERE ifnull(domain_id, 0) = ?1 AND alias = ?2 AND id IS NOT ?3",
+            params![domain.unwrap_or(0), alias, except],
+        )
+    }
+
+    fn own_link_url(&self, owner: Id, domain: Option<Id>, alias: &str) -> Result<Option<String>> {
+        self.conn.one(
+            "SELECT url FROM links WHERE ifnull(domain_id, 0) = ?1 AND alias = ?2 AND owner_id = ?3",
+            params![domain.unwrap_or(0), alias, owner],
+            |r| r.get(0),
+        )
     }
 
     fn insert_link(&self, row: &LinkRow) -> Result<Option<Id>> {

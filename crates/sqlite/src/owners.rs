@@ -2,9 +2,10 @@
 
 use jiff::Timestamp;
 use linkdeck_store::Owners;
-use rusqlite::{OptionalExtension, params};
+use rusqlite::params;
 
 use crate::error::db_error;
+use crate::sql::Statements;
 use crate::tx::SqliteTx;
 use linkdeck_domain::{Error, Id, Owner, Result};
 
@@ -20,30 +21,27 @@ fn owner_from_row(row: &rusqlite::Row<'_>) -> rusqlite::Result<Owner> {
 
 impl Owners for SqliteTx<'_> {
     fn owner(&self, id: Id) -> Result<Option<Owner>> {
-        self.conn
-            .prepare_cached(&format!("SELECT {COLUMNS} FROM owners WHERE id = ?1"))
-            .map_err(db_error)?
-            .query_row([id], owner_from_row)
-            .optional()
-            .map_err(db_error)
+        self.conn.one(
+            &format!("SELECT {COLUMNS} FROM owners WHERE id = ?1"),
+            [id],
+            owner_from_row,
+        )
     }
 
     fn owners(&self) -> Result<Vec<Owner>> {
-        let mut stmt = self
-            .conn
-            .prepare_cached(&format!("SELECT {COLUMNS} FROM owners ORDER BY id"))
-            .map_err(db_error)?;
-        let rows = stmt.query_map([], owner_from_row).map_err(db_error)?;
-        rows.collect::<rusqlite::Result<Vec<_>>>().map_err(db_error)
+        self.conn.all(
+            &format!("SELECT {COLUMNS} FROM owners ORDER BY id"),
+            [],
+            owner_from_row,
+        )
     }
 
     fn owner_named(&self, name: &str) -> Result<Option<Owner>> {
-        self.conn
-            .prepare_cached(&format!("SELECT {COLUMNS} FROM owners WHERE name = ?1"))
-            .map_err(db_error)?
-            .query_row([name], owner_from_row)
-            .optional()
-            .map_err(db_error)
+        self.conn.one(
+            &format!("SELECT {COLUMNS} FROM owners WHERE name = ?1"),
+            [name],
+            owner_from_row,
+        )
     }
 
     fn insert_owner(&self, name: &str, now: Timestamp) -> Result<Owner> {

@@ -2,9 +2,9 @@
 
 use jiff::Timestamp;
 use linkdeck_store::Spaces;
-use rusqlite::{Connection, OptionalExtension, Row, params};
+use rusqlite::{Connection, Row, params};
 
-use crate::error::db_error;
+use crate::sql::Statements;
 use crate::tx::SqliteTx;
 use linkdeck_domain::{Color, Id, Result, Space};
 use linkdeck_store::sql::like_pattern;
@@ -28,104 +28,20 @@ pub(crate) fn from_row(row: &Row<'_>, at: usize) -> rusqlite::Result<Space> {
 }
 
 pub fn get(conn: &Connection, owner: Id, id: Id) -> Result<Option<Space>> {
-    conn.prepare_cached(&format!(
-        "SELECT {COLUMNS} FROM spaces WHERE id = ?1 AND owner_id = ?2"
-    ))
-    .map_err(db_error)?
-    .query_row(params![id, owner], |r| from_row(r, 0))
-    .optional()
-    .map_err(db_error)
-}
-
-/// The id of the owner's space with this name (case-insensitively), other than `except`.
-pub fn id_by_name(
-    conn: &Connection,
-    owner: Id,
-    name: &str,
-    except: Option<Id>,
-) -> Result<Option<Id>> {
-    conn.prepare_cached("SELECT id FROM spaces WHERE owner_id = ?1 AND name = ?2 AND id IS NOT ?3")
-        .map_err(db_error)?
-        .query_row(params![owner, name, except], |r| r.get(0))
-        .optional()
-        .map_err(db_error)
-}
-
-/// A new space takes an id above every live and trashed space's, so a restored space finds its
-/// own id free.
-pub fn insert(tx: &Connection, owner: Id, name: &str, color: Color, now: i64) -> Result<Id> {
-    tx.prepare_cached(
-        "INSERT INTO spaces (id, owner_id, name, color, created_at, updated_at)
-         VALUES (max(ifnull((SELECT max(id) FROM spaces), 0),
-                     ifnull((SELECT max(id) FROM trash_spaces), 0)) + 1,
-                 ?1, ?2, ?3, ?4, ?4)",
+    conn.one(
+        &format!("SELECT {COLUMNS} FROM spaces WHERE id = ?1 AND owner_id = ?2"),
+        params![id, owner],
+        |r| from_row(r, 0),
     )
-    .map_err(db_error)?
-    .execute(params![owner, name, color.number(), now])
-    .map_err(db_error)?;
-    Ok(tx.last_insert_rowid())
-}
-
-pub fn update(
-    tx: &Connection,
-    owner: Id,
-    id: Id,
-    name: Option<&str>,
-    color: Option<Color>,
-    now: i64,
-) -> Result<bool> {
-    let n = tx
-        .prepare_cached(
-            "UPDATE spaces SET name = coalesce(?3, name), color = coalesce(?4, color),
-             updated_at = ?5 WHERE id = ?1 AND owner_id = ?2",
-        )
-        .map_err(db_error)?
-        .execute(params![id, owner, name, color.map(Color::number), now])
-        .map_err(db_error)?;
-    Ok(n > 0)
-}
-
-/// One page of the owner's spaces whose name contains `search`, by id, and the total.
-pub fn list(
-    conn: &Connection,
-    owner: Id,
-    search: Option<&str>,
-    newest_first: bool,
-    offset: u64,
-    limit: u32,
-) -> Result<(Vec<Space>, u64)> {
-    let pattern = search.map(like_pattern);
-    let filter = "owner_id = ?1 AND (?2 IS NULL OR name LIKE ?2 ESCAPE '\\')";
-    let total: i64 = conn
-        .prepare_cached(&format!("SELECT count(*) FROM spaces WHERE {filter}"))
-        .map_err(db_error)?
-        .query_row(params![owner, pattern], |r| r.get(0))
-        .map_err(db_error)?;
-    let order = if newest_first { "DESC" } else { "ASC" };
-    let mut stmt = conn
-        .prepare_cached(&format!(
-            "SELECT {COLUMNS} FROM spaces WHERE {filter} ORDER BY id {order} LIMIT ?3 OFFSET ?4"
-        ))
-        .map_err(db_error)?;
-    let items = stmt
-        .query_map(params![owner, pattern, limit, offset as i64], |r| {
-            from_row(r, 0)
-        })
-        .map_err(db_error)?
-        .collect::<rusqlite::Result<Vec<_>>>()
-        .map_err(db_error)?;
-    Ok((items, total as u64))
 }
 
 /// The owner's spaces as `(id, name)` (for resolving many links at once).
 pub fn names(conn: &Connection, owner: Id) -> Result<Vec<(Id, String)>> {
-    let mut stmt = conn
-        .prepare_cached("SELECT id, name FROM spaces WHERE owner_id = ?1")
-        .map_err(db_error)?;
-    stmt.query_map([owner], |r| Ok((r.get(0)?, r.get(1)?)))
-        .map_err(db_error)?
-        .collect::<rusqlite::Result<Vec<_>>>()
-        .map_err(db_error)
+    conn.all(
+        "SELECT id, name FROM spaces WHERE owner_id = ?1",
+        [owner],
+        |r| Ok((r.get(0)?, r.get(1)?)),
+    )
 }
 
 impl Spaces for SqliteTx<'_> {
@@ -134,11 +50,23 @@ impl Spaces for SqliteTx<'_> {
     }
 
     fn space_named(&self, owner: Id, name: &str, except: Option<Id>) -> Result<Option<Id>> {
-        id_by_name(self.conn, owner, name, except)
+        self.conn.one(
+            "SELECT id FROM spaces WHERE owner_id = ?1 AND name = ?2 AND id IS NOT ?3",
+            params![owner, name, except],
+            |r| r.get(0),
+        )
     }
 
     fn insert_space(&self, owner: Id, name: &str, color: Color, now: Timestamp) -> Result<Id> {
-        insert(self.conn, owner, name, color, now.as_second())
+        // Above every live and trashed space's id, so a restored space finds its own id free.
+        self.conn.run(
+            "INSERT INTO spaces (id, owner_id, name, color, created_at, updated_at)
+             VALUES (max(ifnull((SELECT max(id) FROM spaces), 0),
+                         ifnull((SELECT max(id) FROM trash_spaces), 0)) + 1,
+                     ?1, ?2, ?3, ?4, ?4)",
+            params![owner, name, color.number(), now.as_second()],
+        )?;
+        Ok(self.conn.last_insert_rowid())
     }
 
     fn update_space(
@@ -149,7 +77,12 @@ impl Spaces for SqliteTx<'_> {
         color: Option<Color>,
         now: Timestamp,
     ) -> Result<bool> {
-        update(self.conn, owner, id, name, color, now.as_second())
+        let n = self.conn.run(
+            "UPDATE spaces SET name = coalesce(?3, name), color = coalesce(?4, color),
+             updated_at = ?5 WHERE id = ?1 AND owner_id = ?2",
+            params![id, owner, name, color.map(Color::number), now.as_second()],
+        )?;
+        Ok(n > 0)
     }
 
     fn spaces(
@@ -160,6 +93,21 @@ impl Spaces for SqliteTx<'_> {
         offset: u64,
         limit: u32,
     ) -> Result<(Vec<Space>, u64)> {
-        list(self.conn, owner, search, newest_first, offset, limit)
+        let pattern = search.map(like_pattern);
+        let filter = "owner_id = ?1 AND (?2 IS NULL OR name LIKE ?2 ESCAPE '\\')";
+        let total: i64 = self.conn.row(
+            &format!("SELECT count(*) FROM spaces WHERE {filter}"),
+            params![owner, pattern],
+            |r| r.get(0),
+        )?;
+        let order = if newest_first { "DESC" } else { "ASC" };
+        let items = self.conn.all(
+            &format!(
+                "SELECT {COLUMNS} FROM spaces WHERE {filter} ORDER BY id {order} LIMIT ?3 OFFSET ?4"
+            ),
+            params![owner, pattern, limit, offset as i64],
+            |r| from_row(r, 0),
+        )?;
+        Ok((items, total as u64))
     }
 }

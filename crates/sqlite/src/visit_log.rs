@@ -9,6 +9,7 @@
 use rusqlite::{Connection, params};
 
 use crate::error::db_error;
+use crate::sql::Statements;
 use crate::tx::SqliteTx;
 use linkdeck_domain::{Id, Result};
 use linkdeck_store::VisitLog;
@@ -59,81 +60,65 @@ fn row_params(v: &VisitRow) -> [&dyn rusqlite::ToSql; 7] {
     ]
 }
 
-/// Deletes up to `chunk` of the oldest rows logged before `before` (unix seconds); returns how
-/// many. Call again until it returns less than `chunk`.
-pub fn prune(conn: &Connection, before: i64, chunk: usize) -> Result<usize> {
-    // The log is in time order, so the old rows are at the front: look only there.
-    let upto: Option<i64> = conn
-        .prepare_cached(
-            "SELECT max(id) FROM (SELECT id, at FROM visit_log ORDER BY id LIMIT ?2) WHERE at < ?1",
-        )
-        .map_err(db_error)?
-        .query_row(params![before, chunk as i64], |r| r.get(0))
-        .map_err(db_error)?;
-    let Some(upto) = upto else { return Ok(0) };
-    conn.prepare_cached("DELETE FROM visit_log WHERE id <= ?1 AND at < ?2")
-        .map_err(db_error)?
-        .execute(params![upto, before])
-        .map_err(db_error)
-}
-
 /// Marks the logged visits of a deleted link for removal by [`purge_forgotten`]: those logged
 /// so far (a later link that reuses the id keeps its own).
 pub fn forget_link(conn: &Connection, link: Id) -> Result<()> {
-    conn.prepare_cached(
+    conn.run(
         "INSERT INTO visit_log_purge (link_id, upto)
          SELECT ?1, ifnull(max(id), 0) FROM visit_log WHERE true
          ON CONFLICT (link_id) DO UPDATE SET upto = excluded.upto",
-    )
-    .map_err(db_error)?
-    .execute([link])
-    .map_err(db_error)?;
+        [link],
+    )?;
     Ok(())
 }
 
 /// Links marked by [`forget_link`] handled per pass.
 const PURGE_LINKS: usize = 100;
 
-/// One step of removing the logged visits of deleted links: rows with an id in `(after,
-/// after + chunk]`. Returns where to go on from, or `None` when every marked link is done.
-pub fn purge_forgotten(conn: &Connection, after: i64, chunk: i64) -> Result<Option<i64>> {
-    let marked: Vec<(Id, i64)> = conn
-        .prepare_cached("SELECT link_id, upto FROM visit_log_purge ORDER BY link_id LIMIT ?1")
-        .map_err(db_error)?
-        .query_map([PURGE_LINKS as i64], |r| Ok((r.get(0)?, r.get(1)?)))
-        .map_err(db_error)?
-        .collect::<rusqlite::Result<_>>()
-        .map_err(db_error)?;
-    let Some(end) = marked.iter().map(|m| m.1).max() else {
-        return Ok(None);
-    };
-    if after >= end {
-        let mut done = conn
-            .prepare_cached("DELETE FROM visit_log_purge WHERE link_id = ?1 AND upto <= ?2")
-            .map_err(db_error)?;
-        for (link, upto) in &marked {
-            done.execute(params![link, upto]).map_err(db_error)?;
-        }
-        return Ok(Some(0));
-    }
-    let until = after.saturating_add(chunk).min(end);
-    let which = vec!["(link_id = ? AND id <= ?)"; marked.len()].join(" OR ");
-    let sql = format!("DELETE FROM visit_log WHERE id > ? AND id <= ? AND ({which})");
-    let mut values: Vec<i64> = vec![after, until];
-    for (link, upto) in &marked {
-        values.extend([*link, *upto]);
-    }
-    conn.execute(&sql, rusqlite::params_from_iter(values))
-        .map_err(db_error)?;
-    Ok(Some(until))
-}
-
 impl VisitLog for SqliteTx<'_> {
     fn prune_visit_log(&self, before: i64, chunk: usize) -> Result<usize> {
-        prune(self.conn, before, chunk)
+        // The log is in time order, so the old rows are at the front: look only there.
+        let upto: Option<i64> = self.conn.row(
+            "SELECT max(id) FROM (SELECT id, at FROM visit_log ORDER BY id LIMIT ?2) WHERE at < ?1",
+            params![before, chunk as i64],
+            |r| r.get(0),
+        )?;
+        let Some(upto) = upto else { return Ok(0) };
+        self.conn.run(
+            "DELETE FROM visit_log WHERE id <= ?1 AND at < ?2",
+            params![upto, before],
+        )
     }
 
     fn purge_forgotten_visits(&self, after: i64, chunk: i64) -> Result<Option<i64>> {
-        purge_forgotten(self.conn, after, chunk)
+        let marked: Vec<(Id, i64)> = self.conn.all(
+            "SELECT link_id, upto FROM visit_log_purge ORDER BY link_id LIMIT ?1",
+            [PURGE_LINKS as i64],
+            |r| Ok((r.get(0)?, r.get(1)?)),
+        )?;
+        let Some(end) = marked.iter().map(|m| m.1).max() else {
+            return Ok(None);
+        };
+        if after >= end {
+            let mut done = self
+                .conn
+                .prepare_cached("DELETE FROM visit_log_purge WHERE link_id = ?1 AND upto <= ?2")
+                .map_err(db_error)?;
+            for (link, upto) in &marked {
+                done.execute(params![link, upto]).map_err(db_error)?;
+            }
+            return Ok(Some(0));
+        }
+        let until = after.saturating_add(chunk).min(end);
+        let which = vec!["(link_id = ? AND id <= ?)"; marked.len()].join(" OR ");
+        let sql = format!("DELETE FROM visit_log WHERE id > ? AND id <= ? AND ({which})");
+        let mut values: Vec<i64> = vec![after, until];
+        for (link, upto) in &marked {
+            values.extend([*link, *upto]);
+        }
+        self.conn
+            .execute(&sql, rusqlite::params_from_iter(values))
+            .map_err(db_error)?;
+        Ok(Some(until))
     }
 }

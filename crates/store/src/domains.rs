@@ -8,14 +8,17 @@ pub trait Domains {
     /// The owner's domain `id`, held against concurrent writers until the transaction ends (a
     /// link being written on it waits, then finds it gone).
     fn lock_domain(&self, owner: Id, id: Id) -> Result<Option<Domain>>;
-    /// Whether any owner's domain has this name or this host.
+    /// Whether any owner's domain has this name or this host (names are global: a host serves
+    /// one owner).
     fn domain_in_use(&self, name: &str, host: &str) -> Result<bool>;
     /// Adds a domain; a name or host taken meanwhile by another writer is a field error on
     /// `name`.
     fn insert_domain(&self, owner: Id, name: &str, host: &str, now: Timestamp) -> Result<Id>;
     /// Removes the owner's domain `id` and its traffic rows; `false` when there is none.
     fn delete_domain(&self, owner: Id, id: Id) -> Result<bool>;
-    /// How many of the owner's links use domain `id`: live ones, and ones in the trash.
+    /// How many of the owner's links use domain `id`: live ones, and ones in the trash (a domain
+    /// is kept while they may come back to it, so a restored link never lands on another
+    /// domain that took its id).
     fn domain_uses(&self, owner: Id, id: Id) -> Result<(u64, u64)>;
     /// A page of the owner's domains, newest first, and how many there are.
     fn domains(&self, owner: Id, offset: u64, limit: u32) -> Result<(Vec<Domain>, u64)>;

@@ -1,30 +1,21 @@
 //! What an import asks of the database it writes, inside its one transaction: the service's
 //! import writer holds the rules, each store answers these questions and keeps the rows.
 
-use linkdeck_domain::{Color, Id, Result, TrafficHour};
+use linkdeck_domain::{Id, Result, TrafficHour};
 
-use crate::LinkRow;
+use crate::{LinkRow, Tx};
 
 /// What an import asks of the database it writes, all inside its one transaction. The rules —
 /// which alias a row gets, which space, what is an error — are the service's import writer's, the same on
 /// every store; each store answers these.
 pub trait ImportStore {
+    /// The import's transaction, for what it asks and writes as any other work does (its
+    /// spaces).
+    fn tx(&self) -> &dyn Tx;
     /// The owner's spaces, id and name; they stay the owner's until the import ends.
     fn space_names(&mut self, owner: Id) -> Result<Vec<(Id, String)>>;
     /// The owner's domains; they stay the owner's until the import ends.
     fn domain_ids(&mut self, owner: Id) -> Result<Vec<Id>>;
-    /// The id of the owner's space with this name (without case).
-    fn space_named(&mut self, owner: Id, name: &str) -> Result<Option<Id>>;
-    fn insert_space(&mut self, owner: Id, name: &str, color: Color, now: i64) -> Result<Id>;
-    /// Gives space `id` its declared name and colour.
-    fn declare_space(
-        &mut self,
-        owner: Id,
-        id: Id,
-        name: &str,
-        color: Color,
-        now: i64,
-    ) -> Result<()>;
     /// Told the aliases (with their domains) a batch of rows wants, before the rows ask one by
     /// one: a store whose every question is a round trip answers them all at once.
     fn look_ahead(&mut self, _wanted: &[(Option<Id>, &str)]) -> Result<()> {
@@ -32,15 +23,9 @@ pub trait ImportStore {
     }
     /// Whether a link in the domain has `alias` (without case); the links of earlier chunks
     /// included, those staged in this one not.
-    fn alias_taken(&mut self, domain: Option<Id>, alias: &str) -> Result<bool>;
-    /// The destination of the owner's link in the domain with `alias` (without case), if the
-    /// owner has one; the links of earlier chunks included, those staged in this one not.
-    fn own_link_url(
-        &mut self,
-        owner: Id,
-        domain: Option<Id>,
-        alias: &str,
-    ) -> Result<Option<String>>;
+    fn alias_taken(&mut self, domain: Option<Id>, alias: &str) -> Result<bool> {
+        self.tx().alias_taken(domain, alias, None)
+    }
     /// Stages a link with `clicks` besides its history's, and its traffic history. Returns how
     /// many links are staged.
     fn stage(&mut self, link: &LinkRow, clicks: u64, history: Vec<TrafficHour>) -> Result<usize>;

@@ -45,7 +45,7 @@ pub use links::{
 };
 pub use list::{ListFilter, Search, Slice};
 pub use owners::Owners;
-pub use redirect::{LinkColumns, Redirects};
+pub use redirect::{Redirects, ResolvedLink, clamped, rotation_urls};
 pub use spaces::Spaces;
 pub use traffic::Rollups;
 pub use trash::{Aliases, Blocking, ListedRow, Restored, Scope, Trash, members_blob, members_of};
@@ -76,6 +76,11 @@ impl<T> Tx for T where
 /// epoch.
 pub fn time(seconds: i64) -> jiff::Timestamp {
     jiff::Timestamp::from_second(seconds).unwrap_or_default()
+}
+
+/// A stored optional unix time; one out of range (never written by us) is none.
+pub fn optional_time(seconds: Option<i64>) -> Option<jiff::Timestamp> {
+    seconds.and_then(|s| jiff::Timestamp::from_second(s).ok())
 }
 
 /// How a piece of work uses the database.

@@ -122,6 +122,10 @@ pub trait Links {
     fn domain_is_mine(&self, owner: Id, id: Id) -> Result<bool>;
     /// Whether `alias` is used in the domain (without case) by a link other than `except`.
     fn alias_taken(&self, domain: Option<Id>, alias: &str, except: Option<Id>) -> Result<bool>;
+    /// The destination of the owner's link in the domain with `alias` (without case), if the
+    /// owner has one (during an import: the links of earlier chunks included, those staged in
+    /// this one not).
+    fn own_link_url(&self, owner: Id, domain: Option<Id>, alias: &str) -> Result<Option<String>>;
     /// Inserts the link; `None` when its alias is taken in its domain, also by a writer that
     /// got there first a moment ago. A new link's id was never given to another.
     fn insert_link(&self, row: &LinkRow) -> Result<Option<Id>>;

@@ -1,26 +1,75 @@
 //! What redirects read: the domain a request's host names, the link an alias names there, the
 //! domain a link lives on. Every server reads these on a cache miss.
 
-use linkdeck_domain::{Id, Result};
+use jiff::Timestamp;
+use linkdeck_domain::{Id, Result, TargetRule, TargetType};
 
-/// A link's columns as both stores hold them, before they are read into a [`ResolvedLink`].
-pub struct LinkColumns {
+/// A link as the redirect handler sees it. Its own shape, not a [`linkdeck_domain::Link`]: it is
+/// read on every visit, across owners, with the password's hash and without the joins a `Link`
+/// needs (space, domain, title); field names follow [`linkdeck_domain::LinkField`].
+#[derive(Clone, PartialEq)]
+pub struct ResolvedLink {
     pub id: Id,
     pub owner_id: Id,
     pub alias: String,
     pub url: String,
+    /// The Argon2 hash (PHC string) when a password protects the link.
     pub password_hash: Option<String>,
     pub disabled: bool,
     pub public: bool,
     pub expiration_url: Option<String>,
-    pub expiration_clicks: i64,
-    pub ends_at: Option<i64>,
-    pub clicks: i64,
-    pub target_type: i64,
-    pub geo_target: Option<String>,
-    pub platform_target: Option<String>,
-    pub rotation_target: Option<String>,
-    pub last_rotation: i64,
+    /// 0 means no limit.
+    pub expiration_clicks: u32,
+    pub ends_at: Option<Timestamp>,
+    /// Clicks recorded in the database when this was read.
+    pub clicks: u64,
+    pub target_type: TargetType,
+    pub geo: Vec<TargetRule>,
+    pub platform: Vec<TargetRule>,
+    pub rotation: Vec<String>,
+    pub last_rotation: u32,
+}
+
+impl std::fmt::Debug for ResolvedLink {
+    // The password hash stays out of logs.
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("ResolvedLink")
+            .field("id", &self.id)
+            .field("alias", &self.alias)
+            .field("url", &self.url)
+            .field("password", &self.password_hash.is_some())
+            .field("disabled", &self.disabled)
+            .field("expiration_clicks", &self.expiration_clicks)
+            .field("ends_at", &self.ends_at)
+            .field("clicks", &self.clicks)
+            .field("target_type", &self.target_type)
+            .finish_non_exhaustive()
+    }
+}
+
+/// A stored rotation list as a redirect reads it: plain strings or `{"value"}` objects, and
+/// anything unreadable as no URLs rather than a failed redirect (targeting rules read the same
+/// way by [`parse_rules`](crate::parse_rules)).
+pub fn rotation_urls(text: Option<String>) -> Vec<String> {
+    #[derive(serde::Deserialize)]
+    #[serde(untagged)]
+    enum Entry {
+        Url(String),
+        Object { value: String },
+    }
+    let Some(text) = text else { return Vec::new() };
+    serde_json::from_str::<Vec<Entry>>(&text)
+        .unwrap_or_default()
+        .into_iter()
+        .map(|e| match e {
+            Entry::Url(u) | Entry::Object { value: u } => u,
+        })
+        .collect()
+}
+
+/// A stored count or position as the `u32` it stands for: a limit, a rotation's turn.
+pub fn clamped(n: i64) -> u32 {
+    n.clamp(0, i64::from(u32::MAX)) as u32
 }
 
 pub trait Redirects {
@@ -29,7 +78,27 @@ pub trait Redirects {
     fn domain_for_host(&self, host: &str, bare: &str) -> Result<Option<Id>>;
     /// The link `alias` (without case) among the links of `domain`, or among the links without
     /// a domain; its clicks and rotation as exact as the store keeps them.
-    fn resolve(&self, domain: Option<Id>, alias: &str) -> Result<Option<LinkColumns>>;
+    fn resolve(&self, domain: Option<Id>, alias: &str) -> Result<Option<ResolvedLink>>;
     /// The name of the domain link `id` lives on, if any.
     fn link_domain_name(&self, id: Id) -> Result<Option<String>>;
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn stored_targets_are_read_in_either_shape() {
+        let geo = crate::parse_rules(Some(
+            r#"[{"key":"US","value":"https://us.example"}]"#.into(),
+        ));
+        assert_eq!(geo[0].key, "US");
+        let plain = rotation_urls(Some(r#"["https://a.example","https://b.example"]"#.into()));
+        let objects = rotation_urls(Some(
+            r#"[{"value":"https://a.example"},{"value":"https://b.example"}]"#.into(),
+        ));
+        assert_eq!(plain, objects);
+        assert!(crate::parse_rules(Some("not json".into())).is_empty());
+        assert!(rotation_urls(None).is_empty());
+    }
 }

@@ -187,7 +187,7 @@ impl LocalBackend {
             spaces: valid_spaces,
             receiver,
         };
-        let result = self.service.store.import(move |store| work.run(store));
+        let result = self.store().import(move |store| work.run(store));
         // A writer that stopped early dropped the receiver; the checker notices and ends.
         let _ = checker.join();
         result
@@ -415,8 +415,10 @@ impl<'s> Writer<'s> {
         };
         let key = space_name_key(&name);
         if let Some(early) = self.undeclared.remove(&key) {
+            let (id, now) = (early.id, self.now);
             self.store
-                .declare_space(self.owner, early.id, &name, color, self.now.as_second())?;
+                .tx()
+                .update_space(self.owner, id, Some(name.as_str()), Some(color), now)?;
             return Ok(());
         }
         if self.space_ids.contains_key(&key) {
@@ -424,7 +426,12 @@ impl<'s> Writer<'s> {
             return Ok(());
         }
         // Reaching here with a taken name means the lookup and the index disagree.
-        if self.store.space_named(self.owner, &name)?.is_some() {
+        if self
+            .store
+            .tx()
+            .space_named(self.owner, &name, None)?
+            .is_some()
+        {
             self.add_error(place, "name", NAME_TAKEN);
             return Ok(());
         }
@@ -435,7 +442,8 @@ impl<'s> Writer<'s> {
     fn make_space(&mut self, name: &str, color: Color) -> Result<Id> {
         let id = self
             .store
-            .insert_space(self.owner, name, color, self.now.as_second())?;
+            .tx()
+            .insert_space(self.owner, name, color, self.now)?;
         self.space_ids.insert(space_name_key(name), id);
         self.owned_spaces.insert(id);
         self.summary.spaces_created += 1;
@@ -568,6 +576,7 @@ impl<'s> Writer<'s> {
             Some(staged) => staged == url,
             None => {
                 self.store
+                    .tx()
                     .own_link_url(self.owner, domain, alias)?
                     .as_deref()
                     == Some(url)

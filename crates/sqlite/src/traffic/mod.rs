@@ -25,21 +25,22 @@ use linkdeck_store::traffic::decode_or_empty;
 pub use values::{Intern, Interner};
 
 use crate::error::db_error;
+use crate::sql::Statements;
 use linkdeck_domain::{Id, Result, TrafficHour};
 
 /// The home of link `id` as stored.
 pub fn link_home(conn: &Connection, id: Id) -> Result<Option<LinkHome>> {
-    conn.prepare_cached("SELECT owner_id, space_id, domain_id FROM links WHERE id = ?1")
-        .map_err(db_error)?
-        .query_row([id], |r| {
+    conn.one(
+        "SELECT owner_id, space_id, domain_id FROM links WHERE id = ?1",
+        [id],
+        |r| {
             Ok(LinkHome {
                 owner: r.get(0)?,
                 space: r.get(1)?,
                 domain: r.get(2)?,
             })
-        })
-        .optional()
-        .map_err(db_error)
+        },
+    )
 }
 
 /// Where one day of one row is stored: its table and key.
@@ -68,13 +69,11 @@ impl Row {
 
     fn get(self, conn: &Connection) -> Result<Option<Vec<u8>>> {
         let (table, [a, b, c], key) = self.key();
-        conn.prepare_cached(&format!(
-            "SELECT data FROM {table} WHERE {a} = ?1 AND {b} = ?2 AND {c} = ?3"
-        ))
-        .map_err(db_error)?
-        .query_row(params![key[0], key[1], key[2]], |r| r.get(0))
-        .optional()
-        .map_err(db_error)
+        conn.one(
+            &format!("SELECT data FROM {table} WHERE {a} = ?1 AND {b} = ?2 AND {c} = ?3"),
+            params![key[0], key[1], key[2]],
+            |r| r.get(0),
+        )
     }
 
     /// Stores `t` (an empty day deletes the row).
@@ -89,20 +88,19 @@ impl Row {
     fn put_encoded(self, conn: &Connection, clicks: u64, blob: &[u8]) -> Result<()> {
         let (table, [a, b, c], key) = self.key();
         if clicks == 0 {
-            conn.prepare_cached(&format!(
-                "DELETE FROM {table} WHERE {a} = ?1 AND {b} = ?2 AND {c} = ?3"
-            ))
-            .map_err(db_error)?
-            .execute(params![key[0], key[1], key[2]])
-            .map_err(db_error)?;
+            conn.run(
+                &format!("DELETE FROM {table} WHERE {a} = ?1 AND {b} = ?2 AND {c} = ?3"),
+                params![key[0], key[1], key[2]],
+            )?;
         } else {
-            conn.prepare_cached(&format!(
-                "INSERT INTO {table} ({a}, {b}, {c}, clicks, data) VALUES (?1, ?2, ?3, ?4, ?5)
-                 ON CONFLICT ({a}, {b}, {c}) DO UPDATE SET clicks = excluded.clicks, data = excluded.data"
-            ))
-            .map_err(db_error)?
-            .execute(params![key[0], key[1], key[2], clicks as i64, blob])
-            .map_err(db_error)?;
+            conn.run(
+                &format!(
+                    "INSERT INTO {table} ({a}, {b}, {c}, clicks, data) VALUES (?1, ?2, ?3, ?4, ?5)
+                     ON CONFLICT ({a}, {b}, {c})
+                     DO UPDATE SET clicks = excluded.clicks, data = excluded.data"
+                ),
+                params![key[0], key[1], key[2], clicks as i64, blob],
+            )?;
         }
         Ok(())
     }
@@ -218,13 +216,14 @@ impl Rollup {
 /// The first and last day with traffic of an owner, space or domain.
 pub fn scope_range(conn: &Connection, scope: Scope, id: Id) -> Result<Option<(i64, i64)>> {
     let edge = |order: &str| -> Result<Option<i64>> {
-        conn.prepare_cached(&format!(
-            "SELECT day FROM scope_traffic WHERE scope = ?1 AND scope_id = ?2 ORDER BY day {order} LIMIT 1"
-        ))
-        .map_err(db_error)?
-        .query_row(params![scope as i64, id], |r| r.get(0))
-        .optional()
-        .map_err(db_error)
+        conn.one(
+            &format!(
+                "SELECT day FROM scope_traffic WHERE scope = ?1 AND scope_id = ?2 \
+                 ORDER BY day {order} LIMIT 1"
+            ),
+            params![scope as i64, id],
+            |r| r.get(0),
+        )
     };
     Ok(edge("ASC")?.zip(edge("DESC")?))
 }
@@ -233,13 +232,13 @@ pub fn scope_range(conn: &Connection, scope: Scope, id: Id) -> Result<Option<(i6
 /// rows stay while a link is in the trash, so the days of a withdrawn link are within them.
 fn link_range(conn: &Connection, owner: Id) -> Result<Option<(i64, i64)>> {
     let edge = |order: &str| -> Result<Option<i64>> {
-        conn.prepare_cached(&format!(
-            "SELECT day FROM link_traffic WHERE owner_id = ?1 ORDER BY day {order} LIMIT 1"
-        ))
-        .map_err(db_error)?
-        .query_row([owner], |r| r.get(0))
-        .optional()
-        .map_err(db_error)
+        conn.one(
+            &format!(
+                "SELECT day FROM link_traffic WHERE owner_id = ?1 ORDER BY day {order} LIMIT 1"
+            ),
+            [owner],
+            |r| r.get(0),
+        )
     };
     Ok(edge("ASC")?.zip(edge("DESC")?))
 }
@@ -278,39 +277,6 @@ pub fn link_days(
     Ok(())
 }
 
-/// The first stored day of a link, with its blob.
-pub fn first_link_day(conn: &Connection, owner: Id, link: Id) -> Result<Option<(i64, Vec<u8>)>> {
-    let Some((first, last)) = scope_range(conn, Scope::Owner, owner)? else {
-        return Ok(None);
-    };
-    let mut stmt = conn
-        .prepare_cached(
-            "SELECT data FROM link_traffic WHERE owner_id = ?1 AND day = ?2 AND link_id = ?3",
-        )
-        .map_err(db_error)?;
-    for day in first..=last {
-        let data: Option<Vec<u8>> = stmt
-            .query_row(params![owner, day, link], |r| r.get(0))
-            .optional()
-            .map_err(db_error)?;
-        if let Some(data) = data {
-            return Ok(Some((day, data)));
-        }
-    }
-    Ok(None)
-}
-
-/// The first stored day of a scope, with its blob.
-pub fn first_scope_day(conn: &Connection, scope: Scope, id: Id) -> Result<Option<(i64, Vec<u8>)>> {
-    conn.prepare_cached(
-        "SELECT day, data FROM scope_traffic WHERE scope = ?1 AND scope_id = ?2 ORDER BY day LIMIT 1",
-    )
-    .map_err(db_error)?
-    .query_row(params![scope as i64, id], |r| Ok((r.get(0)?, r.get(1)?)))
-    .optional()
-    .map_err(db_error)
-}
-
 /// Calls `f` with each stored day of a scope from `first` to `last`, oldest first.
 pub fn scope_days(
     conn: &Connection,
@@ -336,36 +302,6 @@ pub fn scope_days(
             clicks: r.get::<_, i64>(1).map_err(db_error)?.max(0) as u64,
             data,
         })?;
-    }
-    Ok(())
-}
-
-/// Calls `f` with every link row of an owner from day `first` to `last`: `(link, day, clicks,
-/// data)`, day by day.
-pub fn owner_link_days(
-    conn: &Connection,
-    owner: Id,
-    first: i64,
-    last: i64,
-    mut f: impl FnMut(Id, StoredDay<'_>),
-) -> Result<()> {
-    let mut stmt = conn
-        .prepare_cached(
-            "SELECT link_id, day, clicks, data FROM link_traffic
-             WHERE owner_id = ?1 AND day BETWEEN ?2 AND ?3",
-        )
-        .map_err(db_error)?;
-    let mut rows = stmt.query(params![owner, first, last]).map_err(db_error)?;
-    while let Some(r) = rows.next().map_err(db_error)? {
-        let data = r.get_ref(3).map_err(db_error)?.as_blob().unwrap_or(&[]);
-        f(
-            r.get(0).map_err(db_error)?,
-            StoredDay {
-                day: r.get(1).map_err(db_error)?,
-                clicks: r.get::<_, i64>(2).map_err(db_error)?.max(0) as u64,
-                data,
-            },
-        );
     }
     Ok(())
 }
@@ -426,10 +362,10 @@ pub fn forget(conn: &Connection, link: Id, owner: Id) -> Result<()> {
 
 /// A space or domain is gone: so are its rows.
 pub fn delete_scope(conn: &Connection, scope: Scope, id: Id) -> Result<()> {
-    conn.prepare_cached("DELETE FROM scope_traffic WHERE scope = ?1 AND scope_id = ?2")
-        .map_err(db_error)?
-        .execute(params![scope as i64, id])
-        .map_err(db_error)?;
+    conn.run(
+        "DELETE FROM scope_traffic WHERE scope = ?1 AND scope_id = ?2",
+        params![scope as i64, id],
+    )?;
     Ok(())
 }
 
@@ -453,9 +389,9 @@ pub fn add_history(
         })
         .collect();
     add(conn, &days)?;
-    conn.prepare_cached("UPDATE links SET clicks = clicks + ?2 WHERE id = ?1")
-        .map_err(db_error)?
-        .execute(params![link, clicks as i64])
-        .map_err(db_error)?;
+    conn.run(
+        "UPDATE links SET clicks = clicks + ?2 WHERE id = ?1",
+        params![link, clicks as i64],
+    )?;
     Ok(clicks)
 }

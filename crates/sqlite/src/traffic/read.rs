@@ -5,20 +5,12 @@ use std::collections::{HashMap, HashSet};
 
 use rusqlite::{OptionalExtension, params};
 
-use super::{DaySink, LinkHome, Scope, StoredDay};
+use super::{DaySink, LinkHome, Scope, StoredDay, scope_range};
 use crate::error::db_error;
+use crate::sql::Statements;
 use crate::tx::SqliteTx;
 use linkdeck_domain::{Id, Result, StatsScope};
 use linkdeck_store::Rollups;
-
-/// The column of `links` that places a link in a space or a domain.
-fn member_column(scope: Scope) -> &'static str {
-    if scope == Scope::Space {
-        "space_id"
-    } else {
-        "domain_id"
-    }
-}
 
 impl Rollups for SqliteTx<'_> {
     fn owns(&self, owner: Id, scope: StatsScope) -> Result<bool> {
@@ -28,13 +20,7 @@ impl Rollups for SqliteTx<'_> {
             StatsScope::Domain(id) => ("SELECT 1 FROM domains WHERE id = ?1 AND owner_id = ?2", id),
             StatsScope::Account => return Ok(true),
         };
-        let found: Option<i64> = self
-            .conn
-            .prepare_cached(sql)
-            .map_err(db_error)?
-            .query_row(params![id, owner], |r| r.get(0))
-            .optional()
-            .map_err(db_error)?;
+        let found: Option<i64> = self.conn.one(sql, params![id, owner], |r| r.get(0))?;
         Ok(found.is_some())
     }
 
@@ -58,11 +44,34 @@ impl Rollups for SqliteTx<'_> {
     }
 
     fn first_link_day(&self, owner: Id, link: Id) -> Result<Option<(i64, Vec<u8>)>> {
-        super::first_link_day(self.conn, owner, link)
+        let Some((first, last)) = scope_range(self.conn, Scope::Owner, owner)? else {
+            return Ok(None);
+        };
+        let mut stmt = self
+            .conn
+            .prepare_cached(
+                "SELECT data FROM link_traffic WHERE owner_id = ?1 AND day = ?2 AND link_id = ?3",
+            )
+            .map_err(db_error)?;
+        for day in first..=last {
+            let data: Option<Vec<u8>> = stmt
+                .query_row(params![owner, day, link], |r| r.get(0))
+                .optional()
+                .map_err(db_error)?;
+            if let Some(data) = data {
+                return Ok(Some((day, data)));
+            }
+        }
+        Ok(None)
     }
 
     fn first_scope_day(&self, scope: Scope, id: Id) -> Result<Option<(i64, Vec<u8>)>> {
-        super::first_scope_day(self.conn, scope, id)
+        self.conn.one(
+            "SELECT day, data FROM scope_traffic WHERE scope = ?1 AND scope_id = ?2 \
+             ORDER BY day LIMIT 1",
+            params![scope as i64, id],
+            |r| Ok((r.get(0)?, r.get(1)?)),
+        )
     }
 
     fn owner_link_days(
@@ -72,7 +81,26 @@ impl Rollups for SqliteTx<'_> {
         last: i64,
         f: &mut dyn FnMut(Id, StoredDay<'_>),
     ) -> Result<()> {
-        super::owner_link_days(self.conn, owner, first, last, f)
+        let mut stmt = self
+            .conn
+            .prepare_cached(
+                "SELECT link_id, day, clicks, data FROM link_traffic
+                 WHERE owner_id = ?1 AND day BETWEEN ?2 AND ?3",
+            )
+            .map_err(db_error)?;
+        let mut rows = stmt.query(params![owner, first, last]).map_err(db_error)?;
+        while let Some(r) = rows.next().map_err(db_error)? {
+            let data = r.get_ref(3).map_err(db_error)?.as_blob().unwrap_or(&[]);
+            f(
+                r.get(0).map_err(db_error)?,
+                StoredDay {
+                    day: r.get(1).map_err(db_error)?,
+                    clicks: r.get::<_, i64>(2).map_err(db_error)?.max(0) as u64,
+                    data,
+                },
+            );
+        }
+        Ok(())
     }
 
     fn names(&self, codes: &[u64]) -> Result<HashMap<u64, Option<String>>> {
@@ -81,52 +109,35 @@ impl Rollups for SqliteTx<'_> {
 
     fn alias_and_url(&self, link: Id) -> Result<Option<(String, String)>> {
         self.conn
-            .prepare_cached("SELECT alias, url FROM links WHERE id = ?1")
-            .map_err(db_error)?
-            .query_row([link], |r| Ok((r.get(0)?, r.get(1)?)))
-            .optional()
-            .map_err(db_error)
+            .one("SELECT alias, url FROM links WHERE id = ?1", [link], |r| {
+                Ok((r.get(0)?, r.get(1)?))
+            })
     }
 
     fn member_ids(&self, owner: Id, scope: Scope, id: Id) -> Result<HashSet<Id>> {
-        let column = member_column(scope);
-        let mut stmt = self
-            .conn
-            .prepare_cached(&format!(
-                "SELECT id FROM links WHERE owner_id = ?1 AND {column} = ?2"
-            ))
-            .map_err(db_error)?;
-        stmt.query_map(params![owner, id], |r| r.get(0))
-            .map_err(db_error)?
-            .collect::<rusqlite::Result<HashSet<Id>>>()
-            .map_err(db_error)
+        let column = scope.member_column();
+        self.conn.all(
+            &format!("SELECT id FROM links WHERE owner_id = ?1 AND {column} = ?2"),
+            params![owner, id],
+            |r| r.get(0),
+        )
     }
 
     fn members_with_clicks(&self, owner: Id, scope: Scope, id: Id) -> Result<Vec<(Id, i64)>> {
-        let column = member_column(scope);
-        self.conn
-            .prepare_cached(&format!(
-                "SELECT id, clicks FROM links WHERE owner_id = ?1 AND {column} = ?2"
-            ))
-            .map_err(db_error)?
-            .query_map(params![owner, id], |r| Ok((r.get(0)?, r.get(1)?)))
-            .map_err(db_error)?
-            .collect::<rusqlite::Result<_>>()
-            .map_err(db_error)
+        let column = scope.member_column();
+        self.conn.all(
+            &format!("SELECT id, clicks FROM links WHERE owner_id = ?1 AND {column} = ?2"),
+            params![owner, id],
+            |r| Ok((r.get(0)?, r.get(1)?)),
+        )
     }
 
     fn links_by_clicks(&self, owner: Id, before: (i64, i64), n: usize) -> Result<Vec<(Id, i64)>> {
-        self.conn
-            .prepare_cached(
-                "SELECT id, clicks FROM links WHERE owner_id = ?1 AND (clicks, id) < (?2, ?3)
+        self.conn.all(
+            "SELECT id, clicks FROM links WHERE owner_id = ?1 AND (clicks, id) < (?2, ?3)
              ORDER BY clicks DESC, id DESC LIMIT ?4",
-            )
-            .map_err(db_error)?
-            .query_map(params![owner, before.0, before.1, n as i64], |r| {
-                Ok((r.get(0)?, r.get(1)?))
-            })
-            .map_err(db_error)?
-            .collect::<rusqlite::Result<_>>()
-            .map_err(db_error)
+            params![owner, before.0, before.1, n as i64],
+            |r| Ok((r.get(0)?, r.get(1)?)),
+        )
     }
 }

@@ -10,6 +10,7 @@ use rusqlite::{Connection, OptionalExtension, params};
 
 use super::day::{NONE, OTHER};
 use crate::error::db_error;
+use crate::sql::Statements;
 use linkdeck_domain::{Dimension, Result};
 pub use linkdeck_store::traffic::values::Interner;
 use linkdeck_store::traffic::values::row_of_code;
@@ -30,21 +31,18 @@ impl Intern for Interner {
             return Ok(NONE);
         };
         let dim_no = dim.index() as i64;
-        let id: Option<i64> = conn
-            .prepare_cached("SELECT id FROM traffic_values WHERE dimension = ?1 AND value = ?2")
-            .map_err(db_error)?
-            .query_row(params![dim_no, value], |r| r.get(0))
-            .optional()
-            .map_err(db_error)?;
+        let id: Option<i64> = conn.one(
+            "SELECT id FROM traffic_values WHERE dimension = ?1 AND value = ?2",
+            params![dim_no, value],
+            |r| r.get(0),
+        )?;
         let id = match id {
             Some(id) => id,
-            None => conn
-                .prepare_cached(
-                    "INSERT INTO traffic_values (dimension, value) VALUES (?1, ?2) RETURNING id",
-                )
-                .map_err(db_error)?
-                .query_row(params![dim_no, value], |r| r.get(0))
-                .map_err(db_error)?,
+            None => conn.row(
+                "INSERT INTO traffic_values (dimension, value) VALUES (?1, ?2) RETURNING id",
+                params![dim_no, value],
+                |r| r.get(0),
+            )?,
         };
         Ok(self.remember(dim, value, id))
     }

@@ -32,6 +32,17 @@ pub enum Scope {
     Domain = 3,
 }
 
+impl Scope {
+    /// The column of `links` that places a link in a space or a domain.
+    pub fn member_column(self) -> &'static str {
+        if self == Scope::Space {
+            "space_id"
+        } else {
+            "domain_id"
+        }
+    }
+}
+
 /// Where a link's traffic is also counted.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub struct LinkHome {

@@ -1,0 +1,101 @@
+//! Running statements on a connection: each prepared once per connection (`prepare_cached`),
+//! its failure said as the store's error; the same few shapes as the PostgreSQL store's
+//! `sql.rs`. Above `error.rs`, below every area file.
+
+use linkdeck_domain::Result;
+use rusqlite::{Connection, OptionalExtension, Params, Row};
+
+use crate::error::db_error;
+
+pub trait Statements {
+    /// Runs `sql`; how many rows it changed.
+    fn run(&self, sql: &str, params: impl Params) -> Result<usize>;
+
+    /// Whether `sql` answers a row.
+    fn exists(&self, sql: &str, params: impl Params) -> Result<bool>;
+
+    /// The one row `sql` answers, as `read` reads it.
+    fn row<T>(
+        &self,
+        sql: &str,
+        params: impl Params,
+        read: impl FnOnce(&Row<'_>) -> rusqlite::Result<T>,
+    ) -> Result<T>;
+
+    /// The row `sql` answers, if any, as `read` reads it.
+    fn one<T>(
+        &self,
+        sql: &str,
+        params: impl Params,
+        read: impl FnOnce(&Row<'_>) -> rusqlite::Result<T>,
+    ) -> Result<Option<T>>;
+
+    /// Each row `sql` answers, as `read` reads it.
+    fn all<T, B: FromIterator<T>>(
+        &self,
+        sql: &str,
+        params: impl Params,
+        read: impl FnMut(&Row<'_>) -> rusqlite::Result<T>,
+    ) -> Result<B>;
+
+    /// The number a `SELECT count(*)` statement answers.
+    fn count(&self, sql: &str, params: impl Params) -> Result<u64> {
+        let n: i64 = self.row(sql, params, |r| r.get(0))?;
+        Ok(n as u64)
+    }
+}
+
+impl Statements for Connection {
+    fn run(&self, sql: &str, params: impl Params) -> Result<usize> {
+        self.prepare_cached(sql)
+            .map_err(db_error)?
+            .execute(params)
+            .map_err(db_error)
+    }
+
+    fn exists(&self, sql: &str, params: impl Params) -> Result<bool> {
+        self.prepare_cached(sql)
+            .map_err(db_error)?
+            .exists(params)
+            .map_err(db_error)
+    }
+
+    fn row<T>(
+        &self,
+        sql: &str,
+        params: impl Params,
+        read: impl FnOnce(&Row<'_>) -> rusqlite::Result<T>,
+    ) -> Result<T> {
+        self.prepare_cached(sql)
+            .map_err(db_error)?
+            .query_row(params, read)
+            .map_err(db_error)
+    }
+
+    fn one<T>(
+        &self,
+        sql: &str,
+        params: impl Params,
+        read: impl FnOnce(&Row<'_>) -> rusqlite::Result<T>,
+    ) -> Result<Option<T>> {
+        self.prepare_cached(sql)
+            .map_err(db_error)?
+            .query_row(params, read)
+            .optional()
+            .map_err(db_error)
+    }
+
+    fn all<T, B: FromIterator<T>>(
+        &self,
+        sql: &str,
+        params: impl Params,
+        read: impl FnMut(&Row<'_>) -> rusqlite::Result<T>,
+    ) -> Result<B> {
+        self.prepare_cached(sql)
+            .map_err(db_error)?
+            .query_map(params, read)
+            .map_err(db_error)?
+            .collect::<rusqlite::Result<B>>()
+            .map_err(db_error)
+    }
+}
