@@ -386,3 +386,60 @@ fn w_says_so_when_the_browser_fails() {
     let text = output.text();
     assert!(!text.contains("Opened"), "{text}");
 }
+
+/// ctrl-e hands the terminal to `$EDITOR` on the link's fields as TOML and takes it back
+/// after; what the editor saved is saved to the link.
+#[test]
+fn ctrl_e_edits_the_link_in_the_editor() {
+    if script_missing() {
+        return;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let db_path = dir.path().join("links.db");
+    seed_one(&db_path, "seeded");
+    // An "editor" that changes the destination in the file it is given.
+    let editor = shell_script(
+        dir.path(),
+        "editor.sh",
+        "sed -i 's#https://example.com/landing#https://example.com/edited#' \"$1\"",
+    );
+    let before = format!("export EDITOR='{}'; unset VISUAL;", editor.display());
+    let (mut child, output, reader) = in_pty(dir.path(), &db_path, &before);
+    let mut stdin = child.stdin.take().unwrap();
+    assert!(output.wait_for("1 link ", &mut child), "{}", output.text());
+    output.0.lock().unwrap().clear();
+    stdin.write_all(b"\x05").unwrap();
+    stdin.flush().unwrap();
+    assert!(
+        output.wait_for("Saved link", &mut child),
+        "{}",
+        output.text()
+    );
+    let text = output.text();
+    let left = text
+        .find("\x1b[?1049l")
+        .expect("the screen was given to the editor");
+    assert!(
+        text[left..].contains("\x1b[?1049h"),
+        "and taken back: {text}"
+    );
+    stdin.write_all(b"q").unwrap();
+    stdin.flush().unwrap();
+    let _ = child.wait();
+    drop(stdin);
+    reader.join().unwrap();
+    let rt = tokio::runtime::Runtime::new().unwrap();
+    let url = rt.block_on(async {
+        let backend = LocalService::open(&db_path, LocalOptions::default())
+            .unwrap()
+            .default_backend()
+            .await
+            .unwrap();
+        let page = backend
+            .list_links(&linkdeck::domain::LinkQuery::default())
+            .await
+            .unwrap();
+        page.items[0].url.clone()
+    });
+    assert_eq!(url, "https://example.com/edited");
+}

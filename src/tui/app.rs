@@ -595,6 +595,7 @@ impl App {
             }
             Action::New if self.pane != Pane::Trash => self.open_new_form(),
             Action::Edit if self.pane != Pane::Trash => self.open_edit_form(),
+            Action::EditInEditor if self.pane == Pane::Links => self.open_in_editor(),
             Action::Delete => match self.pane {
                 Pane::Links => self.link_work(action),
                 Pane::Spaces => self.ask_delete_space(),
@@ -818,6 +819,7 @@ impl App {
             Msg::Stats { req, result } => self.stats_answered(req, result),
             Msg::Desktop(Ok(text)) => self.toast(ToastKind::Info, text),
             Msg::Desktop(Err(text)) => self.toast(ToastKind::Error, text),
+            Msg::Edited { req, result } => self.editor_answered(req, result),
         }
     }
 

@@ -29,6 +29,7 @@ pub fn description(action: Action) -> &'static str {
         Action::Select => "details; a space's links; pick",
         Action::New => "new link / space",
         Action::Edit => "edit link / space",
+        Action::EditInEditor => "edit the link in $EDITOR, as TOML",
         Action::Delete => "delete (asks first)",
         Action::Search => "search",
         Action::CycleBy => "search title/alias/url",

@@ -9,6 +9,7 @@ mod app;
 mod browser;
 mod desktop;
 mod dialog;
+mod editor;
 mod errors;
 mod filter;
 mod form;
@@ -160,7 +161,10 @@ pub async fn run(backend: Arc<dyn Backend>, opts: TuiOptions) -> color_eyre::Res
             backend,
             cfg,
             Arc::new(SystemClock),
-            Arc::new(SystemDesktop),
+            Arc::new(SystemDesktop {
+                mouse,
+                input: Some(input.gate()),
+            }),
         );
         // A hangup or termination ends the app like `q` does, so the terminal is restored.
         let result = tokio::select! {

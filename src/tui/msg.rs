@@ -82,6 +82,11 @@ pub enum Msg {
     },
     /// The clipboard or browser did (`Ok`, with what to tell the person) or failed.
     Desktop(std::result::Result<String, String>),
+    /// The text as the editor left it, or why the editor failed.
+    Edited {
+        req: RequestId,
+        result: std::result::Result<String, String>,
+    },
 }
 
 /// Work for the runtime: backend calls run on tasks and answer with a [`Msg`].
@@ -152,4 +157,9 @@ pub enum Command {
         what: &'static str,
     },
     OpenUrl(String),
+    /// Open `text` in the person's editor; the screen is theirs until it closes.
+    EditText {
+        req: RequestId,
+        text: String,
+    },
 }

@@ -66,7 +66,13 @@ where
         while let Ok(msg) = rx.try_recv() {
             app.update(msg);
         }
-        execute(&mut app, &backend, &desktop, &tx);
+        if execute(&mut app, &backend, &desktop, &tx) {
+            // What the editor drew is not what ratatui thinks is on screen: the next frame is
+            // drawn whole. (`Terminal::clear` would ask the terminal where its cursor is, and
+            // the answer would go to the input reader instead.)
+            let size = terminal.size()?;
+            terminal.resize(ratatui::layout::Rect::new(0, 0, size.width, size.height))?;
+        }
         if app.should_quit() {
             break;
         }
@@ -207,41 +213,55 @@ async fn sleep_until(deadline: Option<std::time::Instant>) {
     }
 }
 
-/// Carries out the app's commands: backend calls on tasks that answer by message.
+/// Carries out the app's commands: backend calls on tasks that answer by message. True when
+/// another program had the screen meanwhile (an editor), so the next frame is drawn whole.
 fn execute(
     app: &mut App,
     backend: &Arc<dyn Backend>,
     desktop: &Arc<dyn Desktop>,
     tx: &UnboundedSender<Msg>,
-) {
-    for command in app.take_commands() {
-        tracing::debug!(?command, "command");
-        match command {
-            Command::Copy { text, what } => {
-                let result = desktop
-                    .copy(&text)
-                    .map(|()| format!("Copied {what}: {text}"));
-                app.update(Msg::Desktop(result));
-            }
-            Command::OpenUrl(url) => {
-                let (desktop, tx) = (Arc::clone(desktop), tx.clone());
-                // A browser may keep the call waiting until it is closed.
-                tokio::task::spawn_blocking(move || {
-                    let result = desktop.open(&url).map(|()| format!("Opened {url}"));
-                    let _ = tx.send(Msg::Desktop(result));
-                });
-            }
-            call => {
-                let (backend, tx) = (Arc::clone(backend), tx.clone());
-                tokio::spawn(async move {
-                    // A send fails only when the loop has ended; the answer is then of no use.
-                    if let Some(msg) = answer(call, backend.as_ref()).await {
-                        let _ = tx.send(msg);
-                    }
-                });
+) -> bool {
+    let mut left_screen = false;
+    // An answer given in place (the clipboard's, the editor's) may ask for more.
+    let mut commands = app.take_commands();
+    while !commands.is_empty() {
+        for command in commands {
+            tracing::debug!(?command, "command");
+            match command {
+                Command::Copy { text, what } => {
+                    let result = desktop
+                        .copy(&text)
+                        .map(|()| format!("Copied {what}: {text}"));
+                    app.update(Msg::Desktop(result));
+                }
+                Command::EditText { req, text } => {
+                    // The app waits for the person here: the editor has the screen and the keys.
+                    let result = desktop.edit(&text);
+                    app.update(Msg::Edited { req, result });
+                    left_screen = true;
+                }
+                Command::OpenUrl(url) => {
+                    let (desktop, tx) = (Arc::clone(desktop), tx.clone());
+                    // A browser may keep the call waiting until it is closed.
+                    tokio::task::spawn_blocking(move || {
+                        let result = desktop.open(&url).map(|()| format!("Opened {url}"));
+                        let _ = tx.send(Msg::Desktop(result));
+                    });
+                }
+                call => {
+                    let (backend, tx) = (Arc::clone(backend), tx.clone());
+                    tokio::spawn(async move {
+                        // A send fails only when the loop has ended; the answer is then of no use.
+                        if let Some(msg) = answer(call, backend.as_ref()).await {
+                            let _ = tx.send(msg);
+                        }
+                    });
+                }
             }
         }
+        commands = app.take_commands();
     }
+    left_screen
 }
 
 /// The backend's answer to a command, as the message the app takes; `None` for commands that
@@ -318,7 +338,7 @@ pub async fn answer(command: Command, backend: &dyn Backend) -> Option<Msg> {
             req,
             result: backend.stats(&query).await,
         },
-        Command::Copy { .. } | Command::OpenUrl(_) => return None,
+        Command::Copy { .. } | Command::OpenUrl(_) | Command::EditText { .. } => return None,
     })
 }
 
@@ -329,10 +349,18 @@ pub fn terminal_events() -> (impl Stream<Item = io::Result<Event>> + Unpin, Inpu
     let (tx, rx) = futures::channel::mpsc::unbounded();
     let stop = Arc::new(AtomicBool::new(false));
     let flag = Arc::clone(&stop);
+    let gate = Arc::new(InputGate::default());
+    let held = Arc::clone(&gate);
     let (done_tx, done) = std::sync::mpsc::channel::<()>();
     std::thread::spawn(move || {
         let _done = done_tx;
         while !flag.load(Ordering::Relaxed) {
+            if held.held.load(Ordering::Acquire) {
+                held.idle.store(true, Ordering::Release);
+                std::thread::sleep(Duration::from_millis(10));
+                continue;
+            }
+            held.idle.store(false, Ordering::Release);
             // crossterm reads a hung-up terminal in an endless loop, so look first; this also
             // waits for input, and a zero-wait poll then picks up keys and resizes alike.
             if tty::wait(Duration::from_millis(50)) == tty::State::HungUp {
@@ -346,7 +374,32 @@ pub fn terminal_events() -> (impl Stream<Item = io::Result<Event>> + Unpin, Inpu
             }
         }
     });
-    (rx, InputThread { stop, done })
+    (rx, InputThread { stop, done, gate })
+}
+
+/// Lets another program have the terminal's input for a while (an editor): while it is held,
+/// the reader thread reads nothing, so no key meant for that program reaches the app.
+#[derive(Debug, Default)]
+pub struct InputGate {
+    held: AtomicBool,
+    /// The reader has seen the gate held and stopped reading.
+    idle: AtomicBool,
+}
+
+impl InputGate {
+    /// Stops the reader, and returns once it has stopped (it finishes a read under way first,
+    /// which is short), or after half a second whatever it does.
+    pub fn hold(&self) {
+        self.held.store(true, Ordering::Release);
+        let deadline = std::time::Instant::now() + Duration::from_millis(500);
+        while !self.idle.load(Ordering::Acquire) && std::time::Instant::now() < deadline {
+            std::thread::sleep(Duration::from_millis(5));
+        }
+    }
+
+    pub fn release(&self) {
+        self.held.store(false, Ordering::Release);
+    }
 }
 
 /// Sends every event crossterm has ready to `tx`; false when the reader should stop (the
@@ -376,6 +429,14 @@ fn forward_ready(tx: &futures::channel::mpsc::UnboundedSender<io::Result<Event>>
 pub struct InputThread {
     stop: Arc<AtomicBool>,
     done: std::sync::mpsc::Receiver<()>,
+    gate: Arc<InputGate>,
+}
+
+impl InputThread {
+    /// The gate that pauses this reader.
+    pub fn gate(&self) -> Arc<InputGate> {
+        Arc::clone(&self.gate)
+    }
 }
 
 impl Drop for InputThread {

@@ -782,6 +782,71 @@ fn columns_are_chosen_in_the_config_and_toggled_with_c() {
     );
 }
 
+/// ctrl-e opens the selected link in the editor as TOML; what comes back is saved as an update
+/// of the fields that changed, and a mistake opens the editor again with it written at the top.
+#[test]
+fn a_link_is_edited_in_the_editor_and_mistakes_come_back_in_its_text() {
+    let w = world();
+    let mut app = loaded(100, 30, &w);
+    let opened = |app: &mut App| match app.take_commands().as_slice() {
+        [Command::EditText { req, text }] => (*req, text.clone()),
+        other => panic!("{other:?}"),
+    };
+    app.handle_event(Event::Key(KeyEvent::new(
+        KeyCode::Char('e'),
+        KeyModifiers::CONTROL,
+    )));
+    let (req, text) = opened(&mut app);
+    let newest = w.links.iter().max_by_key(|l| l.id).unwrap();
+    assert!(
+        text.contains(&format!("alias = \"{}\"", newest.alias)),
+        "{text}"
+    );
+    // A bad URL: the editor opens again, the mistake on top, the rest as typed.
+    let bad = text.replace(&newest.url, "javascript:alert(1)");
+    app.update(Msg::Edited {
+        req,
+        result: Ok(bad),
+    });
+    let (req, again) = opened(&mut app);
+    assert!(again.starts_with("# error: url:"), "{again}");
+    assert!(again.contains("javascript:alert(1)"), "{again}");
+    // Fixed: saved as an update of the URL alone.
+    let good = again.replace("javascript:alert(1)", "https://example.com/fixed");
+    app.update(Msg::Edited {
+        req,
+        result: Ok(good),
+    });
+    match app.take_commands().as_slice() {
+        [Command::Save { request, .. }] => match request.as_ref() {
+            crate::tui::form::SaveRequest::UpdateLink(id, input) => {
+                assert_eq!(*id, newest.id);
+                assert_eq!(
+                    *input,
+                    crate::domain::LinkInput {
+                        url: Some("https://example.com/fixed".into()),
+                        ..crate::domain::LinkInput::default()
+                    }
+                );
+            }
+            other => panic!("{other:?}"),
+        },
+        other => panic!("{other:?}"),
+    }
+    // An editor that fails says why, and nothing is saved.
+    app.handle_event(Event::Key(KeyEvent::new(
+        KeyCode::Char('e'),
+        KeyModifiers::CONTROL,
+    )));
+    let (req, _) = opened(&mut app);
+    app.update(Msg::Edited {
+        req,
+        result: Err("the editor `nano` ended with exit status: 1: nothing was changed".into()),
+    });
+    assert!(app.take_commands().is_empty());
+    assert!(screen(&app, 100, 30).contains("ended with exit status: 1"));
+}
+
 /// The clicks column says when the list is in its order, and which way.
 #[test]
 fn the_sorted_column_shows_its_direction() {

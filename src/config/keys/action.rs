@@ -22,6 +22,7 @@ pub enum Action {
     Select,
     New,
     Edit,
+    EditInEditor,
     Delete,
     Search,
     CycleBy,
@@ -86,7 +87,7 @@ impl KeyContext {
 }
 
 impl Action {
-    pub const ALL: [Action; 64] = [
+    pub const ALL: [Action; 65] = [
         Action::Quit,
         Action::Help,
         Action::Palette,
@@ -103,6 +104,7 @@ impl Action {
         Action::Select,
         Action::New,
         Action::Edit,
+        Action::EditInEditor,
         Action::Delete,
         Action::Search,
         Action::CycleBy,
@@ -172,6 +174,7 @@ impl Action {
             Action::Select => "select",
             Action::New => "new",
             Action::Edit => "edit",
+            Action::EditInEditor => "edit_in_editor",
             Action::Delete => "delete",
             Action::Search => "search",
             Action::CycleBy => "cycle_by",
@@ -246,6 +249,7 @@ impl Action {
             Action::Select => &["enter"],
             Action::New => &["n"],
             Action::Edit => &["e"],
+            Action::EditInEditor => &["ctrl-e"],
             Action::Delete => &["d"],
             Action::Search => &["/"],
             Action::CycleBy => &["b"],
@@ -304,6 +308,7 @@ impl Action {
             self,
             Action::New
                 | Action::Edit
+                | Action::EditInEditor
                 | Action::Delete
                 | Action::ToggleDisabled
                 | Action::TogglePublic

@@ -1,6 +1,8 @@
 //! Where the forms meet the app: `n` and `e` open them, their keys and pastes go to them first,
 //! a save becomes a [`Command::Save`] and its answer closes the form (selecting the saved record
-//! and confirming with a toast) or hands the error back to the still open form.
+//! and confirming with a toast) or hands the error back to the still open form. ctrl-e edits a
+//! link in `$EDITOR` instead (`tui/editor.rs`): its save goes the same way, and a refusal opens
+//! the editor again with what is wrong.
 //!
 //! Kept apart from `app.rs` so the browsing app and the editing half can change independently;
 //! `app.rs` only calls in here.
@@ -9,7 +11,8 @@ use ratatui::buffer::Buffer;
 use ratatui::layout::{Position, Rect};
 
 use super::{App, Pane};
-use crate::domain::Id;
+use crate::domain::{Id, Link};
+use crate::tui::editor::{self, Edited};
 use crate::tui::form::{Form, FormOutcome, LinkForm, SaveRequest, SpaceForm};
 use crate::tui::keys::Key;
 use crate::tui::msg::{Command, Msg, RequestId};
@@ -35,6 +38,16 @@ pub struct Forms {
     pub select: Option<Saved>,
     /// How to take back the save in flight, once it succeeds.
     pub undo: Option<(UndoWhat, Option<String>)>,
+    /// The link being edited in `$EDITOR`, and the text last saved there (shown again, with
+    /// what is wrong, when the save is refused).
+    pub editing: Option<Editing>,
+}
+
+#[derive(Debug)]
+pub struct Editing {
+    link: Box<Link>,
+    req: RequestId,
+    text: String,
 }
 
 impl App {
@@ -76,6 +89,72 @@ impl App {
         };
         if form.is_some() {
             self.forms.form = form;
+        }
+    }
+
+    /// ctrl-e: the selected link's fields in `$EDITOR`, as TOML.
+    pub(super) fn open_in_editor(&mut self) {
+        let Some(link) = self.links.selected().cloned() else {
+            return;
+        };
+        let text = editor::text_of(&link, &self.cfg.timezone);
+        self.edit_again(Box::new(link), text);
+    }
+
+    /// Opens `text` in the editor for `link`.
+    fn edit_again(&mut self, link: Box<Link>, text: String) {
+        let req = self.request();
+        self.forms.editing = Some(Editing {
+            link,
+            req,
+            text: text.clone(),
+        });
+        self.commands.push(Command::EditText { req, text });
+    }
+
+    /// The editor closed: save what changed, or open it again with what is wrong.
+    pub(super) fn editor_answered(&mut self, req: RequestId, result: Result<String, String>) {
+        let Some(editing) = self.forms.editing.take_if(|e| e.req == req) else {
+            return;
+        };
+        let text = match result {
+            Ok(text) => text,
+            Err(why) => return self.toast(ToastKind::Error, why),
+        };
+        let spaces = self.spaces.spaces().to_vec();
+        match editor::read(&editing.link, &text, &spaces, &self.cfg.timezone) {
+            Edited::Unchanged => self.toast(
+                ToastKind::Info,
+                format!("Nothing changed in {}", editing.link.alias),
+            ),
+            Edited::Mistakes(mistakes) => {
+                self.edit_again(editing.link, editor::with_mistakes(&text, &mistakes));
+            }
+            Edited::Update(input) => {
+                let (back, lost) =
+                    crate::backend::bulk::revert_of_edit(&editing.link, &input, &self.cfg.timezone);
+                let note = lost.then(|| "its earlier password cannot come back".to_owned());
+                self.forms.undo = Some((
+                    UndoWhat::Edit {
+                        id: editing.link.id,
+                        input: back,
+                    },
+                    note,
+                ));
+                let req = self.request();
+                self.forms.req = Some(req);
+                let id = editing.link.id;
+                // Kept until the answer: a refused save opens the editor again.
+                self.forms.editing = Some(Editing {
+                    req,
+                    text,
+                    ..editing
+                });
+                self.commands.push(Command::Save {
+                    req,
+                    request: Box::new(SaveRequest::UpdateLink(id, *input)),
+                });
+            }
         }
     }
 
@@ -147,6 +226,7 @@ impl App {
         match outcome {
             Ok((saved, text)) => {
                 self.forms.form = None;
+                self.forms.editing = None;
                 self.forms.select = Some(saved);
                 self.toast(ToastKind::Info, text.clone());
                 let undo = match (self.forms.undo.take(), saved) {
@@ -177,6 +257,14 @@ impl App {
             Err(error) => {
                 if let Some(form) = &mut self.forms.form {
                     form.save_failed(&error);
+                } else if let Some(editing) = self.forms.editing.take() {
+                    // A save from the editor: what the service said goes back into the text.
+                    let mistakes = match &error {
+                        crate::domain::Error::Validation(fields) => editor::lines_of(fields),
+                        other => vec![other.to_string()],
+                    };
+                    let text = editor::with_mistakes(&editing.text, &mistakes);
+                    self.edit_again(editing.link, text);
                 }
             }
         }
