@@ -81,6 +81,17 @@ struct Areas {
     hints: Rect,
 }
 
+impl Areas {
+    /// What the Stats view covers: everything between the header and the hints.
+    fn stats_body(&self) -> Rect {
+        Rect {
+            y: self.tabs.y,
+            height: self.hints.y - self.tabs.y,
+            ..self.main
+        }
+    }
+}
+
 fn areas(area: Rect) -> Areas {
     let [header, tabs, filter, main, hints] = Layout::vertical([
         Constraint::Length(1),
@@ -683,7 +694,21 @@ impl App {
     fn handle_mouse(&mut self, mouse: MouseEvent) {
         let a = areas(self.size);
         let main = a.main;
-        if self.modal.is_some() || self.form_is_open() {
+        if let Some(modal) = &self.modal {
+            // The dialogs the lists draw over their pane; a confirm's answers take clicks.
+            let over = if self.stats_is_open() {
+                a.stats_body()
+            } else {
+                main
+            };
+            if mouse.kind == MouseEventKind::Down(MouseButton::Left)
+                && let Some(outcome) = modal.click(over, mouse.column, mouse.row, &self.cfg.keys)
+            {
+                self.modal_answered(outcome);
+            }
+            return;
+        }
+        if self.form_is_open() {
             return;
         }
         if mouse.kind == MouseEventKind::Down(MouseButton::Left) && self.stats.view.is_none() {
@@ -873,11 +898,7 @@ impl App {
         };
         self.render_header(a.header, buf);
         if self.stats_is_open() {
-            let body = Rect {
-                y: a.tabs.y,
-                height: a.hints.y - a.tabs.y,
-                ..area
-            };
+            let body = a.stats_body();
             self.render_stats(body, buf, &ctx(true));
             self.render_hints(a.hints, buf);
             if let Some(modal) = &self.modal {

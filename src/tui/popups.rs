@@ -11,7 +11,7 @@ use ratatui::text::{Line, Span};
 use ratatui::widgets::{Gauge, Paragraph, Widget, Wrap};
 
 pub use super::dialog::{ConfirmAction, ModalOutcome, PickerKind, Work, dialog};
-use super::filter::Named;
+use super::filter::{Named, clicked};
 use super::form::TextField;
 use super::format;
 use super::help::{Help, Palette};
@@ -198,6 +198,24 @@ impl Modal {
         }
     }
 
+    /// What a click at (`column`, `row`) on the dialog drawn over `area` answers: a confirm
+    /// dialog's yes or no.
+    pub fn click(&self, area: Rect, column: u16, row: u16, keys: &KeyMap) -> Option<ModalOutcome> {
+        let Modal::Confirm(action) = self else {
+            return None;
+        };
+        let (_, answer) = confirm_layout(action, area);
+        if row != answer.y {
+            return None;
+        }
+        // Styles do not move anything: any theme lays the answers out alike.
+        let spans = answer_spans(keys, &Theme::new(crate::config::Theme::Mono));
+        Some(match clicked(&spans, answer, column, false)? {
+            true => ModalOutcome::Confirmed(action.clone()),
+            false => ModalOutcome::Close,
+        })
+    }
+
     /// Draws the dialog over `area`; returns where the text cursor goes, if it takes typing.
     pub fn render(
         &self,
@@ -209,20 +227,25 @@ impl Modal {
         match self {
             Modal::Confirm(action) => {
                 // The question names what it acts on: a space's or an item's name.
-                let mut lines: Vec<Line> = action
+                let lines: Vec<Line> = action
                     .question()
                     .into_iter()
                     .map(|line| Line::raw(into_shown(line)))
                     .collect();
-                lines.push(Line::raw(""));
-                lines.push(answer_line(keys, theme));
-                let width = 64.min(area.width);
-                let height = (u16::try_from(lines.len()).unwrap_or(8) + 3).min(area.height);
-                let area = area.centered(Constraint::Length(width), Constraint::Length(height));
-                if let Some(inner) = dialog(area, buf, " Confirm ", theme, theme.error) {
+                let (outer, answer) = confirm_layout(action, area);
+                if let Some(inner) = dialog(outer, buf, " Confirm ", theme, theme.error) {
+                    let question = Rect {
+                        height: inner.height.saturating_sub(1),
+                        ..inner
+                    };
                     Paragraph::new(lines)
                         .wrap(Wrap { trim: true })
-                        .render(inner, buf);
+                        .render(question, buf);
+                    let spans: Vec<Span> = answer_spans(keys, theme)
+                        .into_iter()
+                        .map(|(s, _)| s)
+                        .collect();
+                    Line::from(spans).render(answer, buf);
                 }
                 None
             }
@@ -347,16 +370,42 @@ impl Modal {
 }
 
 /// "y / enter  yes      n / esc  no", from the key map.
-fn answer_line(keys: &KeyMap, theme: &Theme) -> Line<'static> {
-    Line::from(vec![
-        Span::styled(keys.label(Action::Yes), theme.accent),
-        Span::raw("  yes      "),
-        Span::styled(
-            format!("{}/{}", keys.label(Action::No), keys.label(Action::Cancel)),
-            theme.accent,
+/// The confirm dialog's answers, each with what a click on it answers.
+fn answer_spans(keys: &KeyMap, theme: &Theme) -> Vec<(Span<'static>, Option<bool>)> {
+    vec![
+        (
+            Span::styled(keys.label(Action::Yes), theme.accent),
+            Some(true),
         ),
-        Span::raw("  no"),
-    ])
+        (Span::raw("  yes"), Some(true)),
+        (Span::raw("      "), None),
+        (
+            Span::styled(
+                format!("{}/{}", keys.label(Action::No), keys.label(Action::Cancel)),
+                theme.accent,
+            ),
+            Some(false),
+        ),
+        (Span::raw("  no"), Some(false)),
+    ]
+}
+
+/// Where the confirm dialog of `action` goes in `area`, and the row of its answers (the last
+/// inside it): one layout for drawing it and for clicking on it.
+fn confirm_layout(action: &ConfirmAction, area: Rect) -> (Rect, Rect) {
+    // The question, a blank line (where one long line of it may wrap), the answers, and the
+    // borders.
+    let lines = u16::try_from(action.question().len()).unwrap_or(6) + 2;
+    let width = 64.min(area.width);
+    let height = (lines + 2).min(area.height);
+    let outer = area.centered(Constraint::Length(width), Constraint::Length(height));
+    let answer = Rect {
+        x: outer.x + 1,
+        y: (outer.bottom()).saturating_sub(2),
+        width: outer.width.saturating_sub(2),
+        height: 1,
+    };
+    (outer, answer)
 }
 
 /// A bordered list of `labels` with `cursor` marked, scrolled to keep it in view.

@@ -725,6 +725,54 @@ fn clicks_on_the_tabs_and_the_filter_bar() {
     );
 }
 
+/// With the mouse on, a confirm dialog's answers take clicks: "no" closes it, "yes" does it.
+#[test]
+fn a_confirm_dialog_answers_a_click() {
+    let w = world();
+    let mut app = App::new(
+        AppConfig {
+            mouse: true,
+            ..config()
+        },
+        Arc::new(FixedClock::new(now())),
+        Rect::new(0, 0, 100, 30),
+    );
+    answer(&mut app, &w);
+    let click_on = |app: &mut App, text: &str| {
+        let screen = screen(app, 100, 30);
+        let (row, line) = screen
+            .lines()
+            .enumerate()
+            .find(|(_, l)| l.contains("  yes") && l.contains("  no"))
+            .expect("the answers");
+        let at = line.find(text).unwrap();
+        // The line starts with a quote the screen does not have: this is the word's second
+        // cell.
+        let column = u16::try_from(line[..at].chars().count()).unwrap();
+        app.handle_event(Event::Mouse(ratatui::crossterm::event::MouseEvent {
+            kind: ratatui::crossterm::event::MouseEventKind::Down(
+                ratatui::crossterm::event::MouseButton::Left,
+            ),
+            column,
+            row: u16::try_from(row).unwrap(),
+            modifiers: KeyModifiers::NONE,
+        }));
+    };
+    press(&mut app, KeyCode::Char('d'));
+    assert!(screen(&app, 100, 30).contains("Confirm"));
+    click_on(&mut app, "no");
+    assert!(!screen(&app, 100, 30).contains("Confirm"), "no closes it");
+    assert!(app.take_commands().is_empty());
+    press(&mut app, KeyCode::Char('d'));
+    click_on(&mut app, "yes");
+    assert!(
+        app.take_commands()
+            .iter()
+            .any(|c| matches!(c, Command::Bulk { .. })),
+        "yes deletes"
+    );
+}
+
 /// Line `row` of the screen at 100×30.
 fn screen_line(app: &App, row: usize) -> String {
     screen(app, 100, 30).lines().nth(row).unwrap().to_owned()
