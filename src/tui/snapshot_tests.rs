@@ -640,14 +640,10 @@ fn esc_backs_out_of_a_spaces_links() {
 #[test]
 fn a_read_only_app_offers_no_change_and_refuses_one() {
     let w = world();
-    let mut app = App::new(
-        AppConfig {
-            read_only: true,
-            ..config()
-        },
-        Arc::new(FixedClock::new(now())),
-        Rect::new(0, 0, 100, 30),
-    );
+    let mut app = app_with(AppConfig {
+        read_only: true,
+        ..config()
+    });
     answer(&mut app, &w);
     let text = screen(&app, 100, 30);
     assert!(text.lines().next().unwrap().contains("read-only"), "{text}");
@@ -674,30 +670,13 @@ fn a_read_only_app_offers_no_change_and_refuses_one() {
 #[test]
 fn clicks_on_the_tabs_and_the_filter_bar() {
     let w = world();
-    let mut app = App::new(
-        AppConfig {
-            mouse: true,
-            ..config()
-        },
-        Arc::new(FixedClock::new(now())),
-        Rect::new(0, 0, 100, 30),
-    );
+    let mut app = app_with(AppConfig {
+        mouse: true,
+        ..config()
+    });
     answer(&mut app, &w);
     let click = |app: &mut App, text: &str, row: u16| {
-        let screen = screen(app, 100, 30);
-        let line = screen.lines().nth(usize::from(row)).unwrap().to_owned();
-        let at = line
-            .find(text)
-            .unwrap_or_else(|| panic!("{text} in {line}"));
-        let column = u16::try_from(line[..at].chars().count()).unwrap() + 1;
-        app.handle_event(Event::Mouse(ratatui::crossterm::event::MouseEvent {
-            kind: ratatui::crossterm::event::MouseEventKind::Down(
-                ratatui::crossterm::event::MouseButton::Left,
-            ),
-            column,
-            row,
-            modifiers: KeyModifiers::NONE,
-        }));
+        click_on(app, text, row);
         answer(app, &w);
         screen_line(app, 1)
     };
@@ -729,48 +708,62 @@ fn clicks_on_the_tabs_and_the_filter_bar() {
 #[test]
 fn a_confirm_dialog_answers_a_click() {
     let w = world();
-    let mut app = App::new(
-        AppConfig {
-            mouse: true,
-            ..config()
-        },
-        Arc::new(FixedClock::new(now())),
-        Rect::new(0, 0, 100, 30),
-    );
+    let mut app = app_with(AppConfig {
+        mouse: true,
+        ..config()
+    });
     answer(&mut app, &w);
-    let click_on = |app: &mut App, text: &str| {
+    let answers_row = |app: &App| {
         let screen = screen(app, 100, 30);
-        let (row, line) = screen
+        let row = screen
             .lines()
-            .enumerate()
-            .find(|(_, l)| l.contains("  yes") && l.contains("  no"))
+            .position(|l| l.contains("  yes") && l.contains("  no"))
             .expect("the answers");
-        let at = line.find(text).unwrap();
-        // The line starts with a quote the screen does not have: this is the word's second
-        // cell.
-        let column = u16::try_from(line[..at].chars().count()).unwrap();
-        app.handle_event(Event::Mouse(ratatui::crossterm::event::MouseEvent {
-            kind: ratatui::crossterm::event::MouseEventKind::Down(
-                ratatui::crossterm::event::MouseButton::Left,
-            ),
-            column,
-            row: u16::try_from(row).unwrap(),
-            modifiers: KeyModifiers::NONE,
-        }));
+        u16::try_from(row).unwrap()
     };
     press(&mut app, KeyCode::Char('d'));
     assert!(screen(&app, 100, 30).contains("Confirm"));
-    click_on(&mut app, "no");
+    let row = answers_row(&app);
+    click_on(&mut app, "no", row);
     assert!(!screen(&app, 100, 30).contains("Confirm"), "no closes it");
     assert!(app.take_commands().is_empty());
     press(&mut app, KeyCode::Char('d'));
-    click_on(&mut app, "yes");
+    let row = answers_row(&app);
+    click_on(&mut app, "yes", row);
     assert!(
         app.take_commands()
             .iter()
             .any(|c| matches!(c, Command::Bulk { .. })),
         "yes deletes"
     );
+}
+
+/// The app at 100×30 with `cfg`.
+fn app_with(cfg: AppConfig) -> App {
+    App::new(
+        cfg,
+        Arc::new(FixedClock::new(now())),
+        Rect::new(0, 0, 100, 30),
+    )
+}
+
+/// A left click, with the mouse on, on the first `text` of screen line `row` (at 100×30).
+fn click_on(app: &mut App, text: &str, row: u16) {
+    let screen = screen(app, 100, 30);
+    let line = screen.lines().nth(usize::from(row)).unwrap().to_owned();
+    let at = line
+        .find(text)
+        .unwrap_or_else(|| panic!("{text} in {line}"));
+    // The line starts with a quote the screen does not have: this is the word's second cell.
+    let column = u16::try_from(line[..at].chars().count()).unwrap();
+    app.handle_event(Event::Mouse(ratatui::crossterm::event::MouseEvent {
+        kind: ratatui::crossterm::event::MouseEventKind::Down(
+            ratatui::crossterm::event::MouseButton::Left,
+        ),
+        column,
+        row,
+        modifiers: KeyModifiers::NONE,
+    }));
 }
 
 /// Line `row` of the screen at 100×30.
@@ -783,14 +776,10 @@ fn screen_line(app: &App, row: usize) -> String {
 fn columns_are_chosen_in_the_config_and_toggled_with_c() {
     use crate::config::Column;
     let w = world();
-    let mut app = App::new(
-        AppConfig {
-            columns: vec![Column::Destination, Column::Clicks, Column::Status],
-            ..config()
-        },
-        Arc::new(FixedClock::new(now())),
-        Rect::new(0, 0, 100, 30),
-    );
+    let mut app = app_with(AppConfig {
+        columns: vec![Column::Destination, Column::Clicks, Column::Status],
+        ..config()
+    });
     answer(&mut app, &w);
     let header = |app: &App| {
         screen(app, 100, 30)
@@ -1186,14 +1175,10 @@ fn the_palette_and_the_help_filter_as_you_type() {
 #[test]
 fn a_binding_of_three_keys_keeps_the_help_in_its_columns() {
     let overrides = [("down".to_owned(), "j down ctrl-n".to_owned())].into();
-    let mut app = App::new(
-        AppConfig {
-            keys: KeyMap::with_overrides(&overrides).unwrap(),
-            ..config()
-        },
-        Arc::new(FixedClock::new(now())),
-        Rect::new(0, 0, 100, 30),
-    );
+    let mut app = app_with(AppConfig {
+        keys: KeyMap::with_overrides(&overrides).unwrap(),
+        ..config()
+    });
     answer(&mut app, &world());
     press(&mut app, KeyCode::Char('?'));
     let text = screen(&app, 100, 30);
