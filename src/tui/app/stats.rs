@@ -37,7 +37,7 @@ impl App {
         let target = match (action, self.pane) {
             (Action::Dashboard, _) => Target::account(),
             (_, Pane::Links) => match self.links.selected() {
-                Some(link) => Target::link(link.id, &link.alias, &link.url),
+                Some(link) => Target::link(link.id, &link.alias, &link.url).counted(link.clicks),
                 None => return self.toast(ToastKind::Info, "No link selected"),
             },
             (_, Pane::Spaces) => match self.spaces.selected() {

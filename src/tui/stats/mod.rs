@@ -25,6 +25,9 @@ pub struct Target {
     pub name: String,
     /// A link's destination, shown beside its alias.
     pub detail: Option<String>,
+    /// A link's own count of its clicks, when known: clicks imported, or counted before the
+    /// traffic history was kept, are in it but have no date in the history.
+    pub counted: Option<u64>,
 }
 
 impl Target {
@@ -33,6 +36,15 @@ impl Target {
             scope: StatsScope::Link(id),
             name: alias.to_owned(),
             detail: Some(url.to_owned()),
+            counted: None,
+        }
+    }
+
+    /// This target with the link's own count of its clicks.
+    pub fn counted(self, clicks: u64) -> Target {
+        Target {
+            counted: Some(clicks),
+            ..self
         }
     }
 
@@ -41,6 +53,7 @@ impl Target {
             scope: StatsScope::Space(id),
             name: name.to_owned(),
             detail: None,
+            counted: None,
         }
     }
 
@@ -49,6 +62,7 @@ impl Target {
             scope: StatsScope::Account,
             name: "every link".to_owned(),
             detail: None,
+            counted: None,
         }
     }
 

@@ -173,6 +173,22 @@ impl StatsView {
             _ => {}
         }
         spans.push(Span::styled(format!("  ·  {range}"), t.dim));
+        // Clicks the link counted that the history has no date for (imported, or from before
+        // it was kept): said, so that "0 clicks" beside a link of millions reads right.
+        if let Some(counted) = self.target.counted.filter(|c| *c > stats.total) {
+            let undated = if stats.previous.is_none() {
+                format!(
+                    ", {} of them with no date",
+                    thousands(counted - stats.total)
+                )
+            } else {
+                String::new()
+            };
+            spans.push(Span::styled(
+                format!("  ·  {} in all{undated}", thousands(counted)),
+                t.dim,
+            ));
+        }
         Line::from(spans).render(area, buf);
     }
 

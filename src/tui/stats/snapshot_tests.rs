@@ -342,3 +342,27 @@ fn wide_bars_and_small_shares() {
     assert!(text.contains("<1%"), "{text}");
     assert!(!text.contains("   0%"), "{text}");
 }
+
+/// A link whose clicks the history has no date for (imported, or counted before it was kept)
+/// says how many it counted in all, and over all time how many of them have no date, instead
+/// of a bare "0 clicks".
+#[test]
+fn clicks_without_a_date_are_said() {
+    let mut app = opened("link", Answer::Empty, 100, 30);
+    let thirty_days = screen(&app, 100, 30);
+    assert!(thirty_days.contains("0 clicks"), "{thirty_days}");
+    assert!(thirty_days.contains("1,204 in all"), "{thirty_days}");
+    for _ in 0..3 {
+        press(&mut app, KeyCode::Char('p'));
+        settle(&mut app, Answer::Empty);
+    }
+    let all_time = screen(&app, 100, 30);
+    assert!(
+        all_time.contains("[ all ]") || all_time.contains(" all "),
+        "{all_time}"
+    );
+    assert!(
+        all_time.contains("1,204 in all, 1,204 of them with no date"),
+        "{all_time}"
+    );
+}
