@@ -159,6 +159,7 @@ fn with_flag(field: &str) -> String {
         }
         // A list's query: `links list` and `spaces list` take it as `--search`.
         _ if field == "search" => Some("--search".to_owned()),
+        _ if field == "per_page" => Some("--per-page".to_owned()),
         _ => None,
     };
     match flag {

@@ -338,6 +338,16 @@ fn named(e: Error, file: &str) -> CliError {
     let mut err = CliError::from(e);
     if err.kind == Kind::Validation {
         err.message = format!("nothing imported from {file}: {}", err.message);
+        // Importing a file again is the common way to meet these: say what to do about it.
+        let taken = err.fields.iter().any(|(field, messages)| {
+            field.ends_with("alias") && messages.iter().any(|m| m.contains("taken"))
+        });
+        if taken {
+            err.message.push_str(
+                "; for aliases already taken, --on-conflict skip leaves those links as they \
+                 are and --on-conflict rename imports them under new aliases",
+            );
+        }
     }
     err
 }

@@ -265,6 +265,14 @@ impl LinkFields {
             let (date, time) = expires
                 .split_once(|c: char| c.is_whitespace() || c == 'T')
                 .unwrap_or((expires, ""));
+            // One flag holds both halves: a missing time is this flag's mistake, said in its
+            // words, not the service's two fields'.
+            if !expires.is_empty() && time.trim().is_empty() {
+                return Err(CliError::usage(format!(
+                    "--expires {expires:?}: give a date and a time, as --expires \
+                     '2027-03-21 18:00' (in the profile's time zone), or \"\" for no date"
+                )));
+            }
             input.expiration_date = Some(date.trim().to_owned());
             input.expiration_time = Some(time.trim().to_owned());
         }

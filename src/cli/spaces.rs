@@ -11,7 +11,7 @@ use super::error::{CliError, CliResult};
 use super::links::parse_sort;
 use super::lookup::space_id;
 use super::output::{Table, date, page_json, plural, print, print_json, thousands};
-use crate::domain::{Shown, Sort, Space, SpaceInput, SpaceQuery};
+use crate::domain::{Color, Shown, Sort, Space, SpaceInput, SpaceQuery};
 
 #[derive(Debug, Subcommand)]
 pub enum SpacesCommand {
@@ -31,9 +31,10 @@ pub enum SpacesCommand {
         /// The name, as a flag (instead of the argument).
         #[arg(long = "name", value_name = "NAME", conflicts_with = "name")]
         name_flag: Option<String>,
-        /// 1-6 or red, orange, yellow, green, blue, purple.
+        /// 1-6 or red, orange, yellow, green, blue, purple. Default: the colour your spaces
+        /// use least.
         #[arg(long)]
-        color: String,
+        color: Option<String>,
     },
     /// Rename or recolour a space.
     Update {
@@ -139,6 +140,10 @@ pub async fn run(ctx: &Context, command: SpacesCommand) -> CliResult {
             name_flag,
             color,
         } => {
+            let color = match color {
+                Some(color) => color,
+                None => least_used_color(backend).await?.number().to_string(),
+            };
             let input = SpaceInput {
                 name: name.or(name_flag),
                 color: Some(color),
@@ -175,6 +180,17 @@ pub async fn run(ctx: &Context, command: SpacesCommand) -> CliResult {
             }
         }
     }
+}
+
+/// The colour the owner's spaces use least (the first such, in the palette's order), so that
+/// spaces made without `--color` tell apart.
+async fn least_used_color(backend: &dyn crate::backend::Backend) -> CliResult<Color> {
+    let spaces = crate::backend::all_spaces(backend, crate::domain::Sort::Asc).await?;
+    let uses = |c: &Color| spaces.iter().filter(|s| s.color == *c).count();
+    // `min_by_key` keeps the first of equals: the palette's order decides ties.
+    Color::all()
+        .min_by_key(uses)
+        .ok_or_else(|| CliError::failure("the palette of space colours is empty"))
 }
 
 fn done(ctx: &Context, space: &Space, verb: &str) -> CliResult {

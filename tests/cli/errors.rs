@@ -339,3 +339,36 @@ fn an_upgrade_says_so_before_the_wait_and_keeps_every_search() {
     let run = quiet.run(&["--quiet", "links", "list"]).ok();
     assert!(run.stderr.is_empty(), "{}", run.stderr);
 }
+
+/// Mistakes a newcomer makes first are answered in the words of what they typed: the flag, and
+/// what to type instead.
+#[test]
+fn first_mistakes_name_the_flag_and_the_way_out() {
+    let env = Env::new();
+    for value in ["2027-03-21", "tomorrow"] {
+        let run = env
+            .run(&["links", "create", "https://example.com", "--expires", value])
+            .fails_with(2);
+        assert!(
+            run.stderr.contains("--expires") && run.stderr.contains("'2027-03-21 18:00'"),
+            "{}",
+            run.stderr
+        );
+        assert!(!run.stderr.contains("expiration_time"), "{}", run.stderr);
+    }
+    let run = env.run(&["links", "list", "--per-page", "5"]).fails_with(3);
+    assert!(
+        run.stderr.contains("per_page (--per-page)"),
+        "{}",
+        run.stderr
+    );
+
+    let demo = concat!(env!("CARGO_MANIFEST_DIR"), "/assets/demo.json");
+    env.run(&["import", demo]).ok();
+    let again = env.run(&["import", demo]).fails_with(3);
+    assert!(
+        again.stderr.contains("--on-conflict skip") && again.stderr.contains("rename"),
+        "{}",
+        again.stderr
+    );
+}

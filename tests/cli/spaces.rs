@@ -97,3 +97,14 @@ fn domains_and_owners() {
     assert_eq!(env.json(&["links", "list"])["total"], 1);
     env.run(&["--owner", "bob", "links", "list"]).fails_with(4);
 }
+
+/// Without `--color` a new space takes the colour the others use least, and says which.
+#[test]
+fn a_space_made_without_a_colour_gets_the_least_used_one() {
+    let env = Env::new();
+    env.json(&["spaces", "create", "First", "--color", "red"]);
+    let second = env.run(&["spaces", "create", "Second"]).ok().stdout;
+    assert!(second.contains("\"Second\" (orange)"), "{second}");
+    let third = env.json(&["spaces", "create", "Third"]);
+    assert_eq!(third["color"], 3);
+}
