@@ -58,6 +58,29 @@ pub struct ImportArgs {
     /// carries them without it.
     #[arg(long, value_name = "FILE")]
     pub log: Option<PathBuf>,
+    /// Read the demo built into the binary instead of `file` (`linkdeck demo`).
+    #[arg(skip)]
+    pub demo: bool,
+}
+
+/// The demo's links, spaces and traffic, built in so that `linkdeck demo` works from anywhere.
+const DEMO: &[u8] = include_bytes!("../../assets/demo.json");
+
+impl ImportArgs {
+    /// `linkdeck demo`: the built-in demo, links already there left as they are, so that it
+    /// can be run again.
+    pub fn demo() -> ImportArgs {
+        ImportArgs {
+            file: PathBuf::from("demo.json"),
+            from: Some(Service::Linkdeck),
+            format: Some(Format::Json),
+            on_conflict: OnConflict::Skip,
+            tags_to_spaces: false,
+            default_domain: Vec::new(),
+            log: None,
+            demo: true,
+        }
+    }
 }
 
 pub(super) fn parse_on_conflict(s: &str) -> Result<OnConflict, String> {
@@ -70,6 +93,9 @@ fn is_stdio(path: &std::path::Path) -> bool {
 
 /// The file, buffered, with its size when known.
 fn open(args: &ImportArgs, name: &str) -> CliResult<(Box<dyn Read + Send>, Option<u64>)> {
+    if args.demo {
+        return Ok((Box::new(DEMO), Some(DEMO.len() as u64)));
+    }
     if is_stdio(&args.file) {
         return Ok((Box::new(io::stdin()), None));
     }
@@ -142,7 +168,11 @@ pub async fn import(ctx: &Context, args: ImportArgs) -> CliResult {
         Some(path) if carries_all => Some(read_click_log(ctx, path, agents.clone())?),
         _ => None,
     };
-    let name = args.file.display().to_string();
+    let name = if args.demo {
+        "the built-in demo".to_owned()
+    } else {
+        args.file.display().to_string()
+    };
     let (raw, size) = open(&args, &name)?;
     let progress = Progress::start(ctx, &format!("reading {name}"), size, Unit::Bytes);
     let mut input: Box<dyn BufRead + Send> = Box::new(BufReader::with_capacity(

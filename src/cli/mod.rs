@@ -120,6 +120,9 @@ pub enum Command {
     /// Import links from linkdeck's JSON or CSV, or from Bitly, YOURLS, Shlink or Kutt, all or
     /// nothing.
     Import(import::ImportArgs),
+    /// Load the demo (52 links in 5 spaces, with months of traffic) into this profile or
+    /// --db FILE; links already there are left as they are.
+    Demo,
     /// Export every space and link as JSON or CSV.
     Export(transfer::ExportArgs),
     /// Copy spaces and links from one profile to another (resumable).
@@ -225,6 +228,7 @@ async fn dispatch(ctx: &Context, command: Option<Command>) -> CliResult {
         Some(Command::Owners(c)) => owners::run(ctx, c).await,
         Some(Command::Stats(a)) => stats::run(ctx, a).await,
         Some(Command::Import(a)) => import::import(ctx, a).await,
+        Some(Command::Demo) => import::import(ctx, import::ImportArgs::demo()).await,
         Some(Command::Export(a)) => transfer::export(ctx, a).await,
         Some(Command::Copy(a)) => copy::run(ctx, a).await,
         Some(Command::Serve(a)) => serve::run(ctx, a).await,

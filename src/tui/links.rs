@@ -241,9 +241,9 @@ impl LinksView {
             Line::from(vec![
                 Span::raw("Press "),
                 key(Action::New),
-                Span::raw(" to create your first link, or import some from a shell:"),
+                Span::raw(" to create your first link, or load the demo from a shell:"),
             ]),
-            Line::styled("linkdeck import assets/demo.json", t.accent),
+            Line::styled("linkdeck demo", t.accent),
             Line::raw(""),
             Line::from(vec![
                 Span::raw("Press "),

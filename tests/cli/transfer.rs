@@ -442,3 +442,22 @@ fn a_csv_import_past_one_write_chunk_still_writes_nothing_for_a_bad_last_row(sto
     assert_eq!(env.json(&["links", "list"])["total"], 0);
     assert_eq!(env.json(&["spaces", "list"])["total"], 0);
 }
+
+/// `linkdeck demo` loads the demo built into the binary from any folder, and a second run
+/// leaves what is there as it is.
+#[test]
+fn the_demo_loads_from_anywhere_and_again() {
+    let env = Env::new();
+    let elsewhere = tempfile::tempdir().unwrap();
+    let run = crate::cli_support::run(env.cmd().current_dir(elsewhere.path()).arg("demo")).ok();
+    assert!(
+        run.stdout.contains("imported 52 links") && run.stdout.contains("built-in demo"),
+        "{}",
+        run.stdout
+    );
+    let again = crate::cli_support::run(env.cmd().current_dir(elsewhere.path()).arg("demo"));
+    let again = again.ok();
+    assert!(again.stdout.contains("skipped"), "{}", again.stdout);
+    let listed = env.json(&["links", "list"]);
+    assert_eq!(listed["total"], 52);
+}
