@@ -49,6 +49,10 @@ pub struct ImportArgs {
     /// Put each link in a space named after its first tag (made when missing).
     #[arg(long)]
     pub tags_to_spaces: bool,
+    /// Make the spaces the file names that do not exist yet (their colours taken in turn),
+    /// instead of refusing the rows that name them.
+    #[arg(long)]
+    pub create_spaces: bool,
     /// The host of the old service's main domain (repeatable): its links go under this
     /// profile's own short URLs. Shlink's CSV writes that host on every row.
     #[arg(long, value_name = "HOST")]
@@ -76,6 +80,7 @@ impl ImportArgs {
             format: Some(Format::Json),
             on_conflict: OnConflict::Skip,
             tags_to_spaces: false,
+            create_spaces: false,
             default_domain: Vec::new(),
             log: None,
             demo: true,
@@ -257,7 +262,7 @@ pub async fn import(ctx: &Context, args: ImportArgs) -> CliResult {
 
     let opts = ImportOptions {
         on_conflict: args.on_conflict,
-        create_spaces: args.tags_to_spaces,
+        create_spaces: args.tags_to_spaces || args.create_spaces,
         pass_over_arrived: false,
     };
     let result = if ctx.profile.is_local() {
@@ -377,6 +382,13 @@ fn named(e: Error, file: &str) -> CliError {
                 "; for aliases already taken, --on-conflict skip leaves those links as they \
                  are and --on-conflict rename imports them under new aliases",
             );
+        }
+        let unknown_space = err.fields.iter().any(|(field, messages)| {
+            field.ends_with("space") && messages.iter().any(|m| m.starts_with("no space is named"))
+        });
+        if unknown_space {
+            err.message
+                .push_str("; --create-spaces makes the spaces the file names that do not exist");
         }
     }
     err

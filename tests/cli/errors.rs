@@ -372,3 +372,27 @@ fn first_mistakes_name_the_flag_and_the_way_out() {
         again.stderr
     );
 }
+
+/// A CSV naming spaces that do not exist says how to have them made, and --create-spaces
+/// makes them.
+#[test]
+fn spaces_a_file_names_are_made_with_create_spaces() {
+    let env = Env::new();
+    let csv = env.write(
+        "spaces.csv",
+        "url,alias,space\nhttps://a.example/1,a1,Newspace\nhttps://a.example/2,a2,Other\n",
+    );
+    let csv = csv.to_str().unwrap();
+    let refused = env.run(&["import", csv]).fails_with(3);
+    assert!(
+        refused.stderr.contains("no space is named Newspace")
+            && refused.stderr.contains("--create-spaces"),
+        "{}",
+        refused.stderr
+    );
+    env.run(&["import", csv, "--create-spaces"]).ok();
+    let spaces = env.json(&["spaces", "list"]);
+    assert_eq!(spaces["total"], 2);
+    let links = env.json(&["links", "list", "--space", "Newspace"]);
+    assert_eq!(links["total"], 1);
+}
