@@ -67,6 +67,9 @@ pub struct CliError {
     pub message: String,
     pub fields: FieldErrors,
     pub retry_after: Option<u64>,
+    /// What to do about it, said after the fields so that a long list does not push it out
+    /// of sight.
+    pub hints: Vec<String>,
     /// Standard output was closed by its reader (`linkdeck links list | head`): not a failure.
     pub closed_pipe: bool,
 }
@@ -80,6 +83,7 @@ impl CliError {
             message: message.into(),
             fields: FieldErrors::default(),
             retry_after: None,
+            hints: Vec::new(),
             closed_pipe: false,
         }
     }
@@ -113,6 +117,9 @@ impl CliError {
             if let Some(secs) = self.retry_after {
                 body["retry_after"] = json!(secs);
             }
+            if !self.hints.is_empty() {
+                body["hints"] = json!(self.hints);
+            }
             body.to_string()
         } else {
             self.to_string()
@@ -137,6 +144,9 @@ impl fmt::Display for CliError {
         let more = self.fields.unlisted();
         if more > 0 {
             write!(f, "\n  … and {}", plural(more as u64, "more field"))?;
+        }
+        for hint in &self.hints {
+            write!(f, "\nhint: {}", Shown(hint))?;
         }
         Ok(())
     }

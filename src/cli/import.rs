@@ -378,17 +378,18 @@ fn named(e: Error, file: &str) -> CliError {
             field.ends_with("alias") && messages.iter().any(|m| m.contains("taken"))
         });
         if taken {
-            err.message.push_str(
-                "; for aliases already taken, --on-conflict skip leaves those links as they \
-                 are and --on-conflict rename imports them under new aliases",
+            err.hints.push(
+                "for aliases already taken, --on-conflict skip leaves those links as they are \
+                 and --on-conflict rename imports them under new aliases"
+                    .into(),
             );
         }
         let unknown_space = err.fields.iter().any(|(field, messages)| {
             field.ends_with("space") && messages.iter().any(|m| m.starts_with("no space is named"))
         });
         if unknown_space {
-            err.message
-                .push_str("; --create-spaces makes the spaces the file names that do not exist");
+            err.hints
+                .push("--create-spaces makes the spaces the file names that do not exist".into());
         }
     }
     err

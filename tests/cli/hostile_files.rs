@@ -238,8 +238,12 @@ fn the_first_errors_listed_are_the_first_lines_of_the_file(store: Store) {
     );
     let listed = crate::listed_lines(&run.stderr);
     assert_eq!(listed, (2..=101).collect::<Vec<_>>(), "{}", run.stderr);
+    // The count of the rest, then what to do about the spaces, last so that it stays in sight.
     assert!(
-        run.stderr.ends_with("… and 2,900 more fields\n"),
+        run.stderr.ends_with(
+            "… and 2,900 more fields\nhint: --create-spaces makes the spaces the file names \
+             that do not exist\n"
+        ),
         "{}",
         run.stderr
     );
