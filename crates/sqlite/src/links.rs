@@ -357,7 +357,8 @@ impl Links for SqliteTx<'_> {
 
     fn own_link_url(&self, owner: Id, domain: Option<Id>, alias: &str) -> Result<Option<String>> {
         self.conn.one(
-            "SELECT url FROM links WHERE ifnull(domain_id, 0) = ?1 AND alias = ?2 AND owner_id = ?3",
+            "SELECT url FROM links \
+             WHERE ifnull(domain_id, 0) = ?1 AND alias = ?2 AND owner_id = ?3",
             params![domain.unwrap_or(0), alias, owner],
             |r| r.get(0),
         )
