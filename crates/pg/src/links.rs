@@ -10,7 +10,8 @@ use tokio_postgres::types::{ToSql, Type};
 use linkdeck_store::sql::{READ_COLUMNS, READ_FROM, WRITE_COLUMNS};
 use linkdeck_store::words::{ALIAS_TAKEN, NOT_YOUR_DOMAIN, NOT_YOUR_SPACE};
 use linkdeck_store::{
-    LinkRow, Links, parse_rotation, parse_rules, rotation_json, rules_json, target_type, time,
+    LinkRow, Links, clamped, parse_rotation, parse_rules, rotation_json, rules_json, target_type,
+    time,
 };
 
 use crate::error::{is_foreign_key_violation, is_unique_violation, pg_error};
@@ -34,7 +35,7 @@ pub fn link_from_row(r: &Row) -> Result<Link> {
         url: col(r, 2)?,
         short_url: String::new(),
         title: col(r, 3)?,
-        target_type: target_type(u8::try_from(kind).unwrap_or(0)),
+        target_type: target_type(kind.into()),
         geo: parse_rules(col(r, 5)?),
         platform: parse_rules(col(r, 6)?),
         rotation: parse_rotation(col(r, 7)?),
@@ -43,7 +44,7 @@ pub fn link_from_row(r: &Row) -> Result<Link> {
         public: col(r, 10)?,
         password: col(r, 11)?,
         expiration_url: col(r, 12)?,
-        expiration_clicks: u32::try_from(expiration_clicks).unwrap_or(u32::MAX),
+        expiration_clicks: clamped(expiration_clicks),
         clicks: clicks.max(0) as u64,
         owner_id: col(r, 15)?,
         ends_at: col::<Option<i64>>(r, 16)?.map(time),
@@ -240,9 +241,9 @@ impl<C: GenericClient + Sync> Links for PgTx<'_, C> {
             disabled: col(&r, 7)?,
             public: col(&r, 8)?,
             expiration_url: col(&r, 9)?,
-            expiration_clicks: u32::try_from(expiration_clicks).unwrap_or(u32::MAX),
+            expiration_clicks: clamped(expiration_clicks),
             ends_at: col::<Option<i64>>(&r, 11)?.map(time),
-            target_type: target_type(u8::try_from(kind).unwrap_or(0)),
+            target_type: target_type(kind.into()),
             geo: parse_rules(col(&r, 13)?),
             platform: parse_rules(col(&r, 14)?),
             rotation: parse_rotation(col(&r, 15)?),

@@ -2,7 +2,7 @@
 //! Below both the link writes and the search that pages through matches.
 
 use linkdeck_store::sql::{READ_COLUMNS, READ_FROM};
-use linkdeck_store::{parse_rotation, parse_rules, target_type, time};
+use linkdeck_store::{clamped, parse_rotation, parse_rules, target_type, time};
 use rusqlite::{Connection, Row, params};
 
 use crate::sql::Statements;
@@ -30,7 +30,7 @@ pub fn link_from_row(r: &Row<'_>) -> rusqlite::Result<Link> {
         public: r.get(10)?,
         password: r.get(11)?,
         expiration_url: r.get(12)?,
-        expiration_clicks: r.get(13)?,
+        expiration_clicks: clamped(r.get(13)?),
         clicks: clicks.max(0) as u64,
         owner_id: r.get(15)?,
         ends_at: r.get::<_, Option<i64>>(16)?.map(time),

@@ -2,7 +2,7 @@
 
 use linkdeck_store::sql::WRITE_COLUMNS;
 use linkdeck_store::{
-    LinkRow, Links, parse_rotation, parse_rules, rotation_json, rules_json, target_type,
+    LinkRow, Links, clamped, parse_rotation, parse_rules, rotation_json, rules_json, target_type,
 };
 use rusqlite::types::Value;
 use rusqlite::{Connection, params, params_from_iter};
@@ -326,7 +326,7 @@ impl Links for SqliteTx<'_> {
                     disabled: r.get(7)?,
                     public: r.get(8)?,
                     expiration_url: r.get(9)?,
-                    expiration_clicks: r.get(10)?,
+                    expiration_clicks: clamped(r.get(10)?),
                     ends_at: r.get::<_, Option<i64>>(11)?.map(time),
                     target_type: target_type(r.get(12)?),
                     geo: parse_rules(r.get(13)?),

@@ -1,7 +1,7 @@
 //! SQL for resolving short links.
 
 use linkdeck_store::{
-    Redirects, ResolvedLink, clamped, optional_time, parse_rules, rotation_urls, target_type,
+    Redirects, ResolvedLink, clamped, optional_time, parse_rotation, parse_rules, target_type,
 };
 use rusqlite::params;
 
@@ -22,10 +22,10 @@ fn resolved(r: &rusqlite::Row<'_>) -> rusqlite::Result<ResolvedLink> {
         expiration_clicks: clamped(r.get(8)?),
         ends_at: optional_time(r.get(9)?),
         clicks: r.get::<_, i64>(10)?.max(0) as u64,
-        target_type: target_type(u8::try_from(r.get::<_, i64>(11)?).unwrap_or(0)),
+        target_type: target_type(r.get(11)?),
         geo: parse_rules(r.get(12)?),
         platform: parse_rules(r.get(13)?),
-        rotation: rotation_urls(r.get(14)?),
+        rotation: parse_rotation(r.get(14)?),
         last_rotation: clamped(r.get(15)?),
     })
 }
