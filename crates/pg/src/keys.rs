@@ -2,29 +2,15 @@
 
 use deadpool_postgres::GenericClient;
 use jiff::Timestamp;
-use linkdeck_store::{KeyInfo, Keys, LiveKey, optional_time};
-use tokio_postgres::Row;
+use linkdeck_store::{KeyInfo, Keys, LiveKey, rows};
 
-use crate::sql::{all, col, execute, one, value};
+use crate::sql::{Cols, all, col, execute, one, value};
 use crate::tx::PgTx;
 use linkdeck_domain::{Id, Result};
 
 /// The key's columns with its owner's name, from `k` (a key row) joined to `o` (owners).
 const KEY_COLUMNS: &str =
     "k.id, k.owner_id, o.name, k.name, k.prefix, k.created_at, k.last_used_at, k.revoked_at";
-
-fn key(row: &Row) -> Result<KeyInfo> {
-    Ok(KeyInfo {
-        id: col(row, 0)?,
-        owner_id: col(row, 1)?,
-        owner: col(row, 2)?,
-        name: col(row, 3)?,
-        prefix: col(row, 4)?,
-        created_at: optional_time(col(row, 5)?).unwrap_or_default(),
-        last_used_at: optional_time(col(row, 6)?),
-        revoked_at: optional_time(col(row, 7)?),
-    })
-}
 
 impl<C: GenericClient + Sync> Keys for PgTx<'_, C> {
     fn insert_key(
@@ -51,7 +37,7 @@ impl<C: GenericClient + Sync> Keys for PgTx<'_, C> {
                  WHERE k.id = $1"
             ),
             &[&id],
-            key,
+            |r| rows::key(&Cols(r)),
         ))
     }
 
@@ -63,7 +49,7 @@ impl<C: GenericClient + Sync> Keys for PgTx<'_, C> {
                  WHERE $1::bigint IS NULL OR k.owner_id = $1 ORDER BY k.id"
             ),
             &[&owner],
-            key,
+            |r| rows::key(&Cols(r)),
         ))
     }
 

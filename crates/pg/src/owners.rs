@@ -1,23 +1,14 @@
 //! SQL for owners on PostgreSQL.
 
 use jiff::Timestamp;
-use tokio_postgres::Row;
 
 use deadpool_postgres::GenericClient;
-use linkdeck_store::Owners;
+use linkdeck_store::{Owners, rows};
 
 use crate::error::{is_unique_violation, pg_error};
-use crate::sql::{all, col, one};
+use crate::sql::{Cols, all, one};
 use crate::tx::PgTx;
 use linkdeck_domain::{Error, Id, Owner, Result};
-
-fn owner(row: &Row) -> Result<Owner> {
-    Ok(Owner {
-        id: col(row, 0)?,
-        name: col(row, 1)?,
-        created_at: Timestamp::from_second(col(row, 2)?).unwrap_or_default(),
-    })
-}
 
 impl<C: GenericClient + Sync> Owners for PgTx<'_, C> {
     fn owner(&self, id: Id) -> Result<Option<Owner>> {
@@ -25,7 +16,7 @@ impl<C: GenericClient + Sync> Owners for PgTx<'_, C> {
             self.c,
             "SELECT id, name, created_at FROM owners WHERE id = $1",
             &[&id],
-            owner,
+            |r| rows::owner(&Cols(r)),
         ))
     }
 
@@ -34,7 +25,7 @@ impl<C: GenericClient + Sync> Owners for PgTx<'_, C> {
             self.c,
             "SELECT id, name, created_at FROM owners ORDER BY id",
             &[],
-            owner,
+            |r| rows::owner(&Cols(r)),
         ))
     }
 
@@ -43,7 +34,7 @@ impl<C: GenericClient + Sync> Owners for PgTx<'_, C> {
             self.c,
             "SELECT id, name, created_at FROM owners WHERE lower(name) = lower($1)",
             &[&name],
-            owner,
+            |r| rows::owner(&Cols(r)),
         ))
     }
 
@@ -67,6 +58,6 @@ impl<C: GenericClient + Sync> Owners for PgTx<'_, C> {
                 pg_error(e)
             }
         })?;
-        owner(&row)
+        rows::owner(&Cols(&row))
     }
 }

@@ -3,11 +3,10 @@
 //! the statements are prepared once per pooled connection.
 
 use deadpool_postgres::GenericClient;
-use linkdeck_store::{
-    Redirects, ResolvedLink, clamped, optional_time, parse_rotation, parse_rules, target_type,
-};
+use linkdeck_store::rows;
+use linkdeck_store::{Redirects, ResolvedLink};
 
-use crate::sql::{col, one};
+use crate::sql::{Cols, col, one};
 use crate::tx::PgTx;
 use linkdeck_domain::{Id, Result};
 
@@ -36,26 +35,7 @@ impl<C: GenericClient + Sync> Redirects for PgTx<'_, C> {
              FROM links l LEFT JOIN click_quota q ON q.link_id = l.id
              WHERE coalesce(l.domain_id, 0) = $1 AND lower(l.alias) = lower($2)",
             &[&domain.unwrap_or(0), &alias],
-            |r| {
-                Ok(ResolvedLink {
-                    id: col(r, 0)?,
-                    owner_id: col(r, 1)?,
-                    alias: col(r, 2)?,
-                    url: col(r, 3)?,
-                    password_hash: col(r, 4)?,
-                    disabled: col(r, 5)?,
-                    public: col(r, 6)?,
-                    expiration_url: col::<Option<String>>(r, 7)?.filter(|u| !u.is_empty()),
-                    expiration_clicks: clamped(col(r, 8)?),
-                    ends_at: optional_time(col(r, 9)?),
-                    clicks: col::<i64>(r, 10)?.max(0) as u64,
-                    target_type: target_type(col::<i16>(r, 11)?.into()),
-                    geo: parse_rules(col(r, 12)?),
-                    platform: parse_rules(col(r, 13)?),
-                    rotation: parse_rotation(col(r, 14)?),
-                    last_rotation: clamped(col(r, 15)?),
-                })
-            },
+            |r| rows::resolved(&Cols(r)),
         ))
     }
 

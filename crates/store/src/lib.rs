@@ -20,6 +20,7 @@ mod list;
 mod owners;
 pub mod quota;
 mod redirect;
+pub mod rows;
 mod spaces;
 pub mod sql;
 pub mod traffic;
