@@ -447,3 +447,21 @@ fn an_unknown_column_is_refused_with_the_choices() {
     let config = parse("[ui]\ncolumns = [\"clicks\"]\n").unwrap();
     assert_eq!(config.ui.columns, [crate::config::Column::Clicks]);
 }
+
+#[test]
+fn backup_every_takes_a_period_with_its_unit() {
+    let config = parse("[serve]\nbackup_every = \"6h\"\nbackup_keep = 3\n").unwrap();
+    assert_eq!(
+        config.serve.backup_every,
+        Some(super::Every(Duration::from_secs(6 * 3600)))
+    );
+    assert_eq!(config.serve.backup_keep, 3);
+    assert_eq!(config.serve.backup_dir, None);
+    let e = parse("[serve]\nbackup_every = \"6 hours\"\n")
+        .unwrap_err()
+        .to_string();
+    assert!(
+        e.contains("backup_every") && e.contains("s, m, h, d or w"),
+        "{e}"
+    );
+}

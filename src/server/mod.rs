@@ -42,6 +42,7 @@ use tokio::sync::oneshot;
 pub use api::LimitKey;
 pub use clicks::{Ledger, Reservation};
 pub use redirect::merge_query;
+pub use upkeep::Backups;
 pub use visitor::{AgentParser, platform_of};
 
 use crate::backend::local::serving::LocalService;
@@ -101,6 +102,9 @@ pub struct ServeOptions {
     pub visit_log_retention: Option<Duration>,
     /// How often the raw log is pruned (and deleted links' visits removed).
     pub upkeep_every: Duration,
+    /// Dated backups of the SQLite file on a schedule (`[serve] backup_every`); none when
+    /// `None`.
+    pub backups: Option<Backups>,
 }
 
 impl Default for ServeOptions {
@@ -128,6 +132,7 @@ impl Default for ServeOptions {
             stats_cache: Duration::from_secs(5),
             visit_log_retention: ServeConfig::default().visit_log_retention(),
             upkeep_every: upkeep::EVERY,
+            backups: None,
         }
     }
 }
@@ -332,6 +337,11 @@ pub async fn serve_prepared(
         opts.visit_log_retention,
         opts.upkeep_every.max(Duration::from_millis(10)),
     ));
+    let (stop_backups, backups_stopped) = tokio::sync::watch::channel(());
+    let backups = opts
+        .backups
+        .clone()
+        .map(|b| tokio::spawn(upkeep::back_up_on_schedule(b, backups_stopped)));
     let (clicks, writer) = clicks::writer(
         service.clone(),
         ledger.clone(),
@@ -375,6 +385,11 @@ pub async fn serve_prepared(
     let served = connections::run(listener, app, limits, shutdown).await;
     watcher.abort();
     pruner.abort();
+    // A backup under way is finished (and the old ones pruned), not left half-written.
+    let _ = stop_backups.send(());
+    if let Some(backups) = backups {
+        let _ = backups.await;
+    }
     // Every request has finished: write what they counted, then let the writer go.
     clicks.flush().await;
     drop(state);
