@@ -279,6 +279,14 @@ fn restore_checks_the_file_and_refuses_to_replace_links_without_force() {
         .pragma_update(None, "user_version", next)
         .unwrap();
     refused(&newer, true, 6, &["newer linkdeck"]);
+    // A database another program has open is not replaced under it, --force or not.
+    let open = Connection::open(&env.db).unwrap();
+    let held: i64 = open
+        .query_row("SELECT count(*) FROM links", [], |r| r.get(0))
+        .unwrap();
+    assert_eq!(held, 3);
+    refused(&good, true, 6, &["open in another program"]);
+    drop(open);
     // Nothing refused touched the database.
     let listed = env.run(&["links", "list"]).ok().stdout;
     assert!(listed.contains("three"), "{listed}");

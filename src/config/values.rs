@@ -82,7 +82,7 @@ impl std::fmt::Display for Every {
         let s = self.0.as_secs();
         let (n, unit) = [(604_800, "w"), (86_400, "d"), (3_600, "h"), (60, "m")]
             .into_iter()
-            .find(|(size, _)| s % size == 0)
+            .find(|(size, _)| s.is_multiple_of(*size))
             .map_or((s, "s"), |(size, unit)| (s / size, unit));
         write!(f, "{n}{unit}")
     }
