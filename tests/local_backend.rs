@@ -1386,3 +1386,11 @@ async fn a_cancelled_bulk_change_changes_nothing() {
     assert!(matches!(report.undo, Undo::Nothing));
     assert!(h.mine.show_link(link.id).await.is_ok());
 }
+
+#[tokio::test]
+async fn out_of_range_stored_numbers_read_the_same_on_both_stores() {
+    embedded::out_of_range_stored_numbers_read_the_same_on_both_stores(
+        &LocalHarness::sqlite().await,
+    )
+    .await;
+}

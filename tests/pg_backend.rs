@@ -547,3 +547,35 @@ async fn a_list_nobody_waits_for_any_more_is_cancelled_in_the_database() {
 
 #[path = "pg_backend/traffic.rs"]
 mod traffic;
+
+#[tokio::test]
+async fn out_of_range_stored_numbers_read_the_same_on_both_stores() {
+    embedded::out_of_range_stored_numbers_read_the_same_on_both_stores(&harness!()).await;
+}
+
+/// A column of a type the store does not expect reads as the store's error, not as a panic of
+/// the database task: keys and owners go through the same prepared, checked path as the rest.
+#[tokio::test]
+async fn a_key_or_owner_column_of_an_unexpected_type_is_an_error_not_a_panic() {
+    let h = harness!();
+    let owner = h.service.list_owners().await.unwrap()[0].id;
+    h.service.create_key(owner, Some("ci")).await.unwrap();
+    sql(
+        &h,
+        "ALTER TABLE api_keys ALTER COLUMN created_at TYPE text USING created_at::text",
+        &[],
+    )
+    .await;
+    sql(
+        &h,
+        "ALTER TABLE owners ALTER COLUMN created_at TYPE text USING created_at::text",
+        &[],
+    )
+    .await;
+    let keys = h.service.list_keys(None).await.unwrap_err().to_string();
+    let owners = h.service.list_owners().await.unwrap_err().to_string();
+    for message in [keys, owners] {
+        assert!(message.contains("PostgreSQL"), "{message}");
+        assert!(!message.contains("task failed"), "{message}");
+    }
+}

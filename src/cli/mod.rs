@@ -18,6 +18,7 @@ mod link_filter;
 mod link_view;
 mod links;
 mod lookup;
+mod man;
 mod output;
 mod owners;
 pub mod progress;
@@ -144,6 +145,12 @@ pub enum Command {
         #[arg(value_enum)]
         shell: clap_complete::Shell,
     },
+    /// Print linkdeck's man page, or with --out write one for every command into a folder.
+    Man {
+        /// The folder to write linkdeck.1, linkdeck-links.1, linkdeck-links-create.1… into.
+        #[arg(long, value_name = "DIR")]
+        out: Option<std::path::PathBuf>,
+    },
 }
 
 /// Runs the parsed command line and gives the process's exit code.
@@ -183,6 +190,9 @@ fn run_inner(cli: Cli) -> CliResult {
         let mut out = Vec::new();
         clap_complete::generate(shell, &mut cmd, "linkdeck", &mut out);
         return Ok(print(&String::from_utf8_lossy(&out))?);
+    }
+    if let Some(Command::Man { out }) = command {
+        return man::write(out.as_deref());
     }
     // Without a command the terminal app runs and logs to its file: stderr would draw over it.
     if command.is_some() && std::env::var_os("LINKDECK_LOG").is_some() {
@@ -236,7 +246,7 @@ async fn dispatch(ctx: &Context, command: Option<Command>) -> CliResult {
         Some(Command::Keys(c)) => keys::run(ctx, c).await,
         Some(Command::Trash(c)) => trash::run(ctx, c).await,
         Some(Command::Db(c)) => db::run(ctx, c).await,
-        Some(Command::Completions { .. }) => Ok(()),
+        Some(Command::Completions { .. } | Command::Man { .. }) => Ok(()),
     }
 }
 

@@ -57,6 +57,8 @@ fn options(ctx: &Context, args: &ServeArgs) -> CliResult<ServeOptions> {
         max_connections: config.max_connections,
         header_timeout: Duration::from_secs(config.header_timeout_secs.max(1)),
         idle_timeout: Duration::from_secs(config.idle_timeout_secs.max(1)),
+        trusted_proxies: config.trusted_proxies.iter().map(|p| p.range()).collect(),
+        forwarded_header: config.forwarded_header,
         ..ServeOptions::default()
     })
 }

@@ -27,7 +27,7 @@ pub use profile::{
     ApiKeySource, BUILTIN_PROFILE, DEFAULT_TIMEOUT_SECS, LocalProfile, Profile, RemoteProfile,
     Resolved,
 };
-pub use serve::ServeConfig;
+pub use serve::{ForwardedHeader, ServeConfig, TrustedProxy};
 pub use ui::{Column, Theme, UiConfig};
 pub use values::{DbLocation, Every, ZoneName, parse_db_flag};
 

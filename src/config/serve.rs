@@ -1,8 +1,10 @@
-use std::net::SocketAddr;
+use std::fmt;
+use std::net::{IpAddr, SocketAddr};
 use std::path::PathBuf;
 use std::time::Duration;
 
-use serde::{Deserialize, Serialize};
+use ipnet::IpNet;
+use serde::{Deserialize, Deserializer, Serialize, Serializer};
 
 use super::Every;
 use crate::domain::{BaseUrl, RedirectStatus};
@@ -46,6 +48,11 @@ pub struct ServeConfig {
     pub header_timeout_secs: u64,
     /// Seconds a connection may sit idle between requests.
     pub idle_timeout_secs: u64,
+    /// The reverse proxies in front of the server (addresses or CIDR ranges): only a request
+    /// from one of them may name its visitor in `forwarded_header`. Empty trusts no header.
+    pub trusted_proxies: Vec<TrustedProxy>,
+    /// The header the trusted proxies write the visitor's address into.
+    pub forwarded_header: ForwardedHeader,
     /// How often `serve` backs up its SQLite database (`6h`, `1d`, `30m`, `90s`); no backups
     /// when unset. Ignored on PostgreSQL, which has its own tools (`pg_dump`).
     pub backup_every: Option<Every>,
@@ -71,6 +78,8 @@ impl Default for ServeConfig {
             max_connections: 0,
             header_timeout_secs: 10,
             idle_timeout_secs: 30,
+            trusted_proxies: Vec::new(),
+            forwarded_header: ForwardedHeader::default(),
             backup_every: None,
             backup_keep: DEFAULT_BACKUP_KEEP,
             backup_dir: None,
@@ -101,5 +110,123 @@ impl ServeConfig {
             name.push(".backups");
             PathBuf::from(name)
         })
+    }
+}
+
+/// One entry of `trusted_proxies`: an address (`127.0.0.1`, `::1`) or a CIDR range
+/// (`10.0.0.0/8`, `fd00::/8`). An IPv4 address written as IPv6 (`::ffff:10.0.0.1`) is its IPv4
+/// address, as the server sees its peers.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub struct TrustedProxy(IpNet);
+
+impl TrustedProxy {
+    /// Reads one entry; the error names the setting and the entry.
+    pub fn parse(raw: &str) -> Result<TrustedProxy, String> {
+        let entry = raw.trim();
+        let bad = |why: &str| {
+            format!(
+                "trusted_proxies: \"{entry}\" {why} (write an address such as 127.0.0.1 or \
+                 ::1, or a range such as 10.0.0.0/8 or fd00::/8)"
+            )
+        };
+        let net = match entry.split_once('/') {
+            None => {
+                let ip: IpAddr = entry
+                    .parse()
+                    .map_err(|_| bad("is not an IP address or a CIDR range"))?;
+                IpNet::from(ip.to_canonical())
+            }
+            Some((address, bits)) => {
+                let net: IpNet = entry.parse().map_err(|_| match address.parse::<IpAddr>() {
+                    Err(_) => bad("is not an IP address or a CIDR range"),
+                    Ok(IpAddr::V4(_)) => bad("has no valid prefix length (/0 to /32 for IPv4)"),
+                    Ok(IpAddr::V6(_)) => bad("has no valid prefix length (/0 to /128 for IPv6)"),
+                })?;
+                if net.addr() != net.network() {
+                    return Err(bad(&format!(
+                        "has bits set past its /{bits}: the range starts at {}",
+                        net.trunc()
+                    )));
+                }
+                match (net, net.addr().to_canonical()) {
+                    // An IPv4-mapped range is the IPv4 range it maps.
+                    (IpNet::V6(v6), IpAddr::V4(v4)) if v6.prefix_len() >= 96 => {
+                        IpNet::new(IpAddr::V4(v4), v6.prefix_len() - 96)
+                            .map_err(|_| bad("is not a range"))?
+                    }
+                    _ => net,
+                }
+            }
+        };
+        Ok(TrustedProxy(net))
+    }
+
+    /// The addresses this entry covers.
+    pub fn range(&self) -> IpNet {
+        self.0
+    }
+}
+
+impl fmt::Display for TrustedProxy {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        if self.0.prefix_len() == self.0.max_prefix_len() {
+            write!(f, "{}", self.0.addr())
+        } else {
+            write!(f, "{}", self.0)
+        }
+    }
+}
+
+impl<'de> Deserialize<'de> for TrustedProxy {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        let raw = String::deserialize(d)?;
+        TrustedProxy::parse(&raw).map_err(serde::de::Error::custom)
+    }
+}
+
+impl Serialize for TrustedProxy {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        s.collect_str(self)
+    }
+}
+
+/// Where the trusted proxies write the visitor's address. Only the one the proxies write may
+/// be read: a proxy passes every other header on as the visitor sent it.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub enum ForwardedHeader {
+    /// `X-Forwarded-For: visitor, proxy1, …` (nginx, Caddy, HAProxy, most load balancers).
+    #[default]
+    XForwardedFor,
+    /// RFC 7239's `Forwarded: for=visitor, for=proxy1, …`.
+    Forwarded,
+}
+
+impl ForwardedHeader {
+    /// The header's name, as written in the config.
+    pub fn name(self) -> &'static str {
+        match self {
+            ForwardedHeader::XForwardedFor => "X-Forwarded-For",
+            ForwardedHeader::Forwarded => "Forwarded",
+        }
+    }
+}
+
+impl<'de> Deserialize<'de> for ForwardedHeader {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        let raw = String::deserialize(d)?;
+        match raw.trim().to_ascii_lowercase().as_str() {
+            "x-forwarded-for" => Ok(ForwardedHeader::XForwardedFor),
+            "forwarded" => Ok(ForwardedHeader::Forwarded),
+            _ => Err(serde::de::Error::custom(format!(
+                "forwarded_header: \"{}\" is neither X-Forwarded-For nor Forwarded",
+                raw.trim()
+            ))),
+        }
+    }
+}
+
+impl Serialize for ForwardedHeader {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        s.serialize_str(self.name())
     }
 }

@@ -449,6 +449,79 @@ fn an_unknown_column_is_refused_with_the_choices() {
 }
 
 #[test]
+fn trusted_proxies_are_addresses_and_ranges() {
+    let config = parse(
+        "[serve]\ntrusted_proxies = [\"127.0.0.1/32\", \"::1\", \"10.0.0.0/8\", \
+         \" fd00::/8 \", \"::ffff:192.168.0.0/112\", \"::ffff:172.16.0.1\"]\n\
+         forwarded_header = \"forwarded\"\n",
+    )
+    .unwrap();
+    let shown: Vec<String> = config
+        .serve
+        .trusted_proxies
+        .iter()
+        .map(ToString::to_string)
+        .collect();
+    assert_eq!(
+        shown,
+        [
+            "127.0.0.1",
+            "::1",
+            "10.0.0.0/8",
+            "fd00::/8",
+            "192.168.0.0/16",
+            "172.16.0.1"
+        ]
+    );
+    assert_eq!(config.serve.forwarded_header, ForwardedHeader::Forwarded);
+    let default = parse("[serve]\n").unwrap();
+    assert!(default.serve.trusted_proxies.is_empty());
+    assert_eq!(
+        default.serve.forwarded_header,
+        ForwardedHeader::XForwardedFor
+    );
+}
+
+#[test]
+fn a_bad_trusted_proxy_is_named_with_its_line() {
+    for (entry, words) in [
+        ("10.0.0.0/33", "no valid prefix length (/0 to /32 for IPv4)"),
+        ("localhost", "is not an IP address or a CIDR range"),
+        ("10.0.0.1/8", "the range starts at 10.0.0.0/8"),
+        ("", "is not an IP address"),
+        ("fd00::/x", "no valid prefix length (/0 to /128 for IPv6)"),
+    ] {
+        let text = format!(
+            "[serve]\nlisten = \"127.0.0.1:8080\"\ntrusted_proxies = [\"::1\", \"{entry}\"]\n"
+        );
+        let err = parse(&text).unwrap_err().0;
+        assert!(
+            err.contains("config.toml, line 3")
+                && err.contains("trusted_proxies: ")
+                && err.contains(&format!("\"{entry}\""))
+                && err.contains(words),
+            "{entry}: {err}"
+        );
+    }
+    // A long entry is located by its line and column, not printed back: it may be a secret
+    // typed into the wrong line.
+    let err = parse("[serve]\ntrusted_proxies = [\"ldk_0123456789abcdef\"]\n")
+        .unwrap_err()
+        .0;
+    assert!(
+        err.contains("line 2") && err.contains("trusted_proxies: ") && !err.contains("ldk_0123"),
+        "{err}"
+    );
+    let err = parse("[serve]\nforwarded_header = \"X-Real-IP\"\n")
+        .unwrap_err()
+        .0;
+    assert!(
+        err.contains("line 2") && err.contains("neither X-Forwarded-For nor Forwarded"),
+        "{err}"
+    );
+}
+
+#[test]
 fn backup_every_takes_a_period_with_its_unit() {
     let config = parse("[serve]\nbackup_every = \"6h\"\nbackup_keep = 3\n").unwrap();
     assert_eq!(

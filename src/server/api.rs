@@ -2,10 +2,10 @@
 //! and the owner's view of the embedded service answers. What a handler needs of the request
 //! (the caller, a record id, a form) it takes as a typed extractor from `extract`.
 
-use std::net::{IpAddr, SocketAddr};
+use std::net::IpAddr;
 use std::sync::Arc;
 
-use axum::extract::{ConnectInfo, RawQuery, Request, State};
+use axum::extract::{RawQuery, Request, State};
 use axum::http::{HeaderMap, HeaderValue, StatusCode, header};
 use axum::middleware::{self, Next};
 use axum::response::{IntoResponse, Response};
@@ -14,6 +14,7 @@ use axum::{Json, Router};
 
 use super::error::ApiError;
 use super::extract::{Caller, RecordId, V1Form};
+use super::proxies::Visitor;
 use super::{AppState, params};
 use crate::domain::{Error, Id, LinkInput, Page, SpaceInput};
 use crate::wire;
@@ -86,7 +87,7 @@ fn limit_headers(headers: &mut HeaderMap, limit: u32, remaining: u32) {
 /// valid key count against their address, so guessing keys is limited too).
 async fn authenticate(
     State(state): Shared,
-    ConnectInfo(peer): ConnectInfo<SocketAddr>,
+    Visitor(visitor): Visitor,
     mut request: Request,
     next: Next,
 ) -> Response {
@@ -110,7 +111,7 @@ async fn authenticate(
     };
     let limit_key = match owner {
         Some(o) => LimitKey::Key(o.key_id),
-        None => LimitKey::Address(super::visitor::network(peer.ip())),
+        None => LimitKey::Address(super::visitor::network(visitor)),
     };
     let decision = state.api_limiter.hit(&limit_key);
     if !decision.allowed {

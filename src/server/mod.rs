@@ -15,6 +15,7 @@ mod linkdeck;
 mod pages;
 mod params;
 mod passwords;
+mod proxies;
 mod public_stats;
 mod qr;
 mod redirect;
@@ -46,7 +47,7 @@ pub use upkeep::Backups;
 pub use visitor::{AgentParser, platform_of};
 
 use crate::backend::local::serving::LocalService;
-use crate::config::ServeConfig;
+use crate::config::{ForwardedHeader, ServeConfig};
 use crate::domain::{Error, RedirectStatus, Result};
 
 /// How the server behaves. [`ServeOptions::default`] is what `linkdeck serve` uses without a
@@ -102,6 +103,11 @@ pub struct ServeOptions {
     pub visit_log_retention: Option<Duration>,
     /// How often the raw log is pruned (and deleted links' visits removed).
     pub upkeep_every: Duration,
+    /// The reverse proxies allowed to name a request's visitor (`[serve] trusted_proxies`);
+    /// empty trusts no header.
+    pub trusted_proxies: Vec<ipnet::IpNet>,
+    /// The header they name the visitor in.
+    pub forwarded_header: ForwardedHeader,
     /// Dated backups of the SQLite file on a schedule (`[serve] backup_every`); none when
     /// `None`.
     pub backups: Option<Backups>,
@@ -132,6 +138,8 @@ impl Default for ServeOptions {
             stats_cache: Duration::from_secs(5),
             visit_log_retention: ServeConfig::default().visit_log_retention(),
             upkeep_every: upkeep::EVERY,
+            trusted_proxies: Vec::new(),
+            forwarded_header: ForwardedHeader::default(),
             backups: None,
         }
     }
@@ -152,6 +160,8 @@ pub(crate) struct AppState {
     clicks: clicks::Clicks,
     agents: visitor::AgentParser,
     geo: visitor::GeoSource,
+    /// Who may name a request's visitor: see `proxies::Visitor`.
+    proxies: proxies::TrustedProxies,
     api_limiter: limit::RateLimiter<LimitKey>,
     /// Requests for public pages (statistics, QR codes) per visitor, under the API's
     /// per-minute limit: see [`AppState::public_page`].
@@ -165,10 +175,10 @@ pub(crate) struct AppState {
 }
 
 impl AppState {
-    /// Counts a request from `peer` for a public page that costs the server work (a link's
+    /// Counts a request from `who` for a public page that costs the server work (a link's
     /// statistics, a QR code). A visitor is an IPv4 address or an IPv6 /64, as for passwords.
-    fn public_page(&self, peer: std::net::IpAddr) -> limit::Decision {
-        self.public_limiter.hit(&visitor::network(peer))
+    fn public_page(&self, who: proxies::Visitor) -> limit::Decision {
+        self.public_limiter.hit(&visitor::network(who.0))
     }
 }
 
@@ -360,6 +370,7 @@ pub async fn serve_prepared(
         clicks: clicks.clone(),
         agents: visitor::AgentParser::default(),
         geo,
+        proxies: proxies::TrustedProxies::new(opts.trusted_proxies.clone(), opts.forwarded_header),
         api_limiter: limit::RateLimiter::per_minute(opts.api_rate_limit),
         public_limiter: limit::RateLimiter::per_minute(opts.api_rate_limit),
         stats_cache: public_stats::StatsCache::new(opts.stats_cache),

@@ -5,17 +5,17 @@
 //! pages.
 
 use std::collections::HashMap;
-use std::net::SocketAddr;
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
-use axum::extract::{ConnectInfo, Path, RawQuery, State};
+use axum::extract::{Path, RawQuery, State};
 use axum::http::{HeaderMap, HeaderValue, StatusCode, header};
 use axum::response::{IntoResponse, Response};
 
 use super::AppState;
 use super::error::ApiError;
 use super::pages;
+use super::proxies::Visitor;
 use super::redirect::lookup;
 use crate::domain::{Error, FieldErrors, Id, PeriodSpec, Preset, Stats};
 
@@ -90,12 +90,12 @@ pub async fn page(
     State(state): State<Arc<AppState>>,
     Path(alias): Path<String>,
     RawQuery(query): RawQuery,
-    ConnectInfo(peer): ConnectInfo<SocketAddr>,
+    visitor: Visitor,
     headers: HeaderMap,
 ) -> Response {
     let json = wants_json(&headers);
     let refuse = |e: ApiError, page: Response| if json { e.into_response() } else { page };
-    let decision = state.public_page(peer.ip());
+    let decision = state.public_page(visitor);
     if !decision.allowed {
         let page = pages::too_many_requests(decision.retry_after);
         return refuse(

@@ -2,11 +2,10 @@
 //! `GET /{alias}` and the password form's
 //! `POST /{alias}`, the preview at `/{alias}/+` and the public statistics at `/{alias}/stats`.
 
-use std::net::SocketAddr;
 use std::sync::Arc;
 
 use axum::body::Bytes;
-use axum::extract::{ConnectInfo, Path, RawQuery, State};
+use axum::extract::{Path, RawQuery, State};
 use axum::http::{HeaderMap, HeaderValue, Method, StatusCode, header};
 use axum::response::{IntoResponse, Response};
 
@@ -14,6 +13,7 @@ use super::AppState;
 use super::clicks::{self, Reservation};
 use super::pages::{self, PasswordPrompt};
 use super::passwords::Refused;
+use super::proxies::Visitor;
 use crate::backend::local::serving::ResolvedLink;
 use crate::backend::local::serving::VisitRow;
 use crate::domain::{Platform, TargetType, is_alias_shaped};
@@ -157,7 +157,7 @@ async fn visit(
     link: &ResolvedLink,
     headers: &HeaderMap,
     query: Option<&str>,
-    peer: SocketAddr,
+    visitor: Visitor,
     count: bool,
 ) -> Response {
     if has_expired(state, link) {
@@ -183,7 +183,7 @@ async fn visit(
         }
     };
     let country = if link.target_type == TargetType::Geo || state.geo.enabled() {
-        state.geo.country(headers, peer.ip())
+        state.geo.country(headers, visitor.0)
     } else {
         None
     };
@@ -220,7 +220,7 @@ async fn visit(
 pub async fn follow(
     State(state): Shared,
     Path(alias): Path<String>,
-    ConnectInfo(peer): ConnectInfo<SocketAddr>,
+    visitor: Visitor,
     request: axum::extract::Request,
 ) -> Result<Response, Response> {
     let headers = request.headers();
@@ -232,7 +232,15 @@ pub async fn follow(
         return Ok(password_form(&link, PasswordPrompt::First));
     }
     let count = request.method() != Method::HEAD;
-    Ok(visit(&state, &link, headers, request.uri().query(), peer, count).await)
+    Ok(visit(
+        &state,
+        &link,
+        headers,
+        request.uri().query(),
+        visitor,
+        count,
+    )
+    .await)
 }
 
 /// Checks the `password` field of a form post against the link's hash, rate-limited per
@@ -242,12 +250,12 @@ async fn check_password(
     link: &ResolvedLink,
     headers: &HeaderMap,
     body: &Bytes,
-    peer: SocketAddr,
+    visitor: Visitor,
 ) -> Result<(), Response> {
     let Some(hash) = link.password_hash.clone() else {
         return Ok(());
     };
-    let admitted = match state.passwords.admit(peer.ip(), link.id) {
+    let admitted = match state.passwords.admit(visitor.0, link.id) {
         Ok(admitted) => admitted,
         Err(refused) => return Err(refused_page(link, refused)),
     };
@@ -267,7 +275,7 @@ async fn check_password(
     };
     match state
         .passwords
-        .verify(peer.ip(), link.id, admitted, hash, given)
+        .verify(visitor.0, link.id, admitted, hash, given)
         .await
     {
         Ok(true) => Ok(()),
@@ -295,7 +303,7 @@ pub async fn unlock(
     State(state): Shared,
     Path(alias): Path<String>,
     RawQuery(query): RawQuery,
-    ConnectInfo(peer): ConnectInfo<SocketAddr>,
+    visitor: Visitor,
     headers: HeaderMap,
     body: Bytes,
 ) -> Result<Response, Response> {
@@ -303,8 +311,8 @@ pub async fn unlock(
     if has_expired(&state, &link) {
         return Ok(expired(&state, &link));
     }
-    check_password(&state, &link, &headers, &body, peer).await?;
-    Ok(visit(&state, &link, &headers, query.as_deref(), peer, true).await)
+    check_password(&state, &link, &headers, &body, visitor).await?;
+    Ok(visit(&state, &link, &headers, query.as_deref(), visitor, true).await)
 }
 
 /// `GET /{alias}/+`: where the link leads, without counting.
@@ -326,14 +334,14 @@ pub async fn preview(
 pub async fn unlock_preview(
     State(state): Shared,
     Path(alias): Path<String>,
-    ConnectInfo(peer): ConnectInfo<SocketAddr>,
+    visitor: Visitor,
     headers: HeaderMap,
     body: Bytes,
 ) -> Result<Response, Response> {
     let link = lookup(&state, &headers, &alias).await?;
     // An expired link previews as such, password or not.
     if !has_expired(&state, &link) {
-        check_password(&state, &link, &headers, &body, peer).await?;
+        check_password(&state, &link, &headers, &body, visitor).await?;
     }
     Ok(preview_of(&state, &link))
 }

@@ -11,6 +11,7 @@ use ratatui::widgets::Widget;
 use tui_input::Input;
 use tui_input::backend::crossterm::EventHandler;
 
+use super::hit::clicked;
 use super::keys::{Action, Key};
 use super::theme::Theme;
 use crate::domain::{Domain, Id, LinkQuery, SearchBy, Sort, Space, StatusFilter, into_shown};
@@ -328,29 +329,6 @@ impl FilterBar {
             Position::new(area.x + u16::try_from(x).unwrap_or(0), area.y)
         })
     }
-}
-
-/// The action of the span of `spans` (laid out in `area`, from its left edge or, `right`,
-/// against its right edge) that covers `column`.
-pub fn clicked<T: Copy>(
-    spans: &[(Span<'_>, Option<T>)],
-    area: Rect,
-    column: u16,
-    right: bool,
-) -> Option<T> {
-    let width: usize = spans.iter().map(|(s, _)| s.width()).sum();
-    let mut x = usize::from(area.x);
-    if right {
-        x += usize::from(area.width).saturating_sub(width);
-    }
-    for (span, action) in spans {
-        let end = x + span.width();
-        if (x..end).contains(&usize::from(column)) {
-            return *action;
-        }
-        x = end;
-    }
-    None
 }
 
 fn cycle<T: Copy + PartialEq>(all: &[T], current: T) -> T {

@@ -15,6 +15,7 @@ mod filter;
 mod form;
 mod format;
 mod help;
+mod hit;
 mod keys;
 mod links;
 mod marks;
@@ -265,5 +266,7 @@ fn init_logging() -> Option<tracing_appender::non_blocking::WorkerGuard> {
     Some(guard)
 }
 
+#[cfg(test)]
+mod picture_tests;
 #[cfg(test)]
 mod snapshot_tests;

@@ -11,10 +11,11 @@ use ratatui::text::{Line, Span};
 use ratatui::widgets::{Gauge, Paragraph, Widget, Wrap};
 
 pub use super::dialog::{ConfirmAction, ModalOutcome, PickerKind, Work, dialog};
-use super::filter::{Named, clicked};
+use super::filter::Named;
 use super::form::TextField;
 use super::format;
 use super::help::{Help, Palette};
+use super::hit::clicked;
 use super::keys::{Action, Key, KeyMap};
 use super::qr_popup::QrPopup;
 use super::theme::Theme;

@@ -310,6 +310,20 @@ fn loaded(width: u16, height: u16, world: &World) -> App {
     app
 }
 
+/// The list of the usual world in `theme`, answered.
+pub(super) fn loaded_in(theme: ThemeName, width: u16, height: u16) -> App {
+    let mut app = App::new(
+        AppConfig {
+            theme: Theme::new(theme),
+            ..config()
+        },
+        Arc::new(FixedClock::new(now())),
+        Rect::new(0, 0, width, height),
+    );
+    answer(&mut app, &world());
+    app
+}
+
 macro_rules! snap {
     ($name:literal, $app:expr, $w:expr, $h:expr) => {
         insta::assert_snapshot!($name, screen(&$app, $w, $h));

@@ -21,6 +21,7 @@ mod control_characters;
 mod errors;
 mod hostile_files;
 mod links;
+mod man;
 mod postgres;
 mod read_only;
 mod spaces;

@@ -120,3 +120,65 @@ impl suite::Harness for Embedded {
         self.service.record_visits(visits).await.unwrap();
     }
 }
+
+/// A link whose stored targeting kind and click limit are numbers the service never writes
+/// (out of their range) reads on either store by one rule: the kind as none, the limit clamped
+/// to a `u32`; its reader, a list and an update (which reads the stored row first) all see it so.
+pub async fn out_of_range_stored_numbers_read_the_same_on_both_stores(h: &Embedded) {
+    use linkdeck::domain::{LinkInput, LinkQuery, TargetType};
+    let big = h
+        .mine
+        .create_link(&LinkInput::with_url("https://big.example"))
+        .await
+        .unwrap();
+    let negative = h
+        .mine
+        .create_link(&LinkInput::with_url("https://negative.example"))
+        .await
+        .unwrap();
+    h.raw
+        .execute(
+            "UPDATE links SET target_type = 300, expiration_clicks = 5000000000 \
+             WHERE url = 'https://big.example'",
+        )
+        .await;
+    h.raw
+        .execute(
+            "UPDATE links SET target_type = -1, expiration_clicks = -3 \
+             WHERE url = 'https://negative.example'",
+        )
+        .await;
+    for (id, limit) in [(big.id, u32::MAX), (negative.id, 0)] {
+        let link = h.mine.show_link(id).await.unwrap();
+        assert_eq!(link.target_type, TargetType::None);
+        assert_eq!(link.expiration_clicks, limit);
+        let updated = h
+            .mine
+            .update_link(
+                id,
+                &LinkInput {
+                    alias: Some(format!("renamed{id}")),
+                    ..LinkInput::default()
+                },
+            )
+            .await
+            .unwrap();
+        assert_eq!(updated.target_type, TargetType::None);
+        assert_eq!(updated.expiration_clicks, limit);
+    }
+    let listed = h
+        .mine
+        .list_links(&LinkQuery {
+            per_page: 100,
+            ..LinkQuery::default()
+        })
+        .await
+        .unwrap();
+    assert_eq!(listed.items.len(), 2);
+    assert!(
+        listed
+            .items
+            .iter()
+            .all(|l| l.target_type == TargetType::None)
+    );
+}

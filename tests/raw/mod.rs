@@ -91,4 +91,22 @@ impl RawDb {
             .await
             .unwrap();
     }
+
+    /// Runs one statement without parameters, written so that both stores take it (test setup
+    /// only).
+    pub async fn execute(&self, sql: &'static str) {
+        if let Some(pg) = self.pg().await {
+            pg.client().await.unwrap().execute(sql, &[]).await.unwrap();
+            return;
+        }
+        self.sqlite()
+            .await
+            .write(move |tx| {
+                tx.execute(sql, [])
+                    .map_err(linkdeck::backend::local::db_error)?;
+                Ok(())
+            })
+            .await
+            .unwrap();
+    }
 }

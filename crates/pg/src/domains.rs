@@ -1,32 +1,20 @@
 //! SQL for domains on PostgreSQL.
 
 use deadpool_postgres::GenericClient;
-use tokio_postgres::Row;
 
 use jiff::Timestamp;
 use linkdeck_store::Domains;
 use linkdeck_store::words::host_in_use;
 
 use crate::error::{is_unique_violation, pg_error};
-use crate::sql::{col, count, exists, one, page, value};
+use crate::sql::{Cols, col, count, exists, one, page, value};
 use crate::traffic;
 use crate::tx::PgTx;
 use linkdeck_domain::{Domain, Error, Id, Result};
-use linkdeck_store::time;
+use linkdeck_store::rows;
 use linkdeck_store::traffic::Scope;
 
 const COLUMNS: &str = "id, owner_id, name, created_at, updated_at";
-
-/// A domain from columns `at..at + 5` of `row`, in the order of `COLUMNS`.
-pub fn from_row(row: &Row, at: usize) -> Result<Domain> {
-    Ok(Domain {
-        id: col(row, at)?,
-        owner_id: col(row, at + 1)?,
-        name: col(row, at + 2)?,
-        created_at: time(col(row, at + 3)?),
-        updated_at: time(col(row, at + 4)?),
-    })
-}
 
 /// The owner's domain `id`, read with `lock` after its statement.
 async fn select<C: GenericClient>(c: &C, owner: Id, id: Id, lock: &str) -> Result<Option<Domain>> {
@@ -34,7 +22,7 @@ async fn select<C: GenericClient>(c: &C, owner: Id, id: Id, lock: &str) -> Resul
         c,
         &format!("SELECT {COLUMNS} FROM domains WHERE id = $1 AND owner_id = $2{lock}"),
         &[&id, &owner],
-        |r| from_row(r, 0),
+        |r| rows::domain(&Cols(r), 0),
     )
     .await
 }
@@ -114,7 +102,7 @@ impl<C: GenericClient + Sync> Domains for PgTx<'_, C> {
                 ),
                 &[&owner, &i64::from(limit), &(offset as i64)],
             ),
-            |r| from_row(r, 0),
+            |r| rows::domain(&Cols(r), 0),
         ))
     }
 }

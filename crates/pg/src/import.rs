@@ -126,7 +126,8 @@ impl ImportStore for PgImport<'_, '_> {
                 self.view.c,
                 "SELECT k.d, k.a FROM unnest($1::bigint[], $2::text[]) AS k(d, a) \
                  WHERE EXISTS (SELECT 1 FROM links l \
-                               WHERE coalesce(l.domain_id, 0) = k.d AND lower(l.alias) = lower(k.a))",
+                               WHERE coalesce(l.domain_id, 0) = k.d \
+                                 AND lower(l.alias) = lower(k.a))",
                 &[&domains, &aliases],
             ))?
             .iter()

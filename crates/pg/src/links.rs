@@ -9,49 +9,18 @@ use tokio_postgres::types::{ToSql, Type};
 
 use linkdeck_store::sql::{READ_COLUMNS, READ_FROM, WRITE_COLUMNS};
 use linkdeck_store::words::{ALIAS_TAKEN, NOT_YOUR_DOMAIN, NOT_YOUR_SPACE};
-use linkdeck_store::{
-    LinkRow, Links, parse_rotation, parse_rules, rotation_json, rules_json, target_type, time,
-};
+use linkdeck_store::{LinkRow, Links, rotation_json, rows, rules_json};
 
 use crate::error::{is_foreign_key_violation, is_unique_violation, pg_error};
-use crate::sql::{all, col, exists, one, row};
+use crate::sql::{Cols, all, col, exists, one, row};
+use crate::traffic;
 use crate::tx::PgTx;
-use crate::{domains, spaces, traffic};
 use linkdeck_domain::{Error, Id, Link, LinkField, Result};
 use linkdeck_store::traffic::Shift;
 
 /// A link as read with [`READ_COLUMNS`]; `short_url` is left empty for the service to fill in.
 pub fn link_from_row(r: &Row) -> Result<Link> {
-    let space_id: Option<Id> = col(r, 19)?;
-    let domain_id: Option<Id> = col(r, 26)?;
-    let kind: i16 = col(r, 4)?;
-    let expiration_clicks: i64 = col(r, 13)?;
-    let clicks: i64 = col(r, 14)?;
-    let last_rotation: i64 = col(r, 8)?;
-    Ok(Link {
-        id: col(r, 0)?,
-        alias: col(r, 1)?,
-        url: col(r, 2)?,
-        short_url: String::new(),
-        title: col(r, 3)?,
-        target_type: target_type(u8::try_from(kind).unwrap_or(0)),
-        geo: parse_rules(col(r, 5)?),
-        platform: parse_rules(col(r, 6)?),
-        rotation: parse_rotation(col(r, 7)?),
-        last_rotation: u32::try_from(last_rotation).unwrap_or(0),
-        disabled: col(r, 9)?,
-        public: col(r, 10)?,
-        password: col(r, 11)?,
-        expiration_url: col(r, 12)?,
-        expiration_clicks: u32::try_from(expiration_clicks).unwrap_or(u32::MAX),
-        clicks: clicks.max(0) as u64,
-        owner_id: col(r, 15)?,
-        ends_at: col::<Option<i64>>(r, 16)?.map(time),
-        created_at: time(col(r, 17)?),
-        updated_at: time(col(r, 18)?),
-        space: space_id.map(|_| spaces::from_row(r, 19)).transpose()?,
-        domain: domain_id.map(|_| domains::from_row(r, 26)).transpose()?,
-    })
+    rows::link(&Cols(r))
 }
 
 /// Up to `limit` links of `owner` with ids above `after`, oldest first (a keyset scan).
@@ -227,28 +196,7 @@ impl<C: GenericClient + Sync> Links for PgTx<'_, C> {
         else {
             return Ok(None);
         };
-        let kind: i16 = col(&r, 12)?;
-        let expiration_clicks: i64 = col(&r, 10)?;
-        Ok(Some(LinkRow {
-            owner_id: col(&r, 0)?,
-            domain_id: col(&r, 1)?,
-            space_id: col(&r, 2)?,
-            alias: col(&r, 3)?,
-            url: col(&r, 4)?,
-            title: col(&r, 5)?,
-            password_hash: col(&r, 6)?,
-            disabled: col(&r, 7)?,
-            public: col(&r, 8)?,
-            expiration_url: col(&r, 9)?,
-            expiration_clicks: u32::try_from(expiration_clicks).unwrap_or(u32::MAX),
-            ends_at: col::<Option<i64>>(&r, 11)?.map(time),
-            target_type: target_type(u8::try_from(kind).unwrap_or(0)),
-            geo: parse_rules(col(&r, 13)?),
-            platform: parse_rules(col(&r, 14)?),
-            rotation: parse_rotation(col(&r, 15)?),
-            created_at: time(col(&r, 16)?),
-            updated_at: time(col(&r, 17)?),
-        }))
+        rows::link_row(&Cols(&r)).map(Some)
     }
 
     fn space_is_mine(&self, owner: Id, id: Id) -> Result<bool> {

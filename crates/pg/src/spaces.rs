@@ -1,40 +1,19 @@
 //! SQL for spaces on PostgreSQL. `link_count` is kept by the schema's triggers, never here.
 
 use deadpool_postgres::GenericClient;
-use tokio_postgres::Row;
 
 use jiff::Timestamp;
 use linkdeck_store::Spaces;
 use linkdeck_store::words::NAME_TAKEN;
 
 use crate::error::{is_unique_violation, pg_error};
-use crate::sql::{col, count, one, page};
+use crate::sql::{Cols, col, one, page};
 use crate::tx::PgTx;
 use linkdeck_domain::{Color, Error, Id, Result, Space};
+use linkdeck_store::rows;
 use linkdeck_store::sql::like_pattern;
-use linkdeck_store::time;
 
 const COLUMNS: &str = "id, owner_id, name, color, link_count, created_at, updated_at";
-
-/// A space from columns `at..at + 7` of `row`, in the order of `COLUMNS` (also how a link's
-/// joined space is read).
-pub fn from_row(row: &Row, at: usize) -> Result<Space> {
-    let color: i32 = col(row, at + 3)?;
-    let links: i64 = col(row, at + 4)?;
-    Ok(Space {
-        id: col(row, at)?,
-        owner_id: col(row, at + 1)?,
-        name: col(row, at + 2)?,
-        // The CHECK constraint keeps colours in range.
-        color: u8::try_from(color)
-            .ok()
-            .and_then(Color::new)
-            .unwrap_or(Color::new(1).expect("1 is a colour")),
-        links: Some(count(links)),
-        created_at: time(col(row, at + 5)?),
-        updated_at: time(col(row, at + 6)?),
-    })
-}
 
 /// The field error of a name another writer took between the check and the write.
 fn name_taken(e: tokio_postgres::Error) -> Error {
@@ -51,7 +30,7 @@ impl<C: GenericClient + Sync> Spaces for PgTx<'_, C> {
             self.c,
             &format!("SELECT {COLUMNS} FROM spaces WHERE id = $1 AND owner_id = $2"),
             &[&id, &owner],
-            |r| from_row(r, 0),
+            |r| rows::space(&Cols(r), 0),
         ))
     }
 
@@ -132,7 +111,7 @@ impl<C: GenericClient + Sync> Spaces for PgTx<'_, C> {
                 ),
                 &[&owner, &pattern, &i64::from(limit), &(offset as i64)],
             ),
-            |r| from_row(r, 0),
+            |r| rows::space(&Cols(r), 0),
         ))
     }
 }

@@ -4,7 +4,7 @@
 
 use deadpool_postgres::{GenericClient, Object, Transaction};
 use linkdeck_domain::Result;
-use tokio_postgres::types::{FromSql, ToSql};
+use tokio_postgres::types::{FromSql, ToSql, Type};
 use tokio_postgres::{IsolationLevel, Row};
 
 use crate::error::pg_error;
@@ -144,4 +144,41 @@ pub async fn page<C: GenericClient, T>(
 ) -> Result<(Vec<T>, u64)> {
     let n: i64 = value(c, total.0, total.1).await?;
     Ok((all(c, page.0, page.1, read).await?, count(n)))
+}
+
+/// A row as the contract's record readers take it ([`linkdeck_store::rows`]): an integer
+/// column of any width reads as an `i64`.
+pub struct Cols<'a>(pub &'a Row);
+
+impl Cols<'_> {
+    fn width(&self, i: usize) -> Option<&Type> {
+        self.0.columns().get(i).map(|c| c.type_())
+    }
+}
+
+impl linkdeck_store::rows::Cells for Cols<'_> {
+    type Error = linkdeck_domain::Error;
+    fn int(&self, i: usize) -> Result<i64> {
+        match self.width(i) {
+            Some(&Type::INT2) => col::<i16>(self.0, i).map(i64::from),
+            Some(&Type::INT4) => col::<i32>(self.0, i).map(i64::from),
+            _ => col(self.0, i),
+        }
+    }
+    fn opt_int(&self, i: usize) -> Result<Option<i64>> {
+        match self.width(i) {
+            Some(&Type::INT2) => Ok(col::<Option<i16>>(self.0, i)?.map(i64::from)),
+            Some(&Type::INT4) => Ok(col::<Option<i32>>(self.0, i)?.map(i64::from)),
+            _ => col(self.0, i),
+        }
+    }
+    fn text(&self, i: usize) -> Result<String> {
+        col(self.0, i)
+    }
+    fn opt_text(&self, i: usize) -> Result<Option<String>> {
+        col(self.0, i)
+    }
+    fn flag(&self, i: usize) -> Result<bool> {
+        col(self.0, i)
+    }
 }

@@ -219,7 +219,8 @@ async fn log<'a>(
             (column(0), column(1), column(2), column(3), column(4));
         client
             .execute(
-                "INSERT INTO visit_log (link_id, at, country, platform, browser, referrer, language)
+                "INSERT INTO visit_log (link_id, at, country, platform, browser, referrer, \
+                 language)
                  SELECT * FROM unnest($1::bigint[], $2::bigint[], $3::text[], $4::text[],
                                       $5::text[], $6::text[], $7::text[])",
                 &[

@@ -2,30 +2,20 @@
 
 use jiff::Timestamp;
 use linkdeck_store::Domains;
-use rusqlite::{Connection, Row, params};
+use linkdeck_store::rows;
+use rusqlite::{Connection, params};
 
-use crate::sql::Statements;
+use crate::sql::{Cols, Statements};
 use crate::tx::SqliteTx;
 use linkdeck_domain::{Domain, Id, Result};
-use linkdeck_store::time;
 
 const COLUMNS: &str = "id, owner_id, name, created_at, updated_at";
-
-pub(crate) fn from_row(row: &Row<'_>, at: usize) -> rusqlite::Result<Domain> {
-    Ok(Domain {
-        id: row.get(at)?,
-        owner_id: row.get(at + 1)?,
-        name: row.get(at + 2)?,
-        created_at: time(row.get(at + 3)?),
-        updated_at: time(row.get(at + 4)?),
-    })
-}
 
 pub fn get(conn: &Connection, owner: Id, id: Id) -> Result<Option<Domain>> {
     conn.one(
         &format!("SELECT {COLUMNS} FROM domains WHERE id = ?1 AND owner_id = ?2"),
         params![id, owner],
-        |r| from_row(r, 0),
+        |r| rows::domain(&Cols(r), 0),
     )
 }
 
@@ -92,7 +82,7 @@ impl Domains for SqliteTx<'_> {
                  ORDER BY id DESC LIMIT ?2 OFFSET ?3"
             ),
             params![owner, limit, offset as i64],
-            |r| from_row(r, 0),
+            |r| rows::domain(&Cols(r), 0),
         )?;
         Ok((items, total))
     }

@@ -1,29 +1,16 @@
 //! SQL for API keys.
 
 use jiff::Timestamp;
-use linkdeck_store::{KeyInfo, Keys, LiveKey, optional_time};
+use linkdeck_store::{KeyInfo, Keys, LiveKey, rows};
 use rusqlite::params;
 
-use crate::sql::Statements;
+use crate::sql::{Cols, Statements};
 use crate::tx::SqliteTx;
 use linkdeck_domain::{Id, Result};
 
 /// The key's columns with its owner's name, from `k` (a key row) joined to `o` (owners).
 const KEY_COLUMNS: &str =
     "k.id, k.owner_id, o.name, k.name, k.prefix, k.created_at, k.last_used_at, k.revoked_at";
-
-fn key_from_row(row: &rusqlite::Row<'_>) -> rusqlite::Result<KeyInfo> {
-    Ok(KeyInfo {
-        id: row.get(0)?,
-        owner_id: row.get(1)?,
-        owner: row.get(2)?,
-        name: row.get(3)?,
-        prefix: row.get(4)?,
-        created_at: optional_time(row.get(5)?).unwrap_or_default(),
-        last_used_at: optional_time(row.get(6)?),
-        revoked_at: optional_time(row.get(7)?),
-    })
-}
 
 impl Keys for SqliteTx<'_> {
     fn insert_key(
@@ -49,7 +36,7 @@ impl Keys for SqliteTx<'_> {
                  WHERE k.id = ?1"
             ),
             [id],
-            key_from_row,
+            |r| rows::key(&Cols(r)),
         )
     }
 
@@ -60,7 +47,7 @@ impl Keys for SqliteTx<'_> {
                  WHERE ?1 IS NULL OR k.owner_id = ?1 ORDER BY k.id"
             ),
             [owner],
-            key_from_row,
+            |r| rows::key(&Cols(r)),
         )
     }
 

@@ -1,44 +1,16 @@
 //! A link as it is read: its row joined to its space and domain, one by id or a keyset page.
 //! Below both the link writes and the search that pages through matches.
 
+use linkdeck_store::rows;
 use linkdeck_store::sql::{READ_COLUMNS, READ_FROM};
-use linkdeck_store::{parse_rotation, parse_rules, target_type, time};
 use rusqlite::{Connection, Row, params};
 
-use crate::sql::Statements;
-use crate::{domains, spaces};
+use crate::sql::{Cols, Statements};
 use linkdeck_domain::{Id, Link, Result};
 
 /// A link as read; `short_url` is left empty for the service to fill in.
 pub fn link_from_row(r: &Row<'_>) -> rusqlite::Result<Link> {
-    let space_id: Option<Id> = r.get(19)?;
-    let domain_id: Option<Id> = r.get(26)?;
-    let clicks: i64 = r.get(14)?;
-    let last_rotation: i64 = r.get(8)?;
-    Ok(Link {
-        id: r.get(0)?,
-        alias: r.get(1)?,
-        url: r.get(2)?,
-        short_url: String::new(),
-        title: r.get(3)?,
-        target_type: target_type(r.get(4)?),
-        geo: parse_rules(r.get(5)?),
-        platform: parse_rules(r.get(6)?),
-        rotation: parse_rotation(r.get(7)?),
-        last_rotation: u32::try_from(last_rotation).unwrap_or(0),
-        disabled: r.get(9)?,
-        public: r.get(10)?,
-        password: r.get(11)?,
-        expiration_url: r.get(12)?,
-        expiration_clicks: r.get(13)?,
-        clicks: clicks.max(0) as u64,
-        owner_id: r.get(15)?,
-        ends_at: r.get::<_, Option<i64>>(16)?.map(time),
-        created_at: time(r.get(17)?),
-        updated_at: time(r.get(18)?),
-        space: space_id.map(|_| spaces::from_row(r, 19)).transpose()?,
-        domain: domain_id.map(|_| domains::from_row(r, 26)).transpose()?,
-    })
+    rows::link(&Cols(r))
 }
 
 pub fn get(conn: &Connection, owner: Id, id: Id) -> Result<Option<Link>> {

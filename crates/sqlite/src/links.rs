@@ -1,20 +1,17 @@
 //! SQL for links: rows in and out, list queries with their totals, alias lookups.
 
 use linkdeck_store::sql::WRITE_COLUMNS;
-use linkdeck_store::{
-    LinkRow, Links, parse_rotation, parse_rules, rotation_json, rules_json, target_type,
-};
+use linkdeck_store::{LinkRow, Links, rotation_json, rows, rules_json};
 use rusqlite::types::Value;
 use rusqlite::{Connection, params, params_from_iter};
 
 use crate::error::db_error;
 use crate::link_rows::{after, get};
 use crate::search;
-use crate::sql::Statements;
+use crate::sql::{Cols, Statements};
 use crate::tx::SqliteTx;
 use crate::{domains, spaces, traffic};
 use linkdeck_domain::{Id, Link, Result};
-use linkdeck_store::time;
 
 /// The searchable texts of a row: title, alias, url.
 fn texts(row: &LinkRow) -> search::Texts<'_> {
@@ -314,28 +311,7 @@ impl Links for SqliteTx<'_> {
         self.conn.one(
             &format!("SELECT {WRITE_COLUMNS} FROM links WHERE id = ?1 AND owner_id = ?2"),
             params![id, owner],
-            |r| {
-                Ok(LinkRow {
-                    owner_id: r.get(0)?,
-                    domain_id: r.get(1)?,
-                    space_id: r.get(2)?,
-                    alias: r.get(3)?,
-                    url: r.get(4)?,
-                    title: r.get(5)?,
-                    password_hash: r.get(6)?,
-                    disabled: r.get(7)?,
-                    public: r.get(8)?,
-                    expiration_url: r.get(9)?,
-                    expiration_clicks: r.get(10)?,
-                    ends_at: r.get::<_, Option<i64>>(11)?.map(time),
-                    target_type: target_type(r.get(12)?),
-                    geo: parse_rules(r.get(13)?),
-                    platform: parse_rules(r.get(14)?),
-                    rotation: parse_rotation(r.get(15)?),
-                    created_at: time(r.get(16)?),
-                    updated_at: time(r.get(17)?),
-                })
-            },
+            |r| rows::link_row(&Cols(r)),
         )
     }
 
@@ -357,7 +333,8 @@ impl Links for SqliteTx<'_> {
 
     fn own_link_url(&self, owner: Id, domain: Option<Id>, alias: &str) -> Result<Option<String>> {
         self.conn.one(
-            "SELECT url FROM links WHERE ifnull(domain_id, 0) = ?1 AND alias = ?2 AND owner_id = ?3",
+            "SELECT url FROM links \
+             WHERE ifnull(domain_id, 0) = ?1 AND alias = ?2 AND owner_id = ?3",
             params![domain.unwrap_or(0), alias, owner],
             |r| r.get(0),
         )

@@ -1,30 +1,22 @@
 //! SQL for owners.
 
 use jiff::Timestamp;
-use linkdeck_store::Owners;
+use linkdeck_store::{Owners, rows};
 use rusqlite::params;
 
 use crate::error::db_error;
-use crate::sql::Statements;
+use crate::sql::{Cols, Statements};
 use crate::tx::SqliteTx;
 use linkdeck_domain::{Error, Id, Owner, Result};
 
 const COLUMNS: &str = "id, name, created_at";
-
-fn owner_from_row(row: &rusqlite::Row<'_>) -> rusqlite::Result<Owner> {
-    Ok(Owner {
-        id: row.get(0)?,
-        name: row.get(1)?,
-        created_at: linkdeck_store::time(row.get(2)?),
-    })
-}
 
 impl Owners for SqliteTx<'_> {
     fn owner(&self, id: Id) -> Result<Option<Owner>> {
         self.conn.one(
             &format!("SELECT {COLUMNS} FROM owners WHERE id = ?1"),
             [id],
-            owner_from_row,
+            |r| rows::owner(&Cols(r)),
         )
     }
 
@@ -32,7 +24,7 @@ impl Owners for SqliteTx<'_> {
         self.conn.all(
             &format!("SELECT {COLUMNS} FROM owners ORDER BY id"),
             [],
-            owner_from_row,
+            |r| rows::owner(&Cols(r)),
         )
     }
 
@@ -40,7 +32,7 @@ impl Owners for SqliteTx<'_> {
         self.conn.one(
             &format!("SELECT {COLUMNS} FROM owners WHERE name = ?1"),
             [name],
-            owner_from_row,
+            |r| rows::owner(&Cols(r)),
         )
     }
 
@@ -51,7 +43,7 @@ impl Owners for SqliteTx<'_> {
                 "INSERT INTO owners (name, created_at) VALUES (?1, ?2) RETURNING {COLUMNS}"
             ))
             .map_err(db_error)?
-            .query_row(params![name, now.as_second()], owner_from_row)
+            .query_row(params![name, now.as_second()], |r| rows::owner(&Cols(r)))
             .map_err(|e| match e.sqlite_error_code() {
                 Some(rusqlite::ErrorCode::ConstraintViolation) => {
                     Error::Conflict(format!("an owner named {name} already exists"))

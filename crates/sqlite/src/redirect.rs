@@ -1,34 +1,12 @@
 //! SQL for resolving short links.
 
-use linkdeck_store::{
-    Redirects, ResolvedLink, clamped, optional_time, parse_rules, rotation_urls, target_type,
-};
+use linkdeck_store::rows;
+use linkdeck_store::{Redirects, ResolvedLink};
 use rusqlite::params;
 
-use crate::sql::Statements;
+use crate::sql::{Cols, Statements};
 use crate::tx::SqliteTx;
 use linkdeck_domain::{Id, Result};
-
-fn resolved(r: &rusqlite::Row<'_>) -> rusqlite::Result<ResolvedLink> {
-    Ok(ResolvedLink {
-        id: r.get(0)?,
-        owner_id: r.get(1)?,
-        alias: r.get(2)?,
-        url: r.get(3)?,
-        password_hash: r.get(4)?,
-        disabled: r.get::<_, i64>(5)? != 0,
-        public: r.get::<_, i64>(6)? != 0,
-        expiration_url: r.get::<_, Option<String>>(7)?.filter(|u| !u.is_empty()),
-        expiration_clicks: clamped(r.get(8)?),
-        ends_at: optional_time(r.get(9)?),
-        clicks: r.get::<_, i64>(10)?.max(0) as u64,
-        target_type: target_type(u8::try_from(r.get::<_, i64>(11)?).unwrap_or(0)),
-        geo: parse_rules(r.get(12)?),
-        platform: parse_rules(r.get(13)?),
-        rotation: rotation_urls(r.get(14)?),
-        last_rotation: clamped(r.get(15)?),
-    })
-}
 
 impl Redirects for SqliteTx<'_> {
     fn domain_for_host(&self, host: &str, bare: &str) -> Result<Option<Id>> {
@@ -47,7 +25,7 @@ impl Redirects for SqliteTx<'_> {
              FROM links l
              WHERE ifnull(l.domain_id, 0) = ?1 AND l.alias = ?2",
             params![domain.unwrap_or(0), alias],
-            resolved,
+            |r| rows::resolved(&Cols(r)),
         )
     }
 

@@ -471,7 +471,8 @@ pub fn migrate(conn: &mut Connection) -> Result<()> {
 pub fn check_version(current: i64) -> Result<i64> {
     if current > SCHEMA_VERSION {
         return Err(Error::Unavailable(format!(
-            "the database was written by a newer linkdeck (schema {current}, this build knows {SCHEMA_VERSION})"
+            "the database was written by a newer linkdeck \
+             (schema {current}, this build knows {SCHEMA_VERSION})"
         )));
     }
     if current < 0 {
@@ -618,7 +619,8 @@ mod tests {
             "INSERT INTO owners (id, name, created_at) VALUES (1, 'me', 0);
              INSERT INTO spaces (id, owner_id, name, color, created_at, updated_at)
                  VALUES (1, 1, 'Launch', 2, 0, 0);
-             INSERT INTO links (id, owner_id, space_id, alias, url, title, clicks, created_at, updated_at)
+             INSERT INTO links (id, owner_id, space_id, alias, url, title, clicks, \
+                 created_at, updated_at)
                  VALUES (1, 1, 1, 'a', 'https://a.example', 'a.example', 3, 0, 0),
                         (2, 1, NULL, 'b', 'https://b.example', 'b.example', 1, 0, 0);",
         )

@@ -2,36 +2,21 @@
 
 use jiff::Timestamp;
 use linkdeck_store::Spaces;
-use rusqlite::{Connection, Row, params};
+use linkdeck_store::rows;
+use rusqlite::{Connection, params};
 
-use crate::sql::Statements;
+use crate::sql::{Cols, Statements};
 use crate::tx::SqliteTx;
 use linkdeck_domain::{Color, Id, Result, Space};
 use linkdeck_store::sql::like_pattern;
-use linkdeck_store::time;
 
 const COLUMNS: &str = "id, owner_id, name, color, link_count, created_at, updated_at";
-
-pub(crate) fn from_row(row: &Row<'_>, at: usize) -> rusqlite::Result<Space> {
-    let color: u8 = row.get(at + 3)?;
-    let links: i64 = row.get(at + 4)?;
-    Ok(Space {
-        id: row.get(at)?,
-        owner_id: row.get(at + 1)?,
-        name: row.get(at + 2)?,
-        // The CHECK constraint keeps colours in range.
-        color: Color::new(color).unwrap_or(Color::new(1).expect("1 is a colour")),
-        links: Some(links.max(0) as u64),
-        created_at: time(row.get(at + 5)?),
-        updated_at: time(row.get(at + 6)?),
-    })
-}
 
 pub fn get(conn: &Connection, owner: Id, id: Id) -> Result<Option<Space>> {
     conn.one(
         &format!("SELECT {COLUMNS} FROM spaces WHERE id = ?1 AND owner_id = ?2"),
         params![id, owner],
-        |r| from_row(r, 0),
+        |r| rows::space(&Cols(r), 0),
     )
 }
 
@@ -106,7 +91,7 @@ impl Spaces for SqliteTx<'_> {
                 "SELECT {COLUMNS} FROM spaces WHERE {filter} ORDER BY id {order} LIMIT ?3 OFFSET ?4"
             ),
             params![owner, pattern, limit, offset as i64],
-            |r| from_row(r, 0),
+            |r| rows::space(&Cols(r), 0),
         )?;
         Ok((items, total as u64))
     }

@@ -99,3 +99,25 @@ impl Statements for Connection {
             .map_err(db_error)
     }
 }
+
+/// A row as the contract's record readers take it ([`linkdeck_store::rows`]).
+pub struct Cols<'a, 'r>(pub &'a rusqlite::Row<'r>);
+
+impl linkdeck_store::rows::Cells for Cols<'_, '_> {
+    type Error = rusqlite::Error;
+    fn int(&self, i: usize) -> rusqlite::Result<i64> {
+        self.0.get(i)
+    }
+    fn opt_int(&self, i: usize) -> rusqlite::Result<Option<i64>> {
+        self.0.get(i)
+    }
+    fn text(&self, i: usize) -> rusqlite::Result<String> {
+        self.0.get(i)
+    }
+    fn opt_text(&self, i: usize) -> rusqlite::Result<Option<String>> {
+        self.0.get(i)
+    }
+    fn flag(&self, i: usize) -> rusqlite::Result<bool> {
+        self.0.get(i)
+    }
+}

@@ -182,7 +182,8 @@ fn restore_links(conn: &Connection, owner: Id, ids: &[Id], done: &mut Restored) 
                    EXISTS (SELECT 1 FROM links l WHERE ifnull(l.domain_id, 0) = \
                            ifnull(t.domain_id, 0) AND l.alias = t.alias), \
                    t.domain_id IS NOT NULL AND NOT EXISTS \
-                     (SELECT 1 FROM domains d WHERE d.id = t.domain_id AND d.owner_id = t.owner_id) \
+                     (SELECT 1 FROM domains d \
+                      WHERE d.id = t.domain_id AND d.owner_id = t.owner_id) \
                  FROM trash_links t WHERE t.id IN (SELECT id FROM temp.bulk_ids) ORDER BY t.id",
             )
             .map_err(db_error)?;

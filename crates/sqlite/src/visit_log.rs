@@ -25,7 +25,8 @@ pub fn append<'a>(
 ) -> Result<()> {
     let values = |n: usize| {
         format!(
-            "INSERT INTO visit_log (link_id, at, country, platform, browser, referrer, language) VALUES {}",
+            "INSERT INTO visit_log (link_id, at, country, platform, browser, referrer, language) \
+             VALUES {}",
             vec!["(?, ?, ?, ?, ?, ?, ?)"; n].join(", ")
         )
     };

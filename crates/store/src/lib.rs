@@ -20,6 +20,7 @@ mod list;
 mod owners;
 pub mod quota;
 mod redirect;
+pub mod rows;
 mod spaces;
 pub mod sql;
 pub mod traffic;
@@ -41,11 +42,11 @@ pub use import::{ImportStore, ImportWork};
 pub use keys::{KeyInfo, Keys, LiveKey};
 pub use linkdeck_domain::{Error, Id, Result};
 pub use links::{
-    LinkRow, Links, parse_rotation, parse_rules, rotation_json, rules_json, target_type,
+    LinkRow, Links, clamped, parse_rotation, parse_rules, rotation_json, rules_json, target_type,
 };
 pub use list::{ListFilter, Search, Slice};
 pub use owners::Owners;
-pub use redirect::{Redirects, ResolvedLink, clamped, rotation_urls};
+pub use redirect::{Redirects, ResolvedLink};
 pub use spaces::Spaces;
 pub use traffic::Rollups;
 pub use trash::{Aliases, Blocking, ListedRow, Restored, Scope, Trash, members_blob, members_of};

@@ -70,7 +70,7 @@ impl fmt::Debug for LinkRow {
 }
 
 /// Rotation entries are stored in the wire shape, `{"value": …}`.
-#[derive(Serialize, Deserialize)]
+#[derive(Serialize)]
 struct RotationEntry {
     value: String,
 }
@@ -94,17 +94,40 @@ pub fn parse_rules(json: Option<String>) -> Vec<TargetRule> {
         .unwrap_or_default()
 }
 
-pub fn parse_rotation(json: Option<String>) -> Vec<String> {
-    json.and_then(|j| serde_json::from_str::<Vec<RotationEntry>>(&j).ok())
+/// A stored rotation list, as both a link's reader and a redirect read it: plain strings or
+/// `{"value"}` objects, and anything unreadable as no URLs rather than a failed read (targeting
+/// rules read the same way by [`parse_rules`]).
+pub fn parse_rotation(text: Option<String>) -> Vec<String> {
+    #[derive(Deserialize)]
+    #[serde(untagged)]
+    enum Entry {
+        Url(String),
+        Object { value: String },
+    }
+    let Some(text) = text else { return Vec::new() };
+    serde_json::from_str::<Vec<Entry>>(&text)
         .unwrap_or_default()
         .into_iter()
-        .map(|e| e.value)
+        .map(|e| match e {
+            Entry::Url(u) | Entry::Object { value: u } => u,
+        })
         .collect()
 }
 
-/// A stored targeting kind; an unknown number (never written by us) reads as none.
-pub fn target_type(n: u8) -> TargetType {
-    TargetType::try_from(n).unwrap_or_default()
+/// A stored targeting kind; a number we never write (unknown, or out of any kind's range)
+/// reads as none, on every reader of either store.
+pub fn target_type(n: i64) -> TargetType {
+    u8::try_from(n)
+        .ok()
+        .and_then(|n| TargetType::try_from(n).ok())
+        .unwrap_or_default()
+}
+
+/// A stored count read as a `u32` (a click limit, a rotation's turn), on every reader of either
+/// store: below zero (never written by us; "no limit" to the status SQL) reads as 0, above
+/// `u32::MAX` as `u32::MAX`.
+pub fn clamped(n: i64) -> u32 {
+    n.clamp(0, i64::from(u32::MAX)) as u32
 }
 
 pub trait Links {
@@ -136,4 +159,33 @@ pub trait Links {
     /// Sets the title of link `id` if its url is still `url` (a fetched title that arrives
     /// after the link was edited is dropped); whether it was set.
     fn set_title(&self, id: Id, url: &str, title: &str) -> Result<bool>;
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_rotation_list_stored_as_plain_strings_reads_as_its_urls() {
+        let plain = parse_rotation(Some(r#"["https://a.example","https://b.example"]"#.into()));
+        let objects = parse_rotation(Some(
+            r#"[{"value":"https://a.example"},{"value":"https://b.example"}]"#.into(),
+        ));
+        assert_eq!(plain, ["https://a.example", "https://b.example"]);
+        assert_eq!(plain, objects);
+        assert_eq!(parse_rotation(rotation_json(&plain)), plain);
+        assert!(parse_rotation(Some("not json".into())).is_empty());
+        assert!(parse_rotation(None).is_empty());
+    }
+
+    #[test]
+    fn out_of_range_stored_numbers_read_as_one_rule() {
+        assert_eq!(target_type(3), TargetType::try_from(3u8).unwrap());
+        for n in [-1, 99, 300, i64::from(i16::MAX), i64::MAX] {
+            assert_eq!(target_type(n), TargetType::None, "{n}");
+        }
+        assert_eq!(clamped(-5), 0);
+        assert_eq!(clamped(7), 7);
+        assert_eq!(clamped(5_000_000_000), u32::MAX);
+    }
 }

@@ -47,31 +47,6 @@ impl std::fmt::Debug for ResolvedLink {
     }
 }
 
-/// A stored rotation list as a redirect reads it: plain strings or `{"value"}` objects, and
-/// anything unreadable as no URLs rather than a failed redirect (targeting rules read the same
-/// way by [`parse_rules`](crate::parse_rules)).
-pub fn rotation_urls(text: Option<String>) -> Vec<String> {
-    #[derive(serde::Deserialize)]
-    #[serde(untagged)]
-    enum Entry {
-        Url(String),
-        Object { value: String },
-    }
-    let Some(text) = text else { return Vec::new() };
-    serde_json::from_str::<Vec<Entry>>(&text)
-        .unwrap_or_default()
-        .into_iter()
-        .map(|e| match e {
-            Entry::Url(u) | Entry::Object { value: u } => u,
-        })
-        .collect()
-}
-
-/// A stored count or position as the `u32` it stands for: a limit, a rotation's turn.
-pub fn clamped(n: i64) -> u32 {
-    n.clamp(0, i64::from(u32::MAX)) as u32
-}
-
 pub trait Redirects {
     /// The domain whose host is `host` or, failing that, `bare` (the host without its port);
     /// both lower-case.
@@ -85,7 +60,7 @@ pub trait Redirects {
 
 #[cfg(test)]
 mod tests {
-    use super::*;
+    use crate::parse_rotation;
 
     #[test]
     fn stored_targets_are_read_in_either_shape() {
@@ -93,12 +68,12 @@ mod tests {
             r#"[{"key":"US","value":"https://us.example"}]"#.into(),
         ));
         assert_eq!(geo[0].key, "US");
-        let plain = rotation_urls(Some(r#"["https://a.example","https://b.example"]"#.into()));
-        let objects = rotation_urls(Some(
+        let plain = parse_rotation(Some(r#"["https://a.example","https://b.example"]"#.into()));
+        let objects = parse_rotation(Some(
             r#"[{"value":"https://a.example"},{"value":"https://b.example"}]"#.into(),
         ));
         assert_eq!(plain, objects);
         assert!(crate::parse_rules(Some("not json".into())).is_empty());
-        assert!(rotation_urls(None).is_empty());
+        assert!(parse_rotation(None).is_empty());
     }
 }

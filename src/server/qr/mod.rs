@@ -16,17 +16,17 @@
 
 mod cache;
 
-use std::net::SocketAddr;
 use std::sync::Arc;
 
 use axum::body::Bytes;
-use axum::extract::{ConnectInfo, MatchedPath, Path, Query, State};
+use axum::extract::{MatchedPath, Path, Query, State};
 use axum::http::{HeaderMap, HeaderValue, StatusCode, header};
 use axum::response::{IntoResponse, Response};
 use serde::Deserialize;
 
 use super::AppState;
 use super::pages;
+use super::proxies::Visitor;
 use super::redirect::lookup;
 use super::slots::{Declined, Slots};
 use crate::qr::{Qr, SIZE_DEFAULT, parse_size};
@@ -108,7 +108,7 @@ pub async fn code(
     State(state): State<Arc<AppState>>,
     Path(alias): Path<String>,
     Query(query): Query<QrQuery>,
-    ConnectInfo(peer): ConnectInfo<SocketAddr>,
+    visitor: Visitor,
     route: MatchedPath,
     headers: HeaderMap,
 ) -> Response {
@@ -117,7 +117,7 @@ pub async fn code(
     } else {
         Image::Svg
     };
-    let decision = state.public_page(peer.ip());
+    let decision = state.public_page(visitor);
     if !decision.allowed {
         return pages::too_many_requests(decision.retry_after);
     }

@@ -4,7 +4,7 @@
 use ratatui::crossterm::event::{MouseButton, MouseEvent, MouseEventKind};
 
 use super::{App, Pane, areas};
-use crate::tui::filter::clicked;
+use crate::tui::hit::clicked;
 use crate::tui::keys::{Action, Key};
 
 impl App {

@@ -9,7 +9,7 @@
 
 mod render;
 #[cfg(test)]
-mod snapshot_tests;
+pub(in crate::tui) mod snapshot_tests;
 
 use ratatui::crossterm::event::KeyCode;
 

@@ -51,7 +51,7 @@ fn space() -> Space {
 
 /// How the backend answers a stats question.
 #[derive(Clone, Copy, PartialEq)]
-enum Answer {
+pub(in crate::tui) enum Answer {
     None,
     Loaded,
     Empty,
@@ -200,7 +200,13 @@ fn opened(scope: &str, answer: Answer, width: u16, height: u16) -> App {
     opened_in(ThemeName::Mono, scope, answer, width, height)
 }
 
-fn opened_in(theme: ThemeName, scope: &str, answer: Answer, width: u16, height: u16) -> App {
+pub(in crate::tui) fn opened_in(
+    theme: ThemeName,
+    scope: &str,
+    answer: Answer,
+    width: u16,
+    height: u16,
+) -> App {
     let mut app = App::new(
         crate::tui::app::AppConfig {
             theme: Theme::new(theme),

@@ -113,7 +113,8 @@ impl Pending {
             .map_err(db_error)
         };
         let changed = rows(
-            "SELECT id, clicks, disabled, limit_reached FROM link_facts_new WHERE id >= ?1 ORDER BY id",
+            "SELECT id, clicks, disabled, limit_reached FROM link_facts_new \
+             WHERE id >= ?1 ORDER BY id",
             set.min().unwrap_or(0),
         )?;
         let above = match set.max() {

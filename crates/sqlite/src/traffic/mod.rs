@@ -258,7 +258,8 @@ pub fn link_days(
     };
     let mut stmt = conn
         .prepare_cached(
-            "SELECT clicks, data FROM link_traffic WHERE owner_id = ?1 AND day = ?2 AND link_id = ?3",
+            "SELECT clicks, data FROM link_traffic \
+             WHERE owner_id = ?1 AND day = ?2 AND link_id = ?3",
         )
         .map_err(db_error)?;
     for day in first.max(owner_first)..=last.min(owner_last) {
