@@ -1,6 +1,8 @@
 //! `linkdeck db copy --from A --to B`: a whole embedded database into another store — a SQLite
-//! file into PostgreSQL to scale out, or PostgreSQL back into a file.
+//! file into PostgreSQL to scale out, or PostgreSQL back into a file. `db backup FILE` and
+//! `db restore FILE`: a SQLite database into a file of its own while it is served, and back.
 
+use std::path::PathBuf;
 use std::sync::Arc;
 use std::time::Instant;
 
@@ -11,14 +13,41 @@ use super::context::Context;
 use super::error::{CliError, CliResult};
 use super::output::{plural, print, print_json, thousands};
 use super::progress::{Progress, Unit};
-use crate::backend::local::{LocalOptions, LocalService, StoreLocation};
-use crate::config::{Profile, parse_db_flag};
+use crate::backend::local::backup::{self, ON_POSTGRES};
+use crate::backend::local::{LocalOptions, LocalService, SCHEMA_VERSION, StoreLocation};
+use crate::config::{Profile, Resolved, parse_db_flag};
 
 #[derive(Debug, Subcommand)]
 pub enum DbCommand {
     /// Copy a whole database (owners, API keys, domains, spaces, links, the trash, traffic)
     /// into an empty one, between SQLite files and PostgreSQL either way.
     Copy(CopyArgs),
+    /// Back up the SQLite database (the profile's, or --db) into FILE, consistently even while
+    /// `linkdeck serve` writes to it.
+    Backup(BackupArgs),
+    /// Put a backup back as the database (the profile's, or --db), once it passes SQLite's
+    /// integrity check and is a linkdeck database this version reads.
+    Restore(RestoreArgs),
+}
+
+#[derive(Debug, Args)]
+pub struct BackupArgs {
+    /// The file to write; written beside it first, then renamed into place.
+    #[arg(value_name = "FILE")]
+    file: PathBuf,
+    /// Replace FILE if it exists.
+    #[arg(long)]
+    force: bool,
+}
+
+#[derive(Debug, Args)]
+pub struct RestoreArgs {
+    /// The backup to restore (a file `db backup` wrote, or any copy of a linkdeck database).
+    #[arg(value_name = "FILE")]
+    file: PathBuf,
+    /// Replace a database that holds links.
+    #[arg(long)]
+    force: bool,
 }
 
 #[derive(Debug, Args)]
@@ -34,6 +63,117 @@ pub struct CopyArgs {
 pub async fn run(ctx: &Context, command: DbCommand) -> CliResult {
     match command {
         DbCommand::Copy(args) => copy(ctx, args).await,
+        DbCommand::Backup(args) => back_up(ctx, args).await,
+        DbCommand::Restore(args) => restore(ctx, args).await,
+    }
+}
+
+/// The SQLite file of the profile (or `--db`); a PostgreSQL database or a server is refused
+/// with what to do instead.
+fn sqlite_file(ctx: &Context, what: &str) -> CliResult<PathBuf> {
+    match &ctx.profile {
+        Resolved::Local {
+            db: StoreLocation::File(path),
+            ..
+        } => Ok(path.clone()),
+        Resolved::Local {
+            db: StoreLocation::Postgres(target),
+            ..
+        } => {
+            let mut e = CliError::usage(format!(
+                "{what} works on a SQLite database; {target} is PostgreSQL"
+            ));
+            e.hints.push(ON_POSTGRES.to_owned());
+            Err(e)
+        }
+        Resolved::Remote {
+            profile, base_url, ..
+        } => Err(CliError::usage(format!(
+            "{what} works on a local database; profile \"{profile}\" uses the server at \
+             {base_url} (back up on that machine, or pick a local profile with --profile or --db)"
+        ))),
+    }
+}
+
+async fn back_up(ctx: &Context, args: BackupArgs) -> CliResult {
+    let db = sqlite_file(ctx, "db backup")?;
+    if !db.is_file() {
+        return Err(CliError::new(
+            super::error::Kind::NotFound,
+            format!(
+                "there is no database at {} to back up (choose it with --db or --profile)",
+                db.display()
+            ),
+        ));
+    }
+    let started = Instant::now();
+    let made = backup::back_up(&StoreLocation::File(db.clone()), &args.file, args.force).await?;
+    let seconds = started.elapsed().as_secs_f64();
+    if ctx.json {
+        return Ok(print_json(&json!({
+            "database": db.display().to_string(),
+            "file": made.path.display().to_string(),
+            "links": made.links,
+            "bytes": made.bytes,
+            "schema": made.schema,
+            "seconds": seconds,
+        }))?);
+    }
+    Ok(print(&format!(
+        "backed up {} ({}) from {} to {} in {seconds:.1} s",
+        plural(made.links, "link"),
+        size(made.bytes),
+        db.display(),
+        made.path.display(),
+    ))?)
+}
+
+async fn restore(ctx: &Context, args: RestoreArgs) -> CliResult {
+    ctx.writable("db restore")?;
+    let db = sqlite_file(ctx, "db restore")?;
+    let done = backup::restore(&args.file, &StoreLocation::File(db.clone()), args.force).await?;
+    let was = match done.before {
+        Some(n) => format!("it had {}", plural(n, "link")),
+        None => "a new database".to_owned(),
+    };
+    let upgrade = (done.restored.schema < SCHEMA_VERSION).then(|| {
+        format!(
+            "; its schema ({}) is brought up to date ({SCHEMA_VERSION}) when it is next opened",
+            done.restored.schema
+        )
+    });
+    if ctx.json {
+        return Ok(print_json(&json!({
+            "database": db.display().to_string(),
+            "file": args.file.display().to_string(),
+            "links": done.restored.links,
+            "links_before": done.before,
+            "bytes": done.restored.bytes,
+            "schema": done.restored.schema,
+        }))?);
+    }
+    Ok(print(&format!(
+        "restored {} ({}) from {} into {} ({was}){}",
+        plural(done.restored.links, "link"),
+        size(done.restored.bytes),
+        args.file.display(),
+        db.display(),
+        upgrade.unwrap_or_default(),
+    ))?)
+}
+
+/// A file's size for a person: `812 KiB`, `5.2 MiB`, `1.4 GiB`.
+fn size(bytes: u64) -> String {
+    const KIB: f64 = 1024.0;
+    let b = bytes as f64;
+    if b < KIB {
+        format!("{bytes} bytes")
+    } else if b < KIB * KIB {
+        format!("{:.0} KiB", b / KIB)
+    } else if b < KIB * KIB * KIB {
+        format!("{:.1} MiB", b / (KIB * KIB))
+    } else {
+        format!("{:.1} GiB", b / (KIB * KIB * KIB))
     }
 }
 

@@ -136,7 +136,8 @@ pub enum Command {
     /// Deleted links and spaces, kept for `trash_days` on a local database.
     #[command(subcommand)]
     Trash(trash::TrashCommand),
-    /// Whole embedded databases: copy one into another, SQLite and PostgreSQL either way.
+    /// Whole embedded databases: copy one into another, SQLite and PostgreSQL either way; back
+    /// up a SQLite database while it is served, and restore it.
     #[command(subcommand)]
     Db(db::DbCommand),
     /// Print a shell completion script (bash, zsh, fish, elvish, powershell).

@@ -12,7 +12,7 @@ use super::error::{CliError, CliResult, Kind};
 use crate::backend::local::{LocalOptions, LocalService, ServeLock, StoreLocation};
 use crate::config::Resolved;
 use crate::domain::{BaseUrl, Error, RedirectStatus};
-use crate::server::ServeOptions;
+use crate::server::{Backups, ServeOptions};
 
 #[derive(Debug, Args)]
 pub struct ServeArgs {
@@ -82,7 +82,22 @@ pub async fn run(ctx: &Context, args: ServeArgs) -> CliResult {
             .err()
             .unwrap_or_else(|| CliError::usage("serve needs a local profile")));
     };
-    let opts = options(ctx, &args)?;
+    let mut opts = options(ctx, &args)?;
+    let config = &ctx.config.serve;
+    // Dated backups of a SQLite file; PostgreSQL has its own tools, said once the log is up.
+    let ignored_backups = match (config.backup_every, db) {
+        (Some(every), StoreLocation::File(path)) => {
+            opts.backups = Some(Backups {
+                db: path.clone(),
+                dir: config.backup_folder(path),
+                every: every.0,
+                keep: config.backup_keep,
+            });
+            false
+        }
+        (Some(_), StoreLocation::Postgres(_)) => true,
+        (None, _) => false,
+    };
     // Short URLs: --public-url, else the configured one, else where we really listen.
     let configured = ctx.config.serve.public_url.is_some()
         || *public_url != ctx.config.serve.effective_public_url();
@@ -98,6 +113,7 @@ pub async fn run(ctx: &Context, args: ServeArgs) -> CliResult {
     // Every setting is checked, and the database opened, before anything listens: a mistake
     // stops here, before "listening on" tells a script the server is up.
     let listen = opts.listen;
+    let scheduled = opts.backups.clone();
     let mut prepared = opts.prepare()?;
     // Held until the server has stopped and written every counted click. One server per SQLite
     // file; on PostgreSQL any number count as one (the database reserves their clicks).
@@ -135,6 +151,20 @@ pub async fn run(ctx: &Context, args: ServeArgs) -> CliResult {
             .try_init();
     }
     tracing::info!(address = %bound, public_url, db = %db, "serving");
+    if ignored_backups {
+        tracing::warn!(
+            "[serve] backup_every is ignored: the database is PostgreSQL; {}",
+            crate::backend::local::backup::ON_POSTGRES
+        );
+    }
+    if let Some(b) = &scheduled {
+        tracing::info!(
+            dir = %b.dir.display(),
+            every = %crate::config::Every(b.every),
+            keep = b.keep,
+            "backing up the database on a schedule"
+        );
+    }
     // Scripts wait for this line to know the port.
     eprintln!("listening on http://{bound}");
     crate::server::serve_prepared(service, prepared, listener, shutdown_signal()).await?;

@@ -29,7 +29,7 @@ pub use profile::{
 };
 pub use serve::{ForwardedHeader, ServeConfig, TrustedProxy};
 pub use ui::{Column, Theme, UiConfig};
-pub use values::{DbLocation, ZoneName, parse_db_flag};
+pub use values::{DbLocation, Every, ZoneName, parse_db_flag};
 
 use profile::ProfileToml;
 

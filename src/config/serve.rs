@@ -6,12 +6,16 @@ use std::time::Duration;
 use ipnet::IpNet;
 use serde::{Deserialize, Deserializer, Serialize, Serializer};
 
+use super::Every;
 use crate::domain::{BaseUrl, RedirectStatus};
 
 /// Days the raw visit log keeps each visit unless `visit_log_days` says otherwise: long enough
 /// to look into a recent campaign by hand, short enough that the log does not outgrow the
 /// rollups.
 const DEFAULT_VISIT_LOG_DAYS: u32 = 90;
+
+/// Scheduled backups `serve` keeps unless `backup_keep` says otherwise: a week of daily ones.
+const DEFAULT_BACKUP_KEEP: u32 = 7;
 
 /// `[serve]`: settings of `linkdeck serve`.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
@@ -49,6 +53,13 @@ pub struct ServeConfig {
     pub trusted_proxies: Vec<TrustedProxy>,
     /// The header the trusted proxies write the visitor's address into.
     pub forwarded_header: ForwardedHeader,
+    /// How often `serve` backs up its SQLite database (`6h`, `1d`, `30m`, `90s`); no backups
+    /// when unset. Ignored on PostgreSQL, which has its own tools (`pg_dump`).
+    pub backup_every: Option<Every>,
+    /// How many of those backups are kept, the oldest deleted past it; 0 keeps them all.
+    pub backup_keep: u32,
+    /// The folder they are written to; defaults to `<database>.backups` beside the database.
+    pub backup_dir: Option<PathBuf>,
 }
 
 impl Default for ServeConfig {
@@ -69,6 +80,9 @@ impl Default for ServeConfig {
             idle_timeout_secs: 30,
             trusted_proxies: Vec::new(),
             forwarded_header: ForwardedHeader::default(),
+            backup_every: None,
+            backup_keep: DEFAULT_BACKUP_KEEP,
+            backup_dir: None,
         }
     }
 }
@@ -86,6 +100,16 @@ impl ServeConfig {
     pub fn visit_log_retention(&self) -> Option<Duration> {
         (self.visit_log_days > 0)
             .then(|| Duration::from_secs(u64::from(self.visit_log_days) * 86_400))
+    }
+
+    /// Where `serve`'s scheduled backups of the SQLite file at `db` go: `backup_dir`, or
+    /// `<db>.backups` beside it.
+    pub fn backup_folder(&self, db: &std::path::Path) -> PathBuf {
+        self.backup_dir.clone().unwrap_or_else(|| {
+            let mut name = db.as_os_str().to_owned();
+            name.push(".backups");
+            PathBuf::from(name)
+        })
     }
 }
 

@@ -520,3 +520,21 @@ fn a_bad_trusted_proxy_is_named_with_its_line() {
         "{err}"
     );
 }
+
+#[test]
+fn backup_every_takes_a_period_with_its_unit() {
+    let config = parse("[serve]\nbackup_every = \"6h\"\nbackup_keep = 3\n").unwrap();
+    assert_eq!(
+        config.serve.backup_every,
+        Some(super::Every(Duration::from_secs(6 * 3600)))
+    );
+    assert_eq!(config.serve.backup_keep, 3);
+    assert_eq!(config.serve.backup_dir, None);
+    let e = parse("[serve]\nbackup_every = \"6 hours\"\n")
+        .unwrap_err()
+        .to_string();
+    assert!(
+        e.contains("backup_every") && e.contains("s, m, h, d or w"),
+        "{e}"
+    );
+}

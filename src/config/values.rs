@@ -3,6 +3,8 @@
 //! the same way, by their domain types ([`crate::domain::BaseUrl`],
 //! [`crate::domain::RedirectStatus`]).
 
+use std::time::Duration;
+
 use jiff::tz::TimeZone;
 use serde::{Deserialize, Deserializer};
 
@@ -36,6 +38,104 @@ impl<'de> Deserialize<'de> for ZoneName {
     fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
         let name = String::deserialize(d)?;
         ZoneName::parse(&name).map_err(serde::de::Error::custom)
+    }
+}
+
+/// A period written with its unit, as `[serve] backup_every` takes it: `90s`, `30m`, `6h`,
+/// `1d`, `2w` (a whole number, then s, m, h, d or w). Read back as it was written.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Every(pub Duration);
+
+impl Every {
+    pub fn parse(raw: &str) -> Result<Every, String> {
+        let raw = raw.trim();
+        let wrong = || {
+            format!(
+                "\"{raw}\" is not a period: write a whole number and a unit, s, m, h, d or w \
+                 (90s, 30m, 6h, 1d, 2w)"
+            )
+        };
+        let split = raw.find(|c: char| !c.is_ascii_digit()).ok_or_else(wrong)?;
+        let (number, unit) = raw.split_at(split);
+        let n: u64 = number.parse().map_err(|_| wrong())?;
+        let seconds = match unit.trim() {
+            "s" => 1,
+            "m" => 60,
+            "h" => 3_600,
+            "d" => 86_400,
+            "w" => 604_800,
+            _ => return Err(wrong()),
+        };
+        if n == 0 {
+            return Err(format!(
+                "\"{raw}\" is no time at all; leave the setting out for none"
+            ));
+        }
+        n.checked_mul(seconds)
+            .map(|s| Every(Duration::from_secs(s)))
+            .ok_or_else(|| format!("\"{raw}\" is longer than any clock counts"))
+    }
+}
+
+impl std::fmt::Display for Every {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let s = self.0.as_secs();
+        let (n, unit) = [(604_800, "w"), (86_400, "d"), (3_600, "h"), (60, "m")]
+            .into_iter()
+            .find(|(size, _)| s.is_multiple_of(*size))
+            .map_or((s, "s"), |(size, unit)| (s / size, unit));
+        write!(f, "{n}{unit}")
+    }
+}
+
+impl<'de> Deserialize<'de> for Every {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        let raw = String::deserialize(d)?;
+        Every::parse(&raw).map_err(serde::de::Error::custom)
+    }
+}
+
+impl serde::Serialize for Every {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        s.collect_str(self)
+    }
+}
+
+#[cfg(test)]
+mod every_tests {
+    use super::Every;
+    use std::time::Duration;
+
+    #[test]
+    fn periods_read_with_their_unit_and_refuse_anything_else() {
+        for (raw, secs) in [
+            ("90s", 90),
+            ("30m", 1_800),
+            ("6h", 21_600),
+            (" 1d ", 86_400),
+            ("2w", 1_209_600),
+        ] {
+            assert_eq!(
+                Every::parse(raw),
+                Ok(Every(Duration::from_secs(secs))),
+                "{raw}"
+            );
+        }
+        for bad in [
+            "",
+            "6",
+            "h",
+            "1.5h",
+            "6 hours",
+            "-1h",
+            "0s",
+            "1y",
+            "99999999999999999999d",
+        ] {
+            assert!(Every::parse(bad).is_err(), "{bad}");
+        }
+        assert_eq!(Every(Duration::from_secs(21_600)).to_string(), "6h");
+        assert_eq!(Every(Duration::from_secs(90)).to_string(), "90s");
     }
 }
 

@@ -43,6 +43,7 @@ use tokio::sync::oneshot;
 pub use api::LimitKey;
 pub use clicks::{Ledger, Reservation};
 pub use redirect::merge_query;
+pub use upkeep::Backups;
 pub use visitor::{AgentParser, platform_of};
 
 use crate::backend::local::serving::LocalService;
@@ -107,6 +108,9 @@ pub struct ServeOptions {
     pub trusted_proxies: Vec<ipnet::IpNet>,
     /// The header they name the visitor in.
     pub forwarded_header: ForwardedHeader,
+    /// Dated backups of the SQLite file on a schedule (`[serve] backup_every`); none when
+    /// `None`.
+    pub backups: Option<Backups>,
 }
 
 impl Default for ServeOptions {
@@ -136,6 +140,7 @@ impl Default for ServeOptions {
             upkeep_every: upkeep::EVERY,
             trusted_proxies: Vec::new(),
             forwarded_header: ForwardedHeader::default(),
+            backups: None,
         }
     }
 }
@@ -342,6 +347,11 @@ pub async fn serve_prepared(
         opts.visit_log_retention,
         opts.upkeep_every.max(Duration::from_millis(10)),
     ));
+    let (stop_backups, backups_stopped) = tokio::sync::watch::channel(());
+    let backups = opts
+        .backups
+        .clone()
+        .map(|b| tokio::spawn(upkeep::back_up_on_schedule(b, backups_stopped)));
     let (clicks, writer) = clicks::writer(
         service.clone(),
         ledger.clone(),
@@ -386,6 +396,11 @@ pub async fn serve_prepared(
     let served = connections::run(listener, app, limits, shutdown).await;
     watcher.abort();
     pruner.abort();
+    // A backup under way is finished (and the old ones pruned), not left half-written.
+    let _ = stop_backups.send(());
+    if let Some(backups) = backups {
+        let _ = backups.await;
+    }
     // Every request has finished: write what they counted, then let the writer go.
     clicks.flush().await;
     drop(state);

@@ -112,6 +112,17 @@ impl Env {
         cmd
     }
 
+    /// [`Env::std_bare`] on the sandbox's SQLite file and config, for a process the test
+    /// manages itself (a server it stops).
+    pub fn std_cmd(&self) -> std::process::Command {
+        let mut cmd = self.std_bare();
+        cmd.arg("--db")
+            .arg(&self.db)
+            .arg("--config")
+            .arg(&self.config);
+        cmd
+    }
+
     /// The binary on the sandbox's database and config.
     pub fn cmd(&self) -> Command {
         let mut cmd = self.bare();

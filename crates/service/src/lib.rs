@@ -3,6 +3,7 @@
 //! `LocalBackend` is one owner's view of it and implements [`Backend`](linkdeck_backend::Backend).
 
 mod alias;
+pub mod backup;
 mod bulk;
 mod copy;
 mod domains;

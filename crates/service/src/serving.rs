@@ -7,7 +7,8 @@
 //! `link_domain_name`, `external_change_marker` and `change_poll` (when to forget cached
 //! lookups), `counts_are_shared` and `reserve_click` (clicks stored before their visitor is answered:
 //! limited links', and rotating links' where several servers share the database), `write_visits` (one batch of the click writer), `stats_in` (statistics in a
-//! zone the caller picks), `prune_visit_log` and `purge_deleted_visits` (upkeep). This module
+//! zone the caller picks), `prune_visit_log` and `purge_deleted_visits` (upkeep), and [`back_up_file`] (the dated backups of a
+//! SQLite file). This module
 //! adds the types those calls speak in ([`VisitBatch`], [`Interner`], …) and the password
 //! check. linkdeck's own API (`server/linkdeck.rs`) also asks one owner's
 //! [`LocalBackend`] for `import_stream` (a page of export records in one transaction) and
@@ -15,6 +16,7 @@
 //!
 //! [`Backend`]: linkdeck_backend::Backend
 
+pub use super::backup::back_up_file;
 pub use super::import::{ImportOptions, ImportRow, ImportSummary, Incoming};
 pub use super::keys::KeyOwner;
 pub use super::password::verify_password;

@@ -5,6 +5,7 @@
 //!
 //! Times are unix seconds; targeting lists are JSON text in the wire shape.
 
+pub mod backup;
 mod bulk;
 mod copy;
 mod db;
