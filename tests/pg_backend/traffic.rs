@@ -372,3 +372,38 @@ async fn an_import_adds_its_history_to_the_figures_while_another_service_writes_
         (1, 1)
     );
 }
+
+/// A traffic column of a type the store does not expect reads as the store's error, not as a
+/// panic of the database task: the traffic reads take their columns through the checked path.
+#[tokio::test]
+async fn a_traffic_column_of_an_unexpected_type_is_an_error_not_a_panic() {
+    let h = harness!();
+    let link = h
+        .mine
+        .create_link(&LinkInput::with_url("https://a.example"))
+        .await
+        .unwrap();
+    h.service
+        .record_visits(visits(&h, link.id, 2))
+        .await
+        .unwrap();
+    assert_eq!(total(&h.mine, StatsScope::Link(link.id)).await, 2);
+    for table in ["link_traffic", "scope_traffic"] {
+        crate::sql(
+            &h,
+            &format!("ALTER TABLE {table} ALTER COLUMN clicks TYPE text USING clicks::text"),
+            &[],
+        )
+        .await;
+    }
+    for scope in [StatsScope::Link(link.id), StatsScope::Account] {
+        let message = h
+            .mine
+            .stats(&StatsQuery::new(scope, PeriodSpec::preset(Preset::All)))
+            .await
+            .unwrap_err()
+            .to_string();
+        assert!(message.contains("PostgreSQL"), "{message}");
+        assert!(!message.contains("task failed"), "{message}");
+    }
+}

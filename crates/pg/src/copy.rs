@@ -11,7 +11,7 @@ use tokio_postgres::types::{IsNull, ToSql, Type, to_sql_checked};
 
 use crate::error::pg_error;
 use crate::pool::Pg;
-use crate::sql::snapshot;
+use crate::sql::{col, snapshot};
 use linkdeck_domain::{Error, Id, Result};
 use linkdeck_store::copy::{Batch, CHUNK, Cell, Kind, Moved, RECOUNT, Row, TABLES, Table};
 
@@ -28,8 +28,8 @@ pub async fn counts(pg: &Pg) -> Result<Vec<u64>> {
         let n: i64 = tx
             .query_one(&format!("SELECT count(*) FROM {}", table.name), &[])
             .await
-            .map_err(pg_error)?
-            .get(0);
+            .map_err(pg_error)
+            .and_then(|r| col(&r, 0))?;
         counts.push(n as u64);
     }
     Ok(counts)
@@ -48,7 +48,7 @@ pub async fn id_mark(pg: &Pg) -> Result<Id> {
         )
         .await
         .map_err(pg_error)?;
-    Ok(row.get(0))
+    col(&row, 0)
 }
 
 /// Sends every table, in one read snapshot, then [`Batch::Done`].
@@ -142,8 +142,8 @@ pub async fn write(
         .await
         .map_err(pg_error)?
         .iter()
-        .map(|r| (r.get(0), r.get(1)))
-        .collect();
+        .map(|r| Ok((col(r, 0)?, col(r, 1)?)))
+        .collect::<Result<_>>()?;
     for (name, _) in &trigram {
         tx.batch_execute(&format!("DROP INDEX \"{name}\""))
             .await

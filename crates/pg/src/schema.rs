@@ -9,6 +9,7 @@
 use tokio_postgres::Client;
 
 use crate::error::pg_error;
+use crate::sql::col;
 use linkdeck_domain::{Error, Result};
 
 /// A fixed number for `pg_advisory_xact_lock`: "linkdeck migrations".
@@ -374,7 +375,7 @@ pub async fn migrate(client: &mut Client) -> Result<()> {
     if let Ok(Some(row)) = client
         .query_opt("SELECT version FROM linkdeck_schema", &[])
         .await
-        && row.get::<_, i64>(0) == PG_SCHEMA_VERSION
+        && col::<i64>(&row, 0).ok() == Some(PG_SCHEMA_VERSION)
     {
         return Ok(());
     }
@@ -393,7 +394,8 @@ pub async fn migrate(client: &mut Client) -> Result<()> {
         .query_opt("SELECT version FROM linkdeck_schema", &[])
         .await
         .map_err(pg_error)?
-        .map(|r| r.get(0));
+        .map(|r| col(&r, 0))
+        .transpose()?;
     let current = current.unwrap_or(0);
     if current > PG_SCHEMA_VERSION {
         return Err(Error::Unavailable(format!(

@@ -16,7 +16,7 @@ use tokio_postgres::Row;
 use tokio_postgres::types::ToSql;
 
 use crate::error::pg_error;
-use crate::sql::rows;
+use crate::sql::{col, rows};
 use crate::tx::PgTx;
 use linkdeck_domain::{Id, Result, StatsScope};
 use linkdeck_store::traffic::day::{NONE, OTHER};
@@ -112,13 +112,13 @@ async fn lock_rows(
         )
         .await
         .map_err(pg_error)?;
-    Ok(stored
+    stored
         .iter()
         .map(|r| {
-            let key = [r.get::<_, i64>(0), r.get(1), r.get(2)];
-            (key, decode_or_empty(r.get(3), name))
+            let key = [col::<i64>(r, 0)?, col(r, 1)?, col(r, 2)?];
+            Ok((key, decode_or_empty(col(r, 3)?, name)))
         })
-        .collect())
+        .collect()
 }
 
 /// Writes the rows [`lock_rows`] locked: a day with clicks replaces its row, an empty day
@@ -191,9 +191,10 @@ async fn link_range(client: &impl GenericClient, owner: Id) -> Result<Option<(i6
         &[&owner],
     )
     .await?;
-    Ok(range
-        .first()
-        .and_then(|r| r.get::<_, Option<i64>>(0).zip(r.get::<_, Option<i64>>(1))))
+    let Some(r) = range.first() else {
+        return Ok(None);
+    };
+    Ok(col::<Option<i64>>(r, 0)?.zip(col::<Option<i64>>(r, 1)?))
 }
 
 /// Every day of [`link_range`].
@@ -240,7 +241,7 @@ pub async fn shift(client: &impl GenericClient, owner: Id, links: &[(Id, Shift)]
             .await
             .map_err(pg_error)?
         {
-            let (link, day): (Id, i64) = (r.get(0), r.get(1));
+            let (link, day): (Id, i64) = (col(&r, 0)?, col(&r, 1)?);
             for &(scope, id, _) in targets[&link] {
                 keys.insert([scope as i64, id, day]);
             }
@@ -261,8 +262,8 @@ pub async fn shift(client: &impl GenericClient, owner: Id, links: &[(Id, Shift)]
             .await
             .map_err(pg_error)?;
         for r in &stored {
-            let (link, day): (Id, i64) = (r.get(0), r.get(1));
-            let traffic = decode_or_empty(r.get(2), LINK_ROWS.name);
+            let (link, day): (Id, i64) = (col(r, 0)?, col(r, 1)?);
+            let traffic = decode_or_empty(col(r, 2)?, LINK_ROWS.name);
             for &(scope, id, subtract) in targets[&link] {
                 if let Some(row) = rows.get_mut(&[scope as i64, id, day]) {
                     Shift::apply(row, &traffic, subtract);
@@ -337,17 +338,17 @@ impl<C: GenericClient + Sync> PgTx<'_, C> {
     }
 }
 
-fn clicks_of(row: &Row, i: usize) -> u64 {
-    row.get::<_, i64>(i).max(0) as u64
+fn clicks_of(row: &Row, i: usize) -> Result<u64> {
+    Ok(col::<i64>(row, i)?.max(0) as u64)
 }
 
 /// Hands `f` each of `rows` (columns `day, clicks, data`) as a stored day.
 fn send_days(rows: &[Row], f: &mut DaySink) -> Result<()> {
     for r in rows {
         f(StoredDay {
-            day: r.get(0),
-            clicks: clicks_of(r, 1),
-            data: r.get(2),
+            day: col(r, 0)?,
+            clicks: clicks_of(r, 1)?,
+            data: col(r, 2)?,
         })?;
     }
     Ok(())
@@ -369,11 +370,15 @@ impl<C: GenericClient + Sync> Rollups for PgTx<'_, C> {
             "SELECT owner_id, space_id, domain_id FROM links WHERE id = $1",
             &[&id],
         )?;
-        Ok(rows.first().map(|r| LinkHome {
-            owner: r.get(0),
-            space: r.get(1),
-            domain: r.get(2),
-        }))
+        rows.first()
+            .map(|r| {
+                Ok(LinkHome {
+                    owner: col(r, 0)?,
+                    space: col(r, 1)?,
+                    domain: col(r, 2)?,
+                })
+            })
+            .transpose()
     }
 
     fn link_days(&self, owner: Id, link: Id, first: i64, last: i64, f: &mut DaySink) -> Result<()> {
@@ -415,7 +420,9 @@ impl<C: GenericClient + Sync> Rollups for PgTx<'_, C> {
              WHERE owner_id = $1 AND day = ANY($2) AND link_id = $3 ORDER BY day LIMIT 1",
             &[&owner, &days, &link],
         )?;
-        Ok(rows.first().map(|r| (r.get(0), r.get(1))))
+        rows.first()
+            .map(|r| Ok((col(r, 0)?, col(r, 1)?)))
+            .transpose()
     }
 
     fn first_scope_day(&self, scope: Scope, id: Id) -> Result<Option<(i64, Vec<u8>)>> {
@@ -424,7 +431,9 @@ impl<C: GenericClient + Sync> Rollups for PgTx<'_, C> {
              ORDER BY day LIMIT 1",
             &[&(scope as i32), &id],
         )?;
-        Ok(rows.first().map(|r| (r.get(0), r.get(1))))
+        rows.first()
+            .map(|r| Ok((col(r, 0)?, col(r, 1)?)))
+            .transpose()
     }
 
     fn owner_link_days(
@@ -441,11 +450,11 @@ impl<C: GenericClient + Sync> Rollups for PgTx<'_, C> {
         )?;
         for r in &rows {
             f(
-                r.get(0),
+                col(r, 0)?,
                 StoredDay {
-                    day: r.get(1),
-                    clicks: clicks_of(r, 2),
-                    data: r.get(3),
+                    day: col(r, 1)?,
+                    clicks: clicks_of(r, 2)?,
+                    data: col(r, 3)?,
                 },
             );
         }
@@ -464,7 +473,7 @@ impl<C: GenericClient + Sync> Rollups for PgTx<'_, C> {
                 "SELECT id, value FROM traffic_values WHERE id = ANY($1)",
                 &[&stored],
             )? {
-                found.insert(code_of_row(r.get(0)), r.get(1));
+                found.insert(code_of_row(col(&r, 0)?), col(&r, 1)?);
             }
         }
         Ok(codes
@@ -488,7 +497,9 @@ impl<C: GenericClient + Sync> Rollups for PgTx<'_, C> {
 
     fn alias_and_url(&self, link: Id) -> Result<Option<(String, String)>> {
         let rows = self.query("SELECT alias, url FROM links WHERE id = $1", &[&link])?;
-        Ok(rows.first().map(|r| (r.get(0), r.get(1))))
+        rows.first()
+            .map(|r| Ok((col(r, 0)?, col(r, 1)?)))
+            .transpose()
     }
 
     fn member_ids(&self, owner: Id, scope: Scope, id: Id) -> Result<HashSet<Id>> {
@@ -497,7 +508,7 @@ impl<C: GenericClient + Sync> Rollups for PgTx<'_, C> {
             &format!("SELECT id FROM links WHERE owner_id = $1 AND {column} = $2"),
             &[&owner, &id],
         )?;
-        Ok(rows.iter().map(|r| r.get(0)).collect())
+        rows.iter().map(|r| col(r, 0)).collect()
     }
 
     fn members_with_clicks(&self, owner: Id, scope: Scope, id: Id) -> Result<Vec<(Id, i64)>> {
@@ -506,7 +517,7 @@ impl<C: GenericClient + Sync> Rollups for PgTx<'_, C> {
             &format!("SELECT id, clicks FROM links WHERE owner_id = $1 AND {column} = $2"),
             &[&owner, &id],
         )?;
-        Ok(rows.iter().map(|r| (r.get(0), r.get(1))).collect())
+        rows.iter().map(|r| Ok((col(r, 0)?, col(r, 1)?))).collect()
     }
 
     fn links_by_clicks(&self, owner: Id, before: (i64, i64), n: usize) -> Result<Vec<(Id, i64)>> {
@@ -515,6 +526,6 @@ impl<C: GenericClient + Sync> Rollups for PgTx<'_, C> {
              ORDER BY clicks DESC, id DESC LIMIT $4",
             &[&owner, &before.0, &before.1, &(n as i64)],
         )?;
-        Ok(rows.iter().map(|r| (r.get(0), r.get(1))).collect())
+        rows.iter().map(|r| Ok((col(r, 0)?, col(r, 1)?))).collect()
     }
 }

@@ -14,6 +14,7 @@ use linkdeck_store::VisitLog;
 
 use crate::error::pg_error;
 use crate::pool::Pg;
+use crate::sql::col;
 use crate::traffic;
 use crate::tx::PgTx;
 use linkdeck_domain::{Dimension, Id, Result};
@@ -56,14 +57,14 @@ pub async fn record(
     let mut clicks: HashMap<Id, i64> = HashMap::with_capacity(ids.len());
     let mut homes: HashMap<Id, LinkHome> = HashMap::with_capacity(ids.len());
     for row in tx.query(&lock, &[&ids]).await.map_err(pg_error)? {
-        let id: Id = row.get(0);
-        clicks.insert(id, row.get(1));
+        let id: Id = col(&row, 0)?;
+        clicks.insert(id, col(&row, 1)?);
         homes.insert(
             id,
             LinkHome {
-                owner: row.get(2),
-                space: row.get(3),
-                domain: row.get(4),
+                owner: col(&row, 2)?,
+                space: col(&row, 3)?,
+                domain: col(&row, 4)?,
             },
         );
     }
@@ -119,7 +120,7 @@ pub async fn record(
         .await
         .map_err(pg_error)?
     {
-        clicks.insert(row.get(0), row.get(1));
+        clicks.insert(col(&row, 0)?, col(&row, 1)?);
     }
     log(&tx, batch.logged(&homes)).await?;
     traffic::add(&tx, &batch.rollup(&homes, interner)?).await?;
@@ -193,12 +194,12 @@ pub(super) async fn intern_values(
         .await
         .map_err(pg_error)?;
     for row in rows {
-        let dim: i32 = row.get(1);
+        let dim: i32 = col(&row, 1)?;
         if let Some(&dim) = usize::try_from(dim)
             .ok()
             .and_then(|d| Dimension::ALL.get(d))
         {
-            interner.remember(dim, row.get(2), row.get(0));
+            interner.remember(dim, col(&row, 2)?, col(&row, 0)?);
         }
     }
     Ok(())
@@ -235,11 +236,11 @@ async fn log<'a>(
 
 /// Whether this transaction holds the upkeep lock (taken if free, never waited for).
 async fn upkeep_lock(client: &impl GenericClient) -> Result<bool> {
-    Ok(client
+    client
         .query_one("SELECT pg_try_advisory_xact_lock($1)", &[&UPKEEP_LOCK])
         .await
-        .map_err(pg_error)?
-        .get(0))
+        .map_err(pg_error)
+        .and_then(|r| col(&r, 0))
 }
 
 /// Links marked for purging (the trash's purge marks them: `visit_log_purge`) handled per pass.
@@ -257,8 +258,8 @@ impl<C: GenericClient + Sync> VisitLog for PgTx<'_, C> {
                  WHERE at < $1",
                 &[&before, &(chunk as i64)],
             ))
-            .map_err(pg_error)?
-            .get(0);
+            .map_err(pg_error)
+            .and_then(|r| col(&r, 0))?;
         let Some(upto) = upto else {
             return Ok(0);
         };
@@ -282,8 +283,8 @@ impl<C: GenericClient + Sync> VisitLog for PgTx<'_, C> {
             ))
             .map_err(pg_error)?
             .iter()
-            .map(|r| (r.get(0), r.get(1)))
-            .collect();
+            .map(|r| Ok((col(r, 0)?, col(r, 1)?)))
+            .collect::<Result<_>>()?;
         let Some(end) = marked.iter().map(|m| m.1).max() else {
             return Ok(None);
         };
