@@ -9,7 +9,7 @@ use std::time::Duration;
 use criterion::{Criterion, criterion_group, criterion_main};
 
 use linkdeck::backend::Backend;
-use linkdeck::domain::{LinkQuery, SearchBy, Sort, StatusFilter};
+use linkdeck::domain::{LinkQuery, SearchBy, Sort, SpaceFilter, StatusFilter};
 
 fn bench(c: &mut Criterion) {
     let n = data::link_count();
@@ -52,7 +52,7 @@ fn bench(c: &mut Criterion) {
         });
     }
     let q = LinkQuery {
-        space: Some(2),
+        space: SpaceFilter::In(2),
         ..LinkQuery::default()
     };
     group.bench_function("first_page/space", |b| b.iter(|| run(&q)));

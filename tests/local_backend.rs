@@ -918,6 +918,91 @@ async fn every_page_of_a_search_is_its_slice_of_the_whole_list_in_every_order() 
     check(backend, "two owners").await;
 }
 
+/// Page `query.page` of 20 of `query` holds its share of `expected` (every match, in list
+/// order), and the total counts them all.
+async fn assert_page_of_20(backend: &LocalBackend, query: LinkQuery, expected: &[Id], what: &str) {
+    let page = query.page as usize;
+    let p = backend
+        .list_links(&LinkQuery {
+            per_page: 20,
+            ..query
+        })
+        .await
+        .unwrap();
+    assert_eq!(p.total, expected.len() as u64, "{what}");
+    let ids: Vec<Id> = p.items.iter().map(|l| l.id).collect();
+    let from = (page - 1) * 20;
+    let to = (from + 20).min(expected.len());
+    assert_eq!(ids, expected[from..to], "{what}");
+}
+
+/// The space filter — a space, or no space — keeps exactly the links in it, with and without a
+/// search, small (each link read) and large (the space's ids from its index), under every
+/// status and sort, on the first, a middle and the last page.
+#[tokio::test]
+async fn no_space_and_a_space_filter_large_and_small_lists_exactly() {
+    use linkdeck::domain::{LinkStatus, SearchBy, SpaceFilter};
+    let (_dir, _service, backend, _db) = fresh_file("spaces.db").await;
+    let red = backend
+        .create_space(&space_input("Red", "1"))
+        .await
+        .unwrap();
+    // (id, clicks, status, space, url) of each link, as the model to check against.
+    let mut model = Vec::new();
+    let rows = (0..6_000usize)
+        .map(|i| {
+            let in_red = i % 3 == 0;
+            let url = format!(
+                "https://{}.example/{i}",
+                if i % 5 == 0 { "rare" } else { "common" }
+            );
+            let mut input = LinkInput::with_url(url.clone());
+            if in_red {
+                input.space = Some(red.id.to_string());
+            }
+            if i % 7 == 0 {
+                input.disabled = Some("1".into());
+            }
+            let status = LinkStatus::derive(i % 7 == 0, None, 0, 0, suite::start());
+            model.push((i as Id + 1, status, in_red.then_some(red.id), url));
+            (i + 1, input, None)
+        })
+        .collect();
+    backend.import_batch(Vec::new(), rows).await.unwrap();
+    for space in [SpaceFilter::NoSpace, SpaceFilter::In(red.id)] {
+        for term in [None, Some("/12"), Some("rare"), Some("example")] {
+            for status in StatusFilter::ALL {
+                let chosen: Vec<(u64, Id)> = model
+                    .iter()
+                    .filter(|(_, s, in_space, url)| {
+                        space.admits(*in_space)
+                            && status.admits(*s)
+                            && term.is_none_or(|t| url.contains(t))
+                    })
+                    .map(|&(id, ..)| (0, id))
+                    .collect();
+                for sort in Sort::ALL {
+                    let expected = suite::in_list_order(chosen.clone(), sort);
+                    let last = expected.len().div_ceil(20).max(1) as u32;
+                    for page in [1, last / 2 + 1, last] {
+                        let query = LinkQuery {
+                            search: term.map(str::to_owned),
+                            by: SearchBy::Url,
+                            status,
+                            space,
+                            sort,
+                            page,
+                            ..LinkQuery::default()
+                        };
+                        let what = format!("{space:?} {term:?} {status:?} {sort:?} page {page}");
+                        assert_page_of_20(&backend, query, &expected, &what).await;
+                    }
+                }
+            }
+        }
+    }
+}
+
 /// Large searches (more matches than `search::facts` reads row by row) page, count and filter by
 /// status exactly as the links are, while the links change between searches: clicks counted
 /// by the click writer, links disabled and given limits by updates, deleted to the trash and
@@ -999,23 +1084,16 @@ async fn large_searches_stay_exact_while_their_links_change() {
                     let expected = suite::in_list_order(chosen.clone(), sort);
                     let last = expected.len().div_ceil(20) as u32;
                     for page in [1, 2, last / 2, last] {
-                        let p = backend
-                            .list_links(&LinkQuery {
-                                search: Some("match.example".into()),
-                                by: linkdeck::domain::SearchBy::Url,
-                                status,
-                                sort,
-                                page,
-                                per_page: 20,
-                                ..LinkQuery::default()
-                            })
-                            .await
-                            .unwrap();
-                        assert_eq!(p.total, expected.len() as u64, "{when} {status:?}");
-                        let ids: Vec<Id> = p.items.iter().map(|l| l.id).collect();
-                        let from = (page as usize - 1) * 20;
-                        let to = (from + 20).min(expected.len());
-                        assert_eq!(ids, expected[from..to], "{when} {status:?} {sort:?} {page}");
+                        let query = LinkQuery {
+                            search: Some("match.example".into()),
+                            by: linkdeck::domain::SearchBy::Url,
+                            status,
+                            sort,
+                            page,
+                            ..LinkQuery::default()
+                        };
+                        let what = format!("{when} {status:?} {sort:?} {page}");
+                        assert_page_of_20(&backend, query, &expected, &what).await;
                     }
                 }
             }

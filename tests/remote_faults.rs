@@ -25,7 +25,7 @@ use jiff::tz::TimeZone;
 use linkdeck::backend::Backend;
 use linkdeck::backend::remote::{ApiKey, RemoteBackend, RemoteOptions};
 use linkdeck::domain::{
-    Error, LinkInput, LinkQuery, RuleInput, SpaceInput, SpaceQuery, StatusFilter,
+    Error, LinkInput, LinkQuery, RuleInput, SpaceFilter, SpaceInput, SpaceQuery, StatusFilter,
 };
 use serde_json::{Value, json};
 
@@ -551,6 +551,29 @@ async fn a_phpshort_list_is_read_with_its_fixed_page_size_and_own_page_urls() {
             "page=1&per_page=50&status=2&sort=desc",
             "page=2&per_page=50&status=2&sort=desc"
         ]
+    );
+}
+
+/// phpShort has no "no space" filter and would answer with every link: the client says so
+/// instead of listing them, and sends nothing to the links path.
+#[tokio::test]
+async fn a_phpshort_server_is_not_asked_for_links_in_no_space() {
+    let fake = fake(phpshort).await;
+    let backend = client(&fake);
+    let query = LinkQuery {
+        space: SpaceFilter::NoSpace,
+        ..LinkQuery::default()
+    };
+    let err = bounded(backend.list_links(&query)).await.unwrap_err();
+    let text = err.to_string();
+    assert!(
+        text.contains("space") && text.contains("no space"),
+        "{text}"
+    );
+    assert!(
+        fake.seen().iter().all(|s| s.path != "/api/v1/links"),
+        "{:?}",
+        fake.seen()
     );
 }
 

@@ -33,6 +33,9 @@ pub struct MatchArgs {
     /// Act on the links in this space (id or name).
     #[arg(long, value_name = "ID|NAME")]
     pub in_space: Option<String>,
+    /// Act on the links in no space.
+    #[arg(long, conflicts_with = "in_space")]
+    pub in_no_space: bool,
     /// Act on the links on this domain (id or name).
     #[arg(long, value_name = "ID|NAME")]
     pub on_domain: Option<String>,
@@ -54,6 +57,7 @@ impl MatchArgs {
             || self.search.is_some()
             || self.status.is_some()
             || self.in_space.is_some()
+            || self.in_no_space
             || self.on_domain.is_some()
     }
 
@@ -61,8 +65,8 @@ impl MatchArgs {
     pub fn refuse_with_one_link(&self) -> CliResult {
         if self.given() || self.dry_run {
             return Err(CliError::usage(
-                "name one link, or give filters (--search, --status, --in-space, --on-domain, \
-                 --all) to act on every match, not both",
+                "name one link, or give filters (--search, --status, --in-space, --in-no-space, \
+                 --on-domain, --all) to act on every match, not both",
             ));
         }
         Ok(())
@@ -74,6 +78,7 @@ impl MatchArgs {
             by: self.by,
             status: self.status.unwrap_or_default(),
             space: self.in_space.clone(),
+            no_space: self.in_no_space,
             domain: self.on_domain.clone(),
         }
         .query(backend)
@@ -91,6 +96,9 @@ impl MatchArgs {
         }
         if let Some(space) = &self.in_space {
             parts.push(format!("in space {space}"));
+        }
+        if self.in_no_space {
+            parts.push("in no space".to_owned());
         }
         if let Some(domain) = &self.on_domain {
             parts.push(format!("on domain {domain}"));

@@ -6,7 +6,7 @@ use clap::Args;
 use super::error::CliResult;
 use super::lookup::{domain_id, space_id};
 use crate::backend::Backend;
-use crate::domain::{LinkQuery, SearchBy, StatusFilter};
+use crate::domain::{LinkQuery, SearchBy, SpaceFilter, StatusFilter};
 
 /// Which links a command works on: the list's filters, shared by every command that takes
 /// many links at once.
@@ -24,6 +24,9 @@ pub struct LinkFilterArgs {
     /// Only links in this space (id or name).
     #[arg(long, value_name = "ID|NAME")]
     pub space: Option<String>,
+    /// Only links in no space.
+    #[arg(long, conflicts_with = "space")]
+    pub no_space: bool,
     /// Only links on this domain (id or name).
     #[arg(long, value_name = "ID|NAME")]
     pub domain: Option<String>,
@@ -39,7 +42,9 @@ impl LinkFilterArgs {
             ..LinkQuery::default()
         };
         if let Some(space) = &self.space {
-            query.space = Some(space_id(backend, space).await?);
+            query.space = SpaceFilter::In(space_id(backend, space).await?);
+        } else if self.no_space {
+            query.space = SpaceFilter::NoSpace;
         }
         if let Some(domain) = &self.domain {
             query.domain = Some(domain_id(backend, domain).await?);
@@ -52,6 +57,7 @@ impl LinkFilterArgs {
         self.search.as_deref().is_some_and(|s| !s.is_empty())
             || self.status != StatusFilter::All
             || self.space.is_some()
+            || self.no_space
             || self.domain.is_some()
     }
 }

@@ -12,7 +12,7 @@ use crate::domain::{Link, LinkQuery, Shown, StatusFilter};
 pub fn filtered_note(query: &LinkQuery) -> &'static str {
     if query.search_term().is_some()
         || query.status != StatusFilter::All
-        || query.space.is_some()
+        || !query.space.is_any()
         || query.domain.is_some()
     {
         " match"

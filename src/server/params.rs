@@ -7,8 +7,8 @@ use std::collections::BTreeMap;
 use super::error::ApiError;
 use super::form::Fields;
 use crate::domain::{
-    FieldErrors, Id, LinkQuery, OnConflict, PeriodSpec, Preset, SearchBy, Sort, SpaceQuery,
-    StatsPart, StatsQuery, StatsScope, StatusFilter, TOP_MAX,
+    FieldErrors, Id, LinkQuery, OnConflict, PeriodSpec, Preset, SearchBy, Sort, SpaceFilter,
+    SpaceQuery, StatsPart, StatsQuery, StatsScope, StatusFilter, TOP_MAX,
 };
 
 struct Params(BTreeMap<String, String>);
@@ -83,6 +83,28 @@ impl Params {
         }
     }
 
+    /// `space`: a space's id, or `none` for links in no space (linkdeck's word; phpShort has
+    /// only ids). `0`, as phpShort reads it, is no filter.
+    fn space(&self, errors: &mut FieldErrors) -> SpaceFilter {
+        let Some(raw) = self.get("space").map(str::trim) else {
+            return SpaceFilter::Any;
+        };
+        if raw.eq_ignore_ascii_case(SpaceFilter::NONE_WORD) {
+            return SpaceFilter::NoSpace;
+        }
+        match raw.parse::<Id>() {
+            Ok(0) => SpaceFilter::Any,
+            Ok(id) if id > 0 => SpaceFilter::In(id),
+            _ => {
+                errors.add(
+                    "space",
+                    "must be the id of one of your spaces, or none for links in no space",
+                );
+                SpaceFilter::Any
+            }
+        }
+    }
+
     fn paging(&self, errors: &mut FieldErrors) -> (u32, u32) {
         let page = self
             .number::<u32>("page", errors, "must be a whole number from 1")
@@ -127,7 +149,7 @@ pub fn link_query(raw: Option<&str>) -> Result<LinkQuery, ApiError> {
         "must be desc, asc, max or min",
     );
     q.sort = sort.unwrap_or(q.sort);
-    q.space = p.id("space", &mut errors);
+    q.space = p.space(&mut errors);
     q.domain = p.id("domain", &mut errors);
     (q.page, q.per_page) = p.paging(&mut errors);
     if errors.is_empty()
@@ -325,8 +347,8 @@ pub fn link_query_string(q: &LinkQuery, page: u32) -> String {
     if q.status != StatusFilter::default() {
         s.append_pair("status", &q.status.number().to_string());
     }
-    if let Some(space) = q.space {
-        s.append_pair("space", &space.to_string());
+    if let Some(space) = q.space.wire() {
+        s.append_pair("space", &space);
     }
     if let Some(domain) = q.domain {
         s.append_pair("domain", &domain.to_string());
@@ -410,6 +432,25 @@ mod tests {
             ["per_page"]
         );
         assert_eq!(fields(space_query(Some("sort=max")).unwrap_err()), ["sort"]);
+        for bad in ["space=-3", "space=blue", "space=1.5"] {
+            assert_eq!(
+                fields(link_query(Some(bad)).unwrap_err()),
+                ["space"],
+                "{bad}"
+            );
+        }
+    }
+
+    #[test]
+    fn a_space_is_an_id_none_or_phpshorts_zero_for_any() {
+        let space = |raw: &str| link_query(Some(raw)).unwrap().space;
+        assert_eq!(space("space=4"), SpaceFilter::In(4));
+        assert_eq!(space("space=none"), SpaceFilter::NoSpace);
+        assert_eq!(space("space=None"), SpaceFilter::NoSpace);
+        assert_eq!(space("space=0"), SpaceFilter::Any);
+        assert_eq!(space("page=1"), SpaceFilter::Any);
+        let q = link_query(Some("space=none")).unwrap();
+        assert_eq!(link_query_string(&q, 2), "space=none&per_page=10&page=2");
     }
 
     #[test]

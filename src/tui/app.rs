@@ -23,7 +23,9 @@ use super::keys::{Action, Key, KeyContext, KeyMap};
 use super::links::LinksView;
 use super::marks::Marks;
 use super::msg::{Command, Msg, RequestId};
-use super::popups::{ConfirmAction, Modal, ModalOutcome, Picker, PickerKind, Toast, ToastKind};
+use super::popups::{
+    ConfirmAction, Modal, ModalOutcome, Pick, Picker, PickerKind, Toast, ToastKind,
+};
 use super::qr_popup::QrPopup;
 use super::spaces::SpacesView;
 use super::theme::Theme;
@@ -143,7 +145,7 @@ pub struct App {
     ran_from_palette: Vec<Action>,
     /// The space filter from before a space's links were opened from the Spaces pane: where
     /// esc goes back to.
-    back_from_space: Option<Option<Named>>,
+    back_from_space: Option<Pick>,
     /// The links table's columns shown now (`C` changes them for the session).
     columns: BTreeSet<Column>,
 }
@@ -427,8 +429,8 @@ impl App {
         match outcome {
             Outcome::Handled => self.sync(),
             Outcome::OpenSpace(space) => {
-                self.back_from_space = Some(self.filter.space.take());
-                self.filter.space = Some(space);
+                self.back_from_space = Some(std::mem::take(&mut self.filter.space));
+                self.filter.space = Pick::One(space);
                 self.pane = Pane::Links;
                 self.query_changed();
             }
@@ -483,11 +485,12 @@ impl App {
                 self.modal = None;
                 match kind {
                     PickerKind::Space => self.filter.space = choice,
-                    PickerKind::Domain => self.filter.domain = choice,
-                    PickerKind::MoveTo => return self.move_to(choice),
+                    PickerKind::Domain => self.filter.domain = choice.named(),
+                    PickerKind::MoveTo => return self.move_to(choice.named()),
                     PickerKind::Column => {
-                        let column =
-                            choice.and_then(|c| Column::ALL.get(usize::try_from(c.id).ok()?));
+                        let column = choice
+                            .named()
+                            .and_then(|c| Column::ALL.get(usize::try_from(c.id).ok()?));
                         if let Some(column) = column
                             && !self.columns.remove(column)
                         {
@@ -559,11 +562,10 @@ impl App {
             Action::SpaceFilter => match self.spaces.is_loaded() {
                 true => {
                     let choices = self.spaces.spaces().iter().map(Named::from).collect();
-                    let current = self.filter.space.as_ref().map(|s| s.id);
                     self.modal = Some(Modal::Picker(Picker::new(
                         PickerKind::Space,
                         choices,
-                        current,
+                        &self.filter.space,
                     )));
                 }
                 false => self.toast(ToastKind::Error, "Spaces are not loaded yet"),
@@ -571,11 +573,11 @@ impl App {
             Action::DomainFilter => match &self.domains {
                 Some(domains) => {
                     let choices = domains.iter().map(Named::from).collect();
-                    let current = self.filter.domain.as_ref().map(|d| d.id);
+                    let current = self.filter.domain.clone().map_or(Pick::First, Pick::One);
                     self.modal = Some(Modal::Picker(Picker::new(
                         PickerKind::Domain,
                         choices,
-                        current,
+                        &current,
                     )));
                 }
                 None => self.toast(ToastKind::Error, "Domains are not loaded yet"),
@@ -597,7 +599,7 @@ impl App {
                 self.modal = Some(Modal::Picker(Picker::new(
                     PickerKind::Column,
                     choices,
-                    None,
+                    &Pick::First,
                 )));
             }
             Action::New if self.pane != Pane::Trash => self.open_new_form(),
@@ -761,6 +763,7 @@ impl App {
             Msg::Changed => self.refresh(),
             Msg::LinkSaved { .. } | Msg::SpaceSaved { .. } => self.form_saved(msg),
             Msg::Stats { req, result } => self.stats_answered(req, result),
+            Msg::Counted { req, scope, result } => self.counted_answered(req, scope, result),
             Msg::Desktop(Ok(text)) => self.toast(ToastKind::Info, text),
             Msg::Desktop(Err(text)) => self.toast(ToastKind::Error, text),
             Msg::Edited { req, result } => self.editor_answered(req, result),

@@ -11,7 +11,7 @@ use super::format;
 use super::keys::Action;
 use super::theme::Theme;
 use crate::backend::{BulkAction, Selection, Trashed};
-use crate::domain::Space;
+use crate::domain::{Id, Space, SpaceFilter};
 
 /// A destructive command waiting for a yes.
 #[derive(Debug, Clone, PartialEq)]
@@ -99,6 +99,50 @@ pub enum PickerKind {
     Column,
 }
 
+/// One line of a picker, and what it picked.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub enum Pick {
+    /// The first line: "any" in a filter, "no space" for a move, nothing for a column.
+    #[default]
+    First,
+    /// The space filter's "no space": links in none.
+    NoSpace,
+    One(Named),
+}
+
+impl Pick {
+    pub fn named(self) -> Option<Named> {
+        match self {
+            Pick::One(named) => Some(named),
+            Pick::First | Pick::NoSpace => None,
+        }
+    }
+
+    pub fn id(&self) -> Option<Id> {
+        match self {
+            Pick::One(named) => Some(named.id),
+            Pick::First | Pick::NoSpace => None,
+        }
+    }
+
+    /// Whether two lines stand for the same thing (a space renamed since is the same space).
+    pub fn same(&self, other: &Pick) -> bool {
+        match (self, other) {
+            (Pick::One(a), Pick::One(b)) => a.id == b.id,
+            _ => std::mem::discriminant(self) == std::mem::discriminant(other),
+        }
+    }
+
+    /// The space filter it stands for, in the filter bar (where the first line is "any").
+    pub fn space_filter(&self) -> SpaceFilter {
+        match self {
+            Pick::First => SpaceFilter::Any,
+            Pick::NoSpace => SpaceFilter::NoSpace,
+            Pick::One(space) => SpaceFilter::In(space.id),
+        }
+    }
+}
+
 /// What a dialog answered.
 #[derive(Debug, Clone, PartialEq)]
 pub enum ModalOutcome {
@@ -106,7 +150,7 @@ pub enum ModalOutcome {
     Stay,
     Close,
     Confirmed(ConfirmAction),
-    Picked(PickerKind, Option<Named>),
+    Picked(PickerKind, Pick),
     /// A menu's choice, to confirm or run.
     Chosen(Box<Work>),
     /// A prompt's text, with the links it is for.

@@ -11,6 +11,7 @@ use ratatui::widgets::Widget;
 use tui_input::Input;
 use tui_input::backend::crossterm::EventHandler;
 
+use super::dialog::Pick;
 use super::hit::clicked;
 use super::keys::{Action, Key};
 use super::theme::Theme;
@@ -64,7 +65,8 @@ pub struct FilterBar {
     pub by: SearchBy,
     pub status: StatusFilter,
     pub sort: Sort,
-    pub space: Option<Named>,
+    /// `Pick::First` is any space.
+    pub space: Pick,
     pub domain: Option<Named>,
 }
 
@@ -84,7 +86,7 @@ impl FilterBar {
             search: (!self.applied.is_empty()).then(|| self.applied.clone()),
             by: self.by,
             status: self.status,
-            space: self.space.as_ref().map(|s| s.id),
+            space: self.space.space_filter(),
             domain: self.domain.as_ref().map(|d| d.id),
             sort: self.sort,
             page,
@@ -95,7 +97,7 @@ impl FilterBar {
     pub fn is_filtered(&self) -> bool {
         !self.applied.is_empty()
             || self.status != StatusFilter::All
-            || self.space.is_some()
+            || self.space != Pick::First
             || self.domain.is_some()
     }
 
@@ -222,7 +224,10 @@ impl FilterBar {
             Some(n) => (into_shown(n.name.clone()), theme.accent),
             None => ("any".to_owned(), theme.text),
         };
-        let (space, space_style) = chosen(self.space.as_ref());
+        let (space, space_style) = match &self.space {
+            Pick::NoSpace => ("none".to_owned(), theme.accent),
+            pick => chosen(pick.clone().named().as_ref()),
+        };
         let (domain, domain_style) = chosen(self.domain.as_ref());
         vec![
             (Span::styled(" by ", theme.dim), Some(Action::CycleBy)),

@@ -46,9 +46,7 @@ pub fn admits(query: &LinkQuery, link: &Link, now: Timestamp) -> bool {
         .is_none_or(|term| text.to_lowercase().contains(&term.to_lowercase()));
     searched
         && (query.status == StatusFilter::All || query.status.admits(link.status(now)))
-        && query
-            .space
-            .is_none_or(|id| link.space.as_ref().is_some_and(|s| s.id == id))
+        && query.space.admits(link.space.as_ref().map(|s| s.id))
         && query
             .domain
             .is_none_or(|id| link.domain.as_ref().is_some_and(|d| d.id == id))

@@ -4,7 +4,7 @@
 use super::form::SaveRequest;
 use super::undo::UndoEntry;
 use crate::backend::{BulkAction, BulkReport, Progress, Selection, TrashPage, Trashed};
-use crate::domain::{Domain, Link, LinkQuery, Page, Result, Space, Stats, StatsQuery};
+use crate::domain::{Domain, Link, LinkQuery, Page, Result, Space, Stats, StatsQuery, StatsScope};
 
 /// Tags every backend call, so an answer to a question no longer asked (an older search, a page
 /// of a list since refreshed) is recognised and dropped.
@@ -80,6 +80,13 @@ pub enum Msg {
         req: RequestId,
         result: Result<Stats>,
     },
+    /// The clicks a space's or the account's links have counted in all; `None` when the
+    /// backend cannot tell.
+    Counted {
+        req: RequestId,
+        scope: StatsScope,
+        result: Result<Option<u64>>,
+    },
     /// The clipboard or browser did (`Ok`, with what to tell the person) or failed.
     Desktop(std::result::Result<String, String>),
     /// The text as the editor left it, or why the editor failed.
@@ -150,6 +157,11 @@ pub enum Command {
     FetchStats {
         req: RequestId,
         query: StatsQuery,
+    },
+    /// Answers [`Msg::Counted`].
+    FetchCounted {
+        req: RequestId,
+        scope: StatsScope,
     },
     /// Copy to the clipboard; `what` names it in the toast.
     Copy {

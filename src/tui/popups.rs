@@ -10,7 +10,7 @@ use ratatui::layout::{Constraint, Rect};
 use ratatui::text::{Line, Span};
 use ratatui::widgets::{Gauge, Paragraph, Widget, Wrap};
 
-pub use super::dialog::{ConfirmAction, ModalOutcome, PickerKind, Work, dialog};
+pub use super::dialog::{ConfirmAction, ModalOutcome, Pick, PickerKind, Work, dialog};
 use super::filter::Named;
 use super::form::TextField;
 use super::format;
@@ -20,26 +20,27 @@ use super::keys::{Action, Key, KeyMap};
 use super::qr_popup::QrPopup;
 use super::theme::Theme;
 use crate::backend::{Progress, Selection};
-use crate::domain::{Id, Shown, into_shown};
+use crate::domain::{Shown, into_shown};
 
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Picker {
     pub kind: PickerKind,
     /// Says what the pick is for, when the kind alone does not ("Move the 3 links marked to").
     title: Option<String>,
-    /// `None` is "any" (a filter) or "no space" (a move).
-    items: Vec<Option<Named>>,
+    items: Vec<Pick>,
     cursor: usize,
 }
 
 impl Picker {
-    pub fn new(kind: PickerKind, choices: Vec<Named>, current: Option<Id>) -> Picker {
-        let mut items = vec![None];
-        items.extend(choices.into_iter().map(Some));
-        let cursor = items
-            .iter()
-            .position(|i| i.as_ref().map(|n| n.id) == current)
-            .unwrap_or(0);
+    /// The first line, then "no space" in the space filter, then `choices`; the cursor on
+    /// `current`.
+    pub fn new(kind: PickerKind, choices: Vec<Named>, current: &Pick) -> Picker {
+        let mut items = vec![Pick::First];
+        if kind == PickerKind::Space {
+            items.push(Pick::NoSpace);
+        }
+        items.extend(choices.into_iter().map(Pick::One));
+        let cursor = items.iter().position(|i| i.same(current)).unwrap_or(0);
         Picker {
             kind,
             title: None,
@@ -53,11 +54,12 @@ impl Picker {
         self
     }
 
-    fn none_label(&self) -> &'static str {
-        match self.kind {
-            PickerKind::MoveTo => "no space",
-            PickerKind::Column => "(leave them as they are)",
-            _ => "any",
+    fn label(&self, item: &Pick) -> String {
+        match (item, self.kind) {
+            (Pick::One(named), _) => named.name.clone(),
+            (Pick::NoSpace, _) | (Pick::First, PickerKind::MoveTo) => "no space".to_owned(),
+            (Pick::First, PickerKind::Column) => "(leave them as they are)".to_owned(),
+            (Pick::First, _) => "any".to_owned(),
         }
     }
 }
@@ -137,7 +139,7 @@ impl Modal {
                     Some(Action::Select) => {
                         return ModalOutcome::Picked(
                             picker.kind,
-                            picker.items.get(picker.cursor).cloned().flatten(),
+                            picker.items.get(picker.cursor).cloned().unwrap_or_default(),
                         );
                     }
                     Some(Action::Cancel) => return ModalOutcome::Close,
@@ -264,14 +266,8 @@ impl Modal {
                     (None, PickerKind::MoveTo) => " Move to space ",
                     (None, PickerKind::Column) => " Show or hide a column ",
                 };
-                let labels: Vec<String> = picker
-                    .items
-                    .iter()
-                    .map(|item| {
-                        item.as_ref()
-                            .map_or(picker.none_label().to_owned(), |n| n.name.clone())
-                    })
-                    .collect();
+                let labels: Vec<String> =
+                    picker.items.iter().map(|item| picker.label(item)).collect();
                 list_dialog(area, buf, theme, title, &labels, picker.cursor, 48);
                 None
             }

@@ -338,6 +338,11 @@ pub async fn answer(command: Command, backend: &dyn Backend) -> Option<Msg> {
             req,
             result: backend.stats(&query).await,
         },
+        Command::FetchCounted { req, scope } => Msg::Counted {
+            req,
+            scope,
+            result: backend.counted_clicks(scope).await,
+        },
         Command::Copy { .. } | Command::OpenUrl(_) | Command::EditText { .. } => return None,
     })
 }

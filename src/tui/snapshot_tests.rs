@@ -220,10 +220,7 @@ fn links_page(world: &World, q: &crate::domain::LinkQuery) -> Page<Link> {
         .links
         .iter()
         .filter(|l| q.status.admits(l.status(now())))
-        .filter(|l| {
-            q.space
-                .is_none_or(|id| l.space.as_ref().map(|s| s.id) == Some(id))
-        })
+        .filter(|l| q.space.admits(l.space.as_ref().map(|s| s.id)))
         .filter(|l| {
             q.domain
                 .is_none_or(|id| l.domain.as_ref().map(|d| d.id) == Some(id))
@@ -449,10 +446,30 @@ fn space_picker_and_space_filter() {
     let mut app = loaded(100, 30, &w);
     press(&mut app, KeyCode::Char('f'));
     press(&mut app, KeyCode::Char('j'));
+    press(&mut app, KeyCode::Char('j'));
     snap!("picker_space", app, 100, 30);
     press(&mut app, KeyCode::Enter);
     answer(&mut app, &w);
     snap!("filter_space_docs", app, 100, 30);
+}
+
+/// "no space", the picker's second line, lists the links in none and says so in the bar; the
+/// picker opens on it again.
+#[test]
+fn no_space_filter() {
+    let w = world();
+    let mut app = loaded(100, 30, &w);
+    press(&mut app, KeyCode::Char('f'));
+    press(&mut app, KeyCode::Char('j'));
+    press(&mut app, KeyCode::Enter);
+    answer(&mut app, &w);
+    snap!("filter_no_space", app, 100, 30);
+    press(&mut app, KeyCode::Char('f'));
+    assert!(
+        screen(&app, 100, 30).contains("▶ no space"),
+        "{}",
+        screen(&app, 100, 30)
+    );
 }
 
 #[test]

@@ -177,6 +177,25 @@ fn list_filters_sort_and_pages() {
     assert_eq!(active["total"], 20);
     let in_space = env.json(&["links", "list", "--space", "work"]);
     assert_eq!(ids(&in_space), vec![3, 2, 1]);
+    let no_space = env.json(&["links", "list", "--no-space", "--per-page", "100"]);
+    assert_eq!(no_space["total"], 22);
+    assert!(!ids(&no_space).contains(&3), "{no_space}");
+    let both = env
+        .run(&["links", "list", "--no-space", "--space", "work"])
+        .fails_with(2);
+    assert!(both.stderr.contains("--no-space"), "{}", both.stderr);
+    // Bulk work on the links in no space: a dry run counts them, and changes nothing.
+    let dry = env
+        .run(&[
+            "links",
+            "update",
+            "--in-no-space",
+            "--disabled",
+            "--dry-run",
+        ])
+        .ok();
+    assert!(dry.stdout.contains("22"), "{}", dry.stdout);
+    assert!(dry.stdout.contains("in no space"), "{}", dry.stdout);
     let found = env.json(&["links", "list", "--search", "P1", "--by", "alias"]);
     assert_eq!(found["total"], 10);
     let by_url = env.json(&["links", "list", "--search", "page-07", "--by", "url"]);

@@ -19,7 +19,7 @@ use jiff::{SignedDuration, Timestamp};
 use linkdeck::backend::{Backend, BulkAction, Progress, Selection, Undo};
 use linkdeck::domain::{
     ALIAS_MAX, Domain, Error, FieldErrors, Id, Link, LinkInput, LinkQuery, Page, RuleInput,
-    SearchBy, Sort, SpaceInput, SpaceQuery, StatusFilter, TargetType, URL_MAX,
+    SearchBy, Sort, SpaceFilter, SpaceInput, SpaceQuery, StatusFilter, TargetType, URL_MAX,
 };
 
 /// What a backend under test must offer besides the `Backend` itself.
@@ -113,6 +113,7 @@ macro_rules! backend_suite {
             stats_follow_links_that_move_or_go,
             stats_follow_links_moved_or_deleted_in_bulk_and_back_with_undo,
             stats_of_another_owner_are_not_found,
+            clicks_counted_in_all_sum_each_scopes_links_counters,
             stats_questions_are_checked,
         );
     };
@@ -1223,7 +1224,7 @@ pub async fn space_and_domain_filters(h: &dyn Harness) {
         ids(
             h,
             LinkQuery {
-                space: Some(red.id),
+                space: SpaceFilter::In(red.id),
                 ..query()
             }
         )
@@ -1234,7 +1235,7 @@ pub async fn space_and_domain_filters(h: &dyn Harness) {
         ids(
             h,
             LinkQuery {
-                space: Some(blue.id),
+                space: SpaceFilter::In(blue.id),
                 ..query()
             }
         )
@@ -1256,7 +1257,7 @@ pub async fn space_and_domain_filters(h: &dyn Harness) {
         ids(
             h,
             LinkQuery {
-                space: Some(red.id),
+                space: SpaceFilter::In(red.id),
                 domain: Some(domain.id),
                 ..query()
             }
@@ -1264,9 +1265,26 @@ pub async fn space_and_domain_filters(h: &dyn Harness) {
         .await,
         Vec::<Id>::new()
     );
+    // "No space" keeps the links in none, alone, with a search and beside another filter.
+    let no_space = LinkQuery {
+        space: SpaceFilter::NoSpace,
+        ..query()
+    };
+    assert_eq!(ids(h, no_space.clone()).await, vec![loose.id]);
+    let searched = LinkQuery {
+        search: Some("example".into()),
+        by: SearchBy::Url,
+        ..no_space.clone()
+    };
+    assert_eq!(ids(h, searched).await, vec![loose.id]);
+    let on_domain = LinkQuery {
+        domain: Some(domain.id),
+        ..no_space
+    };
+    assert_eq!(ids(h, on_domain).await, Vec::<Id>::new());
     let page = b
         .list_links(&LinkQuery {
-            space: Some(blue.id),
+            space: SpaceFilter::In(blue.id),
             ..query()
         })
         .await
@@ -1297,7 +1315,7 @@ pub async fn space_and_domain_filters(h: &dyn Harness) {
         ids(
             h,
             LinkQuery {
-                space: Some(red.id),
+                space: SpaceFilter::In(red.id),
                 ..query()
             }
         )
@@ -1831,7 +1849,7 @@ pub async fn other_owners_records_are_not_found(h: &dyn Harness) {
         ids(
             h,
             LinkQuery {
-                space: Some(their_space.id),
+                space: SpaceFilter::In(their_space.id),
                 ..query()
             }
         )
@@ -2049,7 +2067,7 @@ pub async fn bulk_moves_links_between_spaces(h: &dyn Harness) {
     let in_launch = ids(
         h,
         LinkQuery {
-            space: Some(launch.id),
+            space: SpaceFilter::In(launch.id),
             ..query()
         },
     )
@@ -2066,7 +2084,7 @@ pub async fn bulk_moves_links_between_spaces(h: &dyn Harness) {
         .backend()
         .bulk(
             &Selection::matching(LinkQuery {
-                space: Some(launch.id),
+                space: SpaceFilter::In(launch.id),
                 ..query()
             }),
             &out,

@@ -357,6 +357,47 @@ pub async fn stats_follow_links_moved_or_deleted_in_bulk_and_back_with_undo(h: &
     assert_eq!(stats(h, StatsScope::Account, week()).await.total, 7);
 }
 
+/// The clicks counted in all are the sums of the links' own counters — imported clicks with no
+/// date in the history included — per link, space, domain and account, and another owner's
+/// are not found. A remote server cannot tell, and says nothing rather than a wrong figure.
+pub async fn clicks_counted_in_all_sum_each_scopes_links_counters(h: &dyn Harness) {
+    let w = world(h).await;
+    let b = h.backend();
+    if b.info().kind == "remote" {
+        assert_eq!(b.counted_clicks(StatsScope::Account).await.unwrap(), None);
+        return;
+    }
+    // a's counter as an import leaves it: far more clicks than its history has dates for.
+    h.set_clicks(w.a, 2_300_000).await;
+    let clicks = |id| async move { b.show_link(id).await.unwrap().clicks };
+    let (a, lb, c) = (clicks(w.a).await, clicks(w.b).await, clicks(w.c).await);
+    assert_eq!(a, 2_300_000);
+    for (scope, expected) in [
+        (StatsScope::Account, a + lb + c),
+        (StatsScope::Space(w.space), a + lb),
+        (StatsScope::Domain(w.domain), a),
+        (StatsScope::Link(w.b), lb),
+    ] {
+        assert_eq!(
+            b.counted_clicks(scope).await.unwrap(),
+            Some(expected),
+            "{scope:?}"
+        );
+    }
+    let theirs = h.other_owner();
+    for scope in [StatsScope::Space(w.space), StatsScope::Link(w.a)] {
+        let answer = theirs.counted_clicks(scope).await;
+        assert!(
+            matches!(answer, Err(Error::NotFound(_))),
+            "{scope:?}: {answer:?}"
+        );
+    }
+    assert_eq!(
+        theirs.counted_clicks(StatsScope::Account).await.unwrap(),
+        Some(0)
+    );
+}
+
 pub async fn stats_of_another_owner_are_not_found(h: &dyn Harness) {
     let w = world(h).await;
     let theirs = h.other_owner();

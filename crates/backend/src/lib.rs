@@ -14,7 +14,7 @@ pub use trash::{TrashPage, Trashed, TrashedKind};
 
 use linkdeck_domain::{
     Domain, Id, Link, LinkInput, LinkQuery, Page, Result, Space, SpaceInput, SpaceQuery, Stats,
-    StatsQuery,
+    StatsQuery, StatsScope,
 };
 
 /// How long a request to a remote v1 server may take when the profile does not say. It lives
@@ -110,6 +110,14 @@ pub trait Backend: Send + Sync {
     /// profile's time zone. Another owner's link, space or domain is not found. A server that
     /// keeps no statistics answers [`Error::Unsupported`](linkdeck_domain::Error::Unsupported).
     async fn stats(&self, query: &StatsQuery) -> Result<Stats>;
+
+    /// The clicks the links of a scope have counted in all by their own counters, whether the
+    /// traffic history has a date for them or not (imported clicks, clicks from before the
+    /// history was kept); `None` when the backend cannot tell. Reads every link of the scope:
+    /// asked once when a view opens, not per period.
+    async fn counted_clicks(&self, _scope: StatsScope) -> Result<Option<u64>> {
+        Ok(None)
+    }
 }
 
 /// Pages fetched at most by [`all_spaces`] and [`all_domains`]: they hold what a person named

@@ -11,7 +11,7 @@ use crate::{
 };
 use linkdeck_domain::{
     Domain, Error, Id, Link, LinkInput, LinkQuery, Page, Result, Space, SpaceInput, SpaceQuery,
-    Stats, StatsQuery,
+    Stats, StatsQuery, StatsScope,
 };
 
 /// What a refused change says: what happened, and the setting that decides it.
@@ -118,5 +118,9 @@ impl<B: Backend + ?Sized> Backend for ReadOnly<B> {
 
     async fn stats(&self, query: &StatsQuery) -> Result<Stats> {
         self.0.stats(query).await
+    }
+
+    async fn counted_clicks(&self, scope: StatsScope) -> Result<Option<u64>> {
+        self.0.counted_clicks(scope).await
     }
 }

@@ -44,7 +44,8 @@ pub use link::{
 pub use link_field::LinkField;
 pub use platform::Platform;
 pub use query::{
-    LinkQuery, PER_PAGE_MAX, PER_PAGE_MIN, Page, SearchBy, Sort, SpaceQuery, StatusFilter,
+    LinkQuery, PER_PAGE_MAX, PER_PAGE_MIN, Page, SearchBy, Sort, SpaceFilter, SpaceQuery,
+    StatusFilter,
 };
 pub use redirect_status::RedirectStatus;
 pub use shown::{SUBSTITUTE, Shown, cleaned, into_shown, is_unshowable, shown};

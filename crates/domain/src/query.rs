@@ -62,6 +62,53 @@ fn validate_search(search: Option<&str>, longest: usize, what: &str, errors: &mu
     }
 }
 
+/// Which links a list keeps by their space: `space` on the wire is a space's id, or `none`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum SpaceFilter {
+    /// Links in any space and in none.
+    #[default]
+    Any,
+    /// Links in no space.
+    NoSpace,
+    /// Links in this space.
+    In(Id),
+}
+
+impl SpaceFilter {
+    /// The word for "no space" in a query string (`space=none`).
+    pub const NONE_WORD: &'static str = "none";
+
+    pub fn is_any(self) -> bool {
+        self == SpaceFilter::Any
+    }
+
+    /// Whether a link in `space` (`None`: in no space) is listed under the filter.
+    pub fn admits(self, space: Option<Id>) -> bool {
+        match self {
+            SpaceFilter::Any => true,
+            SpaceFilter::NoSpace => space.is_none(),
+            SpaceFilter::In(id) => space == Some(id),
+        }
+    }
+
+    /// The space a link made under this filter goes in.
+    pub fn space(self) -> Option<Id> {
+        match self {
+            SpaceFilter::In(id) => Some(id),
+            SpaceFilter::Any | SpaceFilter::NoSpace => None,
+        }
+    }
+
+    /// The query string's value, `None` for any space.
+    pub fn wire(self) -> Option<String> {
+        match self {
+            SpaceFilter::Any => None,
+            SpaceFilter::NoSpace => Some(Self::NONE_WORD.to_owned()),
+            SpaceFilter::In(id) => Some(id.to_string()),
+        }
+    }
+}
+
 /// The status filter of a link list (`status` 0–3 on the wire).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]
@@ -159,12 +206,12 @@ impl Sort {
 }
 
 /// A page of a link list.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq)]
 pub struct LinkQuery {
     pub search: Option<String>,
     pub by: SearchBy,
     pub status: StatusFilter,
-    pub space: Option<Id>,
+    pub space: SpaceFilter,
     pub domain: Option<Id>,
     pub sort: Sort,
     /// 1-based.
@@ -178,7 +225,7 @@ impl Default for LinkQuery {
             search: None,
             by: SearchBy::Title,
             status: StatusFilter::All,
-            space: None,
+            space: SpaceFilter::Any,
             domain: None,
             sort: Sort::Desc,
             page: 1,

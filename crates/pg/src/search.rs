@@ -20,7 +20,7 @@ use roaring::RoaringTreemap;
 use crate::links::link_from_row;
 use crate::sql::{Args, all, col, count, value};
 use crate::tx::PgTx;
-use linkdeck_domain::{Id, Link, Result, StatusFilter};
+use linkdeck_domain::{Id, Link, Result, SpaceFilter, StatusFilter};
 
 /// PostgreSQL's: the same rules, with booleans and `$2`.
 pub const PG: Predicates = predicates!("$2", "true", "false");
@@ -69,8 +69,12 @@ fn filter(f: &ListFilter<'_>) -> (String, Args) {
         sql.push_str(" AND ");
         sql.push_str(status);
     }
-    if let Some(space) = f.space {
-        sql.push_str(&format!(" AND l.space_id = {}", args.push(space)));
+    match f.space {
+        SpaceFilter::Any => {}
+        SpaceFilter::NoSpace => sql.push_str(" AND l.space_id IS NULL"),
+        SpaceFilter::In(space) => {
+            sql.push_str(&format!(" AND l.space_id = {}", args.push(space)));
+        }
     }
     if let Some(domain) = f.domain {
         sql.push_str(&format!(" AND l.domain_id = {}", args.push(domain)));
@@ -124,7 +128,7 @@ fn pieces(term: &str) -> Vec<&str> {
 /// the (few) inactive links, each set read from its partial index alone, and the active ones as
 /// the total less those.
 async fn total<C: GenericClient>(c: &C, f: &ListFilter<'_>, sql: &str, args: &Args) -> Result<u64> {
-    let unfiltered = f.search.is_none() && f.space.is_none() && f.domain.is_none();
+    let unfiltered = f.search.is_none() && f.space.is_any() && f.domain.is_none();
     if unfiltered && f.status != StatusFilter::Disabled {
         let owner_total = || async {
             let links: Option<i64> = crate::sql::row(

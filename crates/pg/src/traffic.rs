@@ -22,7 +22,8 @@ use linkdeck_domain::{Id, Result, StatsScope};
 use linkdeck_store::traffic::day::{NONE, OTHER};
 use linkdeck_store::traffic::values::{code_of_row, row_of_code};
 use linkdeck_store::traffic::{
-    DaySink, DayTraffic, LinkHome, Rollups, Scope, Shift, StoredDay, decode_or_empty,
+    DaySink, DayTraffic, LinkHome, Rollups, Scope, Shift, StoredDay, counted_member,
+    decode_or_empty,
 };
 use linkdeck_store::visits::RowDeltas;
 
@@ -434,6 +435,18 @@ impl<C: GenericClient + Sync> Rollups for PgTx<'_, C> {
         rows.first()
             .map(|r| Ok((col(r, 0)?, col(r, 1)?)))
             .transpose()
+    }
+
+    fn counted_clicks(&self, owner: Id, scope: StatsScope) -> Result<u64> {
+        const SUM: &str = "SELECT coalesce(sum(clicks), 0)::bigint FROM links WHERE owner_id = $1";
+        let rows = match counted_member(scope) {
+            None => self.query(SUM, &[&owner])?,
+            Some((column, id)) => {
+                self.query(&format!("{SUM} AND {column} = $2"), &[&owner, &id])?
+            }
+        };
+        let sum: i64 = rows.first().map(|r| col(r, 0)).transpose()?.unwrap_or(0);
+        Ok(sum.max(0) as u64)
     }
 
     fn owner_link_days(

@@ -49,7 +49,7 @@ use linkdeck_backend::trash::{TrashPage, Trashed};
 use linkdeck_backend::{Backend, BackendInfo};
 use linkdeck_domain::{
     Clock, Domain, Error, Id, Link, LinkInput, LinkQuery, Owner, Page, Result, Space, SpaceInput,
-    SpaceQuery, Stats, StatsQuery, SystemClock, validate_owner_name,
+    SpaceQuery, Stats, StatsQuery, StatsScope, SystemClock, validate_owner_name,
 };
 
 /// The owner the terminal app and the CLI act as on a local database.
@@ -338,5 +338,11 @@ impl Backend for LocalBackend {
     async fn stats(&self, query: &StatsQuery) -> Result<Stats> {
         let tz = self.service.options().timezone.clone();
         self.service.stats_in(self.owner_id, query, tz).await
+    }
+    async fn counted_clicks(&self, scope: StatsScope) -> Result<Option<u64>> {
+        self.service
+            .counted_clicks(self.owner_id, scope)
+            .await
+            .map(Some)
     }
 }

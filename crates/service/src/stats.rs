@@ -27,6 +27,15 @@ impl super::LocalService {
             .await
     }
 
+    /// The clicks `owner`'s links in `scope` have counted in all, dated in the history or not.
+    pub async fn counted_clicks(&self, owner: Id, scope: StatsScope) -> Result<u64> {
+        self.read_rollups(move |rollups| {
+            source(rollups, owner, scope)?;
+            rollups.counted_clicks(owner, scope)
+        })
+        .await
+    }
+
     /// Runs `f` over the rollups in one snapshot of the database: consistent figures, and on
     /// SQLite one lock instead of one per statement.
     pub(super) async fn read_rollups<T, F>(&self, f: F) -> Result<T>

@@ -1,7 +1,7 @@
 //! Lists of links: what a list asks a store for, and which rows a page takes.
 
 use jiff::Timestamp;
-use linkdeck_domain::{Id, Link, Result, SearchBy, Sort, StatusFilter};
+use linkdeck_domain::{Id, Link, Result, SearchBy, Sort, SpaceFilter, StatusFilter};
 use roaring::RoaringTreemap;
 
 /// What a list asks for, already validated; `now` decides which links count as expired.
@@ -10,7 +10,7 @@ pub struct ListFilter<'a> {
     pub owner: Id,
     pub search: Option<(SearchBy, &'a str)>,
     pub status: StatusFilter,
-    pub space: Option<Id>,
+    pub space: SpaceFilter,
     pub domain: Option<Id>,
     pub sort: Sort,
     pub offset: u64,

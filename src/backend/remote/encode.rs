@@ -74,8 +74,8 @@ pub fn link_query(query: &LinkQuery) -> Vec<(&'static str, String)> {
     if query.status != StatusFilter::All {
         params.push(("status", query.status.number().to_string()));
     }
-    if let Some(space) = query.space {
-        params.push(("space", space.to_string()));
+    if let Some(space) = query.space.wire() {
+        params.push(("space", space));
     }
     if let Some(domain) = query.domain {
         params.push(("domain", domain.to_string()));
@@ -103,7 +103,7 @@ pub fn paging(page: u32, per_page: u32) -> Vec<(&'static str, String)> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::domain::{RuleInput, SearchBy, Sort};
+    use crate::domain::{RuleInput, SearchBy, Sort, SpaceFilter};
 
     #[test]
     fn nested_rules_are_bracketed_and_values_encoded() {
@@ -203,7 +203,7 @@ mod tests {
             search: Some("launch day".into()),
             by: SearchBy::Url,
             status: StatusFilter::Expired,
-            space: Some(4),
+            space: SpaceFilter::In(4),
             domain: Some(2),
             sort: Sort::Max,
             page: 3,

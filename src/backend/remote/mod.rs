@@ -29,7 +29,7 @@ use self::http::{Api, Body, Call, Http};
 use super::{Backend, BackendInfo};
 use crate::domain::{
     BaseUrl, Domain, Error, Id, Link, LinkInput, LinkQuery, Page, PeriodSpec, Preset, Result,
-    Space, SpaceInput, SpaceQuery, Stats, StatsPart, StatsQuery, StatsScope,
+    Space, SpaceFilter, SpaceInput, SpaceQuery, Stats, StatsPart, StatsQuery, StatsScope,
 };
 
 /// Everything a remote profile says, resolved: the key already read from its source.
@@ -314,6 +314,14 @@ impl Backend for RemoteBackend {
 
     async fn list_links(&self, query: &LinkQuery) -> Result<Page<Link>> {
         query.validate()?;
+        // phpShort has no filter for links in no space, and would list every link instead.
+        if query.space == SpaceFilter::NoSpace && self.linkdeck().await?.is_none() {
+            return Err(Error::field(
+                "space",
+                "this server cannot list only the links in no space (phpShort filters by a \
+                 space's id alone; linkdeck serve can)",
+            ));
+        }
         let params = encode::link_query(query);
         self.list(&LINKS, &params, (query.page, query.per_page))
             .await

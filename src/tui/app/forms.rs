@@ -63,7 +63,7 @@ impl App {
                 self.domains.clone().unwrap_or_default(),
                 self.cfg.timezone.clone(),
             )
-            .in_space(self.filter.space.as_ref().map(|s| s.id))
+            .in_space(self.filter.space.space_filter().space())
             .into(),
             Pane::Spaces | Pane::Trash => SpaceForm::create().into(),
         });

@@ -10,7 +10,7 @@ use ratatui::buffer::Buffer;
 use ratatui::layout::Rect;
 
 use super::{App, Pane};
-use crate::domain::{PeriodSpec, Result, Stats};
+use crate::domain::{PeriodSpec, Result, Stats, StatsScope};
 use crate::tui::keys::{Action, Key};
 use crate::tui::msg::{Command, RequestId};
 use crate::tui::popups::ToastKind;
@@ -25,6 +25,8 @@ pub struct StatsState {
     period: PeriodSpec,
     /// Why the backend has no statistics, once it has said so.
     unsupported: Option<String>,
+    /// The target whose clicks counted in all were last asked for, so they are asked once.
+    counted_asked: Option<StatsScope>,
 }
 
 impl App {
@@ -51,18 +53,30 @@ impl App {
             return self.toast(ToastKind::Info, "This server offers no statistics");
         }
         self.stats.view = Some(StatsView::new(target, self.stats.period));
+        self.stats.counted_asked = None;
         self.fetch_stats();
     }
 
     fn fetch_stats(&mut self) {
-        let Some(query) = self.stats.view.as_ref().map(StatsView::query) else {
+        let Some(view) = &self.stats.view else {
             return;
         };
+        let query = view.query();
+        // A link's own count came with it from the list; another target's is summed once.
+        let count = view.target.counted.is_none() && self.stats.counted_asked != Some(query.scope);
         let req = self.request();
         if let Some(view) = &mut self.stats.view {
             view.expect(req);
         }
         self.commands.push(Command::FetchStats { req, query });
+        if count {
+            self.stats.counted_asked = Some(query.scope);
+            let req = self.request();
+            self.commands.push(Command::FetchCounted {
+                req,
+                scope: query.scope,
+            });
+        }
     }
 
     /// Gives `key` to the open Stats view; false when none is open. Keys the view does not
@@ -78,19 +92,19 @@ impl App {
                 self.fetch_stats();
             }
             StatsOutcome::Close => self.stats.view = None,
-            StatsOutcome::Ignored => {
-                match key.action {
-                    Some(a @ (Action::Quit | Action::Help)) => self.global(a),
-                    Some(Action::Dashboard)
-                        if self.stats.view.as_ref().is_some_and(|v| {
-                            v.target.scope != crate::domain::StatsScope::Account
-                        }) =>
-                    {
-                        self.stats_action(Action::Dashboard)
-                    }
-                    _ => {}
+            StatsOutcome::Ignored => match key.action {
+                Some(a @ (Action::Quit | Action::Help)) => self.global(a),
+                Some(Action::Dashboard)
+                    if self
+                        .stats
+                        .view
+                        .as_ref()
+                        .is_some_and(|v| v.target.scope != StatsScope::Account) =>
+                {
+                    self.stats_action(Action::Dashboard)
                 }
-            }
+                _ => {}
+            },
         }
         true
     }
@@ -103,6 +117,27 @@ impl App {
             && let Shown::Unsupported(why) = &view.shown
         {
             self.stats.unsupported = Some(why.clone());
+        }
+    }
+
+    /// An answer to [`Command::FetchCounted`], for the view if it still shows `scope`. Without
+    /// one the view says only what the history holds.
+    pub(super) fn counted_answered(
+        &mut self,
+        req: RequestId,
+        scope: StatsScope,
+        result: Result<Option<u64>>,
+    ) {
+        self.answered(req);
+        match result {
+            Ok(counted) => {
+                if let Some(view) = &mut self.stats.view
+                    && view.target.scope == scope
+                {
+                    view.target.counted = counted;
+                }
+            }
+            Err(e) => tracing::warn!(error = %e, "the clicks counted in all could not be read"),
         }
     }
 

@@ -14,7 +14,7 @@ use crate::tui::format;
 use crate::tui::keys::Action;
 use crate::tui::msg::{Command, Msg};
 use crate::tui::popups::{
-    ConfirmAction, Menu, Modal, Picker, PickerKind, ProgressDialog, Prompt, ToastKind, Work,
+    ConfirmAction, Menu, Modal, Pick, Picker, PickerKind, ProgressDialog, Prompt, ToastKind, Work,
 };
 use crate::tui::undo::{DEPTH, UndoEntry, UndoWhat};
 
@@ -147,11 +147,14 @@ impl App {
                 }
                 let choices = self.spaces.spaces().iter().map(Named::from).collect();
                 let current = match (&targets.many, &selected) {
-                    (false, Some(link)) => link.space.as_ref().map(|s| s.id),
-                    _ => None,
+                    (false, Some(link)) => link
+                        .space
+                        .as_ref()
+                        .map_or(Pick::First, |s| Pick::One(Named::from(s))),
+                    _ => Pick::First,
                 };
                 self.modal = Some(Modal::Picker(
-                    Picker::new(PickerKind::MoveTo, choices, current)
+                    Picker::new(PickerKind::MoveTo, choices, &current)
                         .titled(format!(" Move {} to ", targets.what)),
                 ));
             }
@@ -468,8 +471,8 @@ impl App {
         match result {
             Ok(()) => {
                 self.toast(ToastKind::Info, format!("Deleted space {}", space.name));
-                if self.filter.space.as_ref().is_some_and(|s| s.id == space.id) {
-                    self.filter.space = None;
+                if self.filter.space.id() == Some(space.id) {
+                    self.filter.space = Pick::First;
                     self.query_changed();
                 }
                 self.remember(

@@ -88,7 +88,7 @@ use super::status;
 use super::tx::SqliteTx;
 use crate::error::db_error;
 use crate::link_rows::get;
-use linkdeck_domain::{Id, Link, Result, SearchBy, Sort, StatusFilter};
+use linkdeck_domain::{Id, Link, Result, SearchBy, Sort, SpaceFilter, StatusFilter};
 
 fn status_sql(status: StatusFilter) -> Option<&'static str> {
     match status {
@@ -149,9 +149,15 @@ fn list_sql(f: &ListFilter<'_>, plan: Plan) -> ListSql {
         sql.push_str(" AND ");
         sql.push_str(status);
     }
-    if let Some(space) = f.space {
-        values.push(Value::Integer(space));
-        sql.push_str(&format!(" AND l.space_id = ?{}", values.len()));
+    // `IS` matches a bound NULL too, and uses the index as `=` does.
+    let space = match f.space {
+        SpaceFilter::Any => None,
+        SpaceFilter::NoSpace => Some(Value::Null),
+        SpaceFilter::In(space) => Some(Value::Integer(space)),
+    };
+    if let Some(space) = space {
+        values.push(space);
+        sql.push_str(&format!(" AND l.space_id IS ?{}", values.len()));
     }
     if let Some(domain) = f.domain {
         values.push(Value::Integer(domain));
@@ -303,7 +309,7 @@ fn search_in_id_order(conn: &Connection, f: &ListFilter<'_>) -> Result<Option<(V
     let Some((by, term)) = f.search else {
         return Ok(None);
     };
-    let unfiltered = f.status == StatusFilter::All && f.space.is_none() && f.domain.is_none();
+    let unfiltered = f.status == StatusFilter::All && f.space.is_any() && f.domain.is_none();
     if short::indexed_term(conn, by, term)?.is_some()
         || !unfiltered
         || !matches!(f.sort, Sort::Desc | Sort::Asc)
@@ -412,7 +418,7 @@ fn matches_as_ids(conn: &Connection, f: &ListFilter<'_>) -> Result<Option<Roarin
 /// by inclusion-exclusion over the (small) sets of expired and disabled links, so the totals stay
 /// quick at a million links.
 fn count(conn: &Connection, f: &ListFilter<'_>, sql: &ListSql) -> Result<u64> {
-    if f.search.is_some() || f.space.is_some() || f.domain.is_some() {
+    if f.search.is_some() || !f.space.is_any() || f.domain.is_some() {
         let n: i64 = conn
             .prepare_cached(&format!(
                 "SELECT count(*) FROM {} WHERE {}",

@@ -5,7 +5,7 @@
 //! no filter the trigram index pages them itself).
 
 use roaring::RoaringTreemap;
-use rusqlite::{Connection, OptionalExtension, params};
+use rusqlite::{Connection, OptionalExtension, Params, params};
 
 use super::bitmaps::set_of;
 use super::facts;
@@ -13,25 +13,27 @@ use super::ranking::{Ranking, Window};
 use super::status::{BY_CLICKS_IDS, BY_DATE_IDS, DISABLED_IDS};
 use super::{self as search, ListFilter};
 use crate::error::db_error;
-use linkdeck_domain::{Id, LinkStatus, Result, Sort, StatusFilter};
+use linkdeck_domain::{Id, LinkStatus, Result, Sort, SpaceFilter, StatusFilter};
 use linkdeck_store::time;
 
 /// Below this many members, narrowing reads each member's row; from here on it reads the ids of
 /// the space's or domain's links from their indexes, and the members' facts (`facts`).
 const STREAM_FROM: u64 = facts::MEMBERS_FROM;
 
-// The ids of an owner's links in a space or a domain (the inactive states' are in `status`).
-// ?1 owner, ?2 the space or domain.
+// The ids of an owner's links in a space, in none, or in a domain (the inactive states' are in
+// `status`). ?1 owner, ?2 the space or domain.
 const SPACE_IDS: &str = "SELECT id FROM links INDEXED BY links_owner_space \
      WHERE owner_id = ?1 AND space_id = ?2";
+const NO_SPACE_IDS: &str = "SELECT id FROM links INDEXED BY links_owner_space \
+     WHERE owner_id = ?1 AND space_id IS NULL";
 const DOMAIN_IDS: &str = "SELECT id FROM links INDEXED BY links_owner_domain \
      WHERE owner_id = ?1 AND domain_id = ?2";
 
-/// The ids `query` yields for the owner and a second value (?1, ?2), as a set.
-fn ids_of(conn: &Connection, query: &str, owner: Id, second: i64) -> Result<RoaringTreemap> {
+/// The ids `query` yields for its parameters, as a set.
+fn ids_of(conn: &Connection, query: &str, params: impl Params) -> Result<RoaringTreemap> {
     let mut ids = Vec::new();
     let mut stmt = conn.prepare_cached(query).map_err(db_error)?;
-    let mut rows = stmt.query(params![owner, second]).map_err(db_error)?;
+    let mut rows = stmt.query(params).map_err(db_error)?;
     while let Some(row) = rows.next().map_err(db_error)? {
         ids.push(row.get::<_, Id>(0).map_err(db_error)? as u64);
     }
@@ -159,7 +161,7 @@ fn sample(set: &RoaringTreemap) -> RoaringTreemap {
 
 /// Keeps the members of `set` (links of `f.owner`) that pass the status, space and domain of `f`.
 pub fn narrow(conn: &Connection, f: &ListFilter<'_>, set: &mut RoaringTreemap) -> Result<()> {
-    if f.status == StatusFilter::All && f.space.is_none() && f.domain.is_none() {
+    if f.status == StatusFilter::All && f.space.is_any() && f.domain.is_none() {
         return Ok(());
     }
     if set.len() < STREAM_FROM {
@@ -178,9 +180,11 @@ pub fn narrow(conn: &Connection, f: &ListFilter<'_>, set: &mut RoaringTreemap) -
 
 /// Keeps the members of `set` in `f`'s space and domain, from the ids of the links there.
 fn narrow_by_place(conn: &Connection, f: &ListFilter<'_>, set: &mut RoaringTreemap) -> Result<()> {
-    let ids = |query: &str, param: Id| ids_of(conn, query, f.owner, param);
-    if let Some(space) = f.space {
-        *set &= ids(SPACE_IDS, space)?;
+    let ids = |query: &str, param: Id| ids_of(conn, query, params![f.owner, param]);
+    match f.space {
+        SpaceFilter::Any => {}
+        SpaceFilter::NoSpace => *set &= ids_of(conn, NO_SPACE_IDS, [f.owner])?,
+        SpaceFilter::In(space) => *set &= ids(SPACE_IDS, space)?,
     }
     if let Some(domain) = f.domain {
         *set &= ids(DOMAIN_IDS, domain)?;
@@ -207,7 +211,7 @@ fn cross_off_inactive(
     if set.len().saturating_mul(2) < search::owner_link_count(conn, f.owner)? {
         return Ok(false);
     }
-    let ids = |query: &str| ids_of(conn, query, f.owner, f.now.as_second());
+    let ids = |query: &str| ids_of(conn, query, params![f.owner, f.now.as_second()]);
     match f.status {
         StatusFilter::All => {}
         StatusFilter::Disabled => *set &= ids(DISABLED_IDS)?,
@@ -232,7 +236,7 @@ fn status_test(
     let ended = match status {
         StatusFilter::All | StatusFilter::Disabled => RoaringTreemap::new(),
         StatusFilter::Expired | StatusFilter::Active => {
-            ids_of(conn, BY_DATE_IDS, f.owner, f.now.as_second())?
+            ids_of(conn, BY_DATE_IDS, params![f.owner, f.now.as_second()])?
         }
     };
     let any_ended = !ended.is_empty();
@@ -268,7 +272,7 @@ fn narrow_by_reading(
                 let space: Option<Id> = r.get(0)?;
                 let domain: Option<Id> = r.get(1)?;
                 Ok(f.status.admits(status)
-                    && (f.space.is_none() || space == f.space)
+                    && f.space.admits(space)
                     && (f.domain.is_none() || domain == f.domain))
             })
             .optional()

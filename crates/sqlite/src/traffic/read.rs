@@ -11,6 +11,7 @@ use crate::sql::Statements;
 use crate::tx::SqliteTx;
 use linkdeck_domain::{Id, Result, StatsScope};
 use linkdeck_store::Rollups;
+use linkdeck_store::traffic::counted_member;
 
 impl Rollups for SqliteTx<'_> {
     fn owns(&self, owner: Id, scope: StatsScope) -> Result<bool> {
@@ -72,6 +73,25 @@ impl Rollups for SqliteTx<'_> {
             params![scope as i64, id],
             |r| Ok((r.get(0)?, r.get(1)?)),
         )
+    }
+
+    fn counted_clicks(&self, owner: Id, scope: StatsScope) -> Result<u64> {
+        let sum = match counted_member(scope) {
+            None => self.conn.one(
+                "SELECT coalesce(sum(clicks), 0) FROM links WHERE owner_id = ?1",
+                params![owner],
+                |r| r.get::<_, i64>(0),
+            )?,
+            Some((column, id)) => self.conn.one(
+                &format!(
+                    "SELECT coalesce(sum(clicks), 0) FROM links \
+                     WHERE owner_id = ?1 AND {column} = ?2"
+                ),
+                params![owner, id],
+                |r| r.get::<_, i64>(0),
+            )?,
+        };
+        Ok(sum.unwrap_or(0).max(0) as u64)
     }
 
     fn owner_link_days(

@@ -32,6 +32,17 @@ pub enum Scope {
     Domain = 3,
 }
 
+/// Which of an owner's links [`Rollups::counted_clicks`] sums: those whose column equals the
+/// id, or (`None`) every one.
+pub fn counted_member(scope: StatsScope) -> Option<(&'static str, Id)> {
+    match scope {
+        StatsScope::Link(id) => Some(("id", id)),
+        StatsScope::Space(id) => Some(("space_id", id)),
+        StatsScope::Domain(id) => Some(("domain_id", id)),
+        StatsScope::Account => None,
+    }
+}
+
 impl Scope {
     /// The column of `links` that places a link in a space or a domain.
     pub fn member_column(self) -> &'static str {
@@ -155,6 +166,10 @@ pub trait Rollups {
         last: i64,
         f: &mut dyn FnMut(Id, StoredDay<'_>),
     ) -> Result<()>;
+    /// The clicks `owner`'s links in `scope` have counted by their own counters, dated or not:
+    /// imported clicks, and those from before the history was kept, are in it. A scan of the
+    /// scope's links, so asked for once per view, never per period.
+    fn counted_clicks(&self, owner: Id, scope: StatsScope) -> Result<u64>;
     /// What each value code stands for (see `store::traffic::values::names`).
     fn names(&self, codes: &[u64]) -> Result<HashMap<u64, Option<String>>>;
     /// A link's alias and URL, if it exists.

@@ -11,7 +11,7 @@ use super::super::{ListFilter, list};
 use super::*;
 use crate::schema;
 use crate::{links, search};
-use linkdeck_domain::{LinkStatus, SearchBy, Sort, StatusFilter};
+use linkdeck_domain::{LinkStatus, SearchBy, Sort, SpaceFilter, StatusFilter};
 
 const NOW: i64 = 1_800_000_000;
 
@@ -248,7 +248,7 @@ fn check_lists(conn: &Connection) -> std::result::Result<(), TestCaseError> {
                 owner: 1,
                 search: Some((SearchBy::Url, term)),
                 status,
-                space: None,
+                space: SpaceFilter::Any,
                 domain: None,
                 sort,
                 offset,
