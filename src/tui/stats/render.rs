@@ -144,15 +144,19 @@ impl StatsView {
                 to.strftime("%b %-d %Y")
             )
         };
-        let mut spans = vec![
-            Span::raw(" "),
-            Span::styled(thousands(stats.total), t.header),
-            Span::raw(if stats.total == 1 {
-                " click"
-            } else {
-                " clicks"
-            }),
-        ];
+        // Each part with the order in which it gives way when the line is too narrow (0: never).
+        let mut parts: Vec<(u8, Vec<Span>)> = vec![(
+            0,
+            vec![
+                Span::raw(" "),
+                Span::styled(thousands(stats.total), t.header),
+                Span::raw(if stats.total == 1 {
+                    " click"
+                } else {
+                    " clicks"
+                }),
+            ],
+        )];
         match (stats.change_percent(), stats.previous) {
             (Some(p), Some(before)) => {
                 let (text, style) = match p {
@@ -160,35 +164,45 @@ impl StatsView {
                     p if p < 0 => (format!("▼ {} %", -p), t.warning),
                     _ => ("±0 %".to_owned(), t.dim),
                 };
-                spans.push(Span::raw("  "));
-                spans.push(Span::styled(text, style));
-                spans.push(Span::styled(
-                    format!(" on the period before ({})", thousands(before)),
-                    t.dim,
-                ));
+                parts.push((0, vec![Span::raw("  "), Span::styled(text, style)]));
+                let before = format!(" on the period before ({})", thousands(before));
+                parts.push((4, vec![Span::styled(before, t.dim)]));
             }
             (None, Some(0)) if stats.total > 0 => {
-                spans.push(Span::styled("  0 in the period before", t.dim));
+                parts.push((4, vec![Span::styled("  0 in the period before", t.dim)]));
             }
             _ => {}
         }
-        spans.push(Span::styled(format!("  ·  {range}"), t.dim));
-        // Clicks the link counted that the history has no date for (imported, or from before
-        // it was kept): said, so that "0 clicks" beside a link of millions reads right.
+        parts.push((3, vec![Span::styled(format!("  ·  {range}"), t.dim)]));
+        // Clicks the target counted that the history has no date for (imported, or from before
+        // it was kept): said, so that "0 clicks" beside links of millions reads right.
         if let Some(counted) = self.target.counted.filter(|c| *c > stats.total) {
-            let undated = if stats.previous.is_none() {
-                format!(
+            let in_all = format!("  ·  {} in all", thousands(counted));
+            parts.push((1, vec![Span::styled(in_all, t.dim)]));
+            if stats.previous.is_none() {
+                let undated = format!(
                     ", {} of them with no date",
                     thousands(counted - stats.total)
-                )
-            } else {
-                String::new()
-            };
-            spans.push(Span::styled(
-                format!("  ·  {} in all{undated}", thousands(counted)),
-                t.dim,
-            ));
+                );
+                parts.push((2, vec![Span::styled(undated, t.dim)]));
+            }
         }
+        let width = |parts: &[(u8, Vec<Span>)]| -> usize {
+            parts.iter().flat_map(|(_, s)| s).map(Span::width).sum()
+        };
+        while width(&parts) > usize::from(area.width) {
+            let Some(last) = parts
+                .iter()
+                .enumerate()
+                .filter(|(_, (order, _))| *order > 0)
+                .max_by_key(|(_, (order, _))| *order)
+                .map(|(i, _)| i)
+            else {
+                break;
+            };
+            parts.remove(last);
+        }
+        let spans: Vec<Span> = parts.into_iter().flat_map(|(_, s)| s).collect();
         Line::from(spans).render(area, buf);
     }
 

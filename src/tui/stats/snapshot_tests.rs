@@ -54,6 +54,8 @@ fn space() -> Space {
 pub(in crate::tui) enum Answer {
     None,
     Loaded,
+    /// Loaded, beside links whose counters hold far more (an imported account).
+    Imported,
     Empty,
     Failed,
     Unsupported,
@@ -175,7 +177,7 @@ fn settle(app: &mut App, answer: Answer) {
                 Command::FetchStats { req, query } => {
                     let result = match answer {
                         Answer::None => continue,
-                        Answer::Loaded => Ok(stats(&query, false)),
+                        Answer::Loaded | Answer::Imported => Ok(stats(&query, false)),
                         Answer::Empty => Ok(stats(&query, true)),
                         Answer::Failed => Err(Error::Unavailable(
                             "cannot reach http://links.example.com: connection refused".into(),
@@ -193,7 +195,9 @@ fn settle(app: &mut App, answer: Answer) {
                 Command::FetchCounted { req, scope } => Msg::Counted {
                     req,
                     scope,
-                    result: Ok(matches!(answer, Answer::Empty).then_some(2_300_000)),
+                    result: Ok(
+                        matches!(answer, Answer::Empty | Answer::Imported).then_some(2_300_000)
+                    ),
                 },
                 other => panic!("unexpected command {other:?}"),
             };
@@ -374,6 +378,24 @@ fn a_space_and_the_account_say_their_clicks_in_all() {
             "{scope}: asked again {asked:?}"
         );
     }
+}
+
+/// On a narrow screen the summary line gives up the period before's count, then the dates,
+/// before the clicks in all: never cut in the middle of a part.
+#[test]
+fn a_narrow_summary_keeps_the_clicks_in_all() {
+    let app = opened("account", Answer::Imported, 80, 24);
+    let text = screen(&app, 80, 24);
+    let summary = text.lines().nth(2).unwrap();
+    assert!(summary.contains("2,300,000 in all"), "{text}");
+    assert!(!summary.contains("period before ("), "{summary}");
+    let wide = opened("account", Answer::Imported, 160, 30);
+    let text = screen(&wide, 160, 30);
+    let summary = text.lines().nth(2).unwrap();
+    assert!(
+        summary.contains("on the period before (") && summary.contains("2,300,000 in all"),
+        "{summary}"
+    );
 }
 
 /// A link whose clicks the history has no date for (imported, or counted before it was kept)
