@@ -34,6 +34,7 @@ use roaring::{RoaringBitmap, RoaringTreemap};
 use rusqlite::{Connection, OptionalExtension, Row, params};
 
 use crate::error::db_error;
+use crate::sql::Statements;
 use common::Common;
 use linkdeck_domain::{Error, Id, Result, SearchBy};
 use linkdeck_store::sql::WHOLE_MAX;
@@ -247,12 +248,8 @@ fn decode(blob: &[u8]) -> Result<RoaringBitmap> {
 
 /// The highest link id the index covers.
 fn upto(conn: &Connection) -> Result<Id> {
-    conn.prepare_cached("SELECT upto FROM link_grams_upto")
-        .map_err(db_error)?
-        .query_row([], |r| r.get(0))
-        .optional()
-        .map_err(db_error)
-        .map(Option::unwrap_or_default)
+    let upto = conn.one("SELECT upto FROM link_grams_upto", [], |r| r.get(0))?;
+    Ok(upto.unwrap_or_default())
 }
 
 /// Folds what waits into the index once enough has gathered: links above the watermark, and
@@ -261,20 +258,12 @@ fn upto(conn: &Connection) -> Result<Id> {
 /// search reads, stay small.
 pub fn settle(tx: &Connection) -> Result<()> {
     let upto = upto(tx)?;
-    let last: Id = tx
-        .prepare_cached("SELECT ifnull(max(id), 0) FROM links")
-        .map_err(db_error)?
-        .query_row([], |r| r.get(0))
-        .map_err(db_error)?;
+    let last: Id = tx.row("SELECT ifnull(max(id), 0) FROM links", [], |r| r.get(0))?;
     if last - upto >= PENDING_MAX {
         index_new(tx, upto + 1, last)?;
         set_upto(tx, last)?;
     }
-    let stale: Id = tx
-        .prepare_cached("SELECT count(*) FROM link_grams_stale")
-        .map_err(db_error)?
-        .query_row([], |r| r.get(0))
-        .map_err(db_error)?;
+    let stale: Id = tx.row("SELECT count(*) FROM link_grams_stale", [], |r| r.get(0))?;
     if stale >= PENDING_MAX {
         fold_stale(tx)?;
     }
@@ -349,10 +338,7 @@ fn catch_up_with(tx: &Connection, common: Arc<Common>) -> Result<()> {
 }
 
 fn set_upto(tx: &Connection, upto: Id) -> Result<()> {
-    tx.prepare_cached("UPDATE link_grams_upto SET upto = ?1")
-        .map_err(db_error)?
-        .execute([upto])
-        .map_err(db_error)?;
+    tx.run("UPDATE link_grams_upto SET upto = ?1", [upto])?;
     Ok(())
 }
 
