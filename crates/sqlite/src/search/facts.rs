@@ -378,14 +378,10 @@ fn write(tx: &Connection, facts: impl Iterator<Item = (Id, Facts)>) -> Result<()
 
 /// Writes the facts of the links with ids in `first..=last` as their rows say now.
 fn take_in(tx: &Connection, first: Id, last: Id) -> Result<()> {
-    let mut stmt = tx
-        .prepare_cached(&format!(
-            "SELECT id, {FACTS_COLUMNS} FROM links WHERE id BETWEEN ?1 AND ?2 ORDER BY id"
-        ))
-        .map_err(db_error)?;
-    let mut rows = stmt.query(params![first, last]).map_err(db_error)?;
+    let sql =
+        format!("SELECT id, {FACTS_COLUMNS} FROM links WHERE id BETWEEN ?1 AND ?2 ORDER BY id");
     let mut taken = Vec::new();
-    while let Some(row) = rows.next().map_err(db_error)? {
+    tx.each(&sql, params![first, last], |row| {
         taken.push((
             row.get::<_, Id>(0).map_err(db_error)?,
             facts_at(row, 1).map_err(db_error)?,
@@ -394,7 +390,8 @@ fn take_in(tx: &Connection, first: Id, last: Id) -> Result<()> {
         if taken.len() >= BLOCK * 16 {
             write(tx, taken.drain(..))?;
         }
-    }
+        Ok(())
+    })?;
     write(tx, taken.into_iter())
 }
 

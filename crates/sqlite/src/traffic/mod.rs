@@ -278,24 +278,19 @@ pub fn scope_days(
     last: i64,
     mut f: impl FnMut(StoredDay<'_>) -> Result<()>,
 ) -> Result<()> {
-    let mut stmt = conn
-        .prepare_cached(
-            "SELECT day, clicks, data FROM scope_traffic
-             WHERE scope = ?1 AND scope_id = ?2 AND day BETWEEN ?3 AND ?4 ORDER BY day",
-        )
-        .map_err(db_error)?;
-    let mut rows = stmt
-        .query(params![scope as i64, id, first, last])
-        .map_err(db_error)?;
-    while let Some(r) = rows.next().map_err(db_error)? {
-        let data = r.get_ref(2).map_err(db_error)?.as_blob().unwrap_or(&[]);
-        f(StoredDay {
-            day: r.get(0).map_err(db_error)?,
-            clicks: r.get::<_, i64>(1).map_err(db_error)?.max(0) as u64,
-            data,
-        })?;
-    }
-    Ok(())
+    conn.each(
+        "SELECT day, clicks, data FROM scope_traffic
+         WHERE scope = ?1 AND scope_id = ?2 AND day BETWEEN ?3 AND ?4 ORDER BY day",
+        params![scope as i64, id, first, last],
+        |r| {
+            let data = r.get_ref(2).map_err(db_error)?.as_blob().unwrap_or(&[]);
+            f(StoredDay {
+                day: r.get(0).map_err(db_error)?,
+                clicks: r.get::<_, i64>(1).map_err(db_error)?.max(0) as u64,
+                data,
+            })
+        },
+    )
 }
 
 /// Every stored day of a link, for moving or deleting its traffic.
