@@ -19,7 +19,7 @@ use crate::sql::{all, col, execute, exists, one, rows};
 use crate::tx::PgTx;
 use linkdeck_domain::{Id, Result, StatsScope};
 use linkdeck_store::traffic::day::{NONE, OTHER};
-use linkdeck_store::traffic::values::{code_of_row, row_of_code};
+use linkdeck_store::traffic::values::{self, code_of_row, row_of_code};
 use linkdeck_store::traffic::{
     DaySink, DayTraffic, LinkHome, Rollups, Scope, Shift, StoredDay, decode_or_empty,
 };
@@ -464,23 +464,7 @@ impl<C: GenericClient + Sync> Rollups for PgTx<'_, C> {
                 found.insert(code_of_row(col(&r, 0)?), col(&r, 1)?);
             }
         }
-        Ok(codes
-            .iter()
-            .map(|&code| {
-                let name = match code {
-                    NONE => None,
-                    OTHER => Some(linkdeck_domain::OTHER.to_owned()),
-                    // A code the table does not know reads as "other", as on SQLite.
-                    code => Some(
-                        found
-                            .get(&code)
-                            .cloned()
-                            .unwrap_or_else(|| linkdeck_domain::OTHER.to_owned()),
-                    ),
-                };
-                (code, name)
-            })
-            .collect())
+        values::names(codes, |code| Ok(found.get(&code).cloned()))
     }
 
     fn alias_and_url(&self, link: Id) -> Result<Option<(String, String)>> {
