@@ -11,7 +11,7 @@ use tokio_postgres::types::{IsNull, ToSql, Type, to_sql_checked};
 
 use crate::error::pg_error;
 use crate::pool::Pg;
-use crate::sql::{col, snapshot};
+use crate::sql::{all, col, execute, snapshot, value};
 use linkdeck_domain::{Error, Id, Result};
 use linkdeck_store::copy::{Batch, CHUNK, Cell, Kind, Moved, RECOUNT, Row, TABLES, Table};
 
@@ -25,11 +25,7 @@ pub async fn counts(pg: &Pg) -> Result<Vec<u64>> {
     let tx = snapshot(&mut client).await?;
     let mut counts = Vec::with_capacity(TABLES.len());
     for table in TABLES {
-        let n: i64 = tx
-            .query_one(&format!("SELECT count(*) FROM {}", table.name), &[])
-            .await
-            .map_err(pg_error)
-            .and_then(|r| col(&r, 0))?;
+        let n: i64 = value(&tx, &format!("SELECT count(*) FROM {}", table.name), &[]).await?;
         counts.push(n as u64);
     }
     Ok(counts)
@@ -38,17 +34,15 @@ pub async fn counts(pg: &Pg) -> Result<Vec<u64>> {
 /// The highest link id ever given out: stored, trashed, or taken from the sequence and deleted.
 pub async fn id_mark(pg: &Pg) -> Result<Id> {
     let client = pg.client().await?;
-    let row = client
-        .query_one(
-            "SELECT GREATEST(coalesce((SELECT max(id) FROM links), 0),
-                             coalesce((SELECT max(id) FROM trash_links), 0),
-                             coalesce(pg_sequence_last_value(
-                                 pg_get_serial_sequence('links', 'id')::regclass), 0))",
-            &[],
-        )
-        .await
-        .map_err(pg_error)?;
-    col(&row, 0)
+    value(
+        &client,
+        "SELECT GREATEST(coalesce((SELECT max(id) FROM links), 0),
+                         coalesce((SELECT max(id) FROM trash_links), 0),
+                         coalesce(pg_sequence_last_value(
+                             pg_get_serial_sequence('links', 'id')::regclass), 0))",
+        &[],
+    )
+    .await
 }
 
 /// Sends every table, in one read snapshot, then [`Batch::Done`].
@@ -133,17 +127,14 @@ pub async fn write(
     let tx = client.transaction().await.map_err(pg_error)?;
     // The trigram indexes are built once from the copied rows rather than row by row, which
     // is several times faster; they are read from the schema, not written out a second time.
-    let trigram: Vec<(String, String)> = tx
-        .query(
-            "SELECT indexname, indexdef FROM pg_indexes
-             WHERE schemaname = current_schema() AND indexdef LIKE '%gin_trgm_ops%'",
-            &[],
-        )
-        .await
-        .map_err(pg_error)?
-        .iter()
-        .map(|r| Ok((col(r, 0)?, col(r, 1)?)))
-        .collect::<Result<_>>()?;
+    let trigram: Vec<(String, String)> = all(
+        &tx,
+        "SELECT indexname, indexdef FROM pg_indexes
+         WHERE schemaname = current_schema() AND indexdef LIKE '%gin_trgm_ops%'",
+        &[],
+        |r| Ok((col(r, 0)?, col(r, 1)?)),
+    )
+    .await?;
     for (name, _) in &trigram {
         tx.batch_execute(&format!("DROP INDEX \"{name}\""))
             .await
@@ -207,7 +198,8 @@ pub async fn write(
         // `setval(…, n, false)` makes n the next value: one above every copied id (and, for
         // links, above every id the source ever gave out).
         let floor = if table.name == "links" { mark } else { 0 };
-        tx.execute(
+        execute(
+            &tx,
             &format!(
                 "SELECT setval(pg_get_serial_sequence('{0}', 'id'),
                                GREATEST(coalesce((SELECT max(id) FROM {0}), 0), $1) + 1, false)",
@@ -215,8 +207,7 @@ pub async fn write(
             ),
             &[&floor],
         )
-        .await
-        .map_err(pg_error)?;
+        .await?;
     }
     tx.commit().await.map_err(pg_error)
 }

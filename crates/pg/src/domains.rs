@@ -7,7 +7,7 @@ use linkdeck_store::Domains;
 use linkdeck_store::words::host_in_use;
 
 use crate::error::{is_unique_violation, pg_error};
-use crate::sql::{Cols, col, count, exists, one, page, value};
+use crate::sql::{Cols, col, count, execute, exists, one, page, value};
 use crate::traffic;
 use crate::tx::PgTx;
 use linkdeck_domain::{Domain, Error, Id, Result};
@@ -65,12 +65,11 @@ impl<C: GenericClient + Sync> Domains for PgTx<'_, C> {
     }
 
     fn delete_domain(&self, owner: Id, id: Id) -> Result<bool> {
-        let n = self
-            .wait(self.c.execute(
-                "DELETE FROM domains WHERE id = $1 AND owner_id = $2",
-                &[&id, &owner],
-            ))
-            .map_err(pg_error)?;
+        let n = self.wait(execute(
+            self.c,
+            "DELETE FROM domains WHERE id = $1 AND owner_id = $2",
+            &[&id, &owner],
+        ))?;
         // Its links, none left, took their traffic with them; its sums go here.
         if n > 0 {
             self.wait(traffic::delete_scope(self.c, Scope::Domain, &[id]))?;

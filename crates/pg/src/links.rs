@@ -12,7 +12,7 @@ use linkdeck_store::words::{ALIAS_TAKEN, NOT_YOUR_DOMAIN, NOT_YOUR_SPACE};
 use linkdeck_store::{LinkRow, Links, rotation_json, rows, rules_json};
 
 use crate::error::{is_foreign_key_violation, is_unique_violation, pg_error};
-use crate::sql::{Cols, all, col, exists, one, row};
+use crate::sql::{Cols, all, col, execute, exists, one, row};
 use crate::traffic;
 use crate::tx::PgTx;
 use linkdeck_domain::{Error, Id, Link, LinkField, Result};
@@ -287,12 +287,11 @@ impl<C: GenericClient + Sync> Links for PgTx<'_, C> {
     }
 
     fn set_title(&self, id: Id, url: &str, title: &str) -> Result<bool> {
-        let n = self
-            .wait(self.c.execute(
-                "UPDATE links SET title = $1 WHERE id = $2 AND url = $3",
-                &[&title, &id, &url],
-            ))
-            .map_err(pg_error)?;
+        let n = self.wait(execute(
+            self.c,
+            "UPDATE links SET title = $1 WHERE id = $2 AND url = $3",
+            &[&title, &id, &url],
+        ))?;
         Ok(n > 0)
     }
 }

@@ -10,7 +10,7 @@ use deadpool_postgres::{GenericClient, Object};
 
 use crate::error::{pg_error, pool_error};
 use crate::pool::Pg;
-use crate::sql::col;
+use crate::sql::{col, execute, rows};
 use linkdeck_domain::{Id, Result};
 use linkdeck_store::quota::{self, Asked, Granted, Reserved};
 
@@ -45,35 +45,31 @@ async fn reserve_group(
     let ids: Vec<Id> = asked.keys().copied().collect();
     let counts: Vec<i64> = asked.values().map(|a| a.clicks).collect();
     let turns: Vec<i64> = asked.values().map(|a| a.turns).collect();
-    let stmt = client
-        .prepare_cached(
-            "WITH held AS MATERIALIZED (
-                 SELECT link_id, cap, used, position FROM click_quota
-                 WHERE link_id = ANY($1) ORDER BY link_id FOR UPDATE
-             ), granted AS (
-                 SELECT h.link_id, h.used, h.position, w.turns,
-                        CASE WHEN h.cap = 0 THEN w.n
-                             ELSE LEAST(w.n, GREATEST(h.cap - h.used, 0)) END AS granted
-                 FROM held h
-                 JOIN unnest($1::bigint[], $2::bigint[], $3::bigint[]) AS w(id, n, turns)
-                   ON w.id = h.link_id
-             ), moved AS (
-                 UPDATE click_quota q SET
-                     used = g.used + g.granted,
-                     position = CASE WHEN g.turns > 0
-                                     THEN (g.position % g.turns + g.granted) % g.turns
-                                     ELSE g.position END
-                 FROM granted g
-                 WHERE q.link_id = g.link_id AND g.granted > 0
-             )
-             SELECT link_id, used, position, turns, granted FROM granted",
-        )
-        .await
-        .map_err(pg_error)?;
-    let rows = client
-        .query(&stmt, &[&ids, &counts, &turns])
-        .await
-        .map_err(pg_error)?;
+    let rows = rows(
+        client,
+        "WITH held AS MATERIALIZED (
+             SELECT link_id, cap, used, position FROM click_quota
+             WHERE link_id = ANY($1) ORDER BY link_id FOR UPDATE
+         ), granted AS (
+             SELECT h.link_id, h.used, h.position, w.turns,
+                    CASE WHEN h.cap = 0 THEN w.n
+                         ELSE LEAST(w.n, GREATEST(h.cap - h.used, 0)) END AS granted
+             FROM held h
+             JOIN unnest($1::bigint[], $2::bigint[], $3::bigint[]) AS w(id, n, turns)
+               ON w.id = h.link_id
+         ), moved AS (
+             UPDATE click_quota q SET
+                 used = g.used + g.granted,
+                 position = CASE WHEN g.turns > 0
+                                 THEN (g.position % g.turns + g.granted) % g.turns
+                                 ELSE g.position END
+             FROM granted g
+             WHERE q.link_id = g.link_id AND g.granted > 0
+         )
+         SELECT link_id, used, position, turns, granted FROM granted",
+        &[&ids, &counts, &turns],
+    )
+    .await?;
     let mut out = HashMap::with_capacity(rows.len());
     for r in rows {
         out.insert(
@@ -93,9 +89,7 @@ async fn reserve_group(
 /// (their rows locked by the caller): before they are copied somewhere else, such as the trash,
 /// so the copy holds every reserved click.
 pub async fn settle<C: GenericClient>(c: &C, ids: &[Id]) -> Result<()> {
-    c.execute(&format!("{SETTLE} AND l.id = ANY($1)"), &[&ids])
-        .await
-        .map_err(pg_error)?;
+    execute(c, &format!("{SETTLE} AND l.id = ANY($1)"), &[&ids]).await?;
     Ok(())
 }
 

@@ -18,7 +18,7 @@ use linkdeck_store::{
 use roaring::RoaringTreemap;
 
 use crate::links::link_from_row;
-use crate::sql::{Args, all, col, count, value};
+use crate::sql::{Args, all, col, count, one, value};
 use crate::tx::PgTx;
 use linkdeck_domain::{Id, Link, Result, SpaceFilter, StatusFilter};
 
@@ -131,14 +131,8 @@ async fn total<C: GenericClient>(c: &C, f: &ListFilter<'_>, sql: &str, args: &Ar
     let unfiltered = f.search.is_none() && f.space.is_any() && f.domain.is_none();
     if unfiltered && f.status != StatusFilter::Disabled {
         let owner_total = || async {
-            let links: Option<i64> = crate::sql::row(
-                c,
-                "SELECT link_count FROM owners WHERE id = $1",
-                &[&f.owner],
-            )
-            .await?
-            .map(|r| col(&r, 0))
-            .transpose()?;
+            let sql = "SELECT link_count FROM owners WHERE id = $1";
+            let links: Option<i64> = one(c, sql, &[&f.owner], |r| col(r, 0)).await?;
             Ok::<u64, linkdeck_domain::Error>(count(links.unwrap_or(0)))
         };
         let now = f.now.as_second();

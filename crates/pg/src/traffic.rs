@@ -13,14 +13,13 @@ use std::collections::{BTreeMap, BTreeSet, HashMap, HashSet};
 
 use deadpool_postgres::GenericClient;
 use tokio_postgres::Row;
-use tokio_postgres::types::ToSql;
+use tokio_postgres::types::{FromSql, ToSql};
 
-use crate::error::pg_error;
-use crate::sql::{col, rows};
+use crate::sql::{all, col, execute, exists, one, rows};
 use crate::tx::PgTx;
 use linkdeck_domain::{Id, Result, StatsScope};
 use linkdeck_store::traffic::day::{NONE, OTHER};
-use linkdeck_store::traffic::values::{code_of_row, row_of_code};
+use linkdeck_store::traffic::values::{self, code_of_row, row_of_code};
 use linkdeck_store::traffic::{
     DaySink, DayTraffic, LinkHome, Rollups, Scope, Shift, StoredDay, counted_member,
     decode_or_empty,
@@ -87,32 +86,30 @@ async fn lock_rows(
     let column = |i: usize| -> Vec<i64> { keys.iter().map(|k| k[i]).collect() };
     let columns = [column(0), column(1), column(2)];
     let key_params: [&(dyn ToSql + Sync); 3] = [&columns[0], &columns[1], &columns[2]];
-    client
-        .execute(
-            &format!(
-                "INSERT INTO {name} ({a}, {b}, {c}, clicks, data)
-                 SELECT k.a, k.b, k.c, 0, ''::bytea
-                 FROM unnest($1::bigint[], $2::bigint[], $3::bigint[]) AS k(a, b, c)
-                 ORDER BY 1, 2, 3
-                 ON CONFLICT DO NOTHING"
-            ),
-            &key_params,
-        )
-        .await
-        .map_err(pg_error)?;
-    let stored = client
-        .query(
-            &format!(
-                "SELECT t.{a}::bigint, t.{b}, t.{c}, t.data
-                 FROM unnest($1::bigint[], $2::bigint[], $3::bigint[]) AS k(a, b, c)
-                 JOIN {name} t ON t.{a} = k.a AND t.{b} = k.b AND t.{c} = k.c
-                 ORDER BY 1, 2, 3
-                 FOR UPDATE OF t"
-            ),
-            &key_params,
-        )
-        .await
-        .map_err(pg_error)?;
+    execute(
+        client,
+        &format!(
+            "INSERT INTO {name} ({a}, {b}, {c}, clicks, data)
+             SELECT k.a, k.b, k.c, 0, ''::bytea
+             FROM unnest($1::bigint[], $2::bigint[], $3::bigint[]) AS k(a, b, c)
+             ORDER BY 1, 2, 3
+             ON CONFLICT DO NOTHING"
+        ),
+        &key_params,
+    )
+    .await?;
+    let stored = rows(
+        client,
+        &format!(
+            "SELECT t.{a}::bigint, t.{b}, t.{c}, t.data
+             FROM unnest($1::bigint[], $2::bigint[], $3::bigint[]) AS k(a, b, c)
+             JOIN {name} t ON t.{a} = k.a AND t.{b} = k.b AND t.{c} = k.c
+             ORDER BY 1, 2, 3
+             FOR UPDATE OF t"
+        ),
+        &key_params,
+    )
+    .await?;
     stored
         .iter()
         .map(|r| {
@@ -149,32 +146,30 @@ async fn write_rows(
     }
     let [ka, kb, kc] = &kept.0;
     if !ka.is_empty() {
-        client
-            .execute(
-                &format!(
-                    "UPDATE {name} t SET clicks = v.n, data = v.d
-                     FROM unnest($1::bigint[], $2::bigint[], $3::bigint[], $4::bigint[],
-                                 $5::bytea[]) AS v(a, b, c, n, d)
-                     WHERE t.{a} = v.a AND t.{b} = v.b AND t.{c} = v.c"
-                ),
-                &[ka, kb, kc, &kept.1, &kept.2],
-            )
-            .await
-            .map_err(pg_error)?;
+        execute(
+            client,
+            &format!(
+                "UPDATE {name} t SET clicks = v.n, data = v.d
+                 FROM unnest($1::bigint[], $2::bigint[], $3::bigint[], $4::bigint[],
+                             $5::bytea[]) AS v(a, b, c, n, d)
+                 WHERE t.{a} = v.a AND t.{b} = v.b AND t.{c} = v.c"
+            ),
+            &[ka, kb, kc, &kept.1, &kept.2],
+        )
+        .await?;
     }
     let [ga, gb, gc] = &gone;
     if !ga.is_empty() {
-        client
-            .execute(
-                &format!(
-                    "DELETE FROM {name} t
-                     USING unnest($1::bigint[], $2::bigint[], $3::bigint[]) AS v(a, b, c)
-                     WHERE t.{a} = v.a AND t.{b} = v.b AND t.{c} = v.c"
-                ),
-                &[ga, gb, gc],
-            )
-            .await
-            .map_err(pg_error)?;
+        execute(
+            client,
+            &format!(
+                "DELETE FROM {name} t
+                 USING unnest($1::bigint[], $2::bigint[], $3::bigint[]) AS v(a, b, c)
+                 WHERE t.{a} = v.a AND t.{b} = v.b AND t.{c} = v.c"
+            ),
+            &[ga, gb, gc],
+        )
+        .await?;
     }
     Ok(())
 }
@@ -233,14 +228,13 @@ pub async fn shift(client: &impl GenericClient, owner: Id, links: &[(Id, Shift)]
     let mut keys = BTreeSet::new();
     for chunk in links.chunks(LINKS_PER_READ) {
         let ids: Vec<Id> = chunk.iter().map(|(id, _)| *id).collect();
-        for r in client
-            .query(
-                "SELECT link_id, day FROM link_traffic
-                 WHERE owner_id = $1 AND day = ANY($2) AND link_id = ANY($3)",
-                &[&owner, &days, &ids],
-            )
-            .await
-            .map_err(pg_error)?
+        for r in rows(
+            client,
+            "SELECT link_id, day FROM link_traffic
+             WHERE owner_id = $1 AND day = ANY($2) AND link_id = ANY($3)",
+            &[&owner, &days, &ids],
+        )
+        .await?
         {
             let (link, day): (Id, i64) = (col(&r, 0)?, col(&r, 1)?);
             for &(scope, id, _) in targets[&link] {
@@ -249,30 +243,29 @@ pub async fn shift(client: &impl GenericClient, owner: Id, links: &[(Id, Shift)]
         }
     }
     let keys: Vec<[i64; 3]> = keys.into_iter().collect();
-    let mut rows = lock_rows(client, &SCOPE_ROWS, &keys).await?;
+    let mut locked = lock_rows(client, &SCOPE_ROWS, &keys).await?;
     // …then the links' days, link by link in id order, each day to the shift's rows in order.
     for chunk in links.chunks(LINKS_PER_READ) {
         let ids: Vec<Id> = chunk.iter().map(|(id, _)| *id).collect();
-        let stored = client
-            .query(
-                "SELECT link_id, day, data FROM link_traffic
-                 WHERE owner_id = $1 AND day = ANY($2) AND link_id = ANY($3)
-                 ORDER BY link_id, day",
-                &[&owner, &days, &ids],
-            )
-            .await
-            .map_err(pg_error)?;
+        let stored = rows(
+            client,
+            "SELECT link_id, day, data FROM link_traffic
+             WHERE owner_id = $1 AND day = ANY($2) AND link_id = ANY($3)
+             ORDER BY link_id, day",
+            &[&owner, &days, &ids],
+        )
+        .await?;
         for r in &stored {
             let (link, day): (Id, i64) = (col(r, 0)?, col(r, 1)?);
             let traffic = decode_or_empty(col(r, 2)?, LINK_ROWS.name);
             for &(scope, id, subtract) in targets[&link] {
-                if let Some(row) = rows.get_mut(&[scope as i64, id, day]) {
+                if let Some(row) = locked.get_mut(&[scope as i64, id, day]) {
                     Shift::apply(row, &traffic, subtract);
                 }
             }
         }
     }
-    write_rows(client, &SCOPE_ROWS, &rows).await
+    write_rows(client, &SCOPE_ROWS, &locked).await
 }
 
 /// Deletes the own rows of `owner`'s purged `links` (withdrawn when they were trashed) and marks
@@ -285,25 +278,23 @@ pub async fn forget(client: &impl GenericClient, owner: Id, links: &[Id]) -> Res
     let days = owner_link_days(client, owner).await?;
     for chunk in links.chunks(LINKS_PER_READ) {
         if !days.is_empty() {
-            client
-                .execute(
-                    "DELETE FROM link_traffic
-                     WHERE owner_id = $1 AND day = ANY($2) AND link_id = ANY($3)",
-                    &[&owner, &days, &chunk],
-                )
-                .await
-                .map_err(pg_error)?;
-        }
-        client
-            .execute(
-                "INSERT INTO visit_log_purge (link_id, upto)
-                 SELECT l, (SELECT coalesce(max(id), 0) FROM visit_log)
-                 FROM unnest($1::bigint[]) AS l ORDER BY l
-                 ON CONFLICT (link_id) DO UPDATE SET upto = excluded.upto",
-                &[&chunk],
+            execute(
+                client,
+                "DELETE FROM link_traffic
+                 WHERE owner_id = $1 AND day = ANY($2) AND link_id = ANY($3)",
+                &[&owner, &days, &chunk],
             )
-            .await
-            .map_err(pg_error)?;
+            .await?;
+        }
+        execute(
+            client,
+            "INSERT INTO visit_log_purge (link_id, upto)
+             SELECT l, (SELECT coalesce(max(id), 0) FROM visit_log)
+             FROM unnest($1::bigint[]) AS l ORDER BY l
+             ON CONFLICT (link_id) DO UPDATE SET upto = excluded.upto",
+            &[&chunk],
+        )
+        .await?;
     }
     Ok(())
 }
@@ -313,13 +304,12 @@ pub async fn delete_scope(client: &impl GenericClient, scope: Scope, ids: &[Id])
     if ids.is_empty() {
         return Ok(());
     }
-    client
-        .execute(
-            "DELETE FROM scope_traffic WHERE scope = $1 AND scope_id = ANY($2)",
-            &[&(scope as i32), &ids],
-        )
-        .await
-        .map_err(pg_error)?;
+    execute(
+        client,
+        "DELETE FROM scope_traffic WHERE scope = $1 AND scope_id = ANY($2)",
+        &[&(scope as i32), &ids],
+    )
+    .await?;
     Ok(())
 }
 
@@ -337,6 +327,11 @@ impl<C: GenericClient + Sync> PgTx<'_, C> {
         };
         Ok((first.max(lo)..=last.min(hi)).collect())
     }
+}
+
+/// Columns 0 and 1 of `r`.
+fn pair<A: for<'a> FromSql<'a>, B: for<'a> FromSql<'a>>(r: &Row) -> Result<(A, B)> {
+    Ok((col(r, 0)?, col(r, 1)?))
 }
 
 fn clicks_of(row: &Row, i: usize) -> Result<u64> {
@@ -363,23 +358,18 @@ impl<C: GenericClient + Sync> Rollups for PgTx<'_, C> {
             StatsScope::Domain(id) => ("SELECT 1 FROM domains WHERE id = $1 AND owner_id = $2", id),
             StatsScope::Account => return Ok(true),
         };
-        Ok(!self.query(sql, &[&id, &owner])?.is_empty())
+        self.wait(exists(self.c, sql, &[&id, &owner]))
     }
 
     fn link_home(&self, id: Id) -> Result<Option<LinkHome>> {
-        let rows = self.query(
-            "SELECT owner_id, space_id, domain_id FROM links WHERE id = $1",
-            &[&id],
-        )?;
-        rows.first()
-            .map(|r| {
-                Ok(LinkHome {
-                    owner: col(r, 0)?,
-                    space: col(r, 1)?,
-                    domain: col(r, 2)?,
-                })
+        let sql = "SELECT owner_id, space_id, domain_id FROM links WHERE id = $1";
+        self.wait(one(self.c, sql, &[&id], |r| {
+            Ok(LinkHome {
+                owner: col(r, 0)?,
+                space: col(r, 1)?,
+                domain: col(r, 2)?,
             })
-            .transpose()
+        }))
     }
 
     fn link_days(&self, owner: Id, link: Id, first: i64, last: i64, f: &mut DaySink) -> Result<()> {
@@ -416,25 +406,23 @@ impl<C: GenericClient + Sync> Rollups for PgTx<'_, C> {
         if days.is_empty() {
             return Ok(None);
         }
-        let rows = self.query(
+        self.wait(one(
+            self.c,
             "SELECT day, data FROM link_traffic
              WHERE owner_id = $1 AND day = ANY($2) AND link_id = $3 ORDER BY day LIMIT 1",
             &[&owner, &days, &link],
-        )?;
-        rows.first()
-            .map(|r| Ok((col(r, 0)?, col(r, 1)?)))
-            .transpose()
+            pair,
+        ))
     }
 
     fn first_scope_day(&self, scope: Scope, id: Id) -> Result<Option<(i64, Vec<u8>)>> {
-        let rows = self.query(
+        self.wait(one(
+            self.c,
             "SELECT day, data FROM scope_traffic WHERE scope = $1 AND scope_id = $2
              ORDER BY day LIMIT 1",
             &[&(scope as i32), &id],
-        )?;
-        rows.first()
-            .map(|r| Ok((col(r, 0)?, col(r, 1)?)))
-            .transpose()
+            pair,
+        ))
     }
 
     fn counted_clicks(&self, owner: Id, scope: StatsScope) -> Result<u64> {
@@ -489,30 +477,12 @@ impl<C: GenericClient + Sync> Rollups for PgTx<'_, C> {
                 found.insert(code_of_row(col(&r, 0)?), col(&r, 1)?);
             }
         }
-        Ok(codes
-            .iter()
-            .map(|&code| {
-                let name = match code {
-                    NONE => None,
-                    OTHER => Some(linkdeck_domain::OTHER.to_owned()),
-                    // A code the table does not know reads as "other", as on SQLite.
-                    code => Some(
-                        found
-                            .get(&code)
-                            .cloned()
-                            .unwrap_or_else(|| linkdeck_domain::OTHER.to_owned()),
-                    ),
-                };
-                (code, name)
-            })
-            .collect())
+        values::names(codes, |code| Ok(found.get(&code).cloned()))
     }
 
     fn alias_and_url(&self, link: Id) -> Result<Option<(String, String)>> {
-        let rows = self.query("SELECT alias, url FROM links WHERE id = $1", &[&link])?;
-        rows.first()
-            .map(|r| Ok((col(r, 0)?, col(r, 1)?)))
-            .transpose()
+        let sql = "SELECT alias, url FROM links WHERE id = $1";
+        self.wait(one(self.c, sql, &[&link], pair))
     }
 
     fn member_ids(&self, owner: Id, scope: Scope, id: Id) -> Result<HashSet<Id>> {
@@ -526,19 +496,17 @@ impl<C: GenericClient + Sync> Rollups for PgTx<'_, C> {
 
     fn members_with_clicks(&self, owner: Id, scope: Scope, id: Id) -> Result<Vec<(Id, i64)>> {
         let column = scope.member_column();
-        let rows = self.query(
-            &format!("SELECT id, clicks FROM links WHERE owner_id = $1 AND {column} = $2"),
-            &[&owner, &id],
-        )?;
-        rows.iter().map(|r| Ok((col(r, 0)?, col(r, 1)?))).collect()
+        let sql = format!("SELECT id, clicks FROM links WHERE owner_id = $1 AND {column} = $2");
+        self.wait(all(self.c, &sql, &[&owner, &id], pair))
     }
 
     fn links_by_clicks(&self, owner: Id, before: (i64, i64), n: usize) -> Result<Vec<(Id, i64)>> {
-        let rows = self.query(
+        self.wait(all(
+            self.c,
             "SELECT id, clicks FROM links WHERE owner_id = $1 AND (clicks, id) < ($2, $3)
              ORDER BY clicks DESC, id DESC LIMIT $4",
             &[&owner, &before.0, &before.1, &(n as i64)],
-        )?;
-        rows.iter().map(|r| Ok((col(r, 0)?, col(r, 1)?))).collect()
+            pair,
+        ))
     }
 }

@@ -14,7 +14,7 @@ use linkdeck_store::VisitLog;
 
 use crate::error::pg_error;
 use crate::pool::Pg;
-use crate::sql::col;
+use crate::sql::{all, col, execute, rows, value};
 use crate::traffic;
 use crate::tx::PgTx;
 use linkdeck_domain::{Dimension, Id, Result};
@@ -47,16 +47,16 @@ pub async fn record(
     // delete of one of them waits for the batch (or the batch for it), so its visits are
     // counted where the link is. Reservations (`quota.rs`) lock no link row: they never wait
     // for a batch, unless it adds clicks counted in memory to their quota row.
-    let lock = tx
-        .prepare_cached(
-            "SELECT id, clicks, owner_id, space_id, domain_id FROM links
-             WHERE id = ANY($1) ORDER BY id FOR NO KEY UPDATE",
-        )
-        .await
-        .map_err(pg_error)?;
+    let locked = rows(
+        &tx,
+        "SELECT id, clicks, owner_id, space_id, domain_id FROM links
+         WHERE id = ANY($1) ORDER BY id FOR NO KEY UPDATE",
+        &[&ids],
+    )
+    .await?;
     let mut clicks: HashMap<Id, i64> = HashMap::with_capacity(ids.len());
     let mut homes: HashMap<Id, LinkHome> = HashMap::with_capacity(ids.len());
-    for row in tx.query(&lock, &[&ids]).await.map_err(pg_error)? {
+    for row in locked {
         let id: Id = col(&row, 0)?;
         clicks.insert(id, col(&row, 1)?);
         homes.insert(
@@ -100,26 +100,22 @@ pub async fn record(
     // Then every link of the batch: its clicks counted here added, or brought up to its quota
     // row's (reserved there, by any server, this batch's visits among them; never backwards,
     // as another server's batch may have brought it further meanwhile).
-    let bump = tx
-        .prepare_cached(
-            "UPDATE links l SET
-                 clicks = CASE WHEN q.link_id IS NULL THEN l.clicks + v.n
-                               ELSE GREATEST(l.clicks, q.used) END,
-                 last_rotation = coalesce(q.position, l.last_rotation)
-             FROM unnest($1::bigint[], $2::bigint[]) AS v(id, n)
-                  LEFT JOIN click_quota q ON q.link_id = v.id
-             WHERE l.id = v.id
-               AND ((q.link_id IS NULL AND v.n > 0)
-                    OR l.clicks < q.used OR l.last_rotation <> q.position)
-             RETURNING l.id, l.clicks",
-        )
-        .await
-        .map_err(pg_error)?;
-    for row in tx
-        .query(&bump, &[&bump_ids, &bump_by])
-        .await
-        .map_err(pg_error)?
-    {
+    let bumped = rows(
+        &tx,
+        "UPDATE links l SET
+             clicks = CASE WHEN q.link_id IS NULL THEN l.clicks + v.n
+                           ELSE GREATEST(l.clicks, q.used) END,
+             last_rotation = coalesce(q.position, l.last_rotation)
+         FROM unnest($1::bigint[], $2::bigint[]) AS v(id, n)
+              LEFT JOIN click_quota q ON q.link_id = v.id
+         WHERE l.id = v.id
+           AND ((q.link_id IS NULL AND v.n > 0)
+                OR l.clicks < q.used OR l.last_rotation <> q.position)
+         RETURNING l.id, l.clicks",
+        &[&bump_ids, &bump_by],
+    )
+    .await?;
+    for row in bumped {
         clicks.insert(col(&row, 0)?, col(&row, 1)?);
     }
     log(&tx, batch.logged(&homes)).await?;
@@ -129,13 +125,13 @@ pub async fn record(
             .iter()
             .map(|(id, next)| (*id, i64::from(*next)))
             .unzip();
-        tx.execute(
+        execute(
+            &tx,
             "UPDATE links l SET last_rotation = v.p
              FROM unnest($1::bigint[], $2::bigint[]) AS v(id, p) WHERE l.id = v.id",
             &[&rotate_ids, &positions],
         )
-        .await
-        .map_err(pg_error)?;
+        .await?;
     }
     tx.commit().await.map_err(pg_error)?;
     let mut flushed: Vec<FlushedLink> = clicks
@@ -175,25 +171,23 @@ pub(super) async fn intern_values(
     }
     let dims: Vec<i32> = unknown.iter().map(|(dim, _)| *dim as i32).collect();
     let values: Vec<&str> = unknown.iter().map(|(_, value)| *value).collect();
-    client
-        .execute(
-            "INSERT INTO traffic_values (dimension, value)
-             SELECT d, v FROM unnest($1::int[], $2::text[]) AS x(d, v) ORDER BY d, v
-             ON CONFLICT DO NOTHING",
-            &[&dims, &values],
-        )
-        .await
-        .map_err(pg_error)?;
-    let rows = client
-        .query(
-            "SELECT t.id, t.dimension, t.value
-             FROM unnest($1::int[], $2::text[]) AS x(d, v)
-             JOIN traffic_values t ON t.dimension = x.d AND t.value = x.v",
-            &[&dims, &values],
-        )
-        .await
-        .map_err(pg_error)?;
-    for row in rows {
+    execute(
+        client,
+        "INSERT INTO traffic_values (dimension, value)
+         SELECT d, v FROM unnest($1::int[], $2::text[]) AS x(d, v) ORDER BY d, v
+         ON CONFLICT DO NOTHING",
+        &[&dims, &values],
+    )
+    .await?;
+    let stored = rows(
+        client,
+        "SELECT t.id, t.dimension, t.value
+         FROM unnest($1::int[], $2::text[]) AS x(d, v)
+         JOIN traffic_values t ON t.dimension = x.d AND t.value = x.v",
+        &[&dims, &values],
+    )
+    .await?;
+    for row in stored {
         let dim: i32 = col(&row, 1)?;
         if let Some(&dim) = usize::try_from(dim)
             .ok()
@@ -218,29 +212,29 @@ async fn log<'a>(
             |i: usize| -> Vec<Option<&str>> { chunk.iter().map(|v| v.values()[i]).collect() };
         let (country, platform, browser, referrer, language) =
             (column(0), column(1), column(2), column(3), column(4));
-        client
-            .execute(
-                "INSERT INTO visit_log (link_id, at, country, platform, browser, referrer, \
-                 language)
-                 SELECT * FROM unnest($1::bigint[], $2::bigint[], $3::text[], $4::text[],
-                                      $5::text[], $6::text[], $7::text[])",
-                &[
-                    &links, &at, &country, &platform, &browser, &referrer, &language,
-                ],
-            )
-            .await
-            .map_err(pg_error)?;
+        execute(
+            client,
+            "INSERT INTO visit_log (link_id, at, country, platform, browser, referrer, \
+             language)
+             SELECT * FROM unnest($1::bigint[], $2::bigint[], $3::text[], $4::text[],
+                                  $5::text[], $6::text[], $7::text[])",
+            &[
+                &links, &at, &country, &platform, &browser, &referrer, &language,
+            ],
+        )
+        .await?;
     }
     Ok(())
 }
 
 /// Whether this transaction holds the upkeep lock (taken if free, never waited for).
 async fn upkeep_lock(client: &impl GenericClient) -> Result<bool> {
-    client
-        .query_one("SELECT pg_try_advisory_xact_lock($1)", &[&UPKEEP_LOCK])
-        .await
-        .map_err(pg_error)
-        .and_then(|r| col(&r, 0))
+    value(
+        client,
+        "SELECT pg_try_advisory_xact_lock($1)",
+        &[&UPKEEP_LOCK],
+    )
+    .await
 }
 
 /// Links marked for purging (the trash's purge marks them: `visit_log_purge`) handled per pass.
@@ -252,23 +246,20 @@ impl<C: GenericClient + Sync> VisitLog for PgTx<'_, C> {
             return Ok(0);
         }
         // The log is in about the order of time, so the old rows are at the front: look only there.
-        let upto: Option<i64> = self
-            .wait(self.c.query_one(
-                "SELECT max(id) FROM (SELECT id, at FROM visit_log ORDER BY id LIMIT $2) s
-                 WHERE at < $1",
-                &[&before, &(chunk as i64)],
-            ))
-            .map_err(pg_error)
-            .and_then(|r| col(&r, 0))?;
+        let upto: Option<i64> = self.wait(value(
+            self.c,
+            "SELECT max(id) FROM (SELECT id, at FROM visit_log ORDER BY id LIMIT $2) s
+             WHERE at < $1",
+            &[&before, &(chunk as i64)],
+        ))?;
         let Some(upto) = upto else {
             return Ok(0);
         };
-        let n = self
-            .wait(self.c.execute(
-                "DELETE FROM visit_log WHERE id <= $1 AND at < $2",
-                &[&upto, &before],
-            ))
-            .map_err(pg_error)?;
+        let n = self.wait(execute(
+            self.c,
+            "DELETE FROM visit_log WHERE id <= $1 AND at < $2",
+            &[&upto, &before],
+        ))?;
         Ok(n as usize)
     }
 
@@ -276,35 +267,32 @@ impl<C: GenericClient + Sync> VisitLog for PgTx<'_, C> {
         if !self.wait(upkeep_lock(self.c))? {
             return Ok(None);
         }
-        let marked: Vec<(Id, i64)> = self
-            .wait(self.c.query(
-                "SELECT link_id, upto FROM visit_log_purge ORDER BY link_id LIMIT $1",
-                &[&PURGE_LINKS],
-            ))
-            .map_err(pg_error)?
-            .iter()
-            .map(|r| Ok((col(r, 0)?, col(r, 1)?)))
-            .collect::<Result<_>>()?;
+        let marked: Vec<(Id, i64)> = self.wait(all(
+            self.c,
+            "SELECT link_id, upto FROM visit_log_purge ORDER BY link_id LIMIT $1",
+            &[&PURGE_LINKS],
+            |r| Ok((col(r, 0)?, col(r, 1)?)),
+        ))?;
         let Some(end) = marked.iter().map(|m| m.1).max() else {
             return Ok(None);
         };
         let (links, uptos): (Vec<Id>, Vec<i64>) = marked.into_iter().unzip();
         if after >= end {
-            self.wait(self.c.execute(
+            self.wait(execute(
+                self.c,
                 "DELETE FROM visit_log_purge p USING unnest($1::bigint[], $2::bigint[]) AS m(l, u)
                  WHERE p.link_id = m.l AND p.upto <= m.u",
                 &[&links, &uptos],
-            ))
-            .map_err(pg_error)?;
+            ))?;
             return Ok(Some(0));
         }
         let until = after.saturating_add(chunk).min(end);
-        self.wait(self.c.execute(
+        self.wait(execute(
+            self.c,
             "DELETE FROM visit_log v USING unnest($3::bigint[], $4::bigint[]) AS m(l, u)
              WHERE v.id > $1 AND v.id <= $2 AND v.link_id = m.l AND v.id <= m.u",
             &[&after, &until, &links, &uptos],
-        ))
-        .map_err(pg_error)?;
+        ))?;
         Ok(Some(until))
     }
 }

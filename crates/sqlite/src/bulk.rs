@@ -64,23 +64,16 @@ fn update_staged(
         .map(|(c, _)| *c)
         .collect::<Vec<_>>()
         .join(", ");
-    let mut earlier = Vec::new();
-    {
-        let mut stmt = conn
-            .prepare_cached(&format!("SELECT id, {columns} FROM links WHERE {filter}"))
-            .map_err(db_error)?;
-        let mut rows = stmt
-            .query(params_from_iter(values.iter()))
-            .map_err(db_error)?;
-        while let Some(row) = rows.next().map_err(db_error)? {
-            let id: Id = row.get(0).map_err(db_error)?;
+    let earlier: Vec<Earlier> = conn.all(
+        &format!("SELECT id, {columns} FROM links WHERE {filter}"),
+        params_from_iter(values.iter()),
+        |row| {
             let old = (1..=changes.len())
                 .map(|i| row.get::<_, Sql>(i).map(value))
-                .collect::<rusqlite::Result<Vec<_>>>()
-                .map_err(db_error)?;
-            earlier.push((id, old));
-        }
-    }
+                .collect::<rusqlite::Result<_>>()?;
+            Ok((row.get(0)?, old))
+        },
+    )?;
     if earlier.is_empty() {
         return Ok(earlier);
     }

@@ -167,18 +167,6 @@ impl Db {
         &self.inner.reservations
     }
 
-    /// [`Db::write`] with foreign-key actions off: the trash moves a link's row out of `links`
-    /// and must leave the rows that belong to it (its visits) where they are, not cascade them
-    /// away. The caller references nothing new in the transaction.
-    pub async fn write_keeping_references<T, F>(&self, f: F) -> Result<T>
-    where
-        T: Send + 'static,
-        F: FnOnce(&Transaction<'_>) -> Result<T> + Send + 'static,
-    {
-        let db = self.clone();
-        run_blocking(move || db.write_blocking_checked_by_caller(f)).await
-    }
-
     /// SQLite's `data_version` as the writer connection sees it: it moves whenever another
     /// connection (another process, or another handle on the file) commits, but not for this
     /// handle's own writes. Asked without a transaction, so it never takes the file's lock.

@@ -38,6 +38,14 @@ pub trait Statements {
         read: impl FnMut(&Row<'_>) -> rusqlite::Result<T>,
     ) -> Result<B>;
 
+    /// Hands `f` each row `sql` answers, in order, where it stands (nothing copied out first).
+    fn each(
+        &self,
+        sql: &str,
+        params: impl Params,
+        f: impl FnMut(&Row<'_>) -> Result<()>,
+    ) -> Result<()>;
+
     /// The number a `SELECT count(*)` statement answers.
     fn count(&self, sql: &str, params: impl Params) -> Result<u64> {
         let n: i64 = self.row(sql, params, |r| r.get(0))?;
@@ -46,6 +54,20 @@ pub trait Statements {
 }
 
 impl Statements for Connection {
+    fn each(
+        &self,
+        sql: &str,
+        params: impl Params,
+        mut f: impl FnMut(&Row<'_>) -> Result<()>,
+    ) -> Result<()> {
+        let mut stmt = self.prepare_cached(sql).map_err(db_error)?;
+        let mut rows = stmt.query(params).map_err(db_error)?;
+        while let Some(row) = rows.next().map_err(db_error)? {
+            f(row)?;
+        }
+        Ok(())
+    }
+
     fn run(&self, sql: &str, params: impl Params) -> Result<usize> {
         self.prepare_cached(sql)
             .map_err(db_error)?

@@ -14,7 +14,6 @@ use linkdeck_store::{
 use roaring::RoaringTreemap;
 use rusqlite::{Connection, params};
 
-use crate::error::db_error;
 use crate::sql::Statements;
 use crate::tx::SqliteTx;
 use crate::{staged, traffic};
@@ -75,55 +74,34 @@ fn staged_links_of(conn: &Connection, owner: Id) -> Result<RoaringTreemap> {
     RoaringTreemap::from_sorted_iter(ids).map_err(|e| Error::Unavailable(e.to_string()))
 }
 
-/// The trashed link and space ids of `owner` in `scope`.
+/// The trashed link and space ids of `owner` in `scope`: in id order, or as the scope names them.
 fn ids_in(conn: &Connection, owner: Id, scope: &Scope) -> Result<(Vec<Id>, Vec<Id>)> {
-    let read = |sql: &str, param: Id| -> Result<Vec<Id>> {
-        conn.all(sql, params![owner, param], |r| r.get(0))
-    };
-    Ok(match scope {
-        Scope::Batch(batch) => (
-            read(
-                "SELECT id FROM trash_links WHERE owner_id = ?1 AND batch = ?2 ORDER BY id",
-                *batch,
-            )?,
-            read(
-                "SELECT id FROM trash_spaces WHERE owner_id = ?1 AND batch = ?2 ORDER BY id",
-                *batch,
-            )?,
-        ),
-        Scope::All => (
-            read(
-                "SELECT id FROM trash_links WHERE owner_id = ?1 AND ?2 = 0 ORDER BY id",
-                0,
-            )?,
-            read(
-                "SELECT id FROM trash_spaces WHERE owner_id = ?1 AND ?2 = 0 ORDER BY id",
-                0,
-            )?,
-        ),
-        Scope::Items { links, spaces } => {
+    let of = |table: &str, named: &[Id]| -> Result<Vec<Id>> {
+        let select = format!("SELECT id FROM {table} WHERE owner_id = ?1");
+        match scope {
+            Scope::Batch(batch) => conn.all(
+                &format!("{select} AND batch = ?2 ORDER BY id"),
+                params![owner, batch],
+                |r| r.get(0),
+            ),
+            Scope::All => conn.all(&format!("{select} ORDER BY id"), [owner], |r| r.get(0)),
             // Only the named ids that are the owner's and in the trash.
-            let keep = |sql: &str, ids: &[Id]| -> Result<Vec<Id>> {
+            Scope::Items { .. } => {
                 let mut kept = Vec::new();
-                for &id in ids {
-                    if !read(sql, id)?.is_empty() {
+                for &id in named {
+                    if conn.exists(&format!("{select} AND id = ?2"), params![owner, id])? {
                         kept.push(id);
                     }
                 }
                 Ok(kept)
-            };
-            (
-                keep(
-                    "SELECT id FROM trash_links WHERE owner_id = ?1 AND id = ?2",
-                    links,
-                )?,
-                keep(
-                    "SELECT id FROM trash_spaces WHERE owner_id = ?1 AND id = ?2",
-                    spaces,
-                )?,
-            )
+            }
         }
-    })
+    };
+    let (links, spaces) = match scope {
+        Scope::Items { links, spaces } => (links.as_slice(), spaces.as_slice()),
+        _ => (&[][..], &[][..]),
+    };
+    Ok((of("trash_links", links)?, of("trash_spaces", spaces)?))
 }
 
 fn restore_space(conn: &Connection, owner: Id, id: Id, done: &mut Restored) -> Result<()> {
@@ -173,43 +151,32 @@ fn restore_links(conn: &Connection, owner: Id, ids: &[Id], done: &mut Restored) 
     }
     staged::stage_ids(conn, ids.iter().copied())?;
     // Everything that would keep a link from coming back as it was, read in one pass.
-    let mut blocked = Vec::new();
-    {
-        let mut stmt = conn
-            .prepare_cached(
-                "SELECT t.id, ifnull(t.domain_id, 0), t.alias, \
-                   EXISTS (SELECT 1 FROM links l WHERE l.id = t.id), \
-                   EXISTS (SELECT 1 FROM links l WHERE ifnull(l.domain_id, 0) = \
-                           ifnull(t.domain_id, 0) AND l.alias = t.alias), \
-                   t.domain_id IS NOT NULL AND NOT EXISTS \
-                     (SELECT 1 FROM domains d \
-                      WHERE d.id = t.domain_id AND d.owner_id = t.owner_id) \
-                 FROM trash_links t WHERE t.id IN (SELECT id FROM temp.bulk_ids) ORDER BY t.id",
-            )
-            .map_err(db_error)?;
-        let mut rows = stmt.query([]).map_err(db_error)?;
-        let mut aliases = Aliases::default();
-        while let Some(row) = rows.next().map_err(db_error)? {
-            let id: Id = row.get(0).map_err(db_error)?;
-            let domain: Id = row.get(1).map_err(db_error)?;
-            let alias: String = row.get(2).map_err(db_error)?;
+    let found: Vec<(Id, Id, String, Blocking)> = conn.all(
+        "SELECT t.id, ifnull(t.domain_id, 0), t.alias, \
+           EXISTS (SELECT 1 FROM links l WHERE l.id = t.id), \
+           EXISTS (SELECT 1 FROM links l WHERE ifnull(l.domain_id, 0) = \
+                   ifnull(t.domain_id, 0) AND l.alias = t.alias), \
+           t.domain_id IS NOT NULL AND NOT EXISTS \
+             (SELECT 1 FROM domains d \
+              WHERE d.id = t.domain_id AND d.owner_id = t.owner_id) \
+         FROM trash_links t WHERE t.id IN (SELECT id FROM temp.bulk_ids) ORDER BY t.id",
+        [],
+        |r| {
             let facts = Blocking {
-                id_taken: row.get(3).map_err(db_error)?,
-                alias_taken: row.get(4).map_err(db_error)?,
-                domain_gone: row.get(5).map_err(db_error)?,
+                id_taken: r.get(3)?,
+                alias_taken: r.get(4)?,
+                domain_gone: r.get(5)?,
             };
-            if let Some(why) = facts.why(id, domain, &alias, &mut aliases) {
-                blocked.push((id, alias, why));
-            }
+            Ok((r.get(0)?, r.get(1)?, r.get(2)?, facts))
+        },
+    )?;
+    let mut aliases = Aliases::default();
+    for (id, domain, alias, facts) in found {
+        if let Some(why) = facts.why(id, domain, &alias, &mut aliases) {
+            conn.run("DELETE FROM temp.bulk_ids WHERE id = ?1", [id])?;
+            done.failed
+                .push((TrashedKind::Link, id, alias, Error::Conflict(why)));
         }
-    }
-    let mut unstage = conn
-        .prepare_cached("DELETE FROM temp.bulk_ids WHERE id = ?1")
-        .map_err(db_error)?;
-    for (id, alias, why) in blocked {
-        unstage.execute([id]).map_err(db_error)?;
-        done.failed
-            .push((TrashedKind::Link, id, alias, Error::Conflict(why)));
     }
     let columns = restored_columns();
     let n = conn.run(
@@ -268,11 +235,7 @@ impl Trash for SqliteTx<'_> {
     }
 
     fn purge_trash_before(&self, cutoff: Timestamp) -> Result<u64> {
-        let due = self.conn.exists(
-            "SELECT 1 FROM trash_batches WHERE deleted_at < ?1 LIMIT 1",
-            [cutoff.as_second()],
-        )?;
-        if !due {
+        if !self.trash_due(cutoff)? {
             return Ok(0);
         }
         let ids: Vec<Id> = self.conn.all(
@@ -310,17 +273,11 @@ impl Trash for SqliteTx<'_> {
     }
 
     fn trash_space(&self, owner: Id, id: Id, batch: Id) -> Result<bool> {
-        let mut members = RoaringTreemap::new();
-        {
-            let mut stmt = self
-                .conn
-                .prepare_cached("SELECT id FROM links WHERE owner_id = ?1 AND space_id = ?2")
-                .map_err(db_error)?;
-            let mut rows = stmt.query(params![owner, id]).map_err(db_error)?;
-            while let Some(row) = rows.next().map_err(db_error)? {
-                members.insert(row.get::<_, Id>(0).map_err(db_error)? as u64);
-            }
-        }
+        let members: RoaringTreemap = self.conn.all(
+            "SELECT id FROM links WHERE owner_id = ?1 AND space_id = ?2",
+            params![owner, id],
+            |r| r.get::<_, Id>(0).map(|id| id as u64),
+        )?;
         let blob = members_blob(&members)?;
         let n = self.conn.run(
             "INSERT INTO trash_spaces (id, batch, owner_id, name, color, created_at, updated_at, \
@@ -353,13 +310,10 @@ impl Trash for SqliteTx<'_> {
         let (links, spaces) = ids_in(self.conn, owner, scope)?;
         staged::stage_ids(self.conn, links.iter().copied())?;
         let n = purge_staged_links(self.conn)?;
-        let mut gone = self
-            .conn
-            .prepare_cached("DELETE FROM trash_spaces WHERE id = ?1")
-            .map_err(db_error)?;
-        for id in &spaces {
-            gone.execute([id]).map_err(db_error)?;
-            traffic::delete_scope(self.conn, traffic::Scope::Space, *id)?;
+        for &id in &spaces {
+            self.conn
+                .run("DELETE FROM trash_spaces WHERE id = ?1", [id])?;
+            traffic::delete_scope(self.conn, traffic::Scope::Space, id)?;
         }
         drop_empty_batches(self.conn, owner)?;
         Ok(n + spaces.len() as u64)

@@ -21,6 +21,7 @@ use rusqlite::blob::Blob;
 use rusqlite::{Connection, MAIN_DB, OptionalExtension, params};
 
 use crate::error::db_error;
+use crate::sql::Statements;
 use linkdeck_domain::{Id, LinkStatus, Result};
 
 /// Ids per row: a row's data is 4,096 × 4 bytes of clicks and two bitmaps, about 17 KB, so a
@@ -104,13 +105,9 @@ impl Pending {
         let upto = upto(conn)? as u64;
         // ?1 is the lowest id wanted.
         let rows = |sql: &str, from: u64| -> Result<Vec<(u64, Facts)>> {
-            let mut stmt = conn.prepare_cached(sql).map_err(db_error)?;
-            stmt.query_map([from as i64], |r| {
+            conn.all(sql, [from as i64], |r| {
                 Ok((r.get::<_, i64>(0)? as u64, facts_at(r, 1)?))
             })
-            .map_err(db_error)?
-            .collect::<rusqlite::Result<Vec<_>>>()
-            .map_err(db_error)
         };
         let changed = rows(
             "SELECT id, clicks, disabled, limit_reached FROM link_facts_new \
@@ -291,27 +288,17 @@ fn put(data: &mut [u8], low: usize, facts: Facts) {
 
 /// The highest link id the snapshot covers.
 fn upto(conn: &Connection) -> Result<Id> {
-    conn.prepare_cached("SELECT upto FROM link_facts_upto")
-        .map_err(db_error)?
-        .query_row([], |r| r.get(0))
-        .optional()
-        .map_err(db_error)
-        .map(Option::unwrap_or_default)
+    let upto = conn.one("SELECT upto FROM link_facts_upto", [], |r| r.get(0))?;
+    Ok(upto.unwrap_or_default())
 }
 
 fn set_upto(tx: &Connection, upto: Id) -> Result<()> {
-    tx.prepare_cached("UPDATE link_facts_upto SET upto = ?1")
-        .map_err(db_error)?
-        .execute([upto])
-        .map_err(db_error)?;
+    tx.run("UPDATE link_facts_upto SET upto = ?1", [upto])?;
     Ok(())
 }
 
 fn last_id(tx: &Connection) -> Result<Id> {
-    tx.prepare_cached("SELECT ifnull(max(id), 0) FROM links")
-        .map_err(db_error)?
-        .query_row([], |r| r.get(0))
-        .map_err(db_error)
+    tx.row("SELECT ifnull(max(id), 0) FROM links", [], |r| r.get(0))
 }
 
 /// Takes in what has gathered once there is enough of it: links above the watermark, and the
@@ -325,11 +312,7 @@ pub fn settle(tx: &Connection) -> Result<()> {
         take_in(tx, upto + 1, last)?;
         set_upto(tx, last)?;
     }
-    let changed: i64 = tx
-        .prepare_cached("SELECT count(*) FROM link_facts_new")
-        .map_err(db_error)?
-        .query_row([], |r| r.get(0))
-        .map_err(db_error)?;
+    let changed: i64 = tx.row("SELECT count(*) FROM link_facts_new", [], |r| r.get(0))?;
     if changed >= CHANGED_MAX {
         fold(tx)?;
     }
@@ -349,12 +332,11 @@ pub fn catch_up(tx: &Connection) -> Result<()> {
 
 /// One block's data as stored, or a new block whose every slot says to read the row.
 fn load(tx: &Connection, block: Id) -> Result<Vec<u8>> {
-    let stored: Option<Vec<u8>> = tx
-        .prepare_cached("SELECT data FROM link_facts WHERE block = ?1")
-        .map_err(db_error)?
-        .query_row([block], |r| r.get(0))
-        .optional()
-        .map_err(db_error)?;
+    let stored: Option<Vec<u8>> = tx.one(
+        "SELECT data FROM link_facts WHERE block = ?1",
+        [block],
+        |r| r.get(0),
+    )?;
     Ok(match stored {
         Some(data) if data.len() == DATA_BYTES => data,
         _ => {
@@ -366,10 +348,10 @@ fn load(tx: &Connection, block: Id) -> Result<Vec<u8>> {
 }
 
 fn store(tx: &Connection, block: Id, data: &[u8]) -> Result<()> {
-    tx.prepare_cached("INSERT OR REPLACE INTO link_facts (block, data) VALUES (?1, ?2)")
-        .map_err(db_error)?
-        .execute(params![block, data])
-        .map_err(db_error)?;
+    tx.run(
+        "INSERT OR REPLACE INTO link_facts (block, data) VALUES (?1, ?2)",
+        params![block, data],
+    )?;
     Ok(())
 }
 
@@ -396,14 +378,10 @@ fn write(tx: &Connection, facts: impl Iterator<Item = (Id, Facts)>) -> Result<()
 
 /// Writes the facts of the links with ids in `first..=last` as their rows say now.
 fn take_in(tx: &Connection, first: Id, last: Id) -> Result<()> {
-    let mut stmt = tx
-        .prepare_cached(&format!(
-            "SELECT id, {FACTS_COLUMNS} FROM links WHERE id BETWEEN ?1 AND ?2 ORDER BY id"
-        ))
-        .map_err(db_error)?;
-    let mut rows = stmt.query(params![first, last]).map_err(db_error)?;
+    let sql =
+        format!("SELECT id, {FACTS_COLUMNS} FROM links WHERE id BETWEEN ?1 AND ?2 ORDER BY id");
     let mut taken = Vec::new();
-    while let Some(row) = rows.next().map_err(db_error)? {
+    tx.each(&sql, params![first, last], |row| {
         taken.push((
             row.get::<_, Id>(0).map_err(db_error)?,
             facts_at(row, 1).map_err(db_error)?,
@@ -412,23 +390,18 @@ fn take_in(tx: &Connection, first: Id, last: Id) -> Result<()> {
         if taken.len() >= BLOCK * 16 {
             write(tx, taken.drain(..))?;
         }
-    }
+        Ok(())
+    })?;
     write(tx, taken.into_iter())
 }
 
 /// Moves every note into the snapshot and clears them.
 fn fold(tx: &Connection) -> Result<()> {
-    let notes = {
-        let mut stmt = tx
-            .prepare_cached(
-                "SELECT id, clicks, disabled, limit_reached FROM link_facts_new ORDER BY id",
-            )
-            .map_err(db_error)?;
-        stmt.query_map([], |r| Ok((r.get::<_, Id>(0)?, facts_at(r, 1)?)))
-            .map_err(db_error)?
-            .collect::<rusqlite::Result<Vec<_>>>()
-            .map_err(db_error)?
-    };
+    let notes: Vec<(Id, Facts)> = tx.all(
+        "SELECT id, clicks, disabled, limit_reached FROM link_facts_new ORDER BY id",
+        [],
+        |r| Ok((r.get(0)?, facts_at(r, 1)?)),
+    )?;
     if notes.is_empty() {
         return Ok(());
     }

@@ -82,12 +82,13 @@ use linkdeck_store::sql::{column, order_by};
 use linkdeck_store::{ListFilter, Search, Slice};
 use roaring::RoaringTreemap;
 use rusqlite::types::Value;
-use rusqlite::{Connection, OptionalExtension, params, params_from_iter};
+use rusqlite::{Connection, params, params_from_iter};
 
 use super::status;
 use super::tx::SqliteTx;
 use crate::error::db_error;
 use crate::link_rows::get;
+use crate::sql::Statements;
 use linkdeck_domain::{Id, Link, Result, SearchBy, Sort, SpaceFilter, StatusFilter};
 
 fn status_sql(status: StatusFilter) -> Option<&'static str> {
@@ -196,12 +197,8 @@ fn fts_phrase(term: &str) -> String {
 
 /// How many links `owner` has (kept by the writes, so never counted).
 pub(super) fn owner_link_count(conn: &Connection, owner: Id) -> Result<u64> {
-    let n: Option<i64> = conn
-        .prepare_cached("SELECT link_count FROM owners WHERE id = ?1")
-        .map_err(db_error)?
-        .query_row([owner], |r| r.get(0))
-        .optional()
-        .map_err(db_error)?;
+    let sql = "SELECT link_count FROM owners WHERE id = ?1";
+    let n: Option<i64> = conn.one(sql, [owner], |r| r.get(0))?;
     Ok(n.unwrap_or(0).max(0) as u64)
 }
 
@@ -233,13 +230,8 @@ fn walk_is_cheaper(
 /// How many links (of any owner) the full-text search matches: the index alone answers.
 fn search_matches(conn: &Connection, by: SearchBy, phrase: &Value) -> Result<u64> {
     let table = fts_table(by);
-    let n: i64 = conn
-        .prepare_cached(&format!(
-            "SELECT count(*) FROM {table} WHERE {table} MATCH ?1"
-        ))
-        .map_err(db_error)?
-        .query_row([phrase], |r| r.get(0))
-        .map_err(db_error)?;
+    let sql = format!("SELECT count(*) FROM {table} WHERE {table} MATCH ?1");
+    let n: i64 = conn.row(&sql, [phrase], |r| r.get(0))?;
     Ok(n.max(0) as u64)
 }
 
@@ -251,11 +243,7 @@ fn list(tx: &Connection, f: &ListFilter<'_>) -> Result<(Vec<Link>, u64)> {
     }
     if let Some(set) = matches_as_ids(tx, f)? {
         let (ids, total) = sets::select(tx, f, set)?;
-        let mut items = Vec::with_capacity(ids.len());
-        for id in ids {
-            items.extend(get(tx, f.owner, id)?);
-        }
-        return Ok((items, total));
+        return Ok((links(tx, f.owner, ids)?, total));
     }
     let sql = list_sql(f, Plan::Matches);
     let total = count(tx, f, &sql)?;
@@ -286,20 +274,20 @@ fn list(tx: &Connection, f: &ListFilter<'_>) -> Result<(Vec<Link>, u64)> {
         values.len() - 1,
         values.len()
     );
-    let mut stmt = tx.prepare_cached(&query).map_err(db_error)?;
-    let mut ids = stmt
-        .query_map(params_from_iter(values), |r| r.get::<_, Id>(0))
-        .map_err(db_error)?
-        .collect::<rusqlite::Result<Vec<Id>>>()
-        .map_err(db_error)?;
+    let mut ids: Vec<Id> = tx.all(&query, params_from_iter(values), |r| r.get(0))?;
     if reverse {
         ids.reverse();
     }
+    Ok((links(tx, f.owner, ids)?, total))
+}
+
+/// The owner's links with these ids, in their order.
+fn links(conn: &Connection, owner: Id, ids: Vec<Id>) -> Result<Vec<Link>> {
     let mut items = Vec::with_capacity(ids.len());
     for id in ids {
-        items.extend(get(tx, f.owner, id)?);
+        items.extend(get(conn, owner, id)?);
     }
-    Ok((items, total))
+    Ok(items)
 }
 
 /// A page of a full-text search in id order with nothing else to filter and every match the
@@ -328,27 +316,18 @@ fn search_in_id_order(conn: &Connection, f: &ListFilter<'_>) -> Result<Option<(V
         false => "ASC",
     };
     let table = fts_table(by);
-    let mut ids = conn
-        .prepare_cached(&format!(
+    let mut ids: Vec<Id> = conn.all(
+        &format!(
             "SELECT rowid FROM {table} WHERE {table} MATCH ?1 \
              ORDER BY rowid {direction} LIMIT ?2 OFFSET ?3"
-        ))
-        .map_err(db_error)?
-        .query_map(
-            params![phrase, slice.limit as i64, slice.offset as i64],
-            |r| r.get::<_, Id>(0),
-        )
-        .map_err(db_error)?
-        .collect::<rusqlite::Result<Vec<Id>>>()
-        .map_err(db_error)?;
+        ),
+        params![phrase, slice.limit as i64, slice.offset as i64],
+        |r| r.get(0),
+    )?;
     if slice.reverse {
         ids.reverse();
     }
-    let mut items = Vec::with_capacity(ids.len());
-    for id in ids {
-        items.extend(get(conn, f.owner, id)?);
-    }
-    Ok(Some((items, total)))
+    Ok(Some((links(conn, f.owner, ids)?, total)))
 }
 
 /// The ids of every link matching `f` (its paging and order aside), read the way a list reads
@@ -360,18 +339,14 @@ fn matching_ids(conn: &Connection, f: &ListFilter<'_>) -> Result<RoaringTreemap>
     }
     let sql = list_sql(f, Plan::Matches);
     // `?2 IS NOT NULL` names the time parameter, which not every filter uses.
-    let mut stmt = conn
-        .prepare_cached(&format!(
+    let ids = conn.all(
+        &format!(
             "SELECT l.id FROM {} WHERE {} AND ?2 IS NOT NULL",
             sql.from, sql.filter
-        ))
-        .map_err(db_error)?;
-    let ids = stmt
-        .query_map(params_from_iter(&sql.values), |r| r.get::<_, i64>(0))
-        .map_err(db_error)?
-        .map(|id| id.map(|id| id as u64))
-        .collect::<rusqlite::Result<Vec<u64>>>()
-        .map_err(db_error)?;
+        ),
+        params_from_iter(&sql.values),
+        |r| r.get::<_, i64>(0).map(|id| id as u64),
+    )?;
     Ok(bitmaps::set_of(ids))
 }
 
@@ -419,35 +394,21 @@ fn matches_as_ids(conn: &Connection, f: &ListFilter<'_>) -> Result<Option<Roarin
 /// quick at a million links.
 fn count(conn: &Connection, f: &ListFilter<'_>, sql: &ListSql) -> Result<u64> {
     if f.search.is_some() || !f.space.is_any() || f.domain.is_some() {
-        let n: i64 = conn
-            .prepare_cached(&format!(
-                "SELECT count(*) FROM {} WHERE {}",
-                sql.from, sql.filter
-            ))
-            .map_err(db_error)?
-            .query_row(params_from_iter(&sql.values), |r| r.get(0))
-            .map_err(db_error)?;
+        let count = format!("SELECT count(*) FROM {} WHERE {}", sql.from, sql.filter);
+        let n: i64 = conn.row(&count, params_from_iter(&sql.values), |r| r.get(0))?;
         return Ok(n as u64);
     }
     let owner = f.owner;
     let now = f.now.as_second();
     let n = |sql: &str| -> Result<u64> {
-        let n: i64 = conn
-            .prepare_cached(sql)
-            .map_err(db_error)?
-            .query_row(params![owner, now], |r| r.get(0))
-            .map_err(db_error)?;
+        let n: i64 = conn.row(sql, params![owner, now], |r| r.get(0))?;
         Ok(n.max(0) as u64)
     };
     // Each query names its index so a planner change cannot turn it into a scan.
     const TOTAL: &str = "SELECT link_count FROM owners WHERE id = ?1 AND ?2 IS NOT NULL";
     let total = || -> Result<u64> {
-        conn.prepare_cached(TOTAL)
-            .map_err(db_error)?
-            .query_row(params![owner, now], |r| r.get::<_, i64>(0))
-            .optional()
-            .map_err(db_error)
-            .map(|n| n.unwrap_or(0).max(0) as u64)
+        let n: Option<i64> = conn.one(TOTAL, params![owner, now], |r| r.get(0))?;
+        Ok(n.unwrap_or(0).max(0) as u64)
     };
     Ok(match f.status {
         StatusFilter::All => total()?,
@@ -464,12 +425,11 @@ fn count(conn: &Connection, f: &ListFilter<'_>, sql: &ListSql) -> Result<u64> {
 
 /// Whether no other owner has any link.
 fn sole_owner(conn: &Connection, owner: Id) -> Result<bool> {
-    conn.prepare_cached(
+    conn.row(
         "SELECT NOT EXISTS (SELECT 1 FROM owners WHERE id <> ?1 AND link_count > 0)",
+        [owner],
+        |r| r.get(0),
     )
-    .map_err(db_error)?
-    .query_row([owner], |r| r.get(0))
-    .map_err(db_error)
 }
 
 impl Search for SqliteTx<'_> {

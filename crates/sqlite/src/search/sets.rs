@@ -13,6 +13,7 @@ use super::ranking::{Ranking, Window};
 use super::status::{BY_CLICKS_IDS, BY_DATE_IDS, DISABLED_IDS};
 use super::{self as search, ListFilter};
 use crate::error::db_error;
+use crate::sql::Statements;
 use linkdeck_domain::{Id, LinkStatus, Result, Sort, SpaceFilter, StatusFilter};
 use linkdeck_store::time;
 
@@ -31,12 +32,7 @@ const DOMAIN_IDS: &str = "SELECT id FROM links INDEXED BY links_owner_domain \
 
 /// The ids `query` yields for its parameters, as a set.
 fn ids_of(conn: &Connection, query: &str, params: impl Params) -> Result<RoaringTreemap> {
-    let mut ids = Vec::new();
-    let mut stmt = conn.prepare_cached(query).map_err(db_error)?;
-    let mut rows = stmt.query(params).map_err(db_error)?;
-    while let Some(row) = rows.next().map_err(db_error)? {
-        ids.push(row.get::<_, Id>(0).map_err(db_error)? as u64);
-    }
+    let ids = conn.all(query, params, |r| r.get::<_, Id>(0).map(|id| id as u64))?;
     Ok(set_of(ids))
 }
 

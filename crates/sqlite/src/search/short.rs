@@ -31,9 +31,10 @@ use std::sync::mpsc::{Receiver, SyncSender, sync_channel};
 use std::thread::JoinHandle;
 
 use roaring::{RoaringBitmap, RoaringTreemap};
-use rusqlite::{Connection, OptionalExtension, Row, params};
+use rusqlite::{Connection, Row, params};
 
 use crate::error::db_error;
+use crate::sql::Statements;
 use common::Common;
 use linkdeck_domain::{Error, Id, Result, SearchBy};
 use linkdeck_store::sql::WHOLE_MAX;
@@ -149,20 +150,17 @@ fn indexed(
     to: &str,
 ) -> Result<RoaringTreemap> {
     let mut highs: BTreeMap<u32, RoaringBitmap> = BTreeMap::new();
-    let mut stmt = conn
-        .prepare_cached(
-            "SELECT block, ids FROM link_grams WHERE owner_id = ?1 AND field = ?2 \
-             AND gram BETWEEN ?3 AND ?4",
-        )
-        .map_err(db_error)?;
-    let mut rows = stmt
-        .query(params![owner, row_field as i64, from, to])
-        .map_err(db_error)?;
-    while let Some(row) = rows.next().map_err(db_error)? {
-        let block: i64 = row.get(0).map_err(db_error)?;
-        let ids = decode(blob_at(row, 1)?)?;
-        *highs.entry(high(block)).or_default() |= ids;
-    }
+    conn.each(
+        "SELECT block, ids FROM link_grams WHERE owner_id = ?1 AND field = ?2 \
+         AND gram BETWEEN ?3 AND ?4",
+        params![owner, row_field as i64, from, to],
+        |row| {
+            let block: i64 = row.get(0).map_err(db_error)?;
+            let ids = decode(blob_at(row, 1)?)?;
+            *highs.entry(high(block)).or_default() |= ids;
+            Ok(())
+        },
+    )?;
     Ok(RoaringTreemap::from_bitmaps(highs))
 }
 
@@ -189,28 +187,20 @@ fn waiting(
 ) -> Result<()> {
     let mut folded = String::new();
     // The links not indexed yet are read as they are.
-    let mut stmt = conn
-        .prepare_cached(&format!(
-            "SELECT id, {} FROM links WHERE id > ?1 AND owner_id = ?2",
-            linkdeck_store::sql::column(by)
-        ))
-        .map_err(db_error)?;
-    let mut rows = stmt.query(params![upto(conn)?, owner]).map_err(db_error)?;
-    while let Some(row) = rows.next().map_err(db_error)? {
+    let column = linkdeck_store::sql::column(by);
+    let sql = format!("SELECT id, {column} FROM links WHERE id > ?1 AND owner_id = ?2");
+    conn.each(&sql, params![upto(conn)?, owner], |row| {
         if holds(text_at(row, 1)?, term, &mut folded) {
             set.insert(row.get::<_, Id>(0).map_err(db_error)? as u64);
         }
-    }
+        Ok(())
+    })?;
     // The links written since the index took them in: what it says of them is stale.
-    let mut stmt = conn
-        .prepare_cached(&format!(
-            "SELECT s.id, l.owner_id = ?1, l.{} FROM link_grams_stale s \
-             LEFT JOIN links l ON l.id = s.id",
-            linkdeck_store::sql::column(by)
-        ))
-        .map_err(db_error)?;
-    let mut rows = stmt.query([owner]).map_err(db_error)?;
-    while let Some(row) = rows.next().map_err(db_error)? {
+    let sql = format!(
+        "SELECT s.id, l.owner_id = ?1, l.{column} FROM link_grams_stale s \
+         LEFT JOIN links l ON l.id = s.id"
+    );
+    conn.each(&sql, [owner], |row| {
         let id = row.get::<_, Id>(0).map_err(db_error)? as u64;
         let mine = row.get::<_, Option<bool>>(1).map_err(db_error)?;
         if mine == Some(true) && holds(text_at(row, 2)?, term, &mut folded) {
@@ -218,8 +208,8 @@ fn waiting(
         } else {
             set.remove(id);
         }
-    }
-    Ok(())
+        Ok(())
+    })
 }
 
 fn text_at<'r>(row: &'r Row<'_>, i: usize) -> Result<Option<&'r str>> {
@@ -247,12 +237,8 @@ fn decode(blob: &[u8]) -> Result<RoaringBitmap> {
 
 /// The highest link id the index covers.
 fn upto(conn: &Connection) -> Result<Id> {
-    conn.prepare_cached("SELECT upto FROM link_grams_upto")
-        .map_err(db_error)?
-        .query_row([], |r| r.get(0))
-        .optional()
-        .map_err(db_error)
-        .map(Option::unwrap_or_default)
+    let upto = conn.one("SELECT upto FROM link_grams_upto", [], |r| r.get(0))?;
+    Ok(upto.unwrap_or_default())
 }
 
 /// Folds what waits into the index once enough has gathered: links above the watermark, and
@@ -261,20 +247,12 @@ fn upto(conn: &Connection) -> Result<Id> {
 /// search reads, stay small.
 pub fn settle(tx: &Connection) -> Result<()> {
     let upto = upto(tx)?;
-    let last: Id = tx
-        .prepare_cached("SELECT ifnull(max(id), 0) FROM links")
-        .map_err(db_error)?
-        .query_row([], |r| r.get(0))
-        .map_err(db_error)?;
+    let last: Id = tx.row("SELECT ifnull(max(id), 0) FROM links", [], |r| r.get(0))?;
     if last - upto >= PENDING_MAX {
         index_new(tx, upto + 1, last)?;
         set_upto(tx, last)?;
     }
-    let stale: Id = tx
-        .prepare_cached("SELECT count(*) FROM link_grams_stale")
-        .map_err(db_error)?
-        .query_row([], |r| r.get(0))
-        .map_err(db_error)?;
+    let stale: Id = tx.row("SELECT count(*) FROM link_grams_stale", [], |r| r.get(0))?;
     if stale >= PENDING_MAX {
         fold_stale(tx)?;
     }
@@ -349,10 +327,7 @@ fn catch_up_with(tx: &Connection, common: Arc<Common>) -> Result<()> {
 }
 
 fn set_upto(tx: &Connection, upto: Id) -> Result<()> {
-    tx.prepare_cached("UPDATE link_grams_upto SET upto = ?1")
-        .map_err(db_error)?
-        .execute([upto])
-        .map_err(db_error)?;
+    tx.run("UPDATE link_grams_upto SET upto = ?1", [upto])?;
     Ok(())
 }
 
@@ -595,17 +570,12 @@ fn edit(
     change: impl FnOnce(&mut RoaringBitmap),
 ) -> Result<()> {
     let block = id >> BLOCK_BITS;
-    let stored: Option<(i64, Vec<u8>)> = tx
-        .prepare_cached(
-            "SELECT rowid, ids FROM link_grams WHERE owner_id = ?1 AND field = ?2 AND gram = ?3 \
-             AND block = ?4",
-        )
-        .map_err(db_error)?
-        .query_row(params![owner, field as i64, gram, block], |r| {
-            Ok((r.get(0)?, r.get(1)?))
-        })
-        .optional()
-        .map_err(db_error)?;
+    let stored: Option<(i64, Vec<u8>)> = tx.one(
+        "SELECT rowid, ids FROM link_grams WHERE owner_id = ?1 AND field = ?2 AND gram = ?3 \
+         AND block = ?4",
+        params![owner, field as i64, gram, block],
+        |r| Ok((r.get(0)?, r.get(1)?)),
+    )?;
     let (rowid, mut ids) = match stored {
         Some((rowid, blob)) => (Some(rowid), decode(&blob)?),
         None => (None, RoaringBitmap::new()),
@@ -663,19 +633,18 @@ fn index_range(
         let block = from >> BLOCK_BITS;
         let to = (((block + 1) << BLOCK_BITS) - 1).min(last);
         let mut postings = postings();
-        let mut stmt = tx
-            .prepare_cached(
-                "SELECT id, owner_id, title, alias, url FROM links WHERE id BETWEEN ?1 AND ?2 \
-                 ORDER BY id",
-            )
-            .map_err(db_error)?;
-        let mut rows = stmt.query(params![from, to]).map_err(db_error)?;
-        while let Some(row) = rows.next().map_err(db_error)? {
-            let text = |i| text_at(row, i);
-            let id: Id = row.get(0).map_err(db_error)?;
-            let owner: Id = row.get(1).map_err(db_error)?;
-            postings.add(owner, id as u16, [text(2)?, text(3)?, text(4)?]);
-        }
+        tx.each(
+            "SELECT id, owner_id, title, alias, url FROM links WHERE id BETWEEN ?1 AND ?2 \
+             ORDER BY id",
+            params![from, to],
+            |row| {
+                let text = |i| text_at(row, i);
+                let id: Id = row.get(0).map_err(db_error)?;
+                let owner: Id = row.get(1).map_err(db_error)?;
+                postings.add(owner, id as u16, [text(2)?, text(3)?, text(4)?]);
+                Ok(())
+            },
+        )?;
         write(tx, block, postings)?;
         from = to + 1;
     }

@@ -15,7 +15,7 @@ pub mod values;
 
 use std::collections::HashMap;
 
-use rusqlite::{Connection, OptionalExtension, params};
+use rusqlite::{Connection, OptionalExtension, ToSql, params};
 
 pub use linkdeck_store::traffic::{
     DaySink, DayTraffic, LinkHome, Scope, Shift, StoredDay, day, day_of, history_days, hour_of,
@@ -215,30 +215,21 @@ impl Rollup {
 
 /// The first and last day with traffic of an owner, space or domain.
 pub fn scope_range(conn: &Connection, scope: Scope, id: Id) -> Result<Option<(i64, i64)>> {
-    let edge = |order: &str| -> Result<Option<i64>> {
-        conn.one(
-            &format!(
-                "SELECT day FROM scope_traffic WHERE scope = ?1 AND scope_id = ?2 \
-                 ORDER BY day {order} LIMIT 1"
-            ),
-            params![scope as i64, id],
-            |r| r.get(0),
-        )
-    };
-    Ok(edge("ASC")?.zip(edge("DESC")?))
+    let rows = "scope_traffic WHERE scope = ?1 AND scope_id = ?2";
+    day_range(conn, rows, params![scope as i64, id])
 }
 
 /// The first and last day of any of `owner`'s links' own rows. Unlike the owner's sums, these
 /// rows stay while a link is in the trash, so the days of a withdrawn link are within them.
 fn link_range(conn: &Connection, owner: Id) -> Result<Option<(i64, i64)>> {
+    day_range(conn, "link_traffic WHERE owner_id = ?1", params![owner])
+}
+
+/// The first and last day of the rows `rows` (a table and its condition) names.
+fn day_range(conn: &Connection, rows: &str, key: &[&dyn ToSql]) -> Result<Option<(i64, i64)>> {
     let edge = |order: &str| -> Result<Option<i64>> {
-        conn.one(
-            &format!(
-                "SELECT day FROM link_traffic WHERE owner_id = ?1 ORDER BY day {order} LIMIT 1"
-            ),
-            [owner],
-            |r| r.get(0),
-        )
+        let sql = format!("SELECT day FROM {rows} ORDER BY day {order} LIMIT 1");
+        conn.one(&sql, key, |r| r.get(0))
     };
     Ok(edge("ASC")?.zip(edge("DESC")?))
 }
@@ -287,24 +278,19 @@ pub fn scope_days(
     last: i64,
     mut f: impl FnMut(StoredDay<'_>) -> Result<()>,
 ) -> Result<()> {
-    let mut stmt = conn
-        .prepare_cached(
-            "SELECT day, clicks, data FROM scope_traffic
-             WHERE scope = ?1 AND scope_id = ?2 AND day BETWEEN ?3 AND ?4 ORDER BY day",
-        )
-        .map_err(db_error)?;
-    let mut rows = stmt
-        .query(params![scope as i64, id, first, last])
-        .map_err(db_error)?;
-    while let Some(r) = rows.next().map_err(db_error)? {
-        let data = r.get_ref(2).map_err(db_error)?.as_blob().unwrap_or(&[]);
-        f(StoredDay {
-            day: r.get(0).map_err(db_error)?,
-            clicks: r.get::<_, i64>(1).map_err(db_error)?.max(0) as u64,
-            data,
-        })?;
-    }
-    Ok(())
+    conn.each(
+        "SELECT day, clicks, data FROM scope_traffic
+         WHERE scope = ?1 AND scope_id = ?2 AND day BETWEEN ?3 AND ?4 ORDER BY day",
+        params![scope as i64, id, first, last],
+        |r| {
+            let data = r.get_ref(2).map_err(db_error)?.as_blob().unwrap_or(&[]);
+            f(StoredDay {
+                day: r.get(0).map_err(db_error)?,
+                clicks: r.get::<_, i64>(1).map_err(db_error)?.max(0) as u64,
+                data,
+            })
+        },
+    )
 }
 
 /// Every stored day of a link, for moving or deleting its traffic.

@@ -101,26 +101,21 @@ impl Rollups for SqliteTx<'_> {
         last: i64,
         f: &mut dyn FnMut(Id, StoredDay<'_>),
     ) -> Result<()> {
-        let mut stmt = self
-            .conn
-            .prepare_cached(
-                "SELECT link_id, day, clicks, data FROM link_traffic
-                 WHERE owner_id = ?1 AND day BETWEEN ?2 AND ?3",
-            )
-            .map_err(db_error)?;
-        let mut rows = stmt.query(params![owner, first, last]).map_err(db_error)?;
-        while let Some(r) = rows.next().map_err(db_error)? {
-            let data = r.get_ref(3).map_err(db_error)?.as_blob().unwrap_or(&[]);
-            f(
-                r.get(0).map_err(db_error)?,
-                StoredDay {
+        self.conn.each(
+            "SELECT link_id, day, clicks, data FROM link_traffic
+             WHERE owner_id = ?1 AND day BETWEEN ?2 AND ?3",
+            params![owner, first, last],
+            |r| {
+                let data = r.get_ref(3).map_err(db_error)?.as_blob().unwrap_or(&[]);
+                let day = StoredDay {
                     day: r.get(1).map_err(db_error)?,
                     clicks: r.get::<_, i64>(2).map_err(db_error)?.max(0) as u64,
                     data,
-                },
-            );
-        }
-        Ok(())
+                };
+                f(r.get(0).map_err(db_error)?, day);
+                Ok(())
+            },
+        )
     }
 
     fn names(&self, codes: &[u64]) -> Result<HashMap<u64, Option<String>>> {

@@ -8,17 +8,17 @@ use std::collections::HashMap;
 
 use rusqlite::{Connection, OptionalExtension, params};
 
-use super::day::{NONE, OTHER};
+use super::day::NONE;
 use crate::error::db_error;
 use crate::sql::Statements;
 use linkdeck_domain::{Dimension, Result};
 pub use linkdeck_store::traffic::values::Interner;
-use linkdeck_store::traffic::values::row_of_code;
+use linkdeck_store::traffic::values::{self, row_of_code};
 
 /// Looking values up in the file for an [`Interner`].
 pub trait Intern {
     /// The code of `value` in `dim`, storing the value first if it is new. `None` is
-    /// [`NONE`]; the bounded label "other" is [`OTHER`].
+    /// [`NONE`]; the bounded label "other" is [`OTHER`](super::day::OTHER).
     fn code(&mut self, conn: &Connection, dim: Dimension, value: Option<&str>) -> Result<u64>;
 }
 
@@ -48,25 +48,14 @@ impl Intern for Interner {
     }
 }
 
-/// What a code stands for: `None` for [`NONE`], the label "other" for [`OTHER`], the stored
-/// value otherwise (a code the table does not know reads as "other").
+/// What each code stands for (the contract's `values::names`), each stored value read by itself.
 pub fn names(conn: &Connection, codes: &[u64]) -> Result<HashMap<u64, Option<String>>> {
-    let mut out = HashMap::with_capacity(codes.len());
     let mut stmt = conn
         .prepare_cached("SELECT value FROM traffic_values WHERE id = ?1")
         .map_err(db_error)?;
-    for &code in codes {
-        let name = match code {
-            NONE => None,
-            OTHER => Some(linkdeck_domain::OTHER.to_owned()),
-            code => Some(
-                stmt.query_row([row_of_code(code)], |r| r.get::<_, String>(0))
-                    .optional()
-                    .map_err(db_error)?
-                    .unwrap_or_else(|| linkdeck_domain::OTHER.to_owned()),
-            ),
-        };
-        out.insert(code, name);
-    }
-    Ok(out)
+    values::names(codes, |code| {
+        stmt.query_row([row_of_code(code)], |r| r.get(0))
+            .optional()
+            .map_err(db_error)
+    })
 }

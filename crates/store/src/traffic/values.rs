@@ -6,7 +6,7 @@
 
 use std::collections::HashMap;
 
-use linkdeck_domain::Dimension;
+use linkdeck_domain::{Dimension, Result};
 
 use super::day::{NONE, OTHER};
 
@@ -45,6 +45,23 @@ impl Interner {
         self.cached += 1;
         code
     }
+}
+
+/// What each of `codes` stands for: `None` for [`NONE`], the label "other" for [`OTHER`], the
+/// value `stored` finds for a code otherwise (a code the table does not know reads as "other").
+pub fn names(
+    codes: &[u64],
+    mut stored: impl FnMut(u64) -> Result<Option<String>>,
+) -> Result<HashMap<u64, Option<String>>> {
+    let other = || linkdeck_domain::OTHER.to_owned();
+    let mut name = |code| -> Result<Option<String>> {
+        Ok(match code {
+            NONE => None,
+            OTHER => Some(other()),
+            code => Some(stored(code)?.unwrap_or_else(other)),
+        })
+    };
+    codes.iter().map(|&code| Ok((code, name(code)?))).collect()
 }
 
 /// The code of the value stored as row `id` of `traffic_values` (codes 0 and 1 are taken).

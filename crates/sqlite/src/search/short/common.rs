@@ -24,6 +24,7 @@ use rustc_hash::{FxHashMap, FxHashSet};
 
 use super::{SHORT, fold};
 use crate::error::db_error;
+use crate::sql::Statements;
 use linkdeck_domain::{Error, Id, Result};
 
 /// The shortest and longest terms chosen: shorter ones are the pairs' and triples'; longer
@@ -98,17 +99,15 @@ impl Common {
     /// The terms chosen so far.
     pub fn load(conn: &Connection) -> Result<Arc<Common>> {
         let mut grams: [Vec<String>; 3] = Default::default();
-        let mut stmt = conn
-            .prepare_cached("SELECT field, gram FROM link_common_grams ORDER BY field, gram")
-            .map_err(db_error)?;
-        let mut rows = stmt.query([]).map_err(db_error)?;
-        while let Some(row) = rows.next().map_err(db_error)? {
+        let sql = "SELECT field, gram FROM link_common_grams ORDER BY field, gram";
+        conn.each(sql, [], |row| {
             let field: i64 = row.get(0).map_err(db_error)?;
             let gram: String = row.get(1).map_err(db_error)?;
             if let Some(list) = grams.get_mut(field as usize) {
                 list.push(gram);
             }
-        }
+            Ok(())
+        })?;
         Ok(Arc::new(Common::of(grams)?))
     }
 
@@ -150,24 +149,17 @@ impl Common {
 
 /// Whether `term` (folded, of four characters or more) is a chosen term of `field`.
 pub fn is_chosen(conn: &Connection, field: usize, term: &str) -> Result<bool> {
-    conn.prepare_cached("SELECT 1 FROM link_common_grams WHERE field = ?1 AND gram = ?2")
-        .map_err(db_error)?
-        .query_row(params![field as i64, term], |_| Ok(()))
-        .optional()
-        .map_err(db_error)
-        .map(|found| found.is_some())
+    conn.exists(
+        "SELECT 1 FROM link_common_grams WHERE field = ?1 AND gram = ?2",
+        params![field as i64, term],
+    )
 }
 
 /// Chooses terms again when the links have doubled in number since the last choice (`last` the
 /// highest link id). Called as a write transaction ends, after the index took in what waited.
 pub fn refresh(tx: &Connection, last: Id) -> Result<()> {
-    let at: Id = tx
-        .prepare_cached("SELECT common_at FROM link_grams_upto")
-        .map_err(db_error)?
-        .query_row([], |r| r.get(0))
-        .optional()
-        .map_err(db_error)?
-        .unwrap_or_default();
+    let at: Option<Id> = tx.one("SELECT common_at FROM link_grams_upto", [], |r| r.get(0))?;
+    let at = at.unwrap_or_default();
     if last < FIRST_AT || last < at.saturating_mul(2) {
         return Ok(());
     }
@@ -210,19 +202,16 @@ fn choose(tx: &Connection, last: Id) -> Result<()> {
     if any {
         for (field, grams) in fresh.iter().enumerate() {
             for gram in grams {
-                tx.prepare_cached("INSERT INTO link_common_grams (field, gram) VALUES (?1, ?2)")
-                    .map_err(db_error)?
-                    .execute(params![field as i64, gram])
-                    .map_err(db_error)?;
+                tx.run(
+                    "INSERT INTO link_common_grams (field, gram) VALUES (?1, ?2)",
+                    params![field as i64, gram],
+                )?;
             }
         }
         let fresh = Arc::new(Common::of(fresh)?);
         super::index_common(tx, last, &fresh)?;
     }
-    tx.prepare_cached("UPDATE link_grams_upto SET common_at = ?1")
-        .map_err(db_error)?
-        .execute([last])
-        .map_err(db_error)?;
+    tx.run("UPDATE link_grams_upto SET common_at = ?1", [last])?;
     Ok(())
 }
 
