@@ -462,8 +462,10 @@ async fn a_space_filters_from_the_picker_and_from_the_spaces_pane() {
     let mut tui = Tui::start(Arc::new(db.backend.clone()));
     tui.settled_with("2 links").await;
 
+    // The picker: any, no space, then the spaces.
     tui.key(KeyCode::Char('f'));
     tui.wait_text("Filter by space").await;
+    tui.key(KeyCode::Char('j'));
     tui.key(KeyCode::Char('j'));
     tui.key(KeyCode::Enter);
     let screen = tui.settled_with("space Launch").await;
@@ -473,6 +475,18 @@ async fn a_space_filters_from_the_picker_and_from_the_spaces_pane() {
         tui.settled_with("1 link ").await
     };
     assert_eq!(aliases(&screen, &both), ["inside"]);
+
+    tui.key(KeyCode::Char('f'));
+    tui.wait_text("Filter by space").await;
+    tui.key(KeyCode::Char('k'));
+    tui.key(KeyCode::Enter);
+    let screen = tui.settled_with("space none").await;
+    let screen = if screen.contains("1 link ") {
+        screen
+    } else {
+        tui.settled_with("1 link ").await
+    };
+    assert_eq!(aliases(&screen, &both), ["outside"]);
 
     tui.key(KeyCode::Char('c'));
     tui.settled_with("2 links").await;

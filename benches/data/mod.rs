@@ -1,8 +1,13 @@
-//! Benchmark data: a database of N links with a realistic mix (most active, a few per cent
-//! expired by date or by clicks, a few disabled, some in spaces, titles and URLs from a word
-//! list), built once through `import_batch` and cached under `target/bench-data/`.
+//! Benchmark data: databases of N links with a realistic mix (most active, a few per cent
+//! expired by date or by clicks, a few disabled, some in spaces), built once through
+//! `import_batch` and cached under `target/bench-data/`. Two generators whose shapes differ:
+//! `words` (made-up words in hosts, paths and titles, clicks spread evenly) and `shop`
+//! (`shop.rs`: long shared URL prefixes, query strings, non-ASCII titles, clicks by a power
+//! law).
 
 #![allow(dead_code)]
+
+mod shop;
 
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
@@ -126,15 +131,61 @@ pub fn spaces() -> Vec<(usize, SpaceInput)> {
         .collect()
 }
 
-/// The database of `n` links, built on first use.
+/// Which generator made a database.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Generator {
+    Words,
+    Shop,
+}
+
+impl Generator {
+    pub const ALL: [Generator; 2] = [Generator::Words, Generator::Shop];
+
+    pub fn name(self) -> &'static str {
+        match self {
+            Generator::Words => "words",
+            Generator::Shop => "shop",
+        }
+    }
+
+    fn rows(self, n: usize, seed: u64) -> Vec<(usize, LinkInput, Option<String>)> {
+        match self {
+            Generator::Words => rows(n, seed),
+            Generator::Shop => shop::rows(n, seed),
+        }
+    }
+
+    /// Clicks as visits would leave them.
+    fn clicks_sql(self) -> &'static str {
+        match self {
+            // Most links a few, one in ten many.
+            Generator::Words => {
+                "UPDATE links SET clicks = CASE WHEN id % 10 = 0 THEN (id * 7919) % 5000
+                                               ELSE (id * 31) % 50 END;"
+            }
+            Generator::Shop => shop::CLICKS,
+        }
+    }
+}
+
+/// The `words` database of `n` links, built on first use.
 pub fn database(n: usize) -> PathBuf {
+    database_of(Generator::Words, n)
+}
+
+/// The database `generator` makes of `n` links, built on first use.
+pub fn database_of(generator: Generator, n: usize) -> PathBuf {
     let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("target/bench-data");
-    let path = dir.join(format!("links-{n}.db"));
+    let name = match generator {
+        Generator::Words => "links",
+        Generator::Shop => "shop",
+    };
+    let path = dir.join(format!("{name}-{n}.db"));
     if path.exists() {
         return path;
     }
     std::fs::create_dir_all(&dir).unwrap();
-    let partial = dir.join(format!("links-{n}.partial.db"));
+    let partial = dir.join(format!("{name}-{n}.partial.db"));
     for suffix in ["", "-wal", "-shm"] {
         let _ = std::fs::remove_file(format!("{}{suffix}", partial.display()));
     }
@@ -148,12 +199,15 @@ pub fn database(n: usize) -> PathBuf {
         let mut done = 0;
         while done < n {
             let size = BATCH.min(n - done);
-            let rows = rows(size, done as u64);
+            let rows = generator.rows(size, done as u64);
             backend.import_batch(Vec::new(), rows).await.unwrap();
             done += size;
             eprintln!("bench data: {done}/{n} links, {:.0?}", started.elapsed());
         }
-        set_clicks(&partial).await;
+        set_clicks(&partial, generator.clicks_sql()).await;
+        if generator == Generator::Shop {
+            set_titles(&partial, n).await;
+        }
         eprintln!(
             "bench data: {n} links in {:.1?} ({:.0} links/s)",
             started.elapsed(),
@@ -164,15 +218,29 @@ pub fn database(n: usize) -> PathBuf {
     path
 }
 
-/// Clicks as visits would leave them: most links a few, one in ten many.
-async fn set_clicks(path: &Path) {
+/// Gives links 1 to `n` the `shop` generator's titles.
+async fn set_titles(path: &Path, n: usize) {
     let db = Db::open(path).unwrap();
-    db.write(|tx| {
-        tx.execute_batch(
-            "UPDATE links SET clicks = CASE WHEN id % 10 = 0 THEN (id * 7919) % 5000
-                                                 ELSE (id * 31) % 50 END;",
-        )
-        .map_err(linkdeck::backend::local::db_error)
+    db.write(move |tx| {
+        let mut stmt = tx
+            .prepare("UPDATE links SET title = ?1 WHERE id = ?2")
+            .map_err(linkdeck::backend::local::db_error)?;
+        for id in 1..=n as i64 {
+            stmt.execute(rusqlite::params![shop::title(id), id])
+                .map_err(linkdeck::backend::local::db_error)?;
+        }
+        Ok(())
+    })
+    .await
+    .unwrap();
+}
+
+/// Sets every link's clicks by `sql`.
+async fn set_clicks(path: &Path, sql: &'static str) {
+    let db = Db::open(path).unwrap();
+    db.write(move |tx| {
+        tx.execute_batch(sql)
+            .map_err(linkdeck::backend::local::db_error)
     })
     .await
     .unwrap();
@@ -187,7 +255,12 @@ async fn set_clicks(path: &Path) {
 
 /// Opens the benchmark database of `n` links, building it first if needed.
 pub fn open(rt: &tokio::runtime::Runtime, n: usize) -> LocalBackend {
-    let path = database(n);
+    open_of(rt, Generator::Words, n)
+}
+
+/// Opens the database `generator` makes of `n` links, building it first if needed.
+pub fn open_of(rt: &tokio::runtime::Runtime, generator: Generator, n: usize) -> LocalBackend {
+    let path = database_of(generator, n);
     let service = LocalService::open(&path, options()).unwrap();
     rt.block_on(service.default_backend()).unwrap()
 }

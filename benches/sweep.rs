@@ -1,0 +1,182 @@
+//! Lists without blind spots: a sweep of random list questions over both generators'
+//! databases (`data::Generator`), each timed as the embedded service answers it, reported as
+//! p50 / p90 / p99 / worst, with the slowest questions named so they can be asked again.
+//!
+//! A question is a status (all, active, expired, disabled) × a sort (newest, oldest, most and
+//! fewest clicks) × a search — none, or a term of 1 to 30 characters cut from a random link's
+//! stored title, alias or URL, or (one in twenty) a term that matches nothing — × a page: the
+//! first, the hundredth and the last of its answer. Seeded, so two builds are asked the same
+//! questions.
+//!
+//! `cargo bench --bench sweep`; settings through the environment:
+//!   LINKDECK_BENCH_LINKS=1000000   links in each database (built once under target/bench-data)
+//!   SWEEP_QUESTIONS=600            questions per database (each asked at up to three pages)
+//!   SWEEP_SEED=1                   which questions
+//!   SWEEP_GENERATORS=words,shop    which databases
+
+mod data;
+
+use std::time::{Duration, Instant};
+
+use rand::rngs::StdRng;
+use rand::{Rng, SeedableRng};
+use rusqlite::{Connection, OpenFlags};
+
+use data::Generator;
+use linkdeck::backend::Backend;
+use linkdeck::domain::{LinkQuery, SearchBy, Sort, StatusFilter};
+
+/// One timed answer: how long, and the question.
+struct Timed {
+    took: Duration,
+    question: String,
+}
+
+fn env<T: std::str::FromStr>(name: &str, default: T) -> T {
+    std::env::var(name)
+        .ok()
+        .and_then(|v| v.replace('_', "").parse().ok())
+        .unwrap_or(default)
+}
+
+/// A term of `len` characters from a random place in `text` (all of it when shorter).
+fn cut(text: &str, len: usize, rng: &mut StdRng) -> String {
+    let chars: Vec<char> = text.chars().collect();
+    if chars.len() <= len {
+        return text.to_owned();
+    }
+    let start = rng.random_range(0..=chars.len() - len);
+    chars[start..start + len].iter().collect()
+}
+
+/// A stored field of a random link, as the search would look in it.
+fn field_of_random_link(db: &Connection, links: usize, by: SearchBy, rng: &mut StdRng) -> String {
+    let column = by.as_str();
+    let id = rng.random_range(1..=links as i64);
+    db.query_row(
+        &format!("SELECT coalesce({column}, '') FROM links WHERE id = ?1"),
+        [id],
+        |r| r.get(0),
+    )
+    .unwrap_or_default()
+}
+
+/// The questions of the sweep, without their pages.
+fn questions(db: &Connection, links: usize, count: usize, seed: u64) -> Vec<LinkQuery> {
+    let mut rng = StdRng::seed_from_u64(seed);
+    (0..count)
+        .map(|_| {
+            let by = SearchBy::ALL[rng.random_range(0..3)];
+            let search = match rng.random_range(0..20) {
+                0..=1 => None,
+                2 => Some(format!("zq{}xj", rng.random_range(0..1_000_000))),
+                _ => {
+                    let len = rng.random_range(1..=30);
+                    let text = field_of_random_link(db, links, by, &mut rng);
+                    Some(cut(&text, len, &mut rng)).filter(|t| !t.trim().is_empty())
+                }
+            };
+            LinkQuery {
+                search,
+                by,
+                status: StatusFilter::ALL[rng.random_range(0..4)],
+                sort: Sort::ALL[rng.random_range(0..4)],
+                ..LinkQuery::default()
+            }
+        })
+        .collect()
+}
+
+fn describe(q: &LinkQuery, last: u32) -> String {
+    let search = match q.search_term() {
+        Some(term) => format!(
+            "{:?} in {} ({} chars)",
+            term,
+            q.by.as_str(),
+            term.chars().count()
+        ),
+        None => "no search".to_owned(),
+    };
+    format!(
+        "{search}, status {}, sort {}, page {} of {last}",
+        q.status.label(),
+        q.sort.as_str(),
+        q.page
+    )
+}
+
+fn percentile(sorted: &[Timed], p: f64) -> Duration {
+    let i = ((sorted.len() as f64 - 1.0) * p).round() as usize;
+    sorted[i].took
+}
+
+fn ms(d: Duration) -> String {
+    format!("{:.1} ms", d.as_secs_f64() * 1000.0)
+}
+
+fn sweep(
+    rt: &tokio::runtime::Runtime,
+    generator: Generator,
+    links: usize,
+    count: usize,
+    seed: u64,
+) {
+    let backend = data::open_of(rt, generator, links);
+    let path = data::database_of(generator, links);
+    let db = Connection::open_with_flags(&path, OpenFlags::SQLITE_OPEN_READ_ONLY).unwrap();
+    let asked = questions(&db, links, count, seed);
+    let ask = |q: &LinkQuery| {
+        let started = Instant::now();
+        let page = rt.block_on(backend.list_links(q)).unwrap();
+        (started.elapsed(), page)
+    };
+    // Warm the file's pages into the cache as a running server's would be.
+    for q in asked.iter().take(50) {
+        ask(q);
+    }
+    let mut timed = Vec::new();
+    for q in &asked {
+        let (took, first) = ask(q);
+        let last = first.last_page();
+        timed.push(Timed {
+            took,
+            question: describe(q, last),
+        });
+        let mut pages = vec![100.min(last), last];
+        pages.dedup();
+        for page in pages.into_iter().filter(|p| *p > 1) {
+            let q = LinkQuery { page, ..q.clone() };
+            let (took, _) = ask(&q);
+            timed.push(Timed {
+                took,
+                question: describe(&q, last),
+            });
+        }
+    }
+    timed.sort_by_key(|t| t.took);
+    println!(
+        "{} ({links} links): {} answers · p50 {} · p90 {} · p99 {} · worst {}",
+        generator.name(),
+        timed.len(),
+        ms(percentile(&timed, 0.50)),
+        ms(percentile(&timed, 0.90)),
+        ms(percentile(&timed, 0.99)),
+        ms(timed.last().unwrap().took),
+    );
+    for t in timed.iter().rev().take(8) {
+        println!("  {:>9}  {}", ms(t.took), t.question);
+    }
+}
+
+fn main() {
+    let links = data::link_count();
+    let count = env("SWEEP_QUESTIONS", 600usize);
+    let seed = env("SWEEP_SEED", 1u64);
+    let wanted = std::env::var("SWEEP_GENERATORS").unwrap_or_else(|_| "words,shop".into());
+    let rt = tokio::runtime::Runtime::new().unwrap();
+    for generator in Generator::ALL {
+        if wanted.split(',').any(|w| w.trim() == generator.name()) {
+            sweep(&rt, generator, links, count, seed);
+        }
+    }
+}
