@@ -24,6 +24,8 @@ mod linkdeck_api;
 mod qr;
 #[path = "server/redirects.rs"]
 mod redirects;
+#[path = "server/scopes.rs"]
+mod scopes;
 #[path = "server/traffic.rs"]
 mod traffic;
 

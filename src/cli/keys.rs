@@ -7,8 +7,8 @@ use serde_json::json;
 use super::context::Context;
 use super::error::CliResult;
 use super::output::{Table, date, print, print_json};
-use crate::backend::local::DEFAULT_OWNER;
-use crate::domain::Id;
+use crate::backend::local::{DEFAULT_OWNER, KeyGrant};
+use crate::domain::{Error, Id};
 
 #[derive(Debug, Subcommand)]
 pub enum KeysCommand {
@@ -18,6 +18,14 @@ pub enum KeysCommand {
         /// A label to tell keys apart in `keys list`.
         #[arg(long)]
         name: Option<String>,
+        /// What the key may do: full, or read (the server refuses it every request that
+        /// changes data).
+        #[arg(long, value_name = "full|read", value_parser = ["full", "read"], default_value = "full")]
+        access: String,
+        /// When the key stops working: a date (YYYY-MM-DD, when that day begins in the
+        /// profile's time zone) or a number of days from now (30d).
+        #[arg(long, value_name = "DATE|DAYSd", value_parser = parse_expires)]
+        expires: Option<Expires>,
     },
     /// List keys (of --owner, when given): id, owner, label, first characters, dates.
     #[command(visible_alias = "ls")]
@@ -35,7 +43,11 @@ pub async fn run(ctx: &Context, command: KeysCommand) -> CliResult {
     }
     let service = ctx.service("keys").await?;
     match command {
-        KeysCommand::Create { name } => {
+        KeysCommand::Create {
+            name,
+            access,
+            expires,
+        } => {
             let owner = match &ctx.owner {
                 Some(name) => service.owner_by_name(name).await?,
                 None => {
@@ -43,7 +55,15 @@ pub async fn run(ctx: &Context, command: KeysCommand) -> CliResult {
                     service.owner_by_name(DEFAULT_OWNER).await?
                 }
             };
-            let (key, info) = service.create_key(owner.id, name.as_deref()).await?;
+            let grant = KeyGrant {
+                read_only: access == "read",
+                expires_at: expires
+                    .map(|e| e.at(jiff::Timestamp::now(), ctx.timezone()))
+                    .transpose()?,
+            };
+            let (key, info) = service
+                .create_key_with(owner.id, name.as_deref(), grant)
+                .await?;
             if ctx.json {
                 Ok(print_json(
                     &json!({ "key": key, "id": info.id, "owner": info.owner }),
@@ -69,6 +89,8 @@ pub async fn run(ctx: &Context, command: KeysCommand) -> CliResult {
                 ("KEY", 12, false),
                 ("CREATED", 10, false),
                 ("LAST USED", 10, false),
+                ("ACCESS", 9, false),
+                ("EXPIRES", 10, false),
                 ("REVOKED", 10, false),
             ]);
             for k in &keys {
@@ -81,6 +103,8 @@ pub async fn run(ctx: &Context, command: KeysCommand) -> CliResult {
                     k.last_used_at
                         .map(|t| date(t, tz))
                         .unwrap_or_else(|| "never".into()),
+                    if k.read_only { "read" } else { "full" }.into(),
+                    k.expires_at.map(|t| date(t, tz)).unwrap_or_default(),
                     k.revoked_at.map(|t| date(t, tz)).unwrap_or_default(),
                 ]);
             }
@@ -98,4 +122,37 @@ pub async fn run(ctx: &Context, command: KeysCommand) -> CliResult {
             }
         }
     }
+}
+
+/// `--expires`: a date, or days from now.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Expires {
+    On(jiff::civil::Date),
+    InDays(u16),
+}
+
+impl Expires {
+    /// The moment the key stops working: the start of the date in `tz`, or `days` after `now`.
+    fn at(self, now: jiff::Timestamp, tz: &jiff::tz::TimeZone) -> Result<jiff::Timestamp, Error> {
+        let moment = match self {
+            Expires::On(date) => date.to_zoned(tz.clone()).map(|z| z.timestamp()),
+            Expires::InDays(days) => {
+                now.checked_add(jiff::SignedDuration::from_hours(24 * i64::from(days)))
+            }
+        };
+        moment.map_err(|e| Error::field("expires", format!("cannot be used: {e}")))
+    }
+}
+
+fn parse_expires(s: &str) -> Result<Expires, String> {
+    let s = s.trim();
+    if let Some(days) = s.strip_suffix('d') {
+        return match days.parse::<u16>() {
+            Ok(n) if (1..=3660).contains(&n) => Ok(Expires::InDays(n)),
+            _ => Err("days must be a whole number from 1 to 3660, as in 30d".into()),
+        };
+    }
+    s.parse::<jiff::civil::Date>()
+        .map(Expires::On)
+        .map_err(|_| "expected a date (YYYY-MM-DD) or a number of days (30d)".into())
 }

@@ -121,8 +121,14 @@ async fn authenticate(
         }
         .into_response();
     }
+    let writes = !request.method().is_safe();
     let mut response = match owner {
         None => ApiError::Domain(Error::Unauthorized("no valid key".into())).into_response(),
+        Some(owner) if owner.read_only && writes => ApiError::Status(
+            StatusCode::FORBIDDEN,
+            "This key can only read (it was created with --access read).".into(),
+        )
+        .into_response(),
         Some(owner) => {
             request.extensions_mut().insert(Caller {
                 backend: Arc::new(state.service.for_owner(owner.owner_id)),
@@ -134,7 +140,6 @@ async fn authenticate(
                     let _ = service.touch_key(owner.key_id).await;
                 });
             }
-            let writes = !request.method().is_safe();
             let response = next.run(request).await;
             if writes && response.status().is_success() {
                 // The redirect side must see this edit now, not when its cache expires.

@@ -48,6 +48,31 @@ async fn keys_and_serve_through_the_binary() {
         listed.contains("bob") && listed.contains("ci") && !listed.contains(&key),
         "{listed}"
     );
+    // A key for a dashboard: it may only read, for 30 days.
+    let reader = run(linkdeck(&db).args([
+        "--owner",
+        "bob",
+        "keys",
+        "create",
+        "--name",
+        "dash",
+        "--access",
+        "read",
+        "--expires",
+        "30d",
+    ]));
+    let reader = reader.trim().to_owned();
+    let listed = run(linkdeck(&db).args(["keys", "list"]));
+    let dash = listed.lines().find(|l| l.contains("dash")).unwrap();
+    assert!(dash.contains(" read"), "{listed}");
+    let in_30_days = (jiff::Zoned::now() + jiff::SignedDuration::from_hours(24 * 30))
+        .strftime("%Y-%m-%d")
+        .to_string();
+    assert!(dash.contains(&in_30_days), "{listed}");
+    assert!(
+        listed.lines().filter(|l| l.contains(" full")).count() >= 2,
+        "{listed}"
+    );
 
     let mut server = linkdeck(&db)
         .args([
@@ -75,6 +100,19 @@ async fn keys_and_serve_through_the_binary() {
     assert_eq!(response.status(), 201);
     let link: serde_json::Value = response.json().await.unwrap();
     assert_eq!(link["data"]["short_url"], format!("{base}/bin"));
+    let as_reader = |method: reqwest::Method| {
+        http.request(method, format!("{base}/api/v1/links"))
+            .bearer_auth(&reader)
+            .header("accept", "application/json")
+    };
+    let read = as_reader(reqwest::Method::GET).send().await.unwrap();
+    assert_eq!(read.status(), 200);
+    let write = as_reader(reqwest::Method::POST)
+        .form(&[("url", "https://example.com/no")])
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(write.status(), 403);
     for _ in 0..10 {
         let r = http
             .get(format!("{base}/bin"))
@@ -111,6 +149,30 @@ async fn keys_and_serve_through_the_binary() {
     let id = created["id"].as_i64().unwrap().to_string();
     let revoked = run(linkdeck(&db).args(["keys", "revoke", &id]));
     assert!(revoked.contains("revoked"), "{revoked}");
+}
+
+/// A key's expiry must be a date ahead or a number of days; each mistake names the flag.
+#[test]
+fn a_key_expiry_that_cannot_be_is_refused_by_name() {
+    let Some((_dir, db)) = database() else { return };
+    for (bad, code) in [
+        ("2020-01-01", 3),
+        ("0d", 2),
+        ("soon", 2),
+        ("99999d", 2),
+        ("2021-02-30", 2),
+    ] {
+        let out = linkdeck(&db)
+            .args(["keys", "create", "--expires", bad])
+            .output()
+            .unwrap();
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(code), "{bad}: {err}");
+        assert!(err.contains("expires"), "{bad}: {err}");
+        assert!(out.stdout.is_empty(), "{bad}: a key was printed");
+    }
+    let listed = run(linkdeck(&db).args(["keys", "list", "--json"]));
+    assert_eq!(listed.trim(), "[]", "no key made: {listed}");
 }
 
 /// Starts `serve` through `sh -c PREFIX exec linkdeck …` and returns it with its base URL (read

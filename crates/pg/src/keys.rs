@@ -2,15 +2,15 @@
 
 use deadpool_postgres::GenericClient;
 use jiff::Timestamp;
-use linkdeck_store::{KeyInfo, Keys, LiveKey, rows};
+use linkdeck_store::{KeyGrant, KeyInfo, Keys, LiveKey, rows};
 
 use crate::sql::{Cols, all, col, execute, one, value};
 use crate::tx::PgTx;
 use linkdeck_domain::{Id, Result};
 
 /// The key's columns with its owner's name, from `k` (a key row) joined to `o` (owners).
-const KEY_COLUMNS: &str =
-    "k.id, k.owner_id, o.name, k.name, k.prefix, k.created_at, k.last_used_at, k.revoked_at";
+const KEY_COLUMNS: &str = "k.id, k.owner_id, o.name, k.name, k.prefix, k.created_at, \
+     k.last_used_at, k.revoked_at, k.read_only, k.expires_at";
 
 impl<C: GenericClient + Sync> Keys for PgTx<'_, C> {
     fn insert_key(
@@ -19,13 +19,23 @@ impl<C: GenericClient + Sync> Keys for PgTx<'_, C> {
         name: Option<&str>,
         prefix: &str,
         digest: &[u8],
+        grant: KeyGrant,
         now: Timestamp,
     ) -> Result<Id> {
+        let expires = grant.expires_at.map(|t| t.as_second());
         self.wait(value(
             self.c,
-            "INSERT INTO api_keys (owner_id, name, prefix, digest, created_at)
-             VALUES ($1, $2, $3, $4, $5) RETURNING id",
-            &[&owner, &name, &prefix, &digest, &now.as_second()],
+            "INSERT INTO api_keys (owner_id, name, prefix, digest, created_at, read_only, \
+             expires_at) VALUES ($1, $2, $3, $4, $5, $6, $7) RETURNING id",
+            &[
+                &owner,
+                &name,
+                &prefix,
+                &digest,
+                &now.as_second(),
+                &grant.read_only,
+                &expires,
+            ],
         ))
     }
 
@@ -65,10 +75,10 @@ impl<C: GenericClient + Sync> Keys for PgTx<'_, C> {
     fn live_key(&self, digest: &[u8]) -> Result<Option<LiveKey>> {
         self.wait(one(
             self.c,
-            "SELECT id, owner_id, digest FROM api_keys
+            "SELECT id, owner_id, digest, read_only, expires_at FROM api_keys
              WHERE digest = $1 AND revoked_at IS NULL",
             &[&digest],
-            |r| Ok((col(r, 0)?, col(r, 1)?, col(r, 2)?)),
+            |r| rows::live_key(&Cols(r), col(r, 2)?),
         ))
     }
 

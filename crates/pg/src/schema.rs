@@ -339,6 +339,11 @@ const MIGRATIONS: &[&str] = &[
     CREATE INDEX links_owner_ends ON links (owner_id, ends_at) INCLUDE (id)
         WHERE ends_at IS NOT NULL;
     "#,
+    // 5: keys that may only read, and keys that expire (`keys create --read-only --expires`).
+    r#"
+    ALTER TABLE api_keys ADD COLUMN read_only BOOLEAN NOT NULL DEFAULT false;
+    ALTER TABLE api_keys ADD COLUMN expires_at BIGINT;
+    "#,
 ];
 
 /// The schema version this build writes.

@@ -1,12 +1,14 @@
 //! API keys: random secrets shown once, stored only as SHA-256 digests, checked in constant time.
 
-pub use linkdeck_store::KeyInfo;
+pub use linkdeck_store::{KeyGrant, KeyInfo};
 use rand::Rng;
 use sha2::{Digest, Sha256};
 use subtle::ConstantTimeEq;
 
 use super::LocalService;
+use jiff::Timestamp;
 use linkdeck_domain::{Error, Id, Result, validate_key_name};
+use linkdeck_store::LiveKey;
 
 /// Every key starts with this, so a leaked key is recognisable in a log or a repository scan.
 pub const KEY_PREFIX: &str = "ldk_";
@@ -15,11 +17,12 @@ const KEY_RANDOM_LEN: usize = 40;
 /// How much of a key is kept in clear to tell keys apart in a list.
 const SHOWN_PREFIX_LEN: usize = KEY_PREFIX.len() + 6;
 
-/// Who a valid key acts for.
+/// Who a valid key acts for, and whether it may only read.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct KeyOwner {
     pub owner_id: Id,
     pub key_id: Id,
+    pub read_only: bool,
 }
 
 fn digest(key: &str) -> [u8; 32] {
@@ -35,19 +38,36 @@ fn generate_key() -> String {
     format!("{KEY_PREFIX}{random}")
 }
 
-/// The owner of key `id` when its stored digest is the one wanted. The index found the row;
-/// the comparison that decides is constant-time.
-fn same_key(id: Id, owner: Id, stored: &[u8], wanted: &[u8; 32]) -> Option<KeyOwner> {
-    bool::from(stored.ct_eq(wanted.as_slice())).then_some(KeyOwner {
-        owner_id: owner,
-        key_id: id,
+/// The owner of `key` when its stored digest is the one wanted and it has not expired by
+/// `now`. The index found the row; the comparison that decides is constant-time.
+fn same_key(key: &LiveKey, wanted: &[u8; 32], now: Timestamp) -> Option<KeyOwner> {
+    let same = bool::from(key.digest.ct_eq(wanted.as_slice()));
+    let live = key.grant.expires_at.is_none_or(|at| now < at);
+    (same && live).then_some(KeyOwner {
+        owner_id: key.owner,
+        key_id: key.id,
+        read_only: key.grant.read_only,
     })
 }
 
 impl LocalService {
     /// Creates a key for `owner_id`. The plain key is returned here once and never again.
     pub async fn create_key(&self, owner_id: Id, name: Option<&str>) -> Result<(String, KeyInfo)> {
+        self.create_key_with(owner_id, name, KeyGrant::default())
+            .await
+    }
+
+    /// Creates a key for `owner_id` that may do what `grant` says; an expiry must lie ahead.
+    pub async fn create_key_with(
+        &self,
+        owner_id: Id,
+        name: Option<&str>,
+        grant: KeyGrant,
+    ) -> Result<(String, KeyInfo)> {
         let name = validate_key_name(name).map_err(|m| Error::field("name", m))?;
+        if grant.expires_at.is_some_and(|at| at <= self.now()) {
+            return Err(Error::field("expires", "must be in the future"));
+        }
         let key = generate_key();
         let prefix = key[..SHOWN_PREFIX_LEN].to_owned();
         let digest = digest(&key).to_vec();
@@ -58,7 +78,7 @@ impl LocalService {
                 if tx.owner(owner_id)?.is_none() {
                     return Err(Error::not_found(format!("owner {owner_id}")));
                 }
-                let id = tx.insert_key(owner_id, name.as_deref(), &prefix, &digest, now)?;
+                let id = tx.insert_key(owner_id, name.as_deref(), &prefix, &digest, grant, now)?;
                 tx.key(id)?
                     .ok_or_else(|| Error::not_found(format!("key {id}")))
             })
@@ -85,14 +105,15 @@ impl LocalService {
             .await
     }
 
-    /// The owner (and key id) of a valid, unrevoked key; `None` for anything else.
+    /// The owner (and key id) of a valid, unrevoked, unexpired key; `None` for anything else.
     pub async fn authenticate(&self, key: &str) -> Result<Option<KeyOwner>> {
         if !key.starts_with(KEY_PREFIX) || key.len() > 256 {
             return Ok(None);
         }
         let wanted = digest(key);
         let found = self.store.read(move |tx| tx.live_key(&wanted)).await?;
-        Ok(found.and_then(|(id, owner, stored)| same_key(id, owner, &stored, &wanted)))
+        let now = self.now();
+        Ok(found.and_then(|key| same_key(&key, &wanted, now)))
     }
 
     /// Records that a key was used; best effort, at most once a minute per key.

@@ -36,7 +36,7 @@ pub use copy::{Moved, TableCounts};
 pub use import::{
     CHUNK as IMPORT_CHUNK, ImportOptions, ImportRow, ImportSummary, Incoming, Renamed,
 };
-pub use keys::KeyInfo;
+pub use keys::{KeyGrant, KeyInfo};
 pub use links::default_title;
 pub use store::SCHEMA_VERSION;
 pub use store::ServeLock;

@@ -1,7 +1,7 @@
 //! SQL for API keys.
 
 use jiff::Timestamp;
-use linkdeck_store::{KeyInfo, Keys, LiveKey, rows};
+use linkdeck_store::{KeyGrant, KeyInfo, Keys, LiveKey, rows};
 use rusqlite::params;
 
 use crate::sql::{Cols, Statements};
@@ -9,8 +9,8 @@ use crate::tx::SqliteTx;
 use linkdeck_domain::{Id, Result};
 
 /// The key's columns with its owner's name, from `k` (a key row) joined to `o` (owners).
-const KEY_COLUMNS: &str =
-    "k.id, k.owner_id, o.name, k.name, k.prefix, k.created_at, k.last_used_at, k.revoked_at";
+const KEY_COLUMNS: &str = "k.id, k.owner_id, o.name, k.name, k.prefix, k.created_at, \
+     k.last_used_at, k.revoked_at, k.read_only, k.expires_at";
 
 impl Keys for SqliteTx<'_> {
     fn insert_key(
@@ -19,12 +19,22 @@ impl Keys for SqliteTx<'_> {
         name: Option<&str>,
         prefix: &str,
         digest: &[u8],
+        grant: KeyGrant,
         now: Timestamp,
     ) -> Result<Id> {
+        let expires = grant.expires_at.map(|t| t.as_second());
         self.conn.run(
-            "INSERT INTO api_keys (owner_id, name, prefix, digest, created_at)
-             VALUES (?1, ?2, ?3, ?4, ?5)",
-            params![owner, name, prefix, digest, now.as_second()],
+            "INSERT INTO api_keys (owner_id, name, prefix, digest, created_at, read_only, \
+             expires_at) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)",
+            params![
+                owner,
+                name,
+                prefix,
+                digest,
+                now.as_second(),
+                grant.read_only,
+                expires
+            ],
         )?;
         Ok(self.conn.last_insert_rowid())
     }
@@ -61,10 +71,10 @@ impl Keys for SqliteTx<'_> {
 
     fn live_key(&self, digest: &[u8]) -> Result<Option<LiveKey>> {
         self.conn.one(
-            "SELECT id, owner_id, digest FROM api_keys
+            "SELECT id, owner_id, digest, read_only, expires_at FROM api_keys
              WHERE digest = ?1 AND revoked_at IS NULL",
             [digest],
-            |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?)),
+            |r| rows::live_key(&Cols(r), r.get(2)?),
         )
     }
 

@@ -446,6 +446,11 @@ const MIGRATIONS: &[Migration] = &[
     "#,
         then: Some(upgrade::common_terms),
     },
+    // 13: keys that may only read, and keys that expire (`keys create --read-only --expires`).
+    sql(r#"
+    ALTER TABLE api_keys ADD COLUMN read_only INTEGER NOT NULL DEFAULT 0;
+    ALTER TABLE api_keys ADD COLUMN expires_at INTEGER;
+    "#),
 ];
 
 /// The code half of migration 6: rollups and the raw log from the old visits table, which then

@@ -92,6 +92,8 @@ pub const TABLES: &[Table] = &[
             ("created_at", Big),
             ("last_used_at", Big),
             ("revoked_at", Big),
+            ("read_only", Bool),
+            ("expires_at", Big),
         ],
         order: "id",
         identity: true,

@@ -15,10 +15,27 @@ pub struct KeyInfo {
     pub created_at: Timestamp,
     pub last_used_at: Option<Timestamp>,
     pub revoked_at: Option<Timestamp>,
+    /// The key may only read: the server refuses it every request that changes data.
+    pub read_only: bool,
+    /// From this moment the key is refused, as a revoked one is.
+    pub expires_at: Option<Timestamp>,
 }
 
-/// An unrevoked key found by its digest: its id, its owner, and the digest as stored.
-pub type LiveKey = (Id, Id, Vec<u8>);
+/// What a new key may do beyond acting for its owner; the default can do everything, forever.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct KeyGrant {
+    pub read_only: bool,
+    pub expires_at: Option<Timestamp>,
+}
+
+/// An unrevoked key found by its digest, with the digest as stored.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct LiveKey {
+    pub id: Id,
+    pub owner: Id,
+    pub digest: Vec<u8>,
+    pub grant: KeyGrant,
+}
 
 pub trait Keys {
     /// Stores a key of an existing owner (its digest, never the key); answers its id.
@@ -28,6 +45,7 @@ pub trait Keys {
         name: Option<&str>,
         prefix: &str,
         digest: &[u8],
+        grant: KeyGrant,
         now: Timestamp,
     ) -> Result<Id>;
     fn key(&self, id: Id) -> Result<Option<KeyInfo>>;

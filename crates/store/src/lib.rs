@@ -39,7 +39,7 @@ use async_trait::async_trait;
 pub use bulk::Bulk;
 pub use domains::Domains;
 pub use import::{ImportStore, ImportWork};
-pub use keys::{KeyInfo, Keys, LiveKey};
+pub use keys::{KeyGrant, KeyInfo, Keys, LiveKey};
 pub use linkdeck_domain::{Error, Id, Result};
 pub use links::{
     LinkRow, Links, clamped, parse_rotation, parse_rules, rotation_json, rules_json, target_type,

@@ -61,7 +61,7 @@ pub fn owner<R: Cells>(r: &R) -> Result<Owner, R::Error> {
 }
 
 /// A key from its columns with its owner's name: `k.id, k.owner_id, o.name, k.name, k.prefix,
-/// k.created_at, k.last_used_at, k.revoked_at`.
+/// k.created_at, k.last_used_at, k.revoked_at, k.read_only, k.expires_at`.
 pub fn key<R: Cells>(r: &R) -> Result<KeyInfo, R::Error> {
     Ok(KeyInfo {
         id: r.int(0)?,
@@ -72,6 +72,21 @@ pub fn key<R: Cells>(r: &R) -> Result<KeyInfo, R::Error> {
         created_at: optional_time(r.opt_int(5)?).unwrap_or_default(),
         last_used_at: optional_time(r.opt_int(6)?),
         revoked_at: optional_time(r.opt_int(7)?),
+        read_only: r.flag(8)?,
+        expires_at: optional_time(r.opt_int(9)?),
+    })
+}
+
+/// A live key from `id, owner_id, digest, read_only, expires_at`; the digest read by the store.
+pub fn live_key<R: Cells>(r: &R, digest: Vec<u8>) -> Result<crate::LiveKey, R::Error> {
+    Ok(crate::LiveKey {
+        id: r.int(0)?,
+        owner: r.int(1)?,
+        digest,
+        grant: crate::KeyGrant {
+            read_only: r.flag(3)?,
+            expires_at: optional_time(r.opt_int(4)?),
+        },
     })
 }
 
