@@ -4,8 +4,7 @@
 //! same JSON shape.
 
 use axum::body::Body;
-use axum::http::{HeaderValue, Request, StatusCode, header};
-use axum::middleware::Next;
+use axum::http::{HeaderValue, StatusCode, header};
 use axum::response::{IntoResponse, Response};
 use serde_json::Value;
 
@@ -133,13 +132,9 @@ pub fn is_api_path(path: &str) -> bool {
     path == "/api" || path.starts_with("/api/")
 }
 
-/// Middleware: every error answer on `/api/` carries a JSON body, whoever produced it (the
-/// router, the body limit, the timeout, a caught panic).
-pub async fn json_errors(request: Request<Body>, next: Next) -> Response {
-    if !is_api_path(request.uri().path()) {
-        return next.run(request).await;
-    }
-    let response = next.run(request).await;
+/// An error answer on `/api/` as it leaves: with a JSON body, whoever produced it (the router,
+/// the body limit, the timeout, a caught panic, the header bounds). Other answers pass as they are.
+pub fn json_errors(response: Response) -> Response {
     let status = response.status();
     if !(status.is_client_error() || status.is_server_error()) || is_json(&response) {
         return response;

@@ -3,12 +3,9 @@
 //! (JSON under `/api/`, a page elsewhere), and keep every header the handlers read, cache or
 //! store small.
 
-use axum::body::Body;
-use axum::http::{Request, StatusCode};
-use axum::middleware::Next;
+use axum::http::StatusCode;
 use axum::response::{IntoResponse, Response};
 
-use super::error::is_api_path;
 use super::pages;
 
 /// The longest value one header may have. Real User-Agents and Referers are a few hundred
@@ -31,13 +28,10 @@ pub fn within_limits(headers: &axum::http::HeaderMap) -> bool {
     total <= MAX_HEADERS
 }
 
-/// Middleware: 431 for a request whose headers are too large. Inside the JSON guard, which
-/// gives the answer its JSON body on `/api/`.
-pub async fn bounded(request: Request<Body>, next: Next) -> Response {
-    if within_limits(request.headers()) {
-        return next.run(request).await;
-    }
-    if is_api_path(request.uri().path()) {
+/// The 431 for a request whose headers are too large: a bare status on the API (the JSON guard
+/// gives it its body), the page elsewhere.
+pub fn too_large(api: bool) -> Response {
+    if api {
         StatusCode::REQUEST_HEADER_FIELDS_TOO_LARGE.into_response()
     } else {
         pages::headers_too_large()

@@ -182,23 +182,42 @@ impl AppState {
     }
 }
 
-/// Logs one line per request: method, path (never the query, which may hold secrets), status
-/// and time taken. Keys and passwords travel in headers and bodies, which are not logged.
-async fn access_log(request: Request<Body>, next: Next) -> Response {
-    if !tracing::enabled!(target: "linkdeck::access", tracing::Level::INFO) {
-        return next.run(request).await;
+/// The outermost middleware, one layer doing three things (each `from_fn` layer costs every
+/// request a boxed future and a boxed copy of the service below it), from the outside in:
+/// - the access log: one line per request with method, path (never the query, which may hold
+///   secrets), status and time taken; keys and passwords travel in headers and bodies, which
+///   are not logged;
+/// - the JSON guard: every error answer on `/api/` carries a JSON body ([`error::json_errors`]);
+/// - the header bounds: 431 for a request whose headers are too large ([`heads::within_limits`]),
+///   in the path's own format.
+async fn edge(request: Request<Body>, next: Next) -> Response {
+    let logged = tracing::enabled!(target: "linkdeck::access", tracing::Level::INFO).then(|| {
+        (
+            request.method().clone(),
+            request.uri().path().to_owned(),
+            Instant::now(),
+        )
+    });
+    let api = error::is_api_path(request.uri().path());
+    let response = if heads::within_limits(request.headers()) {
+        next.run(request).await
+    } else {
+        heads::too_large(api)
+    };
+    let response = if api {
+        error::json_errors(response)
+    } else {
+        response
+    };
+    if let Some((method, path, started)) = logged {
+        tracing::info!(
+            target: "linkdeck::access",
+            %method,
+            path,
+            status = response.status().as_u16(),
+            micros = started.elapsed().as_micros() as u64,
+        );
     }
-    let method = request.method().clone();
-    let path = request.uri().path().to_owned();
-    let started = Instant::now();
-    let response = next.run(request).await;
-    tracing::info!(
-        target: "linkdeck::access",
-        %method,
-        path,
-        status = response.status().as_u16(),
-        micros = started.elapsed().as_micros() as u64,
-    );
     response
 }
 
@@ -221,9 +240,7 @@ fn app(state: Arc<AppState>, opts: &ServeOptions) -> Router {
             opts.request_timeout,
         ))
         .layer(tower_http::catch_panic::CatchPanicLayer::new())
-        .layer(middleware::from_fn(heads::bounded))
-        .layer(middleware::from_fn(error::json_errors))
-        .layer(middleware::from_fn(access_log))
+        .layer(middleware::from_fn(edge))
         .with_state(state)
 }
 
