@@ -262,7 +262,8 @@ fn a_closed_output_pipe_ends_quietly() {
 }
 
 /// Turns the sandbox's database back into the file linkdeck wrote before the per-field search
-/// indexes (schema 9: one full-text index over title, alias and url, and no common terms), as an
+/// indexes (schema 9: one full-text index over title, alias and url, no common terms, no key
+/// access or expiry), as an
 /// older build left it.
 fn as_written_by_schema_9(db: &std::path::Path) {
     let conn = rusqlite::Connection::open(db).unwrap();
@@ -289,6 +290,8 @@ fn as_written_by_schema_9(db: &std::path::Path) {
          END;
          DROP TABLE link_common_grams;
          ALTER TABLE link_grams_upto DROP COLUMN common_at;
+         ALTER TABLE api_keys DROP COLUMN read_only;
+         ALTER TABLE api_keys DROP COLUMN expires_at;
          PRAGMA user_version = 9;",
     )
     .unwrap();
