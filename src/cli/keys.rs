@@ -1,7 +1,7 @@
 //! `linkdeck keys create|list|revoke`: API keys of the embedded service (local profiles only).
 //! A new key is printed once and never again; only its digest is stored.
 
-use clap::Subcommand;
+use clap::{Subcommand, ValueEnum};
 use serde_json::json;
 
 use super::context::Context;
@@ -20,8 +20,8 @@ pub enum KeysCommand {
         name: Option<String>,
         /// What the key may do: full, or read (the server refuses it every request that
         /// changes data).
-        #[arg(long, value_name = "full|read", value_parser = ["full", "read"], default_value = "full")]
-        access: String,
+        #[arg(long, value_enum, default_value_t = Access::Full)]
+        access: Access,
         /// When the key stops working: a date (YYYY-MM-DD, when that day begins in the
         /// profile's time zone) or a number of days from now (30d).
         #[arg(long, value_name = "DATE|DAYSd", value_parser = parse_expires)]
@@ -56,7 +56,7 @@ pub async fn run(ctx: &Context, command: KeysCommand) -> CliResult {
                 }
             };
             let grant = KeyGrant {
-                read_only: access == "read",
+                read_only: access == Access::Read,
                 expires_at: expires
                     .map(|e| e.at(jiff::Timestamp::now(), ctx.timezone()))
                     .transpose()?,
@@ -122,6 +122,13 @@ pub async fn run(ctx: &Context, command: KeysCommand) -> CliResult {
             }
         }
     }
+}
+
+/// `--access`: what a new key may do.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum Access {
+    Full,
+    Read,
 }
 
 /// `--expires`: a date, or days from now.
