@@ -1048,3 +1048,103 @@ async fn the_cli_stops_an_endless_body_and_shows_a_short_error() {
     );
     assert!(sent.bytes() < 128 * MIB, "{} MiB made", sent.bytes() / MIB);
 }
+
+// ---- the visit export ------------------------------------------------------------------------
+
+fn every_visit() -> linkdeck::domain::VisitQuery {
+    linkdeck::domain::VisitQuery::all(linkdeck::domain::StatsScope::Account)
+}
+
+/// The error a visit export ended with, after any visits it read.
+async fn export_error(backend: &RemoteBackend) -> Error {
+    use futures::TryStreamExt;
+    let stream = match bounded(backend.visits(&every_visit())).await {
+        Ok(stream) => stream,
+        Err(e) => return e,
+    };
+    bounded(stream.try_collect::<Vec<_>>()).await.unwrap_err()
+}
+
+#[tokio::test]
+async fn a_server_without_a_visit_log_is_said_so_before_anything_is_asked_of_it() {
+    // phpShort: no linkdeck API at all.
+    let php = fake(phpshort).await;
+    let err = export_error(&client(&php)).await;
+    assert!(
+        matches!(&err, Error::Unsupported(m) if m.contains("keeps no visit log")),
+        "{err:?}"
+    );
+    assert!(php.seen().iter().all(|s| !s.path.ends_with("/visits")));
+    // A linkdeck server from before the export: its capabilities do not name it.
+    let older = linkdeck_fake(|_| 0).await;
+    let err = export_error(&client(&older)).await;
+    assert!(
+        matches!(&err, Error::Unsupported(m) if m.contains("older") && m.contains("upgrade")),
+        "{err:?}"
+    );
+    assert!(older.seen().iter().all(|s| !s.path.ends_with("/visits")));
+}
+
+/// A linkdeck server with the export, whose visit stream is `body`.
+async fn visits_fake(body: impl Fn() -> Response + Send + Sync + 'static) -> Fake {
+    fake(move |seen, _| match seen.path.as_str() {
+        "/api/linkdeck/capabilities" => json_answer(
+            200,
+            json!({"data": {"server": "linkdeck", "version": "0.2.0", "api": 1,
+                            "import_max_bytes": 16 * MIB, "traffic_max_ids": 100,
+                            "visits": true}, "status": 200}),
+        ),
+        "/api/linkdeck/visits" => body(),
+        _ => json_answer(404, json!({"message": "Not Found"})),
+    })
+    .await
+}
+
+const A_VISIT: &str = r#"{"id":1,"at":"2026-11-27T10:00:00Z","link_id":3,"alias":"a","country":"DE","platform":null,"browser":null,"referrer":null,"language":null}"#;
+
+#[tokio::test]
+async fn an_endless_visit_line_is_read_no_further_than_a_visit_can_be() {
+    let sent = Sent::default();
+    let fake = {
+        let sent = sent.clone();
+        visits_fake(move || {
+            let piece = "x".repeat(64 << 10);
+            Response::builder()
+                .header(header::CONTENT_TYPE, "application/x-ndjson")
+                .body(streamed(
+                    &format!("{A_VISIT}\n"),
+                    &piece,
+                    128 * MIB / piece.len(),
+                    "",
+                    &sent,
+                ))
+                .unwrap()
+        })
+        .await
+    };
+    let err = export_error(&client(&fake)).await;
+    let text = unavailable(Err::<(), _>(err));
+    assert!(
+        text.contains(&fake.base_url()) && text.contains("a line longer than 16 KiB"),
+        "{text}"
+    );
+    assert!(sent.bytes() < 16 * MIB, "{} bytes were sent", sent.bytes());
+}
+
+#[tokio::test]
+async fn a_visit_that_cannot_be_read_ends_the_export_naming_the_server() {
+    let fake = visits_fake(|| {
+        let body = format!("{A_VISIT}\n{{\"id\": \"one\"}}\n{A_VISIT}\n");
+        ([(header::CONTENT_TYPE, "application/x-ndjson")], body).into_response()
+    })
+    .await;
+    use futures::StreamExt;
+    let mut stream = bounded(client(&fake).visits(&every_visit())).await.unwrap();
+    let first = stream.next().await.unwrap().unwrap();
+    assert_eq!((first.id, first.alias.as_str()), (1, "a"));
+    let text = unavailable(stream.next().await.unwrap());
+    assert!(
+        text.contains("sent a visit that linkdeck cannot read"),
+        "{text}"
+    );
+}

@@ -295,3 +295,100 @@ fn the_demo_shows_traffic_at_once() {
         assert!(stats["top_links"].as_array().unwrap().len() >= 5);
     }
 }
+
+#[test]
+fn visits_export_writes_ndjson_and_csv_goes_on_after_an_id_and_refuses_bad_questions() {
+    let env = Env::new();
+    busy_links(&env);
+
+    // NDJSON on standard output: a visit a line, oldest first.
+    let out = env.run(&["visits", "export"]).ok().stdout;
+    let lines: Vec<Value> = out
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    assert_eq!(lines.len(), 201, "{out}");
+    assert!(
+        lines
+            .windows(2)
+            .all(|w| w[0]["id"].as_i64() < w[1]["id"].as_i64())
+    );
+    assert_eq!(lines[0]["alias"], "a");
+    assert_eq!(lines[0]["platform"], "iOS");
+    assert!(lines[0]["at"].as_str().unwrap().ends_with('Z'));
+
+    // A link, a space and a period (the last 7 days: visits every 7 hours).
+    let of_b = env.run(&["visits", "export", "b"]).ok().stdout;
+    assert_eq!(of_b.lines().count(), 1, "{of_b}");
+    let launch = env
+        .run(&["visits", "export", "--space", "Launch"])
+        .ok()
+        .stdout;
+    assert_eq!(launch.lines().count(), 200);
+    let week = env
+        .run(&["visits", "export", "a", "--period", "7d"])
+        .ok()
+        .stdout;
+    let n = week.lines().count();
+    assert!(
+        (20..=26).contains(&n),
+        "{n} visits in a week of one every 7 hours"
+    );
+
+    // CSV into a file (the format from its extension), then on from the last id written.
+    let file = env.path("visits.csv");
+    let said = env
+        .run(&["visits", "export", "--output", file.to_str().unwrap()])
+        .ok()
+        .stdout;
+    let csv = std::fs::read_to_string(&file).unwrap();
+    let rows: Vec<&str> = csv.lines().collect();
+    assert_eq!(
+        rows[0],
+        "id,at,link_id,alias,country,platform,browser,referrer,language"
+    );
+    assert_eq!(rows.len(), 202, "{csv}");
+    let last = lines[150]["id"].as_i64().unwrap().to_string();
+    assert!(said.contains("wrote 201 visits"), "{said}");
+    let rest = env.run(&["visits", "export", "--after", &last]).ok().stdout;
+    assert_eq!(rest.lines().count(), 50);
+
+    // Bad questions name the flag; nothing is left where the file would go.
+    env.run(&["visits", "export", "nosuch"]).fails_with(4);
+    env.run(&["visits", "export", "--period", "1w"])
+        .fails_with(2);
+    env.run(&["visits", "export", "a", "--space", "Launch"])
+        .fails_with(2);
+    let err = env
+        .run(&[
+            "visits",
+            "export",
+            "--from",
+            "2026-02-01",
+            "--to",
+            "2026-01-01",
+        ])
+        .fails_with(2);
+    assert!(err.stderr.contains("--to"), "{}", err.stderr);
+    let missing = env.path("visits-of-nosuch.ndjson");
+    env.run(&[
+        "visits",
+        "export",
+        "nosuch",
+        "-o",
+        missing.to_str().unwrap(),
+    ])
+    .fails_with(4);
+    assert!(!missing.exists());
+    let leftovers = std::fs::read_dir(env.path("."))
+        .unwrap()
+        .filter(|e| {
+            e.as_ref()
+                .unwrap()
+                .file_name()
+                .to_string_lossy()
+                .contains(".partial-")
+        })
+        .count();
+    assert_eq!(leftovers, 0);
+}

@@ -23,11 +23,13 @@ mod output;
 mod owners;
 pub mod progress;
 mod qr;
+mod scope_args;
 mod serve;
 mod spaces;
 mod stats;
 mod transfer;
 mod trash;
+mod visits;
 
 use std::ffi::OsString;
 use std::path::PathBuf;
@@ -118,6 +120,9 @@ pub enum Command {
     /// Traffic of a link, a space, a domain or every link: clicks over time, countries,
     /// platforms, browsers, referrers, languages and top links.
     Stats(stats::StatsArgs),
+    /// The raw visits out, as NDJSON or CSV.
+    #[command(subcommand)]
+    Visits(visits::VisitsCommand),
     /// Import links from linkdeck's JSON or CSV, or from Bitly, YOURLS, Shlink or Kutt, all or
     /// nothing.
     Import(import::ImportArgs),
@@ -238,6 +243,7 @@ async fn dispatch(ctx: &Context, command: Option<Command>) -> CliResult {
         Some(Command::Domains(c)) => domains::run(ctx, c).await,
         Some(Command::Owners(c)) => owners::run(ctx, c).await,
         Some(Command::Stats(a)) => stats::run(ctx, a).await,
+        Some(Command::Visits(c)) => visits::run(ctx, c).await,
         Some(Command::Import(a)) => import::import(ctx, a).await,
         Some(Command::Demo) => import::import(ctx, import::ImportArgs::demo()).await,
         Some(Command::Export(a)) => transfer::export(ctx, a).await,

@@ -8,24 +8,17 @@ use jiff::civil::Date;
 
 use super::context::Context;
 use super::error::{CliError, CliResult};
-use super::lookup::{domain_id, link_id, space_id};
 use super::output::{Table, print, print_json, thousands};
+use super::scope_args::{ScopeArgs, parse_period};
 use crate::domain::{
-    Breakdown, Dimension, Interval, PeriodSpec, Preset, Stats, StatsPart, StatsQuery, StatsScope,
-    TOP_DEFAULT, TOP_MAX,
+    Breakdown, Dimension, Interval, PeriodSpec, Preset, Stats, StatsPart, StatsQuery, TOP_DEFAULT,
+    TOP_MAX,
 };
 
 #[derive(Debug, Args)]
 pub struct StatsArgs {
-    /// A link's id or alias; without it, the whole account (or --space, --domain).
-    #[arg(conflicts_with_all = ["space", "domain"])]
-    pub link: Option<String>,
-    /// The traffic of this space (id or name).
-    #[arg(long, value_name = "ID|NAME", conflicts_with = "domain")]
-    pub space: Option<String>,
-    /// The traffic of this domain (id or name).
-    #[arg(long, value_name = "ID|NAME")]
-    pub domain: Option<String>,
+    #[command(flatten)]
+    pub scope: ScopeArgs,
     /// 24h, 7d, 30d, 90d, 12m or all, ending now.
     #[arg(long, value_parser = parse_period, conflicts_with_all = ["from", "to"])]
     pub period: Option<Preset>,
@@ -66,10 +59,6 @@ fn parse_by(s: &str) -> Result<By, String> {
         .ok_or_else(|| "expected time, country, platform, browser, referrer or language".into())
 }
 
-fn parse_period(s: &str) -> Result<Preset, String> {
-    Preset::parse(s).ok_or_else(|| "expected 24h, 7d, 30d, 90d, 12m or all".into())
-}
-
 pub async fn run(ctx: &Context, args: StatsArgs) -> CliResult {
     if !(1..=TOP_MAX).contains(&args.top) {
         return Err(CliError::usage(format!(
@@ -78,12 +67,7 @@ pub async fn run(ctx: &Context, args: StatsArgs) -> CliResult {
         )));
     }
     let backend = ctx.backend().await?;
-    let scope = match (&args.link, &args.space, &args.domain) {
-        (Some(link), _, _) => StatsScope::Link(link_id(backend.as_ref(), link).await?),
-        (_, Some(space), _) => StatsScope::Space(space_id(backend.as_ref(), space).await?),
-        (_, _, Some(domain)) => StatsScope::Domain(domain_id(backend.as_ref(), domain).await?),
-        _ => StatsScope::Account,
-    };
+    let scope = args.scope.scope(backend.as_ref()).await?;
     let period = match (args.from, args.to) {
         (Some(from), Some(to)) => PeriodSpec::Dates { from, to },
         _ => PeriodSpec::Preset {
@@ -108,12 +92,7 @@ pub async fn run(ctx: &Context, args: StatsArgs) -> CliResult {
     if args.csv {
         return csv(&stats, args.by.unwrap_or(By::Time), tz);
     }
-    let name = match (&args.link, &args.space, &args.domain) {
-        (Some(link), _, _) => format!("link {link}"),
-        (_, Some(space), _) => format!("space {space}"),
-        (_, _, Some(domain)) => format!("domain {domain}"),
-        _ => "all links".to_owned(),
-    };
+    let name = args.scope.name();
     Ok(print(&report(&stats, &name, period, args.by, tz))?)
 }
 

@@ -29,7 +29,7 @@ pub struct ExportArgs {
     pub format: Option<Format>,
 }
 
-fn is_stdio(path: &Path) -> bool {
+pub(super) fn is_stdio(path: &Path) -> bool {
     path.as_os_str() == "-"
 }
 
@@ -82,7 +82,7 @@ pub async fn export(ctx: &Context, args: ExportArgs) -> CliResult {
     }
 }
 
-fn partial_path(path: &Path) -> PathBuf {
+pub(super) fn partial_path(path: &Path) -> PathBuf {
     let mut name = path.file_name().unwrap_or_default().to_os_string();
     name.push(format!(".partial-{}", std::process::id()));
     path.with_file_name(name)

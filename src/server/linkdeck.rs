@@ -11,6 +11,7 @@
 //!   so sending the same records twice never counts a click twice.
 //! - `GET traffic?ids=…`: the hourly history of some of the caller's links, as an export
 //!   carries it.
+//! - `GET visits`: the raw visit log, streamed (`visit_export`).
 //!
 //! The body is bounded ([`IMPORT_MAX_BYTES`], read only once the key is checked) and so are the
 //! imports running at once ([`IMPORTS_AT_ONCE`]), as everything else a caller sends is.
@@ -51,7 +52,7 @@ type ApiResult = Result<Response, ApiError>;
 
 /// The routes, to be nested under `/api/linkdeck` behind the key check.
 pub fn router() -> Router<Arc<AppState>> {
-    use wire::linkdeck::{CAPABILITIES_PATH, IMPORT_PATH, TRAFFIC_PATH};
+    use wire::linkdeck::{CAPABILITIES_PATH, IMPORT_PATH, TRAFFIC_PATH, VISITS_PATH};
     Router::new()
         .route(&format!("/{CAPABILITIES_PATH}"), get(capabilities))
         .route(
@@ -59,6 +60,7 @@ pub fn router() -> Router<Arc<AppState>> {
             post(import).layer(DefaultBodyLimit::max(IMPORT_MAX_BYTES)),
         )
         .route(&format!("/{TRAFFIC_PATH}"), get(traffic))
+        .route(&format!("/{VISITS_PATH}"), get(super::visit_export::export))
 }
 
 fn ok(body: impl serde::Serialize) -> ApiResult {
@@ -72,6 +74,7 @@ async fn capabilities() -> ApiResult {
         api: wire::linkdeck::API_VERSION,
         import_max_bytes: IMPORT_MAX_BYTES as u64,
         traffic_max_ids: TRAFFIC_MAX_IDS,
+        visits: true,
     })
 }
 

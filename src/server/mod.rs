@@ -22,6 +22,7 @@ mod redirect;
 mod resolve;
 mod slots;
 mod upkeep;
+mod visit_export;
 mod visitor;
 
 use std::future::Future;
@@ -172,6 +173,8 @@ pub(crate) struct AppState {
     key_use: limit::KeyUse,
     /// Turns of linkdeck's import endpoint (see `linkdeck::IMPORTS_AT_ONCE`).
     imports: tokio::sync::Semaphore,
+    /// Turns of the visit export (see `visit_export::EXPORTS_AT_ONCE`).
+    exports: Arc<tokio::sync::Semaphore>,
 }
 
 impl AppState {
@@ -399,6 +402,7 @@ pub async fn serve_prepared(
         ),
         key_use: limit::KeyUse::default(),
         imports: tokio::sync::Semaphore::new(linkdeck::IMPORTS_AT_ONCE),
+        exports: visit_export::turns(),
     });
     let app = app(state.clone(), &opts);
     let limits = connections::Limits {

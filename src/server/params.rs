@@ -8,8 +8,9 @@ use super::error::ApiError;
 use super::form::Fields;
 use crate::domain::{
     FieldErrors, Id, LinkQuery, OnConflict, PeriodSpec, Preset, SearchBy, Sort, SpaceFilter,
-    SpaceQuery, StatsPart, StatsQuery, StatsScope, StatusFilter, TOP_MAX,
+    SpaceQuery, StatsPart, StatsQuery, StatsScope, StatusFilter, TOP_MAX, VisitQuery,
 };
+use crate::wire::visits::VisitFormat;
 
 struct Params(BTreeMap<String, String>);
 
@@ -408,6 +409,63 @@ pub fn link_ids(raw: Option<&str>, max: usize) -> Result<Vec<Id>, ApiError> {
         Some(ids) if !ids.is_empty() && ids.len() <= max => Ok(ids),
         _ => Err(ApiError::field("ids", must)),
     }
+}
+
+/// `GET /api/linkdeck/visits`: `format` (`ndjson`, the default, or `csv`); at most one of
+/// `link`, `space` and `domain` (ids; none: the whole account); `since` and `until` (RFC 3339
+/// instants, `until` excluded); `after` (the id of the last visit an earlier export read).
+pub fn visits_query(raw: Option<&str>) -> Result<(VisitQuery, VisitFormat), ApiError> {
+    let p = Params::read(
+        raw,
+        &[
+            "format", "link", "space", "domain", "since", "until", "after",
+        ],
+    )?;
+    let mut errors = FieldErrors::default();
+    let format = p
+        .read_as(
+            "format",
+            VisitFormat::parse,
+            &mut errors,
+            "must be ndjson or csv",
+        )
+        .unwrap_or_default();
+    let scopes = [
+        p.id("link", &mut errors).map(StatsScope::Link),
+        p.id("space", &mut errors).map(StatsScope::Space),
+        p.id("domain", &mut errors).map(StatsScope::Domain),
+    ];
+    let mut given = scopes.into_iter().flatten();
+    let scope = given.next().unwrap_or(StatsScope::Account);
+    if given.next().is_some() {
+        errors.add("link", "give at most one of link, space and domain");
+    }
+    let instant = |name: &str, errors: &mut FieldErrors| {
+        p.read_as(
+            name,
+            |raw| raw.trim().parse::<jiff::Timestamp>().ok(),
+            errors,
+            "must be an instant written as RFC 3339, such as 2026-11-27T09:00:00Z",
+        )
+    };
+    let (since, until) = (instant("since", &mut errors), instant("until", &mut errors));
+    if let (Some(since), Some(until)) = (since, until)
+        && until < since
+    {
+        errors.add("until", "must not be before since");
+    }
+    let after = p.number::<Id>("after", &mut errors, "must be the id of a visit");
+    errors
+        .into_result((
+            VisitQuery {
+                scope,
+                since,
+                until,
+                after,
+            },
+            format,
+        ))
+        .map_err(ApiError::from)
 }
 
 #[cfg(test)]

@@ -22,6 +22,7 @@ pub const API_VERSION: u32 = 1;
 pub const CAPABILITIES_PATH: &str = "capabilities";
 pub const IMPORT_PATH: &str = "import";
 pub const TRAFFIC_PATH: &str = "traffic";
+pub const VISITS_PATH: &str = "visits";
 
 /// `GET /api/linkdeck/capabilities`: that this is a linkdeck server, and its limits.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
@@ -36,6 +37,9 @@ pub struct Capabilities {
     pub import_max_bytes: u64,
     /// The most link ids one `GET traffic` may name.
     pub traffic_max_ids: u32,
+    /// Whether `GET visits` streams the raw visit log (servers before it say nothing).
+    #[serde(default)]
+    pub visits: bool,
 }
 
 /// `POST /api/linkdeck/import?on_conflict=fail|skip|rename`, whose body is a linkdeck JSON

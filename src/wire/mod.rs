@@ -6,6 +6,7 @@
 
 pub mod linkdeck;
 pub mod stats;
+pub mod visits;
 
 use jiff::Timestamp;
 use serde::ser::SerializeStruct;

@@ -126,6 +126,7 @@ async fn the_capabilities_say_linkdeck_only_to_a_key() {
     assert_eq!(body["data"]["api"], 1);
     assert_eq!(body["data"]["import_max_bytes"], 16 << 20);
     assert_eq!(body["data"]["traffic_max_ids"], 100);
+    assert_eq!(body["data"]["visits"], true);
     for key in [None, Some("not-a-key")] {
         let mut request = s
             .client
@@ -441,4 +442,114 @@ async fn the_traffic_of_a_page_of_links_is_asked_strictly_and_only_of_ones_own()
     .await;
     assert_eq!(status, StatusCode::OK);
     assert_eq!(body["data"], json!([]), "alice's history is not mallory's");
+}
+
+/// `GET /api/linkdeck/visits` with this server's key.
+async fn visits(s: &TestServer, query: &str) -> reqwest::Response {
+    s.api(Method::GET, &format!("/api/linkdeck/visits{query}"))
+        .send()
+        .await
+        .unwrap()
+}
+
+#[tokio::test]
+async fn the_visits_of_real_redirects_stream_as_ndjson_or_csv_and_bad_questions_are_named() {
+    let Some(s) = crate::serve(quick()).await else {
+        return;
+    };
+    let a = s
+        .create_link(&[("url", "https://example.com/a"), ("alias", "a")])
+        .await["id"]
+        .as_i64()
+        .unwrap();
+    s.create_link(&[("url", "https://example.com/b"), ("alias", "b")])
+        .await;
+    let firefox = [
+        (
+            "user-agent",
+            "Mozilla/5.0 (X11; Linux x86_64; rv:120.0) Gecko/20100101 Firefox/120.0",
+        ),
+        ("referer", "https://news.example.org/item?id=1"),
+        ("accept-language", "de-DE,de;q=0.9"),
+    ];
+    for _ in 0..2 {
+        s.visit("/a", &firefox).await;
+    }
+    s.visit("/b", &[]).await;
+    s.wait_for_clicks(a, 2).await;
+
+    // NDJSON by default: each visit as the click writer logged it, oldest first.
+    let response = visits(&s, "").await;
+    assert_eq!(response.status(), StatusCode::OK);
+    assert_eq!(response.headers()["content-type"], "application/x-ndjson");
+    let text = response.text().await.unwrap();
+    let lines: Vec<Value> = text
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    let a_visits: Vec<&Value> = lines.iter().filter(|v| v["alias"] == "a").collect();
+    assert_eq!(a_visits.len(), 2, "{text}");
+    let v = a_visits[0];
+    assert_eq!(v["link_id"], a);
+    assert_eq!(v["platform"], "Linux");
+    assert_eq!(v["browser"], "Firefox");
+    assert_eq!(v["referrer"], "news.example.org");
+    assert_eq!(v["language"], "de");
+
+    // CSV of one link.
+    let response = visits(&s, &format!("?format=csv&link={a}")).await;
+    assert_eq!(response.status(), StatusCode::OK);
+    assert_eq!(
+        response.headers()["content-type"],
+        "text/csv; charset=utf-8"
+    );
+    let csv = response.text().await.unwrap();
+    let rows: Vec<&str> = csv.lines().collect();
+    assert_eq!(
+        rows[0],
+        "id,at,link_id,alias,country,platform,browser,referrer,language"
+    );
+    assert_eq!(rows.len(), 3, "{csv}");
+    assert!(
+        rows[1].contains(",a,,Linux,Firefox,news.example.org,de"),
+        "{csv}"
+    );
+
+    // Bad questions: a 422 naming each parameter, before anything is streamed.
+    let response = visits(&s, "?format=xml&since=yesterday&link=1&space=2&after=x").await;
+    let (status, _, body) = json(response).await;
+    assert_eq!(status, StatusCode::UNPROCESSABLE_ENTITY, "{body}");
+    for field in ["format", "since", "link", "after"] {
+        assert!(body["message"].get(field).is_some(), "{field}: {body}");
+    }
+    let response = visits(&s, "?since=2026-03-02T00:00:00Z&until=2026-03-01T00:00:00Z").await;
+    let (status, _, body) = json(response).await;
+    assert_eq!(status, StatusCode::UNPROCESSABLE_ENTITY, "{body}");
+    assert!(body["message"].get("until").is_some(), "{body}");
+
+    // Another owner's link is not found; without a key nothing is said.
+    let (_, their_key) = s.other_owner("bob").await;
+    let response = s
+        .api_as(
+            &their_key,
+            Method::GET,
+            &format!("/api/linkdeck/visits?link={a}"),
+        )
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(response.status(), StatusCode::NOT_FOUND);
+    let response = s
+        .api_as(&their_key, Method::GET, "/api/linkdeck/visits")
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(response.text().await.unwrap(), "", "bob has no visits");
+    let response = s
+        .client
+        .get(s.url("/api/linkdeck/visits"))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(response.status(), StatusCode::UNAUTHORIZED);
 }

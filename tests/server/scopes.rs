@@ -31,6 +31,7 @@ const PATHS: &[(Method, &str, bool)] = &[
     (Method::GET, "/api/v1/stats/{link}", false),
     (Method::GET, "/api/linkdeck/capabilities", false),
     (Method::GET, "/api/linkdeck/traffic?ids={link}", false),
+    (Method::GET, "/api/linkdeck/visits?link={link}", false),
     (Method::POST, "/api/linkdeck/import", true),
 ];
 
@@ -55,7 +56,13 @@ async fn ask(s: &TestServer, key: &str, method: &Method, path: &str) -> (StatusC
             .header("content-type", "application/json")
             .body(r#"{"links": []}"#);
     }
-    let (status, _, body) = json(request.send().await.unwrap()).await;
+    let response = request.send().await.unwrap();
+    if path.contains("/visits") && response.status().is_success() {
+        // A stream of visits, not a JSON record.
+        let status = response.status();
+        return (status, Value::String(response.text().await.unwrap()));
+    }
+    let (status, _, body) = json(response).await;
     (status, body)
 }
 

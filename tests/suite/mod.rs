@@ -8,7 +8,9 @@
 #![allow(dead_code)]
 
 mod stats;
+mod visits;
 pub use stats::*;
+pub use visits::*;
 
 use std::collections::BTreeSet;
 
@@ -115,6 +117,8 @@ macro_rules! backend_suite {
             stats_of_another_owner_are_not_found,
             clicks_counted_in_all_sum_each_scopes_links_counters,
             stats_questions_are_checked,
+            visits_export_by_scope_period_and_where_the_last_one_stopped,
+            a_visits_export_longer_than_one_read_comes_out_whole_and_in_order,
         );
     };
 }

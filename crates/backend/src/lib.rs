@@ -14,8 +14,12 @@ pub use trash::{TrashPage, Trashed, TrashedKind};
 
 use linkdeck_domain::{
     Domain, Id, Link, LinkInput, LinkQuery, Page, Result, Space, SpaceInput, SpaceQuery, Stats,
-    StatsQuery, StatsScope,
+    StatsQuery, StatsScope, Visit, VisitQuery,
 };
+
+/// Logged visits as they are read, oldest first: a store or a server is read a window at a
+/// time, so memory stays flat however many visits there are. An error ends it.
+pub type VisitStream = futures::stream::BoxStream<'static, Result<Visit>>;
 
 /// How long a request to a remote v1 server may take when the profile does not say. It lives
 /// here, with the contract, because two parts read it: the remote backend's own default and the
@@ -117,6 +121,16 @@ pub trait Backend: Send + Sync {
     /// asked once when a view opens, not per period.
     async fn counted_clicks(&self, _scope: StatsScope) -> Result<Option<u64>> {
         Ok(None)
+    }
+
+    /// The raw visits `query` asks for, from the visit log (kept for the server's
+    /// `visit_log_days`). Another owner's link, space or domain is not found, before anything
+    /// is streamed; a backend without a visit log answers
+    /// [`Error::Unsupported`](linkdeck_domain::Error::Unsupported).
+    async fn visits(&self, _query: &VisitQuery) -> Result<VisitStream> {
+        Err(linkdeck_domain::Error::Unsupported(
+            "this backend keeps no log of visits to export".into(),
+        ))
     }
 }
 

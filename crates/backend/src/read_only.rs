@@ -11,7 +11,7 @@ use crate::{
 };
 use linkdeck_domain::{
     Domain, Error, Id, Link, LinkInput, LinkQuery, Page, Result, Space, SpaceInput, SpaceQuery,
-    Stats, StatsQuery, StatsScope,
+    Stats, StatsQuery, StatsScope, VisitQuery,
 };
 
 /// What a refused change says: what happened, and the setting that decides it.
@@ -122,5 +122,9 @@ impl<B: Backend + ?Sized> Backend for ReadOnly<B> {
 
     async fn counted_clicks(&self, scope: StatsScope) -> Result<Option<u64>> {
         self.0.counted_clicks(scope).await
+    }
+
+    async fn visits(&self, query: &VisitQuery) -> Result<crate::VisitStream> {
+        self.0.visits(query).await
     }
 }

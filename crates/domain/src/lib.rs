@@ -24,6 +24,7 @@ mod stats;
 mod traffic;
 mod trash;
 mod validate;
+mod visit;
 mod words;
 
 pub use base_url::BaseUrl;
@@ -63,6 +64,7 @@ pub use validate::{
     ALIAS_MAX, OWNER_KEY_NAME_MAX, PASSWORD_MAX, RESERVED_ALIASES, URL_MAX, is_alias_shaped,
     is_reserved_alias, validate_alias, validate_key_name, validate_owner_name, validate_url,
 };
+pub use visit::{Visit, VisitQuery};
 pub use words::{clip, plural, thousands};
 
 /// Identifier of a record (link, space, domain, owner, key).

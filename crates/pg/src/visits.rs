@@ -10,14 +10,14 @@ use std::collections::{BTreeSet, HashMap};
 
 use deadpool_postgres::GenericClient;
 
-use linkdeck_store::VisitLog;
+use linkdeck_store::{LogWindow, VisitLog};
 
 use crate::error::pg_error;
 use crate::pool::Pg;
 use crate::sql::{all, col, execute, rows, value};
 use crate::traffic;
 use crate::tx::PgTx;
-use linkdeck_domain::{Dimension, Id, Result};
+use linkdeck_domain::{Dimension, Id, Result, Visit};
 use linkdeck_store::traffic::LinkHome;
 use linkdeck_store::traffic::values::Interner;
 use linkdeck_store::visits::{FlushedLink, VisitBatch, VisitRow};
@@ -294,5 +294,51 @@ impl<C: GenericClient + Sync> VisitLog for PgTx<'_, C> {
             &[&after, &until, &links, &uptos],
         ))?;
         Ok(Some(until))
+    }
+
+    fn last_visit_id(&self) -> Result<i64> {
+        self.wait(value(
+            self.c,
+            "SELECT coalesce(max(id), 0) FROM visit_log",
+            &[],
+        ))
+    }
+
+    fn logged_visits(&self, w: &LogWindow, limit: usize) -> Result<Vec<Visit>> {
+        let [link, space, domain] = w.scope_ids();
+        self.wait(all(
+            self.c,
+            "SELECT v.id, v.at, v.link_id, l.alias, v.country, v.platform, v.browser,
+                    v.referrer, v.language
+             FROM visit_log v JOIN links l ON l.id = v.link_id
+             WHERE v.id > $1 AND v.id <= $2 AND l.owner_id = $3 AND v.at >= $4 AND v.at < $5
+               AND ($6::bigint IS NULL OR v.link_id = $6) AND ($7::bigint IS NULL OR l.space_id = $7)
+               AND ($8::bigint IS NULL OR l.domain_id = $8)
+             ORDER BY v.id LIMIT $9",
+            &[
+                &w.after,
+                &w.upto,
+                &w.owner,
+                &w.since,
+                &w.until,
+                &link,
+                &space,
+                &domain,
+                &(limit as i64),
+            ],
+            |r| {
+                Ok(Visit {
+                    id: col(r, 0)?,
+                    at: linkdeck_store::time(col(r, 1)?),
+                    link_id: col(r, 2)?,
+                    alias: col(r, 3)?,
+                    country: col(r, 4)?,
+                    platform: col(r, 5)?,
+                    browser: col(r, 6)?,
+                    referrer: col(r, 7)?,
+                    language: col(r, 8)?,
+                })
+            },
+        ))
     }
 }

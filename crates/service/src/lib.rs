@@ -49,7 +49,7 @@ use linkdeck_backend::trash::{TrashPage, Trashed};
 use linkdeck_backend::{Backend, BackendInfo};
 use linkdeck_domain::{
     Clock, Domain, Error, Id, Link, LinkInput, LinkQuery, Owner, Page, Result, Space, SpaceInput,
-    SpaceQuery, Stats, StatsQuery, StatsScope, SystemClock, validate_owner_name,
+    SpaceQuery, Stats, StatsQuery, StatsScope, SystemClock, VisitQuery, validate_owner_name,
 };
 
 /// The owner the terminal app and the CLI act as on a local database.
@@ -344,5 +344,9 @@ impl Backend for LocalBackend {
             .counted_clicks(self.owner_id, scope)
             .await
             .map(Some)
+    }
+
+    async fn visits(&self, query: &VisitQuery) -> Result<linkdeck_backend::VisitStream> {
+        self.service.visits(self.owner_id, *query).await
     }
 }

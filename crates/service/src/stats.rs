@@ -49,7 +49,7 @@ impl super::LocalService {
 
 /// Whose rows a question reads.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-enum Source {
+pub(super) enum Source {
     Link { owner: Id, link: Id },
     Scope(Scope, Id),
 }
@@ -112,7 +112,8 @@ fn damaged(e: String) -> Error {
 }
 
 /// Checks that `scope` is the owner's and names its rows.
-fn source(r: &dyn Rollups, owner: Id, scope: StatsScope) -> Result<Source> {
+/// Where `scope`'s rows are; another owner's (or a missing) link, space or domain is not found.
+pub(super) fn source(r: &dyn Rollups, owner: Id, scope: StatsScope) -> Result<Source> {
     if !r.owns(owner, scope)? {
         let (what, id) = match scope {
             StatsScope::Link(id) => ("link", id),

@@ -11,9 +11,9 @@ use rusqlite::{Connection, params};
 use crate::error::db_error;
 use crate::sql::Statements;
 use crate::tx::SqliteTx;
-use linkdeck_domain::{Id, Result};
-use linkdeck_store::VisitLog;
+use linkdeck_domain::{Id, Result, Visit};
 use linkdeck_store::visits::VisitRow;
+use linkdeck_store::{LogWindow, VisitLog};
 
 /// Rows per multi-row INSERT: fewer statement runs for the same rows.
 const ROWS_PER_INSERT: usize = 50;
@@ -121,5 +121,49 @@ impl VisitLog for SqliteTx<'_> {
             .execute(&sql, rusqlite::params_from_iter(values))
             .map_err(db_error)?;
         Ok(Some(until))
+    }
+
+    fn last_visit_id(&self) -> Result<i64> {
+        self.conn
+            .row("SELECT ifnull(max(id), 0) FROM visit_log", [], |r| r.get(0))
+    }
+
+    fn logged_visits(&self, w: &LogWindow, limit: usize) -> Result<Vec<Visit>> {
+        // The log's row ids drive the read (it has no other index); each row's link is then
+        // found by its id.
+        let [link, space, domain] = w.scope_ids();
+        self.conn.all(
+            "SELECT v.id, v.at, v.link_id, l.alias, v.country, v.platform, v.browser,
+                    v.referrer, v.language
+             FROM visit_log v JOIN links l ON l.id = v.link_id
+             WHERE v.id > ?1 AND v.id <= ?2 AND l.owner_id = ?3 AND v.at >= ?4 AND v.at < ?5
+               AND (?6 IS NULL OR v.link_id = ?6) AND (?7 IS NULL OR l.space_id = ?7)
+               AND (?8 IS NULL OR l.domain_id = ?8)
+             ORDER BY v.id LIMIT ?9",
+            params![
+                w.after,
+                w.upto,
+                w.owner,
+                w.since,
+                w.until,
+                link,
+                space,
+                domain,
+                limit as i64
+            ],
+            |r| {
+                Ok(Visit {
+                    id: r.get(0)?,
+                    at: linkdeck_store::time(r.get(1)?),
+                    link_id: r.get(2)?,
+                    alias: r.get(3)?,
+                    country: r.get(4)?,
+                    platform: r.get(5)?,
+                    browser: r.get(6)?,
+                    referrer: r.get(7)?,
+                    language: r.get(8)?,
+                })
+            },
+        )
     }
 }

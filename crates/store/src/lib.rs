@@ -50,7 +50,7 @@ pub use redirect::{Redirects, ResolvedLink};
 pub use spaces::Spaces;
 pub use traffic::Rollups;
 pub use trash::{Aliases, Blocking, ListedRow, Restored, Scope, Trash, members_blob, members_of};
-pub use visit_log::VisitLog;
+pub use visit_log::{LogWindow, VisitLog};
 
 /// Every question and change one transaction of a store answers, by area.
 pub trait Tx:

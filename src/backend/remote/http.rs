@@ -23,6 +23,9 @@ use crate::domain::{BaseUrl, Error, Result};
 const MAX_TRIES: u32 = 3;
 const FIRST_BACKOFF: Duration = Duration::from_millis(200);
 
+/// The longest a streamed answer may take in all ([`Http::open`]).
+const STREAM_MAX: Duration = Duration::from_secs(24 * 3600);
+
 pub struct Http {
     client: reqwest::Client,
     /// `…/api/v1/`, with the trailing slash that makes `join` append.
@@ -117,6 +120,11 @@ impl Http {
         &self.origin
     }
 
+    /// The profile's timeout: how long one answer may take.
+    pub fn timeout(&self) -> Duration {
+        self.timeout
+    }
+
     /// Sends `call` under the retry rule and returns the JSON body of a success (`Null` for an
     /// empty one), or the mapped error.
     pub async fn send(&self, call: Call<'_>) -> Result<Value> {
@@ -139,13 +147,7 @@ impl Http {
     /// Sends `call` under the retry rule and returns the last answer, whatever its status; only
     /// a request that got no answer is an error.
     pub async fn exchange(&self, call: &Call<'_>) -> Result<Answer> {
-        let root = match call.api {
-            Api::V1 => &self.api,
-            Api::Linkdeck => &self.linkdeck,
-        };
-        let url = root.join(call.path).map_err(|e| {
-            Error::Unavailable(format!("cannot build the address of {}: {e}", call.path))
-        })?;
+        let url = self.url(call)?;
         let is_read = call.method == Method::GET;
         let started = Instant::now();
         let mut tries = 0;
@@ -173,7 +175,18 @@ impl Http {
         }
     }
 
-    async fn send_once(&self, call: &Call<'_>, url: &Url) -> Result<Answer> {
+    fn url(&self, call: &Call<'_>) -> Result<Url> {
+        let root = match call.api {
+            Api::V1 => &self.api,
+            Api::Linkdeck => &self.linkdeck,
+        };
+        root.join(call.path).map_err(|e| {
+            Error::Unavailable(format!("cannot build the address of {}: {e}", call.path))
+        })
+    }
+
+    /// `call`'s request, with the key and the body.
+    fn request(&self, call: &Call<'_>, url: &Url) -> reqwest::RequestBuilder {
         let mut request = self
             .client
             .request(call.method.clone(), url.clone())
@@ -195,6 +208,47 @@ impl Http {
                     .body(json.clone());
             }
         }
+        request
+    }
+
+    /// Sends `call` once and hands back a successful response unread, for a body read as it
+    /// arrives (no retry: a long read is not worth repeating blind). The profile's timeout bounds
+    /// the wait for the answer's head; the caller bounds each wait for more of the body.
+    pub async fn open(&self, call: &Call<'_>) -> Result<reqwest::Response> {
+        let url = self.url(call)?;
+        // The client's timeout covers a whole answer; a stream's body may rightly take hours.
+        let request = self.request(call, &url).timeout(STREAM_MAX);
+        let mut response = tokio::time::timeout(self.timeout, request.send())
+            .await
+            .map_err(|_| {
+                Error::Unavailable(format!(
+                    "{} did not answer within {}",
+                    self.origin,
+                    errors::human_duration(self.timeout)
+                ))
+            })?
+            .map_err(|e| errors::from_transport(&e, &self.origin, self.timeout))?;
+        if response.status().is_success() {
+            return Ok(response);
+        }
+        let status = response.status();
+        let headers = response.headers().clone();
+        let read = body::read(&mut response, Limit::Error.bytes())
+            .await
+            .map_err(|e| errors::cut_off(&e, &self.origin, self.timeout))?;
+        let answer = Answer {
+            status,
+            headers,
+            body: read.bytes,
+            limit: Limit::Error,
+            cut: read.cut,
+            request: format!("{} {}", call.method, url.path()),
+        };
+        Err(errors::from_answer(&answer, self.subject(call)))
+    }
+
+    async fn send_once(&self, call: &Call<'_>, url: &Url) -> Result<Answer> {
+        let request = self.request(call, url);
         let started = Instant::now();
         let mut response = request
             .send()

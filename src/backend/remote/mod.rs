@@ -10,6 +10,7 @@ mod errors;
 mod http;
 mod key;
 mod linkdeck;
+mod visits;
 
 use std::fmt;
 use std::sync::Arc;
@@ -407,5 +408,9 @@ impl Backend for RemoteBackend {
             }
             other => other,
         }
+    }
+
+    async fn visits(&self, query: &crate::domain::VisitQuery) -> Result<super::VisitStream> {
+        self.stream_visits(query).await
     }
 }
