@@ -724,6 +724,7 @@ async fn a_linkdeck_server_into_a_local_database_carries_its_traffic_history() {
                 browser: k.is_multiple_of(2).then(|| "Safari".into()),
                 referrer: Some("news.example".into()),
                 language: Some("en".into()),
+                address: None,
             });
         }
     }

@@ -77,6 +77,7 @@ async fn fill(path: &Path) -> String {
             browser: Some("Firefox".into()),
             referrer: (i % 2 == 0).then(|| "news.example".into()),
             language: Some("de".into()),
+            address: None,
         })
         .collect();
     service.record_visits(visits).await.unwrap();

@@ -1113,6 +1113,7 @@ async fn large_searches_stay_exact_while_their_links_change() {
                 browser: None,
                 referrer: None,
                 language: None,
+                address: None,
             })
         })
         .collect();
@@ -1160,6 +1161,7 @@ async fn add_visits(h: &LocalHarness, id: Id, n: i64) {
             browser: None,
             referrer: None,
             language: None,
+            address: None,
         })
         .collect();
     h.service.record_visits(visits).await.unwrap();

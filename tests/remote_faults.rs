@@ -1148,3 +1148,39 @@ async fn a_visit_that_cannot_be_read_ends_the_export_naming_the_server() {
         "{text}"
     );
 }
+
+#[tokio::test]
+async fn a_live_feed_reads_events_passing_over_comments_and_other_fields() {
+    let fake = fake(|seen, _| match seen.path.as_str() {
+        "/api/linkdeck/capabilities" => json_answer(
+            200,
+            json!({"data": {"server": "linkdeck", "version": "0.2.0", "api": 1,
+                            "import_max_bytes": 16 * MIB, "traffic_max_ids": 100,
+                            "visits": true}, "status": 200}),
+        ),
+        "/api/linkdeck/visits/live" => {
+            // A comment, an event with CRLF line ends, and one whose JSON spans two data lines.
+            let second = A_VISIT.replace(r#""id":1"#, r#""id":2"#);
+            let (head, tail) = second.split_at(second.find(r#""alias""#).unwrap());
+            let body = format!(
+                ": hello\n\nid: 1\r\nevent: visit\r\ndata: {A_VISIT}\r\n\r\ndata: {head}\ndata: {tail}\n\n"
+            );
+            ([(header::CONTENT_TYPE, "text/event-stream")], body).into_response()
+        }
+        _ => json_answer(404, json!({"message": "Not Found"})),
+    })
+    .await;
+    use futures::TryStreamExt;
+    let feed = bounded(client(&fake).live_visits(linkdeck::domain::StatsScope::Link(3), Some(7)))
+        .await
+        .unwrap();
+    let visits: Vec<_> = bounded(feed.try_collect::<Vec<_>>()).await.unwrap();
+    let ids: Vec<i64> = visits.iter().map(|v| v.id).collect();
+    assert_eq!(ids, [1, 2]);
+    let asked = fake
+        .seen()
+        .into_iter()
+        .find(|s| s.path.ends_with("/live"))
+        .unwrap();
+    assert_eq!(asked.query, "link=3&after=7");
+}

@@ -44,6 +44,7 @@ fn record(env: &Env, db: &std::path::Path, alias: &str, visits: &[(i64, [Option<
                     browser,
                     referrer,
                     language,
+                    address: None,
                 }
             })
             .collect();
@@ -345,7 +346,7 @@ fn visits_export_writes_ndjson_and_csv_goes_on_after_an_id_and_refuses_bad_quest
     let rows: Vec<&str> = csv.lines().collect();
     assert_eq!(
         rows[0],
-        "id,at,link_id,alias,country,platform,browser,referrer,language"
+        "id,at,link_id,alias,country,platform,browser,referrer,language,address"
     );
     assert_eq!(rows.len(), 202, "{csv}");
     let last = lines[150]["id"].as_i64().unwrap().to_string();
@@ -391,4 +392,55 @@ fn visits_export_writes_ndjson_and_csv_goes_on_after_an_id_and_refuses_bad_quest
         })
         .count();
     assert_eq!(leftovers, 0);
+}
+
+/// `visits tail` in the real binary prints the visits logged after it began, a line each, as
+/// they arrive (here written by another process's click writer, as `serve` writes them).
+#[test]
+fn visits_tail_prints_each_new_visit_as_it_arrives() {
+    use std::io::{BufRead, BufReader};
+    use std::process::Stdio;
+    use std::time::{Duration, Instant};
+
+    let env = Env::new();
+    busy_links(&env);
+    let mut tail = env
+        .std_cmd()
+        .args(["visits", "tail", "a"])
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let stdout = tail.stdout.take().unwrap();
+    let (tx, rx) = std::sync::mpsc::channel();
+    std::thread::spawn(move || {
+        for line in BufReader::new(stdout).lines() {
+            if tx.send(line.unwrap()).is_err() {
+                return;
+            }
+        }
+    });
+    // The feed starts after the visits already logged; give it a moment to begin, then log
+    // visits until one is seen (a slow start would miss the first).
+    let de = [
+        Some("DE"),
+        Some("iOS"),
+        Some("Safari"),
+        Some("t.co"),
+        Some("de"),
+    ];
+    let deadline = Instant::now() + Duration::from_secs(30);
+    let line = loop {
+        assert!(Instant::now() < deadline, "no visit printed within 30 s");
+        record(&env, &env.db, "b", &[(0, de)]);
+        record(&env, &env.db, "a", &[(0, de)]);
+        if let Ok(line) = rx.recv_timeout(Duration::from_secs(3)) {
+            break line;
+        }
+    };
+    let _ = tail.kill();
+    let _ = tail.wait();
+    // Only link a's visit, with its values; nothing from before it began.
+    assert!(line.contains("  a  DE  iOS  Safari  t.co  de"), "{line}");
+    assert!(rx.try_recv().map_or(true, |l| l.contains("  a  ")));
 }

@@ -106,6 +106,7 @@ fn visit(rng: &mut StdRng, link: Id, day: i64) -> VisitRow {
         browser: value(rng, BROWSERS, 2),
         referrer,
         language: value(rng, LANGUAGES, 8),
+        address: None,
     }
 }
 

@@ -52,6 +52,7 @@ fn options(ctx: &Context, args: &ServeArgs) -> CliResult<ServeOptions> {
         api_rate_limit: config.rate_limit_per_minute,
         password_attempts: config.password_attempts_per_minute,
         visit_log_retention: config.visit_log_retention(),
+        visitor_addresses: config.visitor_addresses,
         password_guesses_per_link: config.password_guesses_per_link_per_minute,
         password_checks: config.password_checks_at_once,
         max_connections: config.max_connections,

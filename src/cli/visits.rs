@@ -1,7 +1,7 @@
 //! `linkdeck visits export`: the raw visit log out, as NDJSON or CSV (`wire::visits`), for a
 //! link, a space, a domain or every link, in a period. Visits are written as they are read, so
 //! memory stays flat however many there are; a file is replaced only once the export is
-//! complete.
+//! complete. `linkdeck visits tail`: the visits as they arrive, a line each.
 
 use std::fs::File;
 use std::io::{self, BufWriter, Write};
@@ -26,6 +26,14 @@ pub enum VisitsCommand {
     /// Write the raw visits (kept for the server's `visit_log_days`) as NDJSON or CSV: one
     /// line a visit with its time, link, country, platform, browser, referrer and language.
     Export(ExportArgs),
+    /// Print visits as they arrive, a line each (NDJSON with --json), until interrupted.
+    Tail(TailArgs),
+}
+
+#[derive(Debug, Args)]
+pub struct TailArgs {
+    #[command(flatten)]
+    pub scope: ScopeArgs,
 }
 
 #[derive(Debug, Args)]
@@ -56,6 +64,7 @@ pub struct ExportArgs {
 pub async fn run(ctx: &Context, command: VisitsCommand) -> CliResult {
     match command {
         VisitsCommand::Export(args) => export(ctx, args).await,
+        VisitsCommand::Tail(args) => tail(ctx, args).await,
     }
 }
 
@@ -166,4 +175,52 @@ async fn write_visits<W: Write>(
     }
     out.flush()?;
     Ok(written)
+}
+
+async fn tail(ctx: &Context, args: TailArgs) -> CliResult {
+    let backend = ctx.backend().await?;
+    let scope = args.scope.scope(backend.as_ref()).await?;
+    let mut visits = backend.live_visits(scope, None).await?;
+    if !ctx.quiet {
+        eprintln!(
+            "following the visits of {} (Ctrl-C stops)",
+            args.scope.name()
+        );
+    }
+    let mut out = io::stdout();
+    while let Some(visit) = visits.next().await {
+        let visit = visit?;
+        let line = if ctx.json {
+            VisitFormat::Ndjson.line(&visit)
+        } else {
+            tail_line(&visit, ctx.timezone()).into_bytes()
+        };
+        out.write_all(&line)?;
+        out.flush()?;
+    }
+    Ok(())
+}
+
+/// A visit as `visits tail` prints it for people: the local time, the alias, then each value
+/// (`-` where none was known).
+fn tail_line(visit: &crate::domain::Visit, tz: &jiff::tz::TimeZone) -> String {
+    let at = visit.at.to_zoned(tz.clone()).strftime("%Y-%m-%d %H:%M:%S");
+    let value = |v: &Option<String>| v.clone().unwrap_or_else(|| "-".to_owned());
+    let mut line = format!(
+        "{at}  {}  {}  {}  {}  {}  {}",
+        visit.alias,
+        value(&visit.country),
+        value(&visit.platform),
+        value(&visit.browser),
+        value(&visit.referrer),
+        value(&visit.language),
+    );
+    if let Some(address) = &visit.address {
+        line.push_str("  ");
+        line.push_str(address);
+    }
+    // What a visitor sent must not steer the terminal.
+    let mut line = crate::domain::cleaned(&line).into_owned();
+    line.push('\n');
+    line
 }

@@ -7,7 +7,7 @@ use ipnet::IpNet;
 use serde::{Deserialize, Deserializer, Serialize, Serializer};
 
 use super::Every;
-use crate::domain::{BaseUrl, RedirectStatus};
+use crate::domain::{AddressLog, BaseUrl, RedirectStatus};
 
 /// Days the raw visit log keeps each visit unless `visit_log_days` says otherwise: long enough
 /// to look into a recent campaign by hand, short enough that the log does not outgrow the
@@ -38,6 +38,9 @@ pub struct ServeConfig {
     /// Days the raw visit log keeps each visit; 0 keeps them all. Statistics read the rollups,
     /// which are kept whatever this says.
     pub visit_log_days: u32,
+    /// What the raw visit log keeps of a visitor's address: `drop` (nothing), `network` (its
+    /// /24 or /48) or `whole`.
+    pub visitor_addresses: AddressLog,
     /// Wrong password guesses per link per minute, from all visitors together.
     pub password_guesses_per_link_per_minute: u32,
     /// Password checks at once; 0 = half the cores.
@@ -73,6 +76,7 @@ impl Default for ServeConfig {
             rate_limit_per_minute: 600,
             password_attempts_per_minute: 10,
             visit_log_days: DEFAULT_VISIT_LOG_DAYS,
+            visitor_addresses: AddressLog::default(),
             password_guesses_per_link_per_minute: 100,
             password_checks_at_once: 0,
             max_connections: 0,

@@ -11,7 +11,8 @@
 //!   so sending the same records twice never counts a click twice.
 //! - `GET traffic?ids=…`: the hourly history of some of the caller's links, as an export
 //!   carries it.
-//! - `GET visits`: the raw visit log, streamed (`visit_export`).
+//! - `GET visits` and `GET visits/live`: the raw visit log, streamed, and the visits logged
+//!   from now on (`visits_out`).
 //!
 //! The body is bounded ([`IMPORT_MAX_BYTES`], read only once the key is checked) and so are the
 //! imports running at once ([`IMPORTS_AT_ONCE`]), as everything else a caller sends is.
@@ -52,7 +53,9 @@ type ApiResult = Result<Response, ApiError>;
 
 /// The routes, to be nested under `/api/linkdeck` behind the key check.
 pub fn router() -> Router<Arc<AppState>> {
-    use wire::linkdeck::{CAPABILITIES_PATH, IMPORT_PATH, TRAFFIC_PATH, VISITS_PATH};
+    use wire::linkdeck::{
+        CAPABILITIES_PATH, IMPORT_PATH, LIVE_VISITS_PATH, TRAFFIC_PATH, VISITS_PATH,
+    };
     Router::new()
         .route(&format!("/{CAPABILITIES_PATH}"), get(capabilities))
         .route(
@@ -60,7 +63,11 @@ pub fn router() -> Router<Arc<AppState>> {
             post(import).layer(DefaultBodyLimit::max(IMPORT_MAX_BYTES)),
         )
         .route(&format!("/{TRAFFIC_PATH}"), get(traffic))
-        .route(&format!("/{VISITS_PATH}"), get(super::visit_export::export))
+        .route(&format!("/{VISITS_PATH}"), get(super::visits_out::export))
+        .route(
+            &format!("/{LIVE_VISITS_PATH}"),
+            get(super::visits_out::live),
+        )
 }
 
 fn ok(body: impl serde::Serialize) -> ApiResult {

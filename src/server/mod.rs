@@ -22,8 +22,8 @@ mod redirect;
 mod resolve;
 mod slots;
 mod upkeep;
-mod visit_export;
 mod visitor;
+mod visits_out;
 
 use std::future::Future;
 use std::net::SocketAddr;
@@ -49,7 +49,7 @@ pub use visitor::{AgentParser, platform_of};
 
 use crate::backend::local::serving::LocalService;
 use crate::config::{ForwardedHeader, ServeConfig};
-use crate::domain::{Error, RedirectStatus, Result};
+use crate::domain::{AddressLog, Error, RedirectStatus, Result};
 
 /// How the server behaves. [`ServeOptions::default`] is what `linkdeck serve` uses without a
 /// config file.
@@ -102,6 +102,8 @@ pub struct ServeOptions {
     /// Raw visits older than this are pruned from the visit log (`None` keeps them all);
     /// statistics read the rollups, which are kept.
     pub visit_log_retention: Option<Duration>,
+    /// What the visit log keeps of a visitor's address (`[serve] visitor_addresses`).
+    pub visitor_addresses: AddressLog,
     /// How often the raw log is pruned (and deleted links' visits removed).
     pub upkeep_every: Duration,
     /// The reverse proxies allowed to name a request's visitor (`[serve] trusted_proxies`);
@@ -138,6 +140,7 @@ impl Default for ServeOptions {
             pending_log_max: crate::backend::local::serving::RAW_PENDING_MAX,
             stats_cache: Duration::from_secs(5),
             visit_log_retention: ServeConfig::default().visit_log_retention(),
+            visitor_addresses: AddressLog::default(),
             upkeep_every: upkeep::EVERY,
             trusted_proxies: Vec::new(),
             forwarded_header: ForwardedHeader::default(),
@@ -161,6 +164,7 @@ pub(crate) struct AppState {
     clicks: clicks::Clicks,
     agents: visitor::AgentParser,
     geo: visitor::GeoSource,
+    visitor_addresses: AddressLog,
     /// Who may name a request's visitor: see `proxies::Visitor`.
     proxies: proxies::TrustedProxies,
     api_limiter: limit::RateLimiter<LimitKey>,
@@ -173,8 +177,8 @@ pub(crate) struct AppState {
     key_use: limit::KeyUse,
     /// Turns of linkdeck's import endpoint (see `linkdeck::IMPORTS_AT_ONCE`).
     imports: tokio::sync::Semaphore,
-    /// Turns of the visit export (see `visit_export::EXPORTS_AT_ONCE`).
-    exports: Arc<tokio::sync::Semaphore>,
+    /// Turns of the visit export and the live feeds (`visits_out`).
+    visit_turns: visits_out::Turns,
 }
 
 impl AppState {
@@ -390,6 +394,7 @@ pub async fn serve_prepared(
         clicks: clicks.clone(),
         agents: visitor::AgentParser::default(),
         geo,
+        visitor_addresses: opts.visitor_addresses,
         proxies: proxies::TrustedProxies::new(opts.trusted_proxies.clone(), opts.forwarded_header),
         api_limiter: limit::RateLimiter::per_minute(opts.api_rate_limit),
         public_limiter: limit::RateLimiter::per_minute(opts.api_rate_limit),
@@ -402,7 +407,7 @@ pub async fn serve_prepared(
         ),
         key_use: limit::KeyUse::default(),
         imports: tokio::sync::Semaphore::new(linkdeck::IMPORTS_AT_ONCE),
-        exports: visit_export::turns(),
+        visit_turns: visits_out::Turns::default(),
     });
     let app = app(state.clone(), &opts);
     let limits = connections::Limits {

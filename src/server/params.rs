@@ -411,6 +411,31 @@ pub fn link_ids(raw: Option<&str>, max: usize) -> Result<Vec<Id>, ApiError> {
     }
 }
 
+/// At most one of `link`, `space` and `domain` (ids); none: the whole account.
+fn visit_scope(p: &Params, errors: &mut FieldErrors) -> StatsScope {
+    let scopes = [
+        p.id("link", errors).map(StatsScope::Link),
+        p.id("space", errors).map(StatsScope::Space),
+        p.id("domain", errors).map(StatsScope::Domain),
+    ];
+    let mut given = scopes.into_iter().flatten();
+    let scope = given.next().unwrap_or(StatsScope::Account);
+    if given.next().is_some() {
+        errors.add("link", "give at most one of link, space and domain");
+    }
+    scope
+}
+
+/// `GET /api/linkdeck/visits/live`: the scope as [`visits_query`] reads it, and `after` (a
+/// visit's id: start after it rather than now).
+pub fn live_query(raw: Option<&str>) -> Result<(StatsScope, Option<Id>), ApiError> {
+    let p = Params::read(raw, &["link", "space", "domain", "after"])?;
+    let mut errors = FieldErrors::default();
+    let scope = visit_scope(&p, &mut errors);
+    let after = p.number::<Id>("after", &mut errors, "must be the id of a visit");
+    errors.into_result((scope, after)).map_err(ApiError::from)
+}
+
 /// `GET /api/linkdeck/visits`: `format` (`ndjson`, the default, or `csv`); at most one of
 /// `link`, `space` and `domain` (ids; none: the whole account); `since` and `until` (RFC 3339
 /// instants, `until` excluded); `after` (the id of the last visit an earlier export read).
@@ -430,16 +455,7 @@ pub fn visits_query(raw: Option<&str>) -> Result<(VisitQuery, VisitFormat), ApiE
             "must be ndjson or csv",
         )
         .unwrap_or_default();
-    let scopes = [
-        p.id("link", &mut errors).map(StatsScope::Link),
-        p.id("space", &mut errors).map(StatsScope::Space),
-        p.id("domain", &mut errors).map(StatsScope::Domain),
-    ];
-    let mut given = scopes.into_iter().flatten();
-    let scope = given.next().unwrap_or(StatsScope::Account);
-    if given.next().is_some() {
-        errors.add("link", "give at most one of link, space and domain");
-    }
+    let scope = visit_scope(&p, &mut errors);
     let instant = |name: &str, errors: &mut FieldErrors| {
         p.read_as(
             name,

@@ -209,6 +209,7 @@ async fn visit(
             browser: agent.browser.as_deref().and_then(crate::domain::bound_name),
             referrer: super::visitor::referrer_host(headers),
             language: super::visitor::language(headers),
+            address: state.visitor_addresses.kept(visitor.0),
         },
         stored,
     );

@@ -23,6 +23,7 @@ pub const CAPABILITIES_PATH: &str = "capabilities";
 pub const IMPORT_PATH: &str = "import";
 pub const TRAFFIC_PATH: &str = "traffic";
 pub const VISITS_PATH: &str = "visits";
+pub const LIVE_VISITS_PATH: &str = "visits/live";
 
 /// `GET /api/linkdeck/capabilities`: that this is a linkdeck server, and its limits.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
@@ -37,7 +38,8 @@ pub struct Capabilities {
     pub import_max_bytes: u64,
     /// The most link ids one `GET traffic` may name.
     pub traffic_max_ids: u32,
-    /// Whether `GET visits` streams the raw visit log (servers before it say nothing).
+    /// Whether `GET visits` streams the raw visit log and `GET visits/live` the visits as they
+    /// come (servers before them say nothing).
     #[serde(default)]
     pub visits: bool,
 }

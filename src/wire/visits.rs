@@ -1,6 +1,7 @@
 //! Raw visits on the wire, as `GET /api/linkdeck/visits` streams them and `linkdeck visits
 //! export` writes them: NDJSON (one JSON object a line, the fields of [`Visit`]) or CSV (a header
-//! row of [`Visit::FIELDS`], then a row a visit). The time is RFC 3339 in UTC either way.
+//! row of [`Visit::FIELDS`], then a row a visit). The time is RFC 3339 in UTC either way. A live
+//! feed sends each visit as a server-sent event whose data is the NDJSON line ([`event`]).
 
 use crate::domain::Visit;
 
@@ -66,10 +67,19 @@ impl VisitFormat {
                     text(&visit.browser),
                     text(&visit.referrer),
                     text(&visit.language),
+                    text(&visit.address),
                 ])
             }
         }
     }
+}
+
+/// A visit as a server-sent event of a live feed: its id, and its JSON as the data.
+pub fn event(visit: &Visit) -> Vec<u8> {
+    let mut event = format!("id: {}\ndata: ", visit.id).into_bytes();
+    event.extend(VisitFormat::Ndjson.line(visit));
+    event.push(b'\n');
+    event
 }
 
 /// One CSV row, quoted where a field needs it.
@@ -95,6 +105,7 @@ mod tests {
             browser: Some("Firefox".into()),
             referrer: Some("news, and more".into()),
             language: Some("de".into()),
+            address: Some("203.0.113.0/24".into()),
         }
     }
 
@@ -103,12 +114,12 @@ mod tests {
         let head = String::from_utf8(VisitFormat::Csv.head()).unwrap();
         assert_eq!(
             head,
-            "id,at,link_id,alias,country,platform,browser,referrer,language\n"
+            "id,at,link_id,alias,country,platform,browser,referrer,language,address\n"
         );
         let row = String::from_utf8(VisitFormat::Csv.line(&visit())).unwrap();
         assert_eq!(
             row,
-            "7,2026-11-27T10:00:00Z,3,launch,DE,,Firefox,\"news, and more\",de\n"
+            "7,2026-11-27T10:00:00Z,3,launch,DE,,Firefox,\"news, and more\",de,203.0.113.0/24\n"
         );
     }
 

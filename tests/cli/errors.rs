@@ -263,7 +263,7 @@ fn a_closed_output_pipe_ends_quietly() {
 
 /// Turns the sandbox's database back into the file linkdeck wrote before the per-field search
 /// indexes (schema 9: one full-text index over title, alias and url, no common terms, no key
-/// access or expiry), as an older build left it.
+/// access or expiry, no visitor addresses), as an older build left it.
 fn as_written_by_schema_9(db: &std::path::Path) {
     let conn = rusqlite::Connection::open(db).unwrap();
     conn.execute_batch(
@@ -291,6 +291,7 @@ fn as_written_by_schema_9(db: &std::path::Path) {
          ALTER TABLE link_grams_upto DROP COLUMN common_at;
          ALTER TABLE api_keys DROP COLUMN read_only;
          ALTER TABLE api_keys DROP COLUMN expires_at;
+         ALTER TABLE visit_log DROP COLUMN address;
          PRAGMA user_version = 9;",
     )
     .unwrap();

@@ -23,6 +23,7 @@ fn visits(h: &PgHarness, id: Id, n: i64) -> Vec<VisitRow> {
             browser: None,
             referrer: None,
             language: None,
+            address: None,
         })
         .collect()
 }

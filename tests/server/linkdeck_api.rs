@@ -507,7 +507,7 @@ async fn the_visits_of_real_redirects_stream_as_ndjson_or_csv_and_bad_questions_
     let rows: Vec<&str> = csv.lines().collect();
     assert_eq!(
         rows[0],
-        "id,at,link_id,alias,country,platform,browser,referrer,language"
+        "id,at,link_id,alias,country,platform,browser,referrer,language,address"
     );
     assert_eq!(rows.len(), 3, "{csv}");
     assert!(
@@ -552,4 +552,48 @@ async fn the_visits_of_real_redirects_stream_as_ndjson_or_csv_and_bad_questions_
         .await
         .unwrap();
     assert_eq!(response.status(), StatusCode::UNAUTHORIZED);
+}
+
+/// Each `visitor_addresses` setting, seen through real redirects behind a trusted proxy (the
+/// test's own loopback address) naming a visitor on IPv4 and one on IPv6.
+#[tokio::test]
+async fn the_visit_log_keeps_of_an_address_what_the_setting_says() {
+    use linkdeck::domain::AddressLog;
+    for (setting, v4, v6) in [
+        (AddressLog::Drop, Value::Null, Value::Null),
+        (
+            AddressLog::Network,
+            json!("203.0.113.0/24"),
+            json!("2001:db8:5::/48"),
+        ),
+        (
+            AddressLog::Whole,
+            json!("203.0.113.77"),
+            json!("2001:db8:5:6::9"),
+        ),
+    ] {
+        let opts = ServeOptions {
+            visitor_addresses: setting,
+            trusted_proxies: vec!["127.0.0.1/32".parse().unwrap()],
+            ..quick()
+        };
+        let Some(s) = crate::serve(opts).await else {
+            return;
+        };
+        let id = s
+            .create_link(&[("url", "https://example.com/a"), ("alias", "a")])
+            .await["id"]
+            .as_i64()
+            .unwrap();
+        for visitor in ["203.0.113.77", "2001:db8:5:6::9"] {
+            s.visit("/a", &[("x-forwarded-for", visitor)]).await;
+        }
+        s.wait_for_clicks(id, 2).await;
+        let text = visits(&s, "").await.text().await.unwrap();
+        let kept: Vec<Value> = text
+            .lines()
+            .map(|l| serde_json::from_str::<Value>(l).unwrap()["address"].clone())
+            .collect();
+        assert_eq!(kept, [v4.clone(), v6.clone()], "{setting:?}: {text}");
+    }
 }

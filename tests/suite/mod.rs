@@ -119,6 +119,7 @@ macro_rules! backend_suite {
             stats_questions_are_checked,
             visits_export_by_scope_period_and_where_the_last_one_stopped,
             a_visits_export_longer_than_one_read_comes_out_whole_and_in_order,
+            a_live_feed_sees_the_visits_logged_after_it_began,
         );
     };
 }

@@ -27,6 +27,7 @@ fn visit(link: Id, when: &str, values: [Option<&str>; 5]) -> VisitRow {
         browser,
         referrer,
         language,
+        address: None,
     }
 }
 

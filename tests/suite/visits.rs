@@ -20,6 +20,7 @@ fn row(link: Id, at: &str, country: Option<&str>) -> VisitRow {
         browser: Some("Safari".into()),
         referrer: Some("t.co".into()),
         language: Some("de".into()),
+        address: None,
     }
 }
 
@@ -179,4 +180,66 @@ pub async fn a_visits_export_longer_than_one_read_comes_out_whole_and_in_order(h
     let of_y = export(h, VisitQuery::all(StatsScope::Link(ids[1]))).await;
     assert_eq!(of_y.len(), N / 3);
     assert!(of_y.iter().all(|v| v.alias == "y"));
+}
+
+/// The next visit of a live feed; fails the test instead of hanging it.
+async fn next_live(feed: &mut linkdeck::backend::VisitStream) -> Visit {
+    use futures::StreamExt;
+    tokio::time::timeout(std::time::Duration::from_secs(20), feed.next())
+        .await
+        .expect("no visit arrived within 20 s")
+        .expect("the feed ended")
+        .expect("the feed failed")
+}
+
+pub async fn a_live_feed_sees_the_visits_logged_after_it_began(h: &dyn Harness) {
+    h.set_now("2026-03-10T16:00:00Z".parse().unwrap());
+    let mine = h.backend();
+    let create = |alias: &str| LinkInput {
+        alias: Some(alias.into()),
+        ..LinkInput::with_url(format!("https://example.com/{alias}"))
+    };
+    let a = mine.create_link(&create("a")).await.unwrap().id;
+    let b = mine.create_link(&create("b")).await.unwrap().id;
+    h.record_visits(vec![row(a, "2026-03-10T15:00:00Z", Some("FR"))])
+        .await;
+
+    let mut everything = mine.live_visits(StatsScope::Account, None).await.unwrap();
+    let mut only_b = mine.live_visits(StatsScope::Link(b), None).await.unwrap();
+    h.record_visits(vec![
+        row(a, "2026-03-10T16:00:01Z", Some("DE")),
+        row(b, "2026-03-10T16:00:02Z", Some("US")),
+    ])
+    .await;
+    // What came before the feed began is not in it.
+    let first = next_live(&mut everything).await;
+    assert_eq!(
+        (first.alias.as_str(), first.country.as_deref()),
+        ("a", Some("DE"))
+    );
+    let second = next_live(&mut everything).await;
+    assert_eq!(second.alias, "b");
+    let of_b = next_live(&mut only_b).await;
+    assert_eq!((of_b.id, of_b.country.as_deref()), (second.id, Some("US")));
+
+    // A feed that was cut off goes on after the last visit it had.
+    let mut again = mine
+        .live_visits(StatsScope::Account, Some(first.id))
+        .await
+        .unwrap();
+    assert_eq!(next_live(&mut again).await.id, second.id);
+
+    // Another owner's link is not found at once.
+    let theirs = h
+        .other_owner()
+        .create_link(&LinkInput::with_url("https://example.com/theirs"))
+        .await
+        .unwrap()
+        .id;
+    let refused = mine.live_visits(StatsScope::Link(theirs), None).await;
+    assert!(
+        matches!(refused, Err(Error::NotFound(_))),
+        "{:?}",
+        refused.err()
+    );
 }

@@ -13,6 +13,7 @@ fn visit(link: Id, hours_ago: i64, country: &str) -> VisitRow {
         browser: Some("Safari".into()),
         referrer: Some("t.co".into()),
         language: Some("de".into()),
+        address: None,
     }
 }
 

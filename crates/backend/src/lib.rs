@@ -132,6 +132,15 @@ pub trait Backend: Send + Sync {
             "this backend keeps no log of visits to export".into(),
         ))
     }
+
+    /// The visits to links in `scope` logged from now on, as they arrive; the stream never ends
+    /// by itself. Another owner's link, space or domain is not found at once.
+    /// `after`: start after this visit instead (where a feed that was cut off stopped).
+    async fn live_visits(&self, _scope: StatsScope, _after: Option<Id>) -> Result<VisitStream> {
+        Err(linkdeck_domain::Error::Unsupported(
+            "this backend keeps no log of visits to follow".into(),
+        ))
+    }
 }
 
 /// Pages fetched at most by [`all_spaces`] and [`all_domains`]: they hold what a person named

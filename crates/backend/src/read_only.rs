@@ -127,4 +127,12 @@ impl<B: Backend + ?Sized> Backend for ReadOnly<B> {
     async fn visits(&self, query: &VisitQuery) -> Result<crate::VisitStream> {
         self.0.visits(query).await
     }
+
+    async fn live_visits(
+        &self,
+        scope: StatsScope,
+        after: Option<Id>,
+    ) -> Result<crate::VisitStream> {
+        self.0.live_visits(scope, after).await
+    }
 }

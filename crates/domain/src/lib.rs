@@ -25,6 +25,7 @@ mod traffic;
 mod trash;
 mod validate;
 mod visit;
+mod visitor_address;
 mod words;
 
 pub use base_url::BaseUrl;
@@ -65,6 +66,7 @@ pub use validate::{
     is_reserved_alias, validate_alias, validate_key_name, validate_owner_name, validate_url,
 };
 pub use visit::{Visit, VisitQuery};
+pub use visitor_address::AddressLog;
 pub use words::{clip, plural, thousands};
 
 /// Identifier of a record (link, space, domain, owner, key).

@@ -1,5 +1,6 @@
 //! The raw visit log as it leaves linkdeck: which visits an export asks for, and one visit as
-//! every backend answers it. A visit carries only what the click writer logged (no address).
+//! every backend answers it. A visit carries only what the click writer logged: the visitor's
+//! address only as `[serve] visitor_addresses` said to keep it.
 
 use jiff::Timestamp;
 use serde::{Deserialize, Serialize};
@@ -47,11 +48,17 @@ pub struct Visit {
     pub referrer: Option<String>,
     /// A primary language tag.
     pub language: Option<String>,
+    /// The visitor's address or its network, where the server kept it ([`AddressLog`]).
+    ///
+    /// [`AddressLog`]: crate::AddressLog
+    #[serde(default)]
+    pub address: Option<String>,
 }
 
 impl Visit {
     /// The names of a visit's fields in the order of a CSV row.
-    pub const FIELDS: [&'static str; 9] = [
+    pub const FIELDS: [&'static str; 10] = [
         "id", "at", "link_id", "alias", "country", "platform", "browser", "referrer", "language",
+        "address",
     ];
 }

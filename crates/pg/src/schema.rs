@@ -344,6 +344,10 @@ const MIGRATIONS: &[&str] = &[
     ALTER TABLE api_keys ADD COLUMN read_only BOOLEAN NOT NULL DEFAULT false;
     ALTER TABLE api_keys ADD COLUMN expires_at BIGINT;
     "#,
+    // 6: the visitor's address, or its network, where `[serve] visitor_addresses` keeps it.
+    r#"
+    ALTER TABLE visit_log ADD COLUMN address TEXT;
+    "#,
 ];
 
 /// The schema version this build writes.

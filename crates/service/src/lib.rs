@@ -23,6 +23,7 @@ mod titles;
 use linkdeck_store::traffic;
 mod trash;
 mod visits;
+mod visits_out;
 
 use std::path::Path;
 use std::sync::Arc;
@@ -348,5 +349,13 @@ impl Backend for LocalBackend {
 
     async fn visits(&self, query: &VisitQuery) -> Result<linkdeck_backend::VisitStream> {
         self.service.visits(self.owner_id, *query).await
+    }
+
+    async fn live_visits(
+        &self,
+        scope: StatsScope,
+        after: Option<Id>,
+    ) -> Result<linkdeck_backend::VisitStream> {
+        self.service.live_visits(self.owner_id, scope, after).await
     }
 }

@@ -1,72 +1,14 @@
 //! Counted visits as the service sees them: the click writer's batches (written by the store,
 //! see the contract's `visits`), click reservations, the visit log's upkeep, and a link's
-//! traffic history for exports, and the raw visits out.
+//! traffic history for exports.
 
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
 
 use super::traffic::{self, DayTraffic, Rollups, values::Interner};
-use futures::{StreamExt, TryStreamExt, stream};
-use linkdeck_backend::VisitStream;
-use linkdeck_domain::{Id, Result, TrafficHour, VisitQuery};
-use linkdeck_store::LogWindow;
+use linkdeck_domain::{Id, Result, TrafficHour};
 use linkdeck_store::quota::Reserved;
 pub use linkdeck_store::visits::{FlushedLink, RAW_PENDING_MAX, VisitBatch, VisitRow};
-
-/// Log ids one read of an export looks through, and the visits it answers at most: each read is
-/// one short snapshot however sparse the scope's visits are in the log, and holds at most one
-/// window of visits in memory.
-const EXPORT_IDS: i64 = 50_000;
-const EXPORT_ROWS: usize = 5_000;
-
-impl super::LocalService {
-    /// `owner`'s logged visits `query` asks for, oldest first, read a window of the log at a
-    /// time. It ends at the newest visit logged when it began. A scope not the owner's is not
-    /// found before anything is read.
-    pub async fn visits(&self, owner: Id, query: VisitQuery) -> Result<VisitStream> {
-        let upto = self
-            .store
-            .snapshot(move |tx| {
-                super::stats::source(tx, owner, query.scope)?;
-                tx.last_visit_id()
-            })
-            .await?;
-        let first = LogWindow {
-            owner,
-            scope: query.scope,
-            since: query.since.map_or(i64::MIN, |t| t.as_second()),
-            until: query.until.map_or(i64::MAX, |t| t.as_second()),
-            after: query.after.unwrap_or(0).max(0),
-            upto,
-        };
-        let store = self.store.clone();
-        let windows = stream::try_unfold(Some(first), move |next| {
-            let store = store.clone();
-            async move {
-                let Some(w) = next.filter(|w: &LogWindow| w.after < w.upto) else {
-                    return Ok::<_, linkdeck_domain::Error>(None);
-                };
-                let window = LogWindow {
-                    upto: w.upto.min(w.after.saturating_add(EXPORT_IDS)),
-                    ..w
-                };
-                let visits = store
-                    .snapshot(move |tx| tx.logged_visits(&window, EXPORT_ROWS))
-                    .await?;
-                // A full answer may have stopped inside the window: go on after its last visit.
-                let after = match visits.last() {
-                    Some(last) if visits.len() == EXPORT_ROWS => last.id,
-                    _ => window.upto,
-                };
-                Ok(Some((visits, Some(LogWindow { after, ..w }))))
-            }
-        });
-        Ok(windows
-            .map_ok(|visits| stream::iter(visits.into_iter().map(Ok)))
-            .try_flatten()
-            .boxed())
-    }
-}
 
 /// The traffic history of the owner's links `ids`, an hour at a time (for exports). Links with
 /// no traffic, or not the owner's, are left out.

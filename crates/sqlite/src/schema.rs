@@ -451,6 +451,10 @@ const MIGRATIONS: &[Migration] = &[
     ALTER TABLE api_keys ADD COLUMN read_only INTEGER NOT NULL DEFAULT 0;
     ALTER TABLE api_keys ADD COLUMN expires_at INTEGER;
     "#),
+    // 14: the visitor's address, or its network, where `[serve] visitor_addresses` keeps it.
+    sql(r#"
+    ALTER TABLE visit_log ADD COLUMN address TEXT;
+    "#),
 ];
 
 /// The code half of migration 6: rollups and the raw log from the old visits table, which then

@@ -18,38 +18,55 @@ use linkdeck_store::{LogWindow, VisitLog};
 /// Rows per multi-row INSERT: fewer statement runs for the same rows.
 const ROWS_PER_INSERT: usize = 50;
 
-/// Appends `rows` to the log.
+/// Appends `rows` to the log. Rows without an address (every row unless `[serve]
+/// visitor_addresses` keeps them) are written without the column: that is also the shape an
+/// upgrade writes in when migration 6 logs the old visits, before migration 14 adds it.
 pub fn append<'a>(
     conn: &Connection,
     rows: impl ExactSizeIterator<Item = &'a VisitRow>,
 ) -> Result<()> {
-    let values = |n: usize| {
-        format!(
-            "INSERT INTO visit_log (link_id, at, country, platform, browser, referrer, language) \
-             VALUES {}",
-            vec!["(?, ?, ?, ?, ?, ?, ?)"; n].join(", ")
+    let rows: Vec<&VisitRow> = rows.collect();
+    let addresses = rows.iter().any(|v| v.address.is_some());
+    let (columns, marks) = if addresses {
+        (
+            "link_id, at, country, platform, browser, referrer, language, address",
+            "(?, ?, ?, ?, ?, ?, ?, ?)",
+        )
+    } else {
+        (
+            "link_id, at, country, platform, browser, referrer, language",
+            "(?, ?, ?, ?, ?, ?, ?)",
         )
     };
-    let rows: Vec<&VisitRow> = rows.collect();
+    let values = |n: usize| {
+        format!(
+            "INSERT INTO visit_log ({columns}) VALUES {}",
+            vec![marks; n].join(", ")
+        )
+    };
+    let params = |v: &'a VisitRow| {
+        let all = row_params(v);
+        all.into_iter().take(if addresses { 8 } else { 7 })
+    };
     let mut chunks = rows.chunks_exact(ROWS_PER_INSERT);
     {
         let mut many = conn
             .prepare_cached(&values(ROWS_PER_INSERT))
             .map_err(db_error)?;
         for chunk in &mut chunks {
-            let params: Vec<&dyn rusqlite::ToSql> =
-                chunk.iter().flat_map(|v| row_params(v)).collect();
+            let params: Vec<&dyn rusqlite::ToSql> = chunk.iter().flat_map(|v| params(v)).collect();
             many.execute(params.as_slice()).map_err(db_error)?;
         }
     }
     let mut one = conn.prepare_cached(&values(1)).map_err(db_error)?;
     for v in chunks.remainder() {
-        one.execute(row_params(v).as_slice()).map_err(db_error)?;
+        let params: Vec<&dyn rusqlite::ToSql> = params(v).collect();
+        one.execute(params.as_slice()).map_err(db_error)?;
     }
     Ok(())
 }
 
-fn row_params(v: &VisitRow) -> [&dyn rusqlite::ToSql; 7] {
+fn row_params(v: &VisitRow) -> [&dyn rusqlite::ToSql; 8] {
     [
         &v.link_id,
         &v.at,
@@ -58,6 +75,7 @@ fn row_params(v: &VisitRow) -> [&dyn rusqlite::ToSql; 7] {
         &v.browser,
         &v.referrer,
         &v.language,
+        &v.address,
     ]
 }
 
@@ -134,7 +152,7 @@ impl VisitLog for SqliteTx<'_> {
         let [link, space, domain] = w.scope_ids();
         self.conn.all(
             "SELECT v.id, v.at, v.link_id, l.alias, v.country, v.platform, v.browser,
-                    v.referrer, v.language
+                    v.referrer, v.language, v.address
              FROM visit_log v JOIN links l ON l.id = v.link_id
              WHERE v.id > ?1 AND v.id <= ?2 AND l.owner_id = ?3 AND v.at >= ?4 AND v.at < ?5
                AND (?6 IS NULL OR v.link_id = ?6) AND (?7 IS NULL OR l.space_id = ?7)
@@ -162,6 +180,7 @@ impl VisitLog for SqliteTx<'_> {
                     browser: r.get(6)?,
                     referrer: r.get(7)?,
                     language: r.get(8)?,
+                    address: r.get(9)?,
                 })
             },
         )

@@ -167,6 +167,7 @@ pub fn roll_up_old_visits(conn: &Connection) -> Result<()> {
                     browser: text(5, Dimension::Browser).map_err(db_error)?,
                     referrer: text(6, Dimension::Referrer).map_err(db_error)?,
                     language: text(7, Dimension::Language).map_err(db_error)?,
+                    address: None,
                 });
             }
         }

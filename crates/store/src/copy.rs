@@ -199,6 +199,7 @@ pub const TABLES: &[Table] = &[
             ("browser", Text),
             ("referrer", Text),
             ("language", Text),
+            ("address", Text),
         ],
         order: "id",
         identity: true,

@@ -29,6 +29,9 @@ pub struct VisitRow {
     pub referrer: Option<String>,
     /// A primary language tag.
     pub language: Option<String>,
+    /// The visitor's address as `[serve] visitor_addresses` keeps it (`AddressLog`); never
+    /// rolled up.
+    pub address: Option<String>,
 }
 
 impl VisitRow {
@@ -297,6 +300,7 @@ mod tests {
             browser: None,
             referrer: Some(referrer),
             language: None,
+            address: None,
         }
     }
 

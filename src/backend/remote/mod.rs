@@ -413,4 +413,12 @@ impl Backend for RemoteBackend {
     async fn visits(&self, query: &crate::domain::VisitQuery) -> Result<super::VisitStream> {
         self.stream_visits(query).await
     }
+
+    async fn live_visits(
+        &self,
+        scope: StatsScope,
+        after: Option<Id>,
+    ) -> Result<super::VisitStream> {
+        self.stream_live(scope, after).await
+    }
 }
