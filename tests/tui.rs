@@ -548,8 +548,8 @@ async fn trash_marks_restore_together_and_x_empties_the_trash() {
     }
     let mut tui = Tui::start(Arc::new(db.backend.clone()));
     tui.settled_with("0 links").await;
-    tui.key(KeyCode::Tab);
-    tui.key(KeyCode::Tab);
+    // Links, Spaces, Live, Trash.
+    tui.key(KeyCode::BackTab);
     tui.wait_text("Trash (4)").await;
     // The two newest, marked, come back together.
     tui.key(KeyCode::Char(' '));
@@ -571,6 +571,55 @@ async fn trash_marks_restore_together_and_x_empties_the_trash() {
         db.backend.show_link(ids[3]).await.is_ok(),
         "restored links stay"
     );
+    tui.quit().await;
+}
+
+/// The Live pane shows each visit counted after it opened, newest at the top, with the
+/// country's name and the other values; what came before it opened is not there.
+#[tokio::test]
+async fn the_live_pane_shows_visits_as_they_are_counted() {
+    use linkdeck::backend::local::serving::VisitRow;
+    let db = db().await;
+    let launch = db.link("launch", "https://example.com/launch").await;
+    let docs = db.link("docs", "https://example.com/docs").await;
+    let visit = |link: Id, country: &str, referrer: &str| VisitRow {
+        link_id: link,
+        at: now().as_second(),
+        country: s(country),
+        platform: s("iOS"),
+        browser: s("Safari"),
+        referrer: s(referrer),
+        language: s("de"),
+        address: None,
+    };
+    db.service
+        .record_visits(vec![visit(docs.id, "FR", "before.example")])
+        .await
+        .unwrap();
+    let mut tui = Tui::start(Arc::new(db.backend.clone()));
+    tui.settled_with("2 links").await;
+    tui.key(KeyCode::Tab);
+    tui.key(KeyCode::Tab);
+    tui.wait_text("Waiting for visits").await;
+    db.service
+        .record_visits(vec![
+            visit(launch.id, "DE", "t.co"),
+            visit(docs.id, "JP", "news.ycombinator.com"),
+        ])
+        .await
+        .unwrap();
+    let screen = tui.wait_text("Live (2 since it began)").await;
+    let rows: Vec<&str> = screen.lines().filter(|l| l.contains("Safari")).collect();
+    assert_eq!(rows.len(), 2, "{screen}");
+    assert!(
+        rows[0].contains("docs") && rows[0].contains("Japan"),
+        "{screen}"
+    );
+    assert!(
+        rows[1].contains("launch") && rows[1].contains("Germany") && rows[1].contains("t.co"),
+        "{screen}"
+    );
+    assert!(!screen.contains("before.example"), "{screen}");
     tui.quit().await;
 }
 

@@ -21,6 +21,7 @@ use super::filter::{FilterBar, FilterOutcome, Named};
 use super::help::{Help, Palette};
 use super::keys::{Action, Key, KeyContext, KeyMap};
 use super::links::LinksView;
+use super::live::LiveView;
 use super::marks::Marks;
 use super::msg::{Command, Msg, RequestId};
 use super::popups::{
@@ -67,6 +68,7 @@ pub struct AppConfig {
 pub enum Pane {
     Links,
     Spaces,
+    Live,
     Trash,
 }
 
@@ -129,6 +131,7 @@ pub struct App {
     /// The open link or space form (see `app/forms.rs`).
     forms: forms::Forms,
     trash: TrashView,
+    live: LiveView,
     /// The links the next action applies to (see `app/work.rs`).
     marks: Marks,
     /// What `u` takes back, newest last.
@@ -172,6 +175,7 @@ impl App {
             commands: Vec::new(),
             forms: forms::Forms::default(),
             trash: TrashView::default(),
+            live: LiveView::default(),
             marks: Marks::default(),
             undo: Vec::new(),
             work: None,
@@ -247,6 +251,15 @@ impl App {
         }
     }
 
+    /// Starts the Live pane's feed. It is not a question in flight (it never ends by itself),
+    /// so it takes an id without keeping the spinner going.
+    fn follow_visits(&mut self) {
+        self.next_req += 1;
+        let req = RequestId(self.next_req);
+        self.live.follow(req);
+        self.commands.push(Command::FollowVisits { req });
+    }
+
     fn fetch_spaces(&mut self) {
         let req = self.request();
         self.spaces.expect(req);
@@ -265,6 +278,7 @@ impl App {
         self.links.list.set_rows(self.links.rows_for(main));
         self.spaces.set_rows(SpacesView::rows_for(main));
         self.trash.set_rows(SpacesView::rows_for(main));
+        self.live.set_rows(SpacesView::rows_for(main));
         for page in self.links.list.wanted() {
             let req = self.request();
             self.links.list.expect(page, req);
@@ -425,6 +439,7 @@ impl App {
             Pane::Links => self.links.handle_key(key),
             Pane::Spaces => self.spaces.handle_key(key),
             Pane::Trash => self.trash.handle_key(key),
+            Pane::Live => self.live.handle_key(key),
         };
         match outcome {
             Outcome::Handled => self.sync(),
@@ -444,6 +459,14 @@ impl App {
 
     /// Shows `pane`, as its tab or the pane keys do.
     fn show_pane(&mut self, pane: Pane) {
+        // The Live pane's feed runs while it is shown.
+        if self.pane == Pane::Live && pane != Pane::Live {
+            self.live.stop();
+            self.commands.push(Command::StopVisits);
+        }
+        if pane == Pane::Live && self.live.feed().is_none() {
+            self.follow_visits();
+        }
         self.pane = pane;
         // Moving between panes by hand leaves the space's links for good.
         self.back_from_space = None;
@@ -543,7 +566,7 @@ impl App {
                 )))
             }
             Action::NextPane | Action::PrevPane => {
-                let mut order = vec![Pane::Links, Pane::Spaces];
+                let mut order = vec![Pane::Links, Pane::Spaces, Pane::Live];
                 if self.cfg.has_trash {
                     order.push(Pane::Trash);
                 }
@@ -558,6 +581,9 @@ impl App {
             Action::Refresh => {
                 self.links.error = None;
                 self.refresh();
+                if self.pane == Pane::Live {
+                    self.follow_visits();
+                }
             }
             Action::SpaceFilter => match self.spaces.is_loaded() {
                 true => {
@@ -609,6 +635,7 @@ impl App {
                 Pane::Links => self.link_work(action),
                 Pane::Spaces => self.ask_delete_space(),
                 Pane::Trash => self.ask_purge(),
+                Pane::Live => {}
             },
             Action::ToggleDisabled
             | Action::TogglePublic
@@ -743,6 +770,7 @@ impl App {
                     );
                 }
             }
+            Msg::LiveVisit { req, result } => self.live.accept(req, result),
             Msg::TrashDone {
                 req,
                 purged,

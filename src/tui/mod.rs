@@ -18,6 +18,7 @@ mod help;
 mod hit;
 mod keys;
 mod links;
+mod live;
 mod marks;
 mod msg;
 mod paging;

@@ -4,7 +4,9 @@
 use super::form::SaveRequest;
 use super::undo::UndoEntry;
 use crate::backend::{BulkAction, BulkReport, Progress, Selection, TrashPage, Trashed};
-use crate::domain::{Domain, Link, LinkQuery, Page, Result, Space, Stats, StatsQuery, StatsScope};
+use crate::domain::{
+    Domain, Link, LinkQuery, Page, Result, Space, Stats, StatsQuery, StatsScope, Visit,
+};
 
 /// Tags every backend call, so an answer to a question no longer asked (an older search, a page
 /// of a list since refreshed) is recognised and dropped.
@@ -49,6 +51,11 @@ pub enum Msg {
     Trash {
         req: RequestId,
         result: Result<Option<TrashPage>>,
+    },
+    /// A visit of the Live pane's feed `req`, or the failure that ended it.
+    LiveVisit {
+        req: RequestId,
+        result: Result<Visit>,
     },
     /// Trashed items restored (`purged` false) or deleted for good.
     TrashDone {
@@ -129,6 +136,12 @@ pub enum Command {
     FetchTrash {
         req: RequestId,
     },
+    /// Start the Live pane's feed (ending any other); its visits come as [`Msg::LiveVisit`].
+    FollowVisits {
+        req: RequestId,
+    },
+    /// End the Live pane's feed.
+    StopVisits,
     Restore {
         req: RequestId,
         items: Vec<Trashed>,

@@ -37,9 +37,11 @@ where
         tx.clone(),
         app.refresh_every(),
     )));
+    // The Live pane's feed, while it runs.
+    let mut feed = None;
     let size = terminal.size()?;
     app.handle_event(Event::Resize(size.width, size.height));
-    execute(&mut app, &backend, &desktop, &tx);
+    execute(&mut app, &backend, &desktop, &tx, &mut feed);
     terminal.draw(|f| app.render(f))?;
     loop {
         let deadline = app.next_deadline();
@@ -66,7 +68,7 @@ where
         while let Ok(msg) = rx.try_recv() {
             app.update(msg);
         }
-        if execute(&mut app, &backend, &desktop, &tx) {
+        if execute(&mut app, &backend, &desktop, &tx, &mut feed) {
             // What the editor drew is not what ratatui thinks is on screen: the next frame is
             // drawn whole. (`Terminal::clear` would ask the terminal where its cursor is, and
             // the answer would go to the input reader instead.)
@@ -198,6 +200,34 @@ async fn watch_changes(
     }
 }
 
+/// Hands the app each visit of every link as it is counted, until the feed fails or is stopped
+/// (its task aborted).
+async fn follow_visits(
+    backend: Arc<dyn Backend>,
+    tx: UnboundedSender<Msg>,
+    req: super::msg::RequestId,
+) {
+    let mut visits = match backend
+        .live_visits(crate::domain::StatsScope::Account, None)
+        .await
+    {
+        Ok(visits) => visits,
+        Err(e) => {
+            let _ = tx.send(Msg::LiveVisit {
+                req,
+                result: Err(e),
+            });
+            return;
+        }
+    };
+    while let Some(result) = visits.next().await {
+        let failed = result.is_err();
+        if tx.send(Msg::LiveVisit { req, result }).is_err() || failed {
+            return;
+        }
+    }
+}
+
 /// Stops a background task when dropped.
 struct AbortOnDrop(tokio::task::JoinHandle<()>);
 
@@ -220,6 +250,7 @@ fn execute(
     backend: &Arc<dyn Backend>,
     desktop: &Arc<dyn Desktop>,
     tx: &UnboundedSender<Msg>,
+    feed: &mut Option<AbortOnDrop>,
 ) -> bool {
     let mut left_screen = false;
     // An answer given in place (the clipboard's, the editor's) may ask for more.
@@ -240,6 +271,14 @@ fn execute(
                     app.update(Msg::Edited { req, result });
                     left_screen = true;
                 }
+                Command::FollowVisits { req } => {
+                    *feed = Some(AbortOnDrop(tokio::spawn(follow_visits(
+                        Arc::clone(backend),
+                        tx.clone(),
+                        req,
+                    ))));
+                }
+                Command::StopVisits => *feed = None,
                 Command::OpenUrl(url) => {
                     let (desktop, tx) = (Arc::clone(desktop), tx.clone());
                     // A browser may keep the call waiting until it is closed.
@@ -343,7 +382,11 @@ pub async fn answer(command: Command, backend: &dyn Backend) -> Option<Msg> {
             scope,
             result: backend.counted_clicks(scope).await,
         },
-        Command::Copy { .. } | Command::OpenUrl(_) | Command::EditText { .. } => return None,
+        Command::Copy { .. }
+        | Command::OpenUrl(_)
+        | Command::EditText { .. }
+        | Command::FollowVisits { .. }
+        | Command::StopVisits => return None,
     })
 }
 

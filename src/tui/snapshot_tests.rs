@@ -60,6 +60,8 @@ struct World {
     /// Pretend the list holds this many links (rows beyond `links` are made up).
     total: Option<u64>,
     trash: Vec<crate::backend::Trashed>,
+    /// What the Live pane's feed brings, oldest first.
+    live: Vec<crate::domain::Visit>,
 }
 
 fn world() -> World {
@@ -123,6 +125,7 @@ fn world() -> World {
         links_error: None,
         total: None,
         trash: Vec::new(),
+        live: Vec::new(),
     }
 }
 
@@ -186,6 +189,16 @@ fn answer(app: &mut App, world: &World) {
                         per_page: 100,
                     })),
                 },
+                Command::FollowVisits { req } => {
+                    for visit in &world.live {
+                        app.update(Msg::LiveVisit {
+                            req,
+                            result: Ok(visit.clone()),
+                        });
+                    }
+                    continue;
+                }
+                Command::StopVisits => continue,
                 // Left in flight: the screen shows the work going on.
                 Command::Bulk { .. } | Command::Undo { .. } => continue,
                 other => panic!("unexpected command {other:?}"),
@@ -656,8 +669,7 @@ fn esc_backs_out_of_a_spaces_links() {
     press(&mut app, KeyCode::Esc);
     answer(&mut app, &w);
     assert_eq!(screen(&app, 100, 30), spaces_pane, "back where it was");
-    press(&mut app, KeyCode::Tab);
-    press(&mut app, KeyCode::Tab);
+    press(&mut app, KeyCode::BackTab);
     answer(&mut app, &w);
     assert_eq!(
         screen(&app, 100, 30),
@@ -1223,6 +1235,88 @@ fn a_binding_of_three_keys_keeps_the_help_in_its_columns() {
     );
 }
 
+/// Visits of the Live pane, one a second ending now: countries by name, `–` for what is not
+/// known, the newest at the top.
+fn visits() -> Vec<crate::domain::Visit> {
+    let rows = [
+        (
+            "x7k2p",
+            Some("DE"),
+            Some("iOS"),
+            Some("Safari"),
+            Some("t.co"),
+            Some("de"),
+        ),
+        (
+            "spring-sale",
+            Some("US"),
+            Some("Windows"),
+            Some("Chrome"),
+            None,
+            Some("en"),
+        ),
+        (
+            "docs",
+            None,
+            Some("Linux"),
+            Some("Firefox"),
+            Some("news.ycombinator.com"),
+            None,
+        ),
+        (
+            "x7k2p",
+            Some("JP"),
+            Some("Android"),
+            Some("Chrome"),
+            Some("other"),
+            Some("ja"),
+        ),
+    ];
+    let n = rows.len() as i64;
+    rows.into_iter()
+        .enumerate()
+        .map(
+            |(i, (alias, country, platform, browser, referrer, language))| {
+                let text = |v: Option<&str>| v.map(str::to_owned);
+                crate::domain::Visit {
+                    id: i as i64 + 1,
+                    at: now() - SignedDuration::from_secs(n - i as i64),
+                    link_id: 1,
+                    alias: alias.into(),
+                    country: text(country),
+                    platform: text(platform),
+                    browser: text(browser),
+                    referrer: text(referrer),
+                    language: text(language),
+                    address: None,
+                }
+            },
+        )
+        .collect()
+}
+
+#[test]
+fn the_live_pane() {
+    let w = World {
+        live: visits(),
+        ..world()
+    };
+    both_sizes("live_pane", |width, height| {
+        let mut app = loaded(width, height, &w);
+        press(&mut app, KeyCode::Tab);
+        press(&mut app, KeyCode::Tab);
+        answer(&mut app, &w);
+        app
+    });
+    // Before any visit, it says what it waits for.
+    let empty = world();
+    let mut app = loaded(80, 24, &empty);
+    press(&mut app, KeyCode::Tab);
+    press(&mut app, KeyCode::Tab);
+    answer(&mut app, &empty);
+    insta::assert_snapshot!("live_pane_waiting_80x24", screen(&app, 80, 24));
+}
+
 #[test]
 fn the_trash_pane() {
     let w = World {
@@ -1231,8 +1325,8 @@ fn the_trash_pane() {
     };
     both_sizes("trash_pane", |width, height| {
         let mut app = loaded(width, height, &w);
-        press(&mut app, KeyCode::Tab);
-        press(&mut app, KeyCode::Tab);
+        // Links, Spaces, Live, Trash: one step back from the first.
+        press(&mut app, KeyCode::BackTab);
         answer(&mut app, &w);
         app
     });

@@ -672,7 +672,7 @@ async fn a_422_from_linkdeck_serve_lands_on_its_field() {
     // from the links).
     s.press(KeyCode::Tab);
     s.wait_for("Launch").await;
-    s.press(KeyCode::Tab);
+    s.press(KeyCode::BackTab);
     s.wait_for("taken").await;
 
     s.press(KeyCode::Char('n'));

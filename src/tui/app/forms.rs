@@ -58,7 +58,7 @@ impl App {
     /// `n`: a new link in the Links pane, a new space in the Spaces pane.
     pub(super) fn open_new_form(&mut self) {
         self.forms.form = Some(match self.pane {
-            Pane::Links => LinkForm::create(
+            Pane::Links | Pane::Live => LinkForm::create(
                 self.spaces.spaces().to_vec(),
                 self.domains.clone().unwrap_or_default(),
                 self.cfg.timezone.clone(),
@@ -81,6 +81,7 @@ impl App {
                 )
                 .into()
             }),
+            Pane::Live => None,
             Pane::Spaces | Pane::Trash => self
                 .spaces
                 .selected()

@@ -58,6 +58,7 @@ impl App {
                 Pane::Links => app.links.handle_key(key),
                 Pane::Spaces => app.spaces.handle_key(key),
                 Pane::Trash => app.trash.handle_key(key),
+                Pane::Live => app.live.handle_key(key),
             }
         };
         match mouse.kind {
@@ -78,7 +79,7 @@ impl App {
                         self.spaces.select(i);
                     }
                 }
-                Pane::Trash => {}
+                Pane::Trash | Pane::Live => {}
             },
             _ => return,
         }

@@ -90,6 +90,7 @@ impl App {
             }
             Pane::Spaces => self.spaces.render(a.main, buf, &ctx(true)),
             Pane::Trash => self.trash.render(a.main, buf, &ctx(true)),
+            Pane::Live => self.live.render(a.main, buf, &ctx(true)),
         }
         self.render_hints(a.hints, buf);
         let modal_cursor = self.modal.as_ref().and_then(|modal| {
@@ -182,6 +183,8 @@ impl App {
             tab("Links", Pane::Links),
             (Span::raw(" "), None),
             tab("Spaces", Pane::Spaces),
+            (Span::raw(" "), None),
+            tab("Live", Pane::Live),
         ];
         if self.cfg.has_trash {
             tabs.extend([(Span::raw(" "), None), tab("Trash", Pane::Trash)]);
@@ -311,6 +314,15 @@ impl App {
                     hint(Action::Edit, "edit"),
                     hint(Action::Delete, "delete"),
                     hint(Action::Undo, "undo"),
+                    hint(Action::NextPane, "next pane"),
+                    hint(Action::Help, "help"),
+                    hint(Action::Quit, "quit"),
+                ]
+                .concat(),
+                Pane::Live => [
+                    hint(Action::Top, "newest"),
+                    hint(Action::Refresh, "restart"),
+                    hint(Action::Dashboard, "traffic"),
                     hint(Action::NextPane, "next pane"),
                     hint(Action::Help, "help"),
                     hint(Action::Quit, "quit"),
