@@ -90,7 +90,8 @@ pub struct ServeOptions {
     /// PostgreSQL changes are announced and the answer is in memory, so the server looks at
     /// least every 20 ms whatever this says.
     pub change_poll: Duration,
-    /// Visits are written at least this often…
+    /// Visits are written at least this often (twice a second: a live feed shows a visit
+    /// within a second of its redirect)…
     pub flush_interval: Duration,
     /// …or as soon as this many are waiting.
     pub flush_batch: usize,
@@ -135,7 +136,7 @@ impl Default for ServeOptions {
             idle_timeout: Duration::from_secs(30),
             resolve_cache: Duration::from_secs(60),
             change_poll: Duration::from_millis(250),
-            flush_interval: Duration::from_millis(1000),
+            flush_interval: Duration::from_millis(500),
             flush_batch: 50_000,
             pending_log_max: crate::backend::local::serving::RAW_PENDING_MAX,
             stats_cache: Duration::from_secs(5),

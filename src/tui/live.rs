@@ -116,7 +116,7 @@ impl LiveView {
                     Span::raw(" Waiting for visits…"),
                 ]),
                 Line::raw(""),
-                Line::raw("Each visit a server counts shows here about a second later."),
+                Line::raw("Each visit a server counts shows here within a second."),
             ]),
             (None, false) => None,
         };
