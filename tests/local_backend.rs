@@ -918,6 +918,91 @@ async fn every_page_of_a_search_is_its_slice_of_the_whole_list_in_every_order() 
     check(backend, "two owners").await;
 }
 
+/// A rare term holding a stretch every link has (`://shop.example/item-24`: every URL starts
+/// so) leaves the full-text index for the short-term index's triples, which read the stretch's
+/// rows at once where the full-text index walks their postings: its pages, in every status
+/// and order, are still those of the links whose URLs hold it, read one by one — whether the
+/// owner holds every link or another owner has links too.
+#[tokio::test]
+async fn a_rare_term_holding_a_common_stretch_finds_exactly_its_links() {
+    let (_dir, service, backend, raw) = fresh_file("stretch.db").await;
+    let rows = (0..3_000)
+        .map(|i| {
+            let mut input = LinkInput::with_url(format!("https://shop.example/item-{i}"));
+            if i % 7 == 0 {
+                input.disabled = Some("1".into());
+            }
+            (i + 1, input, None)
+        })
+        .collect();
+    backend.import_batch(Vec::new(), rows).await.unwrap();
+    raw.write(|tx| {
+        tx.execute("UPDATE links SET clicks = (id * 7) % 5", [])
+            .map_err(linkdeck::backend::local::db_error)
+    })
+    .await
+    .unwrap();
+    let check = |backend: LocalBackend, whose: &'static str| async move {
+        let mut every = Vec::new();
+        for page in 1..=30 {
+            let query = LinkQuery {
+                per_page: 100,
+                page,
+                ..all_links()
+            };
+            every.extend(backend.list_links(&query).await.unwrap().items);
+        }
+        assert_eq!(every.len(), 3_000, "{whose}");
+        let terms = [
+            "://SHOP.example/item-24",
+            "/shop.example/item-2471",
+            "e/item-1234",
+            "p.example/item-29x",
+        ];
+        for term in terms {
+            let needle = term.to_lowercase();
+            for status in StatusFilter::ALL {
+                let whole: Vec<(u64, Id)> = every
+                    .iter()
+                    .filter(|l| l.url.to_lowercase().contains(&needle))
+                    .filter(|l| status.admits(l.status(suite::start())))
+                    .map(|l| (l.clicks, l.id))
+                    .collect();
+                for sort in Sort::ALL {
+                    let expected = suite::in_list_order(whole.clone(), sort);
+                    for page in 1..=2 {
+                        let p = backend
+                            .list_links(&LinkQuery {
+                                search: Some(term.into()),
+                                by: linkdeck::domain::SearchBy::Url,
+                                status,
+                                sort,
+                                page,
+                                per_page: 100,
+                                ..all_links()
+                            })
+                            .await
+                            .unwrap();
+                        let what = format!("{whose} {term:?} {status:?} {sort:?} page {page}");
+                        assert_eq!(p.total, expected.len() as u64, "{what}");
+                        let ids: Vec<Id> = p.items.iter().map(|l| l.id).collect();
+                        let from = ((page - 1) * 100).min(expected.len() as u32) as usize;
+                        let to = (from + 100).min(expected.len());
+                        assert_eq!(ids, expected[from..to], "{what}");
+                    }
+                }
+            }
+        }
+    };
+    check(backend.clone(), "sole owner").await;
+    let theirs = service.for_owner(service.add_owner("someone else").await.unwrap().id);
+    theirs
+        .create_link(&LinkInput::with_url("https://shop.example/item-24"))
+        .await
+        .unwrap();
+    check(backend, "two owners").await;
+}
+
 /// Page `query.page` of 20 of `query` holds its share of `expected` (every match, in list
 /// order), and the total counts them all.
 async fn assert_page_of_20(backend: &LocalBackend, query: LinkQuery, expected: &[Id], what: &str) {

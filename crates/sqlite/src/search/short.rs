@@ -140,6 +140,19 @@ pub fn matching(conn: &Connection, owner: Id, by: SearchBy, term: &str) -> Resul
     Ok(set)
 }
 
+/// The ids of `owner`'s links whose field `by` contains `term`, one [`indexed_term`] left to
+/// the full-text index, when the rows of its triples answer it for less ([`long`]); `None`
+/// leaves it there.
+pub fn matching_by_triples(
+    conn: &Connection,
+    owner: Id,
+    by: SearchBy,
+    term: &str,
+) -> Result<Option<RoaringTreemap>> {
+    let folded: String = term.chars().map(fold).collect();
+    long::matching_if_cheaper(conn, owner, by, &folded)
+}
+
 /// The ids the index's rows of `owner` under `row_field` hold for the grams from `from` to
 /// `to`: of the links it holds, as it took them in.
 fn indexed(
@@ -891,8 +904,33 @@ mod tests {
         terms.into_iter().collect()
     }
 
+    /// Pieces of four characters up to [`WHOLE_MAX`] from the start and the end of each text,
+    /// and each of those with its last character changed: terms the full-text index would be
+    /// asked unless their triples answer them.
+    fn middle_terms(rows: &[(Id, Option<String>)]) -> Vec<String> {
+        let mut terms = BTreeSet::new();
+        for (_, text) in rows {
+            let chars: Vec<char> = text
+                .as_deref()
+                .unwrap_or_default()
+                .to_lowercase()
+                .chars()
+                .collect();
+            for len in 4..=chars.len().min(WHOLE_MAX) {
+                for piece in [&chars[..len], &chars[chars.len() - len..]] {
+                    let mut changed = piece.to_vec();
+                    changed[len - 1] = if changed[len - 1] == 'a' { 'b' } else { 'a' };
+                    terms.insert(piece.iter().collect::<String>());
+                    terms.insert(changed.iter().collect::<String>());
+                }
+            }
+        }
+        terms.into_iter().collect()
+    }
+
     /// Every term of up to three characters, every common term chosen and long terms from the
-    /// texts: its matches by the index and by reading every link, for both owners.
+    /// texts: its matches by the index and by reading every link, for both owners; and terms of
+    /// middle length, by their triples (whether or not that is the cheaper way).
     fn check(conn: &Connection) -> std::result::Result<(), TestCaseError> {
         let alphabet = ['a', 'b', '/', 'é'];
         let mut terms: Vec<String> = alphabet.iter().map(|c| c.to_string()).collect();
@@ -930,20 +968,35 @@ mod tests {
                     .collect::<rusqlite::Result<_>>()
                     .unwrap();
                 let long = long_terms(&everyone);
-                for term in terms.iter().chain(&chosen).chain(&long) {
-                    let expected: BTreeSet<u64> = rows
-                        .iter()
+                let expected = |term: &str| -> BTreeSet<u64> {
+                    rows.iter()
                         .filter(|(_, t)| {
                             t.as_deref()
-                                .is_some_and(|t| t.to_lowercase().contains(term.as_str()))
+                                .is_some_and(|t| t.to_lowercase().contains(term))
                         })
                         .map(|(id, _)| *id as u64)
-                        .collect();
+                        .collect()
+                };
+                for term in terms.iter().chain(&chosen).chain(&long) {
                     let found: BTreeSet<u64> = matching(conn, owner, by, term)
                         .unwrap()
                         .into_iter()
                         .collect();
-                    prop_assert_eq!(found, expected, "owner {} {:?} {:?}", owner, by, term);
+                    prop_assert_eq!(found, expected(term), "owner {} {:?} {:?}", owner, by, term);
+                }
+                for term in middle_terms(&everyone) {
+                    let found: BTreeSet<u64> = long::matching_always(conn, owner, by, &term)
+                        .unwrap()
+                        .into_iter()
+                        .collect();
+                    prop_assert_eq!(
+                        found,
+                        expected(&term),
+                        "owner {} {:?} {:?}",
+                        owner,
+                        by,
+                        term
+                    );
                 }
             }
         }
