@@ -756,6 +756,17 @@ async fn fresh_file(name: &str) -> (TempDir, LocalService, LocalBackend, Db) {
     (dir, service, backend, raw)
 }
 
+/// Gives the file's links few distinct click counts, so most of a clicks order is decided by
+/// the id among equal clicks.
+async fn spread_clicks(raw: &Db) {
+    raw.write(|tx| {
+        tx.execute("UPDATE links SET clicks = (id * 7) % 5", [])
+            .map_err(linkdeck::backend::local::db_error)
+    })
+    .await
+    .unwrap();
+}
+
 /// Totals of a search with a status filter when the owner holds every link: thousands of
 /// matches (the inactive links' ids are crossed off the matches) and a few (each match's status
 /// is read) both agree with the links themselves.
@@ -859,13 +870,7 @@ async fn every_page_of_a_search_is_its_slice_of_the_whole_list_in_every_order() 
         })
         .collect();
     backend.import_batch(Vec::new(), rows).await.unwrap();
-    // Few distinct counts, so most of the order is decided by the id among equal clicks.
-    raw.write(|tx| {
-        tx.execute("UPDATE links SET clicks = (id * 7) % 5", [])
-            .map_err(linkdeck::backend::local::db_error)
-    })
-    .await
-    .unwrap();
+    spread_clicks(&raw).await;
     let query = |sort, page| LinkQuery {
         search: Some("match.example".into()),
         by: linkdeck::domain::SearchBy::Url,
@@ -936,12 +941,7 @@ async fn a_rare_term_holding_a_common_stretch_finds_exactly_its_links() {
         })
         .collect();
     backend.import_batch(Vec::new(), rows).await.unwrap();
-    raw.write(|tx| {
-        tx.execute("UPDATE links SET clicks = (id * 7) % 5", [])
-            .map_err(linkdeck::backend::local::db_error)
-    })
-    .await
-    .unwrap();
+    spread_clicks(&raw).await;
     let check = |backend: LocalBackend, whose: &'static str| async move {
         let mut every = Vec::new();
         for page in 1..=30 {
@@ -1113,12 +1113,7 @@ async fn large_searches_stay_exact_while_their_links_change() {
         })
         .collect();
     backend.import_batch(Vec::new(), rows).await.unwrap();
-    db.write(|tx| {
-        tx.execute("UPDATE links SET clicks = (id * 7) % 5", [])
-            .map_err(linkdeck::backend::local::db_error)
-    })
-    .await
-    .unwrap();
+    spread_clicks(&db).await;
     let owner = backend.owner_id();
     // Every link's id, clicks and status, from its row and the Rust rule.
     let links = || {

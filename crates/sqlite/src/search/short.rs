@@ -876,29 +876,31 @@ mod tests {
     /// Links an import stages at a time in these tests.
     const CHUNK: usize = 40;
 
+    /// The texts of `rows`, lower-cased, as characters.
+    fn lowered(rows: &[(Id, Option<String>)]) -> impl Iterator<Item = Vec<char>> + '_ {
+        rows.iter().map(|(_, text)| {
+            text.as_deref()
+                .unwrap_or_default()
+                .to_lowercase()
+                .chars()
+                .collect()
+        })
+    }
+
+    /// `piece`, and `piece` with its character at `at` changed.
+    fn and_changed(piece: &[char], at: usize) -> [String; 2] {
+        let mut changed = piece.to_vec();
+        changed[at] = if changed[at] == 'a' { 'b' } else { 'a' };
+        [piece.iter().collect(), changed.iter().collect()]
+    }
+
     /// Terms longer than the full-text index is asked for whole, from the texts of `rows`: the
     /// start and the end of each long one, and each of those with a character changed.
     fn long_terms(rows: &[(Id, Option<String>)]) -> Vec<String> {
         let mut terms = BTreeSet::new();
-        for (_, text) in rows {
-            let chars: Vec<char> = text
-                .as_deref()
-                .unwrap_or_default()
-                .to_lowercase()
-                .chars()
-                .collect();
-            if chars.len() <= WHOLE_MAX {
-                continue;
-            }
+        for chars in lowered(rows).filter(|chars| chars.len() > WHOLE_MAX) {
             for piece in [&chars[..=WHOLE_MAX], &chars[chars.len() - WHOLE_MAX - 1..]] {
-                let mut changed = piece.to_vec();
-                changed[WHOLE_MAX / 2] = if changed[WHOLE_MAX / 2] == 'a' {
-                    'b'
-                } else {
-                    'a'
-                };
-                terms.insert(piece.iter().collect::<String>());
-                terms.insert(changed.iter().collect::<String>());
+                terms.extend(and_changed(piece, WHOLE_MAX / 2));
             }
         }
         terms.into_iter().collect()
@@ -909,19 +911,10 @@ mod tests {
     /// asked unless their triples answer them.
     fn middle_terms(rows: &[(Id, Option<String>)]) -> Vec<String> {
         let mut terms = BTreeSet::new();
-        for (_, text) in rows {
-            let chars: Vec<char> = text
-                .as_deref()
-                .unwrap_or_default()
-                .to_lowercase()
-                .chars()
-                .collect();
+        for chars in lowered(rows) {
             for len in 4..=chars.len().min(WHOLE_MAX) {
                 for piece in [&chars[..len], &chars[chars.len() - len..]] {
-                    let mut changed = piece.to_vec();
-                    changed[len - 1] = if changed[len - 1] == 'a' { 'b' } else { 'a' };
-                    terms.insert(piece.iter().collect::<String>());
-                    terms.insert(changed.iter().collect::<String>());
+                    terms.extend(and_changed(piece, len - 1));
                 }
             }
         }
