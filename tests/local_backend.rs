@@ -756,6 +756,17 @@ async fn fresh_file(name: &str) -> (TempDir, LocalService, LocalBackend, Db) {
     (dir, service, backend, raw)
 }
 
+/// Gives the file's links few distinct click counts, so most of a clicks order is decided by
+/// the id among equal clicks.
+async fn spread_clicks(raw: &Db) {
+    raw.write(|tx| {
+        tx.execute("UPDATE links SET clicks = (id * 7) % 5", [])
+            .map_err(linkdeck::backend::local::db_error)
+    })
+    .await
+    .unwrap();
+}
+
 /// Totals of a search with a status filter when the owner holds every link: thousands of
 /// matches (the inactive links' ids are crossed off the matches) and a few (each match's status
 /// is read) both agree with the links themselves.
@@ -859,13 +870,7 @@ async fn every_page_of_a_search_is_its_slice_of_the_whole_list_in_every_order() 
         })
         .collect();
     backend.import_batch(Vec::new(), rows).await.unwrap();
-    // Few distinct counts, so most of the order is decided by the id among equal clicks.
-    raw.write(|tx| {
-        tx.execute("UPDATE links SET clicks = (id * 7) % 5", [])
-            .map_err(linkdeck::backend::local::db_error)
-    })
-    .await
-    .unwrap();
+    spread_clicks(&raw).await;
     let query = |sort, page| LinkQuery {
         search: Some("match.example".into()),
         by: linkdeck::domain::SearchBy::Url,
@@ -913,6 +918,86 @@ async fn every_page_of_a_search_is_its_slice_of_the_whole_list_in_every_order() 
     let theirs = service.for_owner(service.add_owner("someone else").await.unwrap().id);
     theirs
         .create_link(&LinkInput::with_url("https://match.example/theirs"))
+        .await
+        .unwrap();
+    check(backend, "two owners").await;
+}
+
+/// A rare term holding a stretch every link has (`://shop.example/item-24`: every URL starts
+/// so) leaves the full-text index for the short-term index's triples, which read the stretch's
+/// rows at once where the full-text index walks their postings: its pages, in every status
+/// and order, are still those of the links whose URLs hold it, read one by one — whether the
+/// owner holds every link or another owner has links too.
+#[tokio::test]
+async fn a_rare_term_holding_a_common_stretch_finds_exactly_its_links() {
+    let (_dir, service, backend, raw) = fresh_file("stretch.db").await;
+    let rows = (0..3_000)
+        .map(|i| {
+            let mut input = LinkInput::with_url(format!("https://shop.example/item-{i}"));
+            if i % 7 == 0 {
+                input.disabled = Some("1".into());
+            }
+            (i + 1, input, None)
+        })
+        .collect();
+    backend.import_batch(Vec::new(), rows).await.unwrap();
+    spread_clicks(&raw).await;
+    let check = |backend: LocalBackend, whose: &'static str| async move {
+        let mut every = Vec::new();
+        for page in 1..=30 {
+            let query = LinkQuery {
+                per_page: 100,
+                page,
+                ..all_links()
+            };
+            every.extend(backend.list_links(&query).await.unwrap().items);
+        }
+        assert_eq!(every.len(), 3_000, "{whose}");
+        let terms = [
+            "://SHOP.example/item-24",
+            "/shop.example/item-2471",
+            "e/item-1234",
+            "p.example/item-29x",
+        ];
+        for term in terms {
+            let needle = term.to_lowercase();
+            for status in StatusFilter::ALL {
+                let whole: Vec<(u64, Id)> = every
+                    .iter()
+                    .filter(|l| l.url.to_lowercase().contains(&needle))
+                    .filter(|l| status.admits(l.status(suite::start())))
+                    .map(|l| (l.clicks, l.id))
+                    .collect();
+                for sort in Sort::ALL {
+                    let expected = suite::in_list_order(whole.clone(), sort);
+                    for page in 1..=2 {
+                        let p = backend
+                            .list_links(&LinkQuery {
+                                search: Some(term.into()),
+                                by: linkdeck::domain::SearchBy::Url,
+                                status,
+                                sort,
+                                page,
+                                per_page: 100,
+                                ..all_links()
+                            })
+                            .await
+                            .unwrap();
+                        let what = format!("{whose} {term:?} {status:?} {sort:?} page {page}");
+                        assert_eq!(p.total, expected.len() as u64, "{what}");
+                        let ids: Vec<Id> = p.items.iter().map(|l| l.id).collect();
+                        let from = ((page - 1) * 100).min(expected.len() as u32) as usize;
+                        let to = (from + 100).min(expected.len());
+                        assert_eq!(ids, expected[from..to], "{what}");
+                    }
+                }
+            }
+        }
+    };
+    check(backend.clone(), "sole owner").await;
+    let theirs = service.for_owner(service.add_owner("someone else").await.unwrap().id);
+    theirs
+        .create_link(&LinkInput::with_url("https://shop.example/item-24"))
         .await
         .unwrap();
     check(backend, "two owners").await;
@@ -1028,12 +1113,7 @@ async fn large_searches_stay_exact_while_their_links_change() {
         })
         .collect();
     backend.import_batch(Vec::new(), rows).await.unwrap();
-    db.write(|tx| {
-        tx.execute("UPDATE links SET clicks = (id * 7) % 5", [])
-            .map_err(linkdeck::backend::local::db_error)
-    })
-    .await
-    .unwrap();
+    spread_clicks(&db).await;
     let owner = backend.owner_id();
     // Every link's id, clicks and status, from its row and the Rust rule.
     let links = || {

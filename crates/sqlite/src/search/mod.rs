@@ -2,7 +2,8 @@
 //! characters, or a longer one that many links contain, is answered by the short-term index
 //! ([`short`]), which holds their matches as bitmaps, and so is a term longer than
 //! [`WHOLE_MAX`](linkdeck_store::sql::WHOLE_MAX) (from its triples' bitmaps, each candidate checked); any other by the trigram
-//! full-text index of its field ([`fts_table`]); the database keeps both in step with every
+//! full-text index of its field ([`fts_table`]), unless its triples' bitmaps answer it for
+//! less (a rare term holding a stretch every link has); the database keeps both in step with every
 //! write by its own triggers, so no writer has to remember them. [`sets`] narrows and pages
 //! matches known as ids; the status rules come from [`super::status`].
 
@@ -238,10 +239,17 @@ fn search_matches(conn: &Connection, by: SearchBy, phrase: &Value) -> Result<u64
 /// One page of links matching `f` and the number of all matching links, read from the
 /// caller's snapshot.
 fn list(tx: &Connection, f: &ListFilter<'_>) -> Result<(Vec<Link>, u64)> {
-    if let Some(found) = search_in_id_order(tx, f)? {
+    let indexed = short_term_matches(tx, f)?;
+    if indexed.is_none()
+        && let Some(found) = search_in_id_order(tx, f)?
+    {
         return Ok(found);
     }
-    if let Some(set) = matches_as_ids(tx, f)? {
+    let set = match indexed {
+        Some(set) => Some(set),
+        None => full_text_matches_as_ids(tx, f)?,
+    };
+    if let Some(set) = set {
         let (ids, total) = sets::select(tx, f, set)?;
         return Ok((links(tx, f.owner, ids)?, total));
     }
@@ -290,19 +298,16 @@ fn links(conn: &Connection, owner: Id, ids: Vec<Id>) -> Result<Vec<Link>> {
     Ok(items)
 }
 
-/// A page of a full-text search in id order with nothing else to filter and every match the
-/// owner's: the index alone counts the matches and yields the page's ids (it keeps them in id
-/// order), skipping rows without reading a link; only the page's links are read.
+/// A page of a full-text search (one the short-term index did not answer) in id order with
+/// nothing else to filter and every match the owner's: the index alone counts the matches and
+/// yields the page's ids (it keeps them in id order), skipping rows without reading a link;
+/// only the page's links are read.
 fn search_in_id_order(conn: &Connection, f: &ListFilter<'_>) -> Result<Option<(Vec<Link>, u64)>> {
     let Some((by, term)) = f.search else {
         return Ok(None);
     };
     let unfiltered = f.status == StatusFilter::All && f.space.is_any() && f.domain.is_none();
-    if short::indexed_term(conn, by, term)?.is_some()
-        || !unfiltered
-        || !matches!(f.sort, Sort::Desc | Sort::Asc)
-        || !sole_owner(conn, f.owner)?
-    {
+    if !unfiltered || !matches!(f.sort, Sort::Desc | Sort::Asc) || !sole_owner(conn, f.owner)? {
         return Ok(None);
     }
     let phrase = Value::Text(fts_phrase(term));
@@ -333,7 +338,11 @@ fn search_in_id_order(conn: &Connection, f: &ListFilter<'_>) -> Result<Option<(V
 /// The ids of every link matching `f` (its paging and order aside), read the way a list reads
 /// its matches.
 fn matching_ids(conn: &Connection, f: &ListFilter<'_>) -> Result<RoaringTreemap> {
-    if let Some(mut set) = matches_as_ids(conn, f)? {
+    let set = match short_term_matches(conn, f)? {
+        Some(set) => Some(set),
+        None => full_text_matches_as_ids(conn, f)?,
+    };
+    if let Some(mut set) = set {
         sets::narrow(conn, f, &mut set)?;
         return Ok(set);
     }
@@ -350,20 +359,32 @@ fn matching_ids(conn: &Connection, f: &ListFilter<'_>) -> Result<RoaringTreemap>
     Ok(bitmaps::set_of(ids))
 }
 
-/// The ids of the owner's links that a search matches, when they are best read up front: a term
-/// the short-term index holds the matches of, or a full-text
-/// search when every match is the owner's. The matches are then read once, narrowed in memory
-/// and paged from the set — in clicks order by walking the clicks index from the nearer end —
-/// instead of being read by SQL for the total and again for the page, where a clicks order
-/// needed a temporary table of every match and a deep page stepped through every row before
-/// it.
-fn matches_as_ids(conn: &Connection, f: &ListFilter<'_>) -> Result<Option<RoaringTreemap>> {
+/// The ids of the owner's links that a search matches, when the short-term index answers it:
+/// a term it holds the matches of, or one whose triples' rows answer it for less than the
+/// full-text index would ([`short::matching_by_triples`]).
+fn short_term_matches(conn: &Connection, f: &ListFilter<'_>) -> Result<Option<RoaringTreemap>> {
     let Some((by, term)) = f.search else {
         return Ok(None);
     };
     if let Some(term) = short::indexed_term(conn, by, term)? {
         return short::matching(conn, f.owner, by, &term).map(Some);
     }
+    short::matching_by_triples(conn, f.owner, by, term)
+}
+
+/// The ids of the owner's links that a full-text search matches, when they are best read up
+/// front: when every match is the owner's. Like the short-term index's matches, they are then
+/// read once, narrowed in memory and paged from the set — in clicks order by walking the
+/// clicks index from the nearer end — instead of being read by SQL for the total and again for
+/// the page, where a clicks order needed a temporary table of every match and a deep page
+/// stepped through every row before it.
+fn full_text_matches_as_ids(
+    conn: &Connection,
+    f: &ListFilter<'_>,
+) -> Result<Option<RoaringTreemap>> {
+    let Some((by, term)) = f.search else {
+        return Ok(None);
+    };
     if !sole_owner(conn, f.owner)? {
         return Ok(None);
     }

@@ -140,6 +140,19 @@ pub fn matching(conn: &Connection, owner: Id, by: SearchBy, term: &str) -> Resul
     Ok(set)
 }
 
+/// The ids of `owner`'s links whose field `by` contains `term`, one [`indexed_term`] left to
+/// the full-text index, when the rows of its triples answer it for less ([`long`]); `None`
+/// leaves it there.
+pub fn matching_by_triples(
+    conn: &Connection,
+    owner: Id,
+    by: SearchBy,
+    term: &str,
+) -> Result<Option<RoaringTreemap>> {
+    let folded: String = term.chars().map(fold).collect();
+    long::matching_if_cheaper(conn, owner, by, &folded)
+}
+
 /// The ids the index's rows of `owner` under `row_field` hold for the grams from `from` to
 /// `to`: of the links it holds, as it took them in.
 fn indexed(
@@ -863,36 +876,54 @@ mod tests {
     /// Links an import stages at a time in these tests.
     const CHUNK: usize = 40;
 
+    /// The texts of `rows`, lower-cased, as characters.
+    fn lowered(rows: &[(Id, Option<String>)]) -> impl Iterator<Item = Vec<char>> + '_ {
+        rows.iter().map(|(_, text)| {
+            text.as_deref()
+                .unwrap_or_default()
+                .to_lowercase()
+                .chars()
+                .collect()
+        })
+    }
+
+    /// `piece`, and `piece` with its character at `at` changed.
+    fn and_changed(piece: &[char], at: usize) -> [String; 2] {
+        let mut changed = piece.to_vec();
+        changed[at] = if changed[at] == 'a' { 'b' } else { 'a' };
+        [piece.iter().collect(), changed.iter().collect()]
+    }
+
     /// Terms longer than the full-text index is asked for whole, from the texts of `rows`: the
     /// start and the end of each long one, and each of those with a character changed.
     fn long_terms(rows: &[(Id, Option<String>)]) -> Vec<String> {
         let mut terms = BTreeSet::new();
-        for (_, text) in rows {
-            let chars: Vec<char> = text
-                .as_deref()
-                .unwrap_or_default()
-                .to_lowercase()
-                .chars()
-                .collect();
-            if chars.len() <= WHOLE_MAX {
-                continue;
-            }
+        for chars in lowered(rows).filter(|chars| chars.len() > WHOLE_MAX) {
             for piece in [&chars[..=WHOLE_MAX], &chars[chars.len() - WHOLE_MAX - 1..]] {
-                let mut changed = piece.to_vec();
-                changed[WHOLE_MAX / 2] = if changed[WHOLE_MAX / 2] == 'a' {
-                    'b'
-                } else {
-                    'a'
-                };
-                terms.insert(piece.iter().collect::<String>());
-                terms.insert(changed.iter().collect::<String>());
+                terms.extend(and_changed(piece, WHOLE_MAX / 2));
+            }
+        }
+        terms.into_iter().collect()
+    }
+
+    /// Pieces of four characters up to [`WHOLE_MAX`] from the start and the end of each text,
+    /// and each of those with its last character changed: terms the full-text index would be
+    /// asked unless their triples answer them.
+    fn middle_terms(rows: &[(Id, Option<String>)]) -> Vec<String> {
+        let mut terms = BTreeSet::new();
+        for chars in lowered(rows) {
+            for len in 4..=chars.len().min(WHOLE_MAX) {
+                for piece in [&chars[..len], &chars[chars.len() - len..]] {
+                    terms.extend(and_changed(piece, len - 1));
+                }
             }
         }
         terms.into_iter().collect()
     }
 
     /// Every term of up to three characters, every common term chosen and long terms from the
-    /// texts: its matches by the index and by reading every link, for both owners.
+    /// texts: its matches by the index and by reading every link, for both owners; and terms of
+    /// middle length, by their triples (whether or not that is the cheaper way).
     fn check(conn: &Connection) -> std::result::Result<(), TestCaseError> {
         let alphabet = ['a', 'b', '/', 'é'];
         let mut terms: Vec<String> = alphabet.iter().map(|c| c.to_string()).collect();
@@ -930,20 +961,35 @@ mod tests {
                     .collect::<rusqlite::Result<_>>()
                     .unwrap();
                 let long = long_terms(&everyone);
-                for term in terms.iter().chain(&chosen).chain(&long) {
-                    let expected: BTreeSet<u64> = rows
-                        .iter()
+                let expected = |term: &str| -> BTreeSet<u64> {
+                    rows.iter()
                         .filter(|(_, t)| {
                             t.as_deref()
-                                .is_some_and(|t| t.to_lowercase().contains(term.as_str()))
+                                .is_some_and(|t| t.to_lowercase().contains(term))
                         })
                         .map(|(id, _)| *id as u64)
-                        .collect();
+                        .collect()
+                };
+                for term in terms.iter().chain(&chosen).chain(&long) {
                     let found: BTreeSet<u64> = matching(conn, owner, by, term)
                         .unwrap()
                         .into_iter()
                         .collect();
-                    prop_assert_eq!(found, expected, "owner {} {:?} {:?}", owner, by, term);
+                    prop_assert_eq!(found, expected(term), "owner {} {:?} {:?}", owner, by, term);
+                }
+                for term in middle_terms(&everyone) {
+                    let found: BTreeSet<u64> = long::matching_always(conn, owner, by, &term)
+                        .unwrap()
+                        .into_iter()
+                        .collect();
+                    prop_assert_eq!(
+                        found,
+                        expected(&term),
+                        "owner {} {:?} {:?}",
+                        owner,
+                        by,
+                        term
+                    );
                 }
             }
         }

@@ -294,6 +294,8 @@ proptest! {
         ops in proptest::collection::vec(op(), 1..30)
     ) {
         let mut conn = Connection::open_in_memory().unwrap();
+        // As the service's connections are: a term's triples read their candidates through it.
+        rusqlite::vtab::array::load_module(&conn).unwrap();
         schema::migrate(&mut conn).unwrap();
         conn.execute("INSERT INTO owners (id, name, created_at) VALUES (1, 'me', 0)", [])
             .unwrap();

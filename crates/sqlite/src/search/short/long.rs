@@ -1,10 +1,19 @@
-//! Terms longer than the full-text index is asked for whole ([`WHOLE_MAX`]): every link whose
-//! field contains such a term contains each of its triples, so the index's rows of a few of
-//! its distinct triples, intersected, hold every match; each of these candidates is then read
-//! and checked against the whole term. The work is the rows of at most [`TRIPLES_READ`]
-//! triples and one lookup per candidate, however long the term and however often it repeats
-//! itself: a word said a thousand times has the triples of the word and the space, and a term
-//! of varied characters leaves few candidates after its first triples.
+//! Terms answered from the rows of their triples: every link whose field contains a term
+//! contains each of its triples, so the index's rows of a few of its distinct triples,
+//! intersected, hold every match; each of these candidates is then read and checked against
+//! the whole term.
+//!
+//! A term longer than [`WHOLE_MAX`] always comes here: the full-text index's work grows with
+//! the term, and here it is the rows of at most [`TRIPLES_READ`] triples and one lookup per
+//! candidate, however long the term and however often it repeats itself: a word said a
+//! thousand times has the triples of the word and the space, and a term of varied characters
+//! leaves few candidates after its first triples.
+//!
+//! A shorter term the full-text index would be asked comes here when that is cheaper
+//! ([`matching_if_cheaper`]): the full-text index steps through the postings of every trigram
+//! of the term, so a rare term holding a stretch every link has (`https://floorbondsan.s`,
+//! `://shirkc`) walks a million postings for a handful of matches, where its triples' rows
+//! leave those few candidates after a few reads.
 //!
 //! [`WHOLE_MAX`]: linkdeck_store::sql::WHOLE_MAX
 
@@ -30,6 +39,10 @@ const FEW: u64 = 256;
 /// Candidates looked up per statement.
 const CHUNK: usize = 4_096;
 
+/// What a checked candidate costs against one posting the full-text index steps through: a
+/// lookup of the link by id and its text folded, against the next entry of a doclist.
+const CHECK_COST: u64 = 32;
+
 /// The ids of `owner`'s links whose field `by` contains the folded `term`, which is longer than
 /// [`WHOLE_MAX`](linkdeck_store::sql::WHOLE_MAX).
 pub(super) fn matching(
@@ -38,19 +51,96 @@ pub(super) fn matching(
     by: SearchBy,
     term: &str,
 ) -> Result<RoaringTreemap> {
+    let narrowed = narrow(conn, owner, by, distinct_triples(term, TRIPLES_READ), FEW)?;
+    checked(conn, owner, by, term, narrowed.candidates)
+}
+
+/// The ids of `owner`'s links whose field `by` contains the folded `term`, one the full-text
+/// index would be asked, when its triples answer it for less: when the candidates they leave
+/// cost less to check than the postings of the same triples, which the full-text index would
+/// step through, cost to walk. `None`: the full-text index is cheaper.
+pub(super) fn matching_if_cheaper(
+    conn: &Connection,
+    owner: Id,
+    by: SearchBy,
+    term: &str,
+) -> Result<Option<RoaringTreemap>> {
+    matching_if(conn, owner, by, term, CHECK_COST)
+}
+
+/// [`matching_if_cheaper`] with a candidate costing `check_cost` postings (0: always).
+fn matching_if(
+    conn: &Connection,
+    owner: Id,
+    by: SearchBy,
+    term: &str,
+    check_cost: u64,
+) -> Result<Option<RoaringTreemap>> {
+    // Every distinct triple (a term this short has at most WHOLE_MAX - 2), read to the end:
+    // the full-text index would walk all of their postings.
+    let narrowed = narrow(conn, owner, by, distinct_triples(term, usize::MAX), 0)?;
+    if narrowed.candidates.len().saturating_mul(check_cost) > narrowed.postings {
+        return Ok(None);
+    }
+    checked(conn, owner, by, term, narrowed.candidates).map(Some)
+}
+
+/// The matches of a term the full-text index would be asked, from its triples whatever the
+/// cost: what tests compare the texts with.
+#[cfg(test)]
+pub(super) fn matching_always(
+    conn: &Connection,
+    owner: Id,
+    by: SearchBy,
+    term: &str,
+) -> Result<RoaringTreemap> {
+    Ok(matching_if(conn, owner, by, term, 0)?.unwrap_or_default())
+}
+
+/// The candidates a term's triples leave, and the postings their rows held together.
+struct Narrowed {
+    candidates: RoaringTreemap,
+    postings: u64,
+}
+
+/// The intersection of the rows of `triples`, read until `few` candidates are left.
+fn narrow(
+    conn: &Connection,
+    owner: Id,
+    by: SearchBy,
+    triples: Vec<String>,
+    few: u64,
+) -> Result<Narrowed> {
     let mut candidates: Option<RoaringTreemap> = None;
-    for triple in distinct_triples(term, TRIPLES_READ) {
+    let mut postings = 0;
+    for triple in triples {
         let ids = indexed(conn, owner, TRIPLES + field(by), &triple, &triple)?;
+        postings += ids.len();
         let narrowed = match candidates {
             Some(candidates) => candidates & ids,
             None => ids,
         };
-        let few = narrowed.len() <= FEW;
+        let enough = narrowed.len() <= few;
         candidates = Some(narrowed);
-        if few {
+        if enough {
             break;
         }
     }
+    Ok(Narrowed {
+        candidates: candidates.unwrap_or_default(),
+        postings,
+    })
+}
+
+/// The `candidates` whose field `by` contains the folded `term`, each read and checked, with
+/// the links the index does not hold as they are now.
+fn checked(
+    conn: &Connection,
+    owner: Id,
+    by: SearchBy,
+    term: &str,
+    candidates: RoaringTreemap,
+) -> Result<RoaringTreemap> {
     let mut found = RoaringTreemap::new();
     let mut stmt = conn
         .prepare_cached(&format!(
@@ -59,7 +149,7 @@ pub(super) fn matching(
         ))
         .map_err(db_error)?;
     let mut folded = String::new();
-    let mut ids = candidates.unwrap_or_default().into_iter().peekable();
+    let mut ids = candidates.into_iter().peekable();
     while ids.peek().is_some() {
         let chunk: Vec<Value> = ids
             .by_ref()
