@@ -222,7 +222,7 @@ impl AsyncWrite for Tracked {
     }
 }
 
-/// Marks a request in flight for as long as it lives.
+/// Marks a request in flight for as long as it lives: until its response's body is dropped.
 struct InFlight(Arc<Activity>);
 
 impl InFlight {
@@ -346,8 +346,16 @@ impl Connection {
             let app = app.clone();
             async move {
                 let response = app.oneshot(request.map(Body::new)).await;
-                drop(in_flight);
-                response
+                // The request is in flight until its body has gone out: a stream (an export, a
+                // live feed) is not an idle connection.
+                response.map(|r| {
+                    r.map(|body| {
+                        Body::new(http_body_util::BodyExt::map_frame(body, move |frame| {
+                            let _held = &in_flight;
+                            frame
+                        }))
+                    })
+                })
             }
         });
         let conn = self.builder.serve_connection(io, service);

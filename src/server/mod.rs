@@ -386,6 +386,7 @@ pub async fn serve_prepared(
             raw_pending: opts.pending_log_max,
         },
     );
+    let (stop_streams, stopping) = tokio::sync::watch::channel(false);
     let state = Arc::new(AppState {
         service,
         public_url,
@@ -408,7 +409,7 @@ pub async fn serve_prepared(
         ),
         key_use: limit::KeyUse::default(),
         imports: tokio::sync::Semaphore::new(linkdeck::IMPORTS_AT_ONCE),
-        visit_turns: visits_out::Turns::default(),
+        visit_turns: visits_out::Turns::new(stopping),
     });
     let app = app(state.clone(), &opts);
     let limits = connections::Limits {
@@ -419,6 +420,12 @@ pub async fn serve_prepared(
         header_timeout: opts.header_timeout,
         idle_timeout: opts.idle_timeout,
         max_head_bytes: heads::MAX_HEAD,
+    };
+    // Streams (exports, live feeds) end when the server stops: a graceful close waits for every
+    // response in flight, and a live feed never ends by itself.
+    let shutdown = async move {
+        shutdown.await;
+        let _ = stop_streams.send(true);
     };
     let served = connections::run(listener, app, limits, shutdown).await;
     watcher.abort();

@@ -22,7 +22,7 @@ use axum::extract::{RawQuery, State};
 use axum::http::{HeaderMap, HeaderValue, StatusCode, header};
 use axum::response::{IntoResponse, Response};
 use futures::StreamExt;
-use tokio::sync::{OwnedSemaphorePermit, Semaphore, mpsc};
+use tokio::sync::{OwnedSemaphorePermit, Semaphore, mpsc, watch};
 
 use super::error::ApiError;
 use super::extract::Caller;
@@ -44,17 +44,21 @@ pub const KEEP_ALIVE: Duration = Duration::from_secs(15);
 /// About how many bytes of an export go out in one piece of the body.
 const PIECE: usize = 64 << 10;
 
-/// The turns of the two kinds of stream, shared by the server's requests.
+/// The turns of the two kinds of stream, shared by the server's requests, and the server's
+/// stop, which ends every stream.
 pub struct Turns {
     exports: Arc<Semaphore>,
     live: Arc<Semaphore>,
+    stopping: watch::Receiver<bool>,
 }
 
-impl Default for Turns {
-    fn default() -> Self {
+impl Turns {
+    /// `stopping` turns true when the server stops.
+    pub fn new(stopping: watch::Receiver<bool>) -> Turns {
         Turns {
             exports: Arc::new(Semaphore::new(EXPORTS_AT_ONCE)),
             live: Arc::new(Semaphore::new(LIVE_AT_ONCE)),
+            stopping,
         }
     }
 }
@@ -73,14 +77,22 @@ fn turn(
 }
 
 /// A body fed by `make`, which runs on a task of its own and hands over pieces through `send`;
-/// the task ends (and with it the body) when `make` returns or the reader stalls.
-fn pumped<F, Fut>(content_type: &'static str, make: F) -> Response
+/// the task ends (and with it the body) when `make` returns, the reader stalls or the server
+/// stops.
+fn pumped<F, Fut>(content_type: &'static str, stopping: &watch::Receiver<bool>, make: F) -> Response
 where
     F: FnOnce(Sender) -> Fut,
     Fut: Future<Output = ()> + Send + 'static,
 {
     let (tx, rx) = mpsc::channel::<Result<Bytes, std::io::Error>>(2);
-    tokio::spawn(make(Sender(tx)));
+    let work = make(Sender(tx));
+    let mut stopping = stopping.clone();
+    tokio::spawn(async move {
+        tokio::select! {
+            () = work => {}
+            _ = stopping.wait_for(|stop| *stop) => {}
+        }
+    });
     let pieces = futures::stream::unfold(rx, |mut rx| async move {
         rx.recv().await.map(|piece| (piece, rx))
     });
@@ -127,27 +139,31 @@ pub async fn export(
         EXPORTS_AT_ONCE,
     )?;
     let mut visits = caller.backend.visits(&query).await?;
-    Ok(pumped(format.content_type(), move |out| async move {
-        let _turn = turn;
-        let mut piece = format.head();
-        loop {
-            let next = visits.next().await;
-            if let Some(Ok(visit)) = &next {
-                piece.extend(format.line(visit));
+    Ok(pumped(
+        format.content_type(),
+        &state.visit_turns.stopping,
+        move |out| async move {
+            let _turn = turn;
+            let mut piece = format.head();
+            loop {
+                let next = visits.next().await;
+                if let Some(Ok(visit)) = &next {
+                    piece.extend(format.line(visit));
+                }
+                let end = !matches!(next, Some(Ok(_)));
+                if (piece.len() >= PIECE || (end && !piece.is_empty()))
+                    && !out.send(std::mem::take(&mut piece)).await
+                {
+                    return;
+                }
+                match next {
+                    Some(Ok(_)) => {}
+                    Some(Err(e)) => return out.fail(&e).await,
+                    None => return,
+                }
             }
-            let end = !matches!(next, Some(Ok(_)));
-            if (piece.len() >= PIECE || (end && !piece.is_empty()))
-                && !out.send(std::mem::take(&mut piece)).await
-            {
-                return;
-            }
-            match next {
-                Some(Ok(_)) => {}
-                Some(Err(e)) => return out.fail(&e).await,
-                None => return,
-            }
-        }
-    }))
+        },
+    ))
 }
 
 pub async fn live(
@@ -171,10 +187,14 @@ pub async fn live(
         LIVE_AT_ONCE,
     )?;
     let visits = caller.backend.live_visits(scope, after).await?;
-    Ok(pumped("text/event-stream", move |out| async move {
-        let _turn = turn;
-        feed(visits, out).await;
-    }))
+    Ok(pumped(
+        "text/event-stream",
+        &state.visit_turns.stopping,
+        move |out| async move {
+            let _turn = turn;
+            feed(visits, out).await;
+        },
+    ))
 }
 
 /// Writes each visit of `visits` as an event, and a comment when none came for a while.

@@ -597,3 +597,66 @@ async fn the_visit_log_keeps_of_an_address_what_the_setting_says() {
         assert_eq!(kept, [v4.clone(), v6.clone()], "{setting:?}: {text}");
     }
 }
+
+/// Reads `response` until its text holds `needle`; fails after 20 s.
+async fn read_until(response: &mut reqwest::Response, needle: &str) -> String {
+    let mut text = String::new();
+    let found = tokio::time::timeout(std::time::Duration::from_secs(20), async {
+        while !text.contains(needle) {
+            match response.chunk().await.unwrap() {
+                Some(chunk) => text.push_str(&String::from_utf8_lossy(&chunk)),
+                None => return false,
+            }
+        }
+        true
+    })
+    .await;
+    assert_eq!(found, Ok(true), "{needle:?} never came: {text}");
+    text
+}
+
+/// A live feed is a request in flight for as long as it streams: it outlives the idle timeout
+/// of a connection with nothing in flight, and it ends (rather than holding the server up)
+/// when the server stops.
+#[tokio::test]
+async fn a_live_feed_outlives_the_idle_timeout_and_ends_when_the_server_stops() {
+    let opts = ServeOptions {
+        idle_timeout: std::time::Duration::from_secs(1),
+        header_timeout: std::time::Duration::from_secs(1),
+        ..quick()
+    };
+    let Some(mut s) = crate::serve(opts).await else {
+        return;
+    };
+    let id = s
+        .create_link(&[("url", "https://example.com/a"), ("alias", "a")])
+        .await["id"]
+        .as_i64()
+        .unwrap();
+    let mut feed = s
+        .api(Method::GET, "/api/linkdeck/visits/live")
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(feed.status(), StatusCode::OK);
+    assert_eq!(feed.headers()["content-type"], "text/event-stream");
+    read_until(&mut feed, ": linkdeck visits").await;
+    // Three idle timeouts later, the feed is still there and brings the visit.
+    tokio::time::sleep(std::time::Duration::from_secs(3)).await;
+    s.visit("/a", &[]).await;
+    s.wait_for_clicks(id, 1).await;
+    let text = read_until(&mut feed, "\"alias\":\"a\"").await;
+    assert!(
+        text.contains("\nid: 1\n") || text.contains("id: 1\ndata: "),
+        "{text}"
+    );
+    // The server stops without waiting for the feed, which ends.
+    tokio::time::timeout(std::time::Duration::from_secs(20), s.stop())
+        .await
+        .expect("the server stopped with a live feed open");
+    let rest = tokio::time::timeout(std::time::Duration::from_secs(20), async {
+        while let Ok(Some(_)) = feed.chunk().await {}
+    })
+    .await;
+    assert!(rest.is_ok(), "the feed ended with the server");
+}
