@@ -725,6 +725,7 @@ async fn a_linkdeck_server_into_a_local_database_carries_its_traffic_history() {
                 referrer: Some("news.example".into()),
                 language: Some("en".into()),
                 address: None,
+                rule: None,
             });
         }
     }

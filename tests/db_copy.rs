@@ -78,6 +78,7 @@ async fn fill(path: &Path) -> String {
             referrer: (i % 2 == 0).then(|| "news.example".into()),
             language: Some("de".into()),
             address: None,
+            rule: None,
         })
         .collect();
     service.record_visits(visits).await.unwrap();

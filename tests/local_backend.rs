@@ -1194,6 +1194,7 @@ async fn large_searches_stay_exact_while_their_links_change() {
                 referrer: None,
                 language: None,
                 address: None,
+                rule: None,
             })
         })
         .collect();
@@ -1242,6 +1243,7 @@ async fn add_visits(h: &LocalHarness, id: Id, n: i64) {
             referrer: None,
             language: None,
             address: None,
+            rule: None,
         })
         .collect();
     h.service.record_visits(visits).await.unwrap();

@@ -45,6 +45,7 @@ fn record(env: &Env, db: &std::path::Path, alias: &str, visits: &[(i64, [Option<
                     referrer,
                     language,
                     address: None,
+                    rule: None,
                 }
             })
             .collect();
@@ -346,7 +347,7 @@ fn visits_export_writes_ndjson_and_csv_goes_on_after_an_id_and_refuses_bad_quest
     let rows: Vec<&str> = csv.lines().collect();
     assert_eq!(
         rows[0],
-        "id,at,link_id,alias,country,platform,browser,referrer,language,address"
+        "id,at,link_id,alias,country,platform,browser,referrer,language,address,rule"
     );
     assert_eq!(rows.len(), 202, "{csv}");
     let last = lines[150]["id"].as_i64().unwrap().to_string();

@@ -591,6 +591,7 @@ async fn the_live_pane_shows_visits_as_they_are_counted() {
         referrer: s(referrer),
         language: s("de"),
         address: None,
+        rule: None,
     };
     db.service
         .record_visits(vec![visit(docs.id, "FR", "before.example")])

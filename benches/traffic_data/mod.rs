@@ -107,6 +107,7 @@ fn visit(rng: &mut StdRng, link: Id, day: i64) -> VisitRow {
         referrer,
         language: value(rng, LANGUAGES, 8),
         address: None,
+        rule: None,
     }
 }
 

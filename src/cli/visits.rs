@@ -215,6 +215,10 @@ fn tail_line(visit: &crate::domain::Visit, tz: &jiff::tz::TimeZone) -> String {
         value(&visit.referrer),
         value(&visit.language),
     );
+    if let Some(rule) = &visit.rule {
+        line.push_str("  by ");
+        line.push_str(rule);
+    }
     if let Some(address) = &visit.address {
         line.push_str("  ");
         line.push_str(address);

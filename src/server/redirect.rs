@@ -187,18 +187,28 @@ async fn visit(
     } else {
         None
     };
-    let destination = match link.target_type {
-        TargetType::Geo => country.as_deref().and_then(|c| rule_for(&link.geo, c)),
+    // The targeting rule that sent the visitor, and its name in the visit log (`country DE`,
+    // `platform iOS`, `rotation 2`); none: the link's own URL.
+    let sent = match link.target_type {
+        TargetType::Geo => country
+            .as_deref()
+            .and_then(|c| Some((rule_for(&link.geo, c)?, format!("country {c}")))),
         TargetType::Platform => agent
             .platform
             .map(Platform::name)
-            .and_then(|p| rule_for(&link.platform, p)),
-        TargetType::Rotation => rotation
-            .and_then(|i| link.rotation.get(i))
-            .map(String::as_str),
+            .and_then(|p| Some((rule_for(&link.platform, p)?, format!("platform {p}")))),
+        TargetType::Rotation => rotation.and_then(|i| {
+            Some((
+                link.rotation.get(i)?.as_str(),
+                format!("rotation {}", i + 1),
+            ))
+        }),
         TargetType::None => None,
-    }
-    .unwrap_or(&link.url);
+    };
+    let (destination, rule) = match sent {
+        Some((url, rule)) => (url, Some(rule)),
+        None => (link.url.as_str(), None),
+    };
     state.clicks.record(
         &state.ledger,
         VisitRow {
@@ -210,6 +220,7 @@ async fn visit(
             referrer: super::visitor::referrer_host(headers),
             language: super::visitor::language(headers),
             address: state.visitor_addresses.kept(visitor.0),
+            rule,
         },
         stored,
     );

@@ -1,5 +1,5 @@
 //! The Live pane: visits as they are counted, newest at the top, with their link, country,
-//! platform, browser, referrer and language. The feed runs while the pane is shown (from the
+//! platform, browser, referrer, language and the targeting rule that sent them. The feed runs while the pane is shown (from the
 //! local database, or from a `linkdeck serve` through its live feed) and stops when it is left;
 //! the pane keeps the last [`HELD`] visits.
 
@@ -131,54 +131,101 @@ impl LiveView {
         let [list, foot] =
             ratatui::layout::Layout::vertical([Constraint::Min(1), Constraint::Length(1)])
                 .areas(inner);
-        // The fixed columns and the six gaps between the seven; the rest is shared 2 : 2 : 3.
-        let rest = usize::from(list.width).saturating_sub(8 + 9 + 9 + 4 + 6);
-        let (link_w, country_w) = (rest * 2 / 7, rest * 2 / 7);
-        let referrer_w = rest - link_w - country_w;
+        // The browser's column goes first when the pane is narrow. The fixed columns and the
+        // gaps between all of them come off the width; the rest is shared by the link, the
+        // country, the referrer and the rule, 2 : 2 : 2 : 3.
+        let wide = list.width >= 96;
+        let fixed = if wide {
+            8 + 9 + 9 + 4 + 7
+        } else {
+            8 + 9 + 4 + 6
+        };
+        let rest = usize::from(list.width).saturating_sub(fixed);
+        let (link_w, country_w, rule_w) = (rest * 2 / 9, rest * 2 / 9, rest * 3 / 9);
+        let referrer_w = rest - link_w - country_w - rule_w;
         let clip = |text: &str, width: usize| format::clip(&into_shown(text.to_owned()), width);
         let value = |v: &Option<String>, width: usize| {
             v.as_deref()
                 .map_or_else(|| "–".to_owned(), |v| clip(v, width))
         };
+        // Each column: its heading, its width, and what a visit shows in it.
+        type Show<'a> = Box<dyn Fn(&Visit) -> Cell<'static> + 'a>;
+        let mut columns: Vec<(&str, usize, Show)> = vec![
+            (
+                "time",
+                8,
+                Box::new(|v: &Visit| {
+                    let at = v.at.to_zoned(ctx.tz.clone()).strftime("%H:%M:%S");
+                    Cell::from(Span::styled(at.to_string(), t.dim))
+                }),
+            ),
+            (
+                "link",
+                link_w,
+                Box::new(|v: &Visit| Cell::from(clip(&v.alias, link_w))),
+            ),
+            (
+                "country",
+                country_w,
+                Box::new(|v: &Visit| {
+                    let country = v
+                        .country
+                        .as_deref()
+                        .map(|code| country_by_code(code).map_or(code.to_owned(), |c| c.name));
+                    Cell::from(value(&country, country_w))
+                }),
+            ),
+            (
+                "platform",
+                9,
+                Box::new(|v: &Visit| Cell::from(value(&v.platform, 9))),
+            ),
+        ];
+        if wide {
+            columns.push((
+                "browser",
+                9,
+                Box::new(|v: &Visit| Cell::from(value(&v.browser, 9))),
+            ));
+        }
+        columns.extend([
+            (
+                "referrer",
+                referrer_w,
+                Box::new(|v: &Visit| Cell::from(value(&v.referrer, referrer_w))) as Show,
+            ),
+            (
+                "lang",
+                4,
+                Box::new(|v: &Visit| Cell::from(value(&v.language, 4))),
+            ),
+            (
+                "rule",
+                rule_w,
+                Box::new(|v: &Visit| Cell::from(value(&v.rule, rule_w))),
+            ),
+        ]);
         let rows = self
             .visits
             .iter()
             .skip(self.offset)
             .take(usize::from(list.height).saturating_sub(1))
             .map(|v| {
-                let at =
-                    v.at.to_zoned(ctx.tz.clone())
-                        .strftime("%H:%M:%S")
-                        .to_string();
-                let country = v
-                    .country
-                    .as_deref()
-                    .map(|code| country_by_code(code).map_or(code.to_owned(), |c| c.name));
-                Row::new(vec![
-                    Cell::from(Span::styled(at, t.dim)),
-                    Cell::from(clip(&v.alias, link_w)),
-                    Cell::from(value(&country, country_w)),
-                    Cell::from(value(&v.platform, 9)),
-                    Cell::from(value(&v.browser, 9)),
-                    Cell::from(value(&v.referrer, referrer_w)),
-                    Cell::from(value(&v.language, 4)),
-                ])
+                Row::new(
+                    columns
+                        .iter()
+                        .map(|(_, _, show)| show(v))
+                        .collect::<Vec<_>>(),
+                )
             });
-        let header = Row::new([
-            "time", "link", "country", "platform", "browser", "referrer", "lang",
-        ])
-        .style(t.header);
+        let header =
+            Row::new(columns.iter().map(|(name, _, _)| *name).collect::<Vec<_>>()).style(t.header);
         Table::new(
             rows,
-            [
-                Constraint::Length(8),
-                Constraint::Length(link_w as u16),
-                Constraint::Length(country_w as u16),
-                Constraint::Length(9),
-                Constraint::Length(9),
-                Constraint::Length(referrer_w as u16),
-                Constraint::Length(4),
-            ],
+            columns
+                .iter()
+                .map(|(_, width, _)| Constraint::Length(*width as u16))
+                .collect::<Vec<_>>(),
         )
         .header(header)
         .render(list, buf);

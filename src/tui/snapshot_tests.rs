@@ -1289,6 +1289,7 @@ fn visits() -> Vec<crate::domain::Visit> {
                     referrer: text(referrer),
                     language: text(language),
                     address: None,
+                    rule: (alias == "spring-sale").then(|| "platform Windows".to_owned()),
                 }
             },
         )

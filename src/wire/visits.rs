@@ -68,6 +68,7 @@ impl VisitFormat {
                     text(&visit.referrer),
                     text(&visit.language),
                     text(&visit.address),
+                    text(&visit.rule),
                 ])
             }
         }
@@ -106,6 +107,7 @@ mod tests {
             referrer: Some("news, and more".into()),
             language: Some("de".into()),
             address: Some("203.0.113.0/24".into()),
+            rule: Some("country DE".into()),
         }
     }
 
@@ -114,12 +116,12 @@ mod tests {
         let head = String::from_utf8(VisitFormat::Csv.head()).unwrap();
         assert_eq!(
             head,
-            "id,at,link_id,alias,country,platform,browser,referrer,language,address\n"
+            "id,at,link_id,alias,country,platform,browser,referrer,language,address,rule\n"
         );
         let row = String::from_utf8(VisitFormat::Csv.line(&visit())).unwrap();
         assert_eq!(
             row,
-            "7,2026-11-27T10:00:00Z,3,launch,DE,,Firefox,\"news, and more\",de,203.0.113.0/24\n"
+            "7,2026-11-27T10:00:00Z,3,launch,DE,,Firefox,\"news, and more\",de,203.0.113.0/24,country DE\n"
         );
     }
 

@@ -292,6 +292,7 @@ fn as_written_by_schema_9(db: &std::path::Path) {
          ALTER TABLE api_keys DROP COLUMN read_only;
          ALTER TABLE api_keys DROP COLUMN expires_at;
          ALTER TABLE visit_log DROP COLUMN address;
+         ALTER TABLE visit_log DROP COLUMN rule;
          PRAGMA user_version = 9;",
     )
     .unwrap();

@@ -24,6 +24,7 @@ fn visits(h: &PgHarness, id: Id, n: i64) -> Vec<VisitRow> {
             referrer: None,
             language: None,
             address: None,
+            rule: None,
         })
         .collect()
 }

@@ -507,7 +507,7 @@ async fn the_visits_of_real_redirects_stream_as_ndjson_or_csv_and_bad_questions_
     let rows: Vec<&str> = csv.lines().collect();
     assert_eq!(
         rows[0],
-        "id,at,link_id,alias,country,platform,browser,referrer,language,address"
+        "id,at,link_id,alias,country,platform,browser,referrer,language,address,rule"
     );
     assert_eq!(rows.len(), 3, "{csv}");
     assert!(
@@ -659,4 +659,75 @@ async fn a_live_feed_outlives_the_idle_timeout_and_ends_when_the_server_stops() 
     })
     .await;
     assert!(rest.is_ok(), "the feed ended with the server");
+}
+
+/// Each visit's log row names the targeting rule that sent it, as real redirects chose it; a
+/// visit sent to the link's own URL names none.
+#[tokio::test]
+async fn the_visit_log_names_the_rule_that_sent_each_visit() {
+    let Some(s) = crate::serve(quick()).await else {
+        return;
+    };
+    let rotating = s
+        .create_link(&[
+            ("url", "https://example.com/r"),
+            ("alias", "rot"),
+            ("target_type", "3"),
+            ("rotation[0][value]", "https://a.example.com"),
+            ("rotation[1][value]", "https://b.example.com"),
+        ])
+        .await["id"]
+        .as_i64()
+        .unwrap();
+    let by_platform = s
+        .create_link(&[
+            ("url", "https://example.com/p"),
+            ("alias", "plat"),
+            ("target_type", "2"),
+            ("platform[0][key]", "Linux"),
+            ("platform[0][value]", "https://linux.example.com"),
+        ])
+        .await["id"]
+        .as_i64()
+        .unwrap();
+    let linux = [(
+        "user-agent",
+        "Mozilla/5.0 (X11; Linux x86_64; rv:120.0) Gecko/20100101 Firefox/120.0",
+    )];
+    let iphone = [(
+        "user-agent",
+        "Mozilla/5.0 (iPhone; CPU iPhone OS 17_0 like Mac OS X) AppleWebKit/605.1.15 (KHTML, like Gecko) Version/17.0 Mobile/15E148 Safari/604.1",
+    )];
+    for _ in 0..3 {
+        s.visit("/rot", &linux).await;
+    }
+    s.visit("/plat", &linux).await;
+    s.visit("/plat", &iphone).await;
+    s.wait_for_clicks(rotating, 3).await;
+    s.wait_for_clicks(by_platform, 2).await;
+    let text = visits(&s, "").await.text().await.unwrap();
+    let rules: Vec<(String, Value)> = text
+        .lines()
+        .map(|l| {
+            let v: Value = serde_json::from_str(l).unwrap();
+            (v["alias"].as_str().unwrap().to_owned(), v["rule"].clone())
+        })
+        .collect();
+    let of = |alias: &str| -> Vec<Value> {
+        rules
+            .iter()
+            .filter(|(a, _)| a == alias)
+            .map(|(_, r)| r.clone())
+            .collect()
+    };
+    assert_eq!(
+        of("rot"),
+        [
+            json!("rotation 1"),
+            json!("rotation 2"),
+            json!("rotation 1")
+        ],
+        "{text}"
+    );
+    assert_eq!(of("plat"), [json!("platform Linux"), Value::Null], "{text}");
 }

@@ -597,6 +597,7 @@ async fn the_raw_log_is_pruned_in_the_background_and_no_figure_changes() {
                 referrer: Some("t.co".into()),
                 language: None,
                 address: None,
+                rule: None,
             })
         })
         .collect();

@@ -42,6 +42,7 @@ fn visit(links: &[Id], i: i64) -> VisitRow {
         referrer: (i % 4 != 0).then(|| format!("r{}.example", i % 300)),
         language: (i % 3 != 0).then(|| pick(&["en", "nl", "ja"], i)),
         address: None,
+        rule: None,
     }
 }
 
@@ -198,6 +199,7 @@ async fn two_click_writers_on_one_database_lose_no_update_and_never_deadlock() {
                                 referrer: Some(format!("new{}.example", (b * per_batch + v) % 97)),
                                 language: None,
                                 address: None,
+                                rule: None,
                             }
                         })
                         .collect();
@@ -271,6 +273,7 @@ async fn pruning_the_log_on_postgresql_leaves_statistics_alone() {
         referrer: None,
         language: None,
         address: None,
+        rule: None,
     };
     service
         .record_visits(vec![at(40), at(40), at(35), at(2), at(1)])

@@ -28,6 +28,7 @@ fn visit(link: Id, when: &str, values: [Option<&str>; 5]) -> VisitRow {
         referrer,
         language,
         address: None,
+        rule: None,
     }
 }
 

@@ -21,6 +21,7 @@ fn row(link: Id, at: &str, country: Option<&str>) -> VisitRow {
         referrer: Some("t.co".into()),
         language: Some("de".into()),
         address: None,
+        rule: None,
     }
 }
 

@@ -14,6 +14,7 @@ fn visit(link: Id, hours_ago: i64, country: &str) -> VisitRow {
         referrer: Some("t.co".into()),
         language: Some("de".into()),
         address: None,
+        rule: None,
     }
 }
 

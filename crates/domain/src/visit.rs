@@ -53,12 +53,16 @@ pub struct Visit {
     /// [`AddressLog`]: crate::AddressLog
     #[serde(default)]
     pub address: Option<String>,
+    /// The targeting rule that sent the visitor (`country DE`, `platform iOS`, `rotation 2`);
+    /// `None` when the link's own URL did.
+    #[serde(default)]
+    pub rule: Option<String>,
 }
 
 impl Visit {
     /// The names of a visit's fields in the order of a CSV row.
-    pub const FIELDS: [&'static str; 10] = [
+    pub const FIELDS: [&'static str; 11] = [
         "id", "at", "link_id", "alias", "country", "platform", "browser", "referrer", "language",
-        "address",
+        "address", "rule",
     ];
 }

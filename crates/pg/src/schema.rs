@@ -348,6 +348,10 @@ const MIGRATIONS: &[&str] = &[
     r#"
     ALTER TABLE visit_log ADD COLUMN address TEXT;
     "#,
+    // 7: the targeting rule that sent each logged visit.
+    r#"
+    ALTER TABLE visit_log ADD COLUMN rule TEXT;
+    "#,
 ];
 
 /// The schema version this build writes.

@@ -213,14 +213,15 @@ async fn log<'a>(
         let (country, platform, browser, referrer, language) =
             (column(0), column(1), column(2), column(3), column(4));
         let address: Vec<Option<&str>> = chunk.iter().map(|v| v.address.as_deref()).collect();
+        let rule: Vec<Option<&str>> = chunk.iter().map(|v| v.rule.as_deref()).collect();
         execute(
             client,
             "INSERT INTO visit_log (link_id, at, country, platform, browser, referrer, \
-             language, address)
+             language, address, rule)
              SELECT * FROM unnest($1::bigint[], $2::bigint[], $3::text[], $4::text[],
-                                  $5::text[], $6::text[], $7::text[], $8::text[])",
+                                  $5::text[], $6::text[], $7::text[], $8::text[], $9::text[])",
             &[
-                &links, &at, &country, &platform, &browser, &referrer, &language, &address,
+                &links, &at, &country, &platform, &browser, &referrer, &language, &address, &rule,
             ],
         )
         .await?;
@@ -310,7 +311,7 @@ impl<C: GenericClient + Sync> VisitLog for PgTx<'_, C> {
         self.wait(all(
             self.c,
             "SELECT v.id, v.at, v.link_id, l.alias, v.country, v.platform, v.browser,
-                    v.referrer, v.language, v.address
+                    v.referrer, v.language, v.address, v.rule
              FROM visit_log v JOIN links l ON l.id = v.link_id
              WHERE v.id > $1 AND v.id <= $2 AND l.owner_id = $3 AND v.at >= $4 AND v.at < $5
                AND ($6::bigint IS NULL OR v.link_id = $6) AND ($7::bigint IS NULL OR l.space_id = $7)
@@ -339,6 +340,7 @@ impl<C: GenericClient + Sync> VisitLog for PgTx<'_, C> {
                     referrer: col(r, 7)?,
                     language: col(r, 8)?,
                     address: col(r, 9)?,
+                    rule: col(r, 10)?,
                 })
             },
         ))

@@ -455,6 +455,10 @@ const MIGRATIONS: &[Migration] = &[
     sql(r#"
     ALTER TABLE visit_log ADD COLUMN address TEXT;
     "#),
+    // 15: the targeting rule that sent each logged visit.
+    sql(r#"
+    ALTER TABLE visit_log ADD COLUMN rule TEXT;
+    "#),
 ];
 
 /// The code half of migration 6: rollups and the raw log from the old visits table, which then

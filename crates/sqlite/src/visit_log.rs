@@ -18,19 +18,20 @@ use linkdeck_store::{LogWindow, VisitLog};
 /// Rows per multi-row INSERT: fewer statement runs for the same rows.
 const ROWS_PER_INSERT: usize = 50;
 
-/// Appends `rows` to the log. Rows without an address (every row unless `[serve]
-/// visitor_addresses` keeps them) are written without the column: that is also the shape an
-/// upgrade writes in when migration 6 logs the old visits, before migration 14 adds it.
+/// Appends `rows` to the log. Rows with neither an address (kept only as `[serve]
+/// visitor_addresses` says) nor a targeting rule are written without those columns: that is
+/// also the shape an upgrade writes in when migration 6 logs the old visits, before migrations
+/// 14 and 15 add them.
 pub fn append<'a>(
     conn: &Connection,
     rows: impl ExactSizeIterator<Item = &'a VisitRow>,
 ) -> Result<()> {
     let rows: Vec<&VisitRow> = rows.collect();
-    let addresses = rows.iter().any(|v| v.address.is_some());
-    let (columns, marks) = if addresses {
+    let extras = rows.iter().any(|v| v.address.is_some() || v.rule.is_some());
+    let (columns, marks) = if extras {
         (
-            "link_id, at, country, platform, browser, referrer, language, address",
-            "(?, ?, ?, ?, ?, ?, ?, ?)",
+            "link_id, at, country, platform, browser, referrer, language, address, rule",
+            "(?, ?, ?, ?, ?, ?, ?, ?, ?)",
         )
     } else {
         (
@@ -46,7 +47,7 @@ pub fn append<'a>(
     };
     let params = |v: &'a VisitRow| {
         let all = row_params(v);
-        all.into_iter().take(if addresses { 8 } else { 7 })
+        all.into_iter().take(if extras { 9 } else { 7 })
     };
     let mut chunks = rows.chunks_exact(ROWS_PER_INSERT);
     {
@@ -66,7 +67,7 @@ pub fn append<'a>(
     Ok(())
 }
 
-fn row_params(v: &VisitRow) -> [&dyn rusqlite::ToSql; 8] {
+fn row_params(v: &VisitRow) -> [&dyn rusqlite::ToSql; 9] {
     [
         &v.link_id,
         &v.at,
@@ -76,6 +77,7 @@ fn row_params(v: &VisitRow) -> [&dyn rusqlite::ToSql; 8] {
         &v.referrer,
         &v.language,
         &v.address,
+        &v.rule,
     ]
 }
 
@@ -152,7 +154,7 @@ impl VisitLog for SqliteTx<'_> {
         let [link, space, domain] = w.scope_ids();
         self.conn.all(
             "SELECT v.id, v.at, v.link_id, l.alias, v.country, v.platform, v.browser,
-                    v.referrer, v.language, v.address
+                    v.referrer, v.language, v.address, v.rule
              FROM visit_log v JOIN links l ON l.id = v.link_id
              WHERE v.id > ?1 AND v.id <= ?2 AND l.owner_id = ?3 AND v.at >= ?4 AND v.at < ?5
                AND (?6 IS NULL OR v.link_id = ?6) AND (?7 IS NULL OR l.space_id = ?7)
@@ -181,6 +183,7 @@ impl VisitLog for SqliteTx<'_> {
                     referrer: r.get(7)?,
                     language: r.get(8)?,
                     address: r.get(9)?,
+                    rule: r.get(10)?,
                 })
             },
         )

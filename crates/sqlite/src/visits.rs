@@ -168,6 +168,7 @@ pub fn roll_up_old_visits(conn: &Connection) -> Result<()> {
                     referrer: text(6, Dimension::Referrer).map_err(db_error)?,
                     language: text(7, Dimension::Language).map_err(db_error)?,
                     address: None,
+                    rule: None,
                 });
             }
         }

@@ -200,6 +200,7 @@ pub const TABLES: &[Table] = &[
             ("referrer", Text),
             ("language", Text),
             ("address", Text),
+            ("rule", Text),
         ],
         order: "id",
         identity: true,

@@ -32,6 +32,9 @@ pub struct VisitRow {
     /// The visitor's address as `[serve] visitor_addresses` keeps it (`AddressLog`); never
     /// rolled up.
     pub address: Option<String>,
+    /// The targeting rule that sent the visitor (`country DE`, `platform iOS`, `rotation 2`);
+    /// `None` for the link's own URL.
+    pub rule: Option<String>,
 }
 
 impl VisitRow {
@@ -301,6 +304,7 @@ mod tests {
             referrer: Some(referrer),
             language: None,
             address: None,
+            rule: None,
         }
     }
 
