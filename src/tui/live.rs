@@ -100,29 +100,27 @@ impl LiveView {
             n => format!(" Live ({} since it began) ", format::count(n)),
         };
         let inner = ctx.pane(title, area, buf);
-        let message: Option<Vec<Line>> = match (&self.error, self.visits.is_empty()) {
-            (Some(error), _) => Some(vec![
-                Line::styled("The live feed stopped", t.error),
-                Line::raw(into_shown(error.clone())),
-                Line::raw(""),
-                Line::from(vec![
-                    Span::styled(ctx.keys.first(Action::Refresh), t.accent),
-                    Span::raw(" starts it again"),
-                ]),
-            ]),
-            (None, true) => Some(vec![
-                Line::from(vec![
-                    Span::styled(ctx.spinner.to_string(), t.accent),
-                    Span::raw(" Waiting for visits…"),
-                ]),
-                Line::raw(""),
-                Line::raw("Each visit a server counts shows here within a second."),
-            ]),
-            (None, false) => None,
-        };
-        if let Some(lines) = message
-            && self.visits.is_empty()
-        {
+        // With nothing to list, the pane says why: the feed stopped, or no visit came yet.
+        if self.visits.is_empty() {
+            let lines = match &self.error {
+                Some(error) => vec![
+                    Line::styled("The live feed stopped", t.error),
+                    Line::raw(into_shown(error.clone())),
+                    Line::raw(""),
+                    Line::from(vec![
+                        Span::styled(ctx.keys.first(Action::Refresh), t.accent),
+                        Span::raw(" starts it again"),
+                    ]),
+                ],
+                None => vec![
+                    Line::from(vec![
+                        Span::styled(ctx.spinner.to_string(), t.accent),
+                        Span::raw(" Waiting for visits…"),
+                    ]),
+                    Line::raw(""),
+                    Line::raw("Each visit a server counts shows here within a second."),
+                ],
+            };
             Paragraph::new(lines)
                 .alignment(Alignment::Center)
                 .render(centered_block(inner, 4), buf);

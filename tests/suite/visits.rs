@@ -25,6 +25,30 @@ fn row(link: Id, at: &str, country: Option<&str>) -> VisitRow {
     }
 }
 
+/// A link of the owner under test at `https://example.com/{alias}`, in `space` and on
+/// `domain` when given; its id.
+async fn link_in(h: &dyn Harness, alias: &str, space: Option<Id>, domain: Option<Id>) -> Id {
+    let input = LinkInput {
+        space: space.map(|s| s.to_string()),
+        domain: domain.map(|d| d.to_string()),
+        ..super::aliased(&format!("https://example.com/{alias}"), alias)
+    };
+    h.backend().create_link(&input).await.unwrap().id
+}
+
+async fn link(h: &dyn Harness, alias: &str) -> Id {
+    link_in(h, alias, None, None).await
+}
+
+/// A link of the second owner.
+async fn their_link(h: &dyn Harness) -> Id {
+    h.other_owner()
+        .create_link(&LinkInput::with_url("https://example.com/theirs"))
+        .await
+        .unwrap()
+        .id
+}
+
 async fn export(h: &dyn Harness, query: VisitQuery) -> Vec<Visit> {
     h.backend()
         .visits(&query)
@@ -50,29 +74,10 @@ pub async fn visits_export_by_scope_period_and_where_the_last_one_stopped(h: &dy
         .await
         .unwrap();
     let domain = h.add_domain("sho.rt", false).await;
-    let create = |alias: &str, space: Option<Id>, domain: Option<Id>| LinkInput {
-        alias: Some(alias.into()),
-        space: space.map(|s| s.to_string()),
-        domain: domain.map(|d| d.to_string()),
-        ..LinkInput::with_url(format!("https://example.com/{alias}"))
-    };
-    let a = mine
-        .create_link(&create("a", Some(space.id), Some(domain.id)))
-        .await
-        .unwrap()
-        .id;
-    let b = mine
-        .create_link(&create("b", Some(space.id), None))
-        .await
-        .unwrap()
-        .id;
-    let c = mine.create_link(&create("c", None, None)).await.unwrap().id;
-    let theirs = h
-        .other_owner()
-        .create_link(&LinkInput::with_url("https://example.com/theirs"))
-        .await
-        .unwrap()
-        .id;
+    let a = link_in(h, "a", Some(space.id), Some(domain.id)).await;
+    let b = link_in(h, "b", Some(space.id), None).await;
+    let c = link(h, "c").await;
+    let theirs = their_link(h).await;
     h.record_visits(vec![
         row(a, "2026-03-01T10:00:00Z", Some("DE")),
         row(b, "2026-03-02T10:00:00Z", None),
@@ -156,14 +161,9 @@ pub async fn visits_export_by_scope_period_and_where_the_last_one_stopped(h: &dy
 
 pub async fn a_visits_export_longer_than_one_read_comes_out_whole_and_in_order(h: &dyn Harness) {
     h.set_now("2026-03-10T16:00:00Z".parse().unwrap());
-    let mine = h.backend();
     let mut ids = Vec::new();
     for alias in ["x", "y", "z"] {
-        let input = LinkInput {
-            alias: Some(alias.into()),
-            ..LinkInput::with_url(format!("https://example.com/{alias}"))
-        };
-        ids.push(mine.create_link(&input).await.unwrap().id);
+        ids.push(link(h, alias).await);
     }
     // More than one read of the log answers (5,000 visits), spread over the three links.
     const N: usize = 12_001;
@@ -196,12 +196,8 @@ async fn next_live(feed: &mut linkdeck::backend::VisitStream) -> Visit {
 pub async fn a_live_feed_sees_the_visits_logged_after_it_began(h: &dyn Harness) {
     h.set_now("2026-03-10T16:00:00Z".parse().unwrap());
     let mine = h.backend();
-    let create = |alias: &str| LinkInput {
-        alias: Some(alias.into()),
-        ..LinkInput::with_url(format!("https://example.com/{alias}"))
-    };
-    let a = mine.create_link(&create("a")).await.unwrap().id;
-    let b = mine.create_link(&create("b")).await.unwrap().id;
+    let a = link(h, "a").await;
+    let b = link(h, "b").await;
     h.record_visits(vec![row(a, "2026-03-10T15:00:00Z", Some("FR"))])
         .await;
 
@@ -231,12 +227,7 @@ pub async fn a_live_feed_sees_the_visits_logged_after_it_began(h: &dyn Harness) 
     assert_eq!(next_live(&mut again).await.id, second.id);
 
     // Another owner's link is not found at once.
-    let theirs = h
-        .other_owner()
-        .create_link(&LinkInput::with_url("https://example.com/theirs"))
-        .await
-        .unwrap()
-        .id;
+    let theirs = their_link(h).await;
     let refused = mine.live_visits(StatsScope::Link(theirs), None).await;
     assert!(
         matches!(refused, Err(Error::NotFound(_))),

@@ -54,10 +54,11 @@ struct Reading {
 
 impl Reading {
     fn unreadable(&self, problem: &str) -> Error {
-        Error::Unavailable(format!(
-            "{} sent a visit that linkdeck cannot read: {problem}",
-            self.origin
-        ))
+        let subject = errors::Subject {
+            origin: &self.origin,
+            record: None,
+        };
+        errors::unreadable(subject, "a visit", problem)
     }
 
     fn take_line(&mut self, line: &[u8]) {
