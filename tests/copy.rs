@@ -137,8 +137,9 @@ async fn a_local_database_into_a_v1_only_server_resumes_after_the_server_fails()
             } else {
                 ""
             };
+            let tags = if i % 4 == 0 { r#", "tags": ["promo"]"# } else { "" };
             format!(
-                r#"{{"url": "https://example.com/{i}?q=ü", "alias": "l{i}", "clicks": {i}{space}}}"#
+                r#"{{"url": "https://example.com/{i}?q=ü", "alias": "l{i}", "clicks": {i}{space}{tags}}}"#
             )
         })
         .collect();
@@ -199,10 +200,13 @@ async fn a_local_database_into_a_v1_only_server_resumes_after_the_server_fails()
         "{done}"
     );
     assert_eq!(proxy.imports() + phpshort.imports(), 0, "v1 only");
+    // The tagged links of this run (l12 … l28) went without their tags, and said so.
+    assert_eq!(done["tags_not_copied"], 5, "{done}");
     let there = server_links(&server).await;
     assert_eq!(there.len(), 30, "every link exactly once");
     for i in 0..30 {
         let link = &there[&format!("l{i}")];
+        assert_eq!(link["tags"], json!([]), "l{i}");
         assert_eq!(link["url"], format!("https://example.com/{i}?q=ü"));
         let space = link["space"]["name"].as_str();
         assert_eq!(space, (i % 3 == 0).then_some("Launch"), "l{i}");
@@ -308,6 +312,7 @@ async fn a_server_into_a_local_database_resumes_after_the_server_fails() {
         let source = &theirs[alias];
         assert_eq!(link["url"], source["url"], "{alias}");
         assert_eq!(link["clicks"], source["clicks"], "{alias}: clicks carried");
+        assert_eq!(link["tags"], source["tags"], "{alias}: tags carried");
         assert_eq!(
             link["created_at"], source["created_at"],
             "{alias}: date carried"
@@ -451,6 +456,9 @@ fn seed(n: usize) -> String {
             });
             if i.is_multiple_of(3) {
                 link["space"] = json!("Launch");
+            }
+            if i.is_multiple_of(4) {
+                link["tags"] = json!(["Promo", format!("t{}", i % 3)]);
             }
             if i.is_multiple_of(5) {
                 link["traffic"] = json!([

@@ -577,6 +577,44 @@ async fn a_phpshort_server_is_not_asked_for_links_in_no_space() {
     );
 }
 
+/// phpShort keeps no tags: a tag filter, tags on a new link and the tag list are refused by
+/// the client, naming the field and why, and nothing is sent to the links path; clearing tags
+/// there is nothing to do and goes through.
+#[tokio::test]
+async fn a_phpshort_server_is_not_sent_tags() {
+    let fake = fake(phpshort).await;
+    let backend = client(&fake);
+    let query = LinkQuery {
+        tags: vec!["promo".into()],
+        ..LinkQuery::default()
+    };
+    let err = bounded(backend.list_links(&query)).await.unwrap_err();
+    let message = &err
+        .field_errors()
+        .expect("a field error")
+        .get("tag")
+        .unwrap()[0];
+    assert!(message.contains("keeps no tags"), "{message}");
+    let tagged = LinkInput {
+        tags: Some("promo".into()),
+        ..LinkInput::with_url("https://example.com")
+    };
+    let err = bounded(backend.create_link(&tagged)).await.unwrap_err();
+    assert!(
+        err.field_errors().expect("a field error").contains("tags"),
+        "{err}"
+    );
+    assert!(
+        fake.seen().iter().all(|s| s.path != "/api/v1/links"),
+        "{:?}",
+        fake.seen()
+    );
+    assert!(matches!(
+        bounded(backend.tags()).await,
+        Err(Error::Unsupported(_))
+    ));
+}
+
 #[tokio::test]
 async fn phpshort_errors_map_by_field_and_record() {
     let fake = fake(phpshort).await;

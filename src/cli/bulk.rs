@@ -9,7 +9,7 @@ use serde_json::json;
 
 use super::context::Context;
 use super::error::{CliError, CliResult};
-use super::link_filter::{LinkFilterArgs, parse_by, parse_status};
+use super::link_filter::{LinkFilterArgs, parse_by, parse_status, parse_tag};
 use super::link_view::{link_json, link_table};
 use super::output::{print, print_json, thousands};
 use crate::backend::{Backend, BulkAction, BulkReport, Progress, Selection};
@@ -39,6 +39,12 @@ pub struct MatchArgs {
     /// Act on the links on this domain (id or name).
     #[arg(long, value_name = "ID|NAME")]
     pub on_domain: Option<String>,
+    /// Act on the links carrying this tag; repeat it for links carrying every one of them.
+    #[arg(long, value_name = "TAG", value_parser = parse_tag)]
+    pub tagged: Vec<String>,
+    /// With --tagged: the links carrying any of the tags instead of all of them.
+    #[arg(long, requires = "tagged")]
+    pub tagged_any: bool,
     /// Act on every link (no filter).
     #[arg(long)]
     pub all: bool,
@@ -59,6 +65,7 @@ impl MatchArgs {
             || self.in_space.is_some()
             || self.in_no_space
             || self.on_domain.is_some()
+            || !self.tagged.is_empty()
     }
 
     /// The flags that only make sense with a filter, for refusing them beside a single link.
@@ -66,7 +73,7 @@ impl MatchArgs {
         if self.given() || self.dry_run {
             return Err(CliError::usage(
                 "name one link, or give filters (--search, --status, --in-space, --in-no-space, \
-                 --on-domain, --all) to act on every match, not both",
+                 --on-domain, --tagged, --all) to act on every match, not both",
             ));
         }
         Ok(())
@@ -80,6 +87,8 @@ impl MatchArgs {
             space: self.in_space.clone(),
             no_space: self.in_no_space,
             domain: self.on_domain.clone(),
+            tags: self.tagged.clone(),
+            any_tag: self.tagged_any,
         }
         .query(backend)
         .await
@@ -102,6 +111,10 @@ impl MatchArgs {
         }
         if let Some(domain) = &self.on_domain {
             parts.push(format!("on domain {domain}"));
+        }
+        if !self.tagged.is_empty() {
+            let how = if self.tagged_any { " or " } else { " and " };
+            parts.push(format!("tagged {}", self.tagged.join(how)));
         }
         if parts.is_empty() {
             "(every link)".into()
@@ -205,7 +218,7 @@ fn confirm(
             " (they go to the trash: `linkdeck trash restore` brings them back)"
         }
         BulkAction::Delete => " (the server keeps no trash: this cannot be undone)",
-        BulkAction::Update(_) => "",
+        BulkAction::Update(_) | BulkAction::Tag { .. } => "",
     };
     write!(err, "{} {what}{undo}? [y/N] ", capitalize(&action.verb()))?;
     err.flush()?;

@@ -145,6 +145,10 @@ pub struct Destination<'a> {
     spaces: HashMap<String, Id>,
     domains: Vec<Domain>,
     next_color: u8,
+    /// Whether the server keeps tags; where it does not, links go without theirs.
+    keeps_tags: bool,
+    /// Links sent without the tags they had, to a server that keeps none.
+    pub tags_left_out: usize,
     pub skipped: usize,
     pub already_there: usize,
     pub spaces_created: usize,
@@ -182,7 +186,11 @@ impl<'a> Destination<'a> {
             query.page += 1;
         }
         let domains = crate::backend::all_domains(backend).await?;
+        // A server without tags (a phpShort site) answers so without being asked anything.
+        let keeps_tags = backend.tags().await.is_ok();
         Ok(Destination {
+            keeps_tags,
+            tags_left_out: 0,
             backend,
             tz,
             links,
@@ -285,6 +293,9 @@ impl<'a> Destination<'a> {
             let final_alias = input.alias.clone().unwrap_or(alias);
             self.links
                 .insert((domain, final_alias.to_ascii_lowercase()), url);
+        }
+        if !self.keeps_tags && input.tags.take().is_some_and(|t| !t.trim().is_empty()) {
+            self.tags_left_out += 1;
         }
         Ok(Decision::Send(Box::new(Planned {
             place,

@@ -46,7 +46,8 @@ pub struct ImportArgs {
     /// out) or rename (it becomes ALIAS-2, ALIAS-3, …).
     #[arg(long, value_name = "WHAT", value_parser = parse_on_conflict, default_value = "fail")]
     pub on_conflict: OnConflict,
-    /// Put each link in a space named after its first tag (made when missing).
+    /// Put each link in a space named after its first tag (made when missing), besides
+    /// keeping its tags.
     #[arg(long)]
     pub tags_to_spaces: bool,
     /// Make the spaces the file names that do not exist yet (their colours taken in turn),
@@ -241,7 +242,6 @@ pub async fn import(ctx: &Context, args: ImportArgs) -> CliResult {
             domains: domains.clone(),
             default_hosts: args.default_domain.iter().map(|h| bare_host(h)).collect(),
             tags_to_spaces: args.tags_to_spaces,
-            dropped: dropped.clone(),
             cut_titles: cut_titles.clone(),
             broken: broken.clone(),
             progress: progress.clone(),
@@ -279,6 +279,10 @@ pub async fn import(ctx: &Context, args: ImportArgs) -> CliResult {
             &progress,
         )
         .await
+        .map(|(summary, tags_left_out)| {
+            dropped.add("tags (the server keeps none)", tags_left_out);
+            summary
+        })
     };
     progress.finish();
     let summary = match result {
@@ -506,13 +510,12 @@ fn invalid(place: Place, errors: FieldErrors) -> Incoming {
     Incoming::Invalid(keyed)
 }
 
-/// Turns foreign rows into rows of the import: tags become spaces (when asked), host names
+/// Turns foreign rows into rows of the import: the first tag becomes a space (when asked), host names
 /// become the profile's domains (or its main one).
 struct Adapter {
     domains: Vec<Domain>,
     default_hosts: Vec<String>,
     tags_to_spaces: bool,
-    dropped: Dropped,
     cut_titles: CutTitles,
     broken: Arc<Mutex<Option<FormatError>>>,
     progress: Progress,
@@ -549,16 +552,12 @@ impl Adapter {
             mut record,
             tags,
         } = row;
-        let mut tags = tags.into_iter().filter(|t| !t.trim().is_empty());
+        let tags: Vec<String> = tags.into_iter().filter(|t| !t.trim().is_empty()).collect();
         if self.tags_to_spaces {
-            record.space = tags.next();
-            if tags.next().is_some() {
-                self.dropped
-                    .note("tags after the first (a link is in one space)");
-            }
-        } else if tags.next().is_some() {
-            self.dropped
-                .note("tags (--tags-to-spaces keeps the first as a space)");
+            record.space = tags.first().cloned();
+        }
+        if !tags.is_empty() {
+            record.tags = Some(tags);
         }
         let mut errors = FieldErrors::default();
         if let Some(host) = record.domain.take() {
@@ -613,7 +612,7 @@ async fn import_to_server(
     rows: Box<dyn Iterator<Item = Incoming> + Send>,
     on_conflict: OnConflict,
     progress: &Progress,
-) -> crate::domain::Result<ImportSummary> {
+) -> crate::domain::Result<(ImportSummary, usize)> {
     let mut dest = Destination::load(backend, ctx.timezone().clone()).await?;
     let mut errors = FieldErrors::default();
     let mut plan = Vec::new();
@@ -669,7 +668,7 @@ async fn import_to_server(
         }
         summary.links_skipped += dest.skipped;
         summary.spaces_created += dest.spaces_created;
-        return Ok(summary);
+        return Ok((summary, dest.tags_left_out));
     }
     for planned in plan {
         let place = planned.place;
@@ -686,7 +685,7 @@ async fn import_to_server(
     }
     summary.links_skipped += dest.skipped;
     summary.spaces_created += dest.spaces_created;
-    Ok(summary)
+    Ok((summary, dest.tags_left_out))
 }
 
 /// Adds what one import request did to the whole import's summary. Rows the client passed

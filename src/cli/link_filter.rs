@@ -6,7 +6,7 @@ use clap::Args;
 use super::error::CliResult;
 use super::lookup::{domain_id, space_id};
 use crate::backend::Backend;
-use crate::domain::{LinkQuery, SearchBy, SpaceFilter, StatusFilter};
+use crate::domain::{LinkQuery, SearchBy, SpaceFilter, StatusFilter, TagMatch};
 
 /// Which links a command works on: the list's filters, shared by every command that takes
 /// many links at once.
@@ -30,6 +30,12 @@ pub struct LinkFilterArgs {
     /// Only links on this domain (id or name).
     #[arg(long, value_name = "ID|NAME")]
     pub domain: Option<String>,
+    /// Only links carrying this tag; repeat it for links carrying every one of them.
+    #[arg(long = "tag", value_name = "TAG", value_parser = parse_tag)]
+    pub tags: Vec<String>,
+    /// With --tag: links carrying any of the tags instead of all of them.
+    #[arg(long, requires = "tags")]
+    pub any_tag: bool,
 }
 
 impl LinkFilterArgs {
@@ -39,6 +45,12 @@ impl LinkFilterArgs {
             search: self.search.clone().filter(|s| !s.is_empty()),
             by: self.by,
             status: self.status,
+            tags: self.tags.clone(),
+            tag_match: if self.any_tag {
+                TagMatch::Any
+            } else {
+                TagMatch::All
+            },
             ..LinkQuery::default()
         };
         if let Some(space) = &self.space {
@@ -59,11 +71,17 @@ impl LinkFilterArgs {
             || self.space.is_some()
             || self.no_space
             || self.domain.is_some()
+            || !self.tags.is_empty()
     }
 }
 
 pub(super) fn parse_by(s: &str) -> Result<SearchBy, String> {
     SearchBy::parse(s).ok_or_else(|| "expected title, alias or url".into())
+}
+
+/// A tag as it is stored (`Promo` is `promo`), or why it cannot be one.
+pub(super) fn parse_tag(s: &str) -> Result<String, String> {
+    crate::domain::tag(s)
 }
 
 pub(super) fn parse_status(s: &str) -> Result<StatusFilter, String> {

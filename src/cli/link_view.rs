@@ -6,7 +6,7 @@ use serde::Serialize;
 use super::context::Context;
 use super::error::CliResult;
 use super::output::{Table, date_time, near, print, print_json, relative, thousands};
-use crate::domain::{Link, LinkQuery, Shown, StatusFilter};
+use crate::domain::{Link, LinkQuery, Shown, StatusFilter, tags_text};
 
 /// Ends "no links…": `match` when filters are set, `yet` otherwise.
 pub fn filtered_note(query: &LinkQuery) -> &'static str {
@@ -83,6 +83,14 @@ pub fn show(ctx: &Context, link: &Link) -> CliResult {
             link.space
                 .as_ref()
                 .map_or("-".into(), |s| format!("{} ({})", s.name, s.color)),
+        ),
+        (
+            "tags",
+            if link.tags.is_empty() {
+                "-".into()
+            } else {
+                tags_text(&link.tags)
+            },
         ),
         (
             "domain",

@@ -8,13 +8,15 @@ use serde_json::json;
 use super::bulk::{self, MatchArgs};
 use super::context::Context;
 use super::error::{CliError, CliResult};
-use super::link_filter::LinkFilterArgs;
+use super::link_filter::{LinkFilterArgs, parse_tag};
 use super::link_view::{filtered_note, link_json, link_table, show};
 use super::lookup::{domain_id, link_id, space_id};
 use super::output::{page_json, plural, print, print_json};
 use super::{PageArgs, parse_bool};
 use crate::backend::{Backend, BulkAction};
-use crate::domain::{Link, LinkInput, LinkQuery, RuleInput, Sort, TargetType, shown};
+use crate::domain::{
+    Link, LinkInput, LinkQuery, RuleInput, Sort, TargetType, retagged, shown, tags_text,
+};
 
 /// With `--all`, columns keep the first page's widths, but at least this wide (where their
 /// maximum allows) so that later, longer cells are not cut too short.
@@ -109,6 +111,9 @@ pub struct LinkFields {
     /// Rotate visitors over these URLs in turn (repeatable; sets rotation targeting).
     #[arg(long, value_name = "URL")]
     pub rotation: Vec<String>,
+    /// Tag the link (repeatable); on update, these become its tags.
+    #[arg(long = "tag", value_name = "TAG", value_parser = parse_tag)]
+    pub tags: Vec<String>,
 }
 
 #[derive(Debug, Args)]
@@ -146,6 +151,15 @@ pub struct UpdateArgs {
     /// Remove all targeting rules.
     #[arg(long, conflicts_with_all = ["geo", "platform", "rotation"])]
     pub no_targeting: bool,
+    /// Put this tag on, keeping the others (repeatable).
+    #[arg(long, value_name = "TAG", value_parser = parse_tag, conflicts_with = "tags")]
+    pub add_tag: Vec<String>,
+    /// Take this tag off, keeping the others (repeatable).
+    #[arg(long, value_name = "TAG", value_parser = parse_tag, conflicts_with = "tags")]
+    pub remove_tag: Vec<String>,
+    /// Take every tag off.
+    #[arg(long, conflicts_with_all = ["tags", "add_tag", "remove_tag"])]
+    pub no_tags: bool,
 }
 
 pub async fn run(ctx: &Context, command: LinksCommand) -> CliResult {
@@ -196,6 +210,25 @@ pub async fn run(ctx: &Context, command: LinksCommand) -> CliResult {
                 input.geo = Some(Vec::new());
                 input.platform = Some(Vec::new());
                 input.rotation = Some(Vec::new());
+            }
+            if args.no_tags {
+                input.tags = Some(String::new());
+            }
+            let retag = !args.add_tag.is_empty() || !args.remove_tag.is_empty();
+            if retag {
+                let (add, remove) = (args.add_tag, args.remove_tag);
+                let Some(id) = target else {
+                    if input != LinkInput::default() {
+                        return Err(CliError::usage(
+                            "--add-tag and --remove-tag change many links on their own: give \
+                             the other fields in a second `links update`",
+                        ));
+                    }
+                    let action = BulkAction::Tag { add, remove };
+                    return bulk::run(ctx, backend, &args.matching, action, "changed").await;
+                };
+                let now = backend.show_link(id).await?.tags;
+                input.tags = Some(tags_text(&retagged(&now, &add, &remove)));
             }
             if input == LinkInput::default() {
                 return Err(CliError::usage(
@@ -293,6 +326,9 @@ impl LinkFields {
         } else if !self.rotation.is_empty() {
             input.target_type = Some(u8::from(TargetType::Rotation).to_string());
             input.rotation = Some(self.rotation.into_iter().map(RuleInput::value).collect());
+        }
+        if !self.tags.is_empty() {
+            input.tags = Some(tags_text(&self.tags));
         }
         Ok(())
     }

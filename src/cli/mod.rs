@@ -27,6 +27,7 @@ mod scope_args;
 mod serve;
 mod spaces;
 mod stats;
+mod tags;
 mod transfer;
 mod trash;
 mod visits;
@@ -111,6 +112,9 @@ pub enum Command {
     /// Group links into named, coloured spaces.
     #[command(subcommand)]
     Spaces(spaces::SpacesCommand),
+    /// The tags on links: list them, rename or merge one.
+    #[command(subcommand)]
+    Tags(tags::TagsCommand),
     /// The host names that serve short links.
     #[command(subcommand)]
     Domains(domains::DomainsCommand),
@@ -240,6 +244,7 @@ async fn dispatch(ctx: &Context, command: Option<Command>) -> CliResult {
         None => app::run(ctx).await,
         Some(Command::Links(c)) => links::run(ctx, *c).await,
         Some(Command::Spaces(c)) => spaces::run(ctx, c).await,
+        Some(Command::Tags(c)) => tags::run(ctx, c).await,
         Some(Command::Domains(c)) => domains::run(ctx, c).await,
         Some(Command::Owners(c)) => owners::run(ctx, c).await,
         Some(Command::Stats(a)) => stats::run(ctx, a).await,

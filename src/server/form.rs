@@ -48,6 +48,10 @@ impl FormFields for SpaceInput {
     const SPEC: FormSpec = FormSpec { lists: &[] };
 }
 
+impl FormFields for crate::wire::linkdeck::TagRename {
+    const SPEC: FormSpec = FormSpec { lists: &[] };
+}
+
 /// Parses a form body into `T`, naming every unknown, repeated or malformed field in one error.
 pub fn parse_form<T: DeserializeOwned>(body: &[u8], spec: &FormSpec) -> Result<T, ApiError> {
     let shapes: Fields<Shape> = QS

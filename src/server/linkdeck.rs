@@ -11,6 +11,8 @@
 //!   so sending the same records twice never counts a click twice.
 //! - `GET traffic?ids=…`: the hourly history of some of the caller's links, as an export
 //!   carries it.
+//! - `GET tags`: the caller's tags and how many links carry each; `POST tags/rename` (a form
+//!   of `from` and `to`) renames one on every link, merging it into `to` where a link has both.
 //! - `GET visits` and `GET visits/live`: the raw visit log, streamed, and the visits logged
 //!   from now on (`visits_out`).
 //!
@@ -29,13 +31,13 @@ use axum::response::{IntoResponse, Response};
 use axum::routing::{get, post};
 
 use super::error::ApiError;
-use super::extract::Caller;
+use super::extract::{Caller, V1Form};
 use super::{AppState, params};
 use crate::backend::local::serving::{ImportOptions, ImportRow, Incoming};
 use crate::domain::{Error, FieldErrors, Place, find_domain};
 use crate::transfer::{self, FormatError, LinkRecord, Numbered, TrafficRecord};
 use crate::wire;
-use crate::wire::linkdeck::{Capabilities, ImportAnswer, LinkTraffic};
+use crate::wire::linkdeck::{Capabilities, ImportAnswer, LinkTraffic, TagRename, TagRenamed};
 
 /// The largest import body: a page of links with a long history each fits many times over,
 /// and it is held in memory while it is imported.
@@ -54,7 +56,8 @@ type ApiResult = Result<Response, ApiError>;
 /// The routes, to be nested under `/api/linkdeck` behind the key check.
 pub fn router() -> Router<Arc<AppState>> {
     use wire::linkdeck::{
-        CAPABILITIES_PATH, IMPORT_PATH, LIVE_VISITS_PATH, TRAFFIC_PATH, VISITS_PATH,
+        CAPABILITIES_PATH, IMPORT_PATH, LIVE_VISITS_PATH, TAG_RENAME_PATH, TAGS_PATH, TRAFFIC_PATH,
+        VISITS_PATH,
     };
     Router::new()
         .route(&format!("/{CAPABILITIES_PATH}"), get(capabilities))
@@ -63,6 +66,8 @@ pub fn router() -> Router<Arc<AppState>> {
             post(import).layer(DefaultBodyLimit::max(IMPORT_MAX_BYTES)),
         )
         .route(&format!("/{TRAFFIC_PATH}"), get(traffic))
+        .route(&format!("/{TAGS_PATH}"), get(tags))
+        .route(&format!("/{TAG_RENAME_PATH}"), post(rename_tag))
         .route(&format!("/{VISITS_PATH}"), get(super::visits_out::export))
         .route(
             &format!("/{LIVE_VISITS_PATH}"),
@@ -82,7 +87,17 @@ async fn capabilities() -> ApiResult {
         import_max_bytes: IMPORT_MAX_BYTES as u64,
         traffic_max_ids: TRAFFIC_MAX_IDS,
         visits: true,
+        tags: true,
     })
+}
+
+async fn tags(caller: Caller) -> ApiResult {
+    ok(caller.backend.tags().await?)
+}
+
+async fn rename_tag(caller: Caller, V1Form(rename): V1Form<TagRename>) -> ApiResult {
+    let links = caller.backend.rename_tag(&rename.from, &rename.to).await?;
+    ok(TagRenamed { links })
 }
 
 /// The body must say it is JSON (UTF-8, as JSON is).

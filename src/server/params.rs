@@ -8,7 +8,8 @@ use super::error::ApiError;
 use super::form::Fields;
 use crate::domain::{
     FieldErrors, Id, LinkQuery, OnConflict, PeriodSpec, Preset, SearchBy, Sort, SpaceFilter,
-    SpaceQuery, StatsPart, StatsQuery, StatsScope, StatusFilter, TOP_MAX, VisitQuery,
+    SpaceQuery, StatsPart, StatsQuery, StatsScope, StatusFilter, TAG_SEPARATOR, TOP_MAX, TagMatch,
+    VisitQuery, tags_of_text,
 };
 use crate::wire::visits::VisitFormat;
 
@@ -121,7 +122,16 @@ pub fn link_query(raw: Option<&str>) -> Result<LinkQuery, ApiError> {
     let p = Params::read(
         raw,
         &[
-            "search", "by", "status", "space", "domain", "sort", "page", "per_page",
+            "search",
+            "by",
+            "status",
+            "space",
+            "domain",
+            "tags",
+            "tag_match",
+            "sort",
+            "page",
+            "per_page",
         ],
     )?;
     let mut errors = FieldErrors::default();
@@ -152,6 +162,18 @@ pub fn link_query(raw: Option<&str>) -> Result<LinkQuery, ApiError> {
     q.sort = sort.unwrap_or(q.sort);
     q.space = p.space(&mut errors);
     q.domain = p.id("domain", &mut errors);
+    if let Some(tags) = p.get("tags") {
+        let mut tag_errors = FieldErrors::default();
+        q.tags = tags_of_text(tags, "tags", &mut tag_errors);
+        errors.merge(tag_errors);
+    }
+    let tag_match = p.read_as(
+        "tag_match",
+        TagMatch::parse,
+        &mut errors,
+        "must be all or any",
+    );
+    q.tag_match = tag_match.unwrap_or_default();
     (q.page, q.per_page) = p.paging(&mut errors);
     if errors.is_empty()
         && let Err(e) = q.validate()
@@ -353,6 +375,12 @@ pub fn link_query_string(q: &LinkQuery, page: u32) -> String {
     }
     if let Some(domain) = q.domain {
         s.append_pair("domain", &domain.to_string());
+    }
+    if !q.tags.is_empty() {
+        s.append_pair("tags", &q.tags.join(&TAG_SEPARATOR.to_string()));
+    }
+    if q.tag_match != TagMatch::default() {
+        s.append_pair("tag_match", q.tag_match.as_str());
     }
     if q.sort != Sort::default() {
         s.append_pair("sort", q.sort.as_str());

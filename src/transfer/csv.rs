@@ -15,7 +15,9 @@ use super::formula;
 use super::record::PasswordField;
 use super::rules::{decode_keyed, decode_values, encode_keyed, encode_values};
 use super::{Bundle, FormatError, LinkRecord, Numbered, Scalar, SpaceRecord};
-use crate::domain::{LinkField, Platform, country_by_code, name_excerpt, space_name_key};
+use crate::domain::{
+    LinkField, Platform, country_by_code, name_excerpt, space_name_key, tags_text,
+};
 
 use LinkField as F;
 
@@ -37,7 +39,7 @@ impl Column {
 }
 
 /// The columns, in the order an export writes them.
-const COLUMNS: [Column; 19] = {
+const COLUMNS: [Column; 20] = {
     use Column::Link as L;
     [
         L(F::Url),
@@ -57,6 +59,7 @@ const COLUMNS: [Column; 19] = {
         L(F::Geo),
         L(F::Platform),
         L(F::Rotation),
+        L(F::Tags),
         L(F::Clicks),
         L(F::CreatedAt),
     ]
@@ -207,6 +210,7 @@ impl<R> CsvRows<R> {
             platform: field(F::Platform)
                 .map(|c| decode_keyed(&c, |k| Platform::parse(k).is_some())),
             rotation: field(F::Rotation).map(|c| decode_values(&c)),
+            tags: field(F::Tags).map(|c| super::record::tags_in_text(&c)),
             traffic: None,
         };
         let mut space = None;
@@ -327,6 +331,7 @@ impl<W: Write> CsvWriter<W> {
                 .as_deref()
                 .map(encode_values)
                 .unwrap_or_default(),
+            F::Tags => link.tags.as_deref().map(tags_text).unwrap_or_default(),
             F::Clicks => scalar(&link.clicks),
             F::CreatedAt => text(&link.created_at),
         }

@@ -9,9 +9,18 @@ use serde::{Deserialize, Deserializer, Serialize, Serializer};
 use std::collections::BTreeMap;
 
 use crate::domain::{
-    Carried, FieldErrors, Id, Link, LinkField, LinkInput, RuleInput, Space, SpaceInput, TargetType,
-    TrafficHour, carried, format_expiry_input, name_excerpt,
+    Carried, FieldErrors, Id, Link, LinkField, LinkInput, RuleInput, Space, SpaceInput,
+    TAG_SEPARATOR, TargetType, TrafficHour, carried, format_expiry_input, name_excerpt,
 };
+
+/// The tags of a text of tags separated by commas, as typed (the rules read them on import).
+pub fn tags_in_text(text: &str) -> Vec<String> {
+    text.split(TAG_SEPARATOR)
+        .map(str::trim)
+        .filter(|t| !t.is_empty())
+        .map(str::to_owned)
+        .collect()
+}
 
 /// A value written as a string, number or boolean; the service reads all of them as text
 /// (`"1"`, `1` and `true` are the same flag).
@@ -179,6 +188,9 @@ pub struct LinkRecord {
     pub platform: Option<Vec<RuleInput>>,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub rotation: Option<Vec<RuleInput>>,
+    /// Its tags, each read by the tag rules on import (`Promo` is `promo`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub tags: Option<Vec<String>>,
     /// The link's traffic history, an hour a record (JSON only).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub traffic: Option<Vec<TrafficRecord>>,
@@ -299,6 +311,7 @@ impl LinkRecord {
             platform: keyed(&link.platform),
             rotation: (!link.rotation.is_empty())
                 .then(|| link.rotation.iter().map(RuleInput::value).collect()),
+            tags: (!link.tags.is_empty()).then(|| link.tags.clone()),
             traffic: None,
         }
     }
@@ -334,6 +347,7 @@ impl LinkRecord {
             geo: input.geo.clone(),
             platform: input.platform.clone(),
             rotation: input.rotation.clone(),
+            tags: input.tags.as_deref().map(tags_in_text),
             traffic: (!carried.traffic.is_empty()).then(|| {
                 carried
                     .traffic
@@ -388,6 +402,10 @@ impl LinkRecord {
             geo: self.geo.clone(),
             platform: self.platform.clone(),
             rotation: self.rotation.clone(),
+            tags: self
+                .tags
+                .as_ref()
+                .map(|tags| tags.join(&TAG_SEPARATOR.to_string())),
         };
         let space = self
             .space

@@ -288,6 +288,7 @@ fn a_json_record_names_its_fields_in_the_registry_order() {
         geo: Some(vec![RuleInput::new("US", "https://us.example.com/")]),
         platform: Some(vec![RuleInput::new("Linux", "https://l.example.com/")]),
         rotation: Some(vec![RuleInput::value("https://r.example.com/")]),
+        tags: Some(vec!["promo".into()]),
         traffic: None,
     };
     let json = serde_json::to_string(&record).unwrap();

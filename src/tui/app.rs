@@ -34,7 +34,7 @@ use super::trash::TrashView;
 use super::undo::UndoEntry;
 use super::view::{Outcome, SPINNER};
 use crate::config::Column;
-use crate::domain::{Clock, Domain, Id, Link};
+use crate::domain::{Clock, Domain, Id, Link, TagCount, thousands};
 
 /// Below this the layout cannot show a usable table.
 pub const MIN_WIDTH: u16 = 70;
@@ -119,6 +119,10 @@ pub struct App {
     spaces: SpacesView,
     domains: Option<Vec<Domain>>,
     domains_req: Option<RequestId>,
+    /// The owner's tags, most used first; `None` until they come, or where the backend keeps
+    /// none.
+    tags: Option<Vec<TagCount>>,
+    tags_req: Option<RequestId>,
     modal: Option<Modal>,
     toasts: Vec<Toast>,
     in_flight: BTreeSet<RequestId>,
@@ -164,6 +168,8 @@ impl App {
             spaces: SpacesView::default(),
             domains: None,
             domains_req: None,
+            tags: None,
+            tags_req: None,
             modal: None,
             toasts: Vec::new(),
             in_flight: BTreeSet::new(),
@@ -189,6 +195,7 @@ impl App {
         app.columns = app.cfg.columns.iter().copied().collect();
         app.fetch_spaces();
         app.fetch_domains();
+        app.fetch_tags();
         app.sync();
         app
     }
@@ -272,6 +279,19 @@ impl App {
         self.commands.push(Command::FetchDomains { req });
     }
 
+    fn fetch_tags(&mut self) {
+        let req = self.request();
+        self.tags_req = Some(req);
+        self.commands.push(Command::FetchTags { req });
+    }
+
+    /// The owner's tag names, most used first (what the link form completes from).
+    fn tag_names(&self) -> Vec<String> {
+        let mut tags = self.tags.clone().unwrap_or_default();
+        tags.sort_by(|a, b| b.links.cmp(&a.links).then_with(|| a.name.cmp(&b.name)));
+        tags.into_iter().map(|t| t.name).collect()
+    }
+
     /// Fits the panes to the screen and asks for the pages the Links table now needs.
     fn sync(&mut self) {
         let main = areas(self.size).main;
@@ -303,6 +323,7 @@ impl App {
         self.links.list.refresh();
         self.fetch_spaces();
         self.fetch_domains();
+        self.fetch_tags();
         if self.cfg.has_trash {
             self.fetch_trash();
         }
@@ -509,6 +530,23 @@ impl App {
                 match kind {
                     PickerKind::Space => self.filter.space = choice,
                     PickerKind::Domain => self.filter.domain = choice.named(),
+                    PickerKind::Tag => {
+                        let tag = choice.id().and_then(|i| {
+                            let tags = self.tags.as_ref()?;
+                            tags.get(usize::try_from(i).ok()?).map(|t| t.name.clone())
+                        });
+                        match tag {
+                            // A tag picked again is taken out of the filter.
+                            Some(tag) if self.filter.tags.contains(&tag) => {
+                                self.filter.tags.retain(|t| *t != tag);
+                            }
+                            Some(tag) => {
+                                self.filter.tags.push(tag);
+                                self.filter.tags.sort();
+                            }
+                            None => self.filter.tags.clear(),
+                        }
+                    }
                     PickerKind::MoveTo => return self.move_to(choice.named()),
                     PickerKind::Column => {
                         let column = choice
@@ -607,6 +645,33 @@ impl App {
                     )));
                 }
                 None => self.toast(ToastKind::Error, "Domains are not loaded yet"),
+            },
+            Action::TagFilter => match &self.tags {
+                Some(tags) => {
+                    let choices = tags
+                        .iter()
+                        .enumerate()
+                        .map(|(i, t)| Named {
+                            id: i as Id,
+                            name: format!(
+                                "{} {} ({})",
+                                if self.filter.tags.contains(&t.name) {
+                                    "✓"
+                                } else {
+                                    " "
+                                },
+                                t.name,
+                                thousands(t.links)
+                            ),
+                        })
+                        .collect();
+                    self.modal = Some(Modal::Picker(Picker::new(
+                        PickerKind::Tag,
+                        choices,
+                        &Pick::First,
+                    )));
+                }
+                None => self.toast(ToastKind::Error, "No tags here (yet)"),
             },
             Action::Stats | Action::Dashboard => self.stats_action(action),
             Action::Columns => {
@@ -750,6 +815,16 @@ impl App {
                     match result {
                         Ok(domains) => self.domains = Some(domains),
                         Err(e) => tracing::warn!(error = %e, "could not load domains"),
+                    }
+                }
+            }
+            Msg::Tags { req, result } => {
+                self.answered(req);
+                if self.tags_req == Some(req) {
+                    self.tags_req = None;
+                    match result {
+                        Ok(tags) => self.tags = Some(tags),
+                        Err(e) => tracing::debug!(error = %e, "no tags"),
                     }
                 }
             }

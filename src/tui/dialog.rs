@@ -93,6 +93,8 @@ pub enum PickerKind {
     Space,
     /// The list's domain filter.
     Domain,
+    /// A tag to add to the list's tag filter, or take out of it.
+    Tag,
     /// The space to move links to.
     MoveTo,
     /// A column of the links table to show or hide.

@@ -15,7 +15,12 @@ use super::dialog::Pick;
 use super::hit::clicked;
 use super::keys::{Action, Key};
 use super::theme::Theme;
-use crate::domain::{Domain, Id, LinkQuery, SearchBy, Sort, Space, StatusFilter, into_shown};
+use crate::domain::{
+    Domain, Id, LinkQuery, SearchBy, Sort, Space, StatusFilter, TagMatch, clip, into_shown,
+};
+
+/// The most of a tag the filter bar shows: beside the other filters, 80 columns leave little.
+const TAG_SHOWN: usize = 12;
 
 /// How long typing must pause before the search is sent.
 pub const SEARCH_DEBOUNCE: Duration = Duration::from_millis(150);
@@ -68,6 +73,9 @@ pub struct FilterBar {
     /// `Pick::First` is any space.
     pub space: Pick,
     pub domain: Option<Named>,
+    /// Links carrying these tags (every one, or any, as `tag_match` says); none: any link.
+    pub tags: Vec<String>,
+    pub tag_match: TagMatch,
 }
 
 impl FilterBar {
@@ -88,6 +96,8 @@ impl FilterBar {
             status: self.status,
             space: self.space.space_filter(),
             domain: self.domain.as_ref().map(|d| d.id),
+            tags: self.tags.clone(),
+            tag_match: self.tag_match,
             sort: self.sort,
             page,
             per_page,
@@ -99,6 +109,7 @@ impl FilterBar {
             || self.status != StatusFilter::All
             || self.space != Pick::First
             || self.domain.is_some()
+            || !self.tags.is_empty()
     }
 
     /// Raw keys while the search field has focus.
@@ -229,7 +240,7 @@ impl FilterBar {
             pick => chosen(pick.clone().named().as_ref()),
         };
         let (domain, domain_style) = chosen(self.domain.as_ref());
-        vec![
+        let mut rest = vec![
             (Span::styled(" by ", theme.dim), Some(Action::CycleBy)),
             (
                 Span::styled(self.by.as_str(), theme.accent),
@@ -256,7 +267,20 @@ impl FilterBar {
                 Span::styled(domain, domain_style),
                 Some(Action::DomainFilter),
             ),
-        ]
+        ];
+        // Shown only once chosen: most lists have no tags, and the bar is full at 80 columns.
+        if let Some(first) = self.tags.first() {
+            let shown = match self.tags.len() {
+                1 => clip(first, TAG_SHOWN),
+                n => format!("{}+{}", clip(first, TAG_SHOWN), n - 1),
+            };
+            rest.extend([
+                (Span::styled(" │", theme.dim), None),
+                (Span::styled(" tag ", theme.dim), Some(Action::TagFilter)),
+                (Span::styled(shown, theme.accent), Some(Action::TagFilter)),
+            ]);
+        }
+        rest
     }
 
     /// Where the search field ends and the other filters begin, in a bar `width` wide.

@@ -165,7 +165,7 @@ impl Help {
 
 /// What people reach for most, first in the palette after what they ran last; quitting is
 /// offered last, so `:` then Enter never ends the app.
-const COMMON: [Action; 16] = [
+const COMMON: [Action; 17] = [
     Action::New,
     Action::Edit,
     Action::Search,
@@ -182,6 +182,7 @@ const COMMON: [Action; 16] = [
     Action::Stats,
     Action::Dashboard,
     Action::SpaceFilter,
+    Action::TagFilter,
 ];
 
 /// How many of the actions run last the palette remembers.

@@ -41,6 +41,7 @@ pub fn description(action: Action) -> &'static str {
         Action::CycleSort => "cycle sort order",
         Action::SpaceFilter => "filter by space",
         Action::DomainFilter => "filter by domain",
+        Action::TagFilter => "filter by tags",
         Action::ClearFilters => "clear all filters",
         Action::Columns => "show or hide a column of the links table",
         Action::Refresh => "refresh / retry",

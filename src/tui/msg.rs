@@ -5,7 +5,7 @@ use super::form::SaveRequest;
 use super::undo::UndoEntry;
 use crate::backend::{BulkAction, BulkReport, Progress, Selection, TrashPage, Trashed};
 use crate::domain::{
-    Domain, Link, LinkQuery, Page, Result, Space, Stats, StatsQuery, StatsScope, Visit,
+    Domain, Link, LinkQuery, Page, Result, Space, Stats, StatsQuery, StatsScope, TagCount, Visit,
 };
 
 /// Tags every backend call, so an answer to a question no longer asked (an older search, a page
@@ -29,6 +29,11 @@ pub enum Msg {
     Domains {
         req: RequestId,
         result: Result<Vec<Domain>>,
+    },
+    /// The owner's tags, most used first.
+    Tags {
+        req: RequestId,
+        result: Result<Vec<TagCount>>,
     },
     /// A bulk operation (or a change of one link through it) ended.
     Bulk {
@@ -114,6 +119,9 @@ pub enum Command {
         req: RequestId,
     },
     FetchDomains {
+        req: RequestId,
+    },
+    FetchTags {
         req: RequestId,
     },
     /// A bulk operation; `progress` is shared with the dialog that shows it.

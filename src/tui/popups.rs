@@ -59,6 +59,7 @@ impl Picker {
             (Pick::One(named), _) => named.name.clone(),
             (Pick::NoSpace, _) | (Pick::First, PickerKind::MoveTo) => "no space".to_owned(),
             (Pick::First, PickerKind::Column) => "(leave them as they are)".to_owned(),
+            (Pick::First, PickerKind::Tag) => "any (no tag filter)".to_owned(),
             (Pick::First, _) => "any".to_owned(),
         }
     }
@@ -263,6 +264,7 @@ impl Modal {
                     (Some(title), _) => title.as_str(),
                     (None, PickerKind::Space) => " Filter by space ",
                     (None, PickerKind::Domain) => " Filter by domain ",
+                    (None, PickerKind::Tag) => " Filter by tags (every one checked) ",
                     (None, PickerKind::MoveTo) => " Move to space ",
                     (None, PickerKind::Column) => " Show or hide a column ",
                 };

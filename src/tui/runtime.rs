@@ -317,6 +317,10 @@ pub async fn answer(command: Command, backend: &dyn Backend) -> Option<Msg> {
             req,
             result: crate::backend::all_spaces(backend, crate::domain::Sort::Asc).await,
         },
+        Command::FetchTags { req } => Msg::Tags {
+            req,
+            result: backend.tags().await,
+        },
         Command::FetchDomains { req } => Msg::Domains {
             req,
             result: crate::backend::all_domains(backend).await,

@@ -176,6 +176,10 @@ fn answer(app: &mut App, world: &World) {
                     req,
                     result: Ok(world.spaces.clone()),
                 },
+                Command::FetchTags { req } => Msg::Tags {
+                    req,
+                    result: Ok(Vec::new()),
+                },
                 Command::FetchDomains { req } => Msg::Domains {
                     req,
                     result: Ok(world.domains.clone()),

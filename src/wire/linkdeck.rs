@@ -24,6 +24,25 @@ pub const IMPORT_PATH: &str = "import";
 pub const TRAFFIC_PATH: &str = "traffic";
 pub const VISITS_PATH: &str = "visits";
 pub const LIVE_VISITS_PATH: &str = "visits/live";
+pub const TAGS_PATH: &str = "tags";
+pub const TAG_RENAME_PATH: &str = "tags/rename";
+
+/// `POST tags/rename`'s form: the tag to rename and its new name (a merge, where a link has
+/// both). Fields as typed; the service reads them by the tag rules.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct TagRename {
+    #[serde(default)]
+    pub from: String,
+    #[serde(default)]
+    pub to: String,
+}
+
+/// What `POST tags/rename` did: how many links changed.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct TagRenamed {
+    pub links: u64,
+}
 
 /// `GET /api/linkdeck/capabilities`: that this is a linkdeck server, and its limits.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
@@ -42,6 +61,10 @@ pub struct Capabilities {
     /// come (servers before them say nothing).
     #[serde(default)]
     pub visits: bool,
+    /// Whether links carry tags, `GET tags` lists them and `POST tags/rename` renames one
+    /// (servers before them say nothing).
+    #[serde(default)]
+    pub tags: bool,
 }
 
 /// `POST /api/linkdeck/import?on_conflict=fail|skip|rename`, whose body is a linkdeck JSON

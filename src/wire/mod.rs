@@ -40,7 +40,7 @@ impl Serialize for LinkRecord<'_> {
     fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
         let link = self.0;
         let name = |field: LinkField| field.record_name().unwrap_or_default();
-        let mut r = s.serialize_struct("LinkRecord", 22)?;
+        let mut r = s.serialize_struct("LinkRecord", 23)?;
         r.serialize_field("id", &link.id)?;
         r.serialize_field(name(F::Alias), &link.alias)?;
         r.serialize_field(name(F::Url), &link.url)?;
@@ -69,6 +69,8 @@ impl Serialize for LinkRecord<'_> {
         r.serialize_field("ends_at", &link.ends_at)?;
         r.serialize_field(name(F::CreatedAt), &link.created_at)?;
         r.serialize_field("updated_at", &link.updated_at)?;
+        // linkdeck's, after phpShort's own keys: a v1 client reads past it.
+        r.serialize_field(name(F::Tags), &link.tags)?;
         r.end()
     }
 }
@@ -294,6 +296,7 @@ mod tests {
             "ends_at",
             "created_at",
             "updated_at",
+            "tags",
         ];
         let keys: Vec<String> = v1.iter().map(|k| format!("\"{k}\":")).collect();
         let mut rest = record.as_str();

@@ -25,6 +25,7 @@ mod man;
 mod postgres;
 mod read_only;
 mod spaces;
+mod tags;
 mod through_server;
 mod transfer;
 

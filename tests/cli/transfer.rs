@@ -39,6 +39,10 @@ fn fill(env: &Env) {
         "2031-02-03 04:05",
         "--expiration-url",
         "https://example.com/gone",
+        "--tag",
+        "promo",
+        "--tag",
+        "q4",
     ])
     .ok();
     env.run_stdin(
@@ -96,7 +100,7 @@ fn comparable(env: &Env) -> Vec<Value> {
                 "disabled": l["disabled"], "public": l["public"], "ends_at": l["ends_at"],
                 "expiration_clicks": l["expiration_clicks"], "expiration_url": l["expiration_url"],
                 "target_type": l["target_type"], "geo": l["geo"], "platform": l["platform"],
-                "rotation": l["rotation"],
+                "rotation": l["rotation"], "tags": l["tags"],
             })
         })
         .collect()
@@ -120,6 +124,7 @@ fn round_trip(store: Store, file: &str) {
     assert_eq!(summary["links_created"], 4);
     assert_eq!(summary["passwords_not_imported"], 1);
     assert_eq!(comparable(&env), comparable(&fresh));
+    assert_eq!(comparable(&fresh)[0]["tags"], json!(["promo", "q4"]));
 
     // Spaces with colours come along.
     let spaces = fresh.json(&["spaces", "list", "--all"]);

@@ -8,8 +8,10 @@
 #![allow(dead_code)]
 
 mod stats;
+mod tags;
 mod visits;
 pub use stats::*;
+pub use tags::*;
 pub use visits::*;
 
 use std::collections::BTreeSet;
@@ -120,6 +122,10 @@ macro_rules! backend_suite {
             visits_export_by_scope_period_and_where_the_last_one_stopped,
             a_visits_export_longer_than_one_read_comes_out_whole_and_in_order,
             a_live_feed_sees_the_visits_logged_after_it_began,
+            tags_are_stored_as_the_rules_say_and_filter_lists,
+            tags_are_changed_cleared_and_checked,
+            a_tag_renamed_onto_another_merges_them,
+            tags_come_back_with_their_links_from_the_trash,
         );
     };
 }

@@ -300,8 +300,11 @@ async fn create_a_link_with_geo_targeting_and_an_expiry_date() {
     s.paste("https://example.com/launch\n");
     s.press(KeyCode::Tab);
     s.type_text("launch");
-    // space, domain, password, disabled, public → date
-    s.press_n(KeyCode::Tab, 6);
+    // space → tags
+    s.press_n(KeyCode::Tab, 2);
+    s.type_text("Launch, promo");
+    // domain, password, disabled, public → date
+    s.press_n(KeyCode::Tab, 5);
     s.type_text("2026-12-24");
     s.press(KeyCode::Tab);
     s.type_text("18:30");
@@ -346,6 +349,7 @@ async fn create_a_link_with_geo_targeting_and_an_expiry_date() {
         Some("https://example.com/over")
     );
     assert_eq!(link.expiration_clicks, 0);
+    assert_eq!(link.tags, ["launch", "promo"]);
     assert!(!link.password && !link.disabled && !link.public);
     s.quit().await;
 }
@@ -356,8 +360,8 @@ async fn create_a_link_with_platform_targeting_a_click_limit_and_a_password() {
     s.press(KeyCode::Char('n'));
     s.wait_for("New link").await;
     s.type_text("https://example.com/app");
-    // alias (generated), space, domain → password
-    s.press_n(KeyCode::Tab, 4);
+    // alias (generated), space, tags, domain → password
+    s.press_n(KeyCode::Tab, 5);
     s.type_text("open sesame");
     s.press(KeyCode::Tab);
     s.press(KeyCode::Tab);
@@ -405,7 +409,7 @@ async fn create_a_link_with_rotation_and_reordered_urls() {
     s.press(KeyCode::Char('n'));
     s.wait_for("New link").await;
     s.type_text("https://example.com");
-    s.press_n(KeyCode::Tab, 11);
+    s.press_n(KeyCode::Tab, 12);
     s.press_n(KeyCode::Right, 3);
     s.press(KeyCode::Tab);
     for url in ["https://a.example.com", "https://b.example.com"] {
@@ -497,8 +501,8 @@ async fn editing_one_field_changes_only_that_field() {
     s.press(KeyCode::Char('e'));
     s.wait_for("Edit link edit-me").await;
     s.wait_for("DE  Germany").await;
-    // url, alias, space, password (keep), disabled, public, date, time → max clicks
-    s.press_n(KeyCode::Tab, 8);
+    // url, alias, space, tags, password (keep), disabled, public, date, time → max clicks
+    s.press_n(KeyCode::Tab, 9);
     s.press_n(KeyCode::Backspace, 2);
     s.type_text("75");
     s.ctrl('s');
@@ -581,7 +585,7 @@ async fn the_link_form_in_the_app_at_80x24() {
     s.press(KeyCode::Char('n'));
     s.wait_for("New link").await;
     s.type_text("https://example.com/a/long/path/that/scrolls/inside/the/field/when/it/is/typed");
-    s.press_n(KeyCode::Tab, 11);
+    s.press_n(KeyCode::Tab, 12);
     s.press(KeyCode::Right);
     s.press(KeyCode::Tab);
     s.press(KeyCode::Char('a'));

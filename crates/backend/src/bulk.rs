@@ -17,7 +17,7 @@ use jiff::tz::TimeZone;
 use super::Backend;
 use linkdeck_domain::{
     Error, FieldErrors, Id, Link, LinkField, LinkInput, LinkQuery, Mode, PER_PAGE_MAX, Result,
-    RuleInput, TargetType, format_expiry_input, validate_link_input,
+    RuleInput, TargetType, format_expiry_input, retagged, tags_text, validate_link_input,
 };
 
 /// Requests a remote bulk operation keeps in flight: enough to hide the round trips, few enough
@@ -64,19 +64,27 @@ pub enum BulkAction {
     /// Changes the given fields, the same for every link: only those that make sense for many
     /// links at once (see [`BulkAction::check`]).
     Update(LinkInput),
+    /// Puts tags on and takes tags off, leaving each link's other tags as they are (tags as
+    /// stored: see `linkdeck_domain::tag`).
+    Tag {
+        add: Vec<String>,
+        remove: Vec<String>,
+    },
 }
 
 /// The fields one value of which suits many links: an alias is unique, a destination or its
 /// rules belong to one link, and a password is typed for one.
-const BULK_FIELDS: &str = "disabled, public, space, expiry (date and time), expiration_clicks \
-                           and expiration_url";
+const BULK_FIELDS: &str = "disabled, public, space, tags, expiry (date and time), \
+                           expiration_clicks and expiration_url";
 
 impl BulkAction {
     /// Refuses fields that cannot be given to many links at once, and anything the service's
     /// rules refuse, before a single link is touched.
     pub fn check(&self, tz: &TimeZone) -> Result<()> {
-        let BulkAction::Update(input) = self else {
-            return Ok(());
+        let input = match self {
+            BulkAction::Delete => return Ok(()),
+            BulkAction::Tag { add, remove } => return check_tags(add, remove),
+            BulkAction::Update(input) => input,
         };
         let mut errors = FieldErrors::default();
         let single = [
@@ -115,8 +123,10 @@ impl BulkAction {
 
     /// A few words for toasts and prompts: "delete", "disable", "move to a space".
     pub fn verb(&self) -> String {
-        let BulkAction::Update(input) = self else {
-            return "delete".into();
+        let input = match self {
+            BulkAction::Delete => return "delete".into(),
+            BulkAction::Tag { add, remove } => return tag_verb(add, remove),
+            BulkAction::Update(input) => input,
         };
         let mut parts = Vec::new();
         match input.disabled.as_deref() {
@@ -145,12 +155,49 @@ impl BulkAction {
         if input.expiration_url.is_some() {
             parts.push("set the expiration URL of".to_owned());
         }
+        if input.tags.is_some() {
+            parts.push("set the tags of".to_owned());
+        }
         if parts.is_empty() {
             "change".into()
         } else {
             parts.join(" and ")
         }
     }
+}
+
+/// Tags to put on and take off: each as stored, at least one given, none in both.
+fn check_tags(add: &[String], remove: &[String]) -> Result<()> {
+    let mut errors = FieldErrors::default();
+    for (field, tags) in [("add", add), ("remove", remove)] {
+        for t in tags {
+            if linkdeck_domain::tag(t).as_deref() != Ok(t.as_str()) {
+                errors.add(field, format!("{t:?} is not a tag as stored"));
+            }
+        }
+    }
+    if add.is_empty() && remove.is_empty() {
+        errors.add(
+            "tags",
+            "nothing to change: give a tag to put on or take off",
+        );
+    }
+    if let Some(both) = add.iter().find(|t| remove.contains(t)) {
+        errors.add("tags", format!("{both:?} is both put on and taken off"));
+    }
+    errors.into_result(()).map_err(Error::from)
+}
+
+/// "tag with promo and untag old", for toasts and prompts.
+fn tag_verb(add: &[String], remove: &[String]) -> String {
+    let mut parts = Vec::new();
+    if !add.is_empty() {
+        parts.push(format!("tag with {}", add.join(", ")));
+    }
+    if !remove.is_empty() {
+        parts.push(format!("untag {}", remove.join(", ")));
+    }
+    parts.join(" and ")
 }
 
 /// How far a long operation has come, shared between the work and whoever watches it (the app's
@@ -430,6 +477,10 @@ pub async fn one_by_one<B: Backend + ?Sized>(
             let before = match action {
                 BulkAction::Delete => None,
                 BulkAction::Update(input) => Some(earlier_values(&link, input, &zone)),
+                BulkAction::Tag { .. } => Some(LinkInput {
+                    tags: Some(tags_text(&link.tags)),
+                    ..LinkInput::default()
+                }),
             };
             (link, before)
         })
@@ -449,6 +500,18 @@ pub async fn one_by_one<B: Backend + ?Sized>(
                         Ok(false)
                     } else {
                         backend.update_link(link.id, input).await.map(|_| true)
+                    }
+                }
+                (BulkAction::Tag { add, remove }, _) => {
+                    let after = retagged(&link.tags, add, remove);
+                    if after == link.tags {
+                        Ok(false)
+                    } else {
+                        let input = LinkInput {
+                            tags: Some(tags_text(&after)),
+                            ..LinkInput::default()
+                        };
+                        backend.update_link(link.id, &input).await.map(|_| true)
                     }
                 }
                 (BulkAction::Update(_), None) => Ok(false),
@@ -484,7 +547,9 @@ pub async fn one_by_one<B: Backend + ?Sized>(
     }
     report.undo = match action {
         BulkAction::Delete if !recreate.is_empty() => Undo::Recreate(recreate),
-        BulkAction::Update(_) if !revert.is_empty() => Undo::Revert(revert),
+        BulkAction::Update(_) | BulkAction::Tag { .. } if !revert.is_empty() => {
+            Undo::Revert(revert)
+        }
         _ => Undo::Nothing,
     };
     Ok(report)
@@ -522,6 +587,9 @@ pub fn earlier_values(link: &Link, input: &LinkInput, zone: &TimeZone) -> LinkIn
     if input.expiration_url.is_some() {
         before.expiration_url = Some(link.expiration_url.clone().unwrap_or_default());
     }
+    if input.tags.is_some() {
+        before.tags = Some(tags_text(&link.tags));
+    }
     before
 }
 
@@ -536,6 +604,13 @@ fn earlier_values_equal(before: &LinkInput, input: &LinkInput) -> bool {
         && norm(&before.expiration_time) == norm(&input.expiration_time)
         && clicks(&before.expiration_clicks) == clicks(&input.expiration_clicks)
         && norm(&before.expiration_url) == norm(&input.expiration_url)
+        && tags(&before.tags) == tags(&input.tags)
+}
+
+/// A text of tags as the tag rules read it, `None` when not given.
+fn tags(v: &Option<String>) -> Option<Vec<String>> {
+    v.as_deref()
+        .map(|t| linkdeck_domain::tags_of_text(t, "tags", &mut FieldErrors::default()))
 }
 
 /// `1`/`true`/`yes`/`on` → `1`, anything else → `0`, as the service reads a flag.
@@ -670,6 +745,7 @@ pub fn recreate_input(link: &Link, zone: &TimeZone) -> LinkInput {
         platform: (link.target_type == TargetType::Platform).then(|| rules(&link.platform)),
         rotation: (link.target_type == TargetType::Rotation)
             .then(|| link.rotation.iter().map(RuleInput::value).collect()),
+        tags: (!link.tags.is_empty()).then(|| tags_text(&link.tags)),
     }
 }
 
@@ -703,6 +779,9 @@ pub fn revert_of_edit(link: &Link, request: &LinkInput, zone: &TimeZone) -> (Lin
     }
     if request.expiration_clicks.is_some() {
         back.expiration_clicks = Some(was.expiration_clicks.clone().unwrap_or_else(|| "0".into()));
+    }
+    if request.tags.is_some() {
+        back.tags = or_empty(was.tags.clone());
     }
     if request.target_type.is_some() {
         back.target_type = Some(was.target_type.clone().unwrap_or_else(|| "0".into()));

@@ -14,7 +14,7 @@ pub use trash::{TrashPage, Trashed, TrashedKind};
 
 use linkdeck_domain::{
     Domain, Id, Link, LinkInput, LinkQuery, Page, Result, Space, SpaceInput, SpaceQuery, Stats,
-    StatsQuery, StatsScope, Visit, VisitQuery,
+    StatsQuery, StatsScope, TagCount, Visit, VisitQuery,
 };
 
 /// Logged visits as they are read, oldest first: a store or a server is read a window at a
@@ -55,6 +55,19 @@ pub trait Backend: Send + Sync {
     async fn update_space(&self, id: Id, input: &SpaceInput) -> Result<Space>;
     /// Keeps the space's links, which are left without a space.
     async fn delete_space(&self, id: Id) -> Result<()>;
+
+    /// Every tag of the owner's links and how many carry it, by name. A backend without tags
+    /// (a v1 server that is not linkdeck) answers
+    /// [`Error::Unsupported`](linkdeck_domain::Error::Unsupported).
+    async fn tags(&self) -> Result<Vec<TagCount>> {
+        Err(no_tags())
+    }
+
+    /// Renames tag `from` to `to` on every link carrying it — a merge, where some carry both.
+    /// Answers how many links changed; a tag no link carries is not found.
+    async fn rename_tag(&self, _from: &str, _to: &str) -> Result<u64> {
+        Err(no_tags())
+    }
 
     /// Domains, newest first; `per_page` as for links.
     async fn list_domains(&self, page: u32, per_page: u32) -> Result<Page<Domain>>;
@@ -141,6 +154,13 @@ pub trait Backend: Send + Sync {
             "this backend keeps no log of visits to follow".into(),
         ))
     }
+}
+
+/// What a backend without tags answers when asked about them.
+pub fn no_tags() -> linkdeck_domain::Error {
+    linkdeck_domain::Error::Unsupported(
+        "this server keeps no tags (they need a linkdeck server)".into(),
+    )
 }
 
 /// Pages fetched at most by [`all_spaces`] and [`all_domains`]: they hold what a person named

@@ -11,7 +11,7 @@ use crate::{
 };
 use linkdeck_domain::{
     Domain, Error, Id, Link, LinkInput, LinkQuery, Page, Result, Space, SpaceInput, SpaceQuery,
-    Stats, StatsQuery, StatsScope, VisitQuery,
+    Stats, StatsQuery, StatsScope, TagCount, VisitQuery,
 };
 
 /// What a refused change says: what happened, and the setting that decides it.
@@ -68,6 +68,14 @@ impl<B: Backend + ?Sized> Backend for ReadOnly<B> {
     }
 
     async fn delete_space(&self, _id: Id) -> Result<()> {
+        refused()
+    }
+
+    async fn tags(&self) -> Result<Vec<TagCount>> {
+        self.0.tags().await
+    }
+
+    async fn rename_tag(&self, _from: &str, _to: &str) -> Result<u64> {
         refused()
     }
 

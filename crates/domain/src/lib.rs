@@ -21,6 +21,7 @@ mod redirect_status;
 mod shown;
 mod space;
 mod stats;
+mod tag;
 mod traffic;
 mod trash;
 mod validate;
@@ -55,6 +56,10 @@ pub use space::{Color, Space, SpaceInput, SpacePatch, space_name_key, validate_s
 pub use stats::{
     Breakdown, Bucket, Interval, MAX_DAYS, Period, PeriodSpec, Preset, Stats, StatsPart,
     StatsQuery, StatsScope, TOP_DEFAULT, TOP_MAX, TopLink, ValueCount, top_values,
+};
+pub use tag::{
+    TAG_MAX, TAG_SEPARATOR, TAGS_PER_LINK_MAX, TagCount, TagMatch, retagged, tag, tags_of,
+    tags_of_text, tags_text,
 };
 pub use traffic::{
     Dimension, HOST_MAX, HOUR_CLICKS_MAX, NAME_MAX, OTHER, TrafficHour, bound_host, bound_name,

@@ -40,6 +40,10 @@ pub struct Link {
     pub ends_at: Option<Timestamp>,
     pub created_at: Timestamp,
     pub updated_at: Timestamp,
+    /// Its tags as stored (see [`super::tag`]): sorted, each once. Absent from a server that
+    /// has none.
+    #[serde(default)]
+    pub tags: Vec<String>,
 }
 
 impl Link {
@@ -115,6 +119,7 @@ impl Link {
             ends_at: None,
             created_at: created,
             updated_at: created,
+            tags: Vec::new(),
         }
     }
 }
@@ -283,6 +288,9 @@ pub struct LinkInput {
     pub platform: Option<Vec<RuleInput>>,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub rotation: Option<Vec<RuleInput>>,
+    /// Tags separated by commas (`promo, q4`); empty removes every tag.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub tags: Option<String>,
 }
 
 impl fmt::Debug for LinkInput {
@@ -310,6 +318,7 @@ impl fmt::Debug for LinkInput {
             .field("geo", &self.geo)
             .field("platform", &self.platform)
             .field("rotation", &self.rotation)
+            .field("tags", &self.tags)
             .finish()
     }
 }
@@ -392,6 +401,8 @@ pub struct LinkPatch {
     pub geo: Option<Vec<TargetRule>>,
     pub platform: Option<Vec<TargetRule>>,
     pub rotation: Option<Vec<String>>,
+    /// The link's whole set of tags, as stored.
+    pub tags: Option<Vec<String>>,
 }
 
 impl fmt::Debug for LinkPatch {
@@ -414,6 +425,7 @@ impl fmt::Debug for LinkPatch {
             .field("geo", &self.geo)
             .field("platform", &self.platform)
             .field("rotation", &self.rotation)
+            .field("tags", &self.tags)
             .finish()
     }
 }
@@ -586,6 +598,14 @@ pub fn validate_link_input(
             }
         }
         patch.rotation = Some(urls);
+    }
+
+    if let Some(tags) = &input.tags {
+        patch.tags = Some(super::tags_of_text(
+            tags,
+            LinkField::Tags.name(),
+            &mut errors,
+        ));
     }
 
     errors.into_result(patch)

@@ -26,6 +26,7 @@ pub enum LinkField {
     Geo,
     Platform,
     Rotation,
+    Tags,
     Clicks,
     CreatedAt,
 }
@@ -35,7 +36,7 @@ use LinkField as F;
 impl LinkField {
     /// The fields of a create or update request ([`super::LinkInput`]) and of the form body,
     /// in the order a request is encoded.
-    pub const INPUT: [LinkField; 15] = [
+    pub const INPUT: [LinkField; 16] = [
         F::Url,
         F::Alias,
         F::Password,
@@ -51,11 +52,12 @@ impl LinkField {
         F::Geo,
         F::Platform,
         F::Rotation,
+        F::Tags,
     ];
 
     /// Every field, in the order a JSON export writes a link's: the request's fields, and what
     /// a link carries from before (`title`, `clicks`, `created_at`) after its url and alias.
-    pub const ALL: [LinkField; 18] = [
+    pub const ALL: [LinkField; 19] = [
         F::Url,
         F::Alias,
         F::Title,
@@ -74,6 +76,7 @@ impl LinkField {
         F::Geo,
         F::Platform,
         F::Rotation,
+        F::Tags,
     ];
 
     /// The targeting lists, sent as `name[i][key]` and `name[i][value]` (rotation: value only).
@@ -103,6 +106,7 @@ impl LinkField {
             F::Geo => "geo",
             F::Platform => "platform",
             F::Rotation => "rotation",
+            F::Tags => "tags",
             F::Clicks => "clicks",
             F::CreatedAt => "created_at",
         }

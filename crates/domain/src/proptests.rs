@@ -37,7 +37,7 @@ fn rules() -> impl Strategy<Value = Option<Vec<RuleInput>>> {
 /// Boxed so the strategy's type (and its stack use in debug builds) stays small.
 fn link_input() -> BoxedStrategy<LinkInput> {
     (
-        proptest::collection::vec(field(), 12),
+        proptest::collection::vec(field(), 13),
         rules(),
         rules(),
         rules(),
@@ -58,6 +58,7 @@ fn link_input() -> BoxedStrategy<LinkInput> {
                 expiration_time: next(),
                 expiration_clicks: next(),
                 target_type: next(),
+                tags: next(),
                 geo,
                 platform,
                 rotation,
@@ -79,6 +80,7 @@ const FIELDS: &[&str] = &[
     "expiration_time",
     "expiration_clicks",
     "target_type",
+    "tags",
 ];
 
 proptest! {

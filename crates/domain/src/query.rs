@@ -1,6 +1,6 @@
 use serde::{Deserialize, Serialize};
 
-use super::{ALIAS_MAX, FieldErrors, Id, TITLE_MAX, URL_MAX, space::SPACE_NAME_MAX};
+use super::{ALIAS_MAX, FieldErrors, Id, TITLE_MAX, TagMatch, URL_MAX, space::SPACE_NAME_MAX};
 
 pub const PER_PAGE_MIN: u32 = 10;
 pub const PER_PAGE_MAX: u32 = 100;
@@ -213,6 +213,10 @@ pub struct LinkQuery {
     pub status: StatusFilter,
     pub space: SpaceFilter,
     pub domain: Option<Id>,
+    /// Links carrying these tags (as stored: see [`super::tag`]); none asks nothing of tags.
+    pub tags: Vec<String>,
+    /// Every tag of `tags`, or any of them.
+    pub tag_match: TagMatch,
     pub sort: Sort,
     /// 1-based.
     pub page: u32,
@@ -227,6 +231,8 @@ impl Default for LinkQuery {
             status: StatusFilter::All,
             space: SpaceFilter::Any,
             domain: None,
+            tags: Vec::new(),
+            tag_match: TagMatch::All,
             sort: Sort::Desc,
             page: 1,
             per_page: PER_PAGE_DEFAULT,
@@ -248,7 +254,18 @@ impl LinkQuery {
             .unwrap_or_default();
         let what = format!("a link's {}", self.by.as_str());
         validate_search(self.search_term(), self.by.longest(), &what, &mut errors);
+        for tag in &self.tags {
+            if super::tag(tag).as_deref() != Ok(tag.as_str()) {
+                errors.add("tag", format!("{tag:?} is not a tag as stored"));
+            }
+        }
         errors.into_result(())
+    }
+
+    /// Its tags as stored, each once: what a person typed for `tag`, read by the tag rules.
+    pub fn with_tags<S: AsRef<str>>(mut self, typed: &[S], errors: &mut FieldErrors) -> Self {
+        self.tags = super::tags_of(typed, "tag", errors);
+        self
     }
 }
 

@@ -190,8 +190,12 @@ pub async fn write(
         .await
         .map_err(pg_error)?;
     tx.batch_execute(RECOUNT).await.map_err(pg_error)?;
-    // The quota rows of limited and rotating links, which the triggers set aside make.
+    // The quota rows of limited and rotating links and the tag index, which the triggers set
+    // aside make.
     tx.batch_execute(crate::quota::FILL)
+        .await
+        .map_err(pg_error)?;
+    tx.batch_execute(crate::schema::TAGS_FILL)
         .await
         .map_err(pg_error)?;
     for table in TABLES.iter().filter(|t| t.identity) {

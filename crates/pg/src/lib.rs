@@ -28,6 +28,7 @@ mod search;
 mod spaces;
 mod sql;
 mod store;
+mod tags;
 mod target;
 mod tls;
 mod traffic;

@@ -352,7 +352,48 @@ const MIGRATIONS: &[&str] = &[
     r#"
     ALTER TABLE visit_log ADD COLUMN rule TEXT;
     "#,
+    // 8: tags. A link's are a JSON list in its own row (and in the trash's), and `link_tags`
+    // indexes them by owner and tag for filters and counts, kept from that column by triggers
+    // (`db copy`, which sets them aside, fills it with `TAGS_FILL`).
+    r#"
+    ALTER TABLE links ADD COLUMN tags TEXT;
+    ALTER TABLE trash_links ADD COLUMN tags TEXT;
+    CREATE TABLE link_tags (
+        owner_id BIGINT NOT NULL,
+        tag TEXT NOT NULL,
+        link_id BIGINT NOT NULL,
+        PRIMARY KEY (owner_id, tag, link_id)
+    );
+    CREATE INDEX link_tags_link ON link_tags (link_id);
+    CREATE FUNCTION link_tags_keep() RETURNS trigger LANGUAGE plpgsql AS $$
+    BEGIN
+        IF TG_OP <> 'INSERT' THEN
+            DELETE FROM link_tags WHERE link_id = OLD.id;
+        END IF;
+        IF TG_OP <> 'DELETE' AND NEW.tags IS NOT NULL THEN
+            INSERT INTO link_tags (owner_id, tag, link_id)
+                SELECT NEW.owner_id, t.value, NEW.id
+                FROM jsonb_array_elements_text(NEW.tags::jsonb) AS t(value)
+                ON CONFLICT DO NOTHING;
+        END IF;
+        RETURN NULL;
+    END $$;
+    CREATE TRIGGER link_tags_insert AFTER INSERT ON links
+        FOR EACH ROW WHEN (NEW.tags IS NOT NULL) EXECUTE FUNCTION link_tags_keep();
+    CREATE TRIGGER link_tags_delete AFTER DELETE ON links
+        FOR EACH ROW WHEN (OLD.tags IS NOT NULL) EXECUTE FUNCTION link_tags_keep();
+    CREATE TRIGGER link_tags_update AFTER UPDATE OF tags, owner_id ON links
+        FOR EACH ROW WHEN (OLD.tags IS DISTINCT FROM NEW.tags
+                           OR OLD.owner_id IS DISTINCT FROM NEW.owner_id)
+        EXECUTE FUNCTION link_tags_keep();
+    "#,
 ];
+
+/// `link_tags` filled from every link's tags, as the triggers of migration 8 would have.
+pub const TAGS_FILL: &str = "INSERT INTO link_tags (owner_id, tag, link_id) \
+     SELECT l.owner_id, t.value, l.id FROM links l, \
+     jsonb_array_elements_text(l.tags::jsonb) AS t(value) WHERE l.tags IS NOT NULL \
+     ON CONFLICT DO NOTHING";
 
 /// The schema version this build writes.
 pub const PG_SCHEMA_VERSION: i64 = MIGRATIONS.len() as i64;

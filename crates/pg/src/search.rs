@@ -20,7 +20,7 @@ use roaring::RoaringTreemap;
 use crate::links::link_from_row;
 use crate::sql::{Args, all, col, count, one, value};
 use crate::tx::PgTx;
-use linkdeck_domain::{Id, Link, Result, SpaceFilter, StatusFilter};
+use linkdeck_domain::{Id, Link, Result, SpaceFilter, StatusFilter, TagMatch};
 
 /// PostgreSQL's: the same rules, with booleans and `$2`.
 pub const PG: Predicates = predicates!("$2", "true", "false");
@@ -79,6 +79,22 @@ fn filter(f: &ListFilter<'_>) -> (String, Args) {
     if let Some(domain) = f.domain {
         sql.push_str(&format!(" AND l.domain_id = {}", args.push(domain)));
     }
+    if !f.tags.is_empty() {
+        // The tag index's own rows, by owner and tag: every tag (a link holds each once, so
+        // all of them is a count), or any.
+        let tags = args.push(f.tags.to_vec());
+        sql.push_str(&match f.tag_match {
+            TagMatch::All => format!(
+                " AND l.id IN (SELECT link_id FROM link_tags WHERE owner_id = $1 \
+                 AND tag = ANY({tags}) GROUP BY link_id HAVING count(*) = {})",
+                args.push(f.tags.len() as i64)
+            ),
+            TagMatch::Any => format!(
+                " AND l.id IN (SELECT link_id FROM link_tags WHERE owner_id = $1 \
+                 AND tag = ANY({tags}))"
+            ),
+        });
+    }
     if let Some((by, term)) = f.search {
         let column = column(by);
         let whole = [term];
@@ -128,7 +144,8 @@ fn pieces(term: &str) -> Vec<&str> {
 /// the (few) inactive links, each set read from its partial index alone, and the active ones as
 /// the total less those.
 async fn total<C: GenericClient>(c: &C, f: &ListFilter<'_>, sql: &str, args: &Args) -> Result<u64> {
-    let unfiltered = f.search.is_none() && f.space.is_any() && f.domain.is_none();
+    let unfiltered =
+        f.search.is_none() && f.tags.is_empty() && f.space.is_any() && f.domain.is_none();
     if unfiltered && f.status != StatusFilter::Disabled {
         let owner_total = || async {
             let sql = "SELECT link_count FROM owners WHERE id = $1";

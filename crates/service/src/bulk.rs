@@ -18,8 +18,10 @@ use linkdeck_backend::bulk::{
     BulkAction, BulkFailure, BulkReport, Preview, Progress, Selection, Undo,
 };
 use linkdeck_domain::{
-    Error, Id, LinkInput, LinkPatch, Mode, Result, format_expiry_input, validate_link_input,
+    Error, Id, LinkInput, LinkPatch, Mode, Result, format_expiry_input, retagged, tags_text,
+    validate_link_input,
 };
+use linkdeck_store::{parse_tags, tags_json};
 
 /// What a cancelled transaction answers inside; never seen outside (see [`finish`]).
 const CANCELLED: &str = "cancelled";
@@ -88,6 +90,26 @@ impl Earlier {
     }
 }
 
+/// The start of work on a selection's links, one by one: the links it holds, and a report that
+/// counts them and lists the ids that are not the owner's links; `watch` is told how many.
+fn begin(
+    tx: &dyn Tx,
+    owner: Id,
+    selection: &Selection,
+    now: Timestamp,
+    watch: &Progress,
+) -> Result<(RoaringTreemap, BulkReport)> {
+    check_cancel(watch)?;
+    let (ids, missing) = resolve(tx, owner, selection, now)?;
+    let report = BulkReport {
+        matched: ids.len() + missing.len() as u64,
+        failed: not_found(missing),
+        ..BulkReport::default()
+    };
+    watch.set_total(ids.len());
+    Ok((ids, report))
+}
+
 fn not_found(missing: Vec<Id>) -> Vec<BulkFailure> {
     missing
         .into_iter()
@@ -126,6 +148,9 @@ fn changes(patch: &LinkPatch) -> Vec<Change> {
             url.clone().map_or(Value::Null, Value::Text),
         ));
     }
+    if let Some(tags) = &patch.tags {
+        changes.push(("tags", tags_json(tags).map_or(Value::Null, Value::Text)));
+    }
     changes
 }
 
@@ -154,6 +179,13 @@ fn earlier_input(changes: &[Change], values: &[Value], zone: &TimeZone) -> LinkI
             }
             "expiration_clicks" => input.expiration_clicks = Some(text(value)),
             "expiration_url" => input.expiration_url = Some(text(value)),
+            "tags" => {
+                let stored = match value {
+                    Value::Text(json) => parse_tags(Some(json.clone())),
+                    _ => Vec::new(),
+                };
+                input.tags = Some(tags_text(&stored));
+            }
             _ => {}
         }
     }
@@ -221,7 +253,61 @@ impl LocalBackend {
                 self.update_links(vec![(selection.clone(), patch)], progress)
                     .await
             }
+            BulkAction::Tag { add, remove } => {
+                action.check(&self.service.options().timezone)?;
+                self.tag_links(selection, add, remove, progress).await
+            }
         }
+    }
+
+    /// Puts `add` on and takes `remove` off every selected link, in one transaction; the undo
+    /// puts each link's earlier tags back, one group per earlier set.
+    async fn tag_links(
+        &self,
+        selection: &Selection,
+        add: &[String],
+        remove: &[String],
+        progress: &Progress,
+    ) -> Result<BulkReport> {
+        let owner = self.owner_id;
+        let now = self.service.now();
+        let (selection, add, remove) = (selection.clone(), add.to_vec(), remove.to_vec());
+        let watch = progress.clone();
+        let result = self
+            .store()
+            .write(move |tx| {
+                let (ids, mut report) = begin(tx, owner, &selection, now, &watch)?;
+                let mut earlier: Vec<(LinkInput, Vec<Id>)> = Vec::new();
+                let mut groups: HashMap<Vec<String>, usize> = HashMap::new();
+                let mut step = step(&watch);
+                for id in ids.iter().map(|id| id as Id) {
+                    let Some(row) = tx.link_row(owner, id)? else {
+                        continue;
+                    };
+                    let after = retagged(&row.tags, &add, &remove);
+                    if after != row.tags {
+                        tx.set_tags(id, &after)?;
+                        report.changed += 1;
+                        let at = *groups.entry(row.tags.clone()).or_insert_with(|| {
+                            let input = LinkInput {
+                                tags: Some(tags_text(&row.tags)),
+                                ..LinkInput::default()
+                            };
+                            earlier.push((input, Vec::new()));
+                            earlier.len() - 1
+                        });
+                        earlier[at].1.push(id);
+                    }
+                    step(1)?;
+                }
+                report.unchanged = ids.len() - report.changed;
+                if !earlier.is_empty() {
+                    report.undo = Undo::Revert(earlier);
+                }
+                Ok(report)
+            })
+            .await;
+        finish(result, progress, 0)
     }
 
     /// Applies each `(selection, patch)` in turn, all in one transaction.
@@ -274,14 +360,7 @@ impl LocalBackend {
         let result = self
             .store()
             .write_unchecked(move |tx| {
-                check_cancel(&watch)?;
-                let (ids, missing) = resolve(tx, owner, &selection, now)?;
-                let mut report = BulkReport {
-                    matched: ids.len() + missing.len() as u64,
-                    failed: not_found(missing),
-                    ..BulkReport::default()
-                };
-                watch.set_total(ids.len());
+                let (ids, mut report) = begin(tx, owner, &selection, now, &watch)?;
                 if ids.is_empty() {
                     return Ok(report);
                 }

@@ -19,6 +19,7 @@ pub mod serving;
 mod spaces;
 mod stats;
 pub use linkdeck_sqlite as store;
+mod tags;
 mod titles;
 use linkdeck_store::traffic;
 mod trash;
@@ -50,7 +51,8 @@ use linkdeck_backend::trash::{TrashPage, Trashed};
 use linkdeck_backend::{Backend, BackendInfo};
 use linkdeck_domain::{
     Clock, Domain, Error, Id, Link, LinkInput, LinkQuery, Owner, Page, Result, Space, SpaceInput,
-    SpaceQuery, Stats, StatsQuery, StatsScope, SystemClock, VisitQuery, validate_owner_name,
+    SpaceQuery, Stats, StatsQuery, StatsScope, SystemClock, TagCount, VisitQuery,
+    validate_owner_name,
 };
 
 /// The owner the terminal app and the CLI act as on a local database.
@@ -300,6 +302,12 @@ impl Backend for LocalBackend {
     }
     async fn delete_space(&self, id: Id) -> Result<()> {
         self.space_delete(id).await
+    }
+    async fn tags(&self) -> Result<Vec<TagCount>> {
+        self.tag_list().await
+    }
+    async fn rename_tag(&self, from: &str, to: &str) -> Result<u64> {
+        self.tag_rename(from, to).await
     }
     async fn list_domains(&self, page: u32, per_page: u32) -> Result<Page<Domain>> {
         self.domain_list(page, per_page).await

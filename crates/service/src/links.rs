@@ -97,6 +97,9 @@ pub(super) fn apply_titled(
     if let Some(rotation) = patch.rotation {
         row.rotation = rotation;
     }
+    if let Some(tags) = patch.tags {
+        row.tags = tags;
+    }
     row.updated_at = now;
 }
 
@@ -267,6 +270,8 @@ pub(super) fn list_filter(
         status: query.status,
         space: query.space,
         domain: query.domain,
+        tags: &query.tags,
+        tag_match: query.tag_match,
         sort: query.sort,
         offset,
         limit,

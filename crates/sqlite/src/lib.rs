@@ -26,6 +26,7 @@ mod sql;
 mod staged;
 mod status;
 mod store;
+mod tags;
 mod traffic;
 mod trash;
 mod tx;

@@ -459,6 +459,32 @@ const MIGRATIONS: &[Migration] = &[
     sql(r#"
     ALTER TABLE visit_log ADD COLUMN rule TEXT;
     "#),
+    // 16: tags. A link's are a JSON list in its own row (and in the trash's), and `link_tags`
+    // indexes them by owner and tag for filters and counts, kept from that column by triggers.
+    sql(r#"
+    ALTER TABLE links ADD COLUMN tags TEXT;
+    ALTER TABLE trash_links ADD COLUMN tags TEXT;
+    CREATE TABLE link_tags (
+        owner_id INTEGER NOT NULL,
+        tag TEXT NOT NULL,
+        link_id INTEGER NOT NULL,
+        PRIMARY KEY (owner_id, tag, link_id)
+    ) WITHOUT ROWID;
+    CREATE INDEX link_tags_link ON link_tags(link_id);
+    CREATE TRIGGER link_tags_ai AFTER INSERT ON links WHEN new.tags IS NOT NULL BEGIN
+        INSERT OR IGNORE INTO link_tags (owner_id, tag, link_id)
+            SELECT new.owner_id, value, new.id FROM json_each(new.tags);
+    END;
+    CREATE TRIGGER link_tags_ad AFTER DELETE ON links WHEN old.tags IS NOT NULL BEGIN
+        DELETE FROM link_tags WHERE link_id = old.id;
+    END;
+    CREATE TRIGGER link_tags_au AFTER UPDATE OF tags, owner_id ON links
+        WHEN old.tags IS NOT new.tags OR old.owner_id IS NOT new.owner_id BEGIN
+        DELETE FROM link_tags WHERE link_id = old.id;
+        INSERT OR IGNORE INTO link_tags (owner_id, tag, link_id)
+            SELECT new.owner_id, value, new.id FROM json_each(new.tags);
+    END;
+    "#),
 ];
 
 /// The code half of migration 6: rollups and the raw log from the old visits table, which then

@@ -64,6 +64,7 @@ macro_rules! link_columns {
             ("last_rotation", Big),
             ("created_at", Big),
             ("updated_at", Big),
+            ("tags", Text),
         ]
     };
 }

@@ -23,6 +23,7 @@ mod redirect;
 pub mod rows;
 mod spaces;
 pub mod sql;
+mod tags;
 pub mod traffic;
 mod trash;
 mod visit_log;
@@ -42,19 +43,32 @@ pub use import::{ImportStore, ImportWork};
 pub use keys::{KeyGrant, KeyInfo, Keys, LiveKey};
 pub use linkdeck_domain::{Error, Id, Result};
 pub use links::{
-    LinkRow, Links, clamped, parse_rotation, parse_rules, rotation_json, rules_json, target_type,
+    LinkRow, Links, clamped, parse_rotation, parse_rules, parse_tags, rotation_json, rules_json,
+    tags_json, target_type,
 };
 pub use list::{ListFilter, Search, Slice};
 pub use owners::Owners;
 pub use redirect::{Redirects, ResolvedLink};
 pub use spaces::Spaces;
+pub use tags::Tags;
 pub use traffic::Rollups;
 pub use trash::{Aliases, Blocking, ListedRow, Restored, Scope, Trash, members_blob, members_of};
 pub use visit_log::{LogWindow, VisitLog};
 
 /// Every question and change one transaction of a store answers, by area.
 pub trait Tx:
-    Owners + Keys + Domains + Spaces + Links + Search + Redirects + Trash + Bulk + Rollups + VisitLog
+    Owners
+    + Keys
+    + Domains
+    + Spaces
+    + Links
+    + Tags
+    + Search
+    + Redirects
+    + Trash
+    + Bulk
+    + Rollups
+    + VisitLog
 {
 }
 
@@ -64,6 +78,7 @@ impl<T> Tx for T where
         + Domains
         + Spaces
         + Links
+        + Tags
         + Search
         + Redirects
         + Trash

@@ -29,6 +29,8 @@ pub struct LinkRow {
     pub rotation: Vec<String>,
     pub created_at: Timestamp,
     pub updated_at: Timestamp,
+    /// As stored: sorted, each once.
+    pub tags: Vec<String>,
 }
 
 impl LinkRow {
@@ -53,6 +55,7 @@ impl LinkRow {
             rotation: Vec::new(),
             created_at: now,
             updated_at: now,
+            tags: Vec::new(),
         }
     }
 }
@@ -112,6 +115,18 @@ pub fn parse_rotation(text: Option<String>) -> Vec<String> {
             Entry::Url(u) | Entry::Object { value: u } => u,
         })
         .collect()
+}
+
+/// Tags as stored: a JSON list of strings, or NULL for none, so each store's triggers can
+/// keep its `link_tags` index from the column with its own JSON functions.
+pub fn tags_json(tags: &[String]) -> Option<String> {
+    (!tags.is_empty()).then(|| serde_json::to_string(tags).unwrap_or_default())
+}
+
+/// Stored tags; anything unreadable reads as none, as targeting rules do.
+pub fn parse_tags(text: Option<String>) -> Vec<String> {
+    text.and_then(|t| serde_json::from_str(&t).ok())
+        .unwrap_or_default()
 }
 
 /// A stored targeting kind; a number we never write (unknown, or out of any kind's range)

@@ -1,7 +1,7 @@
 //! Lists of links: what a list asks a store for, and which rows a page takes.
 
 use jiff::Timestamp;
-use linkdeck_domain::{Id, Link, Result, SearchBy, Sort, SpaceFilter, StatusFilter};
+use linkdeck_domain::{Id, Link, Result, SearchBy, Sort, SpaceFilter, StatusFilter, TagMatch};
 use roaring::RoaringTreemap;
 
 /// What a list asks for, already validated; `now` decides which links count as expired.
@@ -12,6 +12,9 @@ pub struct ListFilter<'a> {
     pub status: StatusFilter,
     pub space: SpaceFilter,
     pub domain: Option<Id>,
+    /// Links carrying every one of these tags, or any of them (`tag_match`); empty: any link.
+    pub tags: &'a [String],
+    pub tag_match: TagMatch,
     pub sort: Sort,
     pub offset: u64,
     pub limit: u32,

@@ -7,7 +7,7 @@ use linkdeck_domain::{Color, Domain, Id, Link, Owner, Space};
 
 use crate::{
     KeyInfo, LinkRow, ResolvedLink, clamped, optional_time, parse_rotation, parse_rules,
-    target_type, time,
+    parse_tags, target_type, time,
 };
 
 /// The columns of one row as a store reads them; a column of an unexpected type is the
@@ -118,6 +118,7 @@ pub fn link<R: Cells>(r: &R) -> Result<Link, R::Error> {
         updated_at: time(r.int(18)?),
         space: space_id.map(|_| space(r, 19)).transpose()?,
         domain: domain_id.map(|_| domain(r, 26)).transpose()?,
+        tags: parse_tags(r.opt_text(31)?),
     })
 }
 
@@ -142,6 +143,7 @@ pub fn link_row<R: Cells>(r: &R) -> Result<LinkRow, R::Error> {
         rotation: parse_rotation(r.opt_text(15)?),
         created_at: time(r.int(16)?),
         updated_at: time(r.int(17)?),
+        tags: parse_tags(r.opt_text(18)?),
     })
 }
 

@@ -158,7 +158,28 @@ pub fn link(value: &Value) -> Result<Link, DecodeError> {
         ends_at: opt_time(f, "ends_at")?,
         created_at: time(f, key(LinkField::CreatedAt))?,
         updated_at: time(f, "updated_at")?,
+        tags: tags(f, key(LinkField::Tags))?,
     })
+}
+
+/// A link's tags: a list of text, absent or null on a server without tags. Each is read by the
+/// tag rules, as a typed one would be, so a server's tag can be asked for again as it is.
+fn tags(f: &Fields, name: &str) -> Result<Vec<String>, DecodeError> {
+    let list = match f.get(name) {
+        None | Some(Value::Null) => return Ok(Vec::new()),
+        Some(Value::Array(list)) => list,
+        Some(other) => return Err(format!("{name}: expected a list, got {}", kind(other))),
+    };
+    let mut tags = Vec::with_capacity(list.len());
+    for (i, one) in list.iter().enumerate() {
+        let Value::String(text) = one else {
+            return Err(format!("{name}.{i}: expected text, got {}", kind(one)));
+        };
+        tags.push(linkdeck_domain::tag(text).map_err(|e| format!("{name}.{i}: {e}"))?);
+    }
+    tags.sort();
+    tags.dedup();
+    Ok(tags)
 }
 
 pub fn space(value: &Value) -> Result<Space, DecodeError> {

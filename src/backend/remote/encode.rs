@@ -16,6 +16,7 @@
 
 use crate::domain::{
     Error, LinkField, LinkInput, LinkQuery, Result, SpaceInput, SpaceQuery, StatusFilter,
+    TAG_SEPARATOR, TagMatch,
 };
 
 pub fn link_form(input: &LinkInput) -> Result<String> {
@@ -80,6 +81,12 @@ pub fn link_query(query: &LinkQuery) -> Vec<(&'static str, String)> {
     if let Some(domain) = query.domain {
         params.push(("domain", domain.to_string()));
     }
+    if !query.tags.is_empty() {
+        params.push(("tags", query.tags.join(&TAG_SEPARATOR.to_string())));
+    }
+    if query.tag_match != TagMatch::default() {
+        params.push(("tag_match", query.tag_match.as_str().to_owned()));
+    }
     params.push(("sort", query.sort.as_str().to_owned()));
     params
 }
@@ -103,7 +110,7 @@ pub fn paging(page: u32, per_page: u32) -> Vec<(&'static str, String)> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::domain::{RuleInput, SearchBy, Sort, SpaceFilter};
+    use crate::domain::{RuleInput, SearchBy, Sort, SpaceFilter, TagMatch};
 
     #[test]
     fn nested_rules_are_bracketed_and_values_encoded() {
@@ -205,6 +212,8 @@ mod tests {
             status: StatusFilter::Expired,
             space: SpaceFilter::In(4),
             domain: Some(2),
+            tags: vec!["promo".into(), "q4".into()],
+            tag_match: TagMatch::Any,
             sort: Sort::Max,
             page: 3,
             per_page: 100,
@@ -221,6 +230,8 @@ mod tests {
                 ("status", "2"),
                 ("space", "4"),
                 ("domain", "2"),
+                ("tags", "promo,q4"),
+                ("tag_match", "any"),
                 ("sort", "max"),
             ]
         );

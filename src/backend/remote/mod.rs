@@ -10,6 +10,7 @@ mod errors;
 mod http;
 mod key;
 mod linkdeck;
+mod tags;
 mod visits;
 
 use std::fmt;
@@ -30,7 +31,7 @@ use self::http::{Api, Body, Call, Http};
 use super::{Backend, BackendInfo};
 use crate::domain::{
     BaseUrl, Domain, Error, Id, Link, LinkInput, LinkQuery, Page, PeriodSpec, Preset, Result,
-    Space, SpaceFilter, SpaceInput, SpaceQuery, Stats, StatsPart, StatsQuery, StatsScope,
+    Space, SpaceFilter, SpaceInput, SpaceQuery, Stats, StatsPart, StatsQuery, StatsScope, TagCount,
 };
 
 /// Everything a remote profile says, resolved: the key already read from its source.
@@ -323,6 +324,7 @@ impl Backend for RemoteBackend {
                  space's id alone; linkdeck serve can)",
             ));
         }
+        self.check_tag_filter(query).await?;
         let params = encode::link_query(query);
         self.list(&LINKS, &params, (query.page, query.per_page))
             .await
@@ -333,11 +335,21 @@ impl Backend for RemoteBackend {
     }
 
     async fn create_link(&self, input: &LinkInput) -> Result<Link> {
-        self.create(&LINKS, encode::link_form(input)?).await
+        let input = self.tagged_input(input).await?;
+        self.create(&LINKS, encode::link_form(&input)?).await
     }
 
     async fn update_link(&self, id: Id, input: &LinkInput) -> Result<Link> {
-        self.update(&LINKS, id, encode::link_form(input)?).await
+        let input = self.tagged_input(input).await?;
+        self.update(&LINKS, id, encode::link_form(&input)?).await
+    }
+
+    async fn tags(&self) -> Result<Vec<TagCount>> {
+        self.tag_counts().await
+    }
+
+    async fn rename_tag(&self, from: &str, to: &str) -> Result<u64> {
+        self.tag_rename(from, to).await
     }
 
     async fn delete_link(&self, id: Id) -> Result<()> {

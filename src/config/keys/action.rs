@@ -34,6 +34,7 @@ pub enum Action {
     CycleSort,
     SpaceFilter,
     DomainFilter,
+    TagFilter,
     ClearFilters,
     Columns,
     Refresh,
@@ -87,7 +88,7 @@ impl KeyContext {
 }
 
 impl Action {
-    pub const ALL: [Action; 65] = [
+    pub const ALL: [Action; 66] = [
         Action::Quit,
         Action::Help,
         Action::Palette,
@@ -116,6 +117,7 @@ impl Action {
         Action::CycleSort,
         Action::SpaceFilter,
         Action::DomainFilter,
+        Action::TagFilter,
         Action::ClearFilters,
         Action::Columns,
         Action::Refresh,
@@ -186,6 +188,7 @@ impl Action {
             Action::CycleSort => "cycle_sort",
             Action::SpaceFilter => "space_filter",
             Action::DomainFilter => "domain_filter",
+            Action::TagFilter => "tag_filter",
             Action::ClearFilters => "clear_filters",
             Action::Columns => "columns",
             Action::Refresh => "refresh",
@@ -261,6 +264,7 @@ impl Action {
             Action::CycleSort => &["o"],
             Action::SpaceFilter => &["f"],
             Action::DomainFilter => &["F"],
+            Action::TagFilter => &["t"],
             Action::ClearFilters => &["c"],
             Action::Columns => &["C"],
             Action::Refresh => &["r"],

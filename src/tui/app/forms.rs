@@ -64,6 +64,7 @@ impl App {
                 self.cfg.timezone.clone(),
             )
             .in_space(self.filter.space.space_filter().space())
+            .with_known_tags(self.tag_names())
             .into(),
             Pane::Spaces | Pane::Trash => SpaceForm::create().into(),
         });
@@ -79,6 +80,7 @@ impl App {
                     self.domains.clone().unwrap_or_default(),
                     self.cfg.timezone.clone(),
                 )
+                .with_known_tags(self.tag_names())
                 .into()
             }),
             Pane::Live => None,

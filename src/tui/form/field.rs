@@ -58,6 +58,11 @@ impl TextField {
         self.input.value().is_empty()
     }
 
+    /// Whether the cursor is after the last character.
+    pub fn at_end(&self) -> bool {
+        self.input.cursor() == self.input.value().chars().count()
+    }
+
     pub fn set(&mut self, value: impl Into<String>) {
         *self = TextField {
             masked: self.masked,

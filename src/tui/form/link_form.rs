@@ -12,8 +12,8 @@ use super::picker::{Choice, ListPicker, PickOutcome};
 use super::rules::{RuleList, RuleOutcome};
 use super::{Errors, Form, FormOutcome, SaveRequest, discard_answer};
 use crate::domain::{
-    Domain, Error, FieldErrors, Id, Link, LinkField, LinkInput, Mode, Space, TargetType,
-    format_expiry_input, validate_link_input,
+    Domain, Error, FieldErrors, Id, Link, LinkField, LinkInput, Mode, Space, TAG_SEPARATOR,
+    TargetType, format_expiry_input, tags_text, validate_link_input,
 };
 use crate::tui::errors::{Failed, describe};
 use crate::tui::keys::{Action, Key};
@@ -24,6 +24,7 @@ enum Stop {
     Url,
     Alias,
     Space,
+    Tags,
     Domain,
     PasswordMode,
     Password,
@@ -45,6 +46,7 @@ impl Stop {
             Stop::Url => LinkField::Url,
             Stop::Alias => LinkField::Alias,
             Stop::Space => LinkField::Space,
+            Stop::Tags => LinkField::Tags,
             Stop::Domain => LinkField::Domain,
             Stop::PasswordMode | Stop::Password => LinkField::Password,
             Stop::Disabled => LinkField::Disabled,
@@ -79,6 +81,7 @@ impl Stop {
             self,
             Stop::Url
                 | Stop::Alias
+                | Stop::Tags
                 | Stop::Password
                 | Stop::Date
                 | Stop::Time
@@ -140,6 +143,10 @@ pub struct LinkForm {
     url: TextField,
     alias: TextField,
     space: Option<Id>,
+    /// Tags separated by commas, as typed.
+    tags: TextField,
+    /// The owner's tags, most used first: what a tag being typed is completed from.
+    known_tags: Vec<String>,
     domain: Option<Id>,
     password: TextField,
     password_mode: PasswordMode,
@@ -173,6 +180,8 @@ impl LinkForm {
             url: TextField::default(),
             alias: TextField::default(),
             space: None,
+            tags: TextField::default(),
+            known_tags: Vec::new(),
             domain: None,
             password: TextField::default().masked(),
             password_mode: PasswordMode::Keep,
@@ -203,6 +212,7 @@ impl LinkForm {
         form.url = TextField::new(link.url.clone());
         form.alias = TextField::new(link.alias.clone());
         form.space = link.space.as_ref().map(|s| s.id);
+        form.tags = TextField::new(tags_text(&link.tags));
         form.domain = link.domain.as_ref().map(|d| d.id);
         form.disabled = link.disabled;
         form.public = link.public;
@@ -233,6 +243,31 @@ impl LinkForm {
         form.original = Some(link);
         form.baseline = form.current();
         form
+    }
+
+    /// The owner's tags, most used first, to complete a tag being typed from.
+    pub fn with_known_tags(mut self, tags: Vec<String>) -> LinkForm {
+        self.known_tags = tags;
+        self
+    }
+
+    /// The rest of the first known tag that the tag being typed (after the last comma) begins,
+    /// and is not on the link yet.
+    fn tag_completion(&self) -> Option<String> {
+        let typed = self.tags.value();
+        let (before, last) = typed.rsplit_once(TAG_SEPARATOR).unwrap_or(("", typed));
+        let last = last.trim_start().to_lowercase();
+        if last.is_empty() || !self.tags.at_end() {
+            return None;
+        }
+        let given: Vec<String> = before
+            .split(TAG_SEPARATOR)
+            .map(|t| t.trim().to_lowercase())
+            .collect();
+        self.known_tags
+            .iter()
+            .find(|t| t.starts_with(&last) && t.len() > last.len() && !given.contains(t))
+            .map(|t| t[last.len()..].to_owned())
     }
 
     /// Starts a new link in `space` (the space the list is filtered by), as if it were picked.
@@ -277,7 +312,7 @@ impl LinkForm {
     /// The stops in order, for this form's mode and choices.
     fn stops(&self) -> Vec<Stop> {
         let editing = self.original.is_some();
-        let mut stops = vec![Stop::Url, Stop::Alias, Stop::Space];
+        let mut stops = vec![Stop::Url, Stop::Alias, Stop::Space, Stop::Tags];
         if !editing {
             stops.push(Stop::Domain);
         }
@@ -324,6 +359,7 @@ impl LinkForm {
             geo: Some(self.geo.input()),
             platform: Some(self.platform.input()),
             rotation: Some(self.rotation.input()),
+            tags: Some(self.tags.value().to_owned()),
         }
     }
 
@@ -367,6 +403,7 @@ impl LinkForm {
                 input.alias = filled(&now.alias);
                 input.password = filled(&Some(self.password.value().to_owned()));
                 input.space = self.space.map(|i| i.to_string());
+                input.tags = filled(&now.tags);
                 input.domain = self.domain.map(|i| i.to_string());
                 input.disabled = self.disabled.then(|| "1".into());
                 input.public = self.public.then(|| "1".into());
@@ -386,6 +423,7 @@ impl LinkForm {
                 input.url = changed(&now.url, &was.url);
                 input.alias = changed(&now.alias, &was.alias);
                 input.space = changed(&now.space, &was.space);
+                input.tags = changed(&now.tags, &was.tags);
                 input.disabled = changed(&now.disabled, &was.disabled);
                 input.public = changed(&now.public, &was.public);
                 input.expiration_url = changed(&now.expiration_url, &was.expiration_url);
@@ -490,6 +528,7 @@ impl LinkForm {
         Some(match stop {
             Stop::Url => &mut self.url,
             Stop::Alias => &mut self.alias,
+            Stop::Tags => &mut self.tags,
             Stop::Password => &mut self.password,
             Stop::Date => &mut self.date,
             Stop::Time => &mut self.time,
@@ -574,6 +613,15 @@ impl LinkForm {
         {
             self.focus_on(Stop::Rules);
             self.rules_key(&key);
+            return FormOutcome::Stay;
+        }
+        if stop == Stop::Tags
+            && key.code == KeyCode::Right
+            && let Some(rest) = self.tag_completion()
+        {
+            let whole = format!("{}{rest}", self.tags.value());
+            self.tags.set(whole);
+            self.edited(stop);
             return FormOutcome::Stay;
         }
         if stop.is_text() {

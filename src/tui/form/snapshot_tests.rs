@@ -81,6 +81,7 @@ fn full_link() -> Link {
         ends_at: Some("2026-12-24T17:00:00Z".parse().unwrap()),
         created_at: now(),
         updated_at: now(),
+        tags: vec!["launch".into(), "newsletter".into()],
     }
 }
 
@@ -162,7 +163,7 @@ fn link_form_long_url_scrolls_while_typing() {
 fn link_form_protection_section() {
     let mut form = new_form();
     type_text(&mut form, "https://example.com");
-    tab(&mut form, 4);
+    tab(&mut form, 5);
     type_text(&mut form, "s3cret");
     tab(&mut form, 1);
     keys(&mut form, &[KeyCode::Char(' ')]);
@@ -175,7 +176,7 @@ fn link_form_protection_section() {
 fn link_form_expiry_section() {
     let mut form = new_form();
     type_text(&mut form, "https://example.com");
-    tab(&mut form, 7);
+    tab(&mut form, 8);
     type_text(&mut form, "2026-12-24");
     tab(&mut form, 1);
     type_text(&mut form, "18:00");
@@ -190,7 +191,7 @@ fn link_form_expiry_section() {
 fn targeting(steps: usize, rows: &[(&str, &str)]) -> LinkForm {
     let mut form = new_form();
     type_text(&mut form, "https://example.com");
-    tab(&mut form, 11);
+    tab(&mut form, 12);
     for _ in 0..steps {
         form.handle_key(press(KeyCode::Right));
     }
@@ -210,7 +211,7 @@ fn targeting(steps: usize, rows: &[(&str, &str)]) -> LinkForm {
 #[test]
 fn link_form_targeting_none() {
     let mut form = new_form();
-    tab(&mut form, 11);
+    tab(&mut form, 12);
     snap("link_form_targeting_none", form);
 }
 
@@ -309,7 +310,7 @@ fn link_form_space_picker() {
 #[test]
 fn link_form_domain_picker() {
     let mut form = new_form();
-    tab(&mut form, 3);
+    tab(&mut form, 4);
     form.handle_key(press(KeyCode::Enter));
     snap("link_form_picker_domain", form);
 }
@@ -318,7 +319,7 @@ fn link_form_domain_picker() {
 fn link_form_field_errors_after_save() {
     let mut form = targeting(1, &[("germany", "ftp://example.de")]);
     // Back to the top: a bad URL, a reserved alias, a date without a time.
-    for _ in 0..12 {
+    for _ in 0..13 {
         form.handle_key(press(KeyCode::BackTab));
     }
     for _ in 0.."https://example.com".len() {
@@ -327,7 +328,7 @@ fn link_form_field_errors_after_save() {
     type_text(&mut form, "javascript:alert(1)");
     tab(&mut form, 1);
     type_text(&mut form, "api");
-    tab(&mut form, 6);
+    tab(&mut form, 7);
     type_text(&mut form, "2026-13-01");
     form.handle_key(ctrl('s'));
     snap("link_form_field_errors_after_save", form);
@@ -412,7 +413,7 @@ fn link_form_edit_existing() {
 #[test]
 fn link_form_edit_password_change() {
     let mut form = LinkForm::edit(full_link(), spaces(), domains(), berlin());
-    tab(&mut form, 3);
+    tab(&mut form, 4);
     form.handle_key(press(KeyCode::Right));
     tab(&mut form, 1);
     type_text(&mut form, "new-secret");
@@ -422,7 +423,7 @@ fn link_form_edit_password_change() {
 #[test]
 fn link_form_edit_targeting_section() {
     let mut form = LinkForm::edit(full_link(), spaces(), domains(), berlin());
-    tab(&mut form, 11);
+    tab(&mut form, 12);
     snap("link_form_edit_geo_rows_focused", form);
 }
 

@@ -170,6 +170,10 @@ fn settle(app: &mut App, answer: Answer) {
                     req,
                     result: Ok(vec![space()]),
                 },
+                Command::FetchTags { req } => Msg::Tags {
+                    req,
+                    result: Ok(Vec::new()),
+                },
                 Command::FetchDomains { req } => Msg::Domains {
                     req,
                     result: Ok(vec![]),

@@ -90,7 +90,7 @@ use super::tx::SqliteTx;
 use crate::error::db_error;
 use crate::link_rows::get;
 use crate::sql::Statements;
-use linkdeck_domain::{Id, Link, Result, SearchBy, Sort, SpaceFilter, StatusFilter};
+use linkdeck_domain::{Id, Link, Result, SearchBy, Sort, SpaceFilter, StatusFilter, TagMatch};
 
 fn status_sql(status: StatusFilter) -> Option<&'static str> {
     match status {
@@ -241,15 +241,12 @@ fn search_matches(conn: &Connection, by: SearchBy, phrase: &Value) -> Result<u64
 fn list(tx: &Connection, f: &ListFilter<'_>) -> Result<(Vec<Link>, u64)> {
     let indexed = short_term_matches(tx, f)?;
     if indexed.is_none()
+        && f.tags.is_empty()
         && let Some(found) = search_in_id_order(tx, f)?
     {
         return Ok(found);
     }
-    let set = match indexed {
-        Some(set) => Some(set),
-        None => full_text_matches_as_ids(tx, f)?,
-    };
-    if let Some(set) = set {
+    if let Some(set) = matches_as_ids(tx, f, indexed)? {
         let (ids, total) = sets::select(tx, f, set)?;
         return Ok((links(tx, f.owner, ids)?, total));
     }
@@ -338,11 +335,8 @@ fn search_in_id_order(conn: &Connection, f: &ListFilter<'_>) -> Result<Option<(V
 /// The ids of every link matching `f` (its paging and order aside), read the way a list reads
 /// its matches.
 fn matching_ids(conn: &Connection, f: &ListFilter<'_>) -> Result<RoaringTreemap> {
-    let set = match short_term_matches(conn, f)? {
-        Some(set) => Some(set),
-        None => full_text_matches_as_ids(conn, f)?,
-    };
-    if let Some(mut set) = set {
+    let indexed = short_term_matches(conn, f)?;
+    if let Some(mut set) = matches_as_ids(conn, f, indexed)? {
         sets::narrow(conn, f, &mut set)?;
         return Ok(set);
     }
@@ -357,6 +351,45 @@ fn matching_ids(conn: &Connection, f: &ListFilter<'_>) -> Result<RoaringTreemap>
         |r| r.get::<_, i64>(0).map(|id| id as u64),
     )?;
     Ok(bitmaps::set_of(ids))
+}
+
+/// The ids of the owner's links that the search and the tags of `f` ask for, when they are
+/// known as a set: a search the short-term index answered (`indexed`), one the full-text index
+/// yields as ids, and the links carrying the tags, intersected. A tag filter makes every list a
+/// set: its links come from the tag index alone, however few, and the search — any of its
+/// matches, the owner's or not — only narrows them.
+fn matches_as_ids(
+    conn: &Connection,
+    f: &ListFilter<'_>,
+    indexed: Option<RoaringTreemap>,
+) -> Result<Option<RoaringTreemap>> {
+    let searched = match indexed {
+        Some(set) => Some(set),
+        None if f.tags.is_empty() => full_text_matches_as_ids(conn, f)?,
+        None => full_text_ids(conn, f)?,
+    };
+    if f.tags.is_empty() {
+        return Ok(searched);
+    }
+    let mut tagged = tagged_ids(conn, f)?;
+    if let Some(searched) = searched {
+        tagged &= searched;
+    }
+    Ok(Some(tagged))
+}
+
+/// The ids of the owner's links carrying every tag of `f` (or any, as `f.tag_match` says).
+fn tagged_ids(conn: &Connection, f: &ListFilter<'_>) -> Result<RoaringTreemap> {
+    let mut found: Option<RoaringTreemap> = None;
+    for tag in f.tags {
+        let ids = bitmaps::set_of(crate::tags::link_ids(conn, f.owner, tag)?);
+        found = Some(match (found, f.tag_match) {
+            (None, _) => ids,
+            (Some(all), TagMatch::All) => all & ids,
+            (Some(any), TagMatch::Any) => any | ids,
+        });
+    }
+    Ok(found.unwrap_or_default())
 }
 
 /// The ids of the owner's links that a search matches, when the short-term index answers it:
@@ -382,12 +415,17 @@ fn full_text_matches_as_ids(
     conn: &Connection,
     f: &ListFilter<'_>,
 ) -> Result<Option<RoaringTreemap>> {
+    if f.search.is_none() || !sole_owner(conn, f.owner)? {
+        return Ok(None);
+    }
+    full_text_ids(conn, f)
+}
+
+/// Every link's id (of any owner) that the full-text search of `f` matches.
+fn full_text_ids(conn: &Connection, f: &ListFilter<'_>) -> Result<Option<RoaringTreemap>> {
     let Some((by, term)) = f.search else {
         return Ok(None);
     };
-    if !sole_owner(conn, f.owner)? {
-        return Ok(None);
-    }
     // In id order, which the index yields without sorting and the set is built quickest from;
     // a large search is mostly this loop, so it reads each id as plainly as it can.
     let table = fts_table(by);
@@ -397,8 +435,9 @@ fn full_text_matches_as_ids(
         ))
         .map_err(db_error)?;
     let mut rows = stmt.query([fts_phrase(term)]).map_err(db_error)?;
-    // Room for every link the owner has (every match is the owner's): only what is filled is
-    // ever touched, and growing a list of 100,000 ids by doubling copied it over and over.
+    // Room for every link the owner has (when every match is the owner's, for all of them):
+    // only what is filled is ever touched, and growing a list of 100,000 ids by doubling copied
+    // it over and over.
     let mut ids = Vec::with_capacity(owner_link_count(conn, f.owner)? as usize);
     while let Some(row) = rows.next().map_err(db_error)? {
         let id = row

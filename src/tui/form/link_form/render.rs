@@ -89,6 +89,17 @@ impl LinkForm {
             None => Span::styled("none", t.dim),
         };
         stop_line(&mut body, Stop::Space, choice(Stop::Space, space), None);
+        let (v, c) = text(Stop::Tags, &self.tags, "none (separate them with commas)");
+        stop_line(&mut body, Stop::Tags, v, c);
+        if self.focus == Stop::Tags
+            && let Some(rest) = self.tag_completion()
+        {
+            let pad = " ".repeat(usize::from(value_x));
+            body.push(Line::from(vec![
+                Span::raw(pad),
+                Span::styled(format!("…{rest}   → completes"), t.dim),
+            ]));
+        }
         let domain = match self.domain_name() {
             Some(d) => Span::raw(into_shown(d.name.clone())),
             None => Span::styled("none (the profile's public URL)", t.dim),

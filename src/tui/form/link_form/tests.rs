@@ -192,6 +192,7 @@ fn protected_geo_link() -> Link {
         ends_at: Some(at),
         created_at: at,
         updated_at: at,
+        tags: Vec::new(),
     }
 }
 
@@ -346,4 +347,36 @@ fn an_empty_focused_rule_list_shows_where_focus_is() {
         text.iter().any(|l| l.contains("▶ no rules yet: press a")),
         "{text:?}"
     );
+}
+
+#[test]
+fn a_tag_being_typed_is_completed_from_the_tags_in_use() {
+    let known = vec![
+        "newsletter".to_owned(),
+        "news".to_owned(),
+        "promo".to_owned(),
+    ];
+    let mut form = LinkForm::create(vec![], vec![], berlin()).with_known_tags(known);
+    type_text(&mut form, "https://example.com/a");
+    tab(&mut form, 3);
+    type_text(&mut form, "New");
+    // The most used tag that the typed one begins comes first.
+    assert_eq!(form.tag_completion().as_deref(), Some("sletter"));
+    form.handle_key(press(KeyCode::Right));
+    assert_eq!(form.tags.value(), "Newsletter");
+    // A tag the link has already is not offered again.
+    type_text(&mut form, ", NEWS");
+    assert_eq!(
+        form.tag_completion().as_deref(),
+        None,
+        "news is typed whole"
+    );
+    type_text(&mut form, "L");
+    assert_eq!(form.tag_completion(), None, "newsletter is on the link");
+    match form.handle_key(ctrl('s')) {
+        FormOutcome::Save(SaveRequest::CreateLink(input)) => {
+            assert_eq!(input.tags.as_deref(), Some("Newsletter, NEWSL"));
+        }
+        other => panic!("{other:?}"),
+    }
 }

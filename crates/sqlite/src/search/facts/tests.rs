@@ -250,6 +250,8 @@ fn check_lists(conn: &Connection) -> std::result::Result<(), TestCaseError> {
                 status,
                 space: SpaceFilter::Any,
                 domain: None,
+                tags: &[],
+                tag_match: Default::default(),
                 sort,
                 offset,
                 limit: 10,
