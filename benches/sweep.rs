@@ -5,8 +5,9 @@
 //! A question is a status (all, active, expired, disabled) × a sort (newest, oldest, most and
 //! fewest clicks) × a search — none, or a term of 1 to 30 characters cut from a random link's
 //! stored title, alias or URL, or (one in twenty) a term that matches nothing — × a page: the
-//! first, the hundredth and the last of its answer. Seeded, so two builds are asked the same
-//! questions.
+//! first, the hundredth and the last of its answer; one question in three also filters by one
+//! or two tags stored on random links (every one, or any). Seeded, so two builds are asked the
+//! same questions.
 //!
 //! `cargo bench --bench sweep`; settings through the environment:
 //!   LINKDECK_BENCH_LINKS=1000000   links in each database (built once under target/bench-data)
@@ -24,7 +25,7 @@ use rusqlite::{Connection, OpenFlags};
 
 use data::Generator;
 use linkdeck::backend::Backend;
-use linkdeck::domain::{LinkQuery, SearchBy, Sort, StatusFilter};
+use linkdeck::domain::{LinkQuery, SearchBy, Sort, StatusFilter, TagMatch};
 
 /// One timed answer: how long, and the question.
 struct Timed {
@@ -76,15 +77,54 @@ fn questions(db: &Connection, links: usize, count: usize, seed: u64) -> Vec<Link
                     Some(cut(&text, len, &mut rng)).filter(|t| !t.trim().is_empty())
                 }
             };
+            let (tags, tag_match) = match rng.random_range(0..3) {
+                0 => tags_of_random_links(db, links, &mut rng),
+                _ => (Vec::new(), TagMatch::All),
+            };
             LinkQuery {
                 search,
                 by,
                 status: StatusFilter::ALL[rng.random_range(0..4)],
                 sort: Sort::ALL[rng.random_range(0..4)],
+                tags,
+                tag_match,
                 ..LinkQuery::default()
             }
         })
         .collect()
+}
+
+/// One or two tags stored on random links (every one of them asked, or any), as a person
+/// filtering by the tags in use would ask.
+fn tags_of_random_links(
+    db: &Connection,
+    links: usize,
+    rng: &mut StdRng,
+) -> (Vec<String>, TagMatch) {
+    let mut tags = Vec::new();
+    for _ in 0..rng.random_range(1..=2) {
+        for _ in 0..20 {
+            let id = rng.random_range(1..=links as i64);
+            let stored: Option<String> = db
+                .query_row("SELECT tags FROM links WHERE id = ?1", [id], |r| r.get(0))
+                .unwrap_or_default();
+            let on_link: Vec<String> = stored
+                .and_then(|t| serde_json::from_str(&t).ok())
+                .unwrap_or_default();
+            if !on_link.is_empty() {
+                tags.push(on_link[rng.random_range(0..on_link.len())].clone());
+                break;
+            }
+        }
+    }
+    tags.sort();
+    tags.dedup();
+    let how = if rng.random_range(0..2) == 0 {
+        TagMatch::All
+    } else {
+        TagMatch::Any
+    };
+    (tags, how)
 }
 
 fn describe(q: &LinkQuery, last: u32) -> String {
@@ -97,8 +137,12 @@ fn describe(q: &LinkQuery, last: u32) -> String {
         ),
         None => "no search".to_owned(),
     };
+    let tags = match q.tags.len() {
+        0 => String::new(),
+        _ => format!(", tags {} ({})", q.tags.join("+"), q.tag_match.as_str()),
+    };
     format!(
-        "{search}, status {}, sort {}, page {} of {last}",
+        "{search}{tags}, status {}, sort {}, page {} of {last}",
         q.status.label(),
         q.sort.as_str(),
         q.page
@@ -154,16 +198,28 @@ fn sweep(
         }
     }
     timed.sort_by_key(|t| t.took);
+    report(&format!("{} ({links} links)", generator.name()), &timed);
+    // The questions with a tag filter on their own, beside those without, from the same run.
+    let (tagged, untagged): (Vec<Timed>, Vec<Timed>) = timed
+        .into_iter()
+        .partition(|t| t.question.contains(", tags "));
+    report(&format!("{} with tags", generator.name()), &tagged);
+    report(&format!("{} without tags", generator.name()), &untagged);
+}
+
+fn report(what: &str, timed: &[Timed]) {
+    let Some(worst) = timed.last() else {
+        return;
+    };
     println!(
-        "{} ({links} links): {} answers · p50 {} · p90 {} · p99 {} · worst {}",
-        generator.name(),
+        "{what}: {} answers · p50 {} · p90 {} · p99 {} · worst {}",
         timed.len(),
-        ms(percentile(&timed, 0.50)),
-        ms(percentile(&timed, 0.90)),
-        ms(percentile(&timed, 0.99)),
-        ms(timed.last().unwrap().took),
+        ms(percentile(timed, 0.50)),
+        ms(percentile(timed, 0.90)),
+        ms(percentile(timed, 0.99)),
+        ms(worst.took),
     );
-    for t in timed.iter().rev().take(8) {
+    for t in timed.iter().rev().take(5) {
         println!("  {:>9}  {}", ms(t.took), t.question);
     }
 }

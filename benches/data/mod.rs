@@ -83,6 +83,7 @@ pub fn rows(n: usize, seed: u64) -> Vec<(usize, LinkInput, Option<String>)> {
     let words = words();
     let mut rng = StdRng::seed_from_u64(seed);
     let word = |rng: &mut StdRng| words[rng.random_range(0..words.len())].as_str();
+    let mut tag_rng = tag_rng(seed);
     (0..n)
         .map(|i| {
             let host = format!(
@@ -111,9 +112,38 @@ pub fn rows(n: usize, seed: u64) -> Vec<(usize, LinkInput, Option<String>)> {
             }
             let space = (rng.random_range(0..100) < 30)
                 .then(|| format!("Space {}", rng.random_range(0..SPACES)));
+            input.tags = word_tags(&mut tag_rng);
             (i + 1, input, space)
         })
         .collect()
+}
+
+/// Tags of the `words` links: 60 tags, a few on many links and most on few (a power law), on
+/// six links in ten, one to three each.
+pub const WORD_TAGS: usize = 60;
+
+pub fn word_tag(n: usize) -> String {
+    format!("topic-{n}")
+}
+
+fn word_tags(rng: &mut StdRng) -> Option<String> {
+    if rng.random_range(0..10) >= 6 {
+        return None;
+    }
+    let count = rng.random_range(1..=3);
+    let tags: Vec<String> = (0..count)
+        .map(|_| {
+            let u: f64 = rng.random();
+            word_tag((WORD_TAGS as f64 * u * u * u) as usize)
+        })
+        .collect();
+    Some(tags.join(","))
+}
+
+/// Tags drawn on their own generator, so the links' other fields are those of the data before
+/// tags were added.
+fn tag_rng(seed: u64) -> StdRng {
+    StdRng::seed_from_u64(seed ^ 0x7a95)
 }
 
 /// The spaces the generated links name.
@@ -180,7 +210,8 @@ pub fn database_of(generator: Generator, n: usize) -> PathBuf {
         Generator::Words => "links",
         Generator::Shop => "shop",
     };
-    let path = dir.join(format!("{name}-{n}.db"));
+    // "-tagged": built since the generators give tags.
+    let path = dir.join(format!("{name}-{n}-tagged.db"));
     if path.exists() {
         return path;
     }

@@ -118,6 +118,7 @@ fn pick<'a>(rng: &mut StdRng, from: &[&'a str]) -> &'a str {
 /// The generated links as import rows, deterministic for a given `n` and `seed`.
 pub fn rows(n: usize, seed: u64) -> Vec<(usize, LinkInput, Option<String>)> {
     let mut rng = StdRng::seed_from_u64(seed ^ OWN_SEED);
+    let mut tag_rng = super::tag_rng(seed ^ OWN_SEED);
     (0..n)
         .map(|i| {
             let year = 2020 + rng.random_range(0..7);
@@ -164,6 +165,7 @@ pub fn rows(n: usize, seed: u64) -> Vec<(usize, LinkInput, Option<String>)> {
             }
             let space = (rng.random_range(0..100) < 30)
                 .then(|| format!("Space {}", rng.random_range(0..SPACES)));
+            input.tags = Some(shop_tags(&mut tag_rng));
             (i + 1, input, space)
         })
         .collect()
@@ -189,3 +191,20 @@ pub const CLICKS: &str = "UPDATE links SET clicks = CASE
     WHEN id % 997 = 0 THEN (id * 7919) % 900000
     WHEN id % 31 = 0 THEN (id * 7919) % 9000
     ELSE (id * 13) % 12 END;";
+
+/// Tags of the `shop` links, unlike `words`: every link has a campaign (a season and a year, 42
+/// of them, evenly), half carry `sale` as well, and one in fifty a rare one of 2,000 SKU tags.
+pub fn shop_tags(rng: &mut StdRng) -> String {
+    let mut tags = vec![format!(
+        "{}-{}",
+        pick(rng, SEASONS),
+        2020 + rng.random_range(0..7)
+    )];
+    if rng.random_range(0..2) == 0 {
+        tags.push("sale".into());
+    }
+    if rng.random_range(0..50) == 0 {
+        tags.push(format!("sku-{}", rng.random_range(0..2000)));
+    }
+    tags.join(",")
+}

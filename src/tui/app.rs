@@ -25,7 +25,7 @@ use super::live::LiveView;
 use super::marks::Marks;
 use super::msg::{Command, Msg, RequestId};
 use super::popups::{
-    ConfirmAction, Modal, ModalOutcome, Pick, Picker, PickerKind, Toast, ToastKind,
+    Asks, ConfirmAction, Modal, ModalOutcome, Pick, Picker, PickerKind, Toast, ToastKind,
 };
 use super::qr_popup::QrPopup;
 use super::spaces::SpacesView;
@@ -568,13 +568,17 @@ impl App {
                 self.run_work(*work);
             }
             ModalOutcome::Typed {
+                asks,
                 text,
                 selection,
                 what,
                 many,
             } => {
                 self.modal = None;
-                self.typed_expiry(text, *selection, what, many);
+                match asks {
+                    Asks::Expiry => self.typed_expiry(text, *selection, what, many),
+                    Asks::Tags => self.typed_tags(text, *selection, what, many),
+                }
             }
             ModalOutcome::Run(action) => {
                 self.modal = None;
@@ -705,7 +709,8 @@ impl App {
             Action::ToggleDisabled
             | Action::TogglePublic
             | Action::MoveToSpace
-            | Action::SetExpiry => self.link_work(action),
+            | Action::SetExpiry
+            | Action::TagLinks => self.link_work(action),
             Action::CopyShortUrl
             | Action::CopyDestination
             | Action::CopyAlias

@@ -157,6 +157,7 @@ pub enum ModalOutcome {
     Chosen(Box<Work>),
     /// A prompt's text, with the links it is for.
     Typed {
+        asks: crate::tui::popups::Asks,
         text: String,
         selection: Box<Selection>,
         what: String,

@@ -165,7 +165,7 @@ impl Help {
 
 /// What people reach for most, first in the palette after what they ran last; quitting is
 /// offered last, so `:` then Enter never ends the app.
-const COMMON: [Action; 17] = [
+const COMMON: [Action; 18] = [
     Action::New,
     Action::Edit,
     Action::Search,
@@ -177,6 +177,7 @@ const COMMON: [Action; 17] = [
     Action::ToggleDisabled,
     Action::MoveToSpace,
     Action::SetExpiry,
+    Action::TagLinks,
     Action::Delete,
     Action::Undo,
     Action::Stats,

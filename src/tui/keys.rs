@@ -54,6 +54,7 @@ pub fn description(action: Action) -> &'static str {
         Action::TogglePublic => "public stats on / off",
         Action::MoveToSpace => "move to a space",
         Action::SetExpiry => "set or clear the expiry",
+        Action::TagLinks => "put tags on or take them off",
         Action::OpenInBrowser => "open destination in browser",
         Action::OpenShortUrl => "open short URL in browser",
         Action::Mark => "mark / unmark the row",

@@ -86,6 +86,7 @@ impl Menu {
 /// A value typed for an action: the expiry to set on links.
 #[derive(Debug, Clone)]
 pub struct Prompt {
+    pub asks: Asks,
     pub title: String,
     pub hint: String,
     pub field: TextField,
@@ -93,6 +94,15 @@ pub struct Prompt {
     pub selection: Selection,
     pub what: String,
     pub many: bool,
+}
+
+/// What a prompt asks for the links it is about.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Asks {
+    /// A date and time, or nothing.
+    Expiry,
+    /// Tags to put on, and (`-tag`) to take off.
+    Tags,
 }
 
 /// Long work in progress: how far it has come, and a way to stop it.
@@ -170,6 +180,7 @@ impl Modal {
                 }
                 match key.action {
                     Some(Action::Select) => ModalOutcome::Typed {
+                        asks: prompt.asks,
                         text: prompt.field.value().trim().to_owned(),
                         selection: Box::new(prompt.selection.clone()),
                         what: prompt.what.clone(),

@@ -67,6 +67,70 @@ async fn mark_three_links_disable_them_and_undo() {
     tui.quit().await;
 }
 
+async fn tags_of(backend: &dyn Backend, id: Id) -> Vec<String> {
+    backend.show_link(id).await.unwrap().tags
+}
+
+/// `#` on marked links puts tags on and takes them off, keeping their other tags; a bad tag
+/// keeps the prompt open saying why; `u` puts each link's tags back; `t` then filters by one.
+#[tokio::test]
+async fn mark_two_links_tag_them_filter_by_the_tag_and_undo() {
+    let db = db().await;
+    let tagged = |tags: &str| LinkInput {
+        tags: s(tags),
+        ..LinkInput::default()
+    };
+    let aa = db
+        .link_with("aa", "https://example.com/aa", tagged("old, keep"))
+        .await;
+    let bb = db
+        .link_with("bb", "https://example.com/bb", tagged("old"))
+        .await;
+    let cc = db.link("cc", "https://example.com/cc").await;
+    let mut tui = Tui::start(Arc::new(db.backend.clone()));
+    tui.settled_with("3 links").await;
+    // Newest first: cc, bb are the first two rows.
+    tui.key(KeyCode::Char(' '));
+    tui.key(KeyCode::Char(' '));
+    tui.wait_text("● 2 marked").await;
+    tui.key(KeyCode::Char('#'));
+    tui.wait_text("Tags of").await;
+    let long = "x".repeat(41);
+    tui.typing(&format!("Promo, -old, {long}"));
+    tui.key(KeyCode::Enter);
+    tui.wait_text("must be at most 40 characters").await;
+    for _ in 0..long.len() {
+        tui.key(KeyCode::Backspace);
+    }
+    tui.key(KeyCode::Enter);
+    tui.settled_with("tag with promo and untag old").await;
+    assert_eq!(tags_of(&db.backend, cc.id).await, ["promo"]);
+    assert_eq!(tags_of(&db.backend, bb.id).await, ["promo"]);
+    assert_eq!(
+        tags_of(&db.backend, aa.id).await,
+        ["keep", "old"],
+        "not marked"
+    );
+
+    // The filter: the tag picked from the tags in use.
+    tui.key(KeyCode::Char('t'));
+    tui.wait_text("Filter by tags").await;
+    let screen = tui.wait_text("promo (2)").await;
+    assert!(screen.contains("keep (1)"), "{screen}");
+    tui.key(KeyCode::Down);
+    tui.key(KeyCode::Down);
+    tui.key(KeyCode::Down);
+    tui.key(KeyCode::Enter);
+    let screen = tui.settled_with("tag promo").await;
+    assert!(screen.contains("2 links"), "{screen}");
+
+    tui.key(KeyCode::Char('u'));
+    tui.settled_with("Undid").await;
+    assert_eq!(tags_of(&db.backend, cc.id).await, Vec::<String>::new());
+    assert_eq!(tags_of(&db.backend, bb.id).await, ["old"]);
+    tui.quit().await;
+}
+
 /// `(id, clicks)` of every link `query` lists (three pages at most), by id.
 async fn promo_links(backend: &dyn Backend, query: &LinkQuery) -> Vec<(Id, u64)> {
     let mut found = Vec::new();

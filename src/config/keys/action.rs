@@ -46,6 +46,7 @@ pub enum Action {
     TogglePublic,
     MoveToSpace,
     SetExpiry,
+    TagLinks,
     OpenInBrowser,
     ShowQr,
     OpenShortUrl,
@@ -88,7 +89,7 @@ impl KeyContext {
 }
 
 impl Action {
-    pub const ALL: [Action; 66] = [
+    pub const ALL: [Action; 67] = [
         Action::Quit,
         Action::Help,
         Action::Palette,
@@ -129,6 +130,7 @@ impl Action {
         Action::TogglePublic,
         Action::MoveToSpace,
         Action::SetExpiry,
+        Action::TagLinks,
         Action::OpenInBrowser,
         Action::ShowQr,
         Action::OpenShortUrl,
@@ -200,6 +202,7 @@ impl Action {
             Action::TogglePublic => "toggle_public",
             Action::MoveToSpace => "move_to_space",
             Action::SetExpiry => "set_expiry",
+            Action::TagLinks => "tag_links",
             Action::OpenInBrowser => "open_in_browser",
             Action::ShowQr => "show_qr",
             Action::OpenShortUrl => "open_short_url",
@@ -276,6 +279,7 @@ impl Action {
             Action::TogglePublic => &["P"],
             Action::MoveToSpace => &["m"],
             Action::SetExpiry => &["E"],
+            Action::TagLinks => &["#"],
             Action::OpenInBrowser => &["w"],
             Action::ShowQr => &["Q"],
             Action::OpenShortUrl => &["W"],
@@ -318,6 +322,7 @@ impl Action {
                 | Action::TogglePublic
                 | Action::MoveToSpace
                 | Action::SetExpiry
+                | Action::TagLinks
                 | Action::Undo
                 | Action::Restore
                 | Action::EmptyTrash

@@ -7,16 +7,29 @@ use jiff::tz::TimeZone;
 
 use super::{App, Pane};
 use crate::backend::{BulkAction, BulkReport, Progress, Selection, Trashed};
-use crate::domain::{Link, LinkInput, Space};
+use crate::domain::{Link, LinkInput, Space, TAG_SEPARATOR, name_excerpt, tag};
 use crate::tui::errors::{Failed, describe};
 use crate::tui::filter::Named;
 use crate::tui::format;
 use crate::tui::keys::Action;
 use crate::tui::msg::{Command, Msg};
 use crate::tui::popups::{
-    ConfirmAction, Menu, Modal, Pick, Picker, PickerKind, ProgressDialog, Prompt, ToastKind, Work,
+    Asks, ConfirmAction, Menu, Modal, Pick, Picker, PickerKind, ProgressDialog, Prompt, ToastKind,
+    Work,
 };
 use crate::tui::undo::{DEPTH, UndoEntry, UndoWhat};
+
+/// What the tags prompt says under its field.
+const TAGS_HINT: &str = "tags to put on, -tag to take one off, commas between";
+
+/// `s` with its first letter in capitals.
+fn capitalized(s: &str) -> String {
+    let mut chars = s.chars();
+    chars
+        .next()
+        .map(|c| c.to_uppercase().chain(chars).collect())
+        .unwrap_or_default()
+}
 
 /// Rows a range mark reads at most: past that, `*` marks every match for free.
 const RANGE_MAX: u64 = 10_000;
@@ -167,6 +180,7 @@ impl App {
                     _ => None,
                 };
                 self.modal = Some(Modal::Prompt(Prompt {
+                    asks: Asks::Expiry,
                     title: format!("Expiry of {}", targets.what),
                     hint: format!(
                         "YYYY-MM-DD HH:MM in {}; empty clears it",
@@ -178,8 +192,75 @@ impl App {
                     many: targets.many,
                 }));
             }
+            Action::TagLinks => {
+                self.modal = Some(Modal::Prompt(Prompt {
+                    asks: Asks::Tags,
+                    title: format!("Tags of {}", targets.what),
+                    hint: TAGS_HINT.into(),
+                    field: crate::tui::form::TextField::default(),
+                    selection: targets.selection,
+                    what: targets.done,
+                    many: targets.many,
+                }));
+            }
             _ => {}
         }
+    }
+
+    /// The tags typed in the prompt (`promo, -old`): each checked by the tag rules, the prompt
+    /// kept open with the reason when one is refused; the others stay on the links.
+    pub(super) fn typed_tags(
+        &mut self,
+        text: String,
+        selection: Selection,
+        what: String,
+        many: bool,
+    ) {
+        let (mut add, mut remove) = (Vec::new(), Vec::new());
+        let mut refused = None;
+        for part in text
+            .split(TAG_SEPARATOR)
+            .map(str::trim)
+            .filter(|p| !p.is_empty())
+        {
+            let (list, raw) = match part.strip_prefix('-') {
+                Some(raw) => (&mut remove, raw),
+                None => (&mut add, part.strip_prefix('+').unwrap_or(part)),
+            };
+            match tag(raw) {
+                Ok(t) => list.push(t),
+                Err(reason) => {
+                    refused = refused.or(Some(format!("{reason}: {}", name_excerpt(raw))))
+                }
+            }
+        }
+        let action = BulkAction::Tag { add, remove };
+        let reason = refused.or_else(|| {
+            let e = action.check(&self.cfg.timezone).err()?;
+            let fields = e.field_errors()?;
+            fields.iter().next().map(|(_, m)| m.join("; "))
+        });
+        if let Some(reason) = reason {
+            self.modal = Some(Modal::Prompt(Prompt {
+                asks: Asks::Tags,
+                title: format!("Tags of {what}"),
+                hint: format!("✗ {reason}"),
+                field: crate::tui::form::TextField::new(text),
+                selection,
+                what,
+                many,
+            }));
+            return;
+        }
+        let verb = action.verb();
+        self.run_work(Work {
+            label: format!("{} {what}", capitalized(&verb)),
+            done: format!("{what}: {verb}"),
+            notes: Vec::new(),
+            selection,
+            action,
+            many,
+        });
     }
 
     /// A space picked to move the targets to.
@@ -235,6 +316,7 @@ impl App {
                 .and_then(|f| f.iter().next().map(|(_, m)| m.join("; ")))
                 .unwrap_or_else(|| e.to_string());
             self.modal = Some(Modal::Prompt(Prompt {
+                asks: Asks::Expiry,
                 title: format!("Expiry of {what}"),
                 hint: format!("✗ {reason}"),
                 field: crate::tui::form::TextField::new(text),
