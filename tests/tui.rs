@@ -31,8 +31,8 @@ use tokio::sync::{Notify, watch};
 use linkdeck::backend::local::{LocalBackend, LocalOptions, LocalService};
 use linkdeck::backend::{Backend, BackendInfo};
 use linkdeck::domain::{
-    Domain, Error, FixedClock, Id, Link, LinkInput, LinkQuery, Page, Result, Space, SpaceInput,
-    SpaceQuery,
+    Domain, DomainInput, Error, FixedClock, Id, Link, LinkInput, LinkQuery, Page, Result, Space,
+    SpaceInput, SpaceQuery,
 };
 use linkdeck::tui::{Desktop, TuiOptions, run_with};
 
@@ -698,6 +698,9 @@ impl Backend for Delaying {
     async fn show_domain(&self, id: Id) -> Result<Domain> {
         self.inner.show_domain(id).await
     }
+    async fn update_domain(&self, id: Id, input: &DomainInput) -> Result<Domain> {
+        self.inner.update_domain(id, input).await
+    }
     async fn stats(&self, query: &linkdeck::domain::StatsQuery) -> Result<linkdeck::domain::Stats> {
         self.inner.stats(query).await
     }
@@ -806,6 +809,9 @@ impl Backend for Failing {
     }
     async fn show_domain(&self, id: Id) -> Result<Domain> {
         self.inner.show_domain(id).await
+    }
+    async fn update_domain(&self, id: Id, input: &DomainInput) -> Result<Domain> {
+        self.inner.update_domain(id, input).await
     }
     async fn stats(&self, query: &linkdeck::domain::StatsQuery) -> Result<linkdeck::domain::Stats> {
         self.inner.stats(query).await

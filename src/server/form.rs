@@ -15,7 +15,7 @@ use serde::de::{self, DeserializeOwned, Deserializer, IgnoredAny, MapAccess, Seq
 use serde_qs::{Config, DuplicateKeyBehavior};
 
 use super::error::ApiError;
-use crate::domain::{FieldErrors, LinkField, LinkInput, RuleInput, SpaceInput};
+use crate::domain::{DomainInput, FieldErrors, LinkField, LinkInput, RuleInput, SpaceInput};
 
 /// Rows a targeting list may have in one request.
 pub const MAX_ROWS: usize = 100;
@@ -45,6 +45,10 @@ impl FormFields for LinkInput {
 }
 
 impl FormFields for SpaceInput {
+    const SPEC: FormSpec = FormSpec { lists: &[] };
+}
+
+impl FormFields for DomainInput {
     const SPEC: FormSpec = FormSpec { lists: &[] };
 }
 

@@ -121,6 +121,7 @@ fn world() -> World {
             name: "https://sho.rt".into(),
             created_at: now(),
             updated_at: now(),
+            settings: Default::default(),
         }],
         links_error: None,
         total: None,

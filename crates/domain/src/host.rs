@@ -2,7 +2,7 @@ use jiff::Timestamp;
 use serde::{Deserialize, Serialize};
 use url::Url;
 
-use super::Id;
+use super::{HostSettings, Id};
 
 /// A host that serves short links, such as `https://sho.rt`.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
@@ -13,6 +13,10 @@ pub struct Domain {
     pub name: String,
     pub created_at: Timestamp,
     pub updated_at: Timestamp,
+    /// Its fallbacks and robots policy. A link's own domain (`Link::domain`) is read without
+    /// them: there they are the defaults.
+    #[serde(flatten)]
+    pub settings: HostSettings,
 }
 
 impl Domain {

@@ -352,6 +352,16 @@ const MIGRATIONS: &[&str] = &[
     r#"
     ALTER TABLE visit_log ADD COLUMN rule TEXT;
     "#,
+    // 8: where a domain sends a visitor no link takes (its root, an unknown alias, a disabled
+    // or expired link without its own expiration URL), and its robots.txt: 0 disallow, 1
+    // allow, 2 custom (the text in robots_txt).
+    r#"
+    ALTER TABLE domains ADD COLUMN root_url TEXT;
+    ALTER TABLE domains ADD COLUMN unknown_url TEXT;
+    ALTER TABLE domains ADD COLUMN expired_url TEXT;
+    ALTER TABLE domains ADD COLUMN robots SMALLINT NOT NULL DEFAULT 0 CHECK (robots IN (0, 1, 2));
+    ALTER TABLE domains ADD COLUMN robots_txt TEXT;
+    "#,
 ];
 
 /// The schema version this build writes.

@@ -49,8 +49,9 @@ use linkdeck_backend::bulk::{BulkAction, BulkReport, Preview, Progress, Selectio
 use linkdeck_backend::trash::{TrashPage, Trashed};
 use linkdeck_backend::{Backend, BackendInfo};
 use linkdeck_domain::{
-    Clock, Domain, Error, Id, Link, LinkInput, LinkQuery, Owner, Page, Result, Space, SpaceInput,
-    SpaceQuery, Stats, StatsQuery, StatsScope, SystemClock, VisitQuery, validate_owner_name,
+    Clock, Domain, DomainInput, Error, Id, Link, LinkInput, LinkQuery, Owner, Page, Result, Space,
+    SpaceInput, SpaceQuery, Stats, StatsQuery, StatsScope, SystemClock, VisitQuery,
+    validate_owner_name,
 };
 
 /// The owner the terminal app and the CLI act as on a local database.
@@ -306,6 +307,9 @@ impl Backend for LocalBackend {
     }
     async fn show_domain(&self, id: Id) -> Result<Domain> {
         self.domain_show(id).await
+    }
+    async fn update_domain(&self, id: Id, input: &DomainInput) -> Result<Domain> {
+        self.domain_update(id, input).await
     }
     fn input_zone(&self) -> TimeZone {
         self.service.options().timezone.clone()

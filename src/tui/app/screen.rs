@@ -91,6 +91,7 @@ impl App {
             Pane::Spaces => self.spaces.render(a.main, buf, &ctx(true)),
             Pane::Trash => self.trash.render(a.main, buf, &ctx(true)),
             Pane::Live => self.live.render(a.main, buf, &ctx(true)),
+            Pane::Domains => self.domains_view.render(a.main, buf, &ctx(true)),
         }
         self.render_hints(a.hints, buf);
         let modal_cursor = self.modal.as_ref().and_then(|modal| {
@@ -185,6 +186,8 @@ impl App {
             tab("Spaces", Pane::Spaces),
             (Span::raw(" "), None),
             tab("Live", Pane::Live),
+            (Span::raw(" "), None),
+            tab("Domains", Pane::Domains),
         ];
         if self.cfg.has_trash {
             tabs.extend([(Span::raw(" "), None), tab("Trash", Pane::Trash)]);
@@ -323,6 +326,14 @@ impl App {
                     hint(Action::Top, "newest"),
                     hint(Action::Refresh, "restart"),
                     hint(Action::Dashboard, "traffic"),
+                    hint(Action::NextPane, "next pane"),
+                    hint(Action::Help, "help"),
+                    hint(Action::Quit, "quit"),
+                ]
+                .concat(),
+                Pane::Domains => [
+                    hint(Action::Edit, "edit fallbacks"),
+                    hint(Action::Refresh, "refresh"),
                     hint(Action::NextPane, "next pane"),
                     hint(Action::Help, "help"),
                     hint(Action::Quit, "quit"),

@@ -1,4 +1,4 @@
-//! The editing half of the terminal app: the link form and the space form.
+//! The editing half of the terminal app: the link form, the space form and the domain form.
 //!
 //! A form is a plain component: keys and pastes in, a [`FormOutcome`] out, `render` reads its
 //! state. It never calls the backend: saving answers [`FormOutcome::Save`] with the request the
@@ -7,6 +7,7 @@
 //! the form refuses exactly what the backend would refuse, and a server's 422 lands on the same
 //! fields.
 
+mod domain_form;
 mod field;
 mod link_form;
 mod picker;
@@ -23,13 +24,14 @@ use ratatui::layout::{Position, Rect};
 use ratatui::text::{Line, Span};
 use ratatui::widgets::{Clear, Paragraph, Widget, Wrap};
 
+pub use domain_form::DomainForm;
 pub use field::TextField;
 pub use link_form::LinkForm;
 pub use space_form::SpaceForm;
 
 use super::keys::{Action, Key};
 use super::view::Ctx;
-use crate::domain::{Error, FieldErrors, Id, LinkInput, Shown, SpaceInput};
+use crate::domain::{DomainInput, Error, FieldErrors, Id, LinkInput, Shown, SpaceInput};
 
 /// Width of the label column; values start after it.
 pub const LABEL_WIDTH: u16 = 18;
@@ -59,6 +61,8 @@ pub enum SaveRequest {
     UpdateLink(Id, LinkInput),
     CreateSpace(SpaceInput),
     UpdateSpace(Id, SpaceInput),
+    /// A domain's settings: only those that changed.
+    UpdateDomain(Id, DomainInput),
 }
 
 /// An open form.
@@ -66,6 +70,7 @@ pub enum SaveRequest {
 pub enum Form {
     Link(Box<LinkForm>),
     Space(Box<SpaceForm>),
+    Domain(Box<DomainForm>),
 }
 
 impl Form {
@@ -73,6 +78,7 @@ impl Form {
         match self {
             Form::Link(form) => form.handle_key(key),
             Form::Space(form) => form.handle_key(key),
+            Form::Domain(form) => form.handle_key(key),
         }
     }
 
@@ -122,6 +128,7 @@ impl Form {
         match self {
             Form::Link(form) => form.quit_requested(),
             Form::Space(form) => form.quit_requested(),
+            Form::Domain(form) => form.quit_requested(),
         }
     }
 
@@ -130,6 +137,7 @@ impl Form {
         match self {
             Form::Link(form) => form.asks(),
             Form::Space(form) => form.asks(),
+            Form::Domain(form) => form.asks(),
         }
     }
 
@@ -138,6 +146,7 @@ impl Form {
         match self {
             Form::Link(form) => form.paste(text),
             Form::Space(form) => form.paste(text),
+            Form::Domain(form) => form.paste(text),
         }
     }
 
@@ -147,6 +156,7 @@ impl Form {
         match self {
             Form::Link(form) => form.save_failed(error),
             Form::Space(form) => form.save_failed(error),
+            Form::Domain(form) => form.save_failed(error),
         }
     }
 
@@ -155,6 +165,7 @@ impl Form {
         match self {
             Form::Link(form) => form.render(area, buf, ctx),
             Form::Space(form) => form.render(area, buf, ctx),
+            Form::Domain(form) => form.render(area, buf, ctx),
         }
     }
 }

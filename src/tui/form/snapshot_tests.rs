@@ -44,6 +44,7 @@ fn domains() -> Vec<Domain> {
         name: "https://sho.rt".into(),
         created_at: now(),
         updated_at: now(),
+        settings: Default::default(),
     }]
 }
 
