@@ -129,7 +129,7 @@ impl DomainsView {
         // A fallback unset: linkdeck's own page.
         let url = |u: &Option<String>| match u {
             Some(url) => Cell::from(into_shown(url.clone())),
-            None => Cell::from(Span::styled("page", t.dim)),
+            None => Cell::from(Span::styled("own page", t.dim)),
         };
         let rows = self
             .items
@@ -154,7 +154,7 @@ impl DomainsView {
                 Constraint::Fill(2),
                 Constraint::Fill(2),
                 Constraint::Fill(2),
-                Constraint::Length(8),
+                Constraint::Length(9),
             ],
         )
         .header(header)

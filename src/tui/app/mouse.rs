@@ -34,7 +34,7 @@ impl App {
                 if let Some(pane) = clicked(&self.pane_tabs(), a.tabs, mouse.column, false) {
                     self.show_pane(pane);
                 } else if let Some(action) =
-                    clicked(&self.status_tabs(), a.tabs, mouse.column, true)
+                    clicked(&self.status_tabs(a.tabs.width), a.tabs, mouse.column, true)
                 {
                     self.global(action);
                 }

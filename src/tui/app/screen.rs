@@ -196,16 +196,27 @@ impl App {
     }
 
     /// The status tabs right of the pane tabs, each with the action a click on it runs.
-    pub(super) fn status_tabs(&self) -> Vec<(Span<'static>, Option<Action>)> {
-        let mut status = self.filter.status_tabs(&self.cfg.theme);
+    /// Shortened, without their label, where the full ones would not fit beside the pane tabs
+    /// (80 columns with every pane).
+    pub(super) fn status_tabs(&self, width: u16) -> Vec<(Span<'static>, Option<Action>)> {
+        let panes: usize = self.pane_tabs().iter().map(|(s, _)| s.width()).sum();
+        let mut status = self.filter.status_tabs(&self.cfg.theme, false);
         status.insert(0, (Span::styled("status ", self.cfg.theme.dim), None));
+        let full: usize = status.iter().map(|(s, _)| s.width()).sum();
+        if panes + full > usize::from(width) {
+            status = self.filter.status_tabs(&self.cfg.theme, true);
+        }
         status
     }
 
     fn render_tabs(&self, area: Rect, buf: &mut Buffer) {
         let panes: Vec<Span> = self.pane_tabs().into_iter().map(|(s, _)| s).collect();
         Line::from(panes).render(area, buf);
-        let status: Vec<Span> = self.status_tabs().into_iter().map(|(s, _)| s).collect();
+        let status: Vec<Span> = self
+            .status_tabs(area.width)
+            .into_iter()
+            .map(|(s, _)| s)
+            .collect();
         Line::from(status).right_aligned().render(area, buf);
     }
 

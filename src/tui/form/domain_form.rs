@@ -342,7 +342,7 @@ impl DomainForm {
             body.blank();
         }
         body.push(Line::styled(
-            "  Where this domain sends visitors no link takes; empty shows linkdeck's page.",
+            "  Visitors go there with a 302; empty: linkdeck's own page.",
             t.dim,
         ));
         let title = format!(" Edit domain {} ", self.original.name);
@@ -384,27 +384,15 @@ impl From<DomainForm> for Form {
 
 #[cfg(test)]
 mod tests {
-    use ratatui::crossterm::event::{KeyEvent, KeyModifiers};
-
+    use super::super::link_form::tests::{ctrl, press};
     use super::*;
     use crate::domain::HostSettings;
-    use crate::tui::keys::KeyMap;
-
-    fn press(code: KeyCode) -> Key {
-        KeyMap::default().key_in(
-            KeyEvent::new(code, KeyModifiers::NONE),
-            crate::tui::keys::KeyContext::Forms,
-        )
-    }
 
     fn save() -> Key {
-        KeyMap::default().key_in(
-            KeyEvent::new(KeyCode::Char('s'), KeyModifiers::CONTROL),
-            crate::tui::keys::KeyContext::Forms,
-        )
+        ctrl('s')
     }
 
-    pub(crate) fn domain(settings: HostSettings) -> Domain {
+    fn domain(settings: HostSettings) -> Domain {
         let now = jiff::Timestamp::UNIX_EPOCH;
         Domain {
             id: 4,

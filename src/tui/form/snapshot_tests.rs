@@ -8,7 +8,7 @@ use ratatui::backend::TestBackend;
 use ratatui::crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
 
 use super::link_form::tests::{ctrl, press, type_text};
-use super::{Form, LinkForm, SpaceForm};
+use super::{DomainForm, Form, LinkForm, SpaceForm};
 use crate::domain::{Color, Domain, Error, FieldErrors, Link, Space, TargetRule, TargetType};
 use crate::tui::keys::{Key, KeyMap};
 use crate::tui::theme::{Theme, ThemeName};
@@ -494,4 +494,20 @@ fn forms_draw_at_every_size() {
             }
         }
     }
+}
+
+#[test]
+fn domain_form_with_an_error() {
+    let mut domain = domains()[0].clone();
+    domain.settings.root_url = Some("https://example.com/".into());
+    domain.settings.robots = crate::domain::Robots::Custom("User-agent: *\n".into());
+    let mut form = DomainForm::edit(domain);
+    for _ in 0..2 {
+        form.handle_key(press(KeyCode::Tab));
+    }
+    for c in "not a url".chars() {
+        form.handle_key(press(KeyCode::Char(c)));
+    }
+    form.handle_key(ctrl('s'));
+    snap("domain_form_expired_url_refused", form);
 }
