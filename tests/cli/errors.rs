@@ -293,6 +293,11 @@ fn as_written_by_schema_9(db: &std::path::Path) {
          ALTER TABLE api_keys DROP COLUMN expires_at;
          ALTER TABLE visit_log DROP COLUMN address;
          ALTER TABLE visit_log DROP COLUMN rule;
+         ALTER TABLE domains DROP COLUMN root_url;
+         ALTER TABLE domains DROP COLUMN unknown_url;
+         ALTER TABLE domains DROP COLUMN expired_url;
+         ALTER TABLE domains DROP COLUMN robots;
+         ALTER TABLE domains DROP COLUMN robots_txt;
          PRAGMA user_version = 9;",
     )
     .unwrap();
