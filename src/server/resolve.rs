@@ -39,8 +39,8 @@ pub struct Host {
 #[derive(Default)]
 struct Maps {
     generation: u64,
-    /// Host → its domain and the domain's settings (or none).
-    hosts: HashMap<String, Cached<Option<(Id, Arc<HostSettings>)>>>,
+    /// Host → its domain (or none) and what it answers with.
+    hosts: HashMap<String, Cached<Host>>,
     /// (domain or 0, lower-case alias) → the link, or none.
     links: HashMap<(Id, String), Cached<Option<Arc<ResolvedLink>>>>,
 }
@@ -81,39 +81,32 @@ impl ResolveCache {
     pub async fn host(&self, service: &LocalService, host: &str) -> Result<Host> {
         let generation = {
             let maps = self.lock();
-            if let Some((at, domain)) = maps.hosts.get(host)
+            if let Some((at, known)) = maps.hosts.get(host)
                 && self.fresh(*at)
             {
-                return Ok(self.host_of(domain.clone()));
+                return Ok(known.clone());
             }
             maps.generation
         };
-        let domain = service
-            .domain_for_host(host)
-            .await?
-            .map(|(id, settings)| (id, Arc::new(settings)));
+        let known = match service.domain_for_host(host).await? {
+            Some((id, settings)) => Host {
+                domain: Some(id),
+                settings: Arc::new(settings),
+            },
+            None => Host {
+                domain: None,
+                settings: self.own.clone(),
+            },
+        };
         let mut maps = self.lock();
         if maps.generation == generation && !self.max_age.is_zero() {
             if maps.hosts.len() >= MAX_HOSTS {
                 maps.hosts.clear();
             }
             maps.hosts
-                .insert(host.to_owned(), (Instant::now(), domain.clone()));
+                .insert(host.to_owned(), (Instant::now(), known.clone()));
         }
-        Ok(self.host_of(domain))
-    }
-
-    fn host_of(&self, domain: Option<(Id, Arc<HostSettings>)>) -> Host {
-        match domain {
-            Some((id, settings)) => Host {
-                domain: Some(id),
-                settings,
-            },
-            None => Host {
-                domain: None,
-                settings: self.own.clone(),
-            },
-        }
+        Ok(known)
     }
 
     /// The link `alias` answers for on `host` (see [`LocalService::resolve_alias`]), which

@@ -392,90 +392,45 @@ mod tests {
     }
 
     /// The order of evaluation of a visit, and where each refusal sends the visitor, with and
-    /// without the host's fallback and the link's own expiration URL.
+    /// without the host's fallback and the link's own expiration URL. A case's letters say what
+    /// holds: `E`xpired, `P`assword, `U`nlocked (the password given), `D`isabled, `O`wn
+    /// expiration URL, `H`ost fallback set.
     #[test]
     fn order_of_evaluation() {
         use Gate::*;
         use TurnedAway::*;
-        let none = HostSettings::default();
-        let host = HostSettings {
-            expired_url: Some("https://host.example/gone".into()),
-            ..HostSettings::default()
-        };
-        let own = Some("https://own.example/after");
-        // (expired, password, unlocked, disabled, own expiration URL, host) → (gate, sent to)
-        let cases: &[(
-            bool,
-            bool,
-            bool,
-            bool,
-            Option<&str>,
-            &HostSettings,
-            Gate,
-            Option<&str>,
-        )] = &[
-            (false, false, false, false, None, &host, Through, None),
-            (true, false, false, false, None, &none, Away(Expired), None),
-            (
-                true,
-                false,
-                false,
-                false,
-                None,
-                &host,
-                Away(Expired),
-                Some("https://host.example/gone"),
-            ),
-            (true, false, false, false, own, &host, Away(Expired), own),
+        const OWN: &str = "https://own.example/after";
+        const HOST: &str = "https://host.example/gone";
+        let cases: &[(&str, Gate, Option<&str>)] = &[
+            ("H", Through, None),
+            ("E", Away(Expired), None),
+            ("EH", Away(Expired), Some(HOST)),
+            ("EOH", Away(Expired), Some(OWN)),
             // Expiry comes before the password, and before disabled.
-            (
-                true,
-                true,
-                false,
-                true,
-                None,
-                &host,
-                Away(Expired),
-                Some("https://host.example/gone"),
-            ),
-            (false, true, false, false, None, &host, Password, None),
+            ("EPDH", Away(Expired), Some(HOST)),
+            ("PH", Password, None),
             // The password comes before disabled: a disabled link asks for it first.
-            (false, true, false, true, None, &host, Password, None),
-            (
-                false,
-                true,
-                true,
-                true,
-                None,
-                &host,
-                Away(Disabled),
-                Some("https://host.example/gone"),
-            ),
-            (false, false, false, true, None, &none, Away(Disabled), None),
+            ("PDH", Password, None),
+            ("PUDH", Away(Disabled), Some(HOST)),
+            ("D", Away(Disabled), None),
             // A disabled link's own expiration URL is for its expiry only.
-            (false, false, false, true, own, &none, Away(Disabled), None),
-            (
-                false,
-                false,
-                false,
-                true,
-                own,
-                &host,
-                Away(Disabled),
-                Some("https://host.example/gone"),
-            ),
-            (false, true, true, false, own, &host, Through, None),
+            ("DO", Away(Disabled), None),
+            ("DOH", Away(Disabled), Some(HOST)),
+            ("PUOH", Through, None),
         ];
-        for (i, &(expired, password, unlocked, disabled, url, host, want, to)) in
-            cases.iter().enumerate()
-        {
-            let got = gate(expired, password, unlocked, disabled);
-            assert_eq!(got, want, "case {i}: gate");
+        for &(case, want, to) in cases {
+            let has = |c: char| case.contains(c);
+            let host = HostSettings {
+                expired_url: has('H').then(|| HOST.to_owned()),
+                ..HostSettings::default()
+            };
+            let got = gate(has('E'), has('P'), has('U'), has('D'));
+            assert_eq!(got, want, "{case}: gate");
             let sent = match got {
-                Away(why) => turned_away_to(why, url, host),
+                Away(why) => turned_away_to(why, has('O').then_some(OWN), &host),
                 _ => None,
             };
-            assert_eq!(sent, to, "case {i}: sent to");
+            assert_eq!(sent, to, "{case}: sent to");
         }
     }
 }

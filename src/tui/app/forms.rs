@@ -313,11 +313,8 @@ impl App {
                     self.forms.select = None;
                 }
             }
-            Some(Saved::Domain(id)) => {
-                if self.domains_view.select_id(id) {
-                    self.forms.select = None;
-                }
-            }
+            Some(Saved::Domain(id)) if self.domains_view.select_id(id) => self.forms.select = None,
+            Some(Saved::Domain(_)) => {}
             None => {}
         }
     }
