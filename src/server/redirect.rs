@@ -111,10 +111,10 @@ fn fallback(url: Option<&str>, page: fn() -> Response) -> Response {
     }
 }
 
-/// `GET /`: the host's `root_url`, else the 404 page as without one.
-pub async fn root(State(state): Shared, headers: HeaderMap) -> Response {
-    match state.cache.host(&state.service, &host_name(&headers)).await {
-        Ok(host) => fallback(host.settings.root_url.as_deref(), pages::not_found),
+/// What the request's host answers with `answer`, or 503 when its domain cannot be read.
+async fn on_host(state: &AppState, headers: &HeaderMap, answer: fn(&Host) -> Response) -> Response {
+    match state.cache.host(&state.service, &host_name(headers)).await {
+        Ok(host) => answer(&host),
         Err(e) => {
             tracing::warn!(error = %e, "reading a host's domain failed");
             pages::unavailable()
@@ -122,33 +122,39 @@ pub async fn root(State(state): Shared, headers: HeaderMap) -> Response {
     }
 }
 
-/// Any other path no route answers: an unknown alias of the host.
-pub async fn unknown(State(state): Shared, headers: HeaderMap) -> Response {
-    match state.cache.host(&state.service, &host_name(&headers)).await {
-        Ok(host) => fallback(host.settings.unknown_url.as_deref(), pages::not_found),
-        Err(e) => {
-            tracing::warn!(error = %e, "reading a host's domain failed");
-            pages::unavailable()
-        }
+/// `GET /`: the host's `root_url`, else the 404 page as without one.
+pub async fn root(State(state): Shared, headers: HeaderMap) -> Response {
+    on_host(&state, &headers, |host| {
+        fallback(host.settings.root_url.as_deref(), pages::not_found)
+    })
+    .await
+}
+
+/// Any other path no route answers: an unknown alias of the host (a fallback only for `GET`
+/// and `HEAD`; any other method gets the 404 page).
+pub async fn unknown(State(state): Shared, method: Method, headers: HeaderMap) -> Response {
+    if method != Method::GET && method != Method::HEAD {
+        return pages::not_found();
     }
+    on_host(&state, &headers, |host| {
+        fallback(host.settings.unknown_url.as_deref(), pages::not_found)
+    })
+    .await
 }
 
 /// `GET /robots.txt`: the host's robots policy (crawlers kept out unless it says otherwise).
 pub async fn robots(State(state): Shared, headers: HeaderMap) -> Response {
-    match state.cache.host(&state.service, &host_name(&headers)).await {
-        Ok(host) => (
+    on_host(&state, &headers, |host| {
+        (
             [
                 (header::CONTENT_TYPE, "text/plain; charset=utf-8"),
                 (header::CACHE_CONTROL, "max-age=300"),
             ],
             host.settings.robots.body().to_owned(),
         )
-            .into_response(),
-        Err(e) => {
-            tracing::warn!(error = %e, "reading a host's domain failed");
-            pages::unavailable()
-        }
-    }
+            .into_response()
+    })
+    .await
 }
 
 fn redirect(status: StatusCode, location: &str) -> Response {

@@ -6,32 +6,30 @@
 use ratatui::buffer::Buffer;
 use ratatui::layout::{Alignment, Constraint, Rect};
 use ratatui::text::{Line, Span};
-use ratatui::widgets::{Cell, Paragraph, Row, StatefulWidget, Table, TableState, Widget};
+use ratatui::widgets::{Cell, Paragraph, Row, Table, Widget};
 
-use super::keys::{Action, Key};
+use super::keys::Key;
 use super::links::centered_block;
-use super::scroll::offset_showing;
+use super::scroll::ListCursor;
 use super::view::{Ctx, Outcome};
 use crate::domain::{Domain, into_shown};
 
 #[derive(Debug, Clone, Default)]
 pub struct DomainsView {
     items: Option<Vec<Domain>>,
-    cursor: usize,
-    offset: usize,
-    rows: usize,
+    list: ListCursor,
 }
 
 impl DomainsView {
     /// The domains as last fetched.
     pub fn set(&mut self, domains: Vec<Domain>) {
-        self.cursor = self.cursor.min(domains.len().saturating_sub(1));
+        let len = domains.len();
         self.items = Some(domains);
-        self.scroll();
+        self.list.select(self.list.cursor, len);
     }
 
     pub fn selected(&self) -> Option<&Domain> {
-        self.items.as_ref()?.get(self.cursor)
+        self.items.as_ref()?.get(self.list.cursor)
     }
 
     fn len(&self) -> usize {
@@ -39,22 +37,11 @@ impl DomainsView {
     }
 
     pub fn set_rows(&mut self, rows: usize) {
-        self.rows = rows.max(1);
-        self.scroll();
-    }
-
-    fn scroll(&mut self) {
-        self.offset = offset_showing(self.cursor, self.offset, self.rows);
-    }
-
-    fn move_to(&mut self, index: isize) {
-        let last = self.len().saturating_sub(1);
-        self.cursor = usize::try_from(index.max(0)).unwrap_or(0).min(last);
-        self.scroll();
+        self.list.set_rows(rows);
     }
 
     pub fn select(&mut self, index: usize) {
-        self.move_to(isize::try_from(index).unwrap_or(isize::MAX));
+        self.list.select(index, self.len());
     }
 
     /// Selects the domain `id`, if it is listed.
@@ -67,29 +54,14 @@ impl DomainsView {
     }
 
     pub fn index_at(&self, area: Rect, y: u16) -> Option<usize> {
-        let first_row = area.y + 2;
-        if y < first_row || y >= area.bottom().saturating_sub(1) {
-            return None;
-        }
-        let index = self.offset + usize::from(y - first_row);
-        (index < self.len()).then_some(index)
+        self.list.index_at(area, y, self.len())
     }
 
     pub fn handle_key(&mut self, key: Key) -> Outcome {
-        let cursor = isize::try_from(self.cursor).unwrap_or(0);
-        let page = isize::try_from(self.rows.saturating_sub(1).max(1)).unwrap_or(1);
-        match key.action {
-            Some(Action::Down) => self.move_to(cursor + 1),
-            Some(Action::Up) => self.move_to(cursor - 1),
-            Some(Action::PageDown) => self.move_to(cursor + page),
-            Some(Action::PageUp) => self.move_to(cursor - page),
-            Some(Action::HalfPageDown) => self.move_to(cursor + (page / 2).max(1)),
-            Some(Action::HalfPageUp) => self.move_to(cursor - (page / 2).max(1)),
-            Some(Action::Top) => self.move_to(0),
-            Some(Action::Bottom) => self.move_to(isize::MAX),
-            _ => return Outcome::Ignored,
+        match self.list.handle_move(key.action, self.len()) {
+            true => Outcome::Handled,
+            false => Outcome::Ignored,
         }
-        Outcome::Handled
     }
 
     pub fn render(&self, area: Rect, buf: &mut Buffer, ctx: &Ctx) {
@@ -135,8 +107,8 @@ impl DomainsView {
             .items
             .iter()
             .flatten()
-            .skip(self.offset)
-            .take(self.rows)
+            .skip(self.list.offset)
+            .take(self.list.rows)
             .map(|d| {
                 let s = &d.settings;
                 Row::new(vec![
@@ -157,11 +129,7 @@ impl DomainsView {
                 Constraint::Length(9),
             ],
         )
-        .header(header)
-        .row_highlight_style(t.selected)
-        .highlight_symbol("▶ ")
-        .highlight_spacing(ratatui::widgets::HighlightSpacing::Always);
-        let mut state = TableState::default().with_selected(Some(self.cursor - self.offset));
-        StatefulWidget::render(table, inner, buf, &mut state);
+        .header(header);
+        self.list.render(table, inner, buf, t);
     }
 }

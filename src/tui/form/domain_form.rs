@@ -10,8 +10,7 @@ use ratatui::text::{Line, Span};
 
 use super::field::TextField;
 use super::{
-    Body, Errors, Form, FormOutcome, Frame, INDENT, LABEL_WIDTH, SaveRequest, discard_answer,
-    label, render_discard, render_frame, status_line,
+    Body, Errors, Form, FormOutcome, Guard, INDENT, LABEL_WIDTH, SaveRequest, label, status_line,
 };
 use crate::domain::{Domain, DomainInput, Error, FieldErrors, Robots, validate_domain_input};
 use crate::tui::errors::{Failed, describe};
@@ -60,9 +59,7 @@ pub struct DomainForm {
     robots: Robots,
     focus: Stop,
     errors: Errors,
-    /// The discard question is open; `Some(true)` when yes also quits the app (ctrl-c).
-    discard: Option<bool>,
-    saving: bool,
+    guard: Guard,
     message: Option<String>,
 }
 
@@ -80,8 +77,7 @@ impl DomainForm {
             original: domain,
             focus: Stop::Root,
             errors: Errors::default(),
-            discard: None,
-            saving: false,
+            guard: Guard::default(),
             message: None,
         }
     }
@@ -141,21 +137,16 @@ impl DomainForm {
 
     /// ctrl-c: true when the app may quit now; with unsaved changes, asks first.
     pub fn quit_requested(&mut self) -> bool {
-        if self.is_changed() && !self.saving {
-            self.discard = Some(true);
-            false
-        } else {
-            true
-        }
+        self.guard.quit_requested(self.is_changed())
     }
 
     pub fn asks(&self) -> bool {
-        self.discard.is_some()
+        self.guard.asks()
     }
 
     pub fn paste(&mut self, text: &str) {
         let focus = self.focus;
-        if !self.saving
+        if !self.guard.saving
             && let Some(field) = self.url_mut(focus)
             && field.paste(text)
         {
@@ -173,30 +164,15 @@ impl DomainForm {
     }
 
     pub fn handle_key(&mut self, key: Key) -> FormOutcome {
-        if self.saving {
-            return FormOutcome::Stay;
-        }
-        if let Some(quit) = self.discard {
-            match discard_answer(&key) {
-                Some(true) if quit => return FormOutcome::Quit,
-                Some(true) => return FormOutcome::Close,
-                Some(false) => self.discard = None,
-                None => {}
-            }
-            return FormOutcome::Stay;
+        if let Some(outcome) = self.guard.intercept(&key) {
+            return outcome;
         }
         // A character typed into a URL is text, whatever it is bound to.
         let typing = self.focus != Stop::Robots && key.is_text();
         let action = if typing { None } else { key.action };
         match action {
             Some(Action::Submit) => return self.save(),
-            Some(Action::Cancel) => {
-                if self.is_changed() {
-                    self.discard = Some(false);
-                    return FormOutcome::Stay;
-                }
-                return FormOutcome::Close;
-            }
+            Some(Action::Cancel) => return self.guard.cancel(self.is_changed()),
             Some(Action::NextField) => {
                 self.focus_on(self.focus.step(1));
                 return FormOutcome::Stay;
@@ -260,7 +236,7 @@ impl DomainForm {
         if input == DomainInput::default() {
             return FormOutcome::Close;
         }
-        self.saving = true;
+        self.guard.saving = true;
         self.message = None;
         FormOutcome::Save(SaveRequest::UpdateDomain(self.original.id, input))
     }
@@ -270,21 +246,14 @@ impl DomainForm {
         if let Some(stop) = STOPS.iter().find(|s| self.errors.get(s.field()).is_some()) {
             self.focus = *stop;
         }
-        let other: Vec<String> = self
+        let message = self
             .errors
-            .iter()
-            .filter(|(n, _)| !STOPS.iter().any(|s| s.field() == *n))
-            .map(|(n, m)| format!("{n}: {m}"))
-            .collect();
-        self.message = Some(if other.is_empty() {
-            "Not saved: check the fields marked ✗".into()
-        } else {
-            format!("Not saved: {}", other.join("; "))
-        });
+            .not_saved(|n| STOPS.iter().any(|s| s.field() == n));
+        self.message = Some(message);
     }
 
     pub fn save_failed(&mut self, error: &Error) {
-        self.saving = false;
+        self.guard.saving = false;
         match error {
             Error::Validation(errors) => self.show_errors(errors),
             other => self.message = Some(describe(other, Failed::Save)),
@@ -346,7 +315,7 @@ impl DomainForm {
             t.dim,
         ));
         let title = format!(" Edit domain {} ", self.original.name);
-        let message = status_line(self.saving, self.message.as_deref(), ctx);
+        let message = status_line(self.guard.saving, self.message.as_deref(), ctx);
         let key = |a: Action| ctx.keys.first(a);
         let owned: Vec<(String, &str)> = match self.focus {
             Stop::Robots => vec![
@@ -361,18 +330,14 @@ impl DomainForm {
                 (key(Action::NextField), "next"),
             ],
         };
-        let hints: Vec<(&str, &str)> = owned.iter().map(|(k, w)| (k.as_str(), *w)).collect();
-        let frame = Frame {
-            title,
-            message,
-            hints: &hints,
-        };
-        let cursor = render_frame(rect, buf, ctx, &frame, &body);
-        if let Some(quit) = self.discard {
-            render_discard(area, buf, ctx, "domain", quit);
-            return None;
-        }
-        cursor
+        self.guard.finish(
+            (area, rect),
+            buf,
+            ctx,
+            (title, message, &owned),
+            &body,
+            "domain",
+        )
     }
 }
 
@@ -446,7 +411,7 @@ mod tests {
         }
         assert_eq!(form.handle_key(save()), FormOutcome::Stay);
         assert!(form.errors.get("expired_url").is_some());
-        assert!(!form.saving);
+        assert!(!form.guard.saving);
     }
 
     #[test]

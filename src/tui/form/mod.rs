@@ -213,6 +213,21 @@ impl Errors {
     pub fn iter(&self) -> impl Iterator<Item = (&str, String)> {
         self.0.iter().map(|(k, v)| (k.as_str(), v.join("; ")))
     }
+
+    /// A refused save's message line: the errors of fields the form does not show (`shown`
+    /// says which it does), or where to look.
+    pub fn not_saved(&self, shown: impl Fn(&str) -> bool) -> String {
+        let other: Vec<String> = self
+            .iter()
+            .filter(|(n, _)| !shown(n))
+            .map(|(n, m)| format!("{n}: {m}"))
+            .collect();
+        if other.is_empty() {
+            "Not saved: check the fields marked ✗".into()
+        } else {
+            format!("Not saved: {}", other.join("; "))
+        }
+    }
 }
 
 /// The most lines one field's errors take.
@@ -433,6 +448,84 @@ pub fn render_discard(area: Rect, buf: &mut Buffer, ctx: &Ctx, what: &str, quit:
     ])
     .wrap(Wrap { trim: true })
     .render(inner, buf);
+}
+
+/// What the space and domain forms keep alike around their fields: the save in flight and the
+/// "discard your changes?" question.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct Guard {
+    /// The discard question is open; `Some(true)` when yes also quits the app (ctrl-c).
+    pub discard: Option<bool>,
+    /// The save is out: the form takes no key until its answer.
+    pub saving: bool,
+}
+
+impl Guard {
+    /// ctrl-c: true when the app may quit now; with unsaved changes, asks first.
+    pub fn quit_requested(&mut self, changed: bool) -> bool {
+        if changed && !self.saving {
+            self.discard = Some(true);
+            false
+        } else {
+            true
+        }
+    }
+
+    pub fn asks(&self) -> bool {
+        self.discard.is_some()
+    }
+
+    /// What `key` does while a save is out or the question is open; `None`: the form's own.
+    pub fn intercept(&mut self, key: &Key) -> Option<FormOutcome> {
+        if self.saving {
+            return Some(FormOutcome::Stay);
+        }
+        let quit = self.discard?;
+        Some(match discard_answer(key) {
+            Some(true) if quit => FormOutcome::Quit,
+            Some(true) => FormOutcome::Close,
+            Some(false) => {
+                self.discard = None;
+                FormOutcome::Stay
+            }
+            None => FormOutcome::Stay,
+        })
+    }
+
+    /// esc: close, or ask first when something changed.
+    pub fn cancel(&mut self, changed: bool) -> FormOutcome {
+        if changed {
+            self.discard = Some(false);
+            FormOutcome::Stay
+        } else {
+            FormOutcome::Close
+        }
+    }
+
+    /// Draws the form's frame with its key `hints`, and the discard question over it when open
+    /// (then no text cursor). `what` names the form in the question.
+    pub fn finish(
+        &self,
+        (area, rect): (Rect, Rect),
+        buf: &mut Buffer,
+        ctx: &Ctx,
+        (title, message, hints): (String, Option<Line<'static>>, &[(String, &str)]),
+        body: &Body,
+        what: &str,
+    ) -> Option<Position> {
+        let hints: Vec<(&str, &str)> = hints.iter().map(|(k, w)| (k.as_str(), *w)).collect();
+        let frame = Frame {
+            title,
+            message,
+            hints: &hints,
+        };
+        let cursor = render_frame(rect, buf, ctx, &frame, body);
+        if let Some(quit) = self.discard {
+            render_discard(area, buf, ctx, what, quit);
+            return None;
+        }
+        cursor
+    }
 }
 
 /// Answers the discard question: `Some(true)` discard, `Some(false)` keep editing.
