@@ -494,11 +494,11 @@ async fn domain_settings_on_a_v1_only_server_are_refused_with_the_reason() {
         .show_domain(domain.id)
         .await
         .unwrap();
-    assert_eq!(stored.settings.root_url, None);
+    assert_eq!(stored.settings().root_url, None);
     // A linkdeck server takes them.
     let set = h.mine.update_domain(domain.id, &input).await.unwrap();
     assert_eq!(
-        set.settings.root_url.as_deref(),
+        set.settings().root_url.as_deref(),
         Some("https://home.example/")
     );
 }

@@ -127,16 +127,20 @@ fn list_table(domains: &[Domain], ctx: &Context) -> Table {
         ("ADDED", 10, false),
     ]);
     for d in domains {
-        let s = &d.settings;
-        table.row(vec![
-            d.id.to_string(),
-            d.name.clone(),
-            shown_url(&s.root_url),
-            shown_url(&s.unknown_url),
-            shown_url(&s.expired_url),
-            s.robots.word().to_owned(),
-            date(d.created_at, ctx.timezone()),
-        ]);
+        // A server without them (phpShort) shows none.
+        let settings = match &d.settings {
+            Some(s) => vec![
+                shown_url(&s.root_url),
+                shown_url(&s.unknown_url),
+                shown_url(&s.expired_url),
+                s.robots.word().to_owned(),
+            ],
+            None => vec!["?".into(); 4],
+        };
+        let mut row = vec![d.id.to_string(), d.name.clone()];
+        row.extend(settings);
+        row.push(date(d.created_at, ctx.timezone()));
+        table.row(row);
     }
     table
 }

@@ -110,14 +110,20 @@ impl DomainsView {
             .skip(self.list.offset)
             .take(self.list.rows)
             .map(|d| {
-                let s = &d.settings;
-                Row::new(vec![
-                    Cell::from(into_shown(d.name.clone())),
-                    url(&s.root_url),
-                    url(&s.unknown_url),
-                    url(&s.expired_url),
-                    Cell::from(s.robots.word()),
-                ])
+                let name = Cell::from(into_shown(d.name.clone()));
+                match &d.settings {
+                    Some(s) => Row::new(vec![
+                        name,
+                        url(&s.root_url),
+                        url(&s.unknown_url),
+                        url(&s.expired_url),
+                        Cell::from(s.robots.word()),
+                    ]),
+                    // A server without them (phpShort).
+                    None => {
+                        Row::new([name, Cell::from(Span::styled("none on this server", t.dim))])
+                    }
+                }
             });
         let table = Table::new(
             rows,

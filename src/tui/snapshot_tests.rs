@@ -121,7 +121,7 @@ fn world() -> World {
             name: "https://sho.rt".into(),
             created_at: now(),
             updated_at: now(),
-            settings: Default::default(),
+            settings: Some(Default::default()),
         }],
         links_error: None,
         total: None,
@@ -579,12 +579,12 @@ fn domains_pane_and_its_form() {
         name: "https://go.example".into(),
         created_at: now(),
         updated_at: now(),
-        settings: crate::domain::HostSettings {
+        settings: Some(crate::domain::HostSettings {
             root_url: Some("https://example.com/".into()),
             unknown_url: Some("https://example.com/not-found".into()),
             expired_url: None,
             robots: crate::domain::Robots::Allow,
-        },
+        }),
     });
     let mut app = loaded(100, 30, &w);
     // Links → Trash → Domains.
@@ -611,7 +611,9 @@ fn domains_pane_and_its_form() {
     };
     assert_eq!(input.unknown_url.as_deref(), Some(""));
     assert_eq!(input.root_url, None);
-    w.domains[1].settings.unknown_url = None;
+    if let Some(settings) = &mut w.domains[1].settings {
+        settings.unknown_url = None;
+    }
     app.update(Msg::DomainSaved {
         req: *req,
         result: Ok(w.domains[1].clone()),

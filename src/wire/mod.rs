@@ -149,7 +149,7 @@ pub fn domain_record(domain: &Domain) -> DomainRecord<'_> {
 }
 
 pub fn domain_settings_record(domain: &Domain) -> DomainSettingsRecord<'_> {
-    let settings = &domain.settings;
+    let settings = domain.settings();
     DomainSettingsRecord {
         domain: domain_record(domain),
         root_url: settings.root_url.as_deref(),

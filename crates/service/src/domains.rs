@@ -62,7 +62,7 @@ impl LocalBackend {
                 let domain = tx
                     .lock_domain(owner, id)?
                     .ok_or_else(|| Error::not_found(format!("domain {id}")))?;
-                let settings = patch.apply(domain.settings);
+                let settings = patch.apply(domain.settings().clone());
                 tx.set_domain_settings(owner, id, &settings, now)?;
                 Ok(())
             })

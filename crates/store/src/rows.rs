@@ -41,7 +41,7 @@ pub fn space<R: Cells>(r: &R, at: usize) -> Result<Space, R::Error> {
 }
 
 /// A domain from columns `at..at + 5`: `id, owner_id, name, created_at, updated_at` (how a
-/// link's joined domain is read: its settings are left at their defaults).
+/// link's joined domain is read: without its settings).
 pub fn domain<R: Cells>(r: &R, at: usize) -> Result<Domain, R::Error> {
     Ok(Domain {
         id: r.int(at)?,
@@ -49,14 +49,14 @@ pub fn domain<R: Cells>(r: &R, at: usize) -> Result<Domain, R::Error> {
         name: r.text(at + 2)?,
         created_at: time(r.int(at + 3)?),
         updated_at: time(r.int(at + 4)?),
-        settings: HostSettings::default(),
+        settings: None,
     })
 }
 
 /// A domain with its settings, from [`DOMAIN_COLUMNS`](crate::DOMAIN_COLUMNS) starting at 0.
 pub fn domain_with_settings<R: Cells>(r: &R) -> Result<Domain, R::Error> {
     Ok(Domain {
-        settings: host_settings(r, 5)?,
+        settings: Some(host_settings(r, 5)?),
         ..domain(r, 0)?
     })
 }

@@ -194,12 +194,15 @@ pub fn domain(value: &Value) -> Result<Domain, DecodeError> {
         name,
         created_at: time(f, "created_at")?,
         updated_at: time(f, "updated_at")?,
-        settings: host_settings(f)?,
+        settings: f
+            .contains_key("robots")
+            .then(|| host_settings(f))
+            .transpose()?,
     })
 }
 
-/// A domain's fallbacks and robots policy as linkdeck's record carries them; a server without
-/// them (phpShort) leaves them out, and the domain reads with the defaults.
+/// A domain's fallbacks and robots policy as linkdeck's domain record carries them (with
+/// `robots` always); a link's domain and a phpShort server's domains have none.
 fn host_settings(f: &Fields) -> Result<HostSettings, DecodeError> {
     Ok(HostSettings {
         root_url: opt_string(f, "root_url")?,

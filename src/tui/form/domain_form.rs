@@ -65,7 +65,7 @@ pub struct DomainForm {
 
 impl DomainForm {
     pub fn edit(domain: Domain) -> DomainForm {
-        let s = &domain.settings;
+        let s = domain.settings();
         let field = |u: &Option<String>| TextField::new(u.clone().unwrap_or_default());
         DomainForm {
             urls: [
@@ -102,11 +102,11 @@ impl DomainForm {
 
     /// Only the settings that changed.
     pub fn request(&self) -> DomainInput {
-        let was = DomainInput::from_settings(&self.original.settings);
+        let was = DomainInput::from_settings(self.original.settings());
         let now = |i: usize| Some(self.urls[i].value().trim().to_owned());
         let changed =
             |now: Option<String>, was: &Option<String>| now.filter(|n| Some(n) != was.as_ref());
-        let robots_changed = self.robots != self.original.settings.robots;
+        let robots_changed = self.robots != self.original.settings().robots;
         DomainInput {
             root_url: changed(now(0), &was.root_url),
             unknown_url: changed(now(1), &was.unknown_url),
@@ -157,8 +157,8 @@ impl DomainForm {
     /// The robots choices the form offers: a custom text stays one of them while it is there.
     fn robots_choices(&self) -> Vec<Robots> {
         let mut choices = vec![Robots::Disallow, Robots::Allow];
-        if let Robots::Custom(_) = &self.original.settings.robots {
-            choices.push(self.original.settings.robots.clone());
+        if let Robots::Custom(_) = &self.original.settings().robots {
+            choices.push(self.original.settings().robots.clone());
         }
         choices
     }
@@ -365,7 +365,7 @@ mod tests {
             name: "https://sho.rt".into(),
             created_at: now,
             updated_at: now,
-            settings,
+            settings: Some(settings),
         }
     }
 

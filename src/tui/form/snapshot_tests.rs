@@ -499,8 +499,11 @@ fn forms_draw_at_every_size() {
 #[test]
 fn domain_form_with_an_error() {
     let mut domain = domains()[0].clone();
-    domain.settings.root_url = Some("https://example.com/".into());
-    domain.settings.robots = crate::domain::Robots::Custom("User-agent: *\n".into());
+    domain.settings = Some(crate::domain::HostSettings {
+        root_url: Some("https://example.com/".into()),
+        robots: crate::domain::Robots::Custom("User-agent: *\n".into()),
+        ..Default::default()
+    });
     let mut form = DomainForm::edit(domain);
     for _ in 0..2 {
         form.handle_key(press(KeyCode::Tab));
