@@ -897,3 +897,34 @@ async fn paging_reaches_the_end_and_back_across_pages() {
     assert!(screen.contains("▶ row129 "), "{screen}");
     tui.quit().await;
 }
+
+/// The Domains pane edits a domain's fallbacks through the embedded service: the save is
+/// stored, and the pane shows it.
+#[tokio::test]
+async fn the_domains_pane_edits_a_domains_fallbacks() {
+    let db = db().await;
+    let domain = db.backend.add_domain("sho.rt").await.unwrap();
+    let mut tui = Tui::start(Arc::new(db.backend.clone()));
+    tui.settled_with("0 links").await;
+    // Links → Trash → Domains.
+    tui.key(KeyCode::BackTab);
+    tui.key(KeyCode::BackTab);
+    tui.wait_text("Domains (1)").await;
+    tui.key(KeyCode::Char('e'));
+    tui.wait_text("Edit domain https://sho.rt").await;
+    tui.typing("https://home.example/");
+    tui.key(KeyCode::Tab);
+    tui.key(KeyCode::Tab);
+    tui.key(KeyCode::Tab);
+    tui.key(KeyCode::Right);
+    tui.press(KeyCode::Char('s'), KeyModifiers::CONTROL);
+    let screen = tui.settled_with("Saved domain https://sho.rt").await;
+    assert!(screen.contains("https://home.example/"), "{screen}");
+    let stored = db.backend.show_domain(domain.id).await.unwrap();
+    assert_eq!(
+        stored.settings().root_url.as_deref(),
+        Some("https://home.example/")
+    );
+    assert_eq!(stored.settings().robots, linkdeck::domain::Robots::Allow);
+    tui.quit().await;
+}
