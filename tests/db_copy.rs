@@ -11,7 +11,7 @@ use jiff::Timestamp;
 use linkdeck::backend::Backend;
 use linkdeck::backend::local::serving::VisitRow;
 use linkdeck::backend::local::{LocalOptions, LocalService, StoreLocation};
-use linkdeck::domain::{LinkInput, RuleInput, SpaceInput};
+use linkdeck::domain::{DomainInput, LinkInput, RuleInput, SpaceInput};
 
 use cli_support::{Env, Run};
 
@@ -28,6 +28,18 @@ async fn fill(path: &Path) -> String {
     let work = me.create_space(&space("Work")).await.unwrap();
     let old = me.create_space(&space("Old")).await.unwrap();
     let domain = me.add_domain("sho.rt").await.unwrap();
+    // Its fallbacks and robots.txt travel with it.
+    me.update_domain(
+        domain.id,
+        &DomainInput {
+            root_url: Some("https://example.com/home".into()),
+            expired_url: Some("https://example.com/gone".into()),
+            robots_txt: Some("User-agent: *\nDisallow: /x\n".into()),
+            ..DomainInput::default()
+        },
+    )
+    .await
+    .unwrap();
     let link = |url: &str, alias: &str| LinkInput {
         url: Some(url.into()),
         alias: Some(alias.into()),
@@ -117,6 +129,7 @@ fn snapshot(env: &Env, db: &str) -> Vec<String> {
         on(&["trash", "list", "--json"]),
         on(&["stats", "--period", "all", "--json"]),
         on(&["--owner", "someone", "links", "list", "--json"]),
+        on(&["domains", "list", "--json"]),
     ]
 }
 
@@ -141,7 +154,10 @@ async fn a_file_copied_into_postgresql_and_back_is_the_same_database() {
     assert!(tables["link_traffic"].as_u64().unwrap() > 0);
     ok(env.run_bare(&["db", "copy", "--from", &pg, "--to", back_s]));
 
-    assert_eq!(snapshot(&env, first_s), snapshot(&env, back_s));
+    let copied = snapshot(&env, back_s);
+    assert_eq!(snapshot(&env, first_s), copied);
+    let domains = copied.last().unwrap();
+    assert!(domains.contains("https://example.com/home") && domains.contains("Disallow: /x"));
 
     // The copy is a working database: the key opens it, and a new link takes an id above every
     // id the original gave out (the trashed link's too).

@@ -454,3 +454,51 @@ async fn every_command_works_on_a_remote_profile() {
     assert_eq!(stderr.trim_end().lines().count(), 1, "{stderr}");
     assert!(!stderr.contains("ld_wrong_key_123"), "{stderr}");
 }
+
+/// A phpShort site has no domain settings: the client says so and sends nothing.
+#[tokio::test]
+async fn domain_settings_on_a_v1_only_server_are_refused_with_the_reason() {
+    let h = RemoteHarness::new().await;
+    let domain = h
+        .service
+        .for_owner(h.mine_id)
+        .add_domain("sho.rt")
+        .await
+        .unwrap();
+    let proxy = CountingProxy::breaking(
+        &h.server.url(),
+        counting_proxy::Breaks {
+            v1_only: true,
+            ..counting_proxy::Breaks::default()
+        },
+    )
+    .await;
+    let v1 = remote(&format!("http://{}", proxy.addr), &h.mine_key);
+    // Listing reads them as the defaults, whatever the server sends.
+    let listed = v1.list_domains(1, 10).await.unwrap();
+    assert_eq!(listed.items[0].name, "https://sho.rt");
+    let input = linkdeck::domain::DomainInput {
+        root_url: Some("https://home.example/".into()),
+        ..Default::default()
+    };
+    match v1.update_domain(domain.id, &input).await {
+        Err(Error::Unsupported(message)) => {
+            assert!(message.contains("no domain fallbacks"), "{message}");
+            assert!(message.contains("phpShort"), "{message}");
+        }
+        other => panic!("expected unsupported, got {other:?}"),
+    }
+    let stored = h
+        .service
+        .for_owner(h.mine_id)
+        .show_domain(domain.id)
+        .await
+        .unwrap();
+    assert_eq!(stored.settings().root_url, None);
+    // A linkdeck server takes them.
+    let set = h.mine.update_domain(domain.id, &input).await.unwrap();
+    assert_eq!(
+        set.settings().root_url.as_deref(),
+        Some("https://home.example/")
+    );
+}

@@ -1,7 +1,8 @@
 //! `linkdeck serve` end to end: real HTTP on a loopback port, a real SQLite database in a
 //! temporary directory. `api` covers the v1 API's records, `errors` every refused request,
 //! `redirects` the short links and click counting, `qr` their QR codes, `cli` the real binary,
-//! `linkdeck_api` linkdeck's own paths beside v1.
+//! `linkdeck_api` linkdeck's own paths beside v1, `fallbacks` where a host sends visitors no
+//! link takes and its robots.txt.
 //!
 //! The same modules run on PostgreSQL in `server_on_postgres.rs`: they start their servers and
 //! databases through [`store`] and [`serve`] below, never on a store of their own choosing.
@@ -15,6 +16,8 @@ mod api;
 mod cli;
 #[path = "server/errors.rs"]
 mod errors;
+#[path = "server/fallbacks.rs"]
+mod fallbacks;
 #[path = "server/hardening.rs"]
 mod hardening;
 #[path = "server/linkdeck_api.rs"]

@@ -16,6 +16,8 @@ mod api;
 mod cli;
 #[path = "server/errors.rs"]
 mod errors;
+#[path = "server/fallbacks.rs"]
+mod fallbacks;
 #[path = "server/hardening.rs"]
 mod hardening;
 #[path = "server/linkdeck_api.rs"]

@@ -31,8 +31,8 @@ use tokio::sync::{Notify, watch};
 use linkdeck::backend::local::{LocalBackend, LocalOptions, LocalService};
 use linkdeck::backend::{Backend, BackendInfo};
 use linkdeck::domain::{
-    Domain, Error, FixedClock, Id, Link, LinkInput, LinkQuery, Page, Result, Space, SpaceInput,
-    SpaceQuery,
+    Domain, DomainInput, Error, FixedClock, Id, Link, LinkInput, LinkQuery, Page, Result, Space,
+    SpaceInput, SpaceQuery,
 };
 use linkdeck::tui::{Desktop, TuiOptions, run_with};
 
@@ -698,6 +698,9 @@ impl Backend for Delaying {
     async fn show_domain(&self, id: Id) -> Result<Domain> {
         self.inner.show_domain(id).await
     }
+    async fn update_domain(&self, id: Id, input: &DomainInput) -> Result<Domain> {
+        self.inner.update_domain(id, input).await
+    }
     async fn stats(&self, query: &linkdeck::domain::StatsQuery) -> Result<linkdeck::domain::Stats> {
         self.inner.stats(query).await
     }
@@ -807,6 +810,9 @@ impl Backend for Failing {
     async fn show_domain(&self, id: Id) -> Result<Domain> {
         self.inner.show_domain(id).await
     }
+    async fn update_domain(&self, id: Id, input: &DomainInput) -> Result<Domain> {
+        self.inner.update_domain(id, input).await
+    }
     async fn stats(&self, query: &linkdeck::domain::StatsQuery) -> Result<linkdeck::domain::Stats> {
         self.inner.stats(query).await
     }
@@ -889,5 +895,36 @@ async fn paging_reaches_the_end_and_back_across_pages() {
     }
     let screen = tui.settled_with("Links 121 of 250").await;
     assert!(screen.contains("▶ row129 "), "{screen}");
+    tui.quit().await;
+}
+
+/// The Domains pane edits a domain's fallbacks through the embedded service: the save is
+/// stored, and the pane shows it.
+#[tokio::test]
+async fn the_domains_pane_edits_a_domains_fallbacks() {
+    let db = db().await;
+    let domain = db.backend.add_domain("sho.rt").await.unwrap();
+    let mut tui = Tui::start(Arc::new(db.backend.clone()));
+    tui.settled_with("0 links").await;
+    // Links → Trash → Domains.
+    tui.key(KeyCode::BackTab);
+    tui.key(KeyCode::BackTab);
+    tui.wait_text("Domains (1)").await;
+    tui.key(KeyCode::Char('e'));
+    tui.wait_text("Edit domain https://sho.rt").await;
+    tui.typing("https://home.example/");
+    tui.key(KeyCode::Tab);
+    tui.key(KeyCode::Tab);
+    tui.key(KeyCode::Tab);
+    tui.key(KeyCode::Right);
+    tui.press(KeyCode::Char('s'), KeyModifiers::CONTROL);
+    let screen = tui.settled_with("Saved domain https://sho.rt").await;
+    assert!(screen.contains("https://home.example/"), "{screen}");
+    let stored = db.backend.show_domain(domain.id).await.unwrap();
+    assert_eq!(
+        stored.settings().root_url.as_deref(),
+        Some("https://home.example/")
+    );
+    assert_eq!(stored.settings().robots, linkdeck::domain::Robots::Allow);
     tui.quit().await;
 }

@@ -170,6 +170,11 @@ fn with_flag(field: &str) -> String {
         // A list's query: `links list` and `spaces list` take it as `--search`.
         _ if field == "search" => Some("--search".to_owned()),
         _ if field == "per_page" => Some("--per-page".to_owned()),
+        // `domains update`'s settings.
+        _ if matches!(field, "root_url" | "unknown_url" | "expired_url" | "robots") => {
+            Some(format!("--{}", field.replace('_', "-")))
+        }
+        _ if field == "robots_txt" => Some("--robots-file".to_owned()),
         _ => None,
     };
     match flag {

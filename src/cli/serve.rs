@@ -60,6 +60,7 @@ fn options(ctx: &Context, args: &ServeArgs) -> CliResult<ServeOptions> {
         idle_timeout: Duration::from_secs(config.idle_timeout_secs.max(1)),
         trusted_proxies: config.trusted_proxies.iter().map(|p| p.range()).collect(),
         forwarded_header: config.forwarded_header,
+        host: config.host_settings(),
         ..ServeOptions::default()
     })
 }

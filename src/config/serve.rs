@@ -7,7 +7,9 @@ use ipnet::IpNet;
 use serde::{Deserialize, Deserializer, Serialize, Serializer};
 
 use super::Every;
-use crate::domain::{AddressLog, BaseUrl, RedirectStatus};
+use crate::domain::{
+    AddressLog, BaseUrl, HostSettings, RedirectStatus, Robots, validate_robots_txt, validate_url,
+};
 
 /// Days the raw visit log keeps each visit unless `visit_log_days` says otherwise: long enough
 /// to look into a recent campaign by hand, short enough that the log does not outgrow the
@@ -63,6 +65,17 @@ pub struct ServeConfig {
     pub backup_keep: u32,
     /// The folder they are written to; defaults to `<database>.backups` beside the database.
     pub backup_dir: Option<PathBuf>,
+    /// Where `/` sends a visitor of the server's own host (a domain has its own, set by
+    /// `domains update`); the 404 page when unset.
+    pub root_url: Option<WebUrl>,
+    /// Where an alias no link has sends a visitor of the server's own host.
+    pub unknown_url: Option<WebUrl>,
+    /// Where a disabled link, or an expired one without its own expiration URL, sends a visitor.
+    pub expired_url: Option<WebUrl>,
+    /// What the own host's `/robots.txt` says: `disallow` (crawl nothing) or `allow`.
+    pub robots: RobotsChoice,
+    /// A `robots.txt` of the own host's own instead (at most 4 KiB).
+    pub robots_txt: Option<RobotsText>,
 }
 
 impl Default for ServeConfig {
@@ -87,6 +100,11 @@ impl Default for ServeConfig {
             backup_every: None,
             backup_keep: DEFAULT_BACKUP_KEEP,
             backup_dir: None,
+            root_url: None,
+            unknown_url: None,
+            expired_url: None,
+            robots: RobotsChoice::default(),
+            robots_txt: None,
         }
     }
 }
@@ -104,6 +122,22 @@ impl ServeConfig {
     pub fn visit_log_retention(&self) -> Option<Duration> {
         (self.visit_log_days > 0)
             .then(|| Duration::from_secs(u64::from(self.visit_log_days) * 86_400))
+    }
+
+    /// What the server's own host answers when no link does: the fallbacks and robots policy
+    /// above.
+    pub fn host_settings(&self) -> HostSettings {
+        let url = |u: &Option<WebUrl>| u.as_ref().map(|u| u.0.clone());
+        HostSettings {
+            root_url: url(&self.root_url),
+            unknown_url: url(&self.unknown_url),
+            expired_url: url(&self.expired_url),
+            robots: match (&self.robots_txt, self.robots) {
+                (Some(text), _) => Robots::Custom(text.0.clone()),
+                (None, RobotsChoice::Allow) => Robots::Allow,
+                (None, RobotsChoice::Disallow) => Robots::Disallow,
+            },
+        }
     }
 
     /// Where `serve`'s scheduled backups of the SQLite file at `db` go: `backup_dir`, or
@@ -232,5 +266,43 @@ impl<'de> Deserialize<'de> for ForwardedHeader {
 impl Serialize for ForwardedHeader {
     fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
         s.serialize_str(self.name())
+    }
+}
+
+/// A fallback URL of `[serve]`, held to a link URL's rules while the file is read.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[serde(transparent)]
+pub struct WebUrl(pub String);
+
+impl<'de> Deserialize<'de> for WebUrl {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        let raw = String::deserialize(d)?;
+        let url = raw.trim();
+        validate_url(url)
+            .map(|()| WebUrl(url.to_owned()))
+            .map_err(|m| serde::de::Error::custom(format!("\"{url}\" {m}")))
+    }
+}
+
+/// `[serve] robots`: whether crawlers may read the own host.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum RobotsChoice {
+    #[default]
+    Disallow,
+    Allow,
+}
+
+/// `[serve] robots_txt`, checked as a domain's custom text is.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[serde(transparent)]
+pub struct RobotsText(pub String);
+
+impl<'de> Deserialize<'de> for RobotsText {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        let text = String::deserialize(d)?;
+        validate_robots_txt(&text)
+            .map(|()| RobotsText(text))
+            .map_err(|m| serde::de::Error::custom(format!("robots_txt {m}")))
     }
 }

@@ -16,7 +16,7 @@ use super::error::ApiError;
 use super::extract::{Caller, RecordId, V1Form};
 use super::proxies::Visitor;
 use super::{AppState, params};
-use crate::domain::{Error, Id, LinkInput, Page, SpaceInput};
+use crate::domain::{DomainInput, Error, Id, LinkInput, Page, SpaceInput};
 use crate::wire;
 
 type Shared = State<Arc<AppState>>;
@@ -49,7 +49,10 @@ pub fn router(state: Arc<AppState>) -> Router<Arc<AppState>> {
                 .delete(delete_space),
         )
         .route("/domains", get(list_domains))
-        .route("/domains/{id}", get(show_domain))
+        .route(
+            "/domains/{id}",
+            get(show_domain).put(update_domain).patch(update_domain),
+        )
         .route("/stats", get(account_stats))
         .route("/stats/{id}", get(link_stats))
         .route_layer(middleware::from_fn_with_state(state.clone(), authenticate));
@@ -243,14 +246,29 @@ async fn delete_space(caller: Caller, RecordId(id): RecordId) -> ApiResult {
 async fn list_domains(State(state): Shared, caller: Caller, RawQuery(q): RawQuery) -> ApiResult {
     let (page_no, per_page) = params::paging(q.as_deref())?;
     let page = caller.backend.list_domains(page_no, per_page).await?;
-    list_answer(&state, "/api/v1/domains", &page, wire::domain_record, |n| {
-        params::paging_query_string(per_page, n)
-    })
+    list_answer(
+        &state,
+        "/api/v1/domains",
+        &page,
+        wire::domain_settings_record,
+        |n| params::paging_query_string(per_page, n),
+    )
 }
 
 async fn show_domain(caller: Caller, RecordId(id): RecordId) -> ApiResult {
     let domain = caller.backend.show_domain(id).await?;
-    record_answer(StatusCode::OK, wire::domain_record(&domain))
+    record_answer(StatusCode::OK, wire::domain_settings_record(&domain))
+}
+
+/// linkdeck's own fields of a domain (its fallbacks and robots policy): phpShort's v1 has no
+/// update of a domain at all.
+async fn update_domain(
+    caller: Caller,
+    RecordId(id): RecordId,
+    V1Form(input): V1Form<DomainInput>,
+) -> ApiResult {
+    let domain = caller.backend.update_domain(id, &input).await?;
+    record_answer(StatusCode::OK, wire::domain_settings_record(&domain))
 }
 
 async fn account_stats(State(state): Shared, caller: Caller, RawQuery(q): RawQuery) -> ApiResult {

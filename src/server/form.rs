@@ -15,7 +15,7 @@ use serde::de::{self, DeserializeOwned, Deserializer, IgnoredAny, MapAccess, Seq
 use serde_qs::{Config, DuplicateKeyBehavior};
 
 use super::error::ApiError;
-use crate::domain::{FieldErrors, LinkField, LinkInput, RuleInput, SpaceInput};
+use crate::domain::{DomainInput, FieldErrors, LinkField, LinkInput, RuleInput, SpaceInput};
 
 /// Rows a targeting list may have in one request.
 pub const MAX_ROWS: usize = 100;
@@ -49,6 +49,10 @@ impl FormFields for SpaceInput {
 }
 
 impl FormFields for crate::wire::linkdeck::TagRename {
+    const SPEC: FormSpec = FormSpec { lists: &[] };
+}
+
+impl FormFields for DomainInput {
     const SPEC: FormSpec = FormSpec { lists: &[] };
 }
 

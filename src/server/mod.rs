@@ -49,7 +49,7 @@ pub use visitor::{AgentParser, platform_of};
 
 use crate::backend::local::serving::LocalService;
 use crate::config::{ForwardedHeader, ServeConfig};
-use crate::domain::{AddressLog, Error, RedirectStatus, Result};
+use crate::domain::{AddressLog, Error, HostSettings, RedirectStatus, Result};
 
 /// How the server behaves. [`ServeOptions::default`] is what `linkdeck serve` uses without a
 /// config file.
@@ -115,6 +115,10 @@ pub struct ServeOptions {
     /// Dated backups of the SQLite file on a schedule (`[serve] backup_every`); none when
     /// `None`.
     pub backups: Option<Backups>,
+    /// What the server's own host (every host that is no domain) answers when no link does:
+    /// its fallbacks and robots policy (`[serve] root_url`, `unknown_url`, `expired_url`,
+    /// `robots`, `robots_txt`). A domain has its own.
+    pub host: HostSettings,
 }
 
 impl Default for ServeOptions {
@@ -146,6 +150,7 @@ impl Default for ServeOptions {
             trusted_proxies: Vec::new(),
             forwarded_header: ForwardedHeader::default(),
             backups: None,
+            host: HostSettings::default(),
         }
     }
 }
@@ -231,6 +236,8 @@ async fn edge(request: Request<Body>, next: Next) -> Response {
 
 fn app(state: Arc<AppState>, opts: &ServeOptions) -> Router {
     let links = Router::new()
+        .route("/", get(redirect::root))
+        .route("/robots.txt", get(redirect::robots))
         .route("/{alias}", get(redirect::follow).post(redirect::unlock))
         .route(
             "/{alias}/+",
@@ -239,7 +246,7 @@ fn app(state: Arc<AppState>, opts: &ServeOptions) -> Router {
         .route("/{alias}/stats", get(public_stats::page))
         .route("/{alias}/qr.svg", get(qr::code))
         .route("/{alias}/qr.png", get(qr::code))
-        .fallback(|| async { pages::not_found() });
+        .fallback(redirect::unknown);
     api::router(state.clone())
         .merge(links)
         .layer(DefaultBodyLimit::max(opts.body_limit))
@@ -361,7 +368,10 @@ pub async fn serve_prepared(
     .trim_end_matches('/')
     .to_owned();
     let ledger = Arc::new(Ledger::default());
-    let cache = Arc::new(resolve::ResolveCache::new(opts.resolve_cache));
+    let cache = Arc::new(resolve::ResolveCache::new(
+        opts.resolve_cache,
+        opts.host.clone(),
+    ));
     let watcher = tokio::spawn(resolve::watch_changes(
         service.clone(),
         cache.clone(),

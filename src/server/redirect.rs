@@ -14,14 +14,17 @@ use super::clicks::{self, Reservation};
 use super::pages::{self, PasswordPrompt};
 use super::passwords::Refused;
 use super::proxies::Visitor;
+use super::resolve::Host;
 use crate::backend::local::serving::ResolvedLink;
 use crate::backend::local::serving::VisitRow;
-use crate::domain::{Platform, TargetType, is_alias_shaped};
+use crate::domain::{
+    Gate, Platform, TargetType, TurnedAway, gate, is_alias_shaped, turned_away_to,
+};
 
 type Shared = State<Arc<AppState>>;
 
 /// The request's host, lower-case, port included.
-fn host(headers: &HeaderMap) -> String {
+fn host_name(headers: &HeaderMap) -> String {
     headers
         .get(header::HOST)
         .and_then(|h| h.to_str().ok())
@@ -30,29 +33,128 @@ fn host(headers: &HeaderMap) -> String {
         .to_ascii_lowercase()
 }
 
-/// The link `alias` names on the request's host, or the page to answer instead (404, 503). One
-/// home for alias resolution: redirects, previews, statistics and QR codes all ask here.
+/// Why [`find`] found no link.
+enum Missing {
+    /// No link has the alias on this host (or it has no alias's shape).
+    Unknown(Host),
+    /// The page to answer instead (503).
+    Page(Response),
+}
+
+/// The request's host and the link `alias` names there. One home for alias resolution:
+/// redirects, previews, statistics and QR codes all ask here.
+async fn find(
+    state: &AppState,
+    headers: &HeaderMap,
+    alias: &str,
+) -> Result<(Host, Arc<ResolvedLink>), Missing> {
+    let unavailable = |e: crate::domain::Error| {
+        tracing::warn!(error = %e, "resolving an alias failed");
+        Missing::Page(pages::unavailable())
+    };
+    let host = state
+        .cache
+        .host(&state.service, &host_name(headers))
+        .await
+        .map_err(unavailable)?;
+    // Anything not shaped like an alias cannot name a link.
+    if !is_alias_shaped(alias) {
+        return Err(Missing::Unknown(host));
+    }
+    match state
+        .cache
+        .resolve(&state.service, &state.ledger, &host, alias)
+        .await
+    {
+        Ok(Some(link)) => Ok((host, link)),
+        Ok(None) => Err(Missing::Unknown(host)),
+        Err(e) => Err(unavailable(e)),
+    }
+}
+
+/// The link `alias` names on the request's host, or the page to answer instead (404, 503):
+/// for the pages about a link (statistics, QR codes), which send no one to a fallback.
 pub(super) async fn lookup(
     state: &AppState,
     headers: &HeaderMap,
     alias: &str,
 ) -> Result<Arc<ResolvedLink>, Response> {
-    // Anything not shaped like an alias cannot name a link.
-    if !is_alias_shaped(alias) {
-        return Err(pages::not_found());
+    match find(state, headers, alias).await {
+        Ok((_, link)) => Ok(link),
+        Err(Missing::Unknown(_)) => Err(pages::not_found()),
+        Err(Missing::Page(page)) => Err(page),
     }
-    match state
-        .cache
-        .resolve(&state.service, &state.ledger, &host(headers), alias)
+}
+
+/// The link `alias` names on the request's host and the host, or where a visitor of an
+/// unknown alias goes: the host's `unknown_url`, else the 404 page.
+async fn visited(
+    state: &AppState,
+    headers: &HeaderMap,
+    alias: &str,
+) -> Result<(Host, Arc<ResolvedLink>), Response> {
+    find(state, headers, alias)
         .await
-    {
-        Ok(Some(link)) => Ok(link),
-        Ok(None) => Err(pages::not_found()),
+        .map_err(|missing| match missing {
+            Missing::Unknown(host) => {
+                fallback(host.settings.unknown_url.as_deref(), pages::not_found)
+            }
+            Missing::Page(page) => page,
+        })
+}
+
+/// A 302 to a host's fallback `url` when it has one, else linkdeck's own `page`.
+fn fallback(url: Option<&str>, page: fn() -> Response) -> Response {
+    match url {
+        Some(url) => redirect(StatusCode::FOUND, &merge_query(url, None)),
+        None => page(),
+    }
+}
+
+/// What the request's host answers with `answer`, or 503 when its domain cannot be read.
+async fn on_host(state: &AppState, headers: &HeaderMap, answer: fn(&Host) -> Response) -> Response {
+    match state.cache.host(&state.service, &host_name(headers)).await {
+        Ok(host) => answer(&host),
         Err(e) => {
-            tracing::warn!(error = %e, "resolving an alias failed");
-            Err(pages::unavailable())
+            tracing::warn!(error = %e, "reading a host's domain failed");
+            pages::unavailable()
         }
     }
+}
+
+/// `GET /`: the host's `root_url`, else the 404 page as without one.
+pub async fn root(State(state): Shared, headers: HeaderMap) -> Response {
+    on_host(&state, &headers, |host| {
+        fallback(host.settings.root_url.as_deref(), pages::not_found)
+    })
+    .await
+}
+
+/// Any other path no route answers: an unknown alias of the host (a fallback only for `GET`
+/// and `HEAD`; any other method gets the 404 page).
+pub async fn unknown(State(state): Shared, method: Method, headers: HeaderMap) -> Response {
+    if method != Method::GET && method != Method::HEAD {
+        return pages::not_found();
+    }
+    on_host(&state, &headers, |host| {
+        fallback(host.settings.unknown_url.as_deref(), pages::not_found)
+    })
+    .await
+}
+
+/// `GET /robots.txt`: the host's robots policy (crawlers kept out unless it says otherwise).
+pub async fn robots(State(state): Shared, headers: HeaderMap) -> Response {
+    on_host(&state, &headers, |host| {
+        (
+            [
+                (header::CONTENT_TYPE, "text/plain; charset=utf-8"),
+                (header::CACHE_CONTROL, "max-age=300"),
+            ],
+            host.settings.robots.body().to_owned(),
+        )
+            .into_response()
+    })
+    .await
 }
 
 fn redirect(status: StatusCode, location: &str) -> Response {
@@ -65,6 +167,8 @@ fn redirect(status: StatusCode, location: &str) -> Response {
         Err(_) => return pages::unavailable(),
     }
     headers.insert(header::CACHE_CONTROL, HeaderValue::from_static("no-store"));
+    // A short link is an address, not a page: search engines should index where it leads.
+    headers.insert("x-robots-tag", HeaderValue::from_static("noindex"));
     response
 }
 
@@ -102,28 +206,47 @@ fn has_expired(state: &AppState, link: &ResolvedLink) -> bool {
     state.ledger.status(link, state.service.now()).expired
 }
 
-/// Where an expired link sends its visitor. No click is counted.
-fn expired(state: &AppState, link: &ResolvedLink) -> Response {
-    match &link.expiration_url {
-        Some(url) => redirect(state.redirect_status, &merge_query(url, None)),
-        None => pages::expired(),
+/// Where a link that turns its visitor away sends them: an expired link's expiration URL (at
+/// the link's own redirect status), else the host's `expired_url` (302), else linkdeck's page.
+/// No click is counted.
+fn turned_away(state: &AppState, host: &Host, link: &ResolvedLink, why: TurnedAway) -> Response {
+    let own = link.expiration_url.as_deref();
+    match turned_away_to(why, own, &host.settings) {
+        Some(url) if Some(url) == own => redirect(state.redirect_status, &merge_query(url, None)),
+        to => fallback(to, away_page(why)),
     }
 }
 
+fn away_page(why: TurnedAway) -> fn() -> Response {
+    match why {
+        TurnedAway::Expired => pages::expired,
+        TurnedAway::Disabled => pages::disabled,
+    }
+}
+
+/// The gate of a visit (docs/ARCHITECTURE.md, "A redirect"), the password given or not.
+fn gate_of(state: &AppState, link: &ResolvedLink, unlocked: bool) -> Gate {
+    gate(
+        has_expired(state, link),
+        link.password_hash.is_some(),
+        unlocked,
+        link.disabled,
+    )
+}
+
 /// The preview of a link past its password step: what `GET /{alias}` would do, shown instead
-/// of done. An expired link shows where it now leads (its expiration URL) or the expired page,
-/// a disabled one the disabled page: never a destination the link itself refuses.
-fn preview_of(state: &AppState, link: &ResolvedLink) -> Response {
-    if has_expired(state, link) {
-        return match &link.expiration_url {
-            Some(url) => pages::preview(&link.alias, url),
-            None => pages::expired(),
-        };
+/// of done. A link that turns its visitor away shows where it sends them (its expiration URL,
+/// the host's fallback) or its page: never a destination the link itself refuses.
+fn preview_of(state: &AppState, host: &Host, link: &ResolvedLink) -> Response {
+    match gate_of(state, link, true) {
+        Gate::Away(why) => {
+            match turned_away_to(why, link.expiration_url.as_deref(), &host.settings) {
+                Some(url) => pages::preview(&link.alias, url),
+                None => away_page(why)(),
+            }
+        }
+        _ => pages::preview(&link.alias, &link.url),
     }
-    if link.disabled {
-        return pages::disabled();
-    }
-    pages::preview(&link.alias, &link.url)
 }
 
 /// Every URL `link` can send a visitor to: its main URL, each targeting rule's, and its
@@ -154,17 +277,14 @@ fn rule_for<'a>(rules: &'a [crate::domain::TargetRule], key: &str) -> Option<&'a
 /// `count` is false for HEAD requests: a probe that follows no link is not a click.
 async fn visit(
     state: &AppState,
-    link: &ResolvedLink,
+    (host, link): (&Host, &ResolvedLink),
     headers: &HeaderMap,
     query: Option<&str>,
     visitor: Visitor,
     count: bool,
 ) -> Response {
-    if has_expired(state, link) {
-        return expired(state, link);
-    }
-    if link.disabled {
-        return pages::disabled();
+    if let Gate::Away(why) = gate_of(state, link, true) {
+        return turned_away(state, host, link, why);
     }
     let ua = headers
         .get(header::USER_AGENT)
@@ -175,7 +295,7 @@ async fn visit(
         return redirect(state.redirect_status, &merge_query(&link.url, query));
     }
     let (rotation, stored) = match clicks::reserve(&state.service, &state.ledger, link).await {
-        Ok(Reservation::Exhausted) => return expired(state, link),
+        Ok(Reservation::Exhausted) => return turned_away(state, host, link, TurnedAway::Expired),
         Ok(Reservation::Counted { rotation, stored }) => (rotation, stored),
         Err(e) => {
             tracing::warn!(error = %e, "reserving a click failed");
@@ -236,17 +356,16 @@ pub async fn follow(
     request: axum::extract::Request,
 ) -> Result<Response, Response> {
     let headers = request.headers();
-    let link = lookup(&state, headers, &alias).await?;
-    if has_expired(&state, &link) {
-        return Ok(expired(&state, &link));
-    }
-    if link.password_hash.is_some() {
-        return Ok(password_form(&link, PasswordPrompt::First));
+    let (host, link) = visited(&state, headers, &alias).await?;
+    match gate_of(&state, &link, false) {
+        Gate::Away(why) => return Ok(turned_away(&state, &host, &link, why)),
+        Gate::Password => return Ok(password_form(&link, PasswordPrompt::First)),
+        Gate::Through => {}
     }
     let count = request.method() != Method::HEAD;
     Ok(visit(
         &state,
-        &link,
+        (&host, &link),
         headers,
         request.uri().query(),
         visitor,
@@ -319,12 +438,20 @@ pub async fn unlock(
     headers: HeaderMap,
     body: Bytes,
 ) -> Result<Response, Response> {
-    let link = lookup(&state, &headers, &alias).await?;
+    let (host, link) = visited(&state, &headers, &alias).await?;
     if has_expired(&state, &link) {
-        return Ok(expired(&state, &link));
+        return Ok(turned_away(&state, &host, &link, TurnedAway::Expired));
     }
     check_password(&state, &link, &headers, &body, visitor).await?;
-    Ok(visit(&state, &link, &headers, query.as_deref(), visitor, true).await)
+    Ok(visit(
+        &state,
+        (&host, &link),
+        &headers,
+        query.as_deref(),
+        visitor,
+        true,
+    )
+    .await)
 }
 
 /// `GET /{alias}/+`: where the link leads, without counting.
@@ -333,13 +460,13 @@ pub async fn preview(
     Path(alias): Path<String>,
     headers: HeaderMap,
 ) -> Result<Response, Response> {
-    let link = lookup(&state, &headers, &alias).await?;
+    let (host, link) = visited(&state, &headers, &alias).await?;
     // The same order as a visit: expiry first (an expired link previews as such), then the
     // password, then the rest.
-    if !has_expired(&state, &link) && link.password_hash.is_some() {
+    if gate_of(&state, &link, false) == Gate::Password {
         return Ok(password_form(&link, PasswordPrompt::First));
     }
-    Ok(preview_of(&state, &link))
+    Ok(preview_of(&state, &host, &link))
 }
 
 /// `POST /{alias}/+`: the preview of a password-protected link.
@@ -350,12 +477,12 @@ pub async fn unlock_preview(
     headers: HeaderMap,
     body: Bytes,
 ) -> Result<Response, Response> {
-    let link = lookup(&state, &headers, &alias).await?;
+    let (host, link) = visited(&state, &headers, &alias).await?;
     // An expired link previews as such, password or not.
     if !has_expired(&state, &link) {
         check_password(&state, &link, &headers, &body, visitor).await?;
     }
-    Ok(preview_of(&state, &link))
+    Ok(preview_of(&state, &host, &link))
 }
 
 #[cfg(test)]

@@ -18,7 +18,7 @@ use std::time::{Duration, Instant};
 use super::clicks::Ledger;
 use crate::backend::local::serving::LocalService;
 use crate::backend::local::serving::ResolvedLink;
-use crate::domain::{Id, Result};
+use crate::domain::{HostSettings, Id, Result};
 
 /// Entries kept before the cache starts over (bounds memory under random-alias floods).
 const MAX_ENTRIES: usize = 1_000_000;
@@ -27,11 +27,20 @@ const MAX_HOSTS: usize = 10_000;
 /// When a lookup was made, and what it found.
 type Cached<T> = (Instant, T);
 
+/// A request's host as redirects see it: the domain it names (none: the server's own host,
+/// whose links have no domain) and what it answers when no link does — the domain's settings,
+/// or the server's own from `[serve]`.
+#[derive(Clone)]
+pub struct Host {
+    pub domain: Option<Id>,
+    pub settings: Arc<HostSettings>,
+}
+
 #[derive(Default)]
 struct Maps {
     generation: u64,
-    /// Host → its domain (or none).
-    hosts: HashMap<String, Cached<Option<Id>>>,
+    /// Host → its domain (or none) and what it answers with.
+    hosts: HashMap<String, Cached<Host>>,
     /// (domain or 0, lower-case alias) → the link, or none.
     links: HashMap<(Id, String), Cached<Option<Arc<ResolvedLink>>>>,
 }
@@ -39,13 +48,16 @@ struct Maps {
 pub struct ResolveCache {
     max_age: Duration,
     maps: Mutex<Maps>,
+    /// What a host that is no domain answers with (`[serve]`'s settings).
+    own: Arc<HostSettings>,
 }
 
 impl ResolveCache {
-    pub fn new(max_age: Duration) -> Self {
+    pub fn new(max_age: Duration, own: HostSettings) -> Self {
         ResolveCache {
             max_age,
             maps: Mutex::new(Maps::default()),
+            own: Arc::new(own),
         }
     }
 
@@ -65,36 +77,48 @@ impl ResolveCache {
         at.elapsed() < self.max_age
     }
 
-    async fn domain(&self, service: &LocalService, host: &str) -> Result<Option<Id>> {
+    /// The domain `host` names, if any, with the settings the host answers with.
+    pub async fn host(&self, service: &LocalService, host: &str) -> Result<Host> {
         let generation = {
             let maps = self.lock();
-            if let Some((at, domain)) = maps.hosts.get(host)
+            if let Some((at, known)) = maps.hosts.get(host)
                 && self.fresh(*at)
             {
-                return Ok(*domain);
+                return Ok(known.clone());
             }
             maps.generation
         };
-        let domain = service.domain_for_host(host).await?;
+        let known = match service.domain_for_host(host).await? {
+            Some((id, settings)) => Host {
+                domain: Some(id),
+                settings: Arc::new(settings),
+            },
+            None => Host {
+                domain: None,
+                settings: self.own.clone(),
+            },
+        };
         let mut maps = self.lock();
         if maps.generation == generation && !self.max_age.is_zero() {
             if maps.hosts.len() >= MAX_HOSTS {
                 maps.hosts.clear();
             }
-            maps.hosts.insert(host.to_owned(), (Instant::now(), domain));
+            maps.hosts
+                .insert(host.to_owned(), (Instant::now(), known.clone()));
         }
-        Ok(domain)
+        Ok(known)
     }
 
-    /// The link `alias` answers for on `host` (see [`LocalService::resolve_alias`]).
+    /// The link `alias` answers for on `host` (see [`LocalService::resolve_alias`]), which
+    /// [`ResolveCache::host`] read.
     pub async fn resolve(
         &self,
         service: &LocalService,
         ledger: &Ledger,
-        host: &str,
+        host: &Host,
         alias: &str,
     ) -> Result<Option<Arc<ResolvedLink>>> {
-        let domain = self.domain(service, host).await?;
+        let domain = host.domain;
         let key = (domain.unwrap_or(0), alias.to_ascii_lowercase());
         let generation = {
             let maps = self.lock();

@@ -17,6 +17,7 @@ mod screen;
 mod stats;
 mod work;
 
+use super::domains::DomainsView;
 use super::filter::{FilterBar, FilterOutcome, Named};
 use super::help::{Help, Palette};
 use super::keys::{Action, Key, KeyContext, KeyMap};
@@ -69,6 +70,7 @@ pub enum Pane {
     Links,
     Spaces,
     Live,
+    Domains,
     Trash,
 }
 
@@ -123,6 +125,8 @@ pub struct App {
     /// none.
     tags: Option<Vec<TagCount>>,
     tags_req: Option<RequestId>,
+    /// The Domains pane, over the same domains.
+    domains_view: DomainsView,
     modal: Option<Modal>,
     toasts: Vec<Toast>,
     in_flight: BTreeSet<RequestId>,
@@ -170,6 +174,7 @@ impl App {
             domains_req: None,
             tags: None,
             tags_req: None,
+            domains_view: DomainsView::default(),
             modal: None,
             toasts: Vec::new(),
             in_flight: BTreeSet::new(),
@@ -298,6 +303,7 @@ impl App {
         self.links.list.set_rows(self.links.rows_for(main));
         self.spaces.set_rows(SpacesView::rows_for(main));
         self.trash.set_rows(SpacesView::rows_for(main));
+        self.domains_view.set_rows(SpacesView::rows_for(main));
         self.live.set_rows(SpacesView::rows_for(main));
         for page in self.links.list.wanted() {
             let req = self.request();
@@ -461,6 +467,7 @@ impl App {
             Pane::Spaces => self.spaces.handle_key(key),
             Pane::Trash => self.trash.handle_key(key),
             Pane::Live => self.live.handle_key(key),
+            Pane::Domains => self.domains_view.handle_key(key),
         };
         match outcome {
             Outcome::Handled => self.sync(),
@@ -608,7 +615,7 @@ impl App {
                 )))
             }
             Action::NextPane | Action::PrevPane => {
-                let mut order = vec![Pane::Links, Pane::Spaces, Pane::Live];
+                let mut order = vec![Pane::Links, Pane::Spaces, Pane::Live, Pane::Domains];
                 if self.cfg.has_trash {
                     order.push(Pane::Trash);
                 }
@@ -704,7 +711,7 @@ impl App {
                 Pane::Links => self.link_work(action),
                 Pane::Spaces => self.ask_delete_space(),
                 Pane::Trash => self.ask_purge(),
-                Pane::Live => {}
+                Pane::Live | Pane::Domains => {}
             },
             Action::ToggleDisabled
             | Action::TogglePublic
@@ -818,7 +825,11 @@ impl App {
                 if self.domains_req == Some(req) {
                     self.domains_req = None;
                     match result {
-                        Ok(domains) => self.domains = Some(domains),
+                        Ok(domains) => {
+                            self.domains_view.set(domains.clone());
+                            self.domains = Some(domains);
+                            self.select_saved();
+                        }
                         Err(e) => tracing::warn!(error = %e, "could not load domains"),
                     }
                 }
@@ -869,7 +880,9 @@ impl App {
             // Changed elsewhere: fetch what is shown again, disturbing nothing (an open form
             // or dialog stays as it is; the cursor stays on its link).
             Msg::Changed => self.refresh(),
-            Msg::LinkSaved { .. } | Msg::SpaceSaved { .. } => self.form_saved(msg),
+            Msg::LinkSaved { .. } | Msg::SpaceSaved { .. } | Msg::DomainSaved { .. } => {
+                self.form_saved(msg)
+            }
             Msg::Stats { req, result } => self.stats_answered(req, result),
             Msg::Counted { req, scope, result } => self.counted_answered(req, scope, result),
             Msg::Desktop(Ok(text)) => self.toast(ToastKind::Info, text),

@@ -206,7 +206,8 @@ impl FilterBar {
     }
 
     /// The status tabs, for the line above the list, each with the action a click on it runs.
-    pub fn status_tabs(&self, theme: &Theme) -> Vec<(Span<'static>, Option<Action>)> {
+    /// `short`: each name cut to its first three letters (`Act`, `Exp`), where room is scarce.
+    pub fn status_tabs(&self, theme: &Theme, short: bool) -> Vec<(Span<'static>, Option<Action>)> {
         const PICK: [Action; 4] = [
             Action::StatusAll,
             Action::StatusActive,
@@ -218,7 +219,10 @@ impl FilterBar {
             .zip(PICK)
             .enumerate()
             .map(|(i, (status, pick))| {
-                let name = title_case(status.label());
+                let mut name = title_case(status.label());
+                if short {
+                    name = name.chars().take(3).collect();
+                }
                 let span = if status == self.status {
                     Span::styled(format!("[{} {name}]", i + 1), theme.tab_active)
                 } else {

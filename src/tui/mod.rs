@@ -9,6 +9,7 @@ mod app;
 mod browser;
 mod desktop;
 mod dialog;
+mod domains;
 mod editor;
 mod errors;
 mod filter;

@@ -87,6 +87,11 @@ pub enum Msg {
         created: bool,
         result: Result<Space>,
     },
+    /// A domain form's save was answered.
+    DomainSaved {
+        req: RequestId,
+        result: Result<Domain>,
+    },
     /// Traffic for the Stats view.
     Stats {
         req: RequestId,
@@ -169,7 +174,7 @@ pub enum Command {
         from: u64,
         to: u64,
     },
-    /// A form's create or update; answers [`Msg::LinkSaved`] or [`Msg::SpaceSaved`].
+    /// A form's create or update; answers [`Msg::LinkSaved`], [`Msg::SpaceSaved`] or [`Msg::DomainSaved`].
     Save {
         req: RequestId,
         request: Box<SaveRequest>,

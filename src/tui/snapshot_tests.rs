@@ -121,6 +121,7 @@ fn world() -> World {
             name: "https://sho.rt".into(),
             created_at: now(),
             updated_at: now(),
+            settings: Some(Default::default()),
         }],
         links_error: None,
         total: None,
@@ -569,6 +570,60 @@ fn spaces_pane() {
     press(&mut app, KeyCode::Enter);
     answer(&mut app, &w);
     snap!("spaces_enter_opens_links", app, 100, 30);
+}
+
+/// The Domains pane lists each domain's fallbacks and robots policy; `e` edits them, and the
+/// save goes out as the settings that changed, its answer shown in the pane.
+#[test]
+fn domains_pane_and_its_form() {
+    let mut w = world();
+    w.domains.push(Domain {
+        id: 2,
+        owner_id: 1,
+        name: "https://go.example".into(),
+        created_at: now(),
+        updated_at: now(),
+        settings: Some(crate::domain::HostSettings {
+            root_url: Some("https://example.com/".into()),
+            unknown_url: Some("https://example.com/not-found".into()),
+            expired_url: None,
+            robots: crate::domain::Robots::Allow,
+        }),
+    });
+    let mut app = loaded(100, 30, &w);
+    // Links → Trash → Domains.
+    press(&mut app, KeyCode::BackTab);
+    press(&mut app, KeyCode::BackTab);
+    answer(&mut app, &w);
+    snap!("domains_pane_100x30", app, 100, 30);
+    snap!("domains_pane_80x24", app, 80, 24);
+    press(&mut app, KeyCode::Char('j'));
+    press(&mut app, KeyCode::Char('e'));
+    snap!("domains_form_100x30", app, 100, 30);
+    // Clear the unknown alias's URL, and save.
+    press(&mut app, KeyCode::Tab);
+    for _ in 0..40 {
+        press(&mut app, KeyCode::Backspace);
+    }
+    ctrl(&mut app, 's');
+    let commands = app.take_commands();
+    let [Command::Save { req, request }] = commands.as_slice() else {
+        panic!("{commands:?}");
+    };
+    let crate::tui::form::SaveRequest::UpdateDomain(2, input) = request.as_ref() else {
+        panic!("{request:?}");
+    };
+    assert_eq!(input.unknown_url.as_deref(), Some(""));
+    assert_eq!(input.root_url, None);
+    if let Some(settings) = &mut w.domains[1].settings {
+        settings.unknown_url = None;
+    }
+    app.update(Msg::DomainSaved {
+        req: *req,
+        result: Ok(w.domains[1].clone()),
+    });
+    answer(&mut app, &w);
+    snap!("domains_pane_after_save", app, 100, 30);
 }
 
 #[test]

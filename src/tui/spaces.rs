@@ -5,14 +5,14 @@
 use ratatui::buffer::Buffer;
 use ratatui::layout::{Alignment, Constraint, Rect};
 use ratatui::text::{Line, Span};
-use ratatui::widgets::{Cell, Paragraph, Row, StatefulWidget, Table, TableState, Widget};
+use ratatui::widgets::{Cell, Paragraph, Row, Table, Widget};
 
 use super::filter::Named;
 use super::format;
 use super::keys::{Action, Key};
 use super::links::centered_block;
 use super::msg::RequestId;
-use super::scroll::offset_showing;
+use super::scroll::ListCursor;
 use super::view::{Ctx, Outcome};
 use crate::domain::{Space, into_shown};
 
@@ -20,9 +20,7 @@ use crate::domain::{Space, into_shown};
 pub struct SpacesView {
     items: Vec<Space>,
     total: Option<u64>,
-    cursor: usize,
-    offset: usize,
-    rows: usize,
+    list: ListCursor,
     expected: Option<RequestId>,
     pub error: Option<String>,
 }
@@ -33,7 +31,7 @@ impl SpacesView {
     }
 
     pub fn selected(&self) -> Option<&Space> {
-        self.items.get(self.cursor)
+        self.items.get(self.list.cursor)
     }
 
     pub fn expect(&mut self, req: RequestId) {
@@ -59,8 +57,7 @@ impl SpacesView {
                 self.total = Some(spaces.len() as u64);
                 self.items = spaces;
                 self.error = None;
-                self.cursor = self.cursor.min(self.items.len().saturating_sub(1));
-                self.scroll();
+                self.list.select(self.list.cursor, self.items.len());
                 Ok(true)
             }
             Err(e) => {
@@ -74,31 +71,15 @@ impl SpacesView {
     }
 
     pub fn set_rows(&mut self, rows: usize) {
-        self.rows = rows.max(1);
-        self.scroll();
-    }
-
-    fn scroll(&mut self) {
-        self.offset = offset_showing(self.cursor, self.offset, self.rows);
-    }
-
-    fn move_to(&mut self, index: isize) {
-        let last = self.items.len().saturating_sub(1);
-        self.cursor = usize::try_from(index.max(0)).unwrap_or(0).min(last);
-        self.scroll();
+        self.list.set_rows(rows);
     }
 
     pub fn select(&mut self, index: usize) {
-        self.move_to(isize::try_from(index).unwrap_or(isize::MAX));
+        self.list.select(index, self.items.len());
     }
 
     pub fn index_at(&self, area: Rect, y: u16) -> Option<usize> {
-        let first_row = area.y + 2;
-        if y < first_row || y >= area.bottom().saturating_sub(1) {
-            return None;
-        }
-        let index = self.offset + usize::from(y - first_row);
-        (index < self.items.len()).then_some(index)
+        self.list.index_at(area, y, self.items.len())
     }
 
     pub fn rows_for(area: Rect) -> usize {
@@ -106,26 +87,16 @@ impl SpacesView {
     }
 
     pub fn handle_key(&mut self, key: Key) -> Outcome {
-        let cursor = isize::try_from(self.cursor).unwrap_or(0);
-        let page = isize::try_from(self.rows.saturating_sub(1).max(1)).unwrap_or(1);
-        match key.action {
-            Some(Action::Down) => self.move_to(cursor + 1),
-            Some(Action::Up) => self.move_to(cursor - 1),
-            Some(Action::PageDown) => self.move_to(cursor + page),
-            Some(Action::PageUp) => self.move_to(cursor - page),
-            Some(Action::HalfPageDown) => self.move_to(cursor + (page / 2).max(1)),
-            Some(Action::HalfPageUp) => self.move_to(cursor - (page / 2).max(1)),
-            Some(Action::Top) => self.move_to(0),
-            Some(Action::Bottom) => self.move_to(isize::MAX),
-            Some(Action::Select) => {
-                return match self.items.get(self.cursor) {
-                    Some(space) => Outcome::OpenSpace(Named::from(space)),
-                    None => Outcome::Handled,
-                };
-            }
-            _ => return Outcome::Ignored,
+        if self.list.handle_move(key.action, self.items.len()) {
+            return Outcome::Handled;
         }
-        Outcome::Handled
+        match key.action {
+            Some(Action::Select) => match self.selected() {
+                Some(space) => Outcome::OpenSpace(Named::from(space)),
+                None => Outcome::Handled,
+            },
+            _ => Outcome::Ignored,
+        }
     }
 
     pub fn render(&self, area: Rect, buf: &mut Buffer, ctx: &Ctx) {
@@ -175,8 +146,8 @@ impl SpacesView {
         let rows = self
             .items
             .iter()
-            .skip(self.offset)
-            .take(self.rows)
+            .skip(self.list.offset)
+            .take(self.list.rows)
             .map(|space| {
                 Row::new(vec![
                     Cell::from(into_shown(space.name.clone())),
@@ -198,11 +169,7 @@ impl SpacesView {
                 Constraint::Length(9),
             ],
         )
-        .header(header)
-        .row_highlight_style(t.selected)
-        .highlight_symbol("▶ ")
-        .highlight_spacing(ratatui::widgets::HighlightSpacing::Always);
-        let mut state = TableState::default().with_selected(Some(self.cursor - self.offset));
-        StatefulWidget::render(table, inner, buf, &mut state);
+        .header(header);
+        self.list.render(table, inner, buf, t);
     }
 }

@@ -97,6 +97,21 @@ pub struct DomainRecord<'a> {
     pub updated_at: Timestamp,
 }
 
+/// A domain as its own endpoints answer it: the v1 record and linkdeck's settings beside it
+/// (fields a phpShort client does not know, and passes over). A link's domain is the v1 record
+/// alone.
+#[derive(Debug, Clone, Serialize)]
+pub struct DomainSettingsRecord<'a> {
+    #[serde(flatten)]
+    pub domain: DomainRecord<'a>,
+    pub root_url: Option<&'a str>,
+    pub unknown_url: Option<&'a str>,
+    pub expired_url: Option<&'a str>,
+    /// `disallow`, `allow` or `custom`.
+    pub robots: &'static str,
+    pub robots_txt: Option<&'a str>,
+}
+
 fn keyed(rules: &[TargetRule]) -> Option<Vec<KeyValue<'_>>> {
     (!rules.is_empty()).then(|| {
         rules
@@ -132,6 +147,18 @@ pub fn domain_record(domain: &Domain) -> DomainRecord<'_> {
         name: &domain.name,
         created_at: domain.created_at,
         updated_at: domain.updated_at,
+    }
+}
+
+pub fn domain_settings_record(domain: &Domain) -> DomainSettingsRecord<'_> {
+    let settings = domain.settings();
+    DomainSettingsRecord {
+        domain: domain_record(domain),
+        root_url: settings.root_url.as_deref(),
+        unknown_url: settings.unknown_url.as_deref(),
+        expired_url: settings.expired_url.as_deref(),
+        robots: settings.robots.word(),
+        robots_txt: settings.robots.text(),
     }
 }
 

@@ -297,6 +297,11 @@ fn as_written_by_schema_9(db: &std::path::Path) {
          DROP TABLE link_tags;
          ALTER TABLE links DROP COLUMN tags;
          ALTER TABLE trash_links DROP COLUMN tags;
+         ALTER TABLE domains DROP COLUMN root_url;
+         ALTER TABLE domains DROP COLUMN unknown_url;
+         ALTER TABLE domains DROP COLUMN expired_url;
+         ALTER TABLE domains DROP COLUMN robots;
+         ALTER TABLE domains DROP COLUMN robots_txt;
          PRAGMA user_version = 9;",
     )
     .unwrap();

@@ -108,3 +108,87 @@ fn a_space_made_without_a_colour_gets_the_least_used_one() {
     let third = env.json(&["spaces", "create", "Third"]);
     assert_eq!(third["color"], 3);
 }
+
+#[test]
+fn domain_fallbacks_are_set_shown_and_cleared() {
+    let env = Env::new();
+    env.run(&["domains", "add", "sho.rt"]).ok();
+    let updated = env.json(&[
+        "domains",
+        "update",
+        "sho.rt",
+        "--root-url",
+        "https://home.example/",
+        "--unknown-url",
+        "https://home.example/404",
+        "--expired-url",
+        "https://home.example/gone",
+        "--robots",
+        "allow",
+    ]);
+    assert_eq!(updated["root_url"], "https://home.example/");
+    assert_eq!(updated["unknown_url"], "https://home.example/404");
+    assert_eq!(updated["expired_url"], "https://home.example/gone");
+    assert_eq!(updated["robots"], "allow");
+    let text = env.run(&["domains", "list"]).ok().stdout;
+    assert!(
+        text.contains("ROOT")
+            && text.contains("https://home.example/404")
+            && text.contains("allow"),
+        "{text}"
+    );
+    // One setting changes alone; the others stay.
+    let cleared = env.json(&["domains", "update", "sho.rt", "--no-root-url"]);
+    assert_eq!(cleared["root_url"], Value::Null);
+    assert_eq!(cleared["unknown_url"], "https://home.example/404");
+    let robots = env.write("robots.txt", "User-agent: *\nDisallow: /private\n");
+    let custom = env.json(&[
+        "domains",
+        "update",
+        "sho.rt",
+        "--robots-file",
+        robots.to_str().unwrap(),
+    ]);
+    assert_eq!(custom["robots"], "custom");
+    assert_eq!(custom["robots_txt"], "User-agent: *\nDisallow: /private\n");
+    let listed = env.json(&["domains", "list"]);
+    assert_eq!(listed[0]["expired_url"], "https://home.example/gone");
+}
+
+#[test]
+fn bad_domain_settings_name_their_flag() {
+    let env = Env::new();
+    env.run(&["domains", "add", "sho.rt"]).ok();
+    for (args, flag) in [
+        (vec!["--root-url", "ftp://x.example"], "--root-url"),
+        (vec!["--unknown-url", "not a url"], "--unknown-url"),
+        (vec!["--expired-url", ""], "--expired-url"),
+        (vec!["--robots", "sometimes"], "--robots"),
+        (
+            vec!["--root-url", "https://a.example", "--no-root-url"],
+            "--root-url",
+        ),
+        (vec!["--robots-file", "/no/such/file"], "--robots-file"),
+    ] {
+        let mut all = vec!["domains", "update", "sho.rt"];
+        all.extend(args.iter().copied());
+        let run = env.run(&all).fails_with(2);
+        assert!(run.stderr.contains(flag), "{args:?}: {}", run.stderr);
+        assert!(!run.stderr.contains("panick"), "{}", run.stderr);
+    }
+    let big = env.write("big.txt", &"a".repeat(5000));
+    let run = env
+        .run(&[
+            "domains",
+            "update",
+            "sho.rt",
+            "--robots-file",
+            big.to_str().unwrap(),
+        ])
+        .fails_with(2);
+    assert!(run.stderr.contains("--robots-file"), "{}", run.stderr);
+    let run = env.run(&["domains", "update", "sho.rt"]).fails_with(2);
+    assert!(run.stderr.contains("nothing to change"), "{}", run.stderr);
+    env.run(&["domains", "update", "no.such", "--robots", "allow"])
+        .fails_with(4);
+}

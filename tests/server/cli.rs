@@ -425,3 +425,34 @@ async fn a_server_killed_outright_never_serves_a_limited_link_past_its_limit() {
     drop(server);
     assert_eq!(clicks(), 50, "the clicks stored are the redirects served");
 }
+
+/// `[serve]`'s fallbacks and robots policy reach the server's own host; a bad one stops `serve`
+/// naming the key.
+#[tokio::test]
+async fn serve_takes_its_own_hosts_fallbacks_from_the_config() {
+    let Some((dir, db)) = database() else { return };
+    let config = dir.path().join("config.toml");
+    std::fs::write(
+        &config,
+        "[serve]\nroot_url = \"https://own.example/\"\nunknown_url = \"https://own.example/404\"\nrobots = \"allow\"\n",
+    )
+    .unwrap();
+    let config = config.to_str().unwrap();
+    let (_server, base, _drain) = spawn_serve(&db, "", &["--config", config]).unwrap();
+    let http = client();
+    let root = http.get(format!("{base}/")).send().await.unwrap();
+    assert_eq!(root.status(), 302);
+    assert_eq!(location(&root), "https://own.example/");
+    assert_eq!(root.headers()["x-robots-tag"], "noindex");
+    let unknown = http.get(format!("{base}/nothing")).send().await.unwrap();
+    assert_eq!(location(&unknown), "https://own.example/404");
+    let robots = http.get(format!("{base}/robots.txt")).send().await.unwrap();
+    assert_eq!(robots.text().await.unwrap(), "User-agent: *\nDisallow:\n");
+
+    let bad = dir.path().join("bad.toml");
+    std::fs::write(&bad, "[serve]\nexpired_url = \"javascript:alert(1)\"\n").unwrap();
+    let Err(output) = spawn_serve(&db, "", &["--config", bad.to_str().unwrap()]) else {
+        panic!("serve started with a bad expired_url");
+    };
+    assert!(output.contains("expired_url"), "{output}");
+}

@@ -91,7 +91,7 @@ async fn unknown_paths_and_wrong_methods_answer_json() {
         (Method::DELETE, "/api/v1/links", "GET,HEAD,POST"),
         (Method::POST, "/api/v1/links/1", "GET,HEAD,PUT,PATCH,DELETE"),
         (Method::POST, "/api/v1/domains", "GET,HEAD"),
-        (Method::DELETE, "/api/v1/domains/1", "GET,HEAD"),
+        (Method::DELETE, "/api/v1/domains/1", "GET,HEAD,PUT,PATCH"),
         (Method::PUT, "/api/v1/spaces", "GET,HEAD,POST"),
     ] {
         let (status, headers, body) = json(s.api(method.clone(), path).send().await.unwrap()).await;

@@ -22,8 +22,9 @@ use jiff::{SignedDuration, Timestamp};
 
 use linkdeck::backend::{Backend, BulkAction, Progress, Selection, Undo};
 use linkdeck::domain::{
-    ALIAS_MAX, Domain, Error, FieldErrors, Id, Link, LinkInput, LinkQuery, Page, RuleInput,
-    SearchBy, Sort, SpaceFilter, SpaceInput, SpaceQuery, StatusFilter, TargetType, URL_MAX,
+    ALIAS_MAX, Domain, DomainInput, Error, FieldErrors, HostSettings, Id, Link, LinkInput,
+    LinkQuery, Page, Robots, RuleInput, SearchBy, Sort, SpaceFilter, SpaceInput, SpaceQuery,
+    StatusFilter, TargetType, URL_MAX,
 };
 
 /// What a backend under test must offer besides the `Backend` itself.
@@ -104,6 +105,7 @@ macro_rules! backend_suite {
             deleting_a_space_keeps_its_links,
             space_sizes_follow_their_links,
             domains_are_listed_and_give_short_urls,
+            domain_settings_change_only_what_is_given,
             other_owners_records_are_not_found,
             other_owners_space_or_domain_is_a_field_error,
             bulk_update_by_filter_changes_every_match_and_undoes,
@@ -1812,7 +1814,12 @@ pub async fn domains_are_listed_and_give_short_urls(h: &dyn Harness) {
     )
     .await;
     assert_eq!(l.short_url, "https://l.example:8443/x1");
-    assert_eq!(l.domain.as_ref(), Some(&second));
+    // A link's domain comes without the domain's settings (they are the domain's own record's).
+    let bare = Domain {
+        settings: None,
+        ..second.clone()
+    };
+    assert_eq!(l.domain.as_ref(), Some(&bare));
     // Same alias without a domain is another link.
     let plain = create(h, aliased("https://a.example", "x1")).await;
     assert_eq!(
@@ -1820,6 +1827,71 @@ pub async fn domains_are_listed_and_give_short_urls(h: &dyn Harness) {
         format!("{}/x1", h.public_url().trim_end_matches('/'))
     );
     assert_not_found(h.backend().show_domain(999_999).await);
+}
+
+pub async fn domain_settings_change_only_what_is_given(h: &dyn Harness) {
+    let domain = h.add_domain("sho.rt", false).await;
+    assert_eq!(domain.settings, Some(HostSettings::default()));
+    let b = h.backend();
+    let input = |f: fn(&mut DomainInput)| {
+        let mut i = DomainInput::default();
+        f(&mut i);
+        i
+    };
+    let set = b
+        .update_domain(
+            domain.id,
+            &input(|i| {
+                i.root_url = s("https://home.example/");
+                i.unknown_url = s("https://home.example/404");
+                i.robots = s("allow");
+            }),
+        )
+        .await
+        .unwrap();
+    assert_eq!(
+        set.settings().root_url.as_deref(),
+        Some("https://home.example/")
+    );
+    assert_eq!(set.settings().robots, Robots::Allow);
+    assert_eq!(b.show_domain(domain.id).await.unwrap(), set);
+    let custom = "User-agent: *\nDisallow: /x\n";
+    let next = b
+        .update_domain(
+            domain.id,
+            &input(|i| {
+                i.unknown_url = s("");
+                i.robots_txt = s("User-agent: *\nDisallow: /x\n");
+            }),
+        )
+        .await
+        .unwrap();
+    assert_eq!(next.settings().root_url, set.settings().root_url);
+    assert_eq!(next.settings().unknown_url, None);
+    assert_eq!(next.settings().robots, Robots::Custom(custom.into()));
+    assert_eq!(
+        b.list_domains(1, 10).await.unwrap().items,
+        vec![next.clone()]
+    );
+    // Every bad field named at once; nothing changes.
+    let refused = b
+        .update_domain(
+            domain.id,
+            &input(|i| {
+                i.root_url = s("javascript:alert(1)");
+                i.expired_url = s("nope");
+                i.robots = s("maybe");
+            }),
+        )
+        .await;
+    assert_fields(refused, &["root_url", "expired_url", "robots"]);
+    assert_eq!(b.show_domain(domain.id).await.unwrap(), next);
+    // Another owner's domain is not found.
+    let theirs = h.add_domain("theirs.example", true).await;
+    assert_not_found(
+        b.update_domain(theirs.id, &input(|i| i.robots = s("allow")))
+            .await,
+    );
 }
 
 // ---- owners ------------------------------------------------------------------------------------

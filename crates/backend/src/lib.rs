@@ -13,8 +13,8 @@ pub use read_only::ReadOnly;
 pub use trash::{TrashPage, Trashed, TrashedKind};
 
 use linkdeck_domain::{
-    Domain, Id, Link, LinkInput, LinkQuery, Page, Result, Space, SpaceInput, SpaceQuery, Stats,
-    StatsQuery, StatsScope, TagCount, Visit, VisitQuery,
+    Domain, DomainInput, Id, Link, LinkInput, LinkQuery, Page, Result, Space, SpaceInput,
+    SpaceQuery, Stats, StatsQuery, StatsScope, TagCount, Visit, VisitQuery,
 };
 
 /// Logged visits as they are read, oldest first: a store or a server is read a window at a
@@ -72,6 +72,10 @@ pub trait Backend: Send + Sync {
     /// Domains, newest first; `per_page` as for links.
     async fn list_domains(&self, page: u32, per_page: u32) -> Result<Page<Domain>>;
     async fn show_domain(&self, id: Id) -> Result<Domain>;
+    /// Changes a domain's fallbacks and robots policy: only the fields present in `input`. A
+    /// server without them (phpShort) answers
+    /// [`Error::Unsupported`](linkdeck_domain::Error::Unsupported), saying so.
+    async fn update_domain(&self, id: Id, input: &DomainInput) -> Result<Domain>;
 
     /// The zone in which this backend reads typed expiry dates and times.
     fn input_zone(&self) -> TimeZone {

@@ -10,8 +10,8 @@ use crate::{
     Undo,
 };
 use linkdeck_domain::{
-    Domain, Error, Id, Link, LinkInput, LinkQuery, Page, Result, Space, SpaceInput, SpaceQuery,
-    Stats, StatsQuery, StatsScope, TagCount, VisitQuery,
+    Domain, DomainInput, Error, Id, Link, LinkInput, LinkQuery, Page, Result, Space, SpaceInput,
+    SpaceQuery, Stats, StatsQuery, StatsScope, TagCount, VisitQuery,
 };
 
 /// What a refused change says: what happened, and the setting that decides it.
@@ -85,6 +85,10 @@ impl<B: Backend + ?Sized> Backend for ReadOnly<B> {
 
     async fn show_domain(&self, id: Id) -> Result<Domain> {
         self.0.show_domain(id).await
+    }
+
+    async fn update_domain(&self, _id: Id, _input: &DomainInput) -> Result<Domain> {
+        refused()
     }
 
     fn input_zone(&self) -> TimeZone {

@@ -2,7 +2,7 @@ use jiff::Timestamp;
 use serde::{Deserialize, Serialize};
 use url::Url;
 
-use super::Id;
+use super::{HostSettings, Id};
 
 /// A host that serves short links, such as `https://sho.rt`.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
@@ -13,9 +13,26 @@ pub struct Domain {
     pub name: String,
     pub created_at: Timestamp,
     pub updated_at: Timestamp,
+    /// Its fallbacks and robots policy, when read with them: a domain read for itself has
+    /// them; a link's own domain (`Link::domain`) and a phpShort server's domains do not.
+    #[serde(flatten, default, skip_serializing_if = "Option::is_none")]
+    pub settings: Option<HostSettings>,
 }
 
+/// The settings of a domain that has none: linkdeck's own pages, crawlers kept out.
+static NO_SETTINGS: HostSettings = HostSettings {
+    root_url: None,
+    unknown_url: None,
+    expired_url: None,
+    robots: super::Robots::Disallow,
+};
+
 impl Domain {
+    /// Its settings, or the defaults where it was read without them.
+    pub fn settings(&self) -> &HostSettings {
+        self.settings.as_ref().unwrap_or(&NO_SETTINGS)
+    }
+
     /// The host part of the name, lower-case, as matched against a request's `Host` header.
     pub fn host(&self) -> &str {
         self.name

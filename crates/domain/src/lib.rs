@@ -10,6 +10,7 @@ mod excerpt;
 mod expiry;
 mod fields;
 mod host;
+mod host_settings;
 mod import;
 mod link;
 mod link_field;
@@ -37,6 +38,10 @@ pub use excerpt::{EXCERPT_CHARS, NAME_CHARS, excerpt, name_excerpt};
 pub use expiry::{format_expiry_input, parse_expiry};
 pub use fields::{FieldErrors, LISTED_FIELDS};
 pub use host::{Domain, Owner, find_domain, normalize_domain_name};
+pub use host_settings::{
+    DomainInput, DomainPatch, Gate, HostSettings, ROBOTS_MAX, Robots, TurnedAway, gate,
+    turned_away_to, validate_domain_input, validate_robots_txt,
+};
 pub use import::{
     CLICKS_MAX, Carried, OnConflict, Place, Renamed, TITLE_MAX, carried, parse_instant,
     renamed_alias,

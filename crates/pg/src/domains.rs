@@ -3,18 +3,16 @@
 use deadpool_postgres::GenericClient;
 
 use jiff::Timestamp;
-use linkdeck_store::Domains;
 use linkdeck_store::words::host_in_use;
+use linkdeck_store::{DOMAIN_COLUMNS as COLUMNS, Domains, settings_cells};
 
 use crate::error::{is_unique_violation, pg_error};
 use crate::sql::{Cols, col, count, execute, exists, one, page, value};
 use crate::traffic;
 use crate::tx::PgTx;
-use linkdeck_domain::{Domain, Error, Id, Result};
+use linkdeck_domain::{Domain, Error, HostSettings, Id, Result};
 use linkdeck_store::rows;
 use linkdeck_store::traffic::Scope;
-
-const COLUMNS: &str = "id, owner_id, name, created_at, updated_at";
 
 /// The owner's domain `id`, read with `lock` after its statement.
 async fn select<C: GenericClient>(c: &C, owner: Id, id: Id, lock: &str) -> Result<Option<Domain>> {
@@ -22,7 +20,7 @@ async fn select<C: GenericClient>(c: &C, owner: Id, id: Id, lock: &str) -> Resul
         c,
         &format!("SELECT {COLUMNS} FROM domains WHERE id = $1 AND owner_id = $2{lock}"),
         &[&id, &owner],
-        |r| rows::domain(&Cols(r), 0),
+        |r| rows::domain_with_settings(&Cols(r)),
     )
     .await
 }
@@ -64,6 +62,33 @@ impl<C: GenericClient + Sync> Domains for PgTx<'_, C> {
         col(&row, 0)
     }
 
+    fn set_domain_settings(
+        &self,
+        owner: Id,
+        id: Id,
+        settings: &HostSettings,
+        now: Timestamp,
+    ) -> Result<bool> {
+        let (root, unknown, expired, robots, robots_txt) = settings_cells(settings);
+        let robots = robots as i16;
+        let n = self.wait(execute(
+            self.c,
+            "UPDATE domains SET root_url = $3, unknown_url = $4, expired_url = $5, robots = $6, \
+             robots_txt = $7, updated_at = $8 WHERE id = $1 AND owner_id = $2",
+            &[
+                &id,
+                &owner,
+                &root,
+                &unknown,
+                &expired,
+                &robots,
+                &robots_txt,
+                &now.as_second(),
+            ],
+        ))?;
+        Ok(n > 0)
+    }
+
     fn delete_domain(&self, owner: Id, id: Id) -> Result<bool> {
         let n = self.wait(execute(
             self.c,
@@ -101,7 +126,7 @@ impl<C: GenericClient + Sync> Domains for PgTx<'_, C> {
                 ),
                 &[&owner, &i64::from(limit), &(offset as i64)],
             ),
-            |r| rows::domain(&Cols(r), 0),
+            |r| rows::domain_with_settings(&Cols(r)),
         ))
     }
 }

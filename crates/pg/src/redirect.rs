@@ -8,16 +8,16 @@ use linkdeck_store::{Redirects, ResolvedLink};
 
 use crate::sql::{Cols, col, one};
 use crate::tx::PgTx;
-use linkdeck_domain::{Id, Result};
+use linkdeck_domain::{HostSettings, Id, Result};
 
 impl<C: GenericClient + Sync> Redirects for PgTx<'_, C> {
-    fn domain_for_host(&self, host: &str, bare: &str) -> Result<Option<Id>> {
+    fn domain_for_host(&self, host: &str, bare: &str) -> Result<Option<(Id, HostSettings)>> {
         self.wait(one(
             self.c,
-            "SELECT id FROM domains WHERE lower(host) IN ($1, $2)
-             ORDER BY lower(host) = $1 DESC LIMIT 1",
+            "SELECT id, root_url, unknown_url, expired_url, robots, robots_txt FROM domains
+             WHERE lower(host) IN ($1, $2) ORDER BY lower(host) = $1 DESC LIMIT 1",
             &[&host, &bare],
-            |r| col(r, 0),
+            |r| Ok((col(r, 0)?, rows::host_settings(&Cols(r), 1)?)),
         ))
     }
 

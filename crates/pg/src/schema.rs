@@ -387,6 +387,16 @@ const MIGRATIONS: &[&str] = &[
                            OR OLD.owner_id IS DISTINCT FROM NEW.owner_id)
         EXECUTE FUNCTION link_tags_keep();
     "#,
+    // 9: where a domain sends a visitor no link takes (its root, an unknown alias, a disabled
+    // or expired link without its own expiration URL), and its robots.txt: 0 disallow, 1
+    // allow, 2 custom (the text in robots_txt).
+    r#"
+    ALTER TABLE domains ADD COLUMN root_url TEXT;
+    ALTER TABLE domains ADD COLUMN unknown_url TEXT;
+    ALTER TABLE domains ADD COLUMN expired_url TEXT;
+    ALTER TABLE domains ADD COLUMN robots SMALLINT NOT NULL DEFAULT 0 CHECK (robots IN (0, 1, 2));
+    ALTER TABLE domains ADD COLUMN robots_txt TEXT;
+    "#,
 ];
 
 /// `link_tags` filled from every link's tags, as the triggers of migration 8 would have.

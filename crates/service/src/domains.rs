@@ -2,7 +2,10 @@
 //! added and removed by the CLI through the inherent methods here.
 
 use super::LocalBackend;
-use linkdeck_domain::{Domain, Error, Id, Page, Result, SpaceQuery, normalize_domain_name};
+use linkdeck_domain::{
+    Domain, DomainInput, Error, Id, Page, Result, SpaceQuery, normalize_domain_name,
+    validate_domain_input,
+};
 use linkdeck_store::words::host_in_use;
 
 /// Why a domain cannot be removed while `links` live links and `trashed` trashed ones use it.
@@ -43,6 +46,25 @@ impl LocalBackend {
                     return Err(in_use);
                 }
                 tx.insert_domain(owner, &name, &host, now)
+            })
+            .await?;
+        self.domain_show(id).await
+    }
+
+    /// Changes the fallbacks and robots policy of one of this owner's domains: only the fields
+    /// `input` holds, every bad one named at once.
+    pub(super) async fn domain_update(&self, id: Id, input: &DomainInput) -> Result<Domain> {
+        let patch = validate_domain_input(input)?;
+        let owner = self.owner_id;
+        let now = self.service.now();
+        self.store()
+            .write(move |tx| {
+                let domain = tx
+                    .lock_domain(owner, id)?
+                    .ok_or_else(|| Error::not_found(format!("domain {id}")))?;
+                let settings = patch.apply(domain.settings().clone());
+                tx.set_domain_settings(owner, id, &settings, now)?;
+                Ok(())
             })
             .await?;
         self.domain_show(id).await

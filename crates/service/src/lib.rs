@@ -50,8 +50,8 @@ use linkdeck_backend::bulk::{BulkAction, BulkReport, Preview, Progress, Selectio
 use linkdeck_backend::trash::{TrashPage, Trashed};
 use linkdeck_backend::{Backend, BackendInfo};
 use linkdeck_domain::{
-    Clock, Domain, Error, Id, Link, LinkInput, LinkQuery, Owner, Page, Result, Space, SpaceInput,
-    SpaceQuery, Stats, StatsQuery, StatsScope, SystemClock, TagCount, VisitQuery,
+    Clock, Domain, DomainInput, Error, Id, Link, LinkInput, LinkQuery, Owner, Page, Result, Space,
+    SpaceInput, SpaceQuery, Stats, StatsQuery, StatsScope, SystemClock, TagCount, VisitQuery,
     validate_owner_name,
 };
 
@@ -314,6 +314,9 @@ impl Backend for LocalBackend {
     }
     async fn show_domain(&self, id: Id) -> Result<Domain> {
         self.domain_show(id).await
+    }
+    async fn update_domain(&self, id: Id, input: &DomainInput) -> Result<Domain> {
+        self.domain_update(id, input).await
     }
     fn input_zone(&self) -> TimeZone {
         self.service.options().timezone.clone()

@@ -6,7 +6,7 @@ use std::time::Duration;
 use linkdeck_store::ResolvedLink;
 
 use super::LocalService;
-use linkdeck_domain::{Id, Result};
+use linkdeck_domain::{HostSettings, Id, Result};
 
 /// `host` lower-case, and without its port (IPv6 literals such as `[::1]` kept whole).
 fn host_forms(host: &str) -> (String, String) {
@@ -26,11 +26,13 @@ impl LocalService {
     /// host among the links without a domain.
     pub async fn resolve_alias(&self, host: &str, alias: &str) -> Result<Option<ResolvedLink>> {
         let domain = self.domain_for_host(host).await?;
-        self.resolve_in_domain(domain, alias).await
+        self.resolve_in_domain(domain.map(|(id, _)| id), alias)
+            .await
     }
 
-    /// The domain whose host is `host` (case-insensitively, with or without the port).
-    pub async fn domain_for_host(&self, host: &str) -> Result<Option<Id>> {
+    /// The domain whose host is `host` (case-insensitively, with or without the port): its id
+    /// and its settings.
+    pub async fn domain_for_host(&self, host: &str) -> Result<Option<(Id, HostSettings)>> {
         let (host, bare) = host_forms(host);
         self.store
             .lookup(move |tx| tx.domain_for_host(&host, &bare))

@@ -1,21 +1,19 @@
 //! SQL for domains.
 
 use jiff::Timestamp;
-use linkdeck_store::Domains;
 use linkdeck_store::rows;
+use linkdeck_store::{DOMAIN_COLUMNS as COLUMNS, Domains, settings_cells};
 use rusqlite::{Connection, params};
 
 use crate::sql::{Cols, Statements};
 use crate::tx::SqliteTx;
-use linkdeck_domain::{Domain, Id, Result};
-
-const COLUMNS: &str = "id, owner_id, name, created_at, updated_at";
+use linkdeck_domain::{Domain, HostSettings, Id, Result};
 
 pub fn get(conn: &Connection, owner: Id, id: Id) -> Result<Option<Domain>> {
     conn.one(
         &format!("SELECT {COLUMNS} FROM domains WHERE id = ?1 AND owner_id = ?2"),
         params![id, owner],
-        |r| rows::domain(&Cols(r), 0),
+        |r| rows::domain_with_settings(&Cols(r)),
     )
 }
 
@@ -52,6 +50,31 @@ impl Domains for SqliteTx<'_> {
         Ok(self.conn.last_insert_rowid())
     }
 
+    fn set_domain_settings(
+        &self,
+        owner: Id,
+        id: Id,
+        settings: &HostSettings,
+        now: Timestamp,
+    ) -> Result<bool> {
+        let (root, unknown, expired, robots, robots_txt) = settings_cells(settings);
+        let n = self.conn.run(
+            "UPDATE domains SET root_url = ?3, unknown_url = ?4, expired_url = ?5, robots = ?6, \
+             robots_txt = ?7, updated_at = ?8 WHERE id = ?1 AND owner_id = ?2",
+            params![
+                id,
+                owner,
+                root,
+                unknown,
+                expired,
+                robots,
+                robots_txt,
+                now.as_second()
+            ],
+        )?;
+        Ok(n > 0)
+    }
+
     fn delete_domain(&self, owner: Id, id: Id) -> Result<bool> {
         let n = self.conn.run(
             "DELETE FROM domains WHERE id = ?1 AND owner_id = ?2",
@@ -82,7 +105,7 @@ impl Domains for SqliteTx<'_> {
                  ORDER BY id DESC LIMIT ?2 OFFSET ?3"
             ),
             params![owner, limit, offset as i64],
-            |r| rows::domain(&Cols(r), 0),
+            |r| rows::domain_with_settings(&Cols(r)),
         )?;
         Ok((items, total))
     }

@@ -6,14 +6,15 @@ use rusqlite::params;
 
 use crate::sql::{Cols, Statements};
 use crate::tx::SqliteTx;
-use linkdeck_domain::{Id, Result};
+use linkdeck_domain::{HostSettings, Id, Result};
 
 impl Redirects for SqliteTx<'_> {
-    fn domain_for_host(&self, host: &str, bare: &str) -> Result<Option<Id>> {
+    fn domain_for_host(&self, host: &str, bare: &str) -> Result<Option<(Id, HostSettings)>> {
         self.conn.one(
-            "SELECT id FROM domains WHERE host IN (?1, ?2) ORDER BY host = ?1 DESC LIMIT 1",
+            "SELECT id, root_url, unknown_url, expired_url, robots, robots_txt FROM domains \
+             WHERE host IN (?1, ?2) ORDER BY host = ?1 DESC LIMIT 1",
             params![host, bare],
-            |r| r.get(0),
+            |r| Ok((r.get(0)?, rows::host_settings(&Cols(r), 1)?)),
         )
     }
 

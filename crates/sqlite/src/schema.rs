@@ -485,6 +485,16 @@ const MIGRATIONS: &[Migration] = &[
             SELECT new.owner_id, value, new.id FROM json_each(new.tags);
     END;
     "#),
+    // 17: where a domain sends a visitor no link takes (its root, an unknown alias, a disabled
+    // or expired link without its own expiration URL), and its robots.txt: 0 disallow, 1
+    // allow, 2 custom (the text in robots_txt).
+    sql(r#"
+    ALTER TABLE domains ADD COLUMN root_url TEXT;
+    ALTER TABLE domains ADD COLUMN unknown_url TEXT;
+    ALTER TABLE domains ADD COLUMN expired_url TEXT;
+    ALTER TABLE domains ADD COLUMN robots INTEGER NOT NULL DEFAULT 0 CHECK (robots IN (0, 1, 2));
+    ALTER TABLE domains ADD COLUMN robots_txt TEXT;
+    "#),
 ];
 
 /// The code half of migration 6: rollups and the raw log from the old visits table, which then

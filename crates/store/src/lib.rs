@@ -38,7 +38,7 @@ use std::time::Duration;
 use async_trait::async_trait;
 
 pub use bulk::Bulk;
-pub use domains::Domains;
+pub use domains::{DOMAIN_COLUMNS, Domains, settings_cells};
 pub use import::{ImportStore, ImportWork};
 pub use keys::{KeyGrant, KeyInfo, Keys, LiveKey};
 pub use linkdeck_domain::{Error, Id, Result};

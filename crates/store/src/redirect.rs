@@ -2,7 +2,7 @@
 //! domain a link lives on. Every server reads these on a cache miss.
 
 use jiff::Timestamp;
-use linkdeck_domain::{Id, Result, TargetRule, TargetType};
+use linkdeck_domain::{HostSettings, Id, Result, TargetRule, TargetType};
 
 /// A link as the redirect handler sees it. Its own shape, not a [`linkdeck_domain::Link`]: it is
 /// read on every visit, across owners, with the password's hash and without the joins a `Link`
@@ -49,8 +49,8 @@ impl std::fmt::Debug for ResolvedLink {
 
 pub trait Redirects {
     /// The domain whose host is `host` or, failing that, `bare` (the host without its port);
-    /// both lower-case.
-    fn domain_for_host(&self, host: &str, bare: &str) -> Result<Option<Id>>;
+    /// both lower-case: its id and its settings.
+    fn domain_for_host(&self, host: &str, bare: &str) -> Result<Option<(Id, HostSettings)>>;
     /// The link `alias` (without case) among the links of `domain`, or among the links without
     /// a domain; its clicks and rotation as exact as the store keeps them.
     fn resolve(&self, domain: Option<Id>, alias: &str) -> Result<Option<ResolvedLink>>;

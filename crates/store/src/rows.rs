@@ -3,7 +3,7 @@
 //! none, a JSON list as its entries). A store hands its row over as [`Cells`]; nothing here
 //! knows a driver.
 
-use linkdeck_domain::{Color, Domain, Id, Link, Owner, Space};
+use linkdeck_domain::{Color, Domain, HostSettings, Id, Link, Owner, Robots, Space};
 
 use crate::{
     KeyInfo, LinkRow, ResolvedLink, clamped, optional_time, parse_rotation, parse_rules,
@@ -40,7 +40,8 @@ pub fn space<R: Cells>(r: &R, at: usize) -> Result<Space, R::Error> {
     })
 }
 
-/// A domain from columns `at..at + 5`: `id, owner_id, name, created_at, updated_at`.
+/// A domain from columns `at..at + 5`: `id, owner_id, name, created_at, updated_at` (how a
+/// link's joined domain is read: without its settings).
 pub fn domain<R: Cells>(r: &R, at: usize) -> Result<Domain, R::Error> {
     Ok(Domain {
         id: r.int(at)?,
@@ -48,6 +49,25 @@ pub fn domain<R: Cells>(r: &R, at: usize) -> Result<Domain, R::Error> {
         name: r.text(at + 2)?,
         created_at: time(r.int(at + 3)?),
         updated_at: time(r.int(at + 4)?),
+        settings: None,
+    })
+}
+
+/// A domain with its settings, from [`DOMAIN_COLUMNS`](crate::DOMAIN_COLUMNS) starting at 0.
+pub fn domain_with_settings<R: Cells>(r: &R) -> Result<Domain, R::Error> {
+    Ok(Domain {
+        settings: Some(host_settings(r, 5)?),
+        ..domain(r, 0)?
+    })
+}
+
+/// A host's settings from `root_url, unknown_url, expired_url, robots, robots_txt` at `at`.
+pub fn host_settings<R: Cells>(r: &R, at: usize) -> Result<HostSettings, R::Error> {
+    Ok(HostSettings {
+        root_url: r.opt_text(at)?,
+        unknown_url: r.opt_text(at + 1)?,
+        expired_url: r.opt_text(at + 2)?,
+        robots: Robots::stored(r.int(at + 3)?, r.opt_text(at + 4)?),
     })
 }
 

@@ -14,9 +14,9 @@ use serde_json::{Map, Value};
 use super::body::{RECORD_MAX, size};
 
 use crate::domain::{
-    Breakdown, Bucket, Color, Dimension, Domain, FieldErrors, Id, Interval, Link, LinkField, Page,
-    Space, Stats, StatsScope, TargetRule, TargetType, TopLink, ValueCount, excerpt,
-    normalize_domain_name,
+    Breakdown, Bucket, Color, Dimension, Domain, FieldErrors, HostSettings, Id, Interval, Link,
+    LinkField, Page, Robots, Space, Stats, StatsScope, TargetRule, TargetType, TopLink, ValueCount,
+    excerpt, normalize_domain_name,
 };
 
 /// What was wrong with a body, naming the field: `clicks: expected a number, got "many"`.
@@ -215,6 +215,24 @@ pub fn domain(value: &Value) -> Result<Domain, DecodeError> {
         name,
         created_at: time(f, "created_at")?,
         updated_at: time(f, "updated_at")?,
+        settings: f
+            .contains_key("robots")
+            .then(|| host_settings(f))
+            .transpose()?,
+    })
+}
+
+/// A domain's fallbacks and robots policy as linkdeck's domain record carries them (with
+/// `robots` always); a link's domain and a phpShort server's domains have none.
+fn host_settings(f: &Fields) -> Result<HostSettings, DecodeError> {
+    Ok(HostSettings {
+        root_url: opt_string(f, "root_url")?,
+        unknown_url: opt_string(f, "unknown_url")?,
+        expired_url: opt_string(f, "expired_url")?,
+        robots: Robots::named(
+            opt_string(f, "robots")?.as_deref(),
+            opt_string(f, "robots_txt")?,
+        ),
     })
 }
 

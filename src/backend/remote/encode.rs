@@ -15,8 +15,8 @@
 //! that phpShort reads. Clearing targeting is done with `target_type=0`.
 
 use crate::domain::{
-    Error, LinkField, LinkInput, LinkQuery, Result, SpaceInput, SpaceQuery, StatusFilter,
-    TAG_SEPARATOR, TagMatch,
+    DomainInput, Error, LinkField, LinkInput, LinkQuery, Result, SpaceInput, SpaceQuery,
+    StatusFilter, TAG_SEPARATOR, TagMatch,
 };
 
 pub fn link_form(input: &LinkInput) -> Result<String> {
@@ -60,6 +60,15 @@ fn blank_row(list: LinkField) -> String {
 }
 
 pub fn space_form(input: &SpaceInput) -> Result<String> {
+    form(input)
+}
+
+/// A domain's settings as a form (linkdeck's own fields: only a linkdeck server is sent them).
+pub fn domain_form(input: &DomainInput) -> Result<String> {
+    form(input)
+}
+
+fn form(input: &impl serde::Serialize) -> Result<String> {
     serde_qs::to_string(input)
         .map_err(|e| Error::field("request", format!("cannot be encoded: {e}")))
 }

@@ -30,8 +30,9 @@ use self::errors::Subject;
 use self::http::{Api, Body, Call, Http};
 use super::{Backend, BackendInfo};
 use crate::domain::{
-    BaseUrl, Domain, Error, Id, Link, LinkInput, LinkQuery, Page, PeriodSpec, Preset, Result,
-    Space, SpaceFilter, SpaceInput, SpaceQuery, Stats, StatsPart, StatsQuery, StatsScope, TagCount,
+    BaseUrl, Domain, DomainInput, Error, Id, Link, LinkInput, LinkQuery, Page, PeriodSpec, Preset,
+    Result, Space, SpaceFilter, SpaceInput, SpaceQuery, Stats, StatsPart, StatsQuery, StatsScope,
+    TagCount,
 };
 
 /// Everything a remote profile says, resolved: the key already read from its source.
@@ -392,6 +393,20 @@ impl Backend for RemoteBackend {
 
     async fn show_domain(&self, id: Id) -> Result<Domain> {
         self.show(&DOMAINS, id).await
+    }
+
+    /// Only a linkdeck server has domain settings: a phpShort server is never sent a change it
+    /// has no field for.
+    async fn update_domain(&self, id: Id, input: &DomainInput) -> Result<Domain> {
+        crate::domain::validate_domain_input(input)?;
+        if self.linkdeck().await?.is_none() {
+            return Err(Error::Unsupported(format!(
+                "{} has no domain fallbacks or robots.txt settings (a phpShort server keeps its \
+                 own; set them there); linkdeck serve has them",
+                self.http.origin()
+            )));
+        }
+        self.update(&DOMAINS, id, encode::domain_form(input)?).await
     }
 
     /// A 404 means the record is not found, or the server has no statistics at all: the

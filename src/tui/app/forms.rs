@@ -13,7 +13,7 @@ use ratatui::layout::{Position, Rect};
 use super::{App, Pane};
 use crate::domain::{Id, Link};
 use crate::tui::editor::{self, Edited};
-use crate::tui::form::{Form, FormOutcome, LinkForm, SaveRequest, SpaceForm};
+use crate::tui::form::{DomainForm, Form, FormOutcome, LinkForm, SaveRequest, SpaceForm};
 use crate::tui::keys::Key;
 use crate::tui::msg::{Command, Msg, RequestId};
 use crate::tui::popups::ToastKind;
@@ -28,6 +28,7 @@ const SELECT_WINDOW: usize = 500;
 pub enum Saved {
     Link(Id),
     Space(Id),
+    Domain(Id),
 }
 
 /// The open form and the save in flight, if any.
@@ -57,8 +58,14 @@ impl App {
 
     /// `n`: a new link in the Links pane, a new space in the Spaces pane.
     pub(super) fn open_new_form(&mut self) {
+        if self.pane == Pane::Domains {
+            return self.toast(
+                ToastKind::Info,
+                "Domains are added with `linkdeck domains add NAME`",
+            );
+        }
         self.forms.form = Some(match self.pane {
-            Pane::Links | Pane::Live => LinkForm::create(
+            Pane::Links | Pane::Live | Pane::Domains => LinkForm::create(
                 self.spaces.spaces().to_vec(),
                 self.domains.clone().unwrap_or_default(),
                 self.cfg.timezone.clone(),
@@ -84,6 +91,11 @@ impl App {
                 .into()
             }),
             Pane::Live => None,
+            Pane::Domains => self
+                .domains_view
+                .selected()
+                .cloned()
+                .map(|domain| DomainForm::edit(domain).into()),
             Pane::Spaces | Pane::Trash => self
                 .spaces
                 .selected()
@@ -217,6 +229,11 @@ impl App {
                 created,
                 result.map(|space| (Saved::Space(space.id), format!("space {}", space.name))),
             ),
+            Msg::DomainSaved { req, result } => (
+                req,
+                false,
+                result.map(|domain| (Saved::Domain(domain.id), format!("domain {}", domain.name))),
+            ),
             _ => return,
         };
         let verb = if created { "Created" } else { "Saved" };
@@ -298,6 +315,8 @@ impl App {
                     self.forms.select = None;
                 }
             }
+            Some(Saved::Domain(id)) if self.domains_view.select_id(id) => self.forms.select = None,
+            Some(Saved::Domain(_)) => {}
             None => {}
         }
     }
@@ -345,6 +364,10 @@ impl SaveRequest {
                 req,
                 created: false,
                 result: backend.update_space(id, &input).await,
+            },
+            SaveRequest::UpdateDomain(id, input) => Msg::DomainSaved {
+                req,
+                result: backend.update_domain(id, &input).await,
             },
         }
     }

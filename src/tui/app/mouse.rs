@@ -34,7 +34,7 @@ impl App {
                 if let Some(pane) = clicked(&self.pane_tabs(), a.tabs, mouse.column, false) {
                     self.show_pane(pane);
                 } else if let Some(action) =
-                    clicked(&self.status_tabs(), a.tabs, mouse.column, true)
+                    clicked(&self.status_tabs(a.tabs.width), a.tabs, mouse.column, true)
                 {
                     self.global(action);
                 }
@@ -59,6 +59,7 @@ impl App {
                 Pane::Spaces => app.spaces.handle_key(key),
                 Pane::Trash => app.trash.handle_key(key),
                 Pane::Live => app.live.handle_key(key),
+                Pane::Domains => app.domains_view.handle_key(key),
             }
         };
         match mouse.kind {
@@ -77,6 +78,11 @@ impl App {
                 Pane::Spaces => {
                     if let Some(i) = self.spaces.index_at(main, mouse.row) {
                         self.spaces.select(i);
+                    }
+                }
+                Pane::Domains => {
+                    if let Some(i) = self.domains_view.index_at(main, mouse.row) {
+                        self.domains_view.select(i);
                     }
                 }
                 Pane::Trash | Pane::Live => {}

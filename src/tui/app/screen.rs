@@ -91,6 +91,7 @@ impl App {
             Pane::Spaces => self.spaces.render(a.main, buf, &ctx(true)),
             Pane::Trash => self.trash.render(a.main, buf, &ctx(true)),
             Pane::Live => self.live.render(a.main, buf, &ctx(true)),
+            Pane::Domains => self.domains_view.render(a.main, buf, &ctx(true)),
         }
         self.render_hints(a.hints, buf);
         let modal_cursor = self.modal.as_ref().and_then(|modal| {
@@ -185,6 +186,8 @@ impl App {
             tab("Spaces", Pane::Spaces),
             (Span::raw(" "), None),
             tab("Live", Pane::Live),
+            (Span::raw(" "), None),
+            tab("Domains", Pane::Domains),
         ];
         if self.cfg.has_trash {
             tabs.extend([(Span::raw(" "), None), tab("Trash", Pane::Trash)]);
@@ -193,16 +196,27 @@ impl App {
     }
 
     /// The status tabs right of the pane tabs, each with the action a click on it runs.
-    pub(super) fn status_tabs(&self) -> Vec<(Span<'static>, Option<Action>)> {
-        let mut status = self.filter.status_tabs(&self.cfg.theme);
+    /// Shortened, without their label, where the full ones would not fit beside the pane tabs
+    /// (80 columns with every pane).
+    pub(super) fn status_tabs(&self, width: u16) -> Vec<(Span<'static>, Option<Action>)> {
+        let panes: usize = self.pane_tabs().iter().map(|(s, _)| s.width()).sum();
+        let mut status = self.filter.status_tabs(&self.cfg.theme, false);
         status.insert(0, (Span::styled("status ", self.cfg.theme.dim), None));
+        let full: usize = status.iter().map(|(s, _)| s.width()).sum();
+        if panes + full > usize::from(width) {
+            status = self.filter.status_tabs(&self.cfg.theme, true);
+        }
         status
     }
 
     fn render_tabs(&self, area: Rect, buf: &mut Buffer) {
         let panes: Vec<Span> = self.pane_tabs().into_iter().map(|(s, _)| s).collect();
         Line::from(panes).render(area, buf);
-        let status: Vec<Span> = self.status_tabs().into_iter().map(|(s, _)| s).collect();
+        let status: Vec<Span> = self
+            .status_tabs(area.width)
+            .into_iter()
+            .map(|(s, _)| s)
+            .collect();
         Line::from(status).right_aligned().render(area, buf);
     }
 
@@ -323,6 +337,14 @@ impl App {
                     hint(Action::Top, "newest"),
                     hint(Action::Refresh, "restart"),
                     hint(Action::Dashboard, "traffic"),
+                    hint(Action::NextPane, "next pane"),
+                    hint(Action::Help, "help"),
+                    hint(Action::Quit, "quit"),
+                ]
+                .concat(),
+                Pane::Domains => [
+                    hint(Action::Edit, "edit fallbacks"),
+                    hint(Action::Refresh, "refresh"),
                     hint(Action::NextPane, "next pane"),
                     hint(Action::Help, "help"),
                     hint(Action::Quit, "quit"),

@@ -48,7 +48,7 @@ impl App {
             },
             // A trashed link's traffic waits with it; restore it to see it.
             (_, Pane::Trash) => return,
-            (_, Pane::Live) => Target::account(),
+            (_, Pane::Live | Pane::Domains) => Target::account(),
         };
         if self.stats.unsupported.is_some() {
             return self.toast(ToastKind::Info, "This server offers no statistics");

@@ -1,4 +1,4 @@
-//! The editing half of the terminal app: the link form and the space form.
+//! The editing half of the terminal app: the link form, the space form and the domain form.
 //!
 //! A form is a plain component: keys and pastes in, a [`FormOutcome`] out, `render` reads its
 //! state. It never calls the backend: saving answers [`FormOutcome::Save`] with the request the
@@ -7,6 +7,7 @@
 //! the form refuses exactly what the backend would refuse, and a server's 422 lands on the same
 //! fields.
 
+mod domain_form;
 mod field;
 mod link_form;
 mod picker;
@@ -23,13 +24,14 @@ use ratatui::layout::{Position, Rect};
 use ratatui::text::{Line, Span};
 use ratatui::widgets::{Clear, Paragraph, Widget, Wrap};
 
+pub use domain_form::DomainForm;
 pub use field::TextField;
 pub use link_form::LinkForm;
 pub use space_form::SpaceForm;
 
 use super::keys::{Action, Key};
 use super::view::Ctx;
-use crate::domain::{Error, FieldErrors, Id, LinkInput, Shown, SpaceInput};
+use crate::domain::{DomainInput, Error, FieldErrors, Id, LinkInput, Shown, SpaceInput};
 
 /// Width of the label column; values start after it.
 pub const LABEL_WIDTH: u16 = 18;
@@ -59,6 +61,8 @@ pub enum SaveRequest {
     UpdateLink(Id, LinkInput),
     CreateSpace(SpaceInput),
     UpdateSpace(Id, SpaceInput),
+    /// A domain's settings: only those that changed.
+    UpdateDomain(Id, DomainInput),
 }
 
 /// An open form.
@@ -66,6 +70,7 @@ pub enum SaveRequest {
 pub enum Form {
     Link(Box<LinkForm>),
     Space(Box<SpaceForm>),
+    Domain(Box<DomainForm>),
 }
 
 impl Form {
@@ -73,6 +78,7 @@ impl Form {
         match self {
             Form::Link(form) => form.handle_key(key),
             Form::Space(form) => form.handle_key(key),
+            Form::Domain(form) => form.handle_key(key),
         }
     }
 
@@ -122,6 +128,7 @@ impl Form {
         match self {
             Form::Link(form) => form.quit_requested(),
             Form::Space(form) => form.quit_requested(),
+            Form::Domain(form) => form.quit_requested(),
         }
     }
 
@@ -130,6 +137,7 @@ impl Form {
         match self {
             Form::Link(form) => form.asks(),
             Form::Space(form) => form.asks(),
+            Form::Domain(form) => form.asks(),
         }
     }
 
@@ -138,6 +146,7 @@ impl Form {
         match self {
             Form::Link(form) => form.paste(text),
             Form::Space(form) => form.paste(text),
+            Form::Domain(form) => form.paste(text),
         }
     }
 
@@ -147,6 +156,7 @@ impl Form {
         match self {
             Form::Link(form) => form.save_failed(error),
             Form::Space(form) => form.save_failed(error),
+            Form::Domain(form) => form.save_failed(error),
         }
     }
 
@@ -155,6 +165,7 @@ impl Form {
         match self {
             Form::Link(form) => form.render(area, buf, ctx),
             Form::Space(form) => form.render(area, buf, ctx),
+            Form::Domain(form) => form.render(area, buf, ctx),
         }
     }
 }
@@ -201,6 +212,21 @@ impl Errors {
 
     pub fn iter(&self) -> impl Iterator<Item = (&str, String)> {
         self.0.iter().map(|(k, v)| (k.as_str(), v.join("; ")))
+    }
+
+    /// A refused save's message line: the errors of fields the form does not show (`shown`
+    /// says which it does), or where to look.
+    pub fn not_saved(&self, shown: impl Fn(&str) -> bool) -> String {
+        let other: Vec<String> = self
+            .iter()
+            .filter(|(n, _)| !shown(n))
+            .map(|(n, m)| format!("{n}: {m}"))
+            .collect();
+        if other.is_empty() {
+            "Not saved: check the fields marked ✗".into()
+        } else {
+            format!("Not saved: {}", other.join("; "))
+        }
     }
 }
 
@@ -422,6 +448,84 @@ pub fn render_discard(area: Rect, buf: &mut Buffer, ctx: &Ctx, what: &str, quit:
     ])
     .wrap(Wrap { trim: true })
     .render(inner, buf);
+}
+
+/// What the space and domain forms keep alike around their fields: the save in flight and the
+/// "discard your changes?" question.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct Guard {
+    /// The discard question is open; `Some(true)` when yes also quits the app (ctrl-c).
+    pub discard: Option<bool>,
+    /// The save is out: the form takes no key until its answer.
+    pub saving: bool,
+}
+
+impl Guard {
+    /// ctrl-c: true when the app may quit now; with unsaved changes, asks first.
+    pub fn quit_requested(&mut self, changed: bool) -> bool {
+        if changed && !self.saving {
+            self.discard = Some(true);
+            false
+        } else {
+            true
+        }
+    }
+
+    pub fn asks(&self) -> bool {
+        self.discard.is_some()
+    }
+
+    /// What `key` does while a save is out or the question is open; `None`: the form's own.
+    pub fn intercept(&mut self, key: &Key) -> Option<FormOutcome> {
+        if self.saving {
+            return Some(FormOutcome::Stay);
+        }
+        let quit = self.discard?;
+        Some(match discard_answer(key) {
+            Some(true) if quit => FormOutcome::Quit,
+            Some(true) => FormOutcome::Close,
+            Some(false) => {
+                self.discard = None;
+                FormOutcome::Stay
+            }
+            None => FormOutcome::Stay,
+        })
+    }
+
+    /// esc: close, or ask first when something changed.
+    pub fn cancel(&mut self, changed: bool) -> FormOutcome {
+        if changed {
+            self.discard = Some(false);
+            FormOutcome::Stay
+        } else {
+            FormOutcome::Close
+        }
+    }
+
+    /// Draws the form's frame with its key `hints`, and the discard question over it when open
+    /// (then no text cursor). `what` names the form in the question.
+    pub fn finish(
+        &self,
+        (area, rect): (Rect, Rect),
+        buf: &mut Buffer,
+        ctx: &Ctx,
+        (title, message, hints): (String, Option<Line<'static>>, &[(String, &str)]),
+        body: &Body,
+        what: &str,
+    ) -> Option<Position> {
+        let hints: Vec<(&str, &str)> = hints.iter().map(|(k, w)| (k.as_str(), *w)).collect();
+        let frame = Frame {
+            title,
+            message,
+            hints: &hints,
+        };
+        let cursor = render_frame(rect, buf, ctx, &frame, body);
+        if let Some(quit) = self.discard {
+            render_discard(area, buf, ctx, what, quit);
+            return None;
+        }
+        cursor
+    }
 }
 
 /// Answers the discard question: `Some(true)` discard, `Some(false)` keep editing.

@@ -8,7 +8,7 @@ use ratatui::backend::TestBackend;
 use ratatui::crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
 
 use super::link_form::tests::{ctrl, press, type_text};
-use super::{Form, LinkForm, SpaceForm};
+use super::{DomainForm, Form, LinkForm, SpaceForm};
 use crate::domain::{Color, Domain, Error, FieldErrors, Link, Space, TargetRule, TargetType};
 use crate::tui::keys::{Key, KeyMap};
 use crate::tui::theme::{Theme, ThemeName};
@@ -44,6 +44,7 @@ fn domains() -> Vec<Domain> {
         name: "https://sho.rt".into(),
         created_at: now(),
         updated_at: now(),
+        settings: Default::default(),
     }]
 }
 
@@ -494,4 +495,23 @@ fn forms_draw_at_every_size() {
             }
         }
     }
+}
+
+#[test]
+fn domain_form_with_an_error() {
+    let mut domain = domains()[0].clone();
+    domain.settings = Some(crate::domain::HostSettings {
+        root_url: Some("https://example.com/".into()),
+        robots: crate::domain::Robots::Custom("User-agent: *\n".into()),
+        ..Default::default()
+    });
+    let mut form = DomainForm::edit(domain);
+    for _ in 0..2 {
+        form.handle_key(press(KeyCode::Tab));
+    }
+    for c in "not a url".chars() {
+        form.handle_key(press(KeyCode::Char(c)));
+    }
+    form.handle_key(ctrl('s'));
+    snap("domain_form_expired_url_refused", form);
 }

@@ -7,8 +7,7 @@ use ratatui::text::{Line, Span};
 
 use super::field::TextField;
 use super::{
-    Body, Errors, Form, FormOutcome, Frame, INDENT, LABEL_WIDTH, SaveRequest, discard_answer,
-    label, render_discard, render_frame, status_line,
+    Body, Errors, Form, FormOutcome, Guard, INDENT, LABEL_WIDTH, SaveRequest, label, status_line,
 };
 use crate::domain::{Color, Error, FieldErrors, Mode, Space, SpaceInput, validate_space_input};
 use crate::tui::errors::{Failed, describe};
@@ -37,9 +36,7 @@ pub struct SpaceForm {
     color: Option<Color>,
     focus: Stop,
     errors: Errors,
-    /// The discard question is open; `Some(true)` when yes also quits the app (ctrl-c).
-    discard: Option<bool>,
-    saving: bool,
+    guard: Guard,
     message: Option<String>,
 }
 
@@ -51,8 +48,7 @@ impl SpaceForm {
             color: Color::new(1),
             focus: Stop::Name,
             errors: Errors::default(),
-            discard: None,
-            saving: false,
+            guard: Guard::default(),
             message: None,
         }
     }
@@ -118,36 +114,22 @@ impl SpaceForm {
 
     /// ctrl-c: true when the app may quit now; with unsaved changes, asks first.
     pub fn quit_requested(&mut self) -> bool {
-        if self.is_changed() && !self.saving {
-            self.discard = Some(true);
-            false
-        } else {
-            true
-        }
+        self.guard.quit_requested(self.is_changed())
     }
 
     pub fn asks(&self) -> bool {
-        self.discard.is_some()
+        self.guard.asks()
     }
 
     pub fn paste(&mut self, text: &str) {
-        if !self.saving && self.focus == Stop::Name && self.name.paste(text) {
+        if !self.guard.saving && self.focus == Stop::Name && self.name.paste(text) {
             self.errors.clear(|n| n == "name");
         }
     }
 
     pub fn handle_key(&mut self, key: Key) -> FormOutcome {
-        if self.saving {
-            return FormOutcome::Stay;
-        }
-        if let Some(quit) = self.discard {
-            match discard_answer(&key) {
-                Some(true) if quit => return FormOutcome::Quit,
-                Some(true) => return FormOutcome::Close,
-                Some(false) => self.discard = None,
-                None => {}
-            }
-            return FormOutcome::Stay;
+        if let Some(outcome) = self.guard.intercept(&key) {
+            return outcome;
         }
         // A character typed into the name is text, whatever it is bound to.
         let action = if self.focus == Stop::Name && key.is_text() {
@@ -157,13 +139,7 @@ impl SpaceForm {
         };
         match action {
             Some(Action::Submit) => return self.save(),
-            Some(Action::Cancel) => {
-                if self.is_changed() {
-                    self.discard = Some(false);
-                    return FormOutcome::Stay;
-                }
-                return FormOutcome::Close;
-            }
+            Some(Action::Cancel) => return self.guard.cancel(self.is_changed()),
             Some(Action::NextField | Action::PrevField) => {
                 let next = match self.focus {
                     Stop::Name => Stop::Color,
@@ -234,7 +210,7 @@ impl SpaceForm {
             Some(space) => SaveRequest::UpdateSpace(space.id, input),
             None => SaveRequest::CreateSpace(input),
         };
-        self.saving = true;
+        self.guard.saving = true;
         self.message = None;
         FormOutcome::Save(request)
     }
@@ -246,21 +222,12 @@ impl SpaceForm {
         } else if self.errors.get("color").is_some() {
             self.focus = Stop::Color;
         }
-        let other: Vec<String> = self
-            .errors
-            .iter()
-            .filter(|(n, _)| *n != "name" && *n != "color")
-            .map(|(n, m)| format!("{n}: {m}"))
-            .collect();
-        self.message = Some(if other.is_empty() {
-            "Not saved: check the fields marked ✗".into()
-        } else {
-            format!("Not saved: {}", other.join("; "))
-        });
+        let message = self.errors.not_saved(|n| n == "name" || n == "color");
+        self.message = Some(message);
     }
 
     pub fn save_failed(&mut self, error: &Error) {
-        self.saving = false;
+        self.guard.saving = false;
         match error {
             Error::Validation(errors) => self.show_errors(errors),
             other => self.message = Some(describe(other, Failed::Save)),
@@ -326,7 +293,7 @@ impl SpaceForm {
             Some(space) => format!(" Edit space {} ", space.name),
             None => " New space ".to_owned(),
         };
-        let message = status_line(self.saving, self.message.as_deref(), ctx);
+        let message = status_line(self.guard.saving, self.message.as_deref(), ctx);
         let key = |a: Action| ctx.keys.first(a);
         let owned: Vec<(String, &str)> = match self.focus {
             Stop::Name => vec![
@@ -341,18 +308,14 @@ impl SpaceForm {
                 (key(Action::NextField), "name"),
             ],
         };
-        let hints: Vec<(&str, &str)> = owned.iter().map(|(k, w)| (k.as_str(), *w)).collect();
-        let frame = Frame {
-            title,
-            message,
-            hints: &hints,
-        };
-        let cursor = render_frame(rect, buf, ctx, &frame, &body);
-        if let Some(quit) = self.discard {
-            render_discard(area, buf, ctx, "space", quit);
-            return None;
-        }
-        cursor
+        self.guard.finish(
+            (area, rect),
+            buf,
+            ctx,
+            (title, message, &owned),
+            &body,
+            "space",
+        )
     }
 }
 
@@ -406,7 +369,7 @@ mod tests {
         let mut form = SpaceForm::create();
         assert_eq!(form.handle_key(save()), FormOutcome::Stay);
         assert!(form.errors.get("name").unwrap().contains("required"));
-        assert!(!form.saving);
+        assert!(!form.guard.saving);
     }
 
     #[test]

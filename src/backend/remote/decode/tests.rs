@@ -162,6 +162,23 @@ fn domain_of(v: &Value) -> Domain {
 }
 
 #[test]
+fn a_domain_has_settings_only_where_linkdeck_sent_them() {
+    let php = json!({"id": 2, "name": "http://sho.rt", "index_page": null, "not_found_page": null,
+        "user_id": 1, "created_at": "2020-09-14 06:53:49", "updated_at": "2020-09-14 06:53:49"});
+    assert_eq!(domain_of(&php).settings, None);
+    let ours = json!({"id": 2, "name": "https://sho.rt", "user_id": 1,
+        "created_at": "2026-01-01T00:00:00Z", "updated_at": "2026-01-01T00:00:00Z",
+        "root_url": "https://home.example/", "unknown_url": null, "expired_url": null,
+        "robots": "custom", "robots_txt": "User-agent: *\n"});
+    let settings = domain_of(&ours).settings.unwrap();
+    assert_eq!(settings.root_url.as_deref(), Some("https://home.example/"));
+    assert_eq!(
+        settings.robots,
+        crate::domain::Robots::Custom("User-agent: *\n".into())
+    );
+}
+
+#[test]
 fn title_null_and_empty_expiration_url_read_as_none() {
     let mut body = reference_show();
     body["data"]["title"] = Value::Null;
