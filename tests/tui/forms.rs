@@ -257,6 +257,20 @@ impl Session {
         }
     }
 
+    /// Waits until no request is in flight (the header's spinner is gone), so a picture of the
+    /// screen does not depend on how fast the database answered.
+    async fn settled(&mut self) {
+        let deadline = tokio::time::Instant::now() + WAIT;
+        while self.screen().contains("working") {
+            if tokio::time::timeout_at(deadline, self.frames.changed())
+                .await
+                .is_err()
+            {
+                panic!("still working; the screen:\n{}", self.screen());
+            }
+        }
+    }
+
     async fn links(&self) -> Vec<Link> {
         self.backend
             .list_links(&LinkQuery::default())
@@ -594,6 +608,7 @@ async fn the_link_form_in_the_app_at_80x24() {
     s.type_text("https://example.jp");
     s.press(KeyCode::Enter);
     s.wait_for("JP  Japan").await;
+    s.settled().await;
     insta::assert_snapshot!("app_link_form_geo_row_80x24", s.screen());
     s.quit().await;
 }
