@@ -48,6 +48,7 @@ async fn fill(path: &Path) -> String {
     let a = me
         .create_link(&LinkInput {
             space: Some(work.id.to_string()),
+            tags: Some("Launch, beta-test".into()),
             password: Some("open sesame".into()),
             expiration_clicks: Some("100".into()),
             target_type: Some("geo".into()),
@@ -164,6 +165,13 @@ async fn a_file_copied_into_postgresql_and_back_is_the_same_database() {
     let service = LocalService::open(&back, LocalOptions::default()).unwrap();
     assert!(service.authenticate(&key).await.unwrap().is_some());
     let me = service.default_backend().await.unwrap();
+    let tagged = |tag: &str| linkdeck::domain::LinkQuery {
+        tags: vec![tag.into()],
+        ..linkdeck::domain::LinkQuery::default()
+    };
+    // The tag index is the target's own, filled from the links' tags.
+    assert_eq!(me.tags().await.unwrap().len(), 2);
+    assert_eq!(me.list_links(&tagged("launch")).await.unwrap().total, 1);
     let new = me
         .create_link(&LinkInput {
             url: Some("https://example.com/new".into()),
@@ -201,6 +209,8 @@ async fn a_file_copied_into_postgresql_and_back_is_the_same_database() {
     assert_eq!(trigram, 3);
     // The link counters are right, and kept again by the database after the copy.
     let me = on_pg.default_backend().await.unwrap();
+    assert_eq!(me.tags().await.unwrap().len(), 2, "the tag index, set aside, is filled");
+    assert_eq!(me.list_links(&tagged("beta-test")).await.unwrap().total, 1);
     let all = linkdeck::domain::LinkQuery::default();
     assert_eq!(me.list_links(&all).await.unwrap().total, 2);
     me.create_link(&LinkInput {
