@@ -65,6 +65,9 @@ fn field_of_random_link(db: &Connection, links: usize, by: SearchBy, rng: &mut S
 /// The questions of the sweep, without their pages.
 fn questions(db: &Connection, links: usize, count: usize, seed: u64) -> Vec<LinkQuery> {
     let mut rng = StdRng::seed_from_u64(seed);
+    // Tags drawn on a generator of their own: the rest of each question is the one a sweep
+    // without tags asks, so the two can be compared question by question.
+    let mut tag_rng = StdRng::seed_from_u64(seed ^ 0x7a95);
     (0..count)
         .map(|_| {
             let by = SearchBy::ALL[rng.random_range(0..3)];
@@ -77,15 +80,17 @@ fn questions(db: &Connection, links: usize, count: usize, seed: u64) -> Vec<Link
                     Some(cut(&text, len, &mut rng)).filter(|t| !t.trim().is_empty())
                 }
             };
-            let (tags, tag_match) = match rng.random_range(0..3) {
-                0 => tags_of_random_links(db, links, &mut rng),
+            let status = StatusFilter::ALL[rng.random_range(0..4)];
+            let sort = Sort::ALL[rng.random_range(0..4)];
+            let (tags, tag_match) = match tag_rng.random_range(0..3) {
+                0 => tags_of_random_links(db, links, &mut tag_rng),
                 _ => (Vec::new(), TagMatch::All),
             };
             LinkQuery {
                 search,
                 by,
-                status: StatusFilter::ALL[rng.random_range(0..4)],
-                sort: Sort::ALL[rng.random_range(0..4)],
+                status,
+                sort,
                 tags,
                 tag_match,
                 ..LinkQuery::default()

@@ -209,7 +209,11 @@ async fn a_file_copied_into_postgresql_and_back_is_the_same_database() {
     assert_eq!(trigram, 3);
     // The link counters are right, and kept again by the database after the copy.
     let me = on_pg.default_backend().await.unwrap();
-    assert_eq!(me.tags().await.unwrap().len(), 2, "the tag index, set aside, is filled");
+    assert_eq!(
+        me.tags().await.unwrap().len(),
+        2,
+        "the tag index, set aside, is filled"
+    );
     assert_eq!(me.list_links(&tagged("beta-test")).await.unwrap().total, 1);
     let all = linkdeck::domain::LinkQuery::default();
     assert_eq!(me.list_links(&all).await.unwrap().total, 2);
