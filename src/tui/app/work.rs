@@ -19,6 +19,37 @@ use crate::tui::popups::{
 };
 use crate::tui::undo::{DEPTH, UndoEntry, UndoWhat};
 
+/// What a refused answer to a prompt says: its first field's messages, or the whole error.
+fn first_problem(e: &crate::domain::Error) -> String {
+    e.field_errors()
+        .and_then(|f| f.iter().next().map(|(_, m)| m.join("; ")))
+        .unwrap_or_else(|| e.to_string())
+}
+
+/// The prompt again, with what was typed and why it was refused.
+fn asked_again(
+    asks: Asks,
+    reason: &str,
+    text: String,
+    selection: Selection,
+    what: String,
+    many: bool,
+) -> Modal {
+    let title = match asks {
+        Asks::Expiry => format!("Expiry of {what}"),
+        Asks::Tags => format!("Tags of {what}"),
+    };
+    Modal::Prompt(Prompt {
+        asks,
+        title,
+        hint: format!("✗ {reason}"),
+        field: crate::tui::form::TextField::new(text),
+        selection,
+        what,
+        many,
+    })
+}
+
 /// What the tags prompt says under its field.
 const TAGS_HINT: &str = "tags to put on, -tag to take one off, commas between";
 
@@ -237,19 +268,17 @@ impl App {
         let action = BulkAction::Tag { add, remove };
         let reason = refused.or_else(|| {
             let e = action.check(&self.cfg.timezone).err()?;
-            let fields = e.field_errors()?;
-            fields.iter().next().map(|(_, m)| m.join("; "))
+            Some(first_problem(&e))
         });
         if let Some(reason) = reason {
-            self.modal = Some(Modal::Prompt(Prompt {
-                asks: Asks::Tags,
-                title: format!("Tags of {what}"),
-                hint: format!("✗ {reason}"),
-                field: crate::tui::form::TextField::new(text),
+            self.modal = Some(asked_again(
+                Asks::Tags,
+                &reason,
+                text,
                 selection,
                 what,
                 many,
-            }));
+            ));
             return;
         }
         let verb = action.verb();
@@ -311,19 +340,15 @@ impl App {
         };
         let action = BulkAction::Update(input);
         if let Err(e) = action.check(&self.cfg.timezone) {
-            let reason = e
-                .field_errors()
-                .and_then(|f| f.iter().next().map(|(_, m)| m.join("; ")))
-                .unwrap_or_else(|| e.to_string());
-            self.modal = Some(Modal::Prompt(Prompt {
-                asks: Asks::Expiry,
-                title: format!("Expiry of {what}"),
-                hint: format!("✗ {reason}"),
-                field: crate::tui::form::TextField::new(text),
+            let reason = first_problem(&e);
+            self.modal = Some(asked_again(
+                Asks::Expiry,
+                &reason,
+                text,
                 selection,
                 what,
                 many,
-            }));
+            ));
             return;
         }
         let (label, done) = if text.trim().is_empty() {
