@@ -25,7 +25,8 @@ use jiff::tz::TimeZone;
 use linkdeck::backend::Backend;
 use linkdeck::backend::remote::{ApiKey, RemoteBackend, RemoteOptions};
 use linkdeck::domain::{
-    Error, LinkInput, LinkQuery, RuleInput, SpaceFilter, SpaceInput, SpaceQuery, StatusFilter,
+    Error, LinkInput, LinkQuery, PeriodSpec, Preset, RuleInput, SpaceFilter, SpaceInput,
+    SpaceQuery, StatsQuery, StatsScope, StatusFilter,
 };
 use serde_json::{Value, json};
 
@@ -613,6 +614,23 @@ async fn a_phpshort_server_is_not_sent_tags() {
         bounded(backend.tags()).await,
         Err(Error::Unsupported(_))
     ));
+    // A tag's traffic would be answered with every link's: refused before it is asked.
+    let tag_traffic = StatsQuery::new(
+        StatsScope::Tag("promo".into()),
+        PeriodSpec::preset(Preset::Days7),
+    );
+    let err = bounded(backend.stats(&tag_traffic)).await.unwrap_err();
+    assert!(
+        err.field_errors().expect("a field error").contains("tag"),
+        "{err}"
+    );
+    assert!(
+        fake.seen()
+            .iter()
+            .all(|s| !s.path.starts_with("/api/v1/stats")),
+        "{:?}",
+        fake.seen()
+    );
 }
 
 #[tokio::test]

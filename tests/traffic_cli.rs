@@ -115,6 +115,25 @@ fn stats_print_tables_json_and_csv_and_refuse_bad_questions() {
     assert_eq!(space["country"]["top"][0]["value"], "US");
     assert!(space.get("timeline").is_none());
 
+    // A tag: the links that carry it, with their clicks from before it was put on.
+    env.run(&["links", "update", "b", "--tag", "promo"]).ok();
+    let tag = env
+        .run(&["stats", "--tag", "Promo", "--period", "7d"])
+        .ok()
+        .stdout;
+    assert!(tag.contains("tag promo · the last 7 days"), "{tag}");
+    assert!(tag.contains("1 click"), "{tag}");
+    let json = env.json(&["stats", "--tag", "promo"]);
+    assert_eq!(
+        (json["scope"].as_str(), json["tag"].as_str()),
+        (Some("tag"), Some("promo"))
+    );
+    assert_eq!(json["top_links"][0]["alias"], "b", "{json}");
+    env.run(&["stats", "--tag", "nosuch"]).fails_with(4);
+    env.run(&["stats", "--tag", "a,b"]).fails_with(2);
+    env.run(&["stats", "--tag", "promo", "--space", "Launch"])
+        .fails_with(2);
+
     let csv = env
         .run(&["stats", "a", "--by", "referrer", "--csv"])
         .ok()
@@ -327,6 +346,9 @@ fn visits_export_writes_ndjson_and_csv_goes_on_after_an_id_and_refuses_bad_quest
         .ok()
         .stdout;
     assert_eq!(launch.lines().count(), 200);
+    env.run(&["links", "update", "b", "--tag", "promo"]).ok();
+    let promo = env.run(&["visits", "export", "--tag", "promo"]).ok().stdout;
+    assert_eq!(promo, of_b);
     let week = env
         .run(&["visits", "export", "a", "--period", "7d"])
         .ok()

@@ -8,7 +8,7 @@ use jiff::civil::Date;
 
 use super::context::Context;
 use super::error::{CliError, CliResult};
-use super::output::{Table, print, print_json, thousands};
+use super::output::{Table, plural, print, print_json, thousands};
 use super::scope_args::{ScopeArgs, parse_period};
 use crate::domain::{
     Breakdown, Dimension, Interval, PeriodSpec, Preset, Stats, StatsPart, StatsQuery, TOP_DEFAULT,
@@ -145,7 +145,7 @@ fn headline(stats: &Stats, name: &str, period: PeriodSpec, tz: &jiff::tz::TimeZo
     };
     let zone = tz.iana_name().unwrap_or("local time");
     let mut out = format!("{name} · {when} ({} – {}, {zone})\n", range.0, range.1);
-    out.push_str(&format!("{} clicks", thousands(stats.total)));
+    out.push_str(&plural(stats.total, "click"));
     match (stats.change_percent(), stats.previous) {
         (Some(p), Some(before)) => {
             let arrow = match p {

@@ -238,7 +238,7 @@ pub fn stats_query(
     let p = Params::read(
         raw,
         &[
-            "from", "to", "period", "offset", "name", "limit", "space", "domain", "timezone",
+            "from", "to", "period", "offset", "name", "limit", "space", "domain", "tag", "timezone",
         ],
     )?;
     let mut errors = FieldErrors::default();
@@ -324,23 +324,15 @@ pub fn stats_query(
                 None
             }
         });
-    let (space, domain) = (p.id("space", &mut errors), p.id("domain", &mut errors));
-    let scope = match (link, space, domain) {
-        (Some(id), None, None) => StatsScope::Link(id),
-        (Some(_), _, _) => {
-            errors.add(
-                if space.is_some() { "space" } else { "domain" },
-                "applies to the account's statistics, not a link's",
-            );
+    let group = group_scope(&p, &mut errors);
+    let scope = match (link, group) {
+        (Some(id), None) => StatsScope::Link(id),
+        (Some(_), Some((name, _))) => {
+            errors.add(name, "applies to the account's statistics, not a link's");
             StatsScope::Account
         }
-        (None, Some(_), Some(_)) => {
-            errors.add("domain", "give a space or a domain, not both");
-            StatsScope::Account
-        }
-        (None, Some(id), None) => StatsScope::Space(id),
-        (None, None, Some(id)) => StatsScope::Domain(id),
-        (None, None, None) => StatsScope::Account,
+        (None, Some((_, scope))) => scope,
+        (None, None) => StatsScope::Account,
     };
     let query = StatsQuery {
         scope,
@@ -439,25 +431,47 @@ pub fn link_ids(raw: Option<&str>, max: usize) -> Result<Vec<Id>, ApiError> {
     }
 }
 
-/// At most one of `link`, `space` and `domain` (ids); none: the whole account.
-fn visit_scope(p: &Params, errors: &mut FieldErrors) -> StatsScope {
+/// At most one of `space`, `domain` (ids) and `tag`, with the parameter that gave it.
+fn group_scope(p: &Params, errors: &mut FieldErrors) -> Option<(&'static str, StatsScope)> {
+    let tag = p.get("tag").and_then(|raw| match crate::domain::tag(raw) {
+        Ok(tag) => Some(StatsScope::Tag(tag)),
+        Err(problem) => {
+            errors.add("tag", problem);
+            None
+        }
+    });
     let scopes = [
-        p.id("link", errors).map(StatsScope::Link),
-        p.id("space", errors).map(StatsScope::Space),
-        p.id("domain", errors).map(StatsScope::Domain),
+        ("space", p.id("space", errors).map(StatsScope::Space)),
+        ("domain", p.id("domain", errors).map(StatsScope::Domain)),
+        ("tag", tag),
     ];
-    let mut given = scopes.into_iter().flatten();
-    let scope = given.next().unwrap_or(StatsScope::Account);
-    if given.next().is_some() {
-        errors.add("link", "give at most one of link, space and domain");
+    let mut given = scopes
+        .into_iter()
+        .filter_map(|(name, scope)| Some((name, scope?)));
+    let first = given.next();
+    if let Some((name, _)) = given.next() {
+        errors.add(name, "give at most one of space, domain and tag");
     }
-    scope
+    first
+}
+
+/// At most one of `link`, `space`, `domain` (ids) and `tag`; none: the whole account.
+fn visit_scope(p: &Params, errors: &mut FieldErrors) -> StatsScope {
+    let link = p.id("link", errors);
+    match (link, group_scope(p, errors)) {
+        (Some(_), Some(_)) => {
+            errors.add("link", "give at most one of link, space, domain and tag");
+            StatsScope::Account
+        }
+        (Some(id), None) => StatsScope::Link(id),
+        (None, group) => group.map_or(StatsScope::Account, |(_, scope)| scope),
+    }
 }
 
 /// `GET /api/linkdeck/visits/live`: the scope as [`visits_query`] reads it, and `after` (a
 /// visit's id: start after it rather than now).
 pub fn live_query(raw: Option<&str>) -> Result<(StatsScope, Option<Id>), ApiError> {
-    let p = Params::read(raw, &["link", "space", "domain", "after"])?;
+    let p = Params::read(raw, &["link", "space", "domain", "tag", "after"])?;
     let mut errors = FieldErrors::default();
     let scope = visit_scope(&p, &mut errors);
     let after = p.number::<Id>("after", &mut errors, "must be the id of a visit");
@@ -471,7 +485,7 @@ pub fn visits_query(raw: Option<&str>) -> Result<(VisitQuery, VisitFormat), ApiE
     let p = Params::read(
         raw,
         &[
-            "format", "link", "space", "domain", "since", "until", "after",
+            "format", "link", "space", "domain", "tag", "since", "until", "after",
         ],
     )?;
     let mut errors = FieldErrors::default();

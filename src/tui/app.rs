@@ -485,6 +485,13 @@ impl App {
         }
     }
 
+    /// The tag the tag picker lists at `index`.
+    fn tag_named(&self, index: Id) -> Option<String> {
+        let tags = self.tags.as_ref()?;
+        tags.get(usize::try_from(index).ok()?)
+            .map(|t| t.name.clone())
+    }
+
     /// Shows `pane`, as its tab or the pane keys do.
     fn show_pane(&mut self, pane: Pane) {
         // The Live pane's feed runs while it is shown.
@@ -532,16 +539,14 @@ impl App {
                     }
                 }
             }
+            ModalOutcome::StatsOf(kind, choice) => self.stats_of_pick(kind, choice),
             ModalOutcome::Picked(kind, choice) => {
                 self.modal = None;
                 match kind {
                     PickerKind::Space => self.filter.space = choice,
                     PickerKind::Domain => self.filter.domain = choice.named(),
                     PickerKind::Tag => {
-                        let tag = choice.id().and_then(|i| {
-                            let tags = self.tags.as_ref()?;
-                            tags.get(usize::try_from(i).ok()?).map(|t| t.name.clone())
-                        });
+                        let tag = choice.id().and_then(|i| self.tag_named(i));
                         match tag {
                             // A tag picked again is taken out of the filter.
                             Some(tag) if self.filter.tags.contains(&tag) => {

@@ -101,6 +101,16 @@ pub enum PickerKind {
     Column,
 }
 
+impl PickerKind {
+    /// Whether the picker's lines have traffic of their own to show.
+    pub fn has_traffic(self) -> bool {
+        matches!(
+            self,
+            PickerKind::Space | PickerKind::Domain | PickerKind::Tag
+        )
+    }
+}
+
 /// One line of a picker, and what it picked.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub enum Pick {
@@ -153,6 +163,8 @@ pub enum ModalOutcome {
     Close,
     Confirmed(ConfirmAction),
     Picked(PickerKind, Pick),
+    /// The traffic of a space, a domain or a tag a filter's picker lists.
+    StatsOf(PickerKind, Pick),
     /// A menu's choice, to confirm or run.
     Chosen(Box<Work>),
     /// A prompt's text, with the links it is for.

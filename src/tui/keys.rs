@@ -75,7 +75,7 @@ pub fn description(action: Action) -> &'static str {
         Action::MoveRowDown => "form: move the rule down",
         Action::Yes => "dialog: yes",
         Action::No => "dialog: no",
-        Action::Stats => "traffic of the link / space",
+        Action::Stats => "traffic of the link / space (in a filter: of the line)",
         Action::Dashboard => "traffic of every link",
         Action::CyclePeriod => "stats: next period length",
         Action::EarlierPeriod => "stats: earlier period",

@@ -383,8 +383,8 @@ pub async fn answer(command: Command, backend: &dyn Backend) -> Option<Msg> {
         },
         Command::FetchCounted { req, scope } => Msg::Counted {
             req,
+            result: backend.counted_clicks(scope.clone()).await,
             scope,
-            result: backend.counted_clicks(scope).await,
         },
         Command::Copy { .. }
         | Command::OpenUrl(_)

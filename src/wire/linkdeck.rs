@@ -65,6 +65,10 @@ pub struct Capabilities {
     /// (servers before them say nothing).
     #[serde(default)]
     pub tags: bool,
+    /// Whether `GET /api/v1/stats`, `GET visits` and `GET visits/live` take `tag`, a tag's
+    /// links' traffic (servers before it say nothing).
+    #[serde(default)]
+    pub tag_traffic: bool,
 }
 
 /// `POST /api/linkdeck/import?on_conflict=fail|skip|rename`, whose body is a linkdeck JSON

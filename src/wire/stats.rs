@@ -49,9 +49,10 @@ pub fn query_params(query: &StatsQuery, timezone: &TimeZone) -> Vec<(&'static st
     if query.top != crate::domain::TOP_DEFAULT {
         params.push(("limit", query.top.to_string()));
     }
-    match query.scope {
+    match &query.scope {
         StatsScope::Space(id) => params.push(("space", id.to_string())),
         StatsScope::Domain(id) => params.push(("domain", id.to_string())),
+        StatsScope::Tag(tag) => params.push(("tag", tag.clone())),
         StatsScope::Link(_) | StatsScope::Account => {}
     }
     if let Some(name) = timezone.iana_name() {
@@ -61,7 +62,7 @@ pub fn query_params(query: &StatsQuery, timezone: &TimeZone) -> Vec<(&'static st
 }
 
 /// The path under `/api/v1/` that answers `scope`.
-pub fn path(scope: StatsScope) -> String {
+pub fn path(scope: &StatsScope) -> String {
     match scope {
         StatsScope::Link(id) => format!("stats/{id}"),
         _ => "stats".to_owned(),
@@ -71,10 +72,14 @@ pub fn path(scope: StatsScope) -> String {
 /// The record of an answer, read in `tz`.
 pub fn record(stats: &Stats, tz: &TimeZone) -> Value {
     let mut data = Map::new();
-    let (scope, id) = match stats.scope {
-        StatsScope::Link(id) => ("link", Some(id)),
-        StatsScope::Space(id) => ("space", Some(id)),
-        StatsScope::Domain(id) => ("domain", Some(id)),
+    let (scope, id) = match &stats.scope {
+        StatsScope::Link(id) => ("link", Some(*id)),
+        StatsScope::Space(id) => ("space", Some(*id)),
+        StatsScope::Domain(id) => ("domain", Some(*id)),
+        StatsScope::Tag(tag) => {
+            data.insert("tag".into(), json!(tag));
+            ("tag", None)
+        }
         StatsScope::Account => ("account", None),
     };
     data.insert("scope".into(), json!(scope));

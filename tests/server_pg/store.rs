@@ -121,7 +121,7 @@ async fn statistics_on_postgresql_answer_as_on_sqlite() {
         StatsScope::Account,
     ] {
         for preset in [Preset::Hours24, Preset::Days7, Preset::Days30, Preset::All] {
-            questions.push(StatsQuery::new(scope, PeriodSpec::preset(preset)));
+            questions.push(StatsQuery::new(scope.clone(), PeriodSpec::preset(preset)));
         }
         let mut referrers = StatsQuery::new(scope, PeriodSpec::preset(Preset::Days7));
         referrers.only = Some(StatsPart::Dimension(Dimension::Referrer));

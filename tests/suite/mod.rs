@@ -121,6 +121,8 @@ macro_rules! backend_suite {
             stats_of_another_owner_are_not_found,
             clicks_counted_in_all_sum_each_scopes_links_counters,
             stats_questions_are_checked,
+            stats_of_a_tag_sum_the_links_that_carry_it_now,
+            a_tag_on_many_links_is_summed_as_one_on_few,
             visits_export_by_scope_period_and_where_the_last_one_stopped,
             a_visits_export_longer_than_one_read_comes_out_whole_and_in_order,
             a_live_feed_sees_the_visits_logged_after_it_began,

@@ -115,6 +115,32 @@ pub async fn visits_export_by_scope_period_and_where_the_last_one_stopped(h: &dy
         aliases(&of(StatsScope::Domain(domain.id)).await),
         ["a", "a"]
     );
+    // A tag: the visits of the links that carry it now.
+    for id in [b, c] {
+        h.backend()
+            .update_link(
+                id,
+                &LinkInput {
+                    tags: Some("promo".into()),
+                    ..LinkInput::default()
+                },
+            )
+            .await
+            .unwrap();
+    }
+    assert_eq!(
+        aliases(&of(StatsScope::Tag("promo".into())).await),
+        ["b", "c"]
+    );
+    let untagged = h
+        .backend()
+        .visits(&VisitQuery::all(StatsScope::Tag("nobody".into())))
+        .await;
+    assert!(
+        matches!(untagged, Err(Error::NotFound(_))),
+        "{:?}",
+        untagged.err()
+    );
 
     // A period: since included, until excluded.
     let period = VisitQuery {
@@ -203,6 +229,15 @@ pub async fn a_live_feed_sees_the_visits_logged_after_it_began(h: &dyn Harness) 
 
     let mut everything = mine.live_visits(StatsScope::Account, None).await.unwrap();
     let mut only_b = mine.live_visits(StatsScope::Link(b), None).await.unwrap();
+    let tagged = LinkInput {
+        tags: Some("promo".into()),
+        ..LinkInput::default()
+    };
+    mine.update_link(b, &tagged).await.unwrap();
+    let mut promo = mine
+        .live_visits(StatsScope::Tag("promo".into()), None)
+        .await
+        .unwrap();
     h.record_visits(vec![
         row(a, "2026-03-10T16:00:01Z", Some("DE")),
         row(b, "2026-03-10T16:00:02Z", Some("US")),
@@ -218,6 +253,11 @@ pub async fn a_live_feed_sees_the_visits_logged_after_it_began(h: &dyn Harness) 
     assert_eq!(second.alias, "b");
     let of_b = next_live(&mut only_b).await;
     assert_eq!((of_b.id, of_b.country.as_deref()), (second.id, Some("US")));
+    assert_eq!(
+        next_live(&mut promo).await.id,
+        second.id,
+        "b's, the tagged one"
+    );
 
     // A feed that was cut off goes on after the last visit it had.
     let mut again = mine

@@ -116,3 +116,49 @@ async fn a_space_opens_its_traffic_from_the_spaces_pane() {
     );
     tui.quit().await;
 }
+
+#[tokio::test]
+async fn a_tag_in_the_tag_filter_opens_the_traffic_of_its_links() {
+    let db = db().await;
+    let tagged = |tags: &str| LinkInput {
+        tags: s(tags),
+        ..LinkInput::default()
+    };
+    let spring = db
+        .link_with("spring", "https://example.com/spring", tagged("promo"))
+        .await;
+    let autumn = db
+        .link_with("autumn", "https://example.com/autumn", tagged("promo, q4"))
+        .await;
+    let docs = db.link("docs", "https://example.com/docs").await;
+    db.service
+        .record_visits(vec![
+            visit(spring.id, 1, "NL"),
+            visit(autumn.id, 2, "DE"),
+            visit(autumn.id, 3, "DE"),
+            visit(docs.id, 1, "US"),
+        ])
+        .await
+        .unwrap();
+    let mut tui = Tui::start(Arc::new(db.backend.clone()));
+    tui.settled_with("3 links").await;
+    tui.key(KeyCode::Char('t'));
+    // Most used first: promo (2), then q4 (1).
+    tui.wait_text("promo (2)").await;
+    tui.key(KeyCode::Down);
+    tui.press(KeyCode::Char('S'), KeyModifiers::SHIFT);
+    let screen = tui.settled_with("Traffic of tag promo").await;
+    assert!(screen.contains("3 clicks"), "{screen}");
+    assert!(
+        screen.contains("autumn") && screen.contains("spring") && !screen.contains("docs"),
+        "its top links: {screen}"
+    );
+    assert!(!screen.contains("United States"), "{screen}");
+    // Back to the list, its filter as it was.
+    tui.key(KeyCode::Esc);
+    tui.wait_for("the list again", |s| {
+        s.contains("3 links") && !s.contains("Traffic of")
+    })
+    .await;
+    tui.quit().await;
+}

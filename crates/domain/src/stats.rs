@@ -11,12 +11,15 @@ use super::traffic::Dimension;
 use super::{FieldErrors, Id};
 
 /// Whose traffic.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase", tag = "kind", content = "id")]
 pub enum StatsScope {
     Link(Id),
     Space(Id),
     Domain(Id),
+    /// The links that carry a tag (as [`tag`](super::tag) keeps it) now, their clicks from
+    /// before it was put on included: a tag groups links, it does not date their traffic.
+    Tag(String),
     /// Every link of the owner.
     Account,
 }
@@ -418,7 +421,7 @@ pub const TOP_DEFAULT: u32 = 10;
 pub const TOP_MAX: u32 = 100;
 
 /// A question about traffic.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Hash, Serialize, Deserialize)]
 pub struct StatsQuery {
     pub scope: StatsScope,
     pub period: PeriodSpec,

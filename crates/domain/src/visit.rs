@@ -9,7 +9,7 @@ use super::{Id, StatsScope};
 
 /// Which logged visits to read: the owner's in one scope, in a window of time, after a visit
 /// already read. Visits are answered oldest first (in the order they were logged).
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq)]
 pub struct VisitQuery {
     pub scope: StatsScope,
     /// From this instant, included.

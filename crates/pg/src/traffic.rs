@@ -21,8 +21,8 @@ use linkdeck_domain::{Id, Result, StatsScope};
 use linkdeck_store::traffic::day::{NONE, OTHER};
 use linkdeck_store::traffic::values::{self, code_of_row, row_of_code};
 use linkdeck_store::traffic::{
-    DaySink, DayTraffic, LinkHome, Rollups, Scope, Shift, StoredDay, counted_member,
-    decode_or_empty,
+    DaySink, DayTraffic, LinkHome, Members, Rollups, Scope, Shift, StoredDay, decode_or_empty,
+    members,
 };
 use linkdeck_store::visits::RowDeltas;
 
@@ -351,11 +351,15 @@ fn send_days(rows: &[Row], f: &mut DaySink) -> Result<()> {
 }
 
 impl<C: GenericClient + Sync> Rollups for PgTx<'_, C> {
-    fn owns(&self, owner: Id, scope: StatsScope) -> Result<bool> {
+    fn owns(&self, owner: Id, scope: &StatsScope) -> Result<bool> {
         let (sql, id) = match scope {
             StatsScope::Link(id) => ("SELECT 1 FROM links WHERE id = $1 AND owner_id = $2", id),
             StatsScope::Space(id) => ("SELECT 1 FROM spaces WHERE id = $1 AND owner_id = $2", id),
             StatsScope::Domain(id) => ("SELECT 1 FROM domains WHERE id = $1 AND owner_id = $2", id),
+            StatsScope::Tag(tag) => {
+                let sql = "SELECT 1 FROM link_tags WHERE owner_id = $1 AND tag = $2 LIMIT 1";
+                return self.wait(exists(self.c, sql, &[&owner, tag]));
+            }
             StatsScope::Account => return Ok(true),
         };
         self.wait(exists(self.c, sql, &[&id, &owner]))
@@ -425,11 +429,15 @@ impl<C: GenericClient + Sync> Rollups for PgTx<'_, C> {
         ))
     }
 
-    fn counted_clicks(&self, owner: Id, scope: StatsScope) -> Result<u64> {
+    fn counted_clicks(&self, owner: Id, scope: &StatsScope) -> Result<u64> {
         const SUM: &str = "SELECT coalesce(sum(clicks), 0)::bigint FROM links WHERE owner_id = $1";
-        let rows = match counted_member(scope) {
-            None => self.query(SUM, &[&owner])?,
-            Some((column, id)) => {
+        let rows = match members(scope) {
+            Members::All => self.query(SUM, &[&owner])?,
+            Members::Tagged(tag) => self.query(
+                &format!("{SUM} AND id IN (SELECT link_id FROM link_tags WHERE owner_id = $1 AND tag = $2)"),
+                &[&owner, &tag],
+            )?,
+            Members::Column(column, id) => {
                 self.query(&format!("{SUM} AND {column} = $2"), &[&owner, &id])?
             }
         };
@@ -498,6 +506,12 @@ impl<C: GenericClient + Sync> Rollups for PgTx<'_, C> {
         let column = scope.member_column();
         let sql = format!("SELECT id, clicks FROM links WHERE owner_id = $1 AND {column} = $2");
         self.wait(all(self.c, &sql, &[&owner, &id], pair))
+    }
+
+    fn tagged_ids(&self, owner: Id, tag: &str) -> Result<Vec<Id>> {
+        let sql = "SELECT link_id FROM link_tags WHERE owner_id = $1 AND tag = $2";
+        let rows = self.query(sql, &[&owner, &tag])?;
+        rows.iter().map(|r| col(r, 0)).collect()
     }
 
     fn links_by_clicks(&self, owner: Id, before: (i64, i64), n: usize) -> Result<Vec<(Id, i64)>> {

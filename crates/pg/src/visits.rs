@@ -316,6 +316,8 @@ impl<C: GenericClient + Sync> VisitLog for PgTx<'_, C> {
              WHERE v.id > $1 AND v.id <= $2 AND l.owner_id = $3 AND v.at >= $4 AND v.at < $5
                AND ($6::bigint IS NULL OR v.link_id = $6) AND ($7::bigint IS NULL OR l.space_id = $7)
                AND ($8::bigint IS NULL OR l.domain_id = $8)
+               AND ($10::text IS NULL OR v.link_id IN
+                    (SELECT link_id FROM link_tags WHERE owner_id = $3 AND tag = $10))
              ORDER BY v.id LIMIT $9",
             &[
                 &w.after,
@@ -327,6 +329,7 @@ impl<C: GenericClient + Sync> VisitLog for PgTx<'_, C> {
                 &space,
                 &domain,
                 &(limit as i64),
+                &w.scope_tag(),
             ],
             |r| {
                 Ok(Visit {

@@ -359,7 +359,7 @@ impl Backend for LocalBackend {
     }
 
     async fn visits(&self, query: &VisitQuery) -> Result<linkdeck_backend::VisitStream> {
-        self.service.visits(self.owner_id, *query).await
+        self.service.visits(self.owner_id, query.clone()).await
     }
 
     async fn live_visits(

@@ -1,7 +1,8 @@
 //! Traffic statistics of the embedded service, read from the rollups (`store::traffic`): a
 //! link's own rows, or the rows that sum up a space, a domain or an owner. A question reads one
 //! row per day of its period, whatever the traffic, and decodes hours only at the period's
-//! edges.
+//! edges. A tag has no rows of its own (links take tags on and off, and their traffic stays
+//! theirs): its figures are its links' rows summed when asked.
 //!
 //! Rows are kept per UTC hour, so a period that starts at a local midnight is exact in every
 //! zone whose offset is a whole number of hours; in the few others (India, Nepal, …) an hour
@@ -22,7 +23,7 @@ impl super::LocalService {
     /// Answers `query` for `owner`, reading dates in `tz` (the backend's own zone, or the one an
     /// API caller asked for).
     pub async fn stats_in(&self, owner: Id, query: &StatsQuery, tz: TimeZone) -> Result<Stats> {
-        let (query, now) = (*query, self.now());
+        let (query, now) = (query.clone(), self.now());
         self.read_rollups(move |rollups| compute(rollups, owner, &query, now, &tz))
             .await
     }
@@ -30,8 +31,8 @@ impl super::LocalService {
     /// The clicks `owner`'s links in `scope` have counted in all, dated in the history or not.
     pub async fn counted_clicks(&self, owner: Id, scope: StatsScope) -> Result<u64> {
         self.read_rollups(move |rollups| {
-            source(rollups, owner, scope)?;
-            rollups.counted_clicks(owner, scope)
+            source(rollups, owner, &scope)?;
+            rollups.counted_clicks(owner, &scope)
         })
         .await
     }
@@ -48,11 +49,23 @@ impl super::LocalService {
 }
 
 /// Whose rows a question reads.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq)]
 pub(super) enum Source {
-    Link { owner: Id, link: Id },
+    Link {
+        owner: Id,
+        link: Id,
+    },
     Scope(Scope, Id),
+    /// A tag's links: their own rows, summed.
+    Links {
+        owner: Id,
+        links: Vec<Id>,
+    },
 }
+
+/// Up to this many links, a tag's rows are read link by link; past it, by one pass over every
+/// link row of the owner in the period, kept where the link is the tag's.
+const LINK_BY_LINK_MAX: usize = 256;
 
 /// `[from, to)` in unix seconds.
 #[derive(Debug, Clone, Copy)]
@@ -111,45 +124,89 @@ fn damaged(e: String) -> Error {
     Error::Unavailable(format!("a traffic row is damaged: {e}"))
 }
 
-/// Checks that `scope` is the owner's and names its rows.
-/// Where `scope`'s rows are; another owner's (or a missing) link, space or domain is not found.
-pub(super) fn source(r: &dyn Rollups, owner: Id, scope: StatsScope) -> Result<Source> {
+/// Whether `scope` is `owner`'s: another owner's (or a missing) link, space or domain, or a
+/// tag none of the owner's links carries, is not found.
+pub(super) fn owned(r: &dyn Rollups, owner: Id, scope: &StatsScope) -> Result<()> {
     if !r.owns(owner, scope)? {
-        let (what, id) = match scope {
-            StatsScope::Link(id) => ("link", id),
-            StatsScope::Space(id) => ("space", id),
-            StatsScope::Domain(id) => ("domain", id),
-            StatsScope::Account => ("account", owner),
+        let what = match scope {
+            StatsScope::Link(id) => format!("link {id}"),
+            StatsScope::Space(id) => format!("space {id}"),
+            StatsScope::Domain(id) => format!("domain {id}"),
+            StatsScope::Tag(tag) => format!("tag {tag}"),
+            StatsScope::Account => format!("account {owner}"),
         };
-        return Err(Error::not_found(format!("{what} {id}")));
+        return Err(Error::not_found(what));
     }
+    Ok(())
+}
+
+/// Where `scope`'s rows are, once it is found to be `owner`'s.
+pub(super) fn source(r: &dyn Rollups, owner: Id, scope: &StatsScope) -> Result<Source> {
+    owned(r, owner, scope)?;
     Ok(match scope {
-        StatsScope::Link(link) => Source::Link { owner, link },
-        StatsScope::Space(id) => Source::Scope(Scope::Space, id),
-        StatsScope::Domain(id) => Source::Scope(Scope::Domain, id),
+        StatsScope::Link(link) => Source::Link { owner, link: *link },
+        StatsScope::Space(id) => Source::Scope(Scope::Space, *id),
+        StatsScope::Domain(id) => Source::Scope(Scope::Domain, *id),
+        StatsScope::Tag(tag) => Source::Links {
+            owner,
+            links: r.tagged_ids(owner, tag)?,
+        },
         StatsScope::Account => Source::Scope(Scope::Owner, owner),
     })
 }
 
-/// Calls `f` with each stored day of `source` from `first` to `last`.
+/// Calls `f` with each stored day of `source` from `first` to `last`: the link's or the
+/// scope's oldest first; a tag's links' in no set order, with the link it is of.
 fn each_day(
     r: &dyn Rollups,
-    source: Source,
+    source: &Source,
     first: i64,
     last: i64,
-    mut f: impl FnMut(StoredDay<'_>) -> Result<()>,
+    mut f: impl FnMut(Option<Id>, StoredDay<'_>) -> Result<()>,
 ) -> Result<()> {
     match source {
-        Source::Link { owner, link } => r.link_days(owner, link, first, last, &mut f),
-        Source::Scope(scope, id) => r.scope_days(scope, id, first, last, &mut f),
+        Source::Link { owner, link } => {
+            r.link_days(*owner, *link, first, last, &mut |d| f(None, d))
+        }
+        Source::Scope(scope, id) => r.scope_days(*scope, *id, first, last, &mut |d| f(None, d)),
+        Source::Links { owner, links } if links.len() <= LINK_BY_LINK_MAX => {
+            for &link in links {
+                r.link_days(*owner, link, first, last, &mut |d| f(Some(link), d))?;
+            }
+            Ok(())
+        }
+        Source::Links { owner, links } => {
+            let members: HashSet<&Id> = links.iter().collect();
+            let mut failed = None;
+            r.owner_link_days(*owner, first, last, &mut |link, d| {
+                if failed.is_none() && members.contains(&link) {
+                    failed = f(Some(link), d).err();
+                }
+            })?;
+            failed.map_or(Ok(()), Err)
+        }
     }
 }
 
 /// The first hour with traffic of `source`.
-fn first_traffic(r: &dyn Rollups, source: Source) -> Result<Option<Timestamp>> {
+fn first_traffic(r: &dyn Rollups, source: &Source) -> Result<Option<Timestamp>> {
     let first = match source {
-        Source::Link { owner, link } => r.first_link_day(owner, link)?,
-        Source::Scope(scope, id) => r.first_scope_day(scope, id)?,
+        Source::Link { owner, link } => r.first_link_day(*owner, *link)?,
+        Source::Scope(scope, id) => r.first_scope_day(*scope, *id)?,
+        Source::Links { owner, .. } => {
+            // The earliest day of any of its links, no earlier than the owner's first.
+            let Some((from, _)) = r.first_scope_day(Scope::Owner, *owner)? else {
+                return Ok(None);
+            };
+            let mut first: Option<(i64, Vec<u8>)> = None;
+            each_day(r, source, from, i64::MAX, |_, d| {
+                if d.clicks > 0 && first.as_ref().is_none_or(|f| d.day < f.0) {
+                    first = Some((d.day, d.data.to_vec()));
+                }
+                Ok(())
+            })?;
+            first
+        }
     };
     let Some((day, data)) = first else {
         return Ok(None);
@@ -168,12 +225,12 @@ fn compute(
     tz: &TimeZone,
 ) -> Result<Stats> {
     query.validate()?;
-    let source = source(rollups, owner, query.scope)?;
+    let source = source(rollups, owner, &query.scope)?;
     let first = match query.period {
         PeriodSpec::Preset {
             preset: Preset::All,
             ..
-        } => first_traffic(rollups, source)?,
+        } => first_traffic(rollups, &source)?,
         _ => None,
     };
     let period = Period::resolve(query.period, now, tz, first)?;
@@ -189,13 +246,18 @@ fn compute(
     let mut values: [Vec<u64>; 5] = Default::default();
     let wanted: Vec<bool> = Dimension::ALL.iter().map(|d| query.wants(*d)).collect();
     let any_value = wanted.iter().any(|w| *w);
-    each_day(rollups, source, first_day, last_day, |d| {
+    // A tag's links' clicks in the period, for its top links.
+    let mut per_link: HashMap<Id, u64> = HashMap::new();
+    each_day(rollups, &source, first_day, last_day, |link, d| {
         if let Some(p) = previous {
             before += clicks_in(&d, p.mask(d.day))?;
         }
         let mask = current.mask(d.day);
         if mask == 0 {
             return Ok(());
+        }
+        if let Some(link) = link {
+            *per_link.entry(link).or_default() += clicks_in(&d, mask)?;
         }
         day::read(d.data, mask, any_value, |part| match part {
             Part::Hour(h, n) => {
@@ -239,16 +301,17 @@ fn compute(
         Some(top_links(
             rollups,
             owner,
-            source,
+            &source,
             current,
             total,
+            per_link,
             query.top as usize,
         )?)
     } else {
         None
     };
     Ok(Stats {
-        scope: query.scope,
+        scope: query.scope.clone(),
         from: period.from,
         to: period.to,
         interval: period.interval,
@@ -315,22 +378,25 @@ fn breakdown(
 /// link row of the period; above it, by asking the links with the most clicks first.
 const SCAN_MAX: u64 = 100_000;
 
-/// The links of a space, domain or account with the most clicks in `window` (`total` of them
-/// in all), most first.
+/// The links of a space, domain, tag or account with the most clicks in `window` (`total` of
+/// them in all), most first; a tag's are `per_link`, summed as its figures were.
 fn top_links(
     rollups: &dyn Rollups,
     owner: Id,
-    source: Source,
+    source: &Source,
     window: Window,
     total: u64,
+    per_link: HashMap<Id, u64>,
     k: usize,
 ) -> Result<Vec<TopLink>> {
-    let Source::Scope(scope, scope_id) = source else {
-        return Ok(Vec::new());
-    };
     if total == 0 {
         return Ok(Vec::new());
     }
+    let (scope, scope_id) = match *source {
+        Source::Link { .. } => return Ok(Vec::new()),
+        Source::Links { .. } => return named(rollups, per_link.into_iter().collect(), k),
+        Source::Scope(scope, id) => (scope, id),
+    };
     let (first, last) = window.days();
     let owner_total = if scope == Scope::Owner {
         total
@@ -342,11 +408,18 @@ fn top_links(
         })?;
         n
     };
-    let mut counts: Vec<(Id, u64)> = if owner_total <= SCAN_MAX {
+    let counts: Vec<(Id, u64)> = if owner_total <= SCAN_MAX {
         scan(rollups, owner, scope, scope_id, window)?
     } else {
         walk(rollups, owner, scope, scope_id, window, total, k)?
     };
+    named(rollups, counts, k)
+}
+
+/// The `k` links of `counts` with the most clicks, most first (ties by id), with their aliases
+/// and URLs.
+fn named(rollups: &dyn Rollups, mut counts: Vec<(Id, u64)>, k: usize) -> Result<Vec<TopLink>> {
+    counts.retain(|c| c.1 > 0);
     counts.sort_by(|a, b| b.1.cmp(&a.1).then(a.0.cmp(&b.0)));
     counts.truncate(k);
     let mut out = Vec::with_capacity(counts.len());

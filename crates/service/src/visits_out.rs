@@ -46,7 +46,7 @@ impl super::LocalService {
     /// `owner`'s logged visits `query` asks for, oldest first. It ends at the newest visit
     /// logged when it began. A scope not the owner's is not found before anything is read.
     pub async fn visits(&self, owner: Id, query: VisitQuery) -> Result<VisitStream> {
-        let upto = self.newest_visit(owner, query.scope).await?;
+        let upto = self.newest_visit(owner, query.scope.clone()).await?;
         let first = LogWindow {
             owner,
             scope: query.scope,
@@ -62,7 +62,8 @@ impl super::LocalService {
                 if w.after >= w.upto {
                     return Ok(None);
                 }
-                let (visits, after) = store.snapshot(move |tx| read_window(tx, w)).await?;
+                let next = w.clone();
+                let (visits, after) = store.snapshot(move |tx| read_window(tx, next)).await?;
                 Ok(Some((visits, LogWindow { after, ..w })))
             }
         });
@@ -78,13 +79,13 @@ impl super::LocalService {
         scope: StatsScope,
         after: Option<Id>,
     ) -> Result<VisitStream> {
-        let newest = self.newest_visit(owner, scope).await?;
+        let newest = self.newest_visit(owner, scope.clone()).await?;
         let start = after.map_or(newest, |a| a.clamp(0, newest));
         let store = self.store.clone();
         // `behind`: the last read stopped short of the newest visit, so the next one goes on at
         // once instead of waiting.
         let polls = stream::try_unfold((start, false), move |(after, behind)| {
-            let store = store.clone();
+            let (store, scope) = (store.clone(), scope.clone());
             async move {
                 if !behind {
                     tokio::time::sleep(LIVE_POLL).await;
@@ -118,7 +119,7 @@ impl super::LocalService {
     async fn newest_visit(&self, owner: Id, scope: StatsScope) -> Result<i64> {
         self.store
             .snapshot(move |tx| {
-                super::stats::source(tx, owner, scope)?;
+                super::stats::owned(tx, owner, &scope)?;
                 tx.last_visit_id()
             })
             .await

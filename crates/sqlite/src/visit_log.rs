@@ -159,6 +159,8 @@ impl VisitLog for SqliteTx<'_> {
              WHERE v.id > ?1 AND v.id <= ?2 AND l.owner_id = ?3 AND v.at >= ?4 AND v.at < ?5
                AND (?6 IS NULL OR v.link_id = ?6) AND (?7 IS NULL OR l.space_id = ?7)
                AND (?8 IS NULL OR l.domain_id = ?8)
+               AND (?10 IS NULL OR v.link_id IN
+                    (SELECT link_id FROM link_tags WHERE owner_id = ?3 AND tag = ?10))
              ORDER BY v.id LIMIT ?9",
             params![
                 w.after,
@@ -169,7 +171,8 @@ impl VisitLog for SqliteTx<'_> {
                 link,
                 space,
                 domain,
-                limit as i64
+                limit as i64,
+                w.scope_tag()
             ],
             |r| {
                 Ok(Visit {

@@ -27,7 +27,7 @@ pub trait VisitLog {
 }
 
 /// A window of the visit log as [`VisitLog::logged_visits`] reads it.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq)]
 pub struct LogWindow {
     pub owner: Id,
     pub scope: StatsScope,
@@ -45,7 +45,16 @@ impl LogWindow {
             StatsScope::Link(id) => [Some(id), None, None],
             StatsScope::Space(id) => [None, Some(id), None],
             StatsScope::Domain(id) => [None, None, Some(id)],
-            StatsScope::Account => [None, None, None],
+            StatsScope::Tag(_) | StatsScope::Account => [None, None, None],
+        }
+    }
+
+    /// The tag a statement binds beside [`scope_ids`](Self::scope_ids), `None` but for a tag's
+    /// scope.
+    pub fn scope_tag(&self) -> Option<&str> {
+        match &self.scope {
+            StatsScope::Tag(tag) => Some(tag),
+            _ => None,
         }
     }
 }

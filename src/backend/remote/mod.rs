@@ -267,10 +267,11 @@ impl RemoteBackend {
 
     async fn get_stats(&self, query: &StatsQuery) -> Result<Stats> {
         let params = crate::wire::stats::query_params(query, &self.timezone);
-        let what = match query.scope {
+        let what = match &query.scope {
             StatsScope::Link(id) => format!("link {id}"),
             StatsScope::Space(id) => format!("space {id}"),
             StatsScope::Domain(id) => format!("domain {id}"),
+            StatsScope::Tag(tag) => format!("tag {tag}"),
             StatsScope::Account => "statistics".to_owned(),
         };
         let body = self
@@ -278,14 +279,14 @@ impl RemoteBackend {
             .send(Call {
                 method: Method::GET,
                 api: Api::V1,
-                path: &crate::wire::stats::path(query.scope),
+                path: &crate::wire::stats::path(&query.scope),
                 query: &params,
                 body: Body::None,
                 record: Some(&what),
                 limit: Limit::Stats,
             })
             .await?;
-        decode::record(&body, |v| decode::stats(v, query.scope)).map_err(|problem| {
+        decode::record(&body, |v| decode::stats(v, query.scope.clone())).map_err(|problem| {
             errors::unreadable(self.subject(Some(&what)), "statistics", &problem)
         })
     }
@@ -416,6 +417,7 @@ impl Backend for RemoteBackend {
         if self.no_stats.load(Ordering::Relaxed) {
             return Err(self.no_statistics());
         }
+        self.check_tag_scope(&query.scope).await?;
         match self.get_stats(query).await {
             Err(Error::NotFound(what)) => {
                 let probe = StatsQuery {

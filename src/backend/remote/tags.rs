@@ -11,7 +11,7 @@ use super::decode;
 use super::errors;
 use super::http::{Api, Body, Call};
 use crate::backend::no_tags;
-use crate::domain::{Error, LinkInput, LinkQuery, Result, TagCount};
+use crate::domain::{Error, LinkInput, LinkQuery, Result, StatsScope, TagCount};
 use crate::wire::linkdeck::{TAG_RENAME_PATH, TAGS_PATH, TagRename, TagRenamed};
 
 impl RemoteBackend {
@@ -44,6 +44,25 @@ impl RemoteBackend {
             return Ok(());
         }
         Err(Error::field("tag", no_tags().to_string()))
+    }
+
+    /// Refuses a tag's traffic to a server that would not read the tag (and answer every
+    /// link's instead).
+    pub(super) async fn check_tag_scope(&self, scope: &StatsScope) -> Result<()> {
+        if !matches!(scope, StatsScope::Tag(_)) {
+            return Ok(());
+        }
+        match self.linkdeck().await? {
+            Some(caps) if caps.tag_traffic => Ok(()),
+            Some(caps) if caps.tags => Err(Error::field(
+                "tag",
+                format!(
+                    "this server (linkdeck {}) counts no traffic by tag; a newer one does",
+                    caps.version
+                ),
+            )),
+            _ => Err(Error::field("tag", no_tags().to_string())),
+        }
     }
 
     pub(super) async fn tag_counts(&self) -> Result<Vec<TagCount>> {

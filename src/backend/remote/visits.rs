@@ -155,8 +155,9 @@ impl RemoteBackend {
 
     pub(super) async fn stream_visits(&self, query: &VisitQuery) -> Result<VisitStream> {
         self.has_visit_log().await?;
+        self.check_tag_scope(&query.scope).await?;
         let mut params = vec![("format", "ndjson".to_owned())];
-        let record = scope_params(query.scope, &mut params);
+        let record = scope_params(&query.scope, &mut params);
         if let Some(since) = query.since {
             params.push(("since", since.to_string()));
         }
@@ -182,8 +183,9 @@ impl RemoteBackend {
         after: Option<Id>,
     ) -> Result<VisitStream> {
         self.has_visit_log().await?;
+        self.check_tag_scope(&scope).await?;
         let mut params = Vec::new();
-        let record = scope_params(scope, &mut params);
+        let record = scope_params(&scope, &mut params);
         if let Some(after) = after {
             params.push(("after", after.to_string()));
         }
@@ -229,13 +231,15 @@ impl RemoteBackend {
 }
 
 /// The scope's parameter, and the record a 404 names.
-fn scope_params(scope: StatsScope, params: &mut Vec<(&'static str, String)>) -> Option<String> {
-    let (name, id) = match scope {
-        StatsScope::Link(id) => ("link", id),
-        StatsScope::Space(id) => ("space", id),
-        StatsScope::Domain(id) => ("domain", id),
+fn scope_params(scope: &StatsScope, params: &mut Vec<(&'static str, String)>) -> Option<String> {
+    let (name, value) = match scope {
+        StatsScope::Link(id) => ("link", id.to_string()),
+        StatsScope::Space(id) => ("space", id.to_string()),
+        StatsScope::Domain(id) => ("domain", id.to_string()),
+        StatsScope::Tag(tag) => ("tag", tag.clone()),
         StatsScope::Account => return None,
     };
-    params.push((name, id.to_string()));
-    Some(format!("{name} {id}"))
+    let record = format!("{name} {value}");
+    params.push((name, value));
+    Some(record)
 }

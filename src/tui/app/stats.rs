@@ -11,6 +11,7 @@ use ratatui::layout::Rect;
 
 use super::{App, Pane};
 use crate::domain::{PeriodSpec, Result, Stats, StatsScope};
+use crate::tui::dialog::{Pick, PickerKind};
 use crate::tui::keys::{Action, Key};
 use crate::tui::msg::{Command, RequestId};
 use crate::tui::popups::ToastKind;
@@ -43,13 +44,35 @@ impl App {
                 None => return self.toast(ToastKind::Info, "No link selected"),
             },
             (_, Pane::Spaces) => match self.spaces.selected() {
-                Some(space) => Target::space(space.id, &space.name),
+                Some(space) => Target::group(StatsScope::Space(space.id), &space.name),
                 None => return self.toast(ToastKind::Info, "No space selected"),
             },
             // A trashed link's traffic waits with it; restore it to see it.
             (_, Pane::Trash) => return,
             (_, Pane::Live | Pane::Domains) => Target::account(),
         };
+        self.open_stats(target);
+    }
+
+    /// `S` on a space, a domain or a tag in its filter's picker: its traffic.
+    pub(super) fn stats_of_pick(&mut self, kind: PickerKind, pick: Pick) {
+        let Some(named) = pick.named() else {
+            return;
+        };
+        let target = match kind {
+            PickerKind::Space => Target::group(StatsScope::Space(named.id), &named.name),
+            PickerKind::Domain => Target::group(StatsScope::Domain(named.id), &named.name),
+            PickerKind::Tag => match self.tag_named(named.id) {
+                Some(tag) => Target::group(StatsScope::Tag(tag.clone()), &tag),
+                None => return,
+            },
+            PickerKind::MoveTo | PickerKind::Column => return,
+        };
+        self.modal = None;
+        self.open_stats(target);
+    }
+
+    fn open_stats(&mut self, target: Target) {
         if self.stats.unsupported.is_some() {
             return self.toast(ToastKind::Info, "This server offers no statistics");
         }
@@ -64,19 +87,18 @@ impl App {
         };
         let query = view.query();
         // A link's own count came with it from the list; another target's is summed once.
-        let count = view.target.counted.is_none() && self.stats.counted_asked != Some(query.scope);
+        let count = view.target.counted.is_none()
+            && self.stats.counted_asked.as_ref() != Some(&query.scope);
+        let scope = query.scope.clone();
         let req = self.request();
         if let Some(view) = &mut self.stats.view {
             view.expect(req);
         }
         self.commands.push(Command::FetchStats { req, query });
         if count {
-            self.stats.counted_asked = Some(query.scope);
+            self.stats.counted_asked = Some(scope.clone());
             let req = self.request();
-            self.commands.push(Command::FetchCounted {
-                req,
-                scope: query.scope,
-            });
+            self.commands.push(Command::FetchCounted { req, scope });
         }
     }
 

@@ -48,9 +48,10 @@ impl Target {
         }
     }
 
-    pub fn space(id: crate::domain::Id, name: &str) -> Target {
+    /// A space, a domain or a tag, named as its list names it.
+    pub fn group(scope: StatsScope, name: &str) -> Target {
         Target {
-            scope: StatsScope::Space(id),
+            scope,
             name: name.to_owned(),
             detail: None,
             counted: None,
@@ -72,6 +73,7 @@ impl Target {
             StatsScope::Link(_) => Some("link"),
             StatsScope::Space(_) => Some("space"),
             StatsScope::Domain(_) => Some("domain"),
+            StatsScope::Tag(_) => Some("tag"),
             StatsScope::Account => None,
         }
     }
@@ -134,7 +136,7 @@ impl StatsView {
     }
 
     pub fn query(&self) -> StatsQuery {
-        StatsQuery::new(self.target.scope, self.period)
+        StatsQuery::new(self.target.scope.clone(), self.period)
     }
 
     /// The answer to wait for from now on.

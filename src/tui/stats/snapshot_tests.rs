@@ -112,7 +112,7 @@ fn stats(query: &StatsQuery, empty: bool) -> Stats {
         .collect();
     let total = timeline.iter().map(|b| b.clicks).sum();
     Stats {
-        scope: query.scope,
+        scope: query.scope.clone(),
         from: period.from,
         to: period.to,
         interval: period.interval,

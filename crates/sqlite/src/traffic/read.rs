@@ -11,14 +11,22 @@ use crate::sql::Statements;
 use crate::tx::SqliteTx;
 use linkdeck_domain::{Id, Result, StatsScope};
 use linkdeck_store::Rollups;
-use linkdeck_store::traffic::counted_member;
+use linkdeck_store::traffic::{Members, members};
 
 impl Rollups for SqliteTx<'_> {
-    fn owns(&self, owner: Id, scope: StatsScope) -> Result<bool> {
+    fn owns(&self, owner: Id, scope: &StatsScope) -> Result<bool> {
         let (sql, id) = match scope {
             StatsScope::Link(id) => ("SELECT 1 FROM links WHERE id = ?1 AND owner_id = ?2", id),
             StatsScope::Space(id) => ("SELECT 1 FROM spaces WHERE id = ?1 AND owner_id = ?2", id),
             StatsScope::Domain(id) => ("SELECT 1 FROM domains WHERE id = ?1 AND owner_id = ?2", id),
+            StatsScope::Tag(tag) => {
+                let found: Option<i64> = self.conn.one(
+                    "SELECT 1 FROM link_tags WHERE owner_id = ?1 AND tag = ?2 LIMIT 1",
+                    params![owner, tag],
+                    |r| r.get(0),
+                )?;
+                return Ok(found.is_some());
+            }
             StatsScope::Account => return Ok(true),
         };
         let found: Option<i64> = self.conn.one(sql, params![id, owner], |r| r.get(0))?;
@@ -75,14 +83,20 @@ impl Rollups for SqliteTx<'_> {
         )
     }
 
-    fn counted_clicks(&self, owner: Id, scope: StatsScope) -> Result<u64> {
-        let sum = match counted_member(scope) {
-            None => self.conn.one(
+    fn counted_clicks(&self, owner: Id, scope: &StatsScope) -> Result<u64> {
+        let sum = match members(scope) {
+            Members::All => self.conn.one(
                 "SELECT coalesce(sum(clicks), 0) FROM links WHERE owner_id = ?1",
                 params![owner],
                 |r| r.get::<_, i64>(0),
             )?,
-            Some((column, id)) => self.conn.one(
+            Members::Tagged(tag) => self.conn.one(
+                "SELECT coalesce(sum(l.clicks), 0) FROM link_tags t JOIN links l ON l.id = t.link_id
+                 WHERE t.owner_id = ?1 AND t.tag = ?2",
+                params![owner, tag],
+                |r| r.get::<_, i64>(0),
+            )?,
+            Members::Column(column, id) => self.conn.one(
                 &format!(
                     "SELECT coalesce(sum(clicks), 0) FROM links \
                      WHERE owner_id = ?1 AND {column} = ?2"
@@ -144,6 +158,14 @@ impl Rollups for SqliteTx<'_> {
             &format!("SELECT id, clicks FROM links WHERE owner_id = ?1 AND {column} = ?2"),
             params![owner, id],
             |r| Ok((r.get(0)?, r.get(1)?)),
+        )
+    }
+
+    fn tagged_ids(&self, owner: Id, tag: &str) -> Result<Vec<Id>> {
+        self.conn.all(
+            "SELECT link_id FROM link_tags WHERE owner_id = ?1 AND tag = ?2",
+            params![owner, tag],
+            |r| r.get(0),
         )
     }
 

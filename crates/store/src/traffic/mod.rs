@@ -32,14 +32,25 @@ pub enum Scope {
     Domain = 3,
 }
 
-/// Which of an owner's links [`Rollups::counted_clicks`] sums: those whose column equals the
-/// id, or (`None`) every one.
-pub fn counted_member(scope: StatsScope) -> Option<(&'static str, Id)> {
+/// Which of an owner's links a question about `scope` reads.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Members<'a> {
+    /// Every one.
+    All,
+    /// Those whose column of `links` equals the id.
+    Column(&'static str, Id),
+    /// Those carrying the tag (rows of `link_tags`).
+    Tagged(&'a str),
+}
+
+/// The links [`Rollups::counted_clicks`] sums for `scope`.
+pub fn members(scope: &StatsScope) -> Members<'_> {
     match scope {
-        StatsScope::Link(id) => Some(("id", id)),
-        StatsScope::Space(id) => Some(("space_id", id)),
-        StatsScope::Domain(id) => Some(("domain_id", id)),
-        StatsScope::Account => None,
+        StatsScope::Link(id) => Members::Column("id", *id),
+        StatsScope::Space(id) => Members::Column("space_id", *id),
+        StatsScope::Domain(id) => Members::Column("domain_id", *id),
+        StatsScope::Tag(tag) => Members::Tagged(tag),
+        StatsScope::Account => Members::All,
     }
 }
 
@@ -138,8 +149,9 @@ pub type DaySink<'f> = dyn FnMut(StoredDay<'_>) -> Result<()> + 'f;
 /// how to fetch. Synchronous on purpose: SQLite answers on the blocking pool from a connection,
 /// PostgreSQL from a blocking thread that hands each query to the runtime.
 pub trait Rollups {
-    /// Whether the link, space or domain `scope` names is `owner`'s (the account always is).
-    fn owns(&self, owner: Id, scope: StatsScope) -> Result<bool>;
+    /// Whether the link, space or domain `scope` names is `owner`'s, or (a tag) one of
+    /// `owner`'s links carries it; the account always is.
+    fn owns(&self, owner: Id, scope: &StatsScope) -> Result<bool>;
     /// Where link `id` is counted, if it exists.
     fn link_home(&self, id: Id) -> Result<Option<LinkHome>>;
     /// Calls `f` with each stored day of link `link` from `first` to `last` (UTC day numbers),
@@ -169,7 +181,7 @@ pub trait Rollups {
     /// The clicks `owner`'s links in `scope` have counted by their own counters, dated or not:
     /// imported clicks, and those from before the history was kept, are in it. A scan of the
     /// scope's links, so asked for once per view, never per period.
-    fn counted_clicks(&self, owner: Id, scope: StatsScope) -> Result<u64>;
+    fn counted_clicks(&self, owner: Id, scope: &StatsScope) -> Result<u64>;
     /// What each value code stands for (see `store::traffic::values::names`).
     fn names(&self, codes: &[u64]) -> Result<HashMap<u64, Option<String>>>;
     /// A link's alias and URL, if it exists.
@@ -178,6 +190,8 @@ pub trait Rollups {
     fn member_ids(&self, owner: Id, scope: Scope, id: Id) -> Result<HashSet<Id>>;
     /// The owner's links in a space or domain, with their all-time clicks.
     fn members_with_clicks(&self, owner: Id, scope: Scope, id: Id) -> Result<Vec<(Id, i64)>>;
+    /// The ids of the owner's links carrying `tag`.
+    fn tagged_ids(&self, owner: Id, tag: &str) -> Result<Vec<Id>>;
     /// Up to `n` of the owner's links whose (clicks, id) is below `before`, most clicks first.
     fn links_by_clicks(&self, owner: Id, before: (i64, i64), n: usize) -> Result<Vec<(Id, i64)>>;
 }
