@@ -280,17 +280,10 @@ impl Modal {
                     (Some(title), _) => title.as_str(),
                     (None, PickerKind::Space) => " Filter by space ",
                     (None, PickerKind::Domain) => " Filter by domain ",
-                    (None, PickerKind::Tag) => " Filter by tags (all checked) ",
+                    (None, PickerKind::Tag) => " Filter by tags (every one checked) ",
                     (None, PickerKind::MoveTo) => " Move to space ",
                     (None, PickerKind::Column) => " Show or hide a column ",
                 };
-                // Which key shows the traffic of the line under the cursor.
-                let title = if picker.kind.has_traffic() {
-                    format!("{title}· {} traffic ", keys.first(Action::Stats))
-                } else {
-                    title.to_owned()
-                };
-                let title = title.as_str();
                 let labels: Vec<String> =
                     picker.items.iter().map(|item| picker.label(item)).collect();
                 list_dialog(area, buf, theme, title, &labels, picker.cursor, 48);

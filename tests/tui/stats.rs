@@ -144,6 +144,7 @@ async fn a_tag_in_the_tag_filter_opens_the_traffic_of_its_links() {
     tui.settled_with("3 links").await;
     tui.key(KeyCode::Char('t'));
     // Most used first: promo (2), then q4 (1).
+    tui.wait_text("S its traffic").await;
     tui.wait_text("promo (2)").await;
     tui.key(KeyCode::Down);
     tui.press(KeyCode::Char('S'), KeyModifiers::SHIFT);

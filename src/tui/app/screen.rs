@@ -253,6 +253,13 @@ impl App {
                     hint(Action::Cancel, "close"),
                 ]
                 .concat(),
+                Modal::Picker(picker) if picker.kind.has_traffic() => [
+                    hint(Action::Down, "move"),
+                    hint(Action::Select, "pick"),
+                    hint(Action::Stats, "its traffic"),
+                    hint(Action::Cancel, "cancel"),
+                ]
+                .concat(),
                 Modal::Picker(_) | Modal::Menu(_) => [
                     hint(Action::Down, "move"),
                     hint(Action::Select, "pick"),
