@@ -293,6 +293,7 @@ fn as_written_by_schema_9(db: &std::path::Path) {
          ALTER TABLE api_keys DROP COLUMN expires_at;
          ALTER TABLE visit_log DROP COLUMN address;
          ALTER TABLE visit_log DROP COLUMN rule;
+         DROP TABLE tag_sets; DROP TABLE tag_set_notes;
          DROP TRIGGER link_tags_ai; DROP TRIGGER link_tags_ad; DROP TRIGGER link_tags_au;
          DROP TABLE link_tags;
          ALTER TABLE links DROP COLUMN tags;

@@ -372,10 +372,7 @@ async fn every_stats_path_keeps_owners_apart_and_names_bad_parameters() {
     let (status, body) = get(&s, &format!("/api/v1/stats/{}?space=1", id(&mine))).await;
     assert_eq!(status, StatusCode::UNPROCESSABLE_ENTITY, "{body}");
     // A tag: one of them, by the tag rules.
-    for (query, field) in [
-        ("tag=a%2Cb", "tag"),
-        ("tag=promo&space=1", "tag"),
-    ] {
+    for (query, field) in [("tag=a%2Cb", "tag"), ("tag=promo&space=1", "tag")] {
         let (status, body) = get(&s, &format!("/api/v1/stats?{query}")).await;
         assert_eq!(status, StatusCode::UNPROCESSABLE_ENTITY, "{query}: {body}");
         assert!(body["message"].get(field).is_some(), "{query}: {body}");

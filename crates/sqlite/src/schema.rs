@@ -495,6 +495,34 @@ const MIGRATIONS: &[Migration] = &[
     ALTER TABLE domains ADD COLUMN robots INTEGER NOT NULL DEFAULT 0 CHECK (robots IN (0, 1, 2));
     ALTER TABLE domains ADD COLUMN robots_txt TEXT;
     "#),
+    // 18: each tag's links as bitmaps for tag filters (`search/tag_sets.rs`), a block of
+    // 65,536 ids a row, kept from `link_tags` by the notes its triggers write.
+    Migration {
+        sql: r#"
+    CREATE TABLE tag_sets (
+        owner_id INTEGER NOT NULL,
+        tag TEXT NOT NULL,
+        block INTEGER NOT NULL,
+        ids BLOB NOT NULL,
+        PRIMARY KEY (owner_id, tag, block)
+    ) WITHOUT ROWID;
+    CREATE TABLE tag_set_notes (
+        owner_id INTEGER NOT NULL,
+        tag TEXT NOT NULL,
+        link_id INTEGER NOT NULL,
+        PRIMARY KEY (owner_id, tag, link_id)
+    ) WITHOUT ROWID;
+    CREATE TRIGGER tag_set_notes_ai AFTER INSERT ON link_tags BEGIN
+        INSERT OR IGNORE INTO tag_set_notes (owner_id, tag, link_id)
+            VALUES (new.owner_id, new.tag, new.link_id);
+    END;
+    CREATE TRIGGER tag_set_notes_ad AFTER DELETE ON link_tags BEGIN
+        INSERT OR IGNORE INTO tag_set_notes (owner_id, tag, link_id)
+            VALUES (old.owner_id, old.tag, old.link_id);
+    END;
+    "#,
+        then: Some(upgrade::tag_sets),
+    },
 ];
 
 /// The code half of migration 6: rollups and the raw log from the old visits table, which then

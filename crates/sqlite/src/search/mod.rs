@@ -12,6 +12,7 @@ mod facts;
 mod ranking;
 mod sets;
 mod short;
+mod tag_sets;
 
 /// Links added a chunk at a time (an import, a copy): the short-term index gathers their texts
 /// on a thread of its own and writes each block of ids once.
@@ -21,6 +22,7 @@ pub use short::{Batch, Texts};
 /// commits: every write path of the store ends here, so no writer has to remember the index.
 pub fn settle(tx: &Connection) -> Result<()> {
     short::settle(tx)?;
+    tag_sets::settle(tx)?;
     facts::settle(tx)
 }
 
@@ -39,6 +41,8 @@ pub mod upgrade {
     pub use super::short::catch_up_before_common as short_term_index;
     /// The first choice of common longer terms (migration 12).
     pub use super::short::common::choose_on_upgrade as common_terms;
+    /// Each tag's links as bitmaps (migration 18).
+    pub use super::tag_sets::rebuild as tag_sets;
 }
 
 /// The full-text index writes the terms it holds as a new segment whenever they pass its
@@ -382,7 +386,7 @@ fn matches_as_ids(
 fn tagged_ids(conn: &Connection, f: &ListFilter<'_>) -> Result<RoaringTreemap> {
     let mut found: Option<RoaringTreemap> = None;
     for tag in f.tags {
-        let ids = bitmaps::set_of(crate::tags::link_ids(conn, f.owner, tag)?);
+        let ids = tag_sets::ids(conn, f.owner, tag)?;
         found = Some(match (found, f.tag_match) {
             (None, _) => ids,
             (Some(all), TagMatch::All) => all & ids,
