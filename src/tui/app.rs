@@ -540,6 +540,12 @@ impl App {
                 }
             }
             ModalOutcome::StatsOf(kind, choice) => self.stats_of_pick(kind, choice),
+            ModalOutcome::Rename(_) if self.cfg.read_only => self.global(Action::Edit),
+            ModalOutcome::Rename(choice) => {
+                if let Some(tag) = choice.id().and_then(|i| self.tag_named(i)) {
+                    self.modal = Some(work::tag_name_prompt(&tag, tag.clone(), None));
+                }
+            }
             ModalOutcome::Picked(kind, choice) => {
                 self.modal = None;
                 match kind {
@@ -590,6 +596,7 @@ impl App {
                 match asks {
                     Asks::Expiry => self.typed_expiry(text, *selection, what, many),
                     Asks::Tags => self.typed_tags(text, *selection, what, many),
+                    Asks::TagName => self.typed_tag_name(what, text),
                 }
             }
             ModalOutcome::Run(action) => {
@@ -848,6 +855,15 @@ impl App {
                         Err(e) => tracing::debug!(error = %e, "no tags"),
                     }
                 }
+            }
+            Msg::TagRenamed {
+                req,
+                from,
+                to,
+                result,
+            } => {
+                self.answered(req);
+                self.tag_renamed(from, to, result);
             }
             Msg::Bulk { .. } => self.work_done(msg),
             Msg::Undone { .. } => self.undone(msg),

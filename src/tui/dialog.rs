@@ -165,6 +165,8 @@ pub enum ModalOutcome {
     Picked(PickerKind, Pick),
     /// The traffic of a space, a domain or a tag a filter's picker lists.
     StatsOf(PickerKind, Pick),
+    /// A new name for the tag the tag picker lists there.
+    Rename(Pick),
     /// A menu's choice, to confirm or run.
     Chosen(Box<Work>),
     /// A prompt's text, with the links it is for.

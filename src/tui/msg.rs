@@ -35,6 +35,13 @@ pub enum Msg {
         req: RequestId,
         result: Result<Vec<TagCount>>,
     },
+    /// A tag renamed (merged into another when it was one): how many links changed.
+    TagRenamed {
+        req: RequestId,
+        from: String,
+        to: String,
+        result: Result<u64>,
+    },
     /// A bulk operation (or a change of one link through it) ended.
     Bulk {
         req: RequestId,
@@ -128,6 +135,11 @@ pub enum Command {
     },
     FetchTags {
         req: RequestId,
+    },
+    RenameTag {
+        req: RequestId,
+        from: String,
+        to: String,
     },
     /// A bulk operation; `progress` is shared with the dialog that shows it.
     Bulk {

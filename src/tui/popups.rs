@@ -103,6 +103,8 @@ pub enum Asks {
     Expiry,
     /// Tags to put on, and (`-tag`) to take off.
     Tags,
+    /// A tag's new name (the prompt's `what` is the tag): another tag's merges them.
+    TagName,
 }
 
 /// Long work in progress: how far it has come, and a way to stop it.
@@ -156,6 +158,11 @@ impl Modal {
                     Some(Action::Stats) if picker.kind.has_traffic() => {
                         if let Some(pick @ Pick::One(_)) = picker.items.get(picker.cursor) {
                             return ModalOutcome::StatsOf(picker.kind, pick.clone());
+                        }
+                    }
+                    Some(Action::Edit) if picker.kind == PickerKind::Tag => {
+                        if let Some(pick @ Pick::One(_)) = picker.items.get(picker.cursor) {
+                            return ModalOutcome::Rename(pick.clone());
                         }
                     }
                     Some(Action::Cancel) => return ModalOutcome::Close,

@@ -321,6 +321,12 @@ pub async fn answer(command: Command, backend: &dyn Backend) -> Option<Msg> {
             req,
             result: backend.tags().await,
         },
+        Command::RenameTag { req, from, to } => Msg::TagRenamed {
+            req,
+            result: backend.rename_tag(&from, &to).await,
+            from,
+            to,
+        },
         Command::FetchDomains { req } => Msg::Domains {
             req,
             result: crate::backend::all_domains(backend).await,

@@ -644,3 +644,57 @@ async fn on_a_remote_server_bulk_work_goes_on_past_a_failure_and_undo_recreates(
     assert_eq!(aliases, ["other", "r1", "r2"]);
     tui.quit().await;
 }
+
+#[tokio::test]
+async fn a_tag_renamed_from_its_picker_merges_and_the_filter_follows_it() {
+    let db = db().await;
+    let tagged = |tags: &str| LinkInput {
+        tags: s(tags),
+        ..LinkInput::default()
+    };
+    let aa = db
+        .link_with("aa", "https://example.com/aa", tagged("promo"))
+        .await;
+    let bb = db
+        .link_with("bb", "https://example.com/bb", tagged("promo, sale"))
+        .await;
+    let cc = db
+        .link_with("cc", "https://example.com/cc", tagged("sale"))
+        .await;
+    let mut tui = Tui::start(Arc::new(db.backend.clone()));
+    tui.settled_with("3 links").await;
+    // Filter by promo: its two links.
+    tui.key(KeyCode::Char('t'));
+    tui.wait_text("promo (2)").await;
+    tui.key(KeyCode::Down);
+    tui.key(KeyCode::Enter);
+    let screen = tui.settled_with("tag promo").await;
+    assert!(screen.contains("2 links"), "{screen}");
+
+    // Rename it from the picker: a bad name keeps the prompt open with the reason.
+    tui.key(KeyCode::Char('t'));
+    tui.wait_text("e rename").await;
+    tui.key(KeyCode::Down);
+    tui.key(KeyCode::Char('e'));
+    tui.wait_text("Rename the tag promo").await;
+    for _ in 0.."promo".len() {
+        tui.key(KeyCode::Backspace);
+    }
+    tui.typing("a,b");
+    tui.key(KeyCode::Enter);
+    tui.wait_text("✗").await;
+    for _ in 0.."a,b".len() {
+        tui.key(KeyCode::Backspace);
+    }
+    tui.typing("Sale");
+    tui.key(KeyCode::Enter);
+    let screen = tui.settled_with("promo merged into sale on 2 links").await;
+    // The filter followed the tag: every link now carries sale.
+    assert!(screen.contains("tag sale"), "{screen}");
+    let screen = tui.settled_with("3 links").await;
+    assert!(!screen.contains("tag promo"), "{screen}");
+    for id in [aa.id, bb.id, cc.id] {
+        assert_eq!(tags_of(&db.backend, id).await, ["sale"]);
+    }
+    tui.quit().await;
+}

@@ -351,8 +351,9 @@ impl Action {
             | Action::MoveRowDown => context == KeyContext::Forms,
             Action::Cancel => context != KeyContext::Lists,
             Action::Yes | Action::No => context == KeyContext::Dialogs,
-            // A filter's picker shows the traffic of the line under the cursor.
-            Action::Stats => context != KeyContext::Forms,
+            // A filter's picker shows the traffic of the line under the cursor, and the tag
+            // picker renames the tag under it.
+            Action::Stats | Action::Edit => context != KeyContext::Forms,
             _ => context == KeyContext::Lists,
         }
     }

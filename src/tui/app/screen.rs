@@ -9,6 +9,7 @@ use ratatui::text::{Line, Span};
 use ratatui::widgets::{Paragraph, Widget, Wrap};
 
 use super::{App, MIN_HEIGHT, MIN_WIDTH, Pane, areas};
+use crate::tui::dialog::PickerKind;
 use crate::tui::format;
 use crate::tui::keys::Action;
 use crate::tui::links::Extra;
@@ -257,6 +258,11 @@ impl App {
                     hint(Action::Down, "move"),
                     hint(Action::Select, "pick"),
                     hint(Action::Stats, "its traffic"),
+                    if picker.kind == PickerKind::Tag {
+                        hint(Action::Edit, "rename")
+                    } else {
+                        Vec::new()
+                    },
                     hint(Action::Cancel, "cancel"),
                 ]
                 .concat(),

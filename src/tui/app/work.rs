@@ -38,6 +38,7 @@ fn asked_again(
     let title = match asks {
         Asks::Expiry => format!("Expiry of {what}"),
         Asks::Tags => format!("Tags of {what}"),
+        Asks::TagName => return tag_name_prompt(&what, text, Some(reason)),
     };
     Modal::Prompt(Prompt {
         asks,
@@ -47,6 +48,22 @@ fn asked_again(
         selection,
         what,
         many,
+    })
+}
+
+/// The prompt for a new name of `tag`, holding `text`, and why the last one was refused.
+pub(super) fn tag_name_prompt(tag: &str, text: String, refused: Option<&str>) -> Modal {
+    Modal::Prompt(Prompt {
+        asks: Asks::TagName,
+        title: format!("Rename the tag {}", name_excerpt(tag)),
+        hint: match refused {
+            Some(reason) => format!("✗ {reason}"),
+            None => "on every link that carries it; a tag in use already merges them".into(),
+        },
+        field: crate::tui::form::TextField::new(text),
+        selection: Selection::default(),
+        what: tag.to_owned(),
+        many: true,
     })
 }
 
@@ -290,6 +307,56 @@ impl App {
             action,
             many,
         });
+    }
+
+    /// The new name typed for tag `from`: checked by the tag rules (the prompt kept open with
+    /// the reason), then renamed on every link that carries it.
+    pub(super) fn typed_tag_name(&mut self, from: String, text: String) {
+        match tag(&text) {
+            Ok(to) if to == from => {}
+            Ok(to) => {
+                let req = self.request();
+                self.commands.push(Command::RenameTag { req, from, to });
+            }
+            Err(reason) => self.modal = Some(tag_name_prompt(&from, text, Some(&reason))),
+        }
+    }
+
+    /// The answer to a rename: the filter follows the tag to its new name, the list and the
+    /// tags are asked again; a refusal reopens the prompt with the reason.
+    pub(super) fn tag_renamed(
+        &mut self,
+        from: String,
+        to: String,
+        result: crate::domain::Result<u64>,
+    ) {
+        match result {
+            Ok(links) => {
+                let merged = self
+                    .tags
+                    .as_ref()
+                    .is_some_and(|tags| tags.iter().any(|t| t.name == to));
+                let verb = if merged { "merged into" } else { "renamed" };
+                self.toast(
+                    ToastKind::Info,
+                    format!(
+                        "{from} {verb} {to} on {}",
+                        crate::domain::plural(links, "link")
+                    ),
+                );
+                if self.filter.tags.contains(&from) {
+                    self.filter.tags.retain(|t| *t != from && *t != to);
+                    self.filter.tags.push(to);
+                    self.filter.tags.sort();
+                }
+                self.fetch_tags();
+                self.query_changed();
+            }
+            Err(e @ crate::domain::Error::Validation(_)) => {
+                self.modal = Some(tag_name_prompt(&from, to, Some(&first_problem(&e))));
+            }
+            Err(e) => self.toast(ToastKind::Error, format!("Renaming {from} failed: {e}")),
+        }
     }
 
     /// A space picked to move the targets to.
