@@ -35,7 +35,7 @@ use super::trash::TrashView;
 use super::undo::UndoEntry;
 use super::view::{Outcome, SPINNER};
 use crate::config::Column;
-use crate::domain::{Clock, Domain, Id, Link, TagCount, thousands};
+use crate::domain::{Clock, Domain, Id, Link, TagCount, TagMatch, thousands};
 
 /// Below this the layout cannot show a usable table.
 pub const MIN_WIDTH: u16 = 70;
@@ -551,6 +551,12 @@ impl App {
                 match kind {
                     PickerKind::Space => self.filter.space = choice,
                     PickerKind::Domain => self.filter.domain = choice.named(),
+                    PickerKind::Tag if matches!(choice, Pick::Match(_)) => {
+                        self.filter.tag_match = match self.filter.tag_match {
+                            TagMatch::All => TagMatch::Any,
+                            TagMatch::Any => TagMatch::All,
+                        };
+                    }
                     PickerKind::Tag => {
                         let tag = choice.id().and_then(|i| self.tag_named(i));
                         match tag {
@@ -688,11 +694,14 @@ impl App {
                             ),
                         })
                         .collect();
-                    self.modal = Some(Modal::Picker(Picker::new(
-                        PickerKind::Tag,
-                        choices,
-                        &Pick::First,
-                    )));
+                    let matching = match self.filter.tag_match {
+                        TagMatch::All => "links with every tag checked (pick: any of them)",
+                        TagMatch::Any => "links with any tag checked (pick: every one)",
+                    };
+                    self.modal = Some(Modal::Picker(
+                        Picker::new(PickerKind::Tag, choices, &Pick::First)
+                            .with_second(Pick::Match(matching.into())),
+                    ));
                 }
                 None => self.toast(ToastKind::Error, "No tags here (yet)"),
             },

@@ -119,6 +119,8 @@ pub enum Pick {
     First,
     /// The space filter's "no space": links in none.
     NoSpace,
+    /// The tag filter's switch between links with every tag checked and with any, as it reads.
+    Match(String),
     One(Named),
 }
 
@@ -126,14 +128,14 @@ impl Pick {
     pub fn named(self) -> Option<Named> {
         match self {
             Pick::One(named) => Some(named),
-            Pick::First | Pick::NoSpace => None,
+            Pick::First | Pick::NoSpace | Pick::Match(_) => None,
         }
     }
 
     pub fn id(&self) -> Option<Id> {
         match self {
             Pick::One(named) => Some(named.id),
-            Pick::First | Pick::NoSpace => None,
+            Pick::First | Pick::NoSpace | Pick::Match(_) => None,
         }
     }
 
@@ -148,7 +150,7 @@ impl Pick {
     /// The space filter it stands for, in the filter bar (where the first line is "any").
     pub fn space_filter(&self) -> SpaceFilter {
         match self {
-            Pick::First => SpaceFilter::Any,
+            Pick::First | Pick::Match(_) => SpaceFilter::Any,
             Pick::NoSpace => SpaceFilter::NoSpace,
             Pick::One(space) => SpaceFilter::In(space.id),
         }

@@ -278,9 +278,13 @@ impl FilterBar {
                 1 => clip(first, TAG_SHOWN),
                 n => format!("{}+{}", clip(first, TAG_SHOWN), n - 1),
             };
+            let label = match (self.tag_match, self.tags.len()) {
+                (TagMatch::Any, 2..) => " any tag ",
+                _ => " tag ",
+            };
             rest.extend([
                 (Span::styled(" │", theme.dim), None),
-                (Span::styled(" tag ", theme.dim), Some(Action::TagFilter)),
+                (Span::styled(label, theme.dim), Some(Action::TagFilter)),
                 (Span::styled(shown, theme.accent), Some(Action::TagFilter)),
             ]);
         }

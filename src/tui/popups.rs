@@ -49,6 +49,15 @@ impl Picker {
         }
     }
 
+    /// The picker with `pick` as its second line.
+    pub fn with_second(mut self, pick: Pick) -> Picker {
+        self.items.insert(1, pick);
+        if self.cursor > 0 {
+            self.cursor += 1;
+        }
+        self
+    }
+
     pub fn titled(mut self, title: String) -> Picker {
         self.title = Some(title);
         self
@@ -57,6 +66,7 @@ impl Picker {
     fn label(&self, item: &Pick) -> String {
         match (item, self.kind) {
             (Pick::One(named), _) => named.name.clone(),
+            (Pick::Match(line), _) => line.clone(),
             (Pick::NoSpace, _) | (Pick::First, PickerKind::MoveTo) => "no space".to_owned(),
             (Pick::First, PickerKind::Column) => "(leave them as they are)".to_owned(),
             (Pick::First, PickerKind::Tag) => "any (no tag filter)".to_owned(),
@@ -287,7 +297,7 @@ impl Modal {
                     (Some(title), _) => title.as_str(),
                     (None, PickerKind::Space) => " Filter by space ",
                     (None, PickerKind::Domain) => " Filter by domain ",
-                    (None, PickerKind::Tag) => " Filter by tags (every one checked) ",
+                    (None, PickerKind::Tag) => " Filter by tags ",
                     (None, PickerKind::MoveTo) => " Move to space ",
                     (None, PickerKind::Column) => " Show or hide a column ",
                 };

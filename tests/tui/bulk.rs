@@ -117,9 +117,10 @@ async fn mark_two_links_tag_them_filter_by_the_tag_and_undo() {
     tui.wait_text("Filter by tags").await;
     let screen = tui.wait_text("promo (2)").await;
     assert!(screen.contains("keep (1)"), "{screen}");
-    tui.key(KeyCode::Down);
-    tui.key(KeyCode::Down);
-    tui.key(KeyCode::Down);
+    // Past "any" and the every/any switch.
+    for _ in 0..4 {
+        tui.key(KeyCode::Down);
+    }
     tui.key(KeyCode::Enter);
     let screen = tui.settled_with("tag promo").await;
     assert!(screen.contains("2 links"), "{screen}");
@@ -667,13 +668,38 @@ async fn a_tag_renamed_from_its_picker_merges_and_the_filter_follows_it() {
     tui.key(KeyCode::Char('t'));
     tui.wait_text("promo (2)").await;
     tui.key(KeyCode::Down);
+    tui.key(KeyCode::Down);
     tui.key(KeyCode::Enter);
     let screen = tui.settled_with("tag promo").await;
     assert!(screen.contains("2 links"), "{screen}");
+    // promo and sale, every one: bb alone; then any of them: all three.
+    tui.key(KeyCode::Char('t'));
+    tui.wait_text("with every tag checked").await;
+    for _ in 0..3 {
+        tui.key(KeyCode::Down);
+    }
+    tui.key(KeyCode::Enter);
+    let screen = tui.settled_with("tag promo+1").await;
+    assert!(screen.contains("1 link"), "{screen}");
+    tui.key(KeyCode::Char('t'));
+    tui.wait_text("with every tag checked").await;
+    tui.key(KeyCode::Down);
+    tui.key(KeyCode::Enter);
+    let screen = tui.settled_with("any tag promo+1").await;
+    assert!(screen.contains("3 links"), "{screen}");
+    // Back to promo alone (sale picked again leaves the filter).
+    tui.key(KeyCode::Char('t'));
+    tui.wait_text("with any tag checked").await;
+    for _ in 0..3 {
+        tui.key(KeyCode::Down);
+    }
+    tui.key(KeyCode::Enter);
+    tui.settled_with("2 links").await;
 
     // Rename it from the picker: a bad name keeps the prompt open with the reason.
     tui.key(KeyCode::Char('t'));
     tui.wait_text("e rename").await;
+    tui.key(KeyCode::Down);
     tui.key(KeyCode::Down);
     tui.key(KeyCode::Char('e'));
     tui.wait_text("Rename the tag promo").await;

@@ -147,6 +147,7 @@ async fn a_tag_in_the_tag_filter_opens_the_traffic_of_its_links() {
     tui.wait_text("S its traffic").await;
     tui.wait_text("promo (2)").await;
     tui.key(KeyCode::Down);
+    tui.key(KeyCode::Down);
     tui.press(KeyCode::Char('S'), KeyModifiers::SHIFT);
     let screen = tui.settled_with("Traffic of tag promo").await;
     assert!(screen.contains("3 clicks"), "{screen}");

@@ -31,7 +31,7 @@ impl super::LocalService {
     /// The clicks `owner`'s links in `scope` have counted in all, dated in the history or not.
     pub async fn counted_clicks(&self, owner: Id, scope: StatsScope) -> Result<u64> {
         self.read_rollups(move |rollups| {
-            source(rollups, owner, &scope)?;
+            owned(rollups, owner, &scope)?;
             rollups.counted_clicks(owner, &scope)
         })
         .await
