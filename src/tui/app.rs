@@ -695,8 +695,8 @@ impl App {
                         })
                         .collect();
                     let matching = match self.filter.tag_match {
-                        TagMatch::All => "links with every tag checked (pick: any of them)",
-                        TagMatch::Any => "links with any tag checked (pick: every one)",
+                        TagMatch::All => "match: every tag (pick for any)",
+                        TagMatch::Any => "match: any tag (pick for every)",
                     };
                     self.modal = Some(Modal::Picker(
                         Picker::new(PickerKind::Tag, choices, &Pick::First)

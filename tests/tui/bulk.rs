@@ -674,7 +674,7 @@ async fn a_tag_renamed_from_its_picker_merges_and_the_filter_follows_it() {
     assert!(screen.contains("2 links"), "{screen}");
     // promo and sale, every one: bb alone; then any of them: all three.
     tui.key(KeyCode::Char('t'));
-    tui.wait_text("with every tag checked").await;
+    tui.wait_text("match: every tag").await;
     for _ in 0..3 {
         tui.key(KeyCode::Down);
     }
@@ -682,14 +682,14 @@ async fn a_tag_renamed_from_its_picker_merges_and_the_filter_follows_it() {
     let screen = tui.settled_with("tag promo+1").await;
     assert!(screen.contains("1 link"), "{screen}");
     tui.key(KeyCode::Char('t'));
-    tui.wait_text("with every tag checked").await;
+    tui.wait_text("match: every tag").await;
     tui.key(KeyCode::Down);
     tui.key(KeyCode::Enter);
     let screen = tui.settled_with("any tag promo+1").await;
     assert!(screen.contains("3 links"), "{screen}");
     // Back to promo alone (sale picked again leaves the filter).
     tui.key(KeyCode::Char('t'));
-    tui.wait_text("with any tag checked").await;
+    tui.wait_text("match: any tag").await;
     for _ in 0..3 {
         tui.key(KeyCode::Down);
     }

@@ -58,7 +58,7 @@ pub(super) fn tag_name_prompt(tag: &str, text: String, refused: Option<&str>) ->
         title: format!("Rename the tag {}", name_excerpt(tag)),
         hint: match refused {
             Some(reason) => format!("✗ {reason}"),
-            None => "on every link that carries it; a tag in use already merges them".into(),
+            None => "on every link; a tag in use already merges them".into(),
         },
         field: crate::tui::form::TextField::new(text),
         selection: Selection::default(),
