@@ -25,6 +25,7 @@ use linkdeck_store::traffic;
 mod trash;
 mod visits;
 mod visits_out;
+pub mod webhooks;
 
 use std::path::Path;
 use std::sync::Arc;
