@@ -85,6 +85,7 @@ fn webhook_settings(ctx: &Context) -> CliResult<WebhookSettings> {
             .collect::<Result<_, _>>()
             .map_err(|_| bad("LINKDECK_WEBHOOK_DELAYS_MS"))?;
         policy.poll = Duration::from_millis(100);
+        policy.timeout = Duration::from_secs(2);
         policy.sweep = Duration::from_millis(200);
     }
     if let Ok(text) = std::env::var("LINKDECK_WEBHOOK_STOP") {

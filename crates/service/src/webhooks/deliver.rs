@@ -142,7 +142,8 @@ impl Deliverer {
     /// Claims what is due, sends it and records each attempt; answers how many were tried.
     pub async fn round(&self) -> Result<usize> {
         let now = self.service.now();
-        let lease = SignedDuration::try_from(self.policy.timeout + Duration::from_secs(30))
+        // Past the attempt's own time limit and the write of its outcome.
+        let lease = SignedDuration::try_from(self.policy.timeout * 2 + Duration::from_secs(5))
             .unwrap_or(SignedDuration::from_secs(60));
         let until = now + lease;
         let claimed = self
