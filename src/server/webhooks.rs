@@ -55,9 +55,10 @@ fn ok(status: StatusCode, body: impl serde::Serialize) -> ApiResult {
 
 fn settings(state: &AppState) -> Result<&WebhookSettings, ApiError> {
     state.webhooks.as_ref().ok_or_else(|| {
-        ApiError::Domain(Error::NotFound(
-            "webhooks (this server does not deliver them)".into(),
-        ))
+        ApiError::Status(
+            StatusCode::NOT_FOUND,
+            "This server does not deliver webhooks.".into(),
+        )
     })
 }
 
