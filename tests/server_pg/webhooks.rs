@@ -132,20 +132,27 @@ fn requests(dir: &Path) -> Vec<Value> {
         .collect()
 }
 
-/// Waits (a minute at most) until `done` holds of the requests received; they are answered.
-fn wait_for(dir: &Path, what: &str, done: impl Fn(&[Value]) -> bool) -> Vec<Value> {
+/// What `look` finds, once it finds something: asked again until then, for a minute at most,
+/// after which the test fails with what `look` last saw.
+fn eventually<T, S: std::fmt::Debug>(what: &str, look: impl Fn() -> Result<T, S>) -> T {
     let start = Instant::now();
     loop {
-        let seen = requests(dir);
-        if done(&seen) {
-            return seen;
+        match look() {
+            Ok(found) => return found,
+            Err(seen) if start.elapsed() > Duration::from_secs(60) => {
+                panic!("waited a minute for {what}; saw:\n{seen:#?}")
+            }
+            Err(_) => std::thread::sleep(Duration::from_millis(50)),
         }
-        assert!(
-            start.elapsed() < Duration::from_secs(60),
-            "waited a minute for {what}; received:\n{seen:#?}"
-        );
-        std::thread::sleep(Duration::from_millis(50));
     }
+}
+
+/// The requests received, once `done` holds of them.
+fn wait_for(dir: &Path, what: &str, done: impl Fn(&[Value]) -> bool) -> Vec<Value> {
+    eventually(what, || {
+        let seen = requests(dir);
+        if done(&seen) { Ok(seen) } else { Err(seen) }
+    })
 }
 
 /// The accepted requests' events: type → aliases (or, for clicks, link ids clicked).
@@ -281,8 +288,7 @@ async fn webhooks_survive_refusals_and_a_receiver_down_across_a_restart() {
     drop(receiver);
     create_link(&sandbox, db, "while-down", &[]);
     sandbox.run(db, &["links", "delete", &first.to_string()]);
-    let start = Instant::now();
-    loop {
+    let deliveries = eventually("failed attempts", || {
         let deliveries = json(&sandbox, db, &["webhooks", "deliveries", &hook.to_string()]);
         let failing = deliveries
             .as_array()
@@ -291,13 +297,13 @@ async fn webhooks_survive_refusals_and_a_receiver_down_across_a_restart() {
             .filter(|d| d["delivered_at"].is_null() && d["attempts"].as_u64() >= Some(2))
             .count();
         if failing >= 2 {
-            let error = deliveries[0]["last_error"].as_str().unwrap_or_default();
-            assert!(!error.is_empty(), "{deliveries:#}");
-            break;
+            Ok(deliveries)
+        } else {
+            Err(deliveries)
         }
-        assert!(start.elapsed() < Duration::from_secs(60), "{deliveries:#}");
-        std::thread::sleep(Duration::from_millis(50));
-    }
+    });
+    let error = deliveries[0]["last_error"].as_str().unwrap_or_default();
+    assert!(!error.is_empty(), "{deliveries:#}");
     // … and `serve` is restarted while it is down, with an event made in between.
     server.stop();
     create_link(&sandbox, db, "server-down", &[]);
@@ -342,15 +348,14 @@ async fn a_subscription_that_keeps_failing_is_stopped_saying_why_and_resumed() {
         ],
     );
     create_link(&sandbox, db, "one", &[]);
-    let start = Instant::now();
-    let stopped = loop {
+    let stopped = eventually("the stop", || {
         let shown = json(&sandbox, db, &["webhooks", "show", &hook.to_string()]);
-        if !shown["webhook"]["stopped_at"].is_null() {
-            break shown;
+        if shown["webhook"]["stopped_at"].is_null() {
+            Err(shown)
+        } else {
+            Ok(shown)
         }
-        assert!(start.elapsed() < Duration::from_secs(60), "{shown:#}");
-        std::thread::sleep(Duration::from_millis(50));
-    };
+    });
     let reason = stopped["webhook"]["stopped_reason"].as_str().unwrap();
     assert!(reason.contains("3 failed deliveries"), "{reason}");
     assert!(reason.contains("HTTP 500"), "{reason}");

@@ -8,6 +8,7 @@ use std::collections::HashMap;
 use deadpool_postgres::GenericClient;
 use jiff::Timestamp;
 use linkdeck_domain::{Id, Result, WebhookEvent, events_text};
+use linkdeck_store::expired_link;
 use linkdeck_store::traffic::LinkHome;
 use linkdeck_store::visits::VisitRow;
 use linkdeck_store::webhooks::{
@@ -15,7 +16,6 @@ use linkdeck_store::webhooks::{
     LinkFacts, WEBHOOK_COLUMNS, Webhook, Webhooks, claimed, click_bodies, clicks_by_owner,
     delivery, link_facts, new_msg_id, webhook,
 };
-use linkdeck_store::{click_limit_reached, expired_by_date};
 
 use crate::sql::{Cols, all, col, execute, one, value};
 use crate::tx::PgTx;
@@ -108,28 +108,12 @@ impl<C: GenericClient + Sync> Webhooks for PgTx<'_, C> {
         salt: &str,
         now: Timestamp,
     ) -> Result<Id> {
-        let id = self.wait(value(
+        self.wait(value(
             self.c,
             "INSERT INTO webhooks (owner_id, url, events, salt, created_at)
              VALUES ($1, $2, $3, $4, $5) RETURNING id",
             &[&owner, &url, &events_text(events), &salt, &now.as_second()],
-        ))?;
-        if events.contains(&WebhookEvent::Expired) {
-            // Links expired already are not news to a new subscription.
-            self.wait(execute(
-                self.c,
-                concat!(
-                    "INSERT INTO webhook_expired (link_id)
-                     SELECT l.id FROM links l WHERE l.owner_id = $1 AND (",
-                    expired_by_date!("l.", "$2"),
-                    " OR (",
-                    click_limit_reached!("l."),
-                    ")) ON CONFLICT DO NOTHING"
-                ),
-                &[&owner, &now.as_second()],
-            ))?;
-        }
-        Ok(id)
+        ))
     }
 
     fn webhook(&self, id: Id) -> Result<Option<Webhook>> {
@@ -327,11 +311,9 @@ impl<C: GenericClient + Sync> Webhooks for PgTx<'_, C> {
             self.c,
             concat!(
                 "DELETE FROM webhook_expired e USING links l
-                 WHERE l.id = e.link_id AND l.owner_id = $1 AND NOT (coalesce(",
-                expired_by_date!("l.", "$2"),
-                ", false) OR (",
-                click_limit_reached!("l."),
-                "))"
+                 WHERE l.id = e.link_id AND l.owner_id = $1 AND NOT coalesce(",
+                expired_link!("l.", "$2"),
+                ", false)"
             ),
             &[&owner, &now],
         ))?;
@@ -339,11 +321,9 @@ impl<C: GenericClient + Sync> Webhooks for PgTx<'_, C> {
             self.c,
             concat!(
                 "INSERT INTO webhook_expired (link_id)
-                 SELECT l.id FROM links l WHERE l.owner_id = $1 AND (",
-                expired_by_date!("l.", "$2"),
-                " OR (",
-                click_limit_reached!("l."),
-                ")) AND NOT EXISTS (SELECT 1 FROM webhook_expired e WHERE e.link_id = l.id)
+                 SELECT l.id FROM links l WHERE l.owner_id = $1 AND ",
+                expired_link!("l.", "$2"),
+                " AND NOT EXISTS (SELECT 1 FROM webhook_expired e WHERE e.link_id = l.id)
                  ORDER BY l.id LIMIT $3
                  ON CONFLICT DO NOTHING RETURNING link_id"
             ),

@@ -3,11 +3,11 @@
 
 use jiff::Timestamp;
 use linkdeck_domain::{Id, Result, WebhookEvent, events_text};
+use linkdeck_store::expired_link;
 use linkdeck_store::webhooks::{
     CLAIMED_COLUMNS, Claimed, DELIVERY_COLUMNS, Delivery, LINK_FACT_COLUMNS, LinkFacts,
     WEBHOOK_COLUMNS, Webhook, Webhooks, claimed, delivery, link_facts, webhook,
 };
-use linkdeck_store::{click_limit_reached, expired_by_date};
 use rusqlite::params;
 
 use crate::sql::{Cols, Statements};
@@ -27,22 +27,7 @@ impl Webhooks for SqliteTx<'_> {
              VALUES (?1, ?2, ?3, ?4, ?5)",
             params![owner, url, events_text(events), salt, now.as_second()],
         )?;
-        let id = self.conn.last_insert_rowid();
-        if events.contains(&WebhookEvent::Expired) {
-            // Links expired already are not news to a new subscription.
-            self.conn.run(
-                concat!(
-                    "INSERT OR IGNORE INTO webhook_expired (link_id)
-                     SELECT l.id FROM links l WHERE l.owner_id = ?1 AND (",
-                    expired_by_date!("l.", "?2"),
-                    " OR (",
-                    click_limit_reached!("l."),
-                    "))"
-                ),
-                params![owner, now.as_second()],
-            )?;
-        }
-        Ok(id)
+        Ok(self.conn.last_insert_rowid())
     }
 
     fn webhook(&self, id: Id) -> Result<Option<Webhook>> {
@@ -248,22 +233,18 @@ impl Webhooks for SqliteTx<'_> {
             concat!(
                 "DELETE FROM webhook_expired WHERE link_id IN (
                      SELECT e.link_id FROM webhook_expired e JOIN links l ON l.id = e.link_id
-                     WHERE l.owner_id = ?1 AND NOT (ifnull(",
-                expired_by_date!("l.", "?2"),
-                ", 0) OR (",
-                click_limit_reached!("l."),
-                ")))"
+                     WHERE l.owner_id = ?1 AND NOT ifnull(",
+                expired_link!("l.", "?2"),
+                ", 0))"
             ),
             params![owner, now],
         )?;
         self.conn.all(
             concat!(
                 "INSERT INTO webhook_expired (link_id)
-                 SELECT l.id FROM links l WHERE l.owner_id = ?1 AND (",
-                expired_by_date!("l.", "?2"),
-                " OR (",
-                click_limit_reached!("l."),
-                ")) AND NOT EXISTS (SELECT 1 FROM webhook_expired e WHERE e.link_id = l.id)
+                 SELECT l.id FROM links l WHERE l.owner_id = ?1 AND ",
+                expired_link!("l.", "?2"),
+                " AND NOT EXISTS (SELECT 1 FROM webhook_expired e WHERE e.link_id = l.id)
                  ORDER BY l.id LIMIT ?3
                  RETURNING link_id"
             ),

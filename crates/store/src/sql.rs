@@ -33,6 +33,20 @@ macro_rules! click_limit_reached {
     };
 }
 
+/// Expired by date or by clicks, as one parenthesised predicate.
+#[macro_export]
+macro_rules! expired_link {
+    ($t:literal, $now:literal) => {
+        concat!(
+            "(",
+            $crate::expired_by_date!($t, $now),
+            " OR (",
+            $crate::click_limit_reached!($t),
+            "))"
+        )
+    };
+}
+
 #[macro_export]
 macro_rules! disabled {
     ($t:literal) => {
@@ -58,13 +72,7 @@ pub struct Predicates {
 macro_rules! predicates {
     ($now:literal, $on:literal, $off:literal) => {
         $crate::sql::Predicates {
-            expired: concat!(
-                "(",
-                $crate::expired_by_date!("l.", $now),
-                " OR (",
-                $crate::click_limit_reached!("l."),
-                "))"
-            ),
+            expired: $crate::expired_link!("l.", $now),
             disabled: $crate::disabled!("l.", $on),
             active: concat!(
                 $crate::disabled!("l.", $off),

@@ -170,6 +170,10 @@ impl LocalService {
                     return Err(Error::not_found(format!("owner {owner}")));
                 }
                 let id = tx.insert_webhook(owner, &url, &events, &salt, now)?;
+                if events.contains(&WebhookEvent::Expired) {
+                    // Links expired already are not news to a new subscription.
+                    tx.mark_expired(owner, now, u32::MAX)?;
+                }
                 owned(tx, id, None)
             })
             .await?;
