@@ -79,8 +79,8 @@ pub use validate::{
 pub use visit::{Visit, VisitQuery};
 pub use visitor_address::AddressLog;
 pub use webhook::{
-    WEBHOOK_URL_MAX, WebhookEvent, WebhookInput, events_of_text, events_text,
-    validate_webhook_input,
+    Delivery, WEBHOOK_URL_MAX, Webhook, WebhookActivity, WebhookEvent, WebhookInput,
+    events_of_text, events_text, validate_webhook_input,
 };
 pub use words::{clip, plural, thousands};
 

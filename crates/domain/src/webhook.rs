@@ -5,7 +5,10 @@
 use std::fmt;
 use std::str::FromStr;
 
+use jiff::Timestamp;
 use serde::{Deserialize, Serialize};
+
+use crate::Id;
 
 use crate::{Error, FieldErrors, validate_url};
 
@@ -89,6 +92,46 @@ pub fn events_of_text(text: &str) -> Vec<WebhookEvent> {
         .filter_map(|name| name.parse().ok())
         .collect()
 }
+
+/// A subscription: where events go and which. Its secret is never part of it.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Webhook {
+    pub id: Id,
+    pub owner_id: Id,
+    pub url: String,
+    pub events: Vec<WebhookEvent>,
+    pub created_at: Timestamp,
+    /// Deliveries failed in a row since the last that arrived.
+    pub failures: u32,
+    /// When the current run of failures began.
+    pub failing_since: Option<Timestamp>,
+    /// When the deliverer gave up on it; nothing is sent or queued until it is resumed.
+    pub stopped_at: Option<Timestamp>,
+    pub stopped_reason: Option<String>,
+    /// Deliveries waiting to be sent.
+    pub pending: u64,
+}
+
+/// One delivery: one event (or one batch of clicks) for one subscription.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Delivery {
+    pub id: Id,
+    pub webhook_id: Id,
+    /// The `webhook-id` header: the same on every attempt, so a receiver can drop repeats.
+    pub msg_id: String,
+    pub event: String,
+    pub created_at: Timestamp,
+    /// When it is tried next; none once delivered.
+    pub next_at: Option<Timestamp>,
+    pub attempts: u32,
+    pub delivered_at: Option<Timestamp>,
+    /// The receiver's last HTTP status, if it answered.
+    pub last_status: Option<u16>,
+    pub last_error: Option<String>,
+}
+
+/// A subscription with its latest deliveries, newest first: what the app shows.
+pub type WebhookActivity = (Webhook, Vec<Delivery>);
 
 /// A subscription as a person asks for it.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]

@@ -125,6 +125,15 @@ impl<C: GenericClient + Sync> Webhooks for PgTx<'_, C> {
         ))
     }
 
+    fn webhook_salt(&self, id: Id) -> Result<Option<String>> {
+        self.wait(one(
+            self.c,
+            "SELECT salt FROM webhooks WHERE id = $1",
+            &[&id],
+            |r| col(r, 0),
+        ))
+    }
+
     fn webhooks(&self, owner: Option<Id>) -> Result<Vec<Webhook>> {
         self.wait(all(
             self.c,

@@ -38,6 +38,13 @@ impl Webhooks for SqliteTx<'_> {
         )
     }
 
+    fn webhook_salt(&self, id: Id) -> Result<Option<String>> {
+        self.conn
+            .one("SELECT salt FROM webhooks WHERE id = ?1", [id], |r| {
+                r.get(0)
+            })
+    }
+
     fn webhooks(&self, owner: Option<Id>) -> Result<Vec<Webhook>> {
         self.conn.all(
             &format!(

@@ -9,51 +9,13 @@ use std::collections::HashMap;
 use jiff::Timestamp;
 use linkdeck_domain::{Id, Result, WebhookEvent, events_of_text};
 use serde::Serialize;
+
+pub use linkdeck_domain::{Delivery, Webhook};
 use serde_json::json;
 
 use crate::clamped;
 use crate::rows::Cells;
 use crate::visits::VisitRow;
-
-/// A subscription as stored: never its secret, only what it is derived from.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
-pub struct Webhook {
-    pub id: Id,
-    pub owner_id: Id,
-    pub url: String,
-    pub events: Vec<WebhookEvent>,
-    /// The input of the secret's derivation (see the service's `webhooks::secret`).
-    #[serde(skip)]
-    pub salt: String,
-    pub created_at: Timestamp,
-    /// Deliveries failed in a row since the last that arrived.
-    pub failures: u32,
-    /// When the current run of failures began.
-    pub failing_since: Option<Timestamp>,
-    /// When the deliverer gave up on it; nothing is sent or queued until it is resumed.
-    pub stopped_at: Option<Timestamp>,
-    pub stopped_reason: Option<String>,
-    /// Deliveries waiting to be sent.
-    pub pending: u64,
-}
-
-/// One delivery: one event (or one batch of clicks) for one subscription.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
-pub struct Delivery {
-    pub id: Id,
-    pub webhook_id: Id,
-    /// The `webhook-id` header: the same on every attempt, so a receiver can drop repeats.
-    pub msg_id: String,
-    pub event: String,
-    pub created_at: Timestamp,
-    /// When it is tried next; none once delivered.
-    pub next_at: Option<Timestamp>,
-    pub attempts: u32,
-    pub delivered_at: Option<Timestamp>,
-    /// The receiver's last HTTP status, if it answered.
-    pub last_status: Option<u16>,
-    pub last_error: Option<String>,
-}
 
 /// A delivery claimed for sending: everything the attempt needs.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -79,6 +41,8 @@ pub trait Webhooks {
         now: Timestamp,
     ) -> Result<Id>;
     fn webhook(&self, id: Id) -> Result<Option<Webhook>>;
+    /// The input of subscription `id`'s secret (see the service's `webhooks` module).
+    fn webhook_salt(&self, id: Id) -> Result<Option<String>>;
     /// Every subscription (of one owner, when given), oldest first.
     fn webhooks(&self, owner: Option<Id>) -> Result<Vec<Webhook>>;
     /// Deletes a subscription and its deliveries; `false` when there is none.
@@ -302,7 +266,7 @@ pub fn queue_clicks(
 }
 
 /// A subscription's columns, from `w` (`webhooks`), with its deliveries waiting.
-pub const WEBHOOK_COLUMNS: &str = "w.id, w.owner_id, w.url, w.events, w.salt, w.created_at, \
+pub const WEBHOOK_COLUMNS: &str = "w.id, w.owner_id, w.url, w.events, w.created_at, \
      w.failures, w.failing_since, w.stopped_at, w.stopped_reason, \
      (SELECT count(*) FROM webhook_deliveries d WHERE d.webhook_id = w.id \
       AND d.delivered_at IS NULL)";
@@ -314,13 +278,12 @@ pub fn webhook<R: Cells>(r: &R) -> Result<Webhook, R::Error> {
         owner_id: r.int(1)?,
         url: r.text(2)?,
         events: events_of_text(&r.text(3)?),
-        salt: r.text(4)?,
-        created_at: crate::time(r.int(5)?),
-        failures: clamped(r.int(6)?),
-        failing_since: crate::optional_time(r.opt_int(7)?),
-        stopped_at: crate::optional_time(r.opt_int(8)?),
-        stopped_reason: r.opt_text(9)?,
-        pending: r.int(10)?.max(0) as u64,
+        created_at: crate::time(r.int(4)?),
+        failures: clamped(r.int(5)?),
+        failing_since: crate::optional_time(r.opt_int(6)?),
+        stopped_at: crate::optional_time(r.opt_int(7)?),
+        stopped_reason: r.opt_text(8)?,
+        pending: r.int(9)?.max(0) as u64,
     })
 }
 

@@ -14,10 +14,10 @@ use base64::Engine;
 use base64::engine::general_purpose::STANDARD as BASE64;
 use hmac::{Hmac, Mac};
 use jiff::Timestamp;
+pub use linkdeck_domain::{Delivery, Webhook};
 use linkdeck_domain::{Error, Id, Result, WebhookEvent, WebhookInput, validate_webhook_input};
 use linkdeck_store::Tx;
 use linkdeck_store::webhooks::queue_link_event;
-pub use linkdeck_store::webhooks::{Delivery, Webhook};
 use rand::Rng;
 use sha2::Sha256;
 
@@ -174,10 +174,10 @@ impl LocalService {
                     // Links expired already are not news to a new subscription.
                     tx.mark_expired(owner, now, u32::MAX)?;
                 }
-                owned(tx, id, None)
+                Ok((owned(tx, id, None)?, salt))
             })
             .await?;
-        Ok((secret_text(&key.secret(hook.id, &hook.salt)), hook))
+        Ok((secret_text(&key.secret(hook.0.id, &hook.1)), hook.0))
     }
 
     /// Every subscription (of one owner, when given), oldest first.
@@ -220,18 +220,19 @@ impl LocalService {
         key: &WebhookKey,
         rotate: bool,
     ) -> Result<String> {
-        let salt = new_salt();
-        let hook = self
+        let fresh = new_salt();
+        let salt = self
             .store
             .write(move |tx| {
                 owned(tx, id, owner)?;
                 if rotate {
-                    tx.set_webhook_salt(id, &salt)?;
+                    tx.set_webhook_salt(id, &fresh)?;
                 }
-                owned(tx, id, owner)
+                tx.webhook_salt(id)?
+                    .ok_or_else(|| Error::not_found(format!("webhook {id}")))
             })
             .await?;
-        Ok(secret_text(&key.secret(hook.id, &hook.salt)))
+        Ok(secret_text(&key.secret(id, &salt)))
     }
 
     /// The last `limit` deliveries of a subscription, newest first.
