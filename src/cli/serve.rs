@@ -119,7 +119,15 @@ pub async fn run(ctx: &Context, args: ServeArgs) -> CliResult {
             .unwrap_or_else(|| CliError::usage("serve needs a local profile")));
     };
     let mut opts = options(ctx, &args)?;
-    opts.webhooks = Some(webhook_settings(ctx)?);
+    // Without a key (an unreadable key file, a data folder it cannot be written to) the server
+    // still serves; what waits for delivery stays queued, and the log says why.
+    let webhooks_off = match webhook_settings(ctx) {
+        Ok(settings) => {
+            opts.webhooks = Some(settings);
+            None
+        }
+        Err(e) => Some(e),
+    };
     let config = &ctx.config.serve;
     // Dated backups of a SQLite file; PostgreSQL has its own tools, said once the log is up.
     let ignored_backups = match (config.backup_every, db) {
@@ -188,6 +196,9 @@ pub async fn run(ctx: &Context, args: ServeArgs) -> CliResult {
             .try_init();
     }
     tracing::info!(address = %bound, public_url, db = %db, "serving");
+    if let Some(e) = webhooks_off {
+        tracing::warn!("webhooks are not delivered: {e}");
+    }
     if ignored_backups {
         tracing::warn!(
             "[serve] backup_every is ignored: the database is PostgreSQL; {}",
