@@ -240,20 +240,41 @@ fn create_link(sandbox: &Sandbox, db: &str, alias: &str, extra: &[&str]) -> i64 
     json(sandbox, db, &args)["id"].as_i64().unwrap()
 }
 
+/// A sandbox whose database is a SQLite file, allowed to send to loopback, and a receiver
+/// refusing its first `fail_first` requests; `None` without python3.
+struct OnSqlite {
+    sandbox: Sandbox,
+    hooks: tempfile::TempDir,
+    receiver: Receiver,
+    db: String,
+}
+
+impl OnSqlite {
+    fn start(fail_first: u32) -> Option<OnSqlite> {
+        let sandbox = Sandbox::default();
+        allow_private(&sandbox);
+        let hooks = tempfile::tempdir().unwrap();
+        let receiver = Receiver::start(hooks.path(), 0, fail_first)?;
+        let db = sandbox.path().join("links.db").to_str().unwrap().to_owned();
+        Some(OnSqlite {
+            sandbox,
+            hooks,
+            receiver,
+            db,
+        })
+    }
+}
+
 /// Short waits between attempts, so the test runs in seconds.
 const FAST: [(&str, &str); 1] = [("LINKDECK_WEBHOOK_DELAYS_MS", "100,200,400")];
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn webhooks_survive_refusals_and_a_receiver_down_across_a_restart() {
-    let sandbox = Sandbox::default();
-    allow_private(&sandbox);
-    let hooks = tempfile::tempdir().unwrap();
-    let Some(receiver) = Receiver::start(hooks.path(), 0, 3) else {
+    let Some(on) = OnSqlite::start(3) else {
         return;
     };
-    let db_file = sandbox.path().join("links.db");
-    let db = db_file.to_str().unwrap();
-    let hook = subscribe(&sandbox, db, &receiver);
+    let (sandbox, hooks, receiver, db) = (&on.sandbox, &on.hooks, on.receiver, on.db.as_str());
+    let hook = subscribe(sandbox, db, &receiver);
     let server = sandbox.serve_with(db, &FAST);
     let http = client();
 
@@ -331,15 +352,11 @@ async fn webhooks_survive_refusals_and_a_receiver_down_across_a_restart() {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_subscription_that_keeps_failing_is_stopped_saying_why_and_resumed() {
-    let sandbox = Sandbox::default();
-    allow_private(&sandbox);
-    let hooks = tempfile::tempdir().unwrap();
-    let Some(receiver) = Receiver::start(hooks.path(), 0, 1000) else {
+    let Some(on) = OnSqlite::start(1000) else {
         return;
     };
-    let db_file = sandbox.path().join("links.db");
-    let db = db_file.to_str().unwrap();
-    let hook = subscribe(&sandbox, db, &receiver);
+    let (sandbox, hooks, receiver, db) = (&on.sandbox, &on.hooks, on.receiver, on.db.as_str());
+    let hook = subscribe(sandbox, db, &receiver);
     let server = sandbox.serve_with(
         db,
         &[
