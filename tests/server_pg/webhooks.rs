@@ -280,8 +280,8 @@ async fn webhooks_survive_refusals_and_a_receiver_down_across_a_restart() {
 
     // Made, changed, deleted, clicked and expired by clicks, while the receiver refuses the
     // first three deliveries.
-    let first = create_link(&sandbox, db, "first", &[]);
-    let limited = create_link(&sandbox, db, "limited", &["--max-clicks", "2"]);
+    let first = create_link(sandbox, db, "first", &[]);
+    let limited = create_link(sandbox, db, "limited", &["--max-clicks", "2"]);
     sandbox.run(db, &["links", "update", &first.to_string(), "--tag", "x"]);
     for path in ["/first", "/first", "/limited", "/limited"] {
         let r = http.get(server.url(path)).send().await.unwrap();
@@ -307,10 +307,10 @@ async fn webhooks_survive_refusals_and_a_receiver_down_across_a_restart() {
     // The receiver goes down: deliveries fail and wait.
     let port = receiver.port;
     drop(receiver);
-    create_link(&sandbox, db, "while-down", &[]);
+    create_link(sandbox, db, "while-down", &[]);
     sandbox.run(db, &["links", "delete", &first.to_string()]);
     let deliveries = eventually("failed attempts", || {
-        let deliveries = json(&sandbox, db, &["webhooks", "deliveries", &hook.to_string()]);
+        let deliveries = json(sandbox, db, &["webhooks", "deliveries", &hook.to_string()]);
         let failing = deliveries
             .as_array()
             .unwrap()
@@ -327,7 +327,7 @@ async fn webhooks_survive_refusals_and_a_receiver_down_across_a_restart() {
     assert!(!error.is_empty(), "{deliveries:#}");
     // … and `serve` is restarted while it is down, with an event made in between.
     server.stop();
-    create_link(&sandbox, db, "server-down", &[]);
+    create_link(sandbox, db, "server-down", &[]);
     let server = sandbox.serve_with(db, &FAST);
     let receiver = Receiver::start(hooks.path(), port, 0).unwrap();
 
@@ -343,7 +343,7 @@ async fn webhooks_survive_refusals_and_a_receiver_down_across_a_restart() {
     );
     assert_eq!(got["link.deleted"], ["first"]);
     assert_eq!(got["link.updated"], ["first"]);
-    let shown = json(&sandbox, db, &["webhooks", "show", &hook.to_string()]);
+    let shown = json(sandbox, db, &["webhooks", "show", &hook.to_string()]);
     assert_eq!(shown["webhook"]["pending"], 0, "{shown:#}");
     assert_eq!(shown["webhook"]["failures"], 0, "{shown:#}");
     drop(receiver);
@@ -364,9 +364,9 @@ async fn a_subscription_that_keeps_failing_is_stopped_saying_why_and_resumed() {
             ("LINKDECK_WEBHOOK_STOP", "3,0"),
         ],
     );
-    create_link(&sandbox, db, "one", &[]);
+    create_link(sandbox, db, "one", &[]);
     let stopped = eventually("the stop", || {
-        let shown = json(&sandbox, db, &["webhooks", "show", &hook.to_string()]);
+        let shown = json(sandbox, db, &["webhooks", "show", &hook.to_string()]);
         if shown["webhook"]["stopped_at"].is_null() {
             Err(shown)
         } else {
@@ -381,8 +381,8 @@ async fn a_subscription_that_keeps_failing_is_stopped_saying_why_and_resumed() {
     // Stopped: nothing more is sent, and new events are not queued.
     let tried = receiver.requests().len();
     assert_eq!(tried, 3);
-    create_link(&sandbox, db, "two", &[]);
-    let shown = json(&sandbox, db, &["webhooks", "show", &hook.to_string()]);
+    create_link(sandbox, db, "two", &[]);
+    let shown = json(sandbox, db, &["webhooks", "show", &hook.to_string()]);
     assert_eq!(shown["webhook"]["pending"], 1, "{shown:#}");
 
     // Resumed against a receiver that accepts: what waited is sent.
@@ -392,7 +392,7 @@ async fn a_subscription_that_keeps_failing_is_stopped_saying_why_and_resumed() {
         .port()
         .unwrap();
     let receiver = Receiver::start(hooks.path(), port, 0).unwrap();
-    let resumed = json(&sandbox, db, &["webhooks", "resume", &hook.to_string()]);
+    let resumed = json(sandbox, db, &["webhooks", "resume", &hook.to_string()]);
     assert!(resumed["stopped_at"].is_null(), "{resumed:#}");
     let seen = wait_for(hooks.path(), "the waiting delivery", |seen| {
         accepted(seen).contains_key("link.created")
