@@ -452,3 +452,30 @@ async fn two_servers_on_one_postgres_deliver_each_event_once() {
     assert_eq!(got["link.clicked"], clicked, "each link's click once");
     drop(receiver);
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_private_receiver_is_refused_at_delivery_without_the_switch() {
+    let Some(on) = OnSqlite::start(0) else {
+        return;
+    };
+    let (sandbox, db) = (&on.sandbox, on.db.as_str());
+    // Made while the operator allowed it; served after the switch was taken away.
+    let hook = subscribe(sandbox, db, &on.receiver);
+    std::fs::write(sandbox.config_dir().join("config.toml"), "").unwrap();
+    let server = sandbox.serve_with(db, &FAST);
+    create_link(sandbox, db, "inside", &[]);
+    let deliveries = eventually("a refused attempt", || {
+        let deliveries = json(sandbox, db, &["webhooks", "deliveries", &hook.to_string()]);
+        match deliveries[0]["last_error"].as_str() {
+            Some(_) => Ok(deliveries),
+            None => Err(deliveries),
+        }
+    });
+    let error = deliveries[0]["last_error"].as_str().unwrap();
+    assert!(error.contains("loopback, private or link-local"), "{error}");
+    assert!(
+        on.receiver.requests().is_empty(),
+        "the receiver was reached"
+    );
+    server.stop();
+}
