@@ -8,7 +8,6 @@ use std::collections::HashMap;
 use deadpool_postgres::GenericClient;
 use jiff::Timestamp;
 use linkdeck_domain::{Id, Result, WebhookEvent, events_text};
-use linkdeck_store::expired_link;
 use linkdeck_store::traffic::LinkHome;
 use linkdeck_store::visits::VisitRow;
 use linkdeck_store::webhooks::{
@@ -16,6 +15,7 @@ use linkdeck_store::webhooks::{
     LinkFacts, WEBHOOK_COLUMNS, Webhook, Webhooks, claimed, click_bodies, clicks_by_owner,
     delivery, link_facts, new_msg_id, webhook,
 };
+use linkdeck_store::{expired_link, newly_expired};
 
 use crate::sql::{Cols, all, col, execute, one, value};
 use crate::tx::PgTx;
@@ -319,22 +319,20 @@ impl<C: GenericClient + Sync> Webhooks for PgTx<'_, C> {
         self.wait(execute(
             self.c,
             concat!(
-                "DELETE FROM webhook_expired e USING links l
-                 WHERE l.id = e.link_id AND l.owner_id = $1 AND NOT coalesce(",
+                "DELETE FROM webhook_expired WHERE link_id IN (
+                     SELECT e.link_id FROM webhook_expired e LEFT JOIN links l ON l.id = e.link_id
+                     WHERE l.id IS NULL OR (l.owner_id = $1 AND NOT coalesce(",
                 expired_link!("l.", "$2"),
-                ", false)"
+                ", false)))"
             ),
             &[&owner, &now],
         ))?;
         self.wait(all(
             self.c,
             concat!(
-                "INSERT INTO webhook_expired (link_id)
-                 SELECT l.id FROM links l WHERE l.owner_id = $1 AND ",
-                expired_link!("l.", "$2"),
-                " AND NOT EXISTS (SELECT 1 FROM webhook_expired e WHERE e.link_id = l.id)
-                 ORDER BY l.id LIMIT $3
-                 ON CONFLICT DO NOTHING RETURNING link_id"
+                "INSERT INTO webhook_expired (link_id) ",
+                newly_expired!("$1", "$2", "$3"),
+                " ON CONFLICT DO NOTHING RETURNING link_id"
             ),
             &[&owner, &now, &i64::from(limit)],
             |r| col(r, 0),

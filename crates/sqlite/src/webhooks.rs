@@ -3,11 +3,11 @@
 
 use jiff::Timestamp;
 use linkdeck_domain::{Id, Result, WebhookEvent, events_text};
-use linkdeck_store::expired_link;
 use linkdeck_store::webhooks::{
     CLAIMED_COLUMNS, Claimed, DELIVERY_COLUMNS, Delivery, LINK_FACT_COLUMNS, LinkFacts,
     WEBHOOK_COLUMNS, Webhook, Webhooks, claimed, delivery, link_facts, webhook,
 };
+use linkdeck_store::{expired_link, newly_expired};
 use rusqlite::params;
 
 use crate::sql::{Cols, Statements};
@@ -238,22 +238,20 @@ impl Webhooks for SqliteTx<'_> {
         let now = now.as_second();
         self.conn.run(
             concat!(
+                // From the marks (few) to their links, not the owner's links to the marks.
                 "DELETE FROM webhook_expired WHERE link_id IN (
-                     SELECT e.link_id FROM webhook_expired e JOIN links l ON l.id = e.link_id
-                     WHERE l.owner_id = ?1 AND NOT ifnull(",
+                     SELECT e.link_id FROM webhook_expired e LEFT JOIN links l ON l.id = e.link_id
+                     WHERE l.id IS NULL OR (l.owner_id = ?1 AND NOT ifnull(",
                 expired_link!("l.", "?2"),
-                ", 0))"
+                ", 0)))"
             ),
             params![owner, now],
         )?;
         self.conn.all(
             concat!(
-                "INSERT INTO webhook_expired (link_id)
-                 SELECT l.id FROM links l WHERE l.owner_id = ?1 AND ",
-                expired_link!("l.", "?2"),
-                " AND NOT EXISTS (SELECT 1 FROM webhook_expired e WHERE e.link_id = l.id)
-                 ORDER BY l.id LIMIT ?3
-                 RETURNING link_id"
+                "INSERT INTO webhook_expired (link_id) ",
+                newly_expired!("?1", "?2", "?3"),
+                " RETURNING link_id"
             ),
             params![owner, now, limit],
             |r| r.get(0),

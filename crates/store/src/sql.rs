@@ -47,6 +47,28 @@ macro_rules! expired_link {
     };
 }
 
+/// The first `$limit` links of owner `$owner` expired by `$now` and not yet marked in
+/// `webhook_expired`, by id: each rule through its own partial index, so the work grows with
+/// the owner's expired links rather than with all of them.
+#[macro_export]
+macro_rules! newly_expired {
+    ($owner:literal, $now:literal, $limit:literal) => {
+        concat!(
+            "SELECT x.id FROM (SELECT l.id FROM links l WHERE l.owner_id = ",
+            $owner,
+            " AND ",
+            $crate::expired_by_date!("l.", $now),
+            " UNION SELECT l.id FROM links l WHERE l.owner_id = ",
+            $owner,
+            " AND ",
+            $crate::click_limit_reached!("l."),
+            ") x WHERE NOT EXISTS (SELECT 1 FROM webhook_expired e WHERE e.link_id = x.id) \
+             ORDER BY x.id LIMIT ",
+            $limit
+        )
+    };
+}
+
 #[macro_export]
 macro_rules! disabled {
     ($t:literal) => {

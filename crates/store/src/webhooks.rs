@@ -90,8 +90,8 @@ pub trait Webhooks {
     fn owners_wanting(&self, event: WebhookEvent) -> Result<Vec<Id>>;
     /// Marks the expired links of `owner` not marked yet as told, up to `limit`, and answers
     /// them: each is answered by one transaction only, whichever server runs it. A mark
-    /// whose link is no longer expired (its end moved, its limit raised) is taken off, so its
-    /// next expiry is told too.
+    /// whose link is no longer expired (its end moved, its limit raised) or no longer there
+    /// (deleted) is taken off, so its next expiry is told too.
     fn mark_expired(&self, owner: Id, now: Timestamp, limit: u32) -> Result<Vec<Id>>;
 }
 
