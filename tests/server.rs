@@ -30,6 +30,8 @@ mod redirects;
 mod scopes;
 #[path = "server/traffic.rs"]
 mod traffic;
+#[path = "server/webhooks.rs"]
+mod webhooks;
 
 use common::{Store, TestServer};
 use linkdeck::server::ServeOptions;

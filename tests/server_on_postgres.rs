@@ -30,6 +30,8 @@ mod redirects;
 mod scopes;
 #[path = "server/traffic.rs"]
 mod traffic;
+#[path = "server/webhooks.rs"]
+mod webhooks;
 
 use common::{Store, TestServer};
 use linkdeck::server::ServeOptions;
@@ -65,7 +67,7 @@ async fn serve(opts: ServeOptions) -> Option<TestServer> {
 }
 
 /// The shared modules' sources.
-const SOURCES: [(&str, &str); 8] = [
+const SOURCES: [(&str, &str); 9] = [
     ("api", include_str!("server/api.rs")),
     ("cli", include_str!("server/cli.rs")),
     ("errors", include_str!("server/errors.rs")),
@@ -74,6 +76,7 @@ const SOURCES: [(&str, &str); 8] = [
     ("qr", include_str!("server/qr.rs")),
     ("redirects", include_str!("server/redirects.rs")),
     ("traffic", include_str!("server/traffic.rs")),
+    ("webhooks", include_str!("server/webhooks.rs")),
 ];
 
 /// Each name in [`NOT_ON_POSTGRES`] is a test of its module, so that none is listed after it

@@ -4,7 +4,9 @@
 //! SIGTERM); `quota` follows a limited link's count through edits, the trash and an upgrade
 //! of the schema; `store` holds the PostgreSQL store's traffic to SQLite's answers and lets two
 //! click writers race; `tls` connects to a cluster with TLS under each `sslmode`, from the
-//! service, the CLI, `db copy` and `serve`.
+//! service, the CLI, `db copy` and `serve`; `webhooks` delivers to a real receiver through
+//! refusals and restarts (on a SQLite file, which needs no PostgreSQL) and from two servers on
+//! one database, each event once.
 //!
 //! Without PostgreSQL these tests say why and pass (see `tests/pg_cluster`).
 
@@ -20,6 +22,8 @@ mod quota;
 mod store;
 #[path = "server_pg/tls.rs"]
 mod tls;
+#[path = "server_pg/webhooks.rs"]
+mod webhooks;
 
 use std::process::{Command, Stdio};
 
@@ -166,10 +170,21 @@ impl Sandbox {
         String::from_utf8(out.stdout).unwrap()
     }
 
+    /// The sandbox's own folder.
+    pub fn path(&self) -> &std::path::Path {
+        self.0.path()
+    }
+
     /// `linkdeck serve` on a free loopback port, once it says it listens.
     pub fn serve(&self, url: &str) -> Server {
+        self.serve_with(url, &[])
+    }
+
+    /// [`Sandbox::serve`] with these variables in its environment.
+    pub fn serve_with(&self, url: &str, env: &[(&str, &str)]) -> Server {
         let mut child = self
             .linkdeck(url)
+            .envs(env.iter().copied())
             .args(["serve", "--listen", "127.0.0.1:0"])
             .stderr(Stdio::piped())
             .spawn()

@@ -31,6 +31,7 @@ mod tags;
 mod transfer;
 mod trash;
 mod visits;
+mod webhooks;
 
 use std::ffi::OsString;
 use std::path::PathBuf;
@@ -142,6 +143,9 @@ pub enum Command {
     /// API keys of the embedded service.
     #[command(subcommand)]
     Keys(keys::KeysCommand),
+    /// Webhook subscriptions of the embedded service, which `linkdeck serve` delivers, signed.
+    #[command(subcommand)]
+    Webhooks(webhooks::WebhooksCommand),
     /// Deleted links and spaces, kept for `trash_days` on a local database.
     #[command(subcommand)]
     Trash(trash::TrashCommand),
@@ -255,6 +259,7 @@ async fn dispatch(ctx: &Context, command: Option<Command>) -> CliResult {
         Some(Command::Copy(a)) => copy::run(ctx, a).await,
         Some(Command::Serve(a)) => serve::run(ctx, a).await,
         Some(Command::Keys(c)) => keys::run(ctx, c).await,
+        Some(Command::Webhooks(c)) => webhooks::run(ctx, c).await,
         Some(Command::Trash(c)) => trash::run(ctx, c).await,
         Some(Command::Db(c)) => db::run(ctx, c).await,
         Some(Command::Completions { .. } | Command::Man { .. }) => Ok(()),

@@ -9,10 +9,12 @@ use clap::Args;
 
 use super::context::Context;
 use super::error::{CliError, CliResult, Kind};
+use crate::backend::local::webhooks::DeliveryPolicy;
 use crate::backend::local::{LocalOptions, LocalService, ServeLock, StoreLocation};
 use crate::config::Resolved;
+use crate::config::webhook_key::webhook_key;
 use crate::domain::{BaseUrl, Error, RedirectStatus};
-use crate::server::{Backups, ServeOptions};
+use crate::server::{Backups, ServeOptions, WebhookSettings};
 
 #[derive(Debug, Args)]
 pub struct ServeArgs {
@@ -65,6 +67,38 @@ fn options(ctx: &Context, args: &ServeArgs) -> CliResult<ServeOptions> {
     })
 }
 
+/// How webhooks are delivered: `[serve]`'s switch and key, the policy's defaults otherwise.
+/// Tests shorten the waits through two undocumented variables: `LINKDECK_WEBHOOK_DELAYS_MS`
+/// (the retry delays, in milliseconds, separated by commas) and `LINKDECK_WEBHOOK_STOP`
+/// (`FAILURES,SECONDS`: when a failing subscription is stopped).
+fn webhook_settings(ctx: &Context) -> CliResult<WebhookSettings> {
+    let key = webhook_key(&ctx.config.serve, &ctx.paths).map_err(CliError::failure)?;
+    let mut policy = DeliveryPolicy {
+        allow_private: ctx.config.serve.webhooks_allow_private,
+        ..DeliveryPolicy::default()
+    };
+    let bad = |name: &str| CliError::usage(format!("{name}: not a list of numbers"));
+    if let Ok(text) = std::env::var("LINKDECK_WEBHOOK_DELAYS_MS") {
+        policy.delays = text
+            .split(',')
+            .map(|ms| ms.trim().parse().map(Duration::from_millis))
+            .collect::<Result<_, _>>()
+            .map_err(|_| bad("LINKDECK_WEBHOOK_DELAYS_MS"))?;
+        policy.poll = Duration::from_millis(100);
+        policy.timeout = Duration::from_secs(2);
+        policy.sweep = Duration::from_millis(200);
+    }
+    if let Ok(text) = std::env::var("LINKDECK_WEBHOOK_STOP") {
+        let (failures, secs) = text
+            .split_once(',')
+            .and_then(|(f, s)| Some((f.trim().parse().ok()?, s.trim().parse().ok()?)))
+            .ok_or_else(|| bad("LINKDECK_WEBHOOK_STOP"))?;
+        policy.stop_after_failures = failures;
+        policy.stop_after = Duration::from_secs(secs);
+    }
+    Ok(WebhookSettings { key, policy })
+}
+
 pub async fn run(ctx: &Context, args: ServeArgs) -> CliResult {
     // A server counts every click it answers: it changes the database.
     ctx.writable("serve")?;
@@ -85,6 +119,15 @@ pub async fn run(ctx: &Context, args: ServeArgs) -> CliResult {
             .unwrap_or_else(|| CliError::usage("serve needs a local profile")));
     };
     let mut opts = options(ctx, &args)?;
+    // Without a key (an unreadable key file, a data folder it cannot be written to) the server
+    // still serves; what waits for delivery stays queued, and the log says why.
+    let webhooks_off = match webhook_settings(ctx) {
+        Ok(settings) => {
+            opts.webhooks = Some(settings);
+            None
+        }
+        Err(e) => Some(e),
+    };
     let config = &ctx.config.serve;
     // Dated backups of a SQLite file; PostgreSQL has its own tools, said once the log is up.
     let ignored_backups = match (config.backup_every, db) {
@@ -153,6 +196,9 @@ pub async fn run(ctx: &Context, args: ServeArgs) -> CliResult {
             .try_init();
     }
     tracing::info!(address = %bound, public_url, db = %db, "serving");
+    if let Some(e) = webhooks_off {
+        tracing::warn!("webhooks are not delivered: {e}");
+    }
     if ignored_backups {
         tracing::warn!(
             "[serve] backup_every is ignored: the database is PostgreSQL; {}",

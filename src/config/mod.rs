@@ -9,6 +9,7 @@ mod profile;
 mod serve;
 mod ui;
 mod values;
+pub mod webhook_key;
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::fmt;

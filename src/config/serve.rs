@@ -76,6 +76,12 @@ pub struct ServeConfig {
     pub robots: RobotsChoice,
     /// A `robots.txt` of the own host's own instead (at most 4 KiB).
     pub robots_txt: Option<RobotsText>,
+    /// Whether webhooks may be sent to loopback, private and link-local addresses (refused
+    /// otherwise, when a subscription is made and at every delivery).
+    pub webhooks_allow_private: bool,
+    /// The file holding the key webhook secrets are derived from (`LINKDECK_WEBHOOK_KEY`
+    /// instead, when set); defaults to `webhook.key` in the data folder, made on first use.
+    pub webhook_key_file: Option<PathBuf>,
 }
 
 impl Default for ServeConfig {
@@ -105,6 +111,8 @@ impl Default for ServeConfig {
             expired_url: None,
             robots: RobotsChoice::default(),
             robots_txt: None,
+            webhooks_allow_private: false,
+            webhook_key_file: None,
         }
     }
 }

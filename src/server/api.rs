@@ -57,8 +57,9 @@ pub fn router(state: Arc<AppState>) -> Router<Arc<AppState>> {
         .route("/stats/{id}", get(link_stats))
         .route_layer(middleware::from_fn_with_state(state.clone(), authenticate));
     // linkdeck's own paths sit beside v1, which stays as phpShort has it.
-    let linkdeck =
-        super::linkdeck::router().route_layer(middleware::from_fn_with_state(state, authenticate));
+    let linkdeck = super::linkdeck::router()
+        .merge(super::webhooks::router())
+        .route_layer(middleware::from_fn_with_state(state, authenticate));
     Router::new()
         .nest("/api/v1", v1)
         .nest("/api/linkdeck", linkdeck)

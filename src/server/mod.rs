@@ -24,6 +24,9 @@ mod slots;
 mod upkeep;
 mod visitor;
 mod visits_out;
+mod webhooks;
+
+pub use webhooks::WebhookSettings;
 
 use std::future::Future;
 use std::net::SocketAddr;
@@ -119,6 +122,9 @@ pub struct ServeOptions {
     /// its fallbacks and robots policy (`[serve] root_url`, `unknown_url`, `expired_url`,
     /// `robots`, `robots_txt`). A domain has its own.
     pub host: HostSettings,
+    /// Webhooks: subscriptions taken over the API and their outbox delivered; none when
+    /// `None` (the API answers that this server does not deliver them).
+    pub webhooks: Option<WebhookSettings>,
 }
 
 impl Default for ServeOptions {
@@ -151,6 +157,7 @@ impl Default for ServeOptions {
             forwarded_header: ForwardedHeader::default(),
             backups: None,
             host: HostSettings::default(),
+            webhooks: None,
         }
     }
 }
@@ -185,6 +192,8 @@ pub(crate) struct AppState {
     imports: tokio::sync::Semaphore,
     /// Turns of the visit export and the live feeds (`visits_out`).
     visit_turns: visits_out::Turns,
+    /// What webhook subscriptions need (`webhooks`), when this server delivers them.
+    webhooks: Option<WebhookSettings>,
 }
 
 impl AppState {
@@ -397,6 +406,11 @@ pub async fn serve_prepared(
         },
     );
     let (stop_streams, stopping) = tokio::sync::watch::channel(false);
+    let deliverer = opts.webhooks.clone().map(|w| {
+        let deliverer =
+            crate::backend::local::webhooks::Deliverer::new(service.clone(), w.key, w.policy);
+        tokio::spawn(deliverer.run())
+    });
     let state = Arc::new(AppState {
         service,
         public_url,
@@ -420,6 +434,7 @@ pub async fn serve_prepared(
         key_use: limit::KeyUse::default(),
         imports: tokio::sync::Semaphore::new(linkdeck::IMPORTS_AT_ONCE),
         visit_turns: visits_out::Turns::new(stopping),
+        webhooks: opts.webhooks.clone(),
     });
     let app = app(state.clone(), &opts);
     let limits = connections::Limits {
@@ -440,6 +455,10 @@ pub async fn serve_prepared(
     let served = connections::run(listener, app, limits, shutdown).await;
     watcher.abort();
     pruner.abort();
+    // A delivery cut off here is claimed again once its claim lapses: sent at least once.
+    if let Some(deliverer) = deliverer {
+        deliverer.abort();
+    }
     // A backup under way is finished (and the old ones pruned), not left half-written.
     let _ = stop_backups.send(());
     if let Some(backups) = backups {

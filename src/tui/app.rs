@@ -706,6 +706,7 @@ impl App {
                 None => self.toast(ToastKind::Error, "No tags here (yet)"),
             },
             Action::Stats | Action::Dashboard => self.stats_action(action),
+            Action::Webhooks => self.open_webhooks(),
             Action::Columns => {
                 let choices = Column::ALL
                     .iter()
@@ -879,6 +880,12 @@ impl App {
             Msg::SpaceDeleted { req, space, result } => {
                 self.answered(req);
                 self.space_deleted(*space, result);
+            }
+            Msg::Webhooks { req, result } => {
+                self.answered(req);
+                if let Some(Modal::Webhooks(popup)) = &mut self.modal {
+                    popup.accept(req, result);
+                }
             }
             Msg::Trash { req, result } => {
                 self.answered(req);

@@ -80,6 +80,7 @@ pub fn description(action: Action) -> &'static str {
         Action::CyclePeriod => "stats: next period length",
         Action::EarlierPeriod => "stats: earlier period",
         Action::LaterPeriod => "stats: later period",
+        Action::Webhooks => "webhooks and their deliveries",
     }
 }
 

@@ -33,6 +33,7 @@ mod theme;
 mod trash;
 mod undo;
 mod view;
+mod webhooks;
 
 use std::collections::BTreeMap;
 use std::io;

@@ -6,6 +6,7 @@ use super::undo::UndoEntry;
 use crate::backend::{BulkAction, BulkReport, Progress, Selection, TrashPage, Trashed};
 use crate::domain::{
     Domain, Link, LinkQuery, Page, Result, Space, Stats, StatsQuery, StatsScope, TagCount, Visit,
+    WebhookActivity,
 };
 
 /// Tags every backend call, so an answer to a question no longer asked (an older search, a page
@@ -111,6 +112,11 @@ pub enum Msg {
         scope: StatsScope,
         result: Result<Option<u64>>,
     },
+    /// The owner's webhooks with their latest deliveries; `None` when the backend keeps none.
+    Webhooks {
+        req: RequestId,
+        result: Result<Option<Vec<WebhookActivity>>>,
+    },
     /// The clipboard or browser did (`Ok`, with what to tell the person) or failed.
     Desktop(std::result::Result<String, String>),
     /// The text as the editor left it, or why the editor failed.
@@ -159,6 +165,9 @@ pub enum Command {
         space: Box<Space>,
     },
     FetchTrash {
+        req: RequestId,
+    },
+    FetchWebhooks {
         req: RequestId,
     },
     /// Start the Live pane's feed (ending any other); its visits come as [`Msg::LiveVisit`].

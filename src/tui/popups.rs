@@ -19,6 +19,7 @@ use super::hit::clicked;
 use super::keys::{Action, Key, KeyMap};
 use super::qr_popup::QrPopup;
 use super::theme::Theme;
+use super::webhooks::WebhooksPopup;
 use crate::backend::{Progress, Selection};
 use crate::domain::{Shown, into_shown};
 
@@ -131,6 +132,7 @@ pub enum Modal {
     Help(Help),
     Picker(Picker),
     Qr(Box<QrPopup>),
+    Webhooks(Box<WebhooksPopup>),
     Menu(Menu),
     Prompt(Prompt),
     Progress(ProgressDialog),
@@ -148,6 +150,13 @@ impl Modal {
             // Any key but a movement closes the code.
             Modal::Qr(_) => match key.action {
                 Some(Action::Down | Action::Up) => ModalOutcome::Stay,
+                _ => ModalOutcome::Close,
+            },
+            Modal::Webhooks(popup) => match key.action {
+                Some(Action::Down | Action::Up) => {
+                    popup.scroll(key.action == Some(Action::Down));
+                    ModalOutcome::Stay
+                }
                 _ => ModalOutcome::Close,
             },
             Modal::Help(help) => help.handle_key(&key),
@@ -287,6 +296,10 @@ impl Modal {
                 None
             }
             Modal::Qr(popup) => {
+                popup.render(area, buf, theme);
+                None
+            }
+            Modal::Webhooks(popup) => {
                 popup.render(area, buf, theme);
                 None
             }

@@ -354,6 +354,10 @@ pub async fn answer(command: Command, backend: &dyn Backend) -> Option<Msg> {
             let result = backend.delete_space(space.id).await;
             Msg::SpaceDeleted { req, space, result }
         }
+        Command::FetchWebhooks { req } => Msg::Webhooks {
+            req,
+            result: backend.webhooks(super::webhooks::RECENT_DELIVERIES).await,
+        },
         Command::FetchTrash { req } => Msg::Trash {
             req,
             result: backend.trash(1, super::trash::HELD as u32).await,

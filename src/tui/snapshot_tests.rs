@@ -185,6 +185,10 @@ fn answer(app: &mut App, world: &World) {
                     req,
                     result: Ok(world.domains.clone()),
                 },
+                Command::FetchWebhooks { req } => Msg::Webhooks {
+                    req,
+                    result: Ok(Some(webhooks())),
+                },
                 Command::FetchTrash { req } => Msg::Trash {
                     req,
                     result: Ok(Some(Page {
@@ -532,6 +536,81 @@ fn help_overlay() {
     let mut app = loaded(100, 30, &world());
     press(&mut app, KeyCode::Char('?'));
     snap!("help_overlay", app, 100, 30);
+}
+
+/// A running subscription with a delivery that arrived and one failing, and a stopped one.
+fn webhooks() -> Vec<crate::domain::WebhookActivity> {
+    use crate::domain::{Delivery, Webhook, WebhookEvent};
+    let at = |minutes: i64| now() - SignedDuration::from_mins(minutes);
+    let delivery = |id, event: &str, delivered: bool, attempts, error: Option<&str>| Delivery {
+        id,
+        webhook_id: 1,
+        msg_id: format!("msg_{id}"),
+        event: event.into(),
+        created_at: at(60 - id),
+        next_at: (!delivered).then(|| at(-5)),
+        attempts,
+        delivered_at: delivered.then(|| at(59 - id)),
+        last_status: Some(if delivered { 204 } else { 500 }),
+        last_error: error.map(str::to_owned),
+    };
+    let running = Webhook {
+        id: 1,
+        owner_id: 1,
+        url: "https://hooks.example.com/linkdeck".into(),
+        events: vec![WebhookEvent::Created, WebhookEvent::Clicked],
+        created_at: at(600),
+        failures: 2,
+        failing_since: Some(at(10)),
+        stopped_at: None,
+        stopped_reason: None,
+        pending: 1,
+    };
+    let stopped = Webhook {
+        id: 2,
+        url: "https://old.example.net/in".into(),
+        events: vec![WebhookEvent::Deleted],
+        failures: 10,
+        stopped_at: Some(at(30)),
+        stopped_reason: Some(
+            "stopped after 10 failed deliveries in a row since 2026-03-01T09:00:00Z; \
+             the last: HTTP 404 Not Found"
+                .into(),
+        ),
+        ..running.clone()
+    };
+    vec![
+        (
+            running,
+            vec![
+                delivery(
+                    12,
+                    "link.clicked",
+                    false,
+                    2,
+                    Some("HTTP 500 Internal Server Error"),
+                ),
+                delivery(11, "link.created", true, 1, None),
+            ],
+        ),
+        (stopped, Vec::new()),
+    ]
+}
+
+#[test]
+fn webhooks_popup() {
+    let world = world();
+    let mut app = loaded(100, 30, &world);
+    press(&mut app, KeyCode::Char('H'));
+    answer(&mut app, &world);
+    snap!("webhooks_popup_100x30", app, 100, 30);
+    // Any other key than a movement closes it.
+    press(&mut app, KeyCode::Esc);
+    assert!(app.take_commands().is_empty());
+    let mut small = loaded(80, 24, &world);
+    press(&mut small, KeyCode::Char('H'));
+    answer(&mut small, &world);
+    snap!("webhooks_popup_80x24", small, 80, 24);
 }
 
 #[test]

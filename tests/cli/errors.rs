@@ -303,6 +303,7 @@ fn as_written_by_schema_9(db: &std::path::Path) {
          ALTER TABLE domains DROP COLUMN expired_url;
          ALTER TABLE domains DROP COLUMN robots;
          ALTER TABLE domains DROP COLUMN robots_txt;
+         DROP TABLE webhook_deliveries; DROP TABLE webhooks; DROP TABLE webhook_expired;
          PRAGMA user_version = 9;",
     )
     .unwrap();

@@ -28,6 +28,7 @@ mod spaces;
 mod tags;
 mod through_server;
 mod transfer;
+mod webhooks;
 
 use serde_json::Value;
 

@@ -14,7 +14,7 @@ pub use trash::{TrashPage, Trashed, TrashedKind};
 
 use linkdeck_domain::{
     Domain, DomainInput, Id, Link, LinkInput, LinkQuery, Page, Result, Space, SpaceInput,
-    SpaceQuery, Stats, StatsQuery, StatsScope, TagCount, Visit, VisitQuery,
+    SpaceQuery, Stats, StatsQuery, StatsScope, TagCount, Visit, VisitQuery, WebhookActivity,
 };
 
 /// Logged visits as they are read, oldest first: a store or a server is read a window at a
@@ -119,6 +119,13 @@ pub trait Backend: Send + Sync {
     /// Deletes trashed links and spaces for good.
     async fn purge(&self, _items: &[Trashed]) -> Result<u64> {
         Err(trash::no_trash())
+    }
+
+    /// The owner's webhook subscriptions, each with its latest `recent` deliveries (newest
+    /// first); `None` when the backend keeps none (a remote server: `linkdeck webhooks` works
+    /// on a local database).
+    async fn webhooks(&self, _recent: u32) -> Result<Option<Vec<WebhookActivity>>> {
+        Ok(None)
     }
 
     /// A number that changes whenever the data changes, cheap to ask for often: how the app

@@ -128,6 +128,10 @@ impl<B: Backend + ?Sized> Backend for ReadOnly<B> {
         self.0.change_marker().await
     }
 
+    async fn webhooks(&self, recent: u32) -> Result<Option<Vec<linkdeck_domain::WebhookActivity>>> {
+        self.0.webhooks(recent).await
+    }
+
     async fn stats(&self, query: &StatsQuery) -> Result<Stats> {
         self.0.stats(query).await
     }

@@ -28,6 +28,7 @@ mod trash;
 mod validate;
 mod visit;
 mod visitor_address;
+mod webhook;
 mod words;
 
 pub use base_url::BaseUrl;
@@ -77,6 +78,10 @@ pub use validate::{
 };
 pub use visit::{Visit, VisitQuery};
 pub use visitor_address::AddressLog;
+pub use webhook::{
+    Delivery, WEBHOOK_URL_MAX, Webhook, WebhookActivity, WebhookEvent, WebhookInput,
+    events_of_text, events_text, validate_webhook_input,
+};
 pub use words::{clip, plural, thousands};
 
 /// Identifier of a record (link, space, domain, owner, key).

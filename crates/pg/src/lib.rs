@@ -35,6 +35,7 @@ mod traffic;
 mod trash;
 pub mod tx;
 mod visits;
+mod webhooks;
 
 pub use pool::Pg;
 pub use schema::{PG_SCHEMA_VERSION, create_at_version};

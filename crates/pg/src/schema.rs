@@ -397,6 +397,42 @@ const MIGRATIONS: &[&str] = &[
     ALTER TABLE domains ADD COLUMN robots SMALLINT NOT NULL DEFAULT 0 CHECK (robots IN (0, 1, 2));
     ALTER TABLE domains ADD COLUMN robots_txt TEXT;
     "#,
+    // 10: webhooks, as SQLite's migration 19 has them: subscriptions keep the input their
+    // secret is derived from, never the secret; deliveries are the outbox (`due_at` and
+    // `claimed_until` in milliseconds); `webhook_expired` marks links whose expiry was told.
+    r#"
+    CREATE TABLE webhooks (
+        id BIGSERIAL PRIMARY KEY,
+        owner_id BIGINT NOT NULL REFERENCES owners(id) ON DELETE CASCADE,
+        url TEXT NOT NULL,
+        events TEXT NOT NULL,
+        salt TEXT NOT NULL,
+        created_at BIGINT NOT NULL,
+        failures INTEGER NOT NULL DEFAULT 0,
+        failing_since BIGINT,
+        stopped_at BIGINT,
+        stopped_reason TEXT
+    );
+    CREATE INDEX webhooks_owner ON webhooks (owner_id);
+    CREATE TABLE webhook_deliveries (
+        id BIGSERIAL PRIMARY KEY,
+        webhook_id BIGINT NOT NULL REFERENCES webhooks(id) ON DELETE CASCADE,
+        msg_id TEXT NOT NULL UNIQUE,
+        event TEXT NOT NULL,
+        body TEXT NOT NULL,
+        created_at BIGINT NOT NULL,
+        due_at BIGINT NOT NULL,
+        attempts INTEGER NOT NULL DEFAULT 0,
+        claimed_until BIGINT,
+        delivered_at BIGINT,
+        last_status INTEGER,
+        last_error TEXT
+    );
+    CREATE INDEX webhook_deliveries_due ON webhook_deliveries (due_at)
+        WHERE delivered_at IS NULL;
+    CREATE INDEX webhook_deliveries_hook ON webhook_deliveries (webhook_id, id);
+    CREATE TABLE webhook_expired (link_id BIGINT PRIMARY KEY);
+    "#,
 ];
 
 /// `link_tags` filled from every link's tags, as the triggers of migration 8 would have.

@@ -14,12 +14,13 @@ use roaring::RoaringTreemap;
 
 use super::LocalBackend;
 use super::links::list_filter;
+use super::webhooks::link_events;
 use linkdeck_backend::bulk::{
     BulkAction, BulkFailure, BulkReport, Preview, Progress, Selection, Undo,
 };
 use linkdeck_domain::{
-    Error, Id, LinkInput, LinkPatch, Mode, Result, format_expiry_input, retagged, tags_text,
-    validate_link_input,
+    Error, Id, LinkInput, LinkPatch, Mode, Result, WebhookEvent, format_expiry_input, retagged,
+    tags_text, validate_link_input,
 };
 use linkdeck_store::{parse_tags, tags_json};
 
@@ -287,6 +288,7 @@ impl LocalBackend {
                     let after = retagged(&row.tags, &add, &remove);
                     if after != row.tags {
                         tx.set_tags(id, &after)?;
+                        link_events(tx, owner, [id], WebhookEvent::Updated, now)?;
                         report.changed += 1;
                         let at = *groups.entry(row.tags.clone()).or_insert_with(|| {
                             let input = LinkInput {
@@ -338,6 +340,13 @@ impl LocalBackend {
                 let mut earlier = Earlier::default();
                 for ((_, changes), changed) in groups.iter().zip(done) {
                     report.changed += changed.len() as u64;
+                    link_events(
+                        tx,
+                        owner,
+                        changed.iter().map(|(id, _)| *id),
+                        WebhookEvent::Updated,
+                        now,
+                    )?;
                     for (id, values) in changed {
                         earlier.add(id, changes, &values, &zone);
                     }
@@ -364,6 +373,13 @@ impl LocalBackend {
                 if ids.is_empty() {
                     return Ok(report);
                 }
+                link_events(
+                    tx,
+                    owner,
+                    ids.iter().map(|id| id as Id),
+                    WebhookEvent::Deleted,
+                    now,
+                )?;
                 let batch = tx.new_trash_batch(owner, now)?;
                 report.changed = tx.trash_links(owner, &ids, batch, &mut step(&watch))?;
                 report.undo = Undo::Restore { batch };

@@ -25,6 +25,7 @@ use linkdeck_store::traffic;
 mod trash;
 mod visits;
 mod visits_out;
+pub mod webhooks;
 
 use std::path::Path;
 use std::sync::Arc;
@@ -52,7 +53,7 @@ use linkdeck_backend::{Backend, BackendInfo};
 use linkdeck_domain::{
     Clock, Domain, DomainInput, Error, Id, Link, LinkInput, LinkQuery, Owner, Page, Result, Space,
     SpaceInput, SpaceQuery, Stats, StatsQuery, StatsScope, SystemClock, TagCount, VisitQuery,
-    validate_owner_name,
+    WebhookActivity, validate_owner_name,
 };
 
 /// The owner the terminal app and the CLI act as on a local database.
@@ -344,6 +345,19 @@ impl Backend for LocalBackend {
     async fn purge(&self, items: &[Trashed]) -> Result<u64> {
         self.purge_items(items).await
     }
+    async fn webhooks(&self, recent: u32) -> Result<Option<Vec<WebhookActivity>>> {
+        let owner = Some(self.owner_id);
+        let mut out = Vec::new();
+        for hook in self.service.list_webhooks(owner).await? {
+            let deliveries = self
+                .service
+                .webhook_deliveries(hook.id, owner, recent)
+                .await?;
+            out.push((hook, deliveries));
+        }
+        Ok(Some(out))
+    }
+
     async fn change_marker(&self) -> Result<Option<i64>> {
         self.service.change_marker().await.map(Some)
     }

@@ -10,9 +10,10 @@ use url::Url;
 use super::LocalBackend;
 use super::alias::Candidates;
 use super::password::hash_password_async;
+use super::webhooks::link_events;
 use linkdeck_domain::{
     Error, FieldErrors, Id, Link, LinkField, LinkInput, LinkPatch, LinkQuery, Mode, Page, Result,
-    is_unshowable, validate_alias, validate_link_input,
+    WebhookEvent, is_unshowable, validate_alias, validate_link_input,
 };
 
 /// The title the service gives a link: the destination's host and path, without a trailing
@@ -338,7 +339,9 @@ impl LocalBackend {
                 let mut row = LinkRow::blank(owner, now);
                 row.domain_id = domain;
                 apply(&mut row, patch, hash, now);
-                insert_new(tx, row, refs.alias)
+                let id = insert_new(tx, row, refs.alias)?;
+                link_events(tx, owner, [id], WebhookEvent::Created, now)?;
+                Ok(id)
             })
             .await?;
         let link = self.link_show(id).await?;
@@ -361,7 +364,8 @@ impl LocalBackend {
                 let facts = RefFacts::of(tx, owner, &refs, row.domain_id, Some(id))?;
                 let patch = settle(validated, &refs, facts)?;
                 apply(&mut row, patch, hash, now);
-                tx.update_link(id, &row)
+                tx.update_link(id, &row)?;
+                link_events(tx, owner, [id], WebhookEvent::Updated, now)
             })
             .await?;
         let link = self.link_show(id).await?;

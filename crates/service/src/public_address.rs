@@ -2,7 +2,46 @@
 //! holder cannot make the server read its own network's pages (the server itself, a router's
 //! admin page, a cloud's metadata service) through a link's title.
 
-use std::net::{IpAddr, Ipv4Addr, Ipv6Addr};
+use std::net::{IpAddr, Ipv4Addr, Ipv6Addr, SocketAddr};
+
+/// The addresses a request to `url` may connect to: a literal one, or each one its host name
+/// resolves to, kept when public (see [`is_public`]) or when `allowed` lets it through. Empty
+/// when there are none; `None` when the URL names no host or the name does not resolve.
+pub(crate) async fn reachable(
+    url: &url::Url,
+    allowed: impl Fn(&SocketAddr) -> bool,
+) -> Option<Vec<SocketAddr>> {
+    let port = url.port_or_known_default()?;
+    let resolved: Vec<SocketAddr> = match url.host()? {
+        url::Host::Ipv4(ip) => vec![SocketAddr::new(ip.into(), port)],
+        url::Host::Ipv6(ip) => vec![SocketAddr::new(ip.into(), port)],
+        url::Host::Domain(name) => tokio::net::lookup_host((name, port)).await.ok()?.collect(),
+    };
+    Some(
+        resolved
+            .into_iter()
+            .filter(|addr| is_public(addr.ip()) || allowed(addr))
+            .collect(),
+    )
+}
+
+/// `builder` made to connect to `url`'s host only at `addrs` (checked by [`reachable`]), so a
+/// name that resolves differently a moment later cannot slip another address in; without a
+/// proxy, which would resolve names where we cannot look, and without following redirects,
+/// each of which would need checking again.
+pub(crate) fn pinned(
+    builder: reqwest::ClientBuilder,
+    url: &url::Url,
+    addrs: &[SocketAddr],
+) -> reqwest::ClientBuilder {
+    let builder = builder
+        .no_proxy()
+        .redirect(reqwest::redirect::Policy::none());
+    match url.host() {
+        Some(url::Host::Domain(name)) => builder.resolve_to_addrs(name, addrs),
+        _ => builder,
+    }
+}
 
 /// Whether `ip` is a public unicast address: not loopback, private, link-local, unique-local,
 /// shared (carrier NAT), documentation, benchmarking, multicast, broadcast or reserved. An IPv6

@@ -10,7 +10,7 @@ use std::time::Duration;
 use html5gum::{DefaultEmitter, Token, Tokenizer};
 
 use super::LocalService;
-use super::public_address::is_public;
+use super::public_address::{pinned, reachable};
 use linkdeck_domain::{Id, Result, is_unshowable};
 
 /// The whole fetch, connection to last byte.
@@ -23,7 +23,7 @@ const REDIRECTS: usize = 5;
 
 /// Fetches titles, one hop at a time: every address a hop would connect to — a literal one,
 /// each one its host name resolves to, and again for every redirect — must be public (see
-/// [`is_public`]) or explicitly allowed. The connection is pinned to the addresses checked, so a
+/// [`is_public`](super::public_address::is_public)) or explicitly allowed. The connection is pinned to the addresses checked, so a
 /// name that resolves differently a moment later cannot slip an internal address in.
 #[derive(Debug)]
 pub struct TitleFetcher {
@@ -74,16 +74,7 @@ impl TitleFetcher {
     /// A client that connects to `url`'s host only at its allowed addresses; `None` when it has
     /// none.
     async fn client_for(&self, url: &url::Url) -> Option<reqwest::Client> {
-        let port = url.port_or_known_default()?;
-        let resolved: Vec<SocketAddr> = match url.host()? {
-            url::Host::Ipv4(ip) => vec![SocketAddr::new(ip.into(), port)],
-            url::Host::Ipv6(ip) => vec![SocketAddr::new(ip.into(), port)],
-            url::Host::Domain(name) => tokio::net::lookup_host((name, port)).await.ok()?.collect(),
-        };
-        let allowed: Vec<SocketAddr> = resolved
-            .into_iter()
-            .filter(|addr| is_public(addr.ip()) || self.allow.contains(addr))
-            .collect();
+        let allowed = reachable(url, |addr| self.allow.contains(addr)).await?;
         if allowed.is_empty() {
             tracing::debug!(
                 host = url.host_str(),
@@ -91,16 +82,10 @@ impl TitleFetcher {
             );
             return None;
         }
-        let mut builder = reqwest::Client::builder()
+        let builder = reqwest::Client::builder()
             .connect_timeout(FETCH_TIMEOUT)
-            // Each hop is checked here; a proxy would resolve names where we cannot look.
-            .no_proxy()
-            .redirect(reqwest::redirect::Policy::none())
             .user_agent(concat!("linkdeck/", env!("CARGO_PKG_VERSION"), " (title)"));
-        if let Some(url::Host::Domain(name)) = url.host() {
-            builder = builder.resolve_to_addrs(name, &allowed);
-        }
-        builder.build().ok()
+        pinned(builder, url, &allowed).build().ok()
     }
 }
 

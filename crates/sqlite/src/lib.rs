@@ -32,6 +32,7 @@ mod trash;
 mod tx;
 mod visit_log;
 mod visits;
+mod webhooks;
 
 pub use db::{Db, UpgradeNotice};
 pub use error::db_error;

@@ -523,6 +523,43 @@ const MIGRATIONS: &[Migration] = &[
     "#,
         then: Some(upgrade::tag_sets),
     },
+    // 19: webhooks. Subscriptions keep the input their secret is derived from, never the
+    // secret; deliveries are the outbox, written in the transaction of the change they tell
+    // of (`due_at` and `claimed_until` in milliseconds); `webhook_expired` marks links whose
+    // expiry was told.
+    sql(r#"
+    CREATE TABLE webhooks (
+        id INTEGER PRIMARY KEY,
+        owner_id INTEGER NOT NULL REFERENCES owners(id) ON DELETE CASCADE,
+        url TEXT NOT NULL,
+        events TEXT NOT NULL,
+        salt TEXT NOT NULL,
+        created_at INTEGER NOT NULL,
+        failures INTEGER NOT NULL DEFAULT 0,
+        failing_since INTEGER,
+        stopped_at INTEGER,
+        stopped_reason TEXT
+    );
+    CREATE INDEX webhooks_owner ON webhooks(owner_id);
+    CREATE TABLE webhook_deliveries (
+        id INTEGER PRIMARY KEY,
+        webhook_id INTEGER NOT NULL REFERENCES webhooks(id) ON DELETE CASCADE,
+        msg_id TEXT NOT NULL UNIQUE,
+        event TEXT NOT NULL,
+        body TEXT NOT NULL,
+        created_at INTEGER NOT NULL,
+        due_at INTEGER NOT NULL,
+        attempts INTEGER NOT NULL DEFAULT 0,
+        claimed_until INTEGER,
+        delivered_at INTEGER,
+        last_status INTEGER,
+        last_error TEXT
+    );
+    CREATE INDEX webhook_deliveries_due ON webhook_deliveries(due_at)
+        WHERE delivered_at IS NULL;
+    CREATE INDEX webhook_deliveries_hook ON webhook_deliveries(webhook_id, id);
+    CREATE TABLE webhook_expired (link_id INTEGER PRIMARY KEY);
+    "#),
 ];
 
 /// The code half of migration 6: rollups and the raw log from the old visits table, which then

@@ -8,6 +8,7 @@ use rusqlite::{Connection, OptionalExtension, params};
 
 use crate::error::db_error;
 use crate::traffic::{self, DayTraffic, Intern, Interner, LinkHome, Rollup};
+use crate::tx::SqliteTx;
 use crate::visit_log;
 use linkdeck_domain::{Dimension, Id, Result};
 use linkdeck_store::visits::{FlushedLink, FoldedDay, VisitBatch, VisitRow};
@@ -71,6 +72,12 @@ pub fn record_visits(
         }
     }
     log_and_roll_up(conn, batch, &homes, interner)?;
+    linkdeck_store::webhooks::queue_clicks(
+        &SqliteTx { conn },
+        batch.raw(),
+        |link| homes.get(&link).map(|h| h.owner),
+        jiff::Timestamp::now(),
+    )?;
     let mut rotate = conn
         .prepare_cached("UPDATE links SET last_rotation = ?2 WHERE id = ?1")
         .map_err(db_error)?;

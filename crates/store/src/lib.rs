@@ -28,6 +28,7 @@ pub mod traffic;
 mod trash;
 mod visit_log;
 pub mod visits;
+pub mod webhooks;
 pub mod words;
 
 use std::any::Any;
@@ -54,6 +55,7 @@ pub use tags::Tags;
 pub use traffic::Rollups;
 pub use trash::{Aliases, Blocking, ListedRow, Restored, Scope, Trash, members_blob, members_of};
 pub use visit_log::{LogWindow, VisitLog};
+pub use webhooks::Webhooks;
 
 /// Every question and change one transaction of a store answers, by area.
 pub trait Tx:
@@ -69,6 +71,7 @@ pub trait Tx:
     + Bulk
     + Rollups
     + VisitLog
+    + Webhooks
 {
 }
 
@@ -85,6 +88,7 @@ impl<T> Tx for T where
         + Bulk
         + Rollups
         + VisitLog
+        + Webhooks
 {
 }
 

@@ -33,6 +33,42 @@ macro_rules! click_limit_reached {
     };
 }
 
+/// Expired by date or by clicks, as one parenthesised predicate.
+#[macro_export]
+macro_rules! expired_link {
+    ($t:literal, $now:literal) => {
+        concat!(
+            "(",
+            $crate::expired_by_date!($t, $now),
+            " OR (",
+            $crate::click_limit_reached!($t),
+            "))"
+        )
+    };
+}
+
+/// The first `$limit` links of owner `$owner` expired by `$now` and not yet marked in
+/// `webhook_expired`, by id: each rule through its own partial index, so the work grows with
+/// the owner's expired links rather than with all of them.
+#[macro_export]
+macro_rules! newly_expired {
+    ($owner:literal, $now:literal, $limit:literal) => {
+        concat!(
+            "SELECT x.id FROM (SELECT l.id FROM links l WHERE l.owner_id = ",
+            $owner,
+            " AND ",
+            $crate::expired_by_date!("l.", $now),
+            " UNION SELECT l.id FROM links l WHERE l.owner_id = ",
+            $owner,
+            " AND ",
+            $crate::click_limit_reached!("l."),
+            ") x WHERE NOT EXISTS (SELECT 1 FROM webhook_expired e WHERE e.link_id = x.id) \
+             ORDER BY x.id LIMIT ",
+            $limit
+        )
+    };
+}
+
 #[macro_export]
 macro_rules! disabled {
     ($t:literal) => {
@@ -58,13 +94,7 @@ pub struct Predicates {
 macro_rules! predicates {
     ($now:literal, $on:literal, $off:literal) => {
         $crate::sql::Predicates {
-            expired: concat!(
-                "(",
-                $crate::expired_by_date!("l.", $now),
-                " OR (",
-                $crate::click_limit_reached!("l."),
-                "))"
-            ),
+            expired: $crate::expired_link!("l.", $now),
             disabled: $crate::disabled!("l.", $on),
             active: concat!(
                 $crate::disabled!("l.", $off),

@@ -73,6 +73,7 @@ pub enum Action {
     CyclePeriod,
     EarlierPeriod,
     LaterPeriod,
+    Webhooks,
 }
 
 /// Where the app is when a key arrives: the lists (panes, filters, global actions), a form,
@@ -89,7 +90,7 @@ impl KeyContext {
 }
 
 impl Action {
-    pub const ALL: [Action; 67] = [
+    pub const ALL: [Action; 68] = [
         Action::Quit,
         Action::Help,
         Action::Palette,
@@ -157,6 +158,7 @@ impl Action {
         Action::CyclePeriod,
         Action::EarlierPeriod,
         Action::LaterPeriod,
+        Action::Webhooks,
     ];
 
     /// The name used in the `[keys]` section of the configuration.
@@ -229,6 +231,7 @@ impl Action {
             Action::CyclePeriod => "cycle_period",
             Action::EarlierPeriod => "earlier_period",
             Action::LaterPeriod => "later_period",
+            Action::Webhooks => "webhooks",
         }
     }
 
@@ -306,6 +309,7 @@ impl Action {
             Action::CyclePeriod => &["p"],
             Action::EarlierPeriod => &["[", "left"],
             Action::LaterPeriod => &["]", "right"],
+            Action::Webhooks => &["H"],
         }
     }
 

@@ -279,6 +279,7 @@ impl App {
                 .concat(),
                 Modal::Progress(_) => hint(Action::Cancel, "stop"),
                 Modal::Qr(_) => fixed("any key", "close"),
+                Modal::Webhooks(_) => [fixed("↑/↓", "scroll"), fixed("any key", "close")].concat(),
             }
         } else if let Some(view) = &self.stats.view {
             let mut hints = vec![

@@ -18,6 +18,7 @@ use crate::tui::popups::{
     Work,
 };
 use crate::tui::undo::{DEPTH, UndoEntry, UndoWhat};
+use crate::tui::webhooks::WebhooksPopup;
 
 /// What a refused answer to a prompt says: its first field's messages, or the whole error.
 fn first_problem(e: &crate::domain::Error) -> String {
@@ -657,6 +658,13 @@ impl App {
             }
             Err(e) => self.toast(ToastKind::Error, describe(&e, Failed::Action("the space"))),
         }
+    }
+
+    /// The webhooks popup, loading until its answer comes.
+    pub(super) fn open_webhooks(&mut self) {
+        let req = self.request();
+        self.modal = Some(Modal::Webhooks(Box::new(WebhooksPopup::loading(req))));
+        self.commands.push(Command::FetchWebhooks { req });
     }
 
     pub(super) fn fetch_trash(&mut self) {

@@ -1,0 +1,141 @@
+//! The owner's webhook subscriptions and their latest deliveries, in a popup opened from the
+//! palette (`webhooks`): each subscription's URL, events and state — running, failing, or
+//! stopped and why — then its recent deliveries, failures with their last error. Read only:
+//! `linkdeck webhooks` makes, resumes and deletes them. Up and Down scroll; any other key closes.
+
+use ratatui::buffer::Buffer;
+use ratatui::layout::{Constraint, Rect};
+use ratatui::text::{Line, Span};
+use ratatui::widgets::{Paragraph, Widget, Wrap};
+
+use super::msg::RequestId;
+use super::theme::Theme;
+use crate::domain::{WebhookActivity, plural, shown};
+
+/// Deliveries shown under each subscription.
+pub const RECENT_DELIVERIES: u32 = 5;
+
+/// What the popup shows: loading, the subscriptions, or why there are none to show.
+#[derive(Debug, Clone, PartialEq)]
+pub enum State {
+    Loading(RequestId),
+    Hooks(Vec<WebhookActivity>),
+    Message(String),
+}
+
+#[derive(Debug, Clone, PartialEq)]
+pub struct WebhooksPopup {
+    pub state: State,
+    scroll: u16,
+}
+
+impl WebhooksPopup {
+    pub fn loading(req: RequestId) -> WebhooksPopup {
+        WebhooksPopup {
+            state: State::Loading(req),
+            scroll: 0,
+        }
+    }
+
+    /// The answer to request `req`, if it is the one awaited.
+    pub fn accept(
+        &mut self,
+        req: RequestId,
+        result: crate::domain::Result<Option<Vec<WebhookActivity>>>,
+    ) {
+        if self.state != State::Loading(req) {
+            return;
+        }
+        self.state = match result {
+            Ok(Some(hooks)) if hooks.is_empty() => State::Message(
+                "No webhooks. `linkdeck webhooks create --url URL --event EVENT` makes one.".into(),
+            ),
+            Ok(Some(hooks)) => State::Hooks(hooks),
+            Ok(None) => State::Message(
+                "This profile keeps no webhooks: they live in a local database (`linkdeck webhooks`)."
+                    .into(),
+            ),
+            Err(e) => State::Message(format!("Could not load the webhooks: {e}")),
+        };
+    }
+
+    pub fn scroll(&mut self, down: bool) {
+        self.scroll = if down {
+            self.scroll.saturating_add(1)
+        } else {
+            self.scroll.saturating_sub(1)
+        };
+    }
+
+    fn lines(&self, theme: &Theme) -> Vec<Line<'static>> {
+        let hooks = match &self.state {
+            State::Loading(_) => return vec![Line::styled("Loading…", theme.dim)],
+            State::Message(m) => return vec![Line::raw(m.clone())],
+            State::Hooks(hooks) => hooks,
+        };
+        let mut lines = Vec::new();
+        for (hook, deliveries) in hooks {
+            if !lines.is_empty() {
+                lines.push(Line::raw(""));
+            }
+            let (state, style) = match (&hook.stopped_at, hook.failures) {
+                (Some(_), _) => ("stopped".to_owned(), theme.error),
+                (None, 0) => ("running".to_owned(), theme.success),
+                (None, n) => (format!("{n} failed in a row"), theme.warning),
+            };
+            lines.push(Line::from(vec![
+                Span::styled(format!("#{} ", hook.id), theme.accent),
+                Span::raw(shown(&hook.url).to_string()),
+                Span::raw("  "),
+                Span::styled(state, style),
+            ]));
+            let events: Vec<&str> = hook.events.iter().map(|e| e.name()).collect();
+            lines.push(Line::styled(
+                format!("   {} · {} waiting", events.join(", "), hook.pending),
+                theme.dim,
+            ));
+            if let Some(reason) = &hook.stopped_reason {
+                lines.push(Line::styled(format!("   {}", shown(reason)), theme.error));
+            }
+            for d in deliveries {
+                let (mark, style) = match (d.delivered_at, d.attempts) {
+                    (Some(_), _) => ("✓", theme.success),
+                    (None, 0) => ("…", theme.dim),
+                    (None, _) => ("✗", theme.error),
+                };
+                let mut text = format!(
+                    "   {mark} {} {} · {}",
+                    d.event,
+                    d.created_at.strftime("%Y-%m-%d %H:%M:%S"),
+                    plural(u64::from(d.attempts), "attempt")
+                );
+                if let (None, Some(error)) = (d.delivered_at, &d.last_error) {
+                    text.push_str(&format!(" · {}", shown(error)));
+                }
+                lines.push(Line::styled(text, style));
+            }
+        }
+        lines
+    }
+
+    pub fn render(&self, area: Rect, buf: &mut Buffer, theme: &Theme) {
+        let lines = self.lines(theme);
+        let width = area.width.min(100);
+        // Rows the lines take once wrapped inside the borders.
+        let inner = usize::from(width.saturating_sub(2)).max(1);
+        let rows: usize = lines.iter().map(|l| l.width().div_ceil(inner).max(1)).sum();
+        let height = u16::try_from(rows).unwrap_or(u16::MAX).saturating_add(2);
+        let area = area.centered(
+            Constraint::Length(width),
+            Constraint::Length(height.min(area.height)),
+        );
+        if let Some(inner) =
+            super::dialog::dialog(area, buf, " Webhooks ", theme, theme.focused_border)
+        {
+            Paragraph::new(lines)
+                .wrap(Wrap { trim: false })
+                .scroll((self.scroll, 0))
+                .render(inner, buf);
+        }
+    }
+}
