@@ -302,6 +302,10 @@ fn as_written_by_schema_9(db: &std::path::Path) {
          ALTER TABLE domains DROP COLUMN expired_url;
          ALTER TABLE domains DROP COLUMN robots;
          ALTER TABLE domains DROP COLUMN robots_txt;
+         ALTER TABLE links DROP COLUMN options;
+         ALTER TABLE links DROP COLUMN previews;
+         ALTER TABLE trash_links DROP COLUMN options;
+         ALTER TABLE trash_links DROP COLUMN previews;
          PRAGMA user_version = 9;",
     )
     .unwrap();

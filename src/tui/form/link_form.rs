@@ -360,6 +360,7 @@ impl LinkForm {
             platform: Some(self.platform.input()),
             rotation: Some(self.rotation.input()),
             tags: Some(self.tags.value().to_owned()),
+            ..LinkInput::default()
         }
     }
 
