@@ -458,6 +458,7 @@ mod tests {
             rotation: (0..rotation)
                 .map(|i| format!("https://r{i}.example"))
                 .collect(),
+            options: Default::default(),
             last_rotation: 0,
         }
     }

@@ -88,6 +88,7 @@ async fn capabilities() -> ApiResult {
         traffic_max_ids: TRAFFIC_MAX_IDS,
         visits: true,
         tags: true,
+        link_options: true,
     })
 }
 

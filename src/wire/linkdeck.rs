@@ -65,6 +65,10 @@ pub struct Capabilities {
     /// (servers before them say nothing).
     #[serde(default)]
     pub tags: bool,
+    /// Whether links carry their options (forwarding, indexing, a preview card) and previews
+    /// (servers before them say nothing).
+    #[serde(default)]
+    pub link_options: bool,
 }
 
 /// `POST /api/linkdeck/import?on_conflict=fail|skip|rename`, whose body is a linkdeck JSON

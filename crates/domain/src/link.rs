@@ -424,6 +424,41 @@ impl LinkInput {
         ]
     }
 
+    /// The options this request sets away from their defaults (a value the rules refuse
+    /// counts as set: the server would have to say why).
+    pub fn options_set(&self) -> Vec<LinkField> {
+        let options = LinkInput {
+            forward_query: self.forward_query.clone(),
+            forward_path: self.forward_path.clone(),
+            allow_indexing: self.allow_indexing.clone(),
+            preview_title: self.preview_title.clone(),
+            preview_description: self.preview_description.clone(),
+            preview_image: self.preview_image.clone(),
+            ..LinkInput::default()
+        };
+        match validate_link_input(&options, Mode::Update, &TimeZone::UTC) {
+            Ok(patch) => {
+                let mut set = LinkOptions::default();
+                patch.options.apply(&mut set);
+                set.set_fields()
+            }
+            Err(errors) => LinkField::OPTIONS
+                .into_iter()
+                .filter(|f| errors.contains(f.name()))
+                .collect(),
+        }
+    }
+
+    /// Takes every option field out; whether one of them set an option (see
+    /// [`LinkInput::options_set`]).
+    pub fn take_options(&mut self) -> bool {
+        let set = !self.options_set().is_empty();
+        for (_, slot) in self.options_mut() {
+            *slot = None;
+        }
+        set
+    }
+
     /// Sets the option fields `options` has away from the defaults, as typed (a request that
     /// makes a link with those options again, and names nothing a server may lack needlessly).
     pub fn set_options(&mut self, options: &LinkOptions) {

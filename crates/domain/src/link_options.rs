@@ -489,6 +489,6 @@ mod tests {
             None
         );
         let names: Vec<&str> = errors.iter().map(|(f, _)| f).collect();
-        assert_eq!(names, ["preview_title", "preview_image"]);
+        assert_eq!(names, ["preview_image", "preview_title"], "sorted by name");
     }
 }

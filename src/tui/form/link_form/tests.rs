@@ -193,6 +193,8 @@ fn protected_geo_link() -> Link {
         created_at: at,
         updated_at: at,
         tags: Vec::new(),
+        options: Default::default(),
+        previews: 0,
     }
 }
 
