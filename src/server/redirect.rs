@@ -132,57 +132,75 @@ pub async fn root(State(state): Shared, headers: HeaderMap) -> Response {
 }
 
 /// Any other path no route answers: `/alias/extra/path` of a link that forwards the rest of
-/// its path (a `GET` or `HEAD`, past the same gates as `GET /alias`), else an unknown alias of
-/// the host (a fallback only for `GET` and `HEAD`; any other method gets the 404 page).
+/// its path (`GET` and `HEAD` past the same gates as `GET /alias`, and `POST` from its password
+/// form as `POST /alias`), else an unknown alias of the host (a fallback only for `GET` and
+/// `HEAD`; any other method gets the 404 page).
 pub async fn unknown(
     State(state): Shared,
     visitor: Visitor,
     request: axum::extract::Request,
 ) -> Response {
-    let method = request.method();
-    if method != Method::GET && method != Method::HEAD {
-        return pages::not_found();
+    let (parts, body) = request.into_parts();
+    let (method, uri, headers) = (&parts.method, &parts.uri, &parts.headers);
+    let found = forwarding(&state, uri, headers).await;
+    match (method, found) {
+        (&Method::GET | &Method::HEAD, Some((host, link, rest))) => {
+            let count = method != Method::HEAD;
+            let brought = Brought {
+                query: uri.query(),
+                rest: Some(rest),
+            };
+            match gate_of(&state, &link, false) {
+                Gate::Away(why) => turned_away(&state, &host, &link, why),
+                Gate::Password => password_form(&link, PasswordPrompt::First),
+                Gate::Through => {
+                    visit(&state, (&host, &link), headers, brought, visitor, count).await
+                }
+            }
+        }
+        (&Method::POST, Some((host, link, rest))) => {
+            let Ok(body) = axum::body::to_bytes(body, PASSWORD_FORM_MAX).await else {
+                return password_form(&link, PasswordPrompt::Wrong);
+            };
+            if has_expired(&state, &link) {
+                return turned_away(&state, &host, &link, TurnedAway::Expired);
+            }
+            if let Err(page) = check_password(&state, &link, headers, &body, visitor).await {
+                return page;
+            }
+            let brought = Brought {
+                query: uri.query(),
+                rest: Some(rest),
+            };
+            visit(&state, (&host, &link), headers, brought, visitor, true).await
+        }
+        (&Method::GET | &Method::HEAD, None) => {
+            on_host(&state, headers, |host| {
+                fallback(host.settings.unknown_url.as_deref(), pages::not_found)
+            })
+            .await
+        }
+        _ => pages::not_found(),
     }
-    let headers = request.headers();
-    let count = method != Method::HEAD;
-    if let Some(answer) = forwarded(&state, request.uri(), headers, count, visitor).await {
-        return answer;
-    }
-    on_host(&state, headers, |host| {
-        fallback(host.settings.unknown_url.as_deref(), pages::not_found)
-    })
-    .await
 }
 
-/// The answer to `/alias/extra/path` when `alias` names a link that forwards the rest of its
-/// path and the rest may be forwarded; `None` leaves the path an unknown one, as it was.
-async fn forwarded(
+/// The largest password form read from a forwarded path's `POST`.
+const PASSWORD_FORM_MAX: usize = 16 * 1024;
+
+/// The link of `/alias/extra/path` and the rest of the path, when the link forwards the rest
+/// of its path and the rest may be forwarded; `None` leaves the path an unknown one, as it was.
+async fn forwarding<'u>(
     state: &AppState,
-    uri: &axum::http::Uri,
+    uri: &'u axum::http::Uri,
     headers: &HeaderMap,
-    count: bool,
-    visitor: Visitor,
-) -> Option<Response> {
+) -> Option<(Host, Arc<ResolvedLink>, &'u str)> {
     let path = uri.path().strip_prefix('/')?;
     let (alias, rest) = path.split_at(path.find('/')?);
     if !forwardable_path(rest) {
         return None;
     }
     let (host, link) = find(state, headers, alias).await.ok()?;
-    if !link.options.forward_path {
-        return None;
-    }
-    Some(match gate_of(state, &link, false) {
-        Gate::Away(why) => turned_away(state, &host, &link, why),
-        Gate::Password => password_form(&link, PasswordPrompt::First),
-        Gate::Through => {
-            let brought = Brought {
-                query: uri.query(),
-                rest: Some(rest),
-            };
-            visit(state, (&host, &link), headers, brought, visitor, count).await
-        }
-    })
+    link.options.forward_path.then_some((host, link, rest))
 }
 
 /// `GET /robots.txt`: the host's robots policy (crawlers kept out unless it says otherwise).

@@ -331,11 +331,20 @@ impl LinkRecord {
         .with_options(&link.options)
     }
 
-    /// The record with the options `options` has away from the defaults.
+    /// The record with the options `options` has away from the defaults (switches as
+    /// booleans).
     fn with_options(self, options: &LinkOptions) -> Self {
-        let mut input = LinkInput::default();
-        input.set_options(options);
-        self.with_option_input(&input)
+        let d = LinkOptions::default();
+        let switch = |on: bool, default: bool| (on != default).then_some(Scalar::Bool(on));
+        LinkRecord {
+            forward_query: switch(options.forward_query, d.forward_query),
+            forward_path: switch(options.forward_path, d.forward_path),
+            allow_indexing: switch(options.allow_indexing, d.allow_indexing),
+            preview_title: options.preview_title.clone(),
+            preview_description: options.preview_description.clone(),
+            preview_image: options.preview_image.clone(),
+            ..self
+        }
     }
 
     /// The record with the option fields of `input`, as typed.

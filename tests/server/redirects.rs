@@ -1166,3 +1166,45 @@ async fn bad_options_are_field_errors_naming_the_field() {
         "{body}"
     );
 }
+
+/// A password-protected link that forwards the rest of its path: its form is answered at the
+/// path asked for, and the right password there leads on with the rest of the path.
+#[tokio::test]
+async fn a_protected_link_keeps_the_rest_of_the_path_through_its_form() {
+    let Some(mut s) = crate::serve(ServeOptions::default()).await else {
+        return;
+    };
+    let link = s
+        .create_link(&[
+            ("url", "https://docs.example/v2"),
+            ("alias", "locked-docs"),
+            ("password", "open sesame"),
+            ("forward_path", "1"),
+        ])
+        .await;
+    let (status, _, text) = body(s.visit("/locked-docs/guide?ref=x", &[]).await).await;
+    assert_eq!(status, StatusCode::OK);
+    assert!(text.contains("name=\"password\""), "{text}");
+    let post = |password: &'static str| {
+        s.client
+            .post(s.url("/locked-docs/guide?ref=x"))
+            .form(&[("password", password)])
+            .send()
+    };
+    let (status, _, text) = body(post("wrong").await.unwrap()).await;
+    assert_eq!(status, StatusCode::FORBIDDEN);
+    assert!(text.contains("not right"));
+    let response = post("open sesame").await.unwrap();
+    assert_eq!(location(&response), "https://docs.example/v2/guide?ref=x");
+    // A path the link may not take is an unknown one, for a form post too.
+    let refused = s
+        .client
+        .post(s.url("/locked-docs//evil.example"))
+        .form(&[("password", "open sesame")])
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(refused.status(), StatusCode::NOT_FOUND);
+    s.stop().await;
+    assert_eq!(s.stored_clicks(id(&link)).await, (1, 1));
+}
