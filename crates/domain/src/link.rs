@@ -427,15 +427,10 @@ impl LinkInput {
     /// The options this request sets away from their defaults (a value the rules refuse
     /// counts as set: the server would have to say why).
     pub fn options_set(&self) -> Vec<LinkField> {
-        let options = LinkInput {
-            forward_query: self.forward_query.clone(),
-            forward_path: self.forward_path.clone(),
-            allow_indexing: self.allow_indexing.clone(),
-            preview_title: self.preview_title.clone(),
-            preview_description: self.preview_description.clone(),
-            preview_image: self.preview_image.clone(),
-            ..LinkInput::default()
-        };
+        let mut options = LinkInput::default();
+        for ((_, slot), (_, value)) in options.options_mut().into_iter().zip(self.options()) {
+            slot.clone_from(value);
+        }
         match validate_link_input(&options, Mode::Update, &TimeZone::UTC) {
             Ok(patch) => {
                 let mut set = LinkOptions::default();
