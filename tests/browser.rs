@@ -1,7 +1,8 @@
 //! The pages of `linkdeck serve` in a real browser: headless Chromium driven through
 //! chromedriver (Debian's `chromium` and `chromium-driver`), against a real server on a loopback
 //! port. The password form is typed into and submitted, the expired, disabled, missing, preview
-//! and statistics pages are looked at, and no page may run script.
+//! and statistics pages are looked at, a link's preview card as a chat app's preview agent sees it
+//! (and a person does not), and no page may run script.
 //!
 //! Without Chromium these tests say why and pass; with `LINKDECK_REQUIRE_BROWSER=1` (as CI sets
 //! it) they fail instead. Screenshots of every page land in `target/browser-screenshots/`.
@@ -44,6 +45,11 @@ impl Browser {
     /// A fresh browser, or `None` (after saying why) when Chromium is not installed and CI does
     /// not require it.
     async fn start(test: &str) -> Option<Browser> {
+        Self::start_as(test, None).await
+    }
+
+    /// [`Browser::start`], sending `agent` as its User-Agent when given.
+    async fn start_as(test: &str, agent: Option<&str>) -> Option<Browser> {
         let chromium = program("LINKDECK_CHROMIUM", &["chromium", "chromium-browser"]);
         let driver = program("LINKDECK_CHROMEDRIVER", &["chromedriver"]);
         let (Some(chromium), Some(driver)) = (chromium, driver) else {
@@ -73,19 +79,29 @@ impl Browser {
             driver,
             _profile: profile,
         };
+        let mut args = vec![
+            json!("--headless"),
+            json!("--no-sandbox"),
+            json!("--disable-gpu"),
+            json!("--disable-dev-shm-usage"),
+            json!("--disable-background-networking"),
+            json!("--disable-component-update"),
+            json!("--disable-sync"),
+            json!("--no-first-run"),
+            json!("--disable-extensions"),
+            json!("--window-size=1000,800"),
+            json!(format!(
+                "--user-data-dir={}",
+                browser._profile.path().display()
+            )),
+        ];
+        if let Some(agent) = agent {
+            args.push(json!(format!("--user-agent={agent}")));
+        }
         let mut caps = serde_json::Map::new();
         caps.insert(
             "goog:chromeOptions".into(),
-            json!({
-                "binary": chromium,
-                "args": [
-                    "--headless", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage",
-                    "--disable-background-networking", "--disable-component-update",
-                    "--disable-sync", "--no-first-run", "--disable-extensions",
-                    "--window-size=1000,800",
-                    format!("--user-data-dir={}", browser._profile.path().display()),
-                ],
-            }),
+            json!({ "binary": chromium, "args": args }),
         );
         let deadline = Instant::now() + WAIT;
         let client = loop {
@@ -350,4 +366,79 @@ async fn the_stats_page_renders_its_figures() {
     assert_eq!(after("news.example.org").as_deref(), Some("2"), "{cells:?}");
     assert_eq!(after("blog.example.net").as_deref(), Some("1"), "{cells:?}");
     assert_eq!(after("Windows").as_deref(), Some("3"), "{cells:?}");
+}
+
+/// The value of the `<meta>` tag `selector` names on the page, or null when there is none.
+async fn meta(browser: &Browser, selector: &str) -> serde_json::Value {
+    browser
+        .client()
+        .execute(
+            "const m = document.querySelector(arguments[0]); return m ? m.content : null",
+            vec![json!(selector)],
+        )
+        .await
+        .unwrap()
+}
+
+/// A link with a preview: a chat app's link-preview agent is shown its card (the Open Graph
+/// and Twitter tags, escaped, and no script); a person's browser never sees them and arrives
+/// at the destination.
+#[tokio::test]
+async fn a_preview_agent_sees_the_card_and_a_person_the_destination() {
+    const SLACK: &str = "Slackbot-LinkExpanding 1.0 (+https://api.slack.com/robots)";
+    let Some(agent) = Browser::start_as("preview card", Some(SLACK)).await else {
+        return;
+    };
+    let s = TestServer::start().await;
+    let destination = destination_site().await;
+    let title = "Spring <sale> & \"more\"</title><script>document.title='p'+'wned'</script>";
+    s.create_link(&[
+        ("url", &format!("{destination}/landing")),
+        ("alias", "card"),
+        ("preview_title", title),
+        ("preview_description", "Half price, this week only"),
+        ("preview_image", "https://img.example/spring.png"),
+    ])
+    .await;
+    agent.client().goto(&s.url("/card")).await.unwrap();
+    assert_eq!(
+        agent.client().current_url().await.unwrap().as_str(),
+        s.url("/card"),
+        "the agent stays on the short link"
+    );
+    assert_eq!(
+        meta(&agent, "meta[property='og:title']").await,
+        json!(title)
+    );
+    assert_eq!(
+        meta(&agent, "meta[name='twitter:title']").await,
+        json!(title)
+    );
+    assert_eq!(
+        meta(&agent, "meta[property='og:description']").await,
+        json!("Half price, this week only")
+    );
+    assert_eq!(
+        meta(&agent, "meta[property='og:image']").await,
+        json!("https://img.example/spring.png")
+    );
+    assert_eq!(
+        meta(&agent, "meta[name='twitter:card']").await,
+        json!("summary_large_image")
+    );
+    agent.assert_no_script("preview card").await;
+    agent.screenshot("preview-card").await;
+    drop(agent);
+
+    let Some(person) = Browser::start("preview card, a person").await else {
+        return;
+    };
+    person.client().goto(&s.url("/card")).await.unwrap();
+    let at = person.wait_for_url(&destination).await;
+    assert_eq!(at, format!("{destination}/landing"));
+    assert_eq!(person.client().title().await.unwrap(), "Arrived");
+    assert_eq!(
+        meta(&person, "meta[property='og:title']").await,
+        json!(null)
+    );
 }

@@ -138,8 +138,13 @@ async fn a_local_database_into_a_v1_only_server_resumes_after_the_server_fails()
                 ""
             };
             let tags = if i % 4 == 0 { r#", "tags": ["promo"]"# } else { "" };
+            let options = if i % 5 == 0 {
+                r#", "forward_path": true, "preview_title": "Card""#
+            } else {
+                ""
+            };
             format!(
-                r#"{{"url": "https://example.com/{i}?q=ü", "alias": "l{i}", "clicks": {i}{space}{tags}}}"#
+                r#"{{"url": "https://example.com/{i}?q=ü", "alias": "l{i}", "clicks": {i}{space}{tags}{options}}}"#
             )
         })
         .collect();
@@ -207,11 +212,18 @@ async fn a_local_database_into_a_v1_only_server_resumes_after_the_server_fails()
         .filter(|i| i % 4 == 0 && !first_run.contains_key(&format!("l{i}")))
         .count();
     assert_eq!(done["tags_not_copied"], tagged_sent, "{done}");
+    // So did the links with options (every fifth), and they went as plain links.
+    let optioned_sent = (0..30)
+        .filter(|i| i % 5 == 0 && !first_run.contains_key(&format!("l{i}")))
+        .count();
+    assert_eq!(done["options_not_copied"], optioned_sent, "{done}");
     let there = server_links(&server).await;
     assert_eq!(there.len(), 30, "every link exactly once");
     for i in 0..30 {
         let link = &there[&format!("l{i}")];
         assert_eq!(link["tags"], json!([]), "l{i}");
+        assert_eq!(link["forward_path"], 0, "l{i}");
+        assert_eq!(link["preview_title"], json!(null), "l{i}");
         assert_eq!(link["url"], format!("https://example.com/{i}?q=ü"));
         let space = link["space"]["name"].as_str();
         assert_eq!(space, (i % 3 == 0).then_some("Launch"), "l{i}");

@@ -633,6 +633,52 @@ async fn a_phpshort_server_is_not_sent_tags() {
     );
 }
 
+/// phpShort keeps no link options: setting one is refused by the client, naming each field and
+/// why, before anything is sent; a request that only names the defaults goes without them.
+#[tokio::test]
+async fn a_phpshort_server_is_not_sent_link_options() {
+    let fake = fake(phpshort).await;
+    let backend = client(&fake);
+    let optioned = LinkInput {
+        forward_path: Some("1".into()),
+        preview_title: Some("Spring sale".into()),
+        ..LinkInput::with_url("https://example.com")
+    };
+    let err = bounded(backend.create_link(&optioned)).await.unwrap_err();
+    let fields = err.field_errors().expect("a field error");
+    for name in ["forward_path", "preview_title"] {
+        let message = &fields.get(name).unwrap_or_else(|| panic!("{name}: {err}"))[0];
+        assert!(message.contains("keeps no link options"), "{message}");
+    }
+    assert_eq!(fields.len(), 2, "{err}");
+    assert!(
+        fake.seen().iter().all(|s| s.path != "/api/v1/links"),
+        "{:?}",
+        fake.seen()
+    );
+    assert!(!bounded(backend.keeps_link_options()).await.unwrap());
+    // The defaults, as an undo or a copy of a plain link names them: nothing to refuse, sent
+    // without them (this fake server refuses every new link, for reasons of its own).
+    let defaults = LinkInput {
+        forward_query: Some("1".into()),
+        forward_path: Some("0".into()),
+        preview_title: Some(String::new()),
+        ..LinkInput::with_url("https://example.com")
+    };
+    let err = bounded(backend.create_link(&defaults)).await.unwrap_err();
+    assert!(err.field_errors().unwrap().contains("url"), "{err}");
+    let sent = fake.seen();
+    let body = &sent
+        .iter()
+        .find(|s| s.path == "/api/v1/links")
+        .unwrap()
+        .body;
+    assert!(
+        !body.contains("forward") && !body.contains("preview"),
+        "{body}"
+    );
+}
+
 #[tokio::test]
 async fn phpshort_errors_map_by_field_and_record() {
     let fake = fake(phpshort).await;

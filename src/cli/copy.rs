@@ -78,6 +78,8 @@ pub struct CopySummary {
     pub passwords_not_copied: usize,
     /// Links copied without their tags, to a server that keeps none.
     pub tags_not_copied: usize,
+    /// Links copied without their options, to a server that keeps none.
+    pub options_not_copied: usize,
     /// Clicks of the traffic history carried with the copied links (between linkdeck ends).
     pub clicks_copied: u64,
     /// What cannot travel between these two ends, and which way.
@@ -242,7 +244,8 @@ pub async fn run(ctx: &Context, args: CopyArgs) -> CliResult {
     summary.links_already_there = dest.already_there;
     summary.links_skipped = dest.skipped;
     summary.spaces_created += dest.spaces_created;
-    summary.tags_not_copied = dest.tags_left_out;
+    summary.tags_not_copied = dest.left_out.tags;
+    summary.options_not_copied = dest.left_out.options;
     report(ctx, &summary)
 }
 
@@ -578,6 +581,13 @@ fn report(ctx: &Context, summary: &CopySummary) -> CliResult {
         text.push_str(&format!(
             "\n{} copied without their tags: the server keeps none",
             plural(summary.tags_not_copied as u64, "link")
+        ));
+    }
+    if summary.options_not_copied > 0 {
+        text.push_str(&format!(
+            "\n{} copied without their options (forwarding, indexing, preview): the server \
+             keeps none",
+            plural(summary.options_not_copied as u64, "link")
         ));
     }
     for r in summary.renamed.iter().take(20) {

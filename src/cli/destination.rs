@@ -147,11 +147,21 @@ pub struct Destination<'a> {
     next_color: u8,
     /// Whether the server keeps tags; where it does not, links go without theirs.
     keeps_tags: bool,
-    /// Links sent without the tags they had, to a server that keeps none.
-    pub tags_left_out: usize,
+    /// Whether the server keeps link options; where it does not, links go without theirs.
+    keeps_options: bool,
+    pub left_out: LeftOut,
     pub skipped: usize,
     pub already_there: usize,
     pub spaces_created: usize,
+}
+
+/// Links sent without what a server that keeps none of it cannot take, counted.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct LeftOut {
+    /// Links that had tags.
+    pub tags: usize,
+    /// Links that had options away from the defaults.
+    pub options: usize,
 }
 
 impl<'a> Destination<'a> {
@@ -188,9 +198,11 @@ impl<'a> Destination<'a> {
         let domains = crate::backend::all_domains(backend).await?;
         // A server without tags (a phpShort site) answers so without being asked anything.
         let keeps_tags = backend.tags().await.is_ok();
+        let keeps_options = backend.keeps_link_options().await?;
         Ok(Destination {
             keeps_tags,
-            tags_left_out: 0,
+            keeps_options,
+            left_out: LeftOut::default(),
             backend,
             tz,
             links,
@@ -295,7 +307,10 @@ impl<'a> Destination<'a> {
                 .insert((domain, final_alias.to_ascii_lowercase()), url);
         }
         if !self.keeps_tags && input.tags.take().is_some_and(|t| !t.trim().is_empty()) {
-            self.tags_left_out += 1;
+            self.left_out.tags += 1;
+        }
+        if !self.keeps_options && input.take_options() {
+            self.left_out.options += 1;
         }
         Ok(Decision::Send(Box::new(Planned {
             place,

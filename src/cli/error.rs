@@ -175,6 +175,10 @@ fn with_flag(field: &str) -> String {
             Some(format!("--{}", field.replace('_', "-")))
         }
         _ if field == "robots_txt" => Some("--robots-file".to_owned()),
+        // A link's options: each flag is its field's name.
+        _ if LinkField::OPTIONS.iter().any(|o| o.name() == field) => {
+            Some(format!("--{}", field.replace('_', "-")))
+        }
         _ => None,
     };
     match flag {

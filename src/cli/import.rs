@@ -279,8 +279,12 @@ pub async fn import(ctx: &Context, args: ImportArgs) -> CliResult {
             &progress,
         )
         .await
-        .map(|(summary, tags_left_out)| {
-            dropped.add("tags (the server keeps none)", tags_left_out);
+        .map(|(summary, left_out)| {
+            dropped.add("tags (the server keeps none)", left_out.tags);
+            dropped.add(
+                "link options: forwarding, indexing, preview (the server keeps none)",
+                left_out.options,
+            );
             summary
         })
     };
@@ -612,7 +616,7 @@ async fn import_to_server(
     rows: Box<dyn Iterator<Item = Incoming> + Send>,
     on_conflict: OnConflict,
     progress: &Progress,
-) -> crate::domain::Result<(ImportSummary, usize)> {
+) -> crate::domain::Result<(ImportSummary, super::destination::LeftOut)> {
     let mut dest = Destination::load(backend, ctx.timezone().clone()).await?;
     let mut errors = FieldErrors::default();
     let mut plan = Vec::new();
@@ -668,7 +672,7 @@ async fn import_to_server(
         }
         summary.links_skipped += dest.skipped;
         summary.spaces_created += dest.spaces_created;
-        return Ok((summary, dest.tags_left_out));
+        return Ok((summary, dest.left_out));
     }
     for planned in plan {
         let place = planned.place;
@@ -685,7 +689,7 @@ async fn import_to_server(
     }
     summary.links_skipped += dest.skipped;
     summary.spaces_created += dest.spaces_created;
-    Ok((summary, dest.tags_left_out))
+    Ok((summary, dest.left_out))
 }
 
 /// Adds what one import request did to the whole import's summary. Rows the client passed

@@ -78,6 +78,9 @@ pub fn show(ctx: &Context, link: &Link) -> CliResult {
                 thousands(link.clicks)
             },
         ),
+        ("previews", thousands(link.previews)),
+        ("redirect", link.options.redirect_summary()),
+        ("preview", link.options.preview_summary()),
         (
             "space",
             link.space

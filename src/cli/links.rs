@@ -114,6 +114,62 @@ pub struct LinkFields {
     /// Tag the link (repeatable); on update, these become its tags.
     #[arg(long = "tag", value_name = "TAG", value_parser = parse_tag)]
     pub tags: Vec<String>,
+    #[command(flatten)]
+    pub options: OptionFlags,
+}
+
+/// A link's options as flags: each switch with its `--no-` (the last given wins), the preview's
+/// texts (empty clears one) and `--no-preview`.
+#[derive(Debug, Args)]
+pub struct OptionFlags {
+    /// Pass the visitor's query string on to the destination (the default).
+    #[arg(long, overrides_with = "no_forward_query")]
+    forward_query: bool,
+    /// Drop the visitor's query string: the destination's own is kept.
+    #[arg(long)]
+    no_forward_query: bool,
+    /// Append the rest of the path: /alias/extra → the destination's path + /extra.
+    #[arg(long, overrides_with = "no_forward_path")]
+    forward_path: bool,
+    /// /alias/extra is an unknown path (the default).
+    #[arg(long)]
+    no_forward_path: bool,
+    /// Let search engines index the redirect (no X-Robots-Tag: noindex).
+    #[arg(long, overrides_with = "no_allow_indexing")]
+    allow_indexing: bool,
+    /// Keep the redirect out of search engines (the default).
+    #[arg(long)]
+    no_allow_indexing: bool,
+    /// The title chat and social apps show for the link (up to 200 characters; empty: none).
+    #[arg(long, value_name = "TEXT")]
+    preview_title: Option<String>,
+    /// The description under it (up to 500 characters; empty: none).
+    #[arg(long, value_name = "TEXT")]
+    preview_description: Option<String>,
+    /// The image of its card: an http or https URL (empty: none).
+    #[arg(long, value_name = "URL")]
+    preview_image: Option<String>,
+    /// Remove the preview's title, description and image.
+    #[arg(long, conflicts_with_all = ["preview_title", "preview_description", "preview_image"])]
+    no_preview: bool,
+}
+
+impl OptionFlags {
+    /// Writes the given flags into `input`.
+    fn apply(self, input: &mut LinkInput) {
+        let switch = |on: bool, off: bool| match (on, off) {
+            (true, _) => Some("1".to_owned()),
+            (_, true) => Some("0".to_owned()),
+            _ => None,
+        };
+        input.forward_query = switch(self.forward_query, self.no_forward_query);
+        input.forward_path = switch(self.forward_path, self.no_forward_path);
+        input.allow_indexing = switch(self.allow_indexing, self.no_allow_indexing);
+        let cleared = self.no_preview.then(String::new);
+        input.preview_title = self.preview_title.or_else(|| cleared.clone());
+        input.preview_description = self.preview_description.or_else(|| cleared.clone());
+        input.preview_image = self.preview_image.or(cleared);
+    }
 }
 
 #[derive(Debug, Args)]
@@ -330,6 +386,7 @@ impl LinkFields {
         if !self.tags.is_empty() {
             input.tags = Some(tags_text(&self.tags));
         }
+        self.options.apply(input);
         Ok(())
     }
 }

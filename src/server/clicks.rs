@@ -206,6 +206,8 @@ impl Ledger {
 enum Msg {
     /// A counted visit, and whether the database holds its click already.
     Visit(VisitRow, bool),
+    /// A link-preview agent's fetch of a link.
+    Preview(Id),
     Flush(oneshot::Sender<()>),
 }
 
@@ -226,6 +228,14 @@ impl Clicks {
                 ledger.release(link_id);
             }
             tracing::error!(link_id, "click writer stopped; visit not recorded");
+        }
+    }
+
+    /// Queues a preview of link `id`, written with the next batch like a click (a preview
+    /// reserves nothing: it has no limit).
+    pub fn preview(&self, id: Id) {
+        if self.tx.send(Msg::Preview(id)).is_err() {
+            tracing::error!(link_id = id, "click writer stopped; preview not recorded");
         }
     }
 
@@ -353,6 +363,7 @@ fn take(inbox: &mut Vec<Msg>, batch: &mut VisitBatch, waiters: &mut Vec<oneshot:
         match msg {
             Msg::Visit(v, false) => batch.add(v),
             Msg::Visit(v, true) => batch.add_counted(v),
+            Msg::Preview(id) => batch.add_preview(id),
             Msg::Flush(done) => waiters.push(done),
         }
     }
@@ -447,6 +458,7 @@ mod tests {
             rotation: (0..rotation)
                 .map(|i| format!("https://r{i}.example"))
                 .collect(),
+            options: Default::default(),
             last_rotation: 0,
         }
     }

@@ -89,6 +89,7 @@ async fn capabilities() -> ApiResult {
         visits: true,
         tags: true,
         tag_traffic: true,
+        link_options: true,
     })
 }
 

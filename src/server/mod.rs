@@ -46,7 +46,7 @@ use tokio::sync::oneshot;
 
 pub use api::LimitKey;
 pub use clicks::{Ledger, Reservation};
-pub use redirect::merge_query;
+pub use redirect::plain_location;
 pub use upkeep::Backups;
 pub use visitor::{AgentParser, platform_of};
 

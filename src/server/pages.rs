@@ -6,7 +6,7 @@ use axum::response::{IntoResponse, Response};
 
 use jiff::tz::TimeZone;
 
-use crate::domain::{Interval, Preset, Stats, thousands as count};
+use crate::domain::{Interval, LinkOptions, Preset, Stats, thousands as count};
 
 /// Escapes text for HTML element content and quoted attribute values.
 pub fn escape(text: &str) -> String {
@@ -43,6 +43,11 @@ fn page(status: StatusCode, title: &str, body_html: &str) -> Response {
          <meta name=\"robots\" content=\"noindex\"><title>{title}</title><style>{STYLE}</style></head>\
          <body><h1>{title}</h1>{body_html}</body></html>"
     );
+    html_response(status, html)
+}
+
+/// `html` as a page is sent: no caching, no scripts, no sniffing.
+fn html_response(status: StatusCode, html: String) -> Response {
     let mut response = (status, html).into_response();
     let headers = response.headers_mut();
     headers.insert(
@@ -206,6 +211,56 @@ pub fn preview(alias: &str, destination: &str) -> Response {
         escape(alias)
     );
     page(StatusCode::OK, "Link preview", &body)
+}
+
+/// The card a link-preview agent (a chat or social app) draws for a link: its preview's title,
+/// description and image as Open Graph and Twitter card tags, `destination` as where it leads.
+/// A page only those agents get; a person is redirected.
+pub fn card(alias: &str, options: &LinkOptions, destination: &str) -> Response {
+    let dest = escape(destination);
+    let title = escape(options.preview_title.as_deref().unwrap_or(alias));
+    let mut meta = format!(
+        "<meta property=\"og:type\" content=\"website\">\
+         <meta property=\"og:url\" content=\"{dest}\">\
+         <meta property=\"og:title\" content=\"{title}\">\
+         <meta name=\"twitter:title\" content=\"{title}\">"
+    );
+    if let Some(text) = &options.preview_description {
+        let text = escape(text);
+        meta.push_str(&format!(
+            "<meta property=\"og:description\" content=\"{text}\">\
+             <meta name=\"description\" content=\"{text}\">\
+             <meta name=\"twitter:description\" content=\"{text}\">"
+        ));
+    }
+    let card = match &options.preview_image {
+        Some(image) => {
+            let image = escape(image);
+            meta.push_str(&format!(
+                "<meta property=\"og:image\" content=\"{image}\">\
+                 <meta name=\"twitter:image\" content=\"{image}\">"
+            ));
+            "summary_large_image"
+        }
+        None => "summary",
+    };
+    meta.push_str(&format!("<meta name=\"twitter:card\" content=\"{card}\">"));
+    if !options.allow_indexing {
+        meta.push_str("<meta name=\"robots\" content=\"noindex\">");
+    }
+    let html = format!(
+        "<!doctype html><html lang=\"en\"><head><meta charset=\"utf-8\"><title>{title}</title>\
+         {meta}<style>{STYLE}</style></head><body><h1>{title}</h1>\
+         <p class=\"url\"><a href=\"{dest}\" rel=\"noopener noreferrer nofollow\">{dest}</a></p>\
+         </body></html>"
+    );
+    let mut response = html_response(StatusCode::OK, html);
+    if !options.allow_indexing {
+        response
+            .headers_mut()
+            .insert("x-robots-tag", HeaderValue::from_static("noindex"));
+    }
+    response
 }
 
 /// A whole page with a status other than 200, saying `message`.

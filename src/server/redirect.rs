@@ -18,7 +18,8 @@ use super::resolve::Host;
 use crate::backend::local::serving::ResolvedLink;
 use crate::backend::local::serving::VisitRow;
 use crate::domain::{
-    Gate, Platform, TargetType, TurnedAway, gate, is_alias_shaped, turned_away_to,
+    Answer, Gate, LinkOptions, Platform, TargetType, TurnedAway, answer, destination,
+    forwardable_path, gate, is_alias_shaped, turned_away_to,
 };
 
 type Shared = State<Arc<AppState>>;
@@ -106,7 +107,7 @@ async fn visited(
 /// A 302 to a host's fallback `url` when it has one, else linkdeck's own `page`.
 fn fallback(url: Option<&str>, page: fn() -> Response) -> Response {
     match url {
-        Some(url) => redirect(StatusCode::FOUND, &merge_query(url, None)),
+        Some(url) => redirect(StatusCode::FOUND, &plain_location(url)),
         None => page(),
     }
 }
@@ -130,16 +131,76 @@ pub async fn root(State(state): Shared, headers: HeaderMap) -> Response {
     .await
 }
 
-/// Any other path no route answers: an unknown alias of the host (a fallback only for `GET`
-/// and `HEAD`; any other method gets the 404 page).
-pub async fn unknown(State(state): Shared, method: Method, headers: HeaderMap) -> Response {
-    if method != Method::GET && method != Method::HEAD {
-        return pages::not_found();
+/// Any other path no route answers: `/alias/extra/path` of a link that forwards the rest of
+/// its path (`GET` and `HEAD` past the same gates as `GET /alias`, and `POST` from its password
+/// form as `POST /alias`), else an unknown alias of the host (a fallback only for `GET` and
+/// `HEAD`; any other method gets the 404 page).
+pub async fn unknown(
+    State(state): Shared,
+    visitor: Visitor,
+    request: axum::extract::Request,
+) -> Response {
+    let (parts, body) = request.into_parts();
+    let (method, uri, headers) = (&parts.method, &parts.uri, &parts.headers);
+    let found = forwarding(&state, uri, headers).await;
+    match (method, found) {
+        (&Method::GET | &Method::HEAD, Some((host, link, rest))) => {
+            let count = method != Method::HEAD;
+            let brought = Brought {
+                query: uri.query(),
+                rest: Some(rest),
+            };
+            match gate_of(&state, &link, false) {
+                Gate::Away(why) => turned_away(&state, &host, &link, why),
+                Gate::Password => password_form(&link, PasswordPrompt::First),
+                Gate::Through => {
+                    visit(&state, (&host, &link), headers, brought, visitor, count).await
+                }
+            }
+        }
+        (&Method::POST, Some((host, link, rest))) => {
+            let Ok(body) = axum::body::to_bytes(body, PASSWORD_FORM_MAX).await else {
+                return password_form(&link, PasswordPrompt::Wrong);
+            };
+            if has_expired(&state, &link) {
+                return turned_away(&state, &host, &link, TurnedAway::Expired);
+            }
+            if let Err(page) = check_password(&state, &link, headers, &body, visitor).await {
+                return page;
+            }
+            let brought = Brought {
+                query: uri.query(),
+                rest: Some(rest),
+            };
+            visit(&state, (&host, &link), headers, brought, visitor, true).await
+        }
+        (&Method::GET | &Method::HEAD, None) => {
+            on_host(&state, headers, |host| {
+                fallback(host.settings.unknown_url.as_deref(), pages::not_found)
+            })
+            .await
+        }
+        _ => pages::not_found(),
     }
-    on_host(&state, &headers, |host| {
-        fallback(host.settings.unknown_url.as_deref(), pages::not_found)
-    })
-    .await
+}
+
+/// The largest password form read from a forwarded path's `POST`.
+const PASSWORD_FORM_MAX: usize = 16 * 1024;
+
+/// The link of `/alias/extra/path` and the rest of the path, when the link forwards the rest
+/// of its path and the rest may be forwarded; `None` leaves the path an unknown one, as it was.
+async fn forwarding<'u>(
+    state: &AppState,
+    uri: &'u axum::http::Uri,
+    headers: &HeaderMap,
+) -> Option<(Host, Arc<ResolvedLink>, &'u str)> {
+    let path = uri.path().strip_prefix('/')?;
+    let (alias, rest) = path.split_at(path.find('/')?);
+    if !forwardable_path(rest) {
+        return None;
+    }
+    let (host, link) = find(state, headers, alias).await.ok()?;
+    link.options.forward_path.then_some((host, link, rest))
 }
 
 /// `GET /robots.txt`: the host's robots policy (crawlers kept out unless it says otherwise).
@@ -157,7 +218,13 @@ pub async fn robots(State(state): Shared, headers: HeaderMap) -> Response {
     .await
 }
 
+/// A redirect to a fallback or a turned-away link's page: never indexed.
 fn redirect(status: StatusCode, location: &str) -> Response {
+    link_redirect(status, location, true)
+}
+
+/// A link's redirect to `location`; `noindex` unless the link allows indexing.
+fn link_redirect(status: StatusCode, location: &str, noindex: bool) -> Response {
     let mut response = status.into_response();
     let headers = response.headers_mut();
     match HeaderValue::from_str(location) {
@@ -167,38 +234,18 @@ fn redirect(status: StatusCode, location: &str) -> Response {
         Err(_) => return pages::unavailable(),
     }
     headers.insert(header::CACHE_CONTROL, HeaderValue::from_static("no-store"));
-    // A short link is an address, not a page: search engines should index where it leads.
-    headers.insert("x-robots-tag", HeaderValue::from_static("noindex"));
+    // A short link is an address, not a page: search engines should index where it leads,
+    // unless its owner allows the link itself to be indexed.
+    if noindex {
+        headers.insert("x-robots-tag", HeaderValue::from_static("noindex"));
+    }
     response
 }
 
-/// `destination` with the visitor's query parameters merged in (the visitor's win on a clash),
-/// in the one form every `Location` header carries: the URL as the URL standard serializes it,
-/// plain ASCII (the host in punycode, the rest percent-encoded), with or without a visitor's
-/// query.
-pub fn merge_query(destination: &str, visitor: Option<&str>) -> String {
-    let Ok(mut url) = url::Url::parse(destination) else {
-        return destination.to_owned();
-    };
-    let theirs: Vec<(String, String)> = visitor
-        .map(|q| {
-            url::form_urlencoded::parse(q.as_bytes())
-                .map(|(k, v)| (k.into_owned(), v.into_owned()))
-                .collect()
-        })
-        .unwrap_or_default();
-    if theirs.is_empty() {
-        return url.into();
-    }
-    let ours: Vec<(String, String)> = url
-        .query_pairs()
-        .filter(|(k, _)| !theirs.iter().any(|(t, _)| t == k))
-        .map(|(k, v)| (k.into_owned(), v.into_owned()))
-        .collect();
-    url.query_pairs_mut()
-        .clear()
-        .extend_pairs(ours.iter().chain(theirs.iter()));
-    url.into()
+/// `url` in the one form every `Location` header carries (see [`crate::domain::destination`]):
+/// a fallback's or an expiration URL, which take nothing from the visitor.
+pub fn plain_location(url: &str) -> String {
+    crate::domain::destination(url, &LinkOptions::default(), None, None)
 }
 
 /// Whether the link is expired now, by date or by clicks (those not yet written included).
@@ -212,7 +259,7 @@ fn has_expired(state: &AppState, link: &ResolvedLink) -> bool {
 fn turned_away(state: &AppState, host: &Host, link: &ResolvedLink, why: TurnedAway) -> Response {
     let own = link.expiration_url.as_deref();
     match turned_away_to(why, own, &host.settings) {
-        Some(url) if Some(url) == own => redirect(state.redirect_status, &merge_query(url, None)),
+        Some(url) if Some(url) == own => redirect(state.redirect_status, &plain_location(url)),
         to => fallback(to, away_page(why)),
     }
 }
@@ -272,14 +319,23 @@ fn rule_for<'a>(rules: &'a [crate::domain::TargetRule], key: &str) -> Option<&'a
         .map(|r| r.value.as_str())
 }
 
+/// What the visitor brings to a link: the query string, and the rest of the path after the
+/// alias (`/extra/path`, already checked by [`crate::domain::forwardable_path`]).
+#[derive(Clone, Copy, Default)]
+struct Brought<'a> {
+    query: Option<&'a str>,
+    rest: Option<&'a str>,
+}
+
 /// Steps 2 and 4–7 of a redirect (docs/ARCHITECTURE.md, "A redirect") for a visitor who passed
 /// the password step (or needs none).
-/// `count` is false for HEAD requests: a probe that follows no link is not a click.
+/// `count` is false for HEAD requests: a probe that follows no link is not a click (nor a
+/// preview).
 async fn visit(
     state: &AppState,
     (host, link): (&Host, &ResolvedLink),
     headers: &HeaderMap,
-    query: Option<&str>,
+    brought: Brought<'_>,
     visitor: Visitor,
     count: bool,
 ) -> Response {
@@ -291,8 +347,17 @@ async fn visit(
         .and_then(|v| v.to_str().ok())
         .unwrap_or("");
     let agent = state.agents.parse(ua);
+    let options = &link.options;
+    let to = |url: &str| destination(url, options, brought.rest, brought.query);
+    if agent.preview && count {
+        state.clicks.preview(link.id);
+    }
+    let noindex = match answer(options, agent.preview) {
+        Answer::Card => return pages::card(&link.alias, options, &to(&link.url)),
+        Answer::Redirect { noindex } => noindex,
+    };
     if agent.bot || !count {
-        return redirect(state.redirect_status, &merge_query(&link.url, query));
+        return link_redirect(state.redirect_status, &to(&link.url), noindex);
     }
     let (rotation, stored) = match clicks::reserve(&state.service, &state.ledger, link).await {
         Ok(Reservation::Exhausted) => return turned_away(state, host, link, TurnedAway::Expired),
@@ -344,7 +409,7 @@ async fn visit(
         },
         stored,
     );
-    redirect(state.redirect_status, &merge_query(destination, query))
+    link_redirect(state.redirect_status, &to(destination), noindex)
 }
 
 /// `GET /{alias}` (and HEAD, which is answered the same way but never counted). Takes the
@@ -363,15 +428,11 @@ pub async fn follow(
         Gate::Through => {}
     }
     let count = request.method() != Method::HEAD;
-    Ok(visit(
-        &state,
-        (&host, &link),
-        headers,
-        request.uri().query(),
-        visitor,
-        count,
-    )
-    .await)
+    let brought = Brought {
+        query: request.uri().query(),
+        rest: None,
+    };
+    Ok(visit(&state, (&host, &link), headers, brought, visitor, count).await)
 }
 
 /// Checks the `password` field of a form post against the link's hash, rate-limited per
@@ -443,15 +504,11 @@ pub async fn unlock(
         return Ok(turned_away(&state, &host, &link, TurnedAway::Expired));
     }
     check_password(&state, &link, &headers, &body, visitor).await?;
-    Ok(visit(
-        &state,
-        (&host, &link),
-        &headers,
-        query.as_deref(),
-        visitor,
-        true,
-    )
-    .await)
+    let brought = Brought {
+        query: query.as_deref(),
+        rest: None,
+    };
+    Ok(visit(&state, (&host, &link), &headers, brought, visitor, true).await)
 }
 
 /// `GET /{alias}/+`: where the link leads, without counting.
@@ -483,25 +540,4 @@ pub async fn unlock_preview(
         check_password(&state, &link, &headers, &body, visitor).await?;
     }
     Ok(preview_of(&state, &host, &link))
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn visitor_parameters_win() {
-        assert_eq!(
-            merge_query("https://a.example/p?utm=x&keep=1", Some("utm=y&new=2")),
-            "https://a.example/p?keep=1&utm=y&new=2"
-        );
-        assert_eq!(
-            merge_query("https://a.example/", None),
-            "https://a.example/"
-        );
-        assert_eq!(
-            merge_query("https://a.example/#f", Some("a=1")),
-            "https://a.example/?a=1#f"
-        );
-    }
 }

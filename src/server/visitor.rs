@@ -14,6 +14,8 @@ use crate::domain::{Platform, country_by_code};
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Agent {
     pub bot: bool,
+    /// A link-preview fetcher (a bot too): shown a link's preview card, counted as a preview.
+    pub preview: bool,
     /// One of the nine targeting platforms, when it is one.
     pub platform: Option<Platform>,
     /// The operating system as recorded in stats: the platform name, or woothee's OS name.
@@ -129,9 +131,11 @@ impl AgentParser {
             .map(|p| p.name)
             .filter(|n| !n.is_empty() && *n != "UNKNOWN")
             .map(str::to_owned);
+        let preview = link_preview(ua);
         Agent {
             // A request without a User-Agent is a script, not a person's browser.
-            bot: ua.trim().is_empty() || crawler || self.bots.is_bot(ua) || link_preview(ua),
+            bot: ua.trim().is_empty() || crawler || self.bots.is_bot(ua) || preview,
+            preview,
             platform,
             os,
             browser,

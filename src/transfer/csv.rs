@@ -39,7 +39,7 @@ impl Column {
 }
 
 /// The columns, in the order an export writes them.
-const COLUMNS: [Column; 20] = {
+const COLUMNS: [Column; 26] = {
     use Column::Link as L;
     [
         L(F::Url),
@@ -62,6 +62,13 @@ const COLUMNS: [Column; 20] = {
         L(F::Tags),
         L(F::Clicks),
         L(F::CreatedAt),
+        // The options after the columns of before, so older files' columns keep their places.
+        L(F::ForwardQuery),
+        L(F::ForwardPath),
+        L(F::AllowIndexing),
+        L(F::PreviewTitle),
+        L(F::PreviewDescription),
+        L(F::PreviewImage),
     ]
 };
 
@@ -211,6 +218,12 @@ impl<R> CsvRows<R> {
                 .map(|c| decode_keyed(&c, |k| Platform::parse(k).is_some())),
             rotation: field(F::Rotation).map(|c| decode_values(&c)),
             tags: field(F::Tags).map(|c| super::record::tags_in_text(&c)),
+            forward_query: field(F::ForwardQuery).map(Scalar::Text),
+            forward_path: field(F::ForwardPath).map(Scalar::Text),
+            allow_indexing: field(F::AllowIndexing).map(Scalar::Text),
+            preview_title: field(F::PreviewTitle),
+            preview_description: field(F::PreviewDescription),
+            preview_image: field(F::PreviewImage),
             traffic: None,
         };
         let mut space = None;
@@ -334,6 +347,14 @@ impl<W: Write> CsvWriter<W> {
             F::Tags => link.tags.as_deref().map(tags_text).unwrap_or_default(),
             F::Clicks => scalar(&link.clicks),
             F::CreatedAt => text(&link.created_at),
+            F::ForwardQuery => scalar(&link.forward_query),
+            F::ForwardPath => scalar(&link.forward_path),
+            F::AllowIndexing => scalar(&link.allow_indexing),
+            F::PreviewTitle => text(&link.preview_title),
+            F::PreviewDescription => text(&link.preview_description),
+            F::PreviewImage => text(&link.preview_image),
+            // A count the service keeps, not a field a file gives.
+            F::Previews => String::new(),
         }
     }
 

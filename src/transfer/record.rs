@@ -9,8 +9,8 @@ use serde::{Deserialize, Deserializer, Serialize, Serializer};
 use std::collections::BTreeMap;
 
 use crate::domain::{
-    Carried, FieldErrors, Id, Link, LinkField, LinkInput, RuleInput, Space, SpaceInput,
-    TAG_SEPARATOR, TargetType, TrafficHour, carried, format_expiry_input, name_excerpt,
+    Carried, FieldErrors, Id, Link, LinkField, LinkInput, LinkOptions, RuleInput, Space,
+    SpaceInput, TAG_SEPARATOR, TargetType, TrafficHour, carried, format_expiry_input, name_excerpt,
 };
 
 /// The tags of a text of tags separated by commas, as typed (the rules read them on import).
@@ -191,6 +191,19 @@ pub struct LinkRecord {
     /// Its tags, each read by the tag rules on import (`Promo` is `promo`).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub tags: Option<Vec<String>>,
+    /// Its options (see `LinkOptions`), each only where it differs from the default.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub forward_query: Option<Scalar>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub forward_path: Option<Scalar>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub allow_indexing: Option<Scalar>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub preview_title: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub preview_description: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub preview_image: Option<String>,
     /// The link's traffic history, an hour a record (JSON only).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub traffic: Option<Vec<TrafficRecord>>,
@@ -313,6 +326,38 @@ impl LinkRecord {
                 .then(|| link.rotation.iter().map(RuleInput::value).collect()),
             tags: (!link.tags.is_empty()).then(|| link.tags.clone()),
             traffic: None,
+            ..LinkRecord::default()
+        }
+        .with_options(&link.options)
+    }
+
+    /// The record with the options `options` has away from the defaults (switches as
+    /// booleans).
+    fn with_options(self, options: &LinkOptions) -> Self {
+        let d = LinkOptions::default();
+        let switch = |on: bool, default: bool| (on != default).then_some(Scalar::Bool(on));
+        LinkRecord {
+            forward_query: switch(options.forward_query, d.forward_query),
+            forward_path: switch(options.forward_path, d.forward_path),
+            allow_indexing: switch(options.allow_indexing, d.allow_indexing),
+            preview_title: options.preview_title.clone(),
+            preview_description: options.preview_description.clone(),
+            preview_image: options.preview_image.clone(),
+            ..self
+        }
+    }
+
+    /// The record with the option fields of `input`, as typed.
+    fn with_option_input(self, input: &LinkInput) -> Self {
+        let switch = |v: &Option<String>| v.clone().map(Scalar::Text);
+        LinkRecord {
+            forward_query: switch(&input.forward_query),
+            forward_path: switch(&input.forward_path),
+            allow_indexing: switch(&input.allow_indexing),
+            preview_title: input.preview_title.clone(),
+            preview_description: input.preview_description.clone(),
+            preview_image: input.preview_image.clone(),
+            ..self
         }
     }
 
@@ -355,7 +400,9 @@ impl LinkRecord {
                     .map(TrafficRecord::from_hour)
                     .collect()
             }),
+            ..LinkRecord::default()
         }
+        .with_option_input(input)
     }
 
     /// The create request this record stands for. `domain_id` looks a domain name up among the
@@ -406,6 +453,12 @@ impl LinkRecord {
                 .tags
                 .as_ref()
                 .map(|tags| tags.join(&TAG_SEPARATOR.to_string())),
+            forward_query: self.forward_query.as_ref().map(Scalar::to_input),
+            forward_path: self.forward_path.as_ref().map(Scalar::to_input),
+            allow_indexing: self.allow_indexing.as_ref().map(Scalar::to_input),
+            preview_title: self.preview_title.clone(),
+            preview_description: self.preview_description.clone(),
+            preview_image: self.preview_image.clone(),
         };
         let space = self
             .space

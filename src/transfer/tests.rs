@@ -34,6 +34,12 @@ fn sample_links() -> Vec<LinkRecord> {
                 RuleInput::value("https://r2.example.com/"),
             ]),
             platform: Some(vec![RuleInput::new("OS X", "https://mac.example.com/")]),
+            forward_query: Some(Scalar::Bool(false)),
+            forward_path: Some(Scalar::Bool(true)),
+            allow_indexing: Some(Scalar::Bool(true)),
+            preview_title: Some("Spring, \"sale\"".into()),
+            preview_description: Some("=half price".into()),
+            preview_image: Some("https://img.example/s.png".into()),
             ..Default::default()
         },
     ]
@@ -136,7 +142,13 @@ fn csv_round_trip() {
         assert_eq!(read.space, written.space);
         assert_eq!(read.lost_password, written.lost_password);
         let norm = |mut i: crate::domain::LinkInput| {
-            for flag in [&mut i.disabled, &mut i.public] {
+            for flag in [
+                &mut i.disabled,
+                &mut i.public,
+                &mut i.forward_query,
+                &mut i.forward_path,
+                &mut i.allow_indexing,
+            ] {
                 *flag = flag
                     .as_deref()
                     .map(|f| if f == "1" || f == "true" { "1" } else { "0" }.to_owned());
@@ -289,6 +301,12 @@ fn a_json_record_names_its_fields_in_the_registry_order() {
         platform: Some(vec![RuleInput::new("Linux", "https://l.example.com/")]),
         rotation: Some(vec![RuleInput::value("https://r.example.com/")]),
         tags: Some(vec!["promo".into()]),
+        forward_query: Some(Scalar::Bool(false)),
+        forward_path: Some(Scalar::Bool(true)),
+        allow_indexing: Some(Scalar::Bool(true)),
+        preview_title: text("Spring"),
+        preview_description: text("Half price"),
+        preview_image: text("https://img.example/s.png"),
         traffic: None,
     };
     let json = serde_json::to_string(&record).unwrap();

@@ -467,7 +467,7 @@ fn render_details(link: Option<&Link>, area: Rect, buf: &mut Buffer, ctx: &Ctx) 
         Line::from(where_line),
         Line::from(vec![
             label("targeting"),
-            Span::raw(fit(&targeting_summary(link))),
+            Span::raw(fit(&targeting_and_options(link))),
         ]),
         Line::from(vec![
             label("expires"),
@@ -476,16 +476,36 @@ fn render_details(link: Option<&Link>, area: Rect, buf: &mut Buffer, ctx: &Ctx) 
         Line::from(vec![
             label("status"),
             Span::raw(fit(&format!(
-                "{} · password {} · public {} · clicks {} · created {}",
+                "{} · password {} · public {} · clicks {}{} · created {}",
                 status.label(),
                 yes_no(link.password),
                 yes_no(link.public),
                 format::count(link.clicks),
+                // Previews by chat apps, apart from clicks; said once there are any.
+                if link.previews > 0 {
+                    format!(" · previews {}", format::count(link.previews))
+                } else {
+                    String::new()
+                },
                 format::datetime(link.created_at, ctx.tz)
             ))),
         ]),
     ];
     Paragraph::new(lines).render(inner, buf);
+}
+
+/// The targeting line of the details: its summary, and the link's options where they are not
+/// the defaults (the switches, and whether chat apps get a preview card).
+fn targeting_and_options(link: &Link) -> String {
+    let mut text = targeting_summary(link);
+    if !link.options.is_default() {
+        text.push_str(" · ");
+        text.push_str(&link.options.redirect_summary());
+        if link.options.has_preview() {
+            text.push_str(" · preview card");
+        }
+    }
+    text
 }
 
 /// One line about where the link sends visitors besides its destination.

@@ -514,6 +514,23 @@ fn details_of_an_expired_link_and_hidden_details() {
 }
 
 #[test]
+fn details_of_a_link_with_options_and_previews() {
+    let mut w = world();
+    // Every link, so the one selected first shows them.
+    for link in &mut w.links {
+        link.previews = 17;
+        link.options = crate::domain::LinkOptions {
+            forward_query: false,
+            forward_path: true,
+            preview_title: Some("Landing".into()),
+            ..Default::default()
+        };
+    }
+    let app = loaded(100, 30, &w);
+    snap!("details_link_with_options_and_previews", app, 100, 30);
+}
+
+#[test]
 fn details_of_a_targeted_protected_link() {
     let w = world();
     let mut app = loaded(100, 30, &w);

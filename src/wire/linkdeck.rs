@@ -69,6 +69,10 @@ pub struct Capabilities {
     /// links' traffic (servers before it say nothing).
     #[serde(default)]
     pub tag_traffic: bool,
+    /// Whether links carry their options (forwarding, indexing, a preview card) and previews
+    /// (servers before them say nothing).
+    #[serde(default)]
+    pub link_options: bool,
 }
 
 /// `POST /api/linkdeck/import?on_conflict=fail|skip|rename`, whose body is a linkdeck JSON

@@ -40,7 +40,7 @@ impl Serialize for LinkRecord<'_> {
     fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
         let link = self.0;
         let name = |field: LinkField| field.record_name().unwrap_or_default();
-        let mut r = s.serialize_struct("LinkRecord", 23)?;
+        let mut r = s.serialize_struct("LinkRecord", 30)?;
         r.serialize_field("id", &link.id)?;
         r.serialize_field(name(F::Alias), &link.alias)?;
         r.serialize_field(name(F::Url), &link.url)?;
@@ -71,6 +71,14 @@ impl Serialize for LinkRecord<'_> {
         r.serialize_field("updated_at", &link.updated_at)?;
         // linkdeck's, after phpShort's own keys: a v1 client reads past it.
         r.serialize_field(name(F::Tags), &link.tags)?;
+        let o = &link.options;
+        r.serialize_field(name(F::ForwardQuery), &u8::from(o.forward_query))?;
+        r.serialize_field(name(F::ForwardPath), &u8::from(o.forward_path))?;
+        r.serialize_field(name(F::AllowIndexing), &u8::from(o.allow_indexing))?;
+        r.serialize_field(name(F::PreviewTitle), &o.preview_title)?;
+        r.serialize_field(name(F::PreviewDescription), &o.preview_description)?;
+        r.serialize_field(name(F::PreviewImage), &o.preview_image)?;
+        r.serialize_field(name(F::Previews), &link.previews)?;
         r.end()
     }
 }
@@ -324,6 +332,13 @@ mod tests {
             "created_at",
             "updated_at",
             "tags",
+            "forward_query",
+            "forward_path",
+            "allow_indexing",
+            "preview_title",
+            "preview_description",
+            "preview_image",
+            "previews",
         ];
         let keys: Vec<String> = v1.iter().map(|k| format!("\"{k}\":")).collect();
         let mut rest = record.as_str();

@@ -304,6 +304,10 @@ fn as_written_by_schema_9(db: &std::path::Path) {
          ALTER TABLE domains DROP COLUMN robots;
          ALTER TABLE domains DROP COLUMN robots_txt;
          DROP TABLE webhook_deliveries; DROP TABLE webhooks; DROP TABLE webhook_expired;
+         ALTER TABLE links DROP COLUMN options;
+         ALTER TABLE links DROP COLUMN previews;
+         ALTER TABLE trash_links DROP COLUMN options;
+         ALTER TABLE trash_links DROP COLUMN previews;
          PRAGMA user_version = 9;",
     )
     .unwrap();

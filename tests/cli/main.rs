@@ -22,6 +22,7 @@ mod errors;
 mod hostile_files;
 mod links;
 mod man;
+mod options;
 mod postgres;
 mod read_only;
 mod spaces;

@@ -974,3 +974,237 @@ async fn visits_of_a_link_deleted_before_the_write_are_dropped_not_fatal() {
         "only the kept link's visits are stored"
     );
 }
+
+/// The link's previews as its API record says, once they reach `n` (under a timeout, no fixed
+/// sleep: the click writer batches them).
+async fn previews_reach(s: &crate::common::TestServer, link_id: i64, n: u64) -> Value {
+    let deadline = tokio::time::Instant::now() + std::time::Duration::from_secs(20);
+    loop {
+        let response = s
+            .api(Method::GET, &format!("/api/v1/links/{link_id}"))
+            .send()
+            .await
+            .unwrap();
+        let (_, _, record) = json(response).await;
+        if record["data"]["previews"].as_u64() >= Some(n) {
+            return record["data"].clone();
+        }
+        assert!(
+            tokio::time::Instant::now() < deadline,
+            "previews stayed at {}, wanted {n}",
+            record["data"]["previews"]
+        );
+        tokio::time::sleep(std::time::Duration::from_millis(20)).await;
+    }
+}
+
+const SLACK: &str = "Slackbot-LinkExpanding 1.0 (+https://api.slack.com/robots)";
+
+#[tokio::test]
+async fn the_query_and_the_rest_of_the_path_go_on_as_each_link_says() {
+    let Some(s) = crate::serve(ServeOptions::default()).await else {
+        return;
+    };
+    s.create_link(&[("url", "https://example.com/p?keep=1"), ("alias", "plain")])
+        .await;
+    s.create_link(&[
+        ("url", "https://example.com/p?keep=1"),
+        ("alias", "noquery"),
+        ("forward_query", "0"),
+    ])
+    .await;
+    s.create_link(&[
+        ("url", "https://docs.example/v2/?keep=1"),
+        ("alias", "docs"),
+        ("forward_path", "1"),
+    ])
+    .await;
+    let s = &s;
+    let to = |path: &'static str| async move { location(&s.visit(path, &[]).await) };
+    // Defaults: the visitor's query merged in (theirs win on a clash), no path forwarded.
+    assert_eq!(
+        to("/plain?keep=2&utm=x").await,
+        "https://example.com/p?keep=2&utm=x"
+    );
+    assert_eq!(
+        s.visit("/plain/extra", &[]).await.status(),
+        StatusCode::NOT_FOUND
+    );
+    assert_eq!(to("/noquery?utm=x").await, "https://example.com/p?keep=1");
+    assert_eq!(
+        to("/docs/guide/install?utm=x").await,
+        "https://docs.example/v2/guide/install?keep=1&utm=x"
+    );
+    assert_eq!(
+        to("/docs/a%20b/").await,
+        "https://docs.example/v2/a%20b/?keep=1"
+    );
+    assert_eq!(to("/docs").await, "https://docs.example/v2/?keep=1");
+    // Nothing that could leave the destination's path: an unknown path, as without the option.
+    for path in [
+        "/docs//evil.example",
+        "/docs/%2e%2e/x",
+        "/docs/.%2E/x",
+        "/docs/x%2f..%2fy",
+        "/docs/x%5c@evil.example",
+        "/docs/x%0d%0aSet-Cookie:%20a=1",
+    ] {
+        let response = s.visit(path, &[]).await;
+        assert_eq!(response.status(), StatusCode::NOT_FOUND, "{path}");
+    }
+    let long = format!("/docs/{}", "a".repeat(1100));
+    assert_eq!(s.visit(&long, &[]).await.status(), StatusCode::NOT_FOUND);
+    // The link's own pages keep their paths.
+    assert_eq!(s.visit("/docs/+", &[]).await.status(), StatusCode::OK);
+}
+
+#[tokio::test]
+async fn redirects_are_noindex_unless_the_link_allows_indexing() {
+    let Some(s) = crate::serve(ServeOptions::default()).await else {
+        return;
+    };
+    s.create_link(&[("url", "https://example.com/a"), ("alias", "hidden")])
+        .await;
+    s.create_link(&[
+        ("url", "https://example.com/b"),
+        ("alias", "shown"),
+        ("allow_indexing", "1"),
+    ])
+    .await;
+    let hidden = s.visit("/hidden", &[]).await;
+    assert_eq!(hidden.headers()["x-robots-tag"], "noindex");
+    let shown = s.visit("/shown", &[]).await;
+    assert_eq!(location(&shown), "https://example.com/b");
+    assert!(shown.headers().get("x-robots-tag").is_none());
+    let bot = s.visit("/shown", &[("user-agent", BOT)]).await;
+    assert!(bot.headers().get("x-robots-tag").is_none());
+}
+
+#[tokio::test]
+async fn preview_agents_see_the_card_and_are_counted_apart_people_are_redirected() {
+    let Some(mut s) = crate::serve(ServeOptions::default()).await else {
+        return;
+    };
+    let link = s
+        .create_link(&[
+            ("url", "https://example.com/sale"),
+            ("alias", "sale"),
+            ("preview_title", "Spring <sale> & \"more\""),
+            (
+                "preview_description",
+                "Half price</title><script>x()</script>",
+            ),
+            ("preview_image", "https://img.example/s.png?a=1&b=2"),
+        ])
+        .await;
+    assert_eq!(link["preview_title"], "Spring <sale> & \"more\"");
+    assert_eq!(link["previews"], 0);
+    let card = s.visit("/sale?utm=chat", &[("user-agent", SLACK)]).await;
+    assert_eq!(card.headers()["x-robots-tag"], "noindex");
+    let (status, ct, html) = body(card).await;
+    assert_eq!(
+        (status, ct.as_str()),
+        (StatusCode::OK, "text/html; charset=utf-8")
+    );
+    for tag in [
+        r#"<meta property="og:title" content="Spring &lt;sale&gt; &amp; &quot;more&quot;">"#,
+        r#"<meta name="twitter:title" content="Spring &lt;sale&gt; &amp; &quot;more&quot;">"#,
+        r#"<meta property="og:description" content="Half price&lt;/title&gt;&lt;script&gt;x()&lt;/script&gt;">"#,
+        r#"<meta property="og:image" content="https://img.example/s.png?a=1&amp;b=2">"#,
+        r#"<meta name="twitter:card" content="summary_large_image">"#,
+        r#"<meta property="og:url" content="https://example.com/sale?utm=chat">"#,
+    ] {
+        assert!(html.contains(tag), "{tag} in {html}");
+    }
+    assert!(!html.contains("<script>"), "{html}");
+    // A browser is redirected as before, and counted as a click.
+    let person = s.visit("/sale", &[]).await;
+    assert_eq!(location(&person), "https://example.com/sale");
+    assert!(person.headers().get("x-robots-tag").is_some());
+    // A preview agent on a link without a card is sent on, counted as a preview too.
+    let plain = s
+        .create_link(&[("url", "https://example.com/plain"), ("alias", "nocard")])
+        .await;
+    let sent = s.visit("/nocard", &[("user-agent", SLACK)]).await;
+    assert_eq!(location(&sent), "https://example.com/plain");
+    let record = previews_reach(&s, id(&link), 1).await;
+    assert_eq!(record["previews"], 1);
+    previews_reach(&s, id(&plain), 1).await;
+    s.stop().await;
+    assert_eq!(
+        s.stored_clicks(id(&link)).await,
+        (1, 1),
+        "a preview is not a click"
+    );
+    assert_eq!(s.stored_clicks(id(&plain)).await, (0, 0));
+}
+
+#[tokio::test]
+async fn bad_options_are_field_errors_naming_the_field() {
+    let Some(s) = crate::serve(ServeOptions::default()).await else {
+        return;
+    };
+    let response = s
+        .api(Method::POST, "/api/v1/links")
+        .form(&[
+            ("url", "https://example.com"),
+            ("forward_query", "maybe"),
+            ("preview_title", &"t".repeat(201)),
+            ("preview_image", "ftp://img.example/a.png"),
+        ])
+        .send()
+        .await
+        .unwrap();
+    let (status, _, body) = json(response).await;
+    assert_eq!(status, StatusCode::UNPROCESSABLE_ENTITY, "{body}");
+    let fields = body["message"].as_object().unwrap();
+    let mut names: Vec<&str> = fields.keys().map(String::as_str).collect();
+    names.sort();
+    assert_eq!(
+        names,
+        ["forward_query", "preview_image", "preview_title"],
+        "{body}"
+    );
+}
+
+/// A password-protected link that forwards the rest of its path: its form is answered at the
+/// path asked for, and the right password there leads on with the rest of the path.
+#[tokio::test]
+async fn a_protected_link_keeps_the_rest_of_the_path_through_its_form() {
+    let Some(mut s) = crate::serve(ServeOptions::default()).await else {
+        return;
+    };
+    let link = s
+        .create_link(&[
+            ("url", "https://docs.example/v2"),
+            ("alias", "locked-docs"),
+            ("password", "open sesame"),
+            ("forward_path", "1"),
+        ])
+        .await;
+    let (status, _, text) = body(s.visit("/locked-docs/guide?ref=x", &[]).await).await;
+    assert_eq!(status, StatusCode::OK);
+    assert!(text.contains("name=\"password\""), "{text}");
+    let post = |password: &'static str| {
+        s.client
+            .post(s.url("/locked-docs/guide?ref=x"))
+            .form(&[("password", password)])
+            .send()
+    };
+    let (status, _, text) = body(post("wrong").await.unwrap()).await;
+    assert_eq!(status, StatusCode::FORBIDDEN);
+    assert!(text.contains("not right"));
+    let response = post("open sesame").await.unwrap();
+    assert_eq!(location(&response), "https://docs.example/v2/guide?ref=x");
+    // A path the link may not take is an unknown one, for a form post too.
+    let refused = s
+        .client
+        .post(s.url("/locked-docs//evil.example"))
+        .form(&[("password", "open sesame")])
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(refused.status(), StatusCode::NOT_FOUND);
+    s.stop().await;
+    assert_eq!(s.stored_clicks(id(&link)).await, (1, 1));
+}

@@ -7,9 +7,11 @@
 
 #![allow(dead_code)]
 
+mod options;
 mod stats;
 mod tags;
 mod visits;
+pub use options::*;
 pub use stats::*;
 pub use tags::*;
 pub use visits::*;
@@ -130,6 +132,8 @@ macro_rules! backend_suite {
             tags_are_changed_cleared_and_checked,
             a_tag_renamed_onto_another_merges_them,
             tags_come_back_with_their_links_from_the_trash,
+            link_options_are_stored_changed_and_checked,
+            link_options_come_back_with_their_links_from_the_trash,
         );
     };
 }

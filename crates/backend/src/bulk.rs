@@ -87,6 +87,9 @@ impl BulkAction {
             BulkAction::Update(input) => input,
         };
         let mut errors = FieldErrors::default();
+        let options = input
+            .options()
+            .map(|(field, value)| (field, value.is_some()));
         let single = [
             (LinkField::Url, input.url.is_some()),
             (LinkField::Alias, input.alias.is_some()),
@@ -97,7 +100,7 @@ impl BulkAction {
             (LinkField::Platform, input.platform.is_some()),
             (LinkField::Rotation, input.rotation.is_some()),
         ];
-        for (field, given) in single {
+        for (field, given) in single.into_iter().chain(options) {
             if given {
                 errors.add(
                     field.name(),
@@ -727,7 +730,7 @@ pub fn recreate_input(link: &Link, zone: &TimeZone) -> LinkInput {
             .map(|r| RuleInput::new(r.key.clone(), r.value.clone()))
             .collect::<Vec<_>>()
     };
-    LinkInput {
+    let mut input = LinkInput {
         url: Some(link.url.clone()),
         alias: Some(link.alias.clone()),
         password: None,
@@ -746,7 +749,10 @@ pub fn recreate_input(link: &Link, zone: &TimeZone) -> LinkInput {
         rotation: (link.target_type == TargetType::Rotation)
             .then(|| link.rotation.iter().map(RuleInput::value).collect()),
         tags: (!link.tags.is_empty()).then(|| tags_text(&link.tags)),
-    }
+        ..LinkInput::default()
+    };
+    input.set_options(&link.options);
+    input
 }
 
 /// An update that puts back the fields `request` changed on `link`, and whether the password
@@ -789,6 +795,7 @@ pub fn revert_of_edit(link: &Link, request: &LinkInput, zone: &TimeZone) -> (Lin
         back.platform = Some(was.platform.clone().unwrap_or_default());
         back.rotation = Some(was.rotation.clone().unwrap_or_default());
     }
+    back.restore_options(request, &link.options);
     let mut lost = false;
     if request.password.is_some() {
         if link.password {

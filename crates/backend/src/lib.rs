@@ -63,6 +63,12 @@ pub trait Backend: Send + Sync {
         Err(no_tags())
     }
 
+    /// Whether links keep their options (`linkdeck_domain::LinkOptions`): a v1 server that is
+    /// not linkdeck has none, and refuses a request that sets one.
+    async fn keeps_link_options(&self) -> Result<bool> {
+        Ok(true)
+    }
+
     /// Renames tag `from` to `to` on every link carrying it — a merge, where some carry both.
     /// Answers how many links changed; a tag no link carries is not found.
     async fn rename_tag(&self, _from: &str, _to: &str) -> Result<u64> {

@@ -75,6 +75,10 @@ impl<B: Backend + ?Sized> Backend for ReadOnly<B> {
         self.0.tags().await
     }
 
+    async fn keeps_link_options(&self) -> Result<bool> {
+        self.0.keeps_link_options().await
+    }
+
     async fn rename_tag(&self, _from: &str, _to: &str) -> Result<u64> {
         refused()
     }

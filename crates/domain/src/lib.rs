@@ -14,6 +14,7 @@ mod host_settings;
 mod import;
 mod link;
 mod link_field;
+mod link_options;
 mod platform;
 #[cfg(test)]
 mod proptests;
@@ -51,6 +52,10 @@ pub use link::{
     Link, LinkInput, LinkPatch, LinkStatus, RuleInput, TargetRule, TargetType, validate_link_input,
 };
 pub use link_field::LinkField;
+pub use link_options::{
+    Answer, EXTRA_PATH_MAX, LinkOptions, OptionsPatch, PREVIEW_DESCRIPTION_MAX, PREVIEW_TITLE_MAX,
+    answer, destination, forwardable_path,
+};
 pub use platform::Platform;
 pub use query::{
     LinkQuery, PER_PAGE_MAX, PER_PAGE_MIN, Page, SearchBy, Sort, SpaceFilter, SpaceQuery,

@@ -4,10 +4,11 @@ use jiff::Timestamp;
 use jiff::tz::TimeZone;
 use serde::{Deserialize, Serialize};
 
+use super::link_options::{preview_image, preview_text};
 use super::validate::{PASSWORD_MAX, validate_alias, validate_url};
 use super::{
-    Domain, FieldErrors, Id, LinkField, Mode, Platform, Space, StatusFilter, country_by_code,
-    parse_expiry,
+    Domain, FieldErrors, Id, LinkField, LinkOptions, Mode, OptionsPatch, PREVIEW_DESCRIPTION_MAX,
+    PREVIEW_TITLE_MAX, Platform, Space, StatusFilter, country_by_code, parse_expiry,
 };
 
 /// A short link as every backend returns it.
@@ -44,6 +45,13 @@ pub struct Link {
     /// has none.
     #[serde(default)]
     pub tags: Vec<String>,
+    /// What it does with what the visitor brings, and its preview card (defaults from a server
+    /// that has none).
+    #[serde(default, flatten)]
+    pub options: LinkOptions,
+    /// Times preview agents fetched it (counted apart from clicks).
+    #[serde(default)]
+    pub previews: u64,
 }
 
 impl Link {
@@ -120,6 +128,8 @@ impl Link {
             created_at: created,
             updated_at: created,
             tags: Vec::new(),
+            options: LinkOptions::default(),
+            previews: 0,
         }
     }
 }
@@ -291,6 +301,19 @@ pub struct LinkInput {
     /// Tags separated by commas (`promo, q4`); empty removes every tag.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub tags: Option<String>,
+    /// The options ([`LinkOptions`]): flags as 0 or 1, texts empty to clear.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub forward_query: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub forward_path: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub allow_indexing: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub preview_title: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub preview_description: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub preview_image: Option<String>,
 }
 
 impl fmt::Debug for LinkInput {
@@ -319,6 +342,12 @@ impl fmt::Debug for LinkInput {
             .field("platform", &self.platform)
             .field("rotation", &self.rotation)
             .field("tags", &self.tags)
+            .field("forward_query", &self.forward_query)
+            .field("forward_path", &self.forward_path)
+            .field("allow_indexing", &self.allow_indexing)
+            .field("preview_title", &self.preview_title)
+            .field("preview_description", &self.preview_description)
+            .field("preview_image", &self.preview_image)
             .finish()
     }
 }
@@ -372,6 +401,87 @@ impl LinkInput {
         ]
     }
 
+    /// The option fields, each with its field.
+    pub fn options(&self) -> [(LinkField, &Option<String>); 6] {
+        [
+            (LinkField::ForwardQuery, &self.forward_query),
+            (LinkField::ForwardPath, &self.forward_path),
+            (LinkField::AllowIndexing, &self.allow_indexing),
+            (LinkField::PreviewTitle, &self.preview_title),
+            (LinkField::PreviewDescription, &self.preview_description),
+            (LinkField::PreviewImage, &self.preview_image),
+        ]
+    }
+
+    pub fn options_mut(&mut self) -> [(LinkField, &mut Option<String>); 6] {
+        [
+            (LinkField::ForwardQuery, &mut self.forward_query),
+            (LinkField::ForwardPath, &mut self.forward_path),
+            (LinkField::AllowIndexing, &mut self.allow_indexing),
+            (LinkField::PreviewTitle, &mut self.preview_title),
+            (LinkField::PreviewDescription, &mut self.preview_description),
+            (LinkField::PreviewImage, &mut self.preview_image),
+        ]
+    }
+
+    /// The options this request sets away from their defaults (a value the rules refuse
+    /// counts as set: the server would have to say why).
+    pub fn options_set(&self) -> Vec<LinkField> {
+        let mut options = LinkInput::default();
+        for ((_, slot), (_, value)) in options.options_mut().into_iter().zip(self.options()) {
+            slot.clone_from(value);
+        }
+        match validate_link_input(&options, Mode::Update, &TimeZone::UTC) {
+            Ok(patch) => {
+                let mut set = LinkOptions::default();
+                patch.options.apply(&mut set);
+                set.set_fields()
+            }
+            Err(errors) => LinkField::OPTIONS
+                .into_iter()
+                .filter(|f| errors.contains(f.name()))
+                .collect(),
+        }
+    }
+
+    /// Takes every option field out; whether one of them set an option (see
+    /// [`LinkInput::options_set`]).
+    pub fn take_options(&mut self) -> bool {
+        let set = !self.options_set().is_empty();
+        for (_, slot) in self.options_mut() {
+            *slot = None;
+        }
+        set
+    }
+
+    /// Sets the option fields `options` has away from the defaults, as typed (a request that
+    /// makes a link with those options again, and names nothing a server may lack needlessly).
+    pub fn set_options(&mut self, options: &LinkOptions) {
+        let set = options.set_fields();
+        for ((field, slot), (_, value)) in
+            self.options_mut().into_iter().zip(options.input_fields())
+        {
+            if set.contains(&field) {
+                *slot = Some(value);
+            }
+        }
+    }
+
+    /// Sets each option field `request` names to its value in `options`: what puts back the
+    /// options an edit changed.
+    pub fn restore_options(&mut self, request: &LinkInput, options: &LinkOptions) {
+        let given = request.options().map(|(_, v)| v.is_some());
+        for ((given, (_, slot)), (_, value)) in given
+            .into_iter()
+            .zip(self.options_mut())
+            .zip(options.input_fields())
+        {
+            if given {
+                *slot = Some(value);
+            }
+        }
+    }
+
     /// A create request for `url`.
     pub fn with_url(url: impl Into<String>) -> Self {
         LinkInput {
@@ -403,6 +513,7 @@ pub struct LinkPatch {
     pub rotation: Option<Vec<String>>,
     /// The link's whole set of tags, as stored.
     pub tags: Option<Vec<String>>,
+    pub options: OptionsPatch,
 }
 
 impl fmt::Debug for LinkPatch {
@@ -426,6 +537,7 @@ impl fmt::Debug for LinkPatch {
             .field("platform", &self.platform)
             .field("rotation", &self.rotation)
             .field("tags", &self.tags)
+            .field("options", &self.options)
             .finish()
     }
 }
@@ -607,6 +719,37 @@ pub fn validate_link_input(
             &mut errors,
         ));
     }
+
+    let o = &mut patch.options;
+    let named = |f: LinkField| f.name();
+    o.forward_query = flag(
+        input.forward_query.as_deref(),
+        named(LinkField::ForwardQuery),
+        &mut errors,
+    );
+    o.forward_path = flag(
+        input.forward_path.as_deref(),
+        named(LinkField::ForwardPath),
+        &mut errors,
+    );
+    o.allow_indexing = flag(
+        input.allow_indexing.as_deref(),
+        named(LinkField::AllowIndexing),
+        &mut errors,
+    );
+    o.preview_title = preview_text(
+        input.preview_title.as_deref(),
+        LinkField::PreviewTitle,
+        PREVIEW_TITLE_MAX,
+        &mut errors,
+    );
+    o.preview_description = preview_text(
+        input.preview_description.as_deref(),
+        LinkField::PreviewDescription,
+        PREVIEW_DESCRIPTION_MAX,
+        &mut errors,
+    );
+    o.preview_image = preview_image(input.preview_image.as_deref(), &mut errors);
 
     errors.into_result(patch)
 }

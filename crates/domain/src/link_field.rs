@@ -27,8 +27,15 @@ pub enum LinkField {
     Platform,
     Rotation,
     Tags,
+    ForwardQuery,
+    ForwardPath,
+    AllowIndexing,
+    PreviewTitle,
+    PreviewDescription,
+    PreviewImage,
     Clicks,
     CreatedAt,
+    Previews,
 }
 
 use LinkField as F;
@@ -36,7 +43,7 @@ use LinkField as F;
 impl LinkField {
     /// The fields of a create or update request ([`super::LinkInput`]) and of the form body,
     /// in the order a request is encoded.
-    pub const INPUT: [LinkField; 16] = [
+    pub const INPUT: [LinkField; 22] = [
         F::Url,
         F::Alias,
         F::Password,
@@ -53,11 +60,17 @@ impl LinkField {
         F::Platform,
         F::Rotation,
         F::Tags,
+        F::ForwardQuery,
+        F::ForwardPath,
+        F::AllowIndexing,
+        F::PreviewTitle,
+        F::PreviewDescription,
+        F::PreviewImage,
     ];
 
     /// Every field, in the order a JSON export writes a link's: the request's fields, and what
     /// a link carries from before (`title`, `clicks`, `created_at`) after its url and alias.
-    pub const ALL: [LinkField; 19] = [
+    pub const ALL: [LinkField; 25] = [
         F::Url,
         F::Alias,
         F::Title,
@@ -77,6 +90,23 @@ impl LinkField {
         F::Platform,
         F::Rotation,
         F::Tags,
+        F::ForwardQuery,
+        F::ForwardPath,
+        F::AllowIndexing,
+        F::PreviewTitle,
+        F::PreviewDescription,
+        F::PreviewImage,
+    ];
+
+    /// A link's options ([`super::LinkOptions`]): linkdeck's own, which a v1-only server has
+    /// none of.
+    pub const OPTIONS: [LinkField; 6] = [
+        F::ForwardQuery,
+        F::ForwardPath,
+        F::AllowIndexing,
+        F::PreviewTitle,
+        F::PreviewDescription,
+        F::PreviewImage,
     ];
 
     /// The targeting lists, sent as `name[i][key]` and `name[i][value]` (rotation: value only).
@@ -107,8 +137,15 @@ impl LinkField {
             F::Platform => "platform",
             F::Rotation => "rotation",
             F::Tags => "tags",
+            F::ForwardQuery => "forward_query",
+            F::ForwardPath => "forward_path",
+            F::AllowIndexing => "allow_indexing",
+            F::PreviewTitle => "preview_title",
+            F::PreviewDescription => "preview_description",
+            F::PreviewImage => "preview_image",
             F::Clicks => "clicks",
             F::CreatedAt => "created_at",
+            F::Previews => "previews",
         }
     }
 

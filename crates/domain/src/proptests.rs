@@ -37,7 +37,7 @@ fn rules() -> impl Strategy<Value = Option<Vec<RuleInput>>> {
 /// Boxed so the strategy's type (and its stack use in debug builds) stays small.
 fn link_input() -> BoxedStrategy<LinkInput> {
     (
-        proptest::collection::vec(field(), 13),
+        proptest::collection::vec(field(), 19),
         rules(),
         rules(),
         rules(),
@@ -59,6 +59,12 @@ fn link_input() -> BoxedStrategy<LinkInput> {
                 expiration_clicks: next(),
                 target_type: next(),
                 tags: next(),
+                forward_query: next(),
+                forward_path: next(),
+                allow_indexing: next(),
+                preview_title: next(),
+                preview_description: next(),
+                preview_image: next(),
                 geo,
                 platform,
                 rotation,
@@ -81,6 +87,12 @@ const FIELDS: &[&str] = &[
     "expiration_clicks",
     "target_type",
     "tags",
+    "forward_query",
+    "forward_path",
+    "allow_indexing",
+    "preview_title",
+    "preview_description",
+    "preview_image",
 ];
 
 proptest! {

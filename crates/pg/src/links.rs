@@ -9,7 +9,7 @@ use tokio_postgres::types::{ToSql, Type};
 
 use linkdeck_store::sql::{READ_COLUMNS, READ_FROM, WRITE_COLUMNS};
 use linkdeck_store::words::{ALIAS_TAKEN, NOT_YOUR_DOMAIN, NOT_YOUR_SPACE};
-use linkdeck_store::{LinkRow, Links, rotation_json, rows, rules_json, tags_json};
+use linkdeck_store::{LinkRow, Links, options_json, rotation_json, rows, rules_json, tags_json};
 
 use crate::error::{is_foreign_key_violation, is_unique_violation, pg_error};
 use crate::sql::{Cols, all, col, execute, exists, one, row};
@@ -38,7 +38,7 @@ pub async fn after<C: GenericClient>(c: &C, owner: Id, after: Id, limit: u32) ->
 }
 
 /// The types of [`WRITE_COLUMNS`] on PostgreSQL, in order.
-const WRITE_TYPES: [Type; 19] = [
+const WRITE_TYPES: [Type; 20] = [
     Type::INT8,
     Type::INT8,
     Type::INT8,
@@ -57,6 +57,7 @@ const WRITE_TYPES: [Type; 19] = [
     Type::TEXT,
     Type::INT8,
     Type::INT8,
+    Type::TEXT,
     Type::TEXT,
 ];
 
@@ -77,7 +78,7 @@ pub async fn copy_in(tx: &Transaction<'_>, links: &[(Id, &LinkRow, i64)]) -> Res
     let mut writer = std::pin::pin!(writer);
     for (id, row, clicks) in links {
         let values = WriteValues::of(row);
-        let mut cells: Vec<&(dyn ToSql + Sync)> = Vec::with_capacity(21);
+        let mut cells: Vec<&(dyn ToSql + Sync)> = Vec::with_capacity(22);
         cells.push(id);
         cells.extend(values.refs());
         cells.push(clicks);
@@ -107,6 +108,7 @@ struct WriteValues {
     created_at: i64,
     updated_at: i64,
     tags: Option<String>,
+    options: Option<String>,
 }
 
 impl WriteValues {
@@ -131,10 +133,11 @@ impl WriteValues {
             created_at: row.created_at.as_second(),
             updated_at: row.updated_at.as_second(),
             tags: tags_json(&row.tags),
+            options: options_json(&row.options),
         }
     }
 
-    fn refs(&self) -> [&(dyn ToSql + Sync); 19] {
+    fn refs(&self) -> [&(dyn ToSql + Sync); 20] {
         [
             &self.owner_id,
             &self.domain_id,
@@ -155,6 +158,7 @@ impl WriteValues {
             &self.created_at,
             &self.updated_at,
             &self.tags,
+            &self.options,
         ]
     }
 }
@@ -245,7 +249,7 @@ impl<C: GenericClient + Sync> Links for PgTx<'_, C> {
     fn insert_link(&self, row: &LinkRow) -> Result<Option<Id>> {
         // Its id comes from the table's identity sequence, which never gives one out twice.
         let values = WriteValues::of(row);
-        let placeholders = (1..=19).map(|i| format!("${i}")).collect::<Vec<_>>();
+        let placeholders = (1..=20).map(|i| format!("${i}")).collect::<Vec<_>>();
         let found = self
             .wait(self.c.query_opt(
                 &format!(
@@ -268,11 +272,11 @@ impl<C: GenericClient + Sync> Links for PgTx<'_, C> {
                  UPDATE links l SET domain_id = $2, space_id = $3, alias = $4, url = $5, \
                  title = $6, password_hash = $7, disabled = $8, public = $9, expiration_url = $10, \
                  expiration_clicks = $11, ends_at = $12, target_type = $13, geo_target = $14, \
-                 platform_target = $15, rotation_target = $16, updated_at = $17, tags = $18 \
+                 platform_target = $15, rotation_target = $16, updated_at = $17, tags = $18, options = $19 \
                  FROM old WHERE l.id = old.id RETURNING old.owner_id, old.space_id",
                 &[
                     &id, v[1], v[2], v[3], v[4], v[5], v[6], v[7], v[8], v[9], v[10], v[11], v[12],
-                    v[13], v[14], v[15], v[17], v[18],
+                    v[13], v[14], v[15], v[17], v[18], v[19],
                 ],
             ))
             .map_err(write_error)?;

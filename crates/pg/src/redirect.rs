@@ -31,7 +31,8 @@ impl<C: GenericClient + Sync> Redirects for PgTx<'_, C> {
             "SELECT l.id, l.owner_id, l.alias, l.url, l.password_hash, l.disabled, l.public,
                     l.expiration_url, l.expiration_clicks, l.ends_at,
                     GREATEST(l.clicks, coalesce(q.used, 0)), l.target_type, l.geo_target,
-                    l.platform_target, l.rotation_target, coalesce(q.position, l.last_rotation)
+                    l.platform_target, l.rotation_target, coalesce(q.position, l.last_rotation),
+                    l.options
              FROM links l LEFT JOIN click_quota q ON q.link_id = l.id
              WHERE coalesce(l.domain_id, 0) = $1 AND lower(l.alias) = lower($2)",
             &[&domain.unwrap_or(0), &alias],

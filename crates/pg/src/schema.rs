@@ -433,6 +433,15 @@ const MIGRATIONS: &[&str] = &[
     CREATE INDEX webhook_deliveries_hook ON webhook_deliveries (webhook_id, id);
     CREATE TABLE webhook_expired (link_id BIGINT PRIMARY KEY);
     "#,
+    // 11: a link's options (forwarding the visitor's query and path, indexing, its preview
+    // card) as one JSON object, NULL for the defaults: read together on every redirect and
+    // never filtered by. And its previews, counted apart from clicks by the click writer.
+    r#"
+    ALTER TABLE links ADD COLUMN options TEXT;
+    ALTER TABLE links ADD COLUMN previews BIGINT NOT NULL DEFAULT 0;
+    ALTER TABLE trash_links ADD COLUMN options TEXT;
+    ALTER TABLE trash_links ADD COLUMN previews BIGINT NOT NULL DEFAULT 0;
+    "#,
 ];
 
 /// `link_tags` filled from every link's tags, as the triggers of migration 8 would have.

@@ -134,6 +134,16 @@ pub async fn record(
         )
         .await?;
     }
+    let (preview_ids, previews): (Vec<Id>, Vec<i64>) = batch.previews().into_iter().unzip();
+    if !preview_ids.is_empty() {
+        execute(
+            &tx,
+            "UPDATE links l SET previews = l.previews + v.n
+             FROM unnest($1::bigint[], $2::bigint[]) AS v(id, n) WHERE l.id = v.id",
+            &[&preview_ids, &previews],
+        )
+        .await?;
+    }
     tx.commit().await.map_err(pg_error)?;
     let mut flushed: Vec<FlushedLink> = clicks
         .into_iter()

@@ -101,6 +101,7 @@ pub(super) fn apply_titled(
     if let Some(tags) = patch.tags {
         row.tags = tags;
     }
+    patch.options.apply(&mut row.options);
     row.updated_at = now;
 }
 

@@ -1,7 +1,7 @@
 //! SQL for links: rows in and out, list queries with their totals, alias lookups.
 
 use linkdeck_store::sql::WRITE_COLUMNS;
-use linkdeck_store::{LinkRow, Links, rotation_json, rows, rules_json, tags_json};
+use linkdeck_store::{LinkRow, Links, options_json, rotation_json, rows, rules_json, tags_json};
 use rusqlite::types::Value;
 use rusqlite::{Connection, params, params_from_iter};
 
@@ -18,7 +18,7 @@ fn texts(row: &LinkRow) -> search::Texts<'_> {
     [row.title.as_deref(), Some(&row.alias), Some(&row.url)]
 }
 
-fn write_values(row: &LinkRow) -> [Value; 19] {
+fn write_values(row: &LinkRow) -> [Value; 20] {
     fn text(s: &Option<String>) -> Value {
         s.clone().map_or(Value::Null, Value::Text)
     }
@@ -46,6 +46,7 @@ fn write_values(row: &LinkRow) -> [Value; 19] {
         Value::Integer(row.created_at.as_second()),
         Value::Integer(row.updated_at.as_second()),
         json(tags_json(&row.tags)),
+        json(options_json(&row.options)),
     ]
 }
 
@@ -69,7 +70,7 @@ pub fn insert(tx: &Connection, row: &LinkRow) -> Result<Id> {
         &format!(
             "INSERT INTO links ({WRITE_COLUMNS}, id) VALUES \
              (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18, ?19, \
-              ?20)"
+              ?20, ?21)"
         ),
         params_from_iter(values),
     )?;
@@ -122,7 +123,7 @@ fn empty_stage(tx: &Connection) -> Result<Id> {
 /// The columns of a staged link: the service's, and the click total.
 const STAGE_COLUMNS: &str = "owner_id, domain_id, space_id, alias, url, title, password_hash, \
      disabled, public, expiration_url, expiration_clicks, ends_at, target_type, geo_target, \
-     platform_target, rotation_target, created_at, updated_at, tags, clicks";
+     platform_target, rotation_target, created_at, updated_at, tags, options, clicks";
 
 /// The links staged so far, for the short-term index.
 pub struct Staged {
@@ -144,14 +145,36 @@ impl Staged {
 }
 
 pub fn stage(tx: &Connection, staged: &mut Staged, row: &LinkRow, clicks: u64) -> Result<()> {
-    let [a, b, c, d, e, f, g, h, i, j, k, l, m, n, o, p, q, r, tags] = write_values(row);
+    let [
+        a,
+        b,
+        c,
+        d,
+        e,
+        f,
+        g,
+        h,
+        i,
+        j,
+        k,
+        l,
+        m,
+        n,
+        o,
+        p,
+        q,
+        r,
+        tags,
+        options,
+    ] = write_values(row);
     let clicks = Value::Integer(i64::try_from(clicks).unwrap_or(i64::MAX));
     tx.run(
         &format!(
             "INSERT INTO temp.link_import ({STAGE_COLUMNS}) VALUES \
-         (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18, ?19, ?20)"
+         (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18, ?19, ?20, \
+          ?21)"
         ),
-        params![a, b, c, d, e, f, g, h, i, j, k, l, m, n, o, p, q, r, tags, clicks],
+        params![a, b, c, d, e, f, g, h, i, j, k, l, m, n, o, p, q, r, tags, options, clicks],
     )?;
     staged.count += 1;
     staged.grams.add(row.owner_id, texts(row))
@@ -265,16 +288,18 @@ pub fn update(tx: &Connection, id: Id, row: &LinkRow) -> Result<()> {
         _,
         updated,
         tags,
+        options,
     ] = write_values(row);
     let old = stored(tx, id)?;
     tx.run(
         "UPDATE links SET domain_id = ?2, space_id = ?3, alias = ?4, url = ?5, title = ?6,
          password_hash = ?7, disabled = ?8, public = ?9, expiration_url = ?10,
          expiration_clicks = ?11, ends_at = ?12, target_type = ?13, geo_target = ?14,
-         platform_target = ?15, rotation_target = ?16, updated_at = ?17, tags = ?18 WHERE id = ?1",
+         platform_target = ?15, rotation_target = ?16, updated_at = ?17, tags = ?18,
+         options = ?19 WHERE id = ?1",
         params![
             id, domain, space, alias, url, title, hash, disabled, public, exp_url, exp_clicks,
-            ends, tt, geo, platform, rotation, updated, tags
+            ends, tt, geo, platform, rotation, updated, tags, options
         ],
     )?;
     if let Some(old) = old.filter(|old| old.space != row.space_id) {

@@ -22,7 +22,7 @@ impl Redirects for SqliteTx<'_> {
         self.conn.one(
             "SELECT l.id, l.owner_id, l.alias, l.url, l.password_hash, l.disabled, l.public,
                     l.expiration_url, l.expiration_clicks, l.ends_at, l.clicks, l.target_type,
-                    l.geo_target, l.platform_target, l.rotation_target, l.last_rotation
+                    l.geo_target, l.platform_target, l.rotation_target, l.last_rotation, l.options
              FROM links l
              WHERE ifnull(l.domain_id, 0) = ?1 AND l.alias = ?2",
             params![domain.unwrap_or(0), alias],

@@ -560,6 +560,15 @@ const MIGRATIONS: &[Migration] = &[
     CREATE INDEX webhook_deliveries_hook ON webhook_deliveries(webhook_id, id);
     CREATE TABLE webhook_expired (link_id INTEGER PRIMARY KEY);
     "#),
+    // 20: a link's options (forwarding the visitor's query and path, indexing, its preview
+    // card) as one JSON object, NULL for the defaults: read together on every redirect and
+    // never filtered by. And its previews, counted apart from clicks by the click writer.
+    sql(r#"
+    ALTER TABLE links ADD COLUMN options TEXT;
+    ALTER TABLE links ADD COLUMN previews INTEGER NOT NULL DEFAULT 0;
+    ALTER TABLE trash_links ADD COLUMN options TEXT;
+    ALTER TABLE trash_links ADD COLUMN previews INTEGER NOT NULL DEFAULT 0;
+    "#),
 ];
 
 /// The code half of migration 6: rollups and the raw log from the old visits table, which then

@@ -78,6 +78,12 @@ pub fn record_visits(
         |link| homes.get(&link).map(|h| h.owner),
         jiff::Timestamp::now(),
     )?;
+    let mut previewed = conn
+        .prepare_cached("UPDATE links SET previews = previews + ?2 WHERE id = ?1")
+        .map_err(db_error)?;
+    for (link_id, n) in batch.previews() {
+        previewed.execute(params![link_id, n]).map_err(db_error)?;
+    }
     let mut rotate = conn
         .prepare_cached("UPDATE links SET last_rotation = ?2 WHERE id = ?1")
         .map_err(db_error)?;

@@ -65,6 +65,8 @@ macro_rules! link_columns {
             ("created_at", Big),
             ("updated_at", Big),
             ("tags", Text),
+            ("options", Text),
+            ("previews", Big),
         ]
     };
 }

@@ -44,8 +44,8 @@ pub use import::{ImportStore, ImportWork};
 pub use keys::{KeyGrant, KeyInfo, Keys, LiveKey};
 pub use linkdeck_domain::{Error, Id, Result};
 pub use links::{
-    LinkRow, Links, clamped, parse_rotation, parse_rules, parse_tags, rotation_json, rules_json,
-    tags_json, target_type,
+    LinkRow, Links, clamped, options_json, parse_options, parse_rotation, parse_rules, parse_tags,
+    rotation_json, rules_json, tags_json, target_type,
 };
 pub use list::{ListFilter, Search, Slice};
 pub use owners::Owners;

@@ -4,7 +4,7 @@
 use std::fmt;
 
 use jiff::Timestamp;
-use linkdeck_domain::{Id, Link, Result, TargetRule, TargetType};
+use linkdeck_domain::{Id, Link, LinkOptions, Result, TargetRule, TargetType};
 use serde::{Deserialize, Serialize};
 
 /// The stored columns of a link that the service writes (clicks and rotation are the server's).
@@ -31,6 +31,7 @@ pub struct LinkRow {
     pub updated_at: Timestamp,
     /// As stored: sorted, each once.
     pub tags: Vec<String>,
+    pub options: LinkOptions,
 }
 
 impl LinkRow {
@@ -56,6 +57,7 @@ impl LinkRow {
             created_at: now,
             updated_at: now,
             tags: Vec::new(),
+            options: LinkOptions::default(),
         }
     }
 }
@@ -121,6 +123,18 @@ pub fn parse_rotation(text: Option<String>) -> Vec<String> {
 /// keep its `link_tags` index from the column with its own JSON functions.
 pub fn tags_json(tags: &[String]) -> Option<String> {
     (!tags.is_empty()).then(|| serde_json::to_string(tags).unwrap_or_default())
+}
+
+/// Options as stored: a JSON object, or NULL for the defaults (most links), so a plain
+/// link's row stays as it was.
+pub fn options_json(options: &LinkOptions) -> Option<String> {
+    (!options.is_default()).then(|| serde_json::to_string(options).unwrap_or_default())
+}
+
+/// Stored options; anything unreadable is the defaults, as unreadable targeting rules are none.
+pub fn parse_options(text: Option<String>) -> LinkOptions {
+    text.and_then(|t| serde_json::from_str(&t).ok())
+        .unwrap_or_default()
 }
 
 /// Stored tags; anything unreadable reads as none, as targeting rules do.

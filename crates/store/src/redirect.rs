@@ -2,7 +2,7 @@
 //! domain a link lives on. Every server reads these on a cache miss.
 
 use jiff::Timestamp;
-use linkdeck_domain::{HostSettings, Id, Result, TargetRule, TargetType};
+use linkdeck_domain::{HostSettings, Id, LinkOptions, Result, TargetRule, TargetType};
 
 /// A link as the redirect handler sees it. Its own shape, not a [`linkdeck_domain::Link`]: it is
 /// read on every visit, across owners, with the password's hash and without the joins a `Link`
@@ -28,6 +28,7 @@ pub struct ResolvedLink {
     pub platform: Vec<TargetRule>,
     pub rotation: Vec<String>,
     pub last_rotation: u32,
+    pub options: LinkOptions,
 }
 
 impl std::fmt::Debug for ResolvedLink {

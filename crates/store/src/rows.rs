@@ -6,8 +6,8 @@
 use linkdeck_domain::{Color, Domain, HostSettings, Id, Link, Owner, Robots, Space};
 
 use crate::{
-    KeyInfo, LinkRow, ResolvedLink, clamped, optional_time, parse_rotation, parse_rules,
-    parse_tags, target_type, time,
+    KeyInfo, LinkRow, ResolvedLink, clamped, optional_time, parse_options, parse_rotation,
+    parse_rules, parse_tags, target_type, time,
 };
 
 /// The columns of one row as a store reads them; a column of an unexpected type is the
@@ -139,6 +139,8 @@ pub fn link<R: Cells>(r: &R) -> Result<Link, R::Error> {
         space: space_id.map(|_| space(r, 19)).transpose()?,
         domain: domain_id.map(|_| domain(r, 26)).transpose()?,
         tags: parse_tags(r.opt_text(31)?),
+        options: parse_options(r.opt_text(32)?),
+        previews: r.int(33)?.max(0) as u64,
     })
 }
 
@@ -164,12 +166,13 @@ pub fn link_row<R: Cells>(r: &R) -> Result<LinkRow, R::Error> {
         created_at: time(r.int(16)?),
         updated_at: time(r.int(17)?),
         tags: parse_tags(r.opt_text(18)?),
+        options: parse_options(r.opt_text(19)?),
     })
 }
 
 /// A link as a redirect reads it: `id, owner_id, alias, url, password_hash, disabled, public,
 /// expiration_url, expiration_clicks, ends_at, clicks, target_type, geo_target,
-/// platform_target, rotation_target, last_rotation`.
+/// platform_target, rotation_target, last_rotation, options`.
 pub fn resolved<R: Cells>(r: &R) -> Result<ResolvedLink, R::Error> {
     Ok(ResolvedLink {
         id: r.int(0)?,
@@ -188,5 +191,6 @@ pub fn resolved<R: Cells>(r: &R) -> Result<ResolvedLink, R::Error> {
         platform: parse_rules(r.opt_text(13)?),
         rotation: parse_rotation(r.opt_text(14)?),
         last_rotation: clamped(r.int(15)?),
+        options: parse_options(r.opt_text(16)?),
     })
 }

@@ -145,7 +145,7 @@ pub fn order_by(sort: Sort, reverse: bool, full_text: bool) -> &'static str {
 /// The columns of a link the service writes, in the order both stores bind them.
 pub const WRITE_COLUMNS: &str = "owner_id, domain_id, space_id, alias, url, title, password_hash, \
      disabled, public, expiration_url, expiration_clicks, ends_at, target_type, geo_target, \
-     platform_target, rotation_target, created_at, updated_at, tags";
+     platform_target, rotation_target, created_at, updated_at, tags, options";
 
 /// Every column a [`Link`] needs, with its space and domain joined.
 pub const READ_COLUMNS: &str = "l.id, l.alias, l.url, l.title, l.target_type, l.geo_target, \
@@ -153,7 +153,7 @@ pub const READ_COLUMNS: &str = "l.id, l.alias, l.url, l.title, l.target_type, l.
      l.password_hash IS NOT NULL, l.expiration_url, l.expiration_clicks, l.clicks, l.owner_id, \
      l.ends_at, l.created_at, l.updated_at, \
      s.id, s.owner_id, s.name, s.color, s.link_count, s.created_at, s.updated_at, \
-     d.id, d.owner_id, d.name, d.created_at, d.updated_at, l.tags";
+     d.id, d.owner_id, d.name, d.created_at, d.updated_at, l.tags, l.options, l.previews";
 pub const READ_FROM: &str = "links l LEFT JOIN spaces s ON s.id = l.space_id \
      LEFT JOIN domains d ON d.id = l.domain_id";
 
@@ -162,7 +162,7 @@ pub const READ_FROM: &str = "links l LEFT JOIN spaces s ON s.id = l.space_id \
 pub const LINK_COLUMNS: &str = "id, owner_id, domain_id, space_id, alias, url, title, \
      password_hash, disabled, public, expiration_url, expiration_clicks, ends_at, clicks, \
      target_type, geo_target, platform_target, rotation_target, last_rotation, created_at, \
-     updated_at, tags";
+     updated_at, tags, options, previews";
 
 /// [`LINK_COLUMNS`] as a restore reads them from `trash_links t`: a link whose space is gone
 /// (or is no longer its owner's) comes back without one.

@@ -116,6 +116,8 @@ pub struct VisitBatch {
     /// time (see `server/clicks.rs`), so writing the batch adds their rollups and log rows but
     /// not their clicks again.
     precounted: HashMap<Id, u64>,
+    /// Previews per link: fetches by link-preview agents, counted apart from clicks.
+    previews: HashMap<Id, u64>,
 }
 
 impl Default for VisitBatch {
@@ -133,6 +135,7 @@ impl VisitBatch {
             folded: BTreeMap::new(),
             dropped: 0,
             precounted: HashMap::new(),
+            previews: HashMap::new(),
         }
     }
 
@@ -160,9 +163,25 @@ impl VisitBatch {
         self.add(visit);
     }
 
-    /// Visits taken in since the batch was made.
+    /// Takes in one preview of `link`: only its count goes up (no log row, no rollup).
+    pub fn add_preview(&mut self, link: Id) {
+        *self.previews.entry(link).or_default() += 1;
+    }
+
+    /// Previews per link, in id order (the order both stores lock rows in).
+    pub fn previews(&self) -> Vec<(Id, i64)> {
+        let mut out: Vec<(Id, i64)> = self
+            .previews
+            .iter()
+            .map(|(id, n)| (*id, i64::try_from(*n).unwrap_or(i64::MAX)))
+            .collect();
+        out.sort_unstable();
+        out
+    }
+
+    /// Visits and previews taken in since the batch was made.
     pub fn len(&self) -> u64 {
-        self.raw.len() as u64 + self.dropped
+        self.raw.len() as u64 + self.dropped + self.previews.values().sum::<u64>()
     }
 
     pub fn is_empty(&self) -> bool {

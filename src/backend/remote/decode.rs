@@ -15,8 +15,8 @@ use super::body::{RECORD_MAX, size};
 
 use crate::domain::{
     Breakdown, Bucket, Color, Dimension, Domain, FieldErrors, HostSettings, Id, Interval, Link,
-    LinkField, Page, Robots, Space, Stats, StatsScope, TargetRule, TargetType, TopLink, ValueCount,
-    excerpt, normalize_domain_name,
+    LinkField, LinkOptions, Page, Robots, Space, Stats, StatsScope, TargetRule, TargetType,
+    TopLink, ValueCount, excerpt, normalize_domain_name,
 };
 
 /// What was wrong with a body, naming the field: `clicks: expected a number, got "many"`.
@@ -159,6 +159,31 @@ pub fn link(value: &Value) -> Result<Link, DecodeError> {
         created_at: time(f, key(LinkField::CreatedAt))?,
         updated_at: time(f, "updated_at")?,
         tags: tags(f, key(LinkField::Tags))?,
+        options: options(f)?,
+        previews: opt_u64(f, key(LinkField::Previews))?.unwrap_or(0),
+    })
+}
+
+/// A link's options, linkdeck's extras on a v1 record: each absent or null is its default
+/// (a server without options has links that behave as the defaults say).
+fn options(f: &Fields) -> Result<LinkOptions, DecodeError> {
+    let d = LinkOptions::default();
+    let switch = |field: LinkField, default: bool| -> Result<bool, DecodeError> {
+        match f.get(field.name()) {
+            None | Some(Value::Null) => Ok(default),
+            Some(_) => flag(f, field.name()),
+        }
+    };
+    let text = |field: LinkField| -> Result<Option<String>, DecodeError> {
+        Ok(opt_string(f, field.name())?.filter(|t| !t.is_empty()))
+    };
+    Ok(LinkOptions {
+        forward_query: switch(LinkField::ForwardQuery, d.forward_query)?,
+        forward_path: switch(LinkField::ForwardPath, d.forward_path)?,
+        allow_indexing: switch(LinkField::AllowIndexing, d.allow_indexing)?,
+        preview_title: text(LinkField::PreviewTitle)?,
+        preview_description: text(LinkField::PreviewDescription)?,
+        preview_image: text(LinkField::PreviewImage)?,
     })
 }
 

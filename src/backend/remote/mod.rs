@@ -10,6 +10,7 @@ mod errors;
 mod http;
 mod key;
 mod linkdeck;
+mod options;
 mod tags;
 mod visits;
 
@@ -337,17 +338,21 @@ impl Backend for RemoteBackend {
     }
 
     async fn create_link(&self, input: &LinkInput) -> Result<Link> {
-        let input = self.tagged_input(input).await?;
+        let input = self.optioned_input(self.tagged_input(input).await?).await?;
         self.create(&LINKS, encode::link_form(&input)?).await
     }
 
     async fn update_link(&self, id: Id, input: &LinkInput) -> Result<Link> {
-        let input = self.tagged_input(input).await?;
+        let input = self.optioned_input(self.tagged_input(input).await?).await?;
         self.update(&LINKS, id, encode::link_form(&input)?).await
     }
 
     async fn tags(&self) -> Result<Vec<TagCount>> {
         self.tag_counts().await
+    }
+
+    async fn keeps_link_options(&self) -> Result<bool> {
+        self.keeps_options().await
     }
 
     async fn rename_tag(&self, from: &str, to: &str) -> Result<u64> {

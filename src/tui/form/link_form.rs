@@ -12,8 +12,8 @@ use super::picker::{Choice, ListPicker, PickOutcome};
 use super::rules::{RuleList, RuleOutcome};
 use super::{Errors, Form, FormOutcome, SaveRequest, discard_answer};
 use crate::domain::{
-    Domain, Error, FieldErrors, Id, Link, LinkField, LinkInput, Mode, Space, TAG_SEPARATOR,
-    TargetType, format_expiry_input, tags_text, validate_link_input,
+    Domain, Error, FieldErrors, Id, Link, LinkField, LinkInput, LinkOptions, Mode, Space,
+    TAG_SEPARATOR, TargetType, format_expiry_input, tags_text, validate_link_input,
 };
 use crate::tui::errors::{Failed, describe};
 use crate::tui::keys::{Action, Key};
@@ -36,7 +36,19 @@ enum Stop {
     ExpirationUrl,
     TargetType,
     Rules,
+    /// The three switches of a link's options on one line; ←/→ pick one, space flips it.
+    Redirect,
+    PreviewTitle,
+    PreviewDescription,
+    PreviewImage,
 }
+
+/// The switches of [`Stop::Redirect`], in their order on the line.
+const SWITCHES: [LinkField; 3] = [
+    LinkField::ForwardQuery,
+    LinkField::ForwardPath,
+    LinkField::AllowIndexing,
+];
 
 impl Stop {
     /// The link field the stop edits; `None` for the rules, whose list follows the targeting
@@ -56,13 +68,24 @@ impl Stop {
             Stop::Clicks => LinkField::ExpirationClicks,
             Stop::ExpirationUrl => LinkField::ExpirationUrl,
             Stop::TargetType => LinkField::TargetType,
+            // The line's label; its errors are each switch's (see `owns`).
+            Stop::Redirect => LinkField::ForwardQuery,
+            Stop::PreviewTitle => LinkField::PreviewTitle,
+            Stop::PreviewDescription => LinkField::PreviewDescription,
+            Stop::PreviewImage => LinkField::PreviewImage,
             Stop::Rules => return None,
         })
     }
 
     /// The label drawn beside the stop.
     fn label(self) -> &'static str {
-        self.field().map_or("", LinkField::label)
+        match self {
+            Stop::Redirect => "redirect",
+            Stop::PreviewTitle => "card title",
+            Stop::PreviewDescription => "card text",
+            Stop::PreviewImage => "card image",
+            _ => self.field().map_or("", LinkField::label),
+        }
     }
 
     /// Whether an error of wire field `name` belongs beside this stop.
@@ -71,6 +94,7 @@ impl Stop {
             return false;
         };
         match self.field() {
+            _ if self == Stop::Redirect => SWITCHES.contains(&owner),
             Some(field) => field == owner,
             None => owner.is_target_list(),
         }
@@ -87,6 +111,9 @@ impl Stop {
                 | Stop::Time
                 | Stop::Clicks
                 | Stop::ExpirationUrl
+                | Stop::PreviewTitle
+                | Stop::PreviewDescription
+                | Stop::PreviewImage
         )
     }
 }
@@ -157,6 +184,13 @@ pub struct LinkForm {
     clicks: TextField,
     expiration_url: TextField,
     target: TargetType,
+    /// The link's switches (forwarding, indexing); its preview's texts are the fields below.
+    options: LinkOptions,
+    /// Which of [`SWITCHES`] the redirect line's cursor is on.
+    switch_at: usize,
+    preview_title: TextField,
+    preview_description: TextField,
+    preview_image: TextField,
     geo: RuleList,
     platform: RuleList,
     rotation: RuleList,
@@ -192,6 +226,11 @@ impl LinkForm {
             clicks: TextField::default(),
             expiration_url: TextField::default(),
             target: TargetType::None,
+            options: LinkOptions::default(),
+            switch_at: 0,
+            preview_title: TextField::default(),
+            preview_description: TextField::default(),
+            preview_image: TextField::default(),
             geo: RuleList::new(TargetType::Geo),
             platform: RuleList::new(TargetType::Platform),
             rotation: RuleList::new(TargetType::Rotation),
@@ -226,6 +265,11 @@ impl LinkForm {
         }
         form.expiration_url = TextField::new(link.expiration_url.clone().unwrap_or_default());
         form.target = link.target_type;
+        let text = |t: &Option<String>| TextField::new(t.clone().unwrap_or_default());
+        form.preview_title = text(&link.options.preview_title);
+        form.preview_description = text(&link.options.preview_description);
+        form.preview_image = text(&link.options.preview_image);
+        form.options = link.options.clone();
         form.geo = RuleList::with_rules(TargetType::Geo, &link.geo);
         form.platform = RuleList::with_rules(TargetType::Platform, &link.platform);
         form.rotation = RuleList::with_urls(&link.rotation);
@@ -336,6 +380,12 @@ impl LinkForm {
         if self.target != TargetType::None {
             stops.push(Stop::Rules);
         }
+        stops.extend([
+            Stop::Redirect,
+            Stop::PreviewTitle,
+            Stop::PreviewDescription,
+            Stop::PreviewImage,
+        ]);
         stops
     }
 
@@ -360,6 +410,22 @@ impl LinkForm {
             platform: Some(self.platform.input()),
             rotation: Some(self.rotation.input()),
             tags: Some(self.tags.value().to_owned()),
+            forward_query: flag(self.options.forward_query),
+            forward_path: flag(self.options.forward_path),
+            allow_indexing: flag(self.options.allow_indexing),
+            preview_title: Some(self.preview_title.value().to_owned()),
+            preview_description: Some(self.preview_description.value().to_owned()),
+            preview_image: Some(self.preview_image.value().to_owned()),
+        }
+    }
+
+    /// Whether switch `field` is on.
+    fn switch(&self, field: LinkField) -> bool {
+        let o = &self.options;
+        match field {
+            LinkField::ForwardQuery => o.forward_query,
+            LinkField::ForwardPath => o.forward_path,
+            _ => o.allow_indexing,
         }
     }
 
@@ -418,6 +484,15 @@ impl LinkForm {
                     input.target_type = now.target_type.clone();
                     active_list(&mut input);
                 }
+                // The options away from their defaults.
+                for (((_, slot), (_, value)), (_, default)) in input
+                    .options_mut()
+                    .into_iter()
+                    .zip(now.options())
+                    .zip(LinkOptions::default().input_fields())
+                {
+                    *slot = changed(value, &Some(default));
+                }
             }
             Some(_) => {
                 input.url = changed(&now.url, &was.url);
@@ -443,6 +518,14 @@ impl LinkForm {
                 if now.target_type != was.target_type || list_changed {
                     input.target_type = now.target_type.clone();
                     active_list(&mut input);
+                }
+                for (((_, slot), (_, value)), (_, was)) in input
+                    .options_mut()
+                    .into_iter()
+                    .zip(now.options())
+                    .zip(was.options())
+                {
+                    *slot = changed(value, was);
                 }
                 input.password = match (self.had_password(), self.password_mode) {
                     (true, PasswordMode::Keep) => None,
@@ -534,6 +617,9 @@ impl LinkForm {
             Stop::Time => &mut self.time,
             Stop::Clicks => &mut self.clicks,
             Stop::ExpirationUrl => &mut self.expiration_url,
+            Stop::PreviewTitle => &mut self.preview_title,
+            Stop::PreviewDescription => &mut self.preview_description,
+            Stop::PreviewImage => &mut self.preview_image,
             _ => return None,
         })
     }
@@ -731,6 +817,25 @@ impl LinkForm {
                 }
                 self.edited(stop);
                 return;
+            }
+            Stop::Redirect => {
+                let flip = key.action == Some(Action::Toggle) || key.code == KeyCode::Enter;
+                if flip {
+                    let o = &mut self.options;
+                    let on = match SWITCHES[self.switch_at] {
+                        LinkField::ForwardQuery => &mut o.forward_query,
+                        LinkField::ForwardPath => &mut o.forward_path,
+                        _ => &mut o.allow_indexing,
+                    };
+                    *on = !*on;
+                    self.edited(stop);
+                    return;
+                }
+                if let Some(forward) = step {
+                    let n = SWITCHES.len();
+                    self.switch_at = (self.switch_at + if forward { 1 } else { n - 1 }) % n;
+                    return;
+                }
             }
             Stop::TargetType => {
                 if let Some(forward) = step {

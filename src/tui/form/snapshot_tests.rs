@@ -83,6 +83,8 @@ fn full_link() -> Link {
         created_at: now(),
         updated_at: now(),
         tags: vec!["launch".into(), "newsletter".into()],
+        options: Default::default(),
+        previews: 0,
     }
 }
 

@@ -202,6 +202,43 @@ impl LinkForm {
                 ctx,
             );
         }
+
+        body.blank();
+        body.push(Line::from(vec![
+            Span::styled("Visitors", t.header),
+            Span::styled(
+                "  what the link passes on, and its card in chat apps",
+                t.dim,
+            ),
+        ]));
+        let mut spans = Vec::new();
+        for (i, (field, name)) in super::SWITCHES
+            .into_iter()
+            .zip(["query", "rest of path", "indexing"])
+            .enumerate()
+        {
+            let on = self.switch(field);
+            let here = self.focus == Stop::Redirect && self.switch_at == i;
+            let style = if here { t.tab_active } else { t.accent };
+            spans.push(Span::styled(if on { "[x] " } else { "[ ] " }, style));
+            spans.push(Span::styled(name, if on { t.text } else { t.dim }));
+            spans.push(Span::raw("  "));
+        }
+        stop_line(&mut body, Stop::Redirect, spans, None);
+        let (v, c) = text(
+            Stop::PreviewTitle,
+            &self.preview_title,
+            "none (up to 200 characters)",
+        );
+        stop_line(&mut body, Stop::PreviewTitle, v, c);
+        let (v, c) = text(
+            Stop::PreviewDescription,
+            &self.preview_description,
+            "none (up to 500 characters)",
+        );
+        stop_line(&mut body, Stop::PreviewDescription, v, c);
+        let (v, c) = text(Stop::PreviewImage, &self.preview_image, "none (https://…)");
+        stop_line(&mut body, Stop::PreviewImage, v, c);
         body
     }
 
@@ -233,6 +270,7 @@ impl LinkForm {
                 }
             }
             Stop::Disabled | Stop::Public => hints.push((key(Action::Toggle), "toggle")),
+            Stop::Redirect => hints.push(("←/→".into(), "choose  space toggle")),
             Stop::Rules => {
                 if self.active_rules().is_some_and(RuleList::is_editing) {
                     hints = vec![("enter".into(), "keep"), (key(Action::Cancel), "undo")];

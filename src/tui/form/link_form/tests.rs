@@ -193,6 +193,8 @@ fn protected_geo_link() -> Link {
         created_at: at,
         updated_at: at,
         tags: Vec::new(),
+        options: Default::default(),
+        previews: 0,
     }
 }
 
@@ -377,6 +379,56 @@ fn a_tag_being_typed_is_completed_from_the_tags_in_use() {
         FormOutcome::Save(SaveRequest::CreateLink(input)) => {
             assert_eq!(input.tags.as_deref(), Some("Newsletter, NEWSL"));
         }
+        other => panic!("{other:?}"),
+    }
+}
+
+#[test]
+fn the_redirect_switches_and_the_preview_send_only_what_changed() {
+    let mut form = LinkForm::edit(protected_geo_link(), vec![], vec![], berlin());
+    form.focus = Stop::Redirect;
+    // The cursor starts on the query switch; → moves to the path's, space flips it.
+    form.handle_key(press(KeyCode::Right));
+    form.handle_key(press(KeyCode::Char(' ')));
+    assert!(form.options.forward_path && form.options.forward_query);
+    form.handle_key(press(KeyCode::Tab));
+    assert_eq!(form.focus, Stop::PreviewTitle);
+    type_text(&mut form, "Spring sale");
+    let input = saved_update(&mut form);
+    assert_eq!(
+        input,
+        LinkInput {
+            forward_path: Some("1".into()),
+            preview_title: Some("Spring sale".into()),
+            ..LinkInput::default()
+        }
+    );
+}
+
+#[test]
+fn a_new_link_sends_its_options_only_away_from_the_defaults() {
+    let mut form = LinkForm::create(vec![], vec![], berlin());
+    type_text(&mut form, "https://example.com/a");
+    form.focus = Stop::Redirect;
+    // ← wraps to the indexing switch.
+    form.handle_key(press(KeyCode::Left));
+    form.handle_key(press(KeyCode::Char(' ')));
+    form.focus = Stop::PreviewImage;
+    type_text(&mut form, "ftp://img.example/a.png");
+    // The preview image is checked by the link URL rule, and the error lands beside it.
+    assert_eq!(form.handle_key(ctrl('s')), FormOutcome::Stay);
+    assert_eq!(form.focus, Stop::PreviewImage);
+    assert!(form.errors.iter().any(|(name, _)| name == "preview_image"));
+    form.preview_image.set("https://img.example/a.png");
+    match form.handle_key(ctrl('s')) {
+        FormOutcome::Save(SaveRequest::CreateLink(input)) => assert_eq!(
+            input,
+            LinkInput {
+                allow_indexing: Some("1".into()),
+                preview_image: Some("https://img.example/a.png".into()),
+                ..LinkInput::with_url("https://example.com/a")
+            }
+        ),
         other => panic!("{other:?}"),
     }
 }
