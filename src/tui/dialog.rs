@@ -7,11 +7,10 @@ use ratatui::layout::Rect;
 use ratatui::widgets::{Clear, Widget};
 
 use super::filter::Named;
-use super::format;
 use super::keys::Action;
 use super::theme::Theme;
 use crate::backend::{BulkAction, Selection, Trashed};
-use crate::domain::{Id, Space, SpaceFilter};
+use crate::domain::{Id, Space, SpaceFilter, plural};
 
 /// A destructive command waiting for a yes.
 #[derive(Debug, Clone, PartialEq)]
@@ -77,14 +76,6 @@ impl ConfirmAction {
             ],
         }
     }
-}
-
-fn plural(n: u64, noun: &str) -> String {
-    format!(
-        "{} {noun}{}",
-        format::count(n),
-        if n == 1 { "" } else { "s" }
-    )
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

@@ -43,7 +43,7 @@ fn options_are_set_changed_shown_and_exported() {
     assert_eq!(changed["forward_path"], json!(true), "left as it was");
     let shown = env.run(&["links", "show", "docs"]).ok().stdout;
     assert!(
-        shown.contains("query forwarded · path forwarded · indexable"),
+        shown.contains("query forwarded · extra path forwarded · indexable"),
         "{shown}"
     );
     assert!(

@@ -88,10 +88,10 @@ impl LinkOptions {
     }
 
     /// The switches in a few words, as the CLI and the app show them:
-    /// `query forwarded · path not · noindex`.
+    /// `query forwarded · extra path refused · noindex`.
     pub fn redirect_summary(&self) -> String {
         format!(
-            "query {} · path {} · {}",
+            "query {} · extra path {} · {}",
             if self.forward_query {
                 "forwarded"
             } else {
@@ -100,7 +100,7 @@ impl LinkOptions {
             if self.forward_path {
                 "forwarded"
             } else {
-                "not"
+                "refused"
             },
             if self.allow_indexing {
                 "indexable"
