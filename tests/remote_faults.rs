@@ -935,8 +935,8 @@ async fn a_long_error_message_within_the_limit_is_shown_as_an_excerpt() {
     })
     .await;
     let err = bounded(client(&fake).show_link(3)).await.unwrap_err();
-    let Error::Unauthorized(message) = err else {
-        panic!("expected Unauthorized, got {err:?}");
+    let Error::Forbidden(message) = err else {
+        panic!("expected Forbidden, got {err:?}");
     };
     let excerpt = format!("Denied: {}", "because ".repeat(24));
     assert_eq!(

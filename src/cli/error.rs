@@ -175,6 +175,8 @@ fn with_flag(field: &str) -> String {
             Some(format!("--{}", field.replace('_', "-")))
         }
         _ if field == "robots_txt" => Some("--robots-file".to_owned()),
+        // `keys create`'s limit: one flag per space.
+        _ if field == "spaces" => Some("--space".to_owned()),
         // A link's options: each flag is its field's name.
         _ if LinkField::OPTIONS.iter().any(|o| o.name() == field) => {
             Some(format!("--{}", field.replace('_', "-")))
@@ -193,6 +195,8 @@ impl From<Error> for CliError {
             Error::NotFound(what) => CliError::new(Kind::NotFound, format!("{what} not found")),
             Error::Validation(fields) => CliError::invalid(fields.summary(), fields),
             Error::Unauthorized(m) => CliError::new(Kind::Unauthorized, m),
+            // A valid key that may not do this: as for a key refused, what to change is the key.
+            Error::Forbidden(m) => CliError::new(Kind::Unauthorized, m),
             Error::RateLimited { retry_after } => CliError {
                 retry_after: retry_after.map(|d| d.as_secs()),
                 ..CliError::new(

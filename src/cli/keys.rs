@@ -7,8 +7,9 @@ use serde_json::json;
 use super::context::Context;
 use super::error::CliResult;
 use super::output::{Table, date, print, print_json};
-use crate::backend::local::{DEFAULT_OWNER, KeyGrant};
-use crate::domain::{Error, Id};
+use crate::backend::Backend;
+use crate::backend::local::{DEFAULT_OWNER, KeyGrant, KeyInfo, LocalService};
+use crate::domain::{Error, Id, SPACE_SET_MAX, SpaceSet};
 
 #[derive(Debug, Subcommand)]
 pub enum KeysCommand {
@@ -26,8 +27,13 @@ pub enum KeysCommand {
         /// profile's time zone) or a number of days from now (30d).
         #[arg(long, value_name = "DATE|DAYSd", value_parser = parse_expires)]
         expires: Option<Expires>,
+        /// Limit the key to a space (its name or id; repeat for several, at most 8): it sees
+        /// and changes only links there, and nothing of the account as a whole.
+        #[arg(long = "space", value_name = "SPACE")]
+        spaces: Vec<String>,
     },
-    /// List keys (of --owner, when given): id, owner, label, first characters, dates.
+    /// List keys (of --owner, when given): id, owner, label, first characters, dates, what
+    /// each may do and the spaces it is limited to.
     #[command(visible_alias = "ls")]
     List,
     /// Revoke a key at once.
@@ -35,6 +41,40 @@ pub enum KeysCommand {
         /// The key's id from `keys list`.
         id: Id,
     },
+}
+
+/// The spaces named by `--space` (names or ids), `None` when none is named.
+async fn limited_to(backend: &dyn Backend, named: &[String]) -> CliResult<Option<SpaceSet>> {
+    if named.is_empty() {
+        return Ok(None);
+    }
+    let mut ids = Vec::with_capacity(named.len());
+    for space in named {
+        ids.push(super::lookup::space_id(backend, space).await?);
+    }
+    let too_many = || {
+        Error::field(
+            "spaces",
+            format!("a key can be limited to at most {SPACE_SET_MAX} spaces"),
+        )
+    };
+    Ok(Some(SpaceSet::new(ids).ok_or_else(too_many)?))
+}
+
+/// The spaces a key is limited to, by name (`all` when it is not), for the list.
+async fn spaces_of(service: &LocalService, key: &KeyInfo) -> String {
+    let Some(spaces) = key.spaces else {
+        return "all".into();
+    };
+    let backend = service.for_owner(key.owner_id);
+    let mut names = Vec::new();
+    for &id in spaces.ids() {
+        names.push(match backend.show_space(id).await {
+            Ok(space) => space.name,
+            Err(_) => format!("{id} (gone)"),
+        });
+    }
+    names.join(", ")
 }
 
 pub async fn run(ctx: &Context, command: KeysCommand) -> CliResult {
@@ -47,6 +87,7 @@ pub async fn run(ctx: &Context, command: KeysCommand) -> CliResult {
             name,
             access,
             expires,
+            spaces,
         } => {
             let owner = match &ctx.owner {
                 Some(name) => service.owner_by_name(name).await?,
@@ -55,11 +96,13 @@ pub async fn run(ctx: &Context, command: KeysCommand) -> CliResult {
                     service.owner_by_name(DEFAULT_OWNER).await?
                 }
             };
+            let spaces = limited_to(&service.for_owner(owner.id), &spaces).await?;
             let grant = KeyGrant {
                 read_only: access == Access::Read,
                 expires_at: expires
                     .map(|e| e.at(jiff::Timestamp::now(), ctx.timezone()))
                     .transpose()?,
+                spaces,
             };
             let (key, info) = service
                 .create_key_with(owner.id, name.as_deref(), grant)
@@ -92,6 +135,7 @@ pub async fn run(ctx: &Context, command: KeysCommand) -> CliResult {
                 ("ACCESS", 9, false),
                 ("EXPIRES", 10, false),
                 ("REVOKED", 10, false),
+                ("SPACES", 30, false),
             ]);
             for k in &keys {
                 table.row(vec![
@@ -106,6 +150,7 @@ pub async fn run(ctx: &Context, command: KeysCommand) -> CliResult {
                     if k.read_only { "read" } else { "full" }.into(),
                     k.expires_at.map(|t| date(t, tz)).unwrap_or_default(),
                     k.revoked_at.map(|t| date(t, tz)).unwrap_or_default(),
+                    spaces_of(&service, k).await,
                 ]);
             }
             Ok(print(&table.render())?)

@@ -16,6 +16,8 @@ use super::error::ApiError;
 use super::extract::{Caller, RecordId, V1Form};
 use super::proxies::Visitor;
 use super::{AppState, params};
+use crate::backend::space_limited::scope_in_reach;
+use crate::backend::{Backend, SpaceLimited};
 use crate::domain::{DomainInput, Error, Id, LinkInput, Page, SpaceInput};
 use crate::wire;
 
@@ -134,9 +136,14 @@ async fn authenticate(
         )
         .into_response(),
         Some(owner) => {
+            let backend: Arc<dyn Backend> = Arc::new(state.service.for_owner(owner.owner_id));
             request.extensions_mut().insert(Caller {
-                backend: Arc::new(state.service.for_owner(owner.owner_id)),
+                backend: match owner.spaces {
+                    Some(spaces) => Arc::new(SpaceLimited::new(backend, spaces)),
+                    None => backend,
+                },
                 owner: owner.owner_id,
+                spaces: owner.spaces,
             });
             if state.key_use.should_record(owner.key_id) {
                 let service = state.service.clone();
@@ -273,7 +280,7 @@ async fn update_domain(
 }
 
 async fn account_stats(State(state): Shared, caller: Caller, RawQuery(q): RawQuery) -> ApiResult {
-    stats(&state, caller.owner, q.as_deref(), None).await
+    stats(&state, &caller, q.as_deref(), None).await
 }
 
 async fn link_stats(
@@ -282,13 +289,24 @@ async fn link_stats(
     RecordId(id): RecordId,
     RawQuery(q): RawQuery,
 ) -> ApiResult {
-    stats(&state, caller.owner, q.as_deref(), Some(id)).await
+    stats(&state, &caller, q.as_deref(), Some(id)).await
 }
 
 /// Statistics in the zone asked for, else the one the server reads the owner's dates in.
-async fn stats(state: &AppState, owner: Id, raw: Option<&str>, link: Option<Id>) -> ApiResult {
+async fn stats(
+    state: &AppState,
+    caller: &Caller,
+    raw: Option<&str>,
+    link: Option<Id>,
+) -> ApiResult {
     let (query, zone) = params::stats_query(raw, link)?;
+    if let Some(spaces) = caller.spaces {
+        scope_in_reach(caller.backend.as_ref(), spaces, &query.scope).await?;
+    }
     let tz = zone.unwrap_or_else(|| state.service.options().timezone.clone());
-    let stats = state.service.stats_in(owner, &query, tz.clone()).await?;
+    let stats = state
+        .service
+        .stats_in(caller.owner, &query, tz.clone())
+        .await?;
     Ok(json(StatusCode::OK, wire::stats::record(&stats, &tz)))
 }

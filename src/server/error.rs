@@ -56,6 +56,9 @@ impl ApiError {
                 StatusCode::TOO_MANY_REQUESTS,
                 wire::error(429, "Too Many Attempts."),
             ),
+            ApiError::Domain(Error::Forbidden(message)) => {
+                (StatusCode::FORBIDDEN, wire::error(403, message))
+            }
             ApiError::Domain(Error::Conflict(message)) => {
                 (StatusCode::CONFLICT, wire::error(409, message))
             }

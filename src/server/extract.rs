@@ -13,15 +13,39 @@ use axum::response::{IntoResponse, Response};
 use super::error::ApiError;
 use super::form::{FormFields, check_form_content_type, parse_form};
 use crate::backend::Backend;
-use crate::domain::{Error, Id};
+use crate::domain::{Error, Id, SpaceSet};
 
 /// Who is calling: the backend acting for the API key's owner. The key check (`api::authenticate`)
 /// adds it to every request it lets through.
 #[derive(Clone)]
 pub struct Caller {
+    /// The owner's data as far as the key reaches.
     pub backend: Arc<dyn Backend>,
     /// The key's owner, for what the service answers beyond the `Backend` contract.
     pub owner: Id,
+    /// The spaces the key is limited to; `None`: the whole account.
+    pub spaces: Option<SpaceSet>,
+}
+
+/// A caller whose key reaches the whole account: what a path that answers beyond the `Backend`
+/// contract (an import, webhooks) takes instead of [`Caller`], so that a key limited to spaces
+/// is refused it (403, saying why) before anything is read.
+#[derive(Clone)]
+pub struct AccountCaller(pub Caller);
+
+impl<S: Send + Sync> FromRequestParts<S> for AccountCaller {
+    type Rejection = ApiError;
+
+    async fn from_request_parts(parts: &mut Parts, state: &S) -> Result<Self, ApiError> {
+        let caller = Caller::from_request_parts(parts, state).await?;
+        match caller.spaces {
+            None => Ok(AccountCaller(caller)),
+            Some(spaces) => Err(ApiError::Domain(Error::Forbidden(format!(
+                "this key is limited to {}, and this request concerns the whole account",
+                spaces.described()
+            )))),
+        }
+    }
 }
 
 impl<S: Send + Sync> FromRequestParts<S> for Caller {

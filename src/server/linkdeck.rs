@@ -31,7 +31,7 @@ use axum::response::{IntoResponse, Response};
 use axum::routing::{get, post};
 
 use super::error::ApiError;
-use super::extract::{Caller, V1Form};
+use super::extract::{AccountCaller, Caller, V1Form};
 use super::{AppState, params};
 use crate::backend::local::serving::{ImportOptions, ImportRow, Incoming};
 use crate::domain::{Error, FieldErrors, Place, find_domain};
@@ -160,7 +160,7 @@ fn not_an_export(e: FormatError) -> ApiError {
 
 async fn import(
     State(state): Shared,
-    caller: Caller,
+    AccountCaller(caller): AccountCaller,
     RawQuery(query): RawQuery,
     request: Request,
 ) -> ApiResult {
@@ -255,7 +255,19 @@ fn row_of(
 }
 
 async fn traffic(State(state): Shared, caller: Caller, RawQuery(query): RawQuery) -> ApiResult {
-    let ids = params::link_ids(query.as_deref(), TRAFFIC_MAX_IDS as usize)?;
+    let mut ids = params::link_ids(query.as_deref(), TRAFFIC_MAX_IDS as usize)?;
+    if caller.spaces.is_some() {
+        // Links outside the key's spaces are left out, as another owner's are.
+        let mut reached = Vec::with_capacity(ids.len());
+        for id in ids {
+            match caller.backend.show_link(id).await {
+                Ok(_) => reached.push(id),
+                Err(Error::NotFound(_)) => {}
+                Err(e) => return Err(e.into()),
+            }
+        }
+        ids = reached;
+    }
     let backend = state.service.for_owner(caller.owner);
     let mut history = backend.traffic_history(ids.clone()).await?;
     let links: Vec<LinkTraffic> = ids

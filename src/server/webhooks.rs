@@ -21,7 +21,7 @@ use serde_json::json;
 
 use super::AppState;
 use super::error::ApiError;
-use super::extract::{Caller, RecordId};
+use super::extract::{AccountCaller, RecordId};
 use crate::backend::local::webhooks::{DeliveryPolicy, WebhookKey};
 use crate::domain::{Error, WebhookInput};
 use crate::wire;
@@ -62,7 +62,7 @@ fn settings(state: &AppState) -> Result<&WebhookSettings, ApiError> {
     })
 }
 
-async fn list(State(state): Shared, caller: Caller) -> ApiResult {
+async fn list(State(state): Shared, AccountCaller(caller): AccountCaller) -> ApiResult {
     ok(
         StatusCode::OK,
         state.service.list_webhooks(Some(caller.owner)).await?,
@@ -71,7 +71,7 @@ async fn list(State(state): Shared, caller: Caller) -> ApiResult {
 
 async fn create(
     State(state): Shared,
-    caller: Caller,
+    AccountCaller(caller): AccountCaller,
     body: Result<axum::Json<WebhookInput>, axum::extract::rejection::JsonRejection>,
 ) -> ApiResult {
     let axum::Json(input) = body.map_err(|e| {
@@ -96,19 +96,31 @@ async fn create(
     )
 }
 
-async fn show(State(state): Shared, caller: Caller, RecordId(id): RecordId) -> ApiResult {
+async fn show(
+    State(state): Shared,
+    AccountCaller(caller): AccountCaller,
+    RecordId(id): RecordId,
+) -> ApiResult {
     ok(
         StatusCode::OK,
         state.service.webhook(id, Some(caller.owner)).await?,
     )
 }
 
-async fn delete(State(state): Shared, caller: Caller, RecordId(id): RecordId) -> ApiResult {
+async fn delete(
+    State(state): Shared,
+    AccountCaller(caller): AccountCaller,
+    RecordId(id): RecordId,
+) -> ApiResult {
     state.service.delete_webhook(id, Some(caller.owner)).await?;
     ok(StatusCode::OK, json!({ "deleted": id }))
 }
 
-async fn resume(State(state): Shared, caller: Caller, RecordId(id): RecordId) -> ApiResult {
+async fn resume(
+    State(state): Shared,
+    AccountCaller(caller): AccountCaller,
+    RecordId(id): RecordId,
+) -> ApiResult {
     ok(
         StatusCode::OK,
         state.service.resume_webhook(id, Some(caller.owner)).await?,
@@ -123,7 +135,7 @@ struct SecretQuery {
 
 async fn secret(
     State(state): Shared,
-    caller: Caller,
+    AccountCaller(caller): AccountCaller,
     RecordId(id): RecordId,
     Query(query): Query<SecretQuery>,
 ) -> ApiResult {
@@ -142,7 +154,7 @@ struct DeliveriesQuery {
 
 async fn deliveries(
     State(state): Shared,
-    caller: Caller,
+    AccountCaller(caller): AccountCaller,
     RecordId(id): RecordId,
     Query(query): Query<DeliveriesQuery>,
 ) -> ApiResult {

@@ -33,10 +33,16 @@ fn words(error: &Error, failed: Failed<'_>) -> String {
         },
         (Error::Unavailable(reason), _) => format!("backend unavailable ({reason})"),
         // The backend's own sentence, as it wrote it.
-        (Error::Conflict(reason) | Error::Unsupported(reason), Failed::Action(_)) => {
+        (
+            Error::Conflict(reason) | Error::Unsupported(reason) | Error::Forbidden(reason),
+            Failed::Action(_),
+        ) => {
             return reason.clone();
         }
-        (Error::Conflict(reason) | Error::Unsupported(reason), Failed::Save) => reason.clone(),
+        (
+            Error::Conflict(reason) | Error::Unsupported(reason) | Error::Forbidden(reason),
+            Failed::Save,
+        ) => reason.clone(),
     };
     match failed {
         Failed::Save => format!("Not saved: {reason}"),

@@ -134,7 +134,7 @@ pub enum Modal {
     Qr(Box<QrPopup>),
     Webhooks(Box<WebhooksPopup>),
     Menu(Menu),
-    Prompt(Prompt),
+    Prompt(Box<Prompt>),
     Progress(ProgressDialog),
     Palette(Palette),
 }

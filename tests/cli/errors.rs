@@ -291,6 +291,7 @@ fn as_written_by_schema_9(db: &std::path::Path) {
          ALTER TABLE link_grams_upto DROP COLUMN common_at;
          ALTER TABLE api_keys DROP COLUMN read_only;
          ALTER TABLE api_keys DROP COLUMN expires_at;
+         ALTER TABLE api_keys DROP COLUMN spaces;
          ALTER TABLE visit_log DROP COLUMN address;
          ALTER TABLE visit_log DROP COLUMN rule;
          DROP TABLE tag_sets; DROP TABLE tag_set_notes;

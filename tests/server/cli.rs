@@ -456,3 +456,37 @@ async fn serve_takes_its_own_hosts_fallbacks_from_the_config() {
     };
     assert!(output.contains("expired_url"), "{output}");
 }
+
+#[test]
+fn a_key_limited_to_spaces_is_made_by_name_or_id_and_listed_with_them() {
+    let Some((_dir, db)) = database() else { return };
+    run(linkdeck(&db).args(["spaces", "create", "Team", "--color", "1"]));
+    run(linkdeck(&db).args(["spaces", "create", "Press", "--color", "2"]));
+    let key = run(linkdeck(&db).args([
+        "keys", "create", "--name", "team", "--space", "team", "--space", "2",
+    ]));
+    assert!(key.trim().starts_with("ldk_"), "{key}");
+    let listed = run(linkdeck(&db).args(["keys", "list"]));
+    let team = listed.lines().find(|l| l.contains("team")).unwrap();
+    assert!(team.contains("Team, Press"), "{listed}");
+    let listed: serde_json::Value =
+        serde_json::from_str(&run(linkdeck(&db).args(["keys", "list", "--json"]))).unwrap();
+    assert_eq!(listed[0]["spaces"], serde_json::json!([1, 2]), "{listed}");
+
+    // A space that is not there: nothing is made, and what to change is named.
+    for (space, code, words) in [
+        ("Nope", 4, "space \"Nope\" not found"),
+        ("99", 3, "spaces (--space): space 99 not found"),
+    ] {
+        let out = linkdeck(&db)
+            .args(["keys", "create", "--space", space])
+            .output()
+            .unwrap();
+        assert_eq!(out.status.code(), Some(code), "{out:?}");
+        let said = String::from_utf8_lossy(&out.stderr);
+        assert!(said.contains(words), "{said}");
+    }
+    let listed: serde_json::Value =
+        serde_json::from_str(&run(linkdeck(&db).args(["keys", "list", "--json"]))).unwrap();
+    assert_eq!(listed.as_array().map(Vec::len), Some(1), "{listed}");
+}

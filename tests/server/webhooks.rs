@@ -104,7 +104,7 @@ async fn subscriptions_are_the_owners_and_bad_ones_are_refused_by_field() {
             None,
             KeyGrant {
                 read_only: true,
-                expires_at: None,
+                ..KeyGrant::default()
             },
         )
         .await

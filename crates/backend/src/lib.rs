@@ -3,6 +3,7 @@
 
 pub mod bulk;
 pub mod read_only;
+pub mod space_limited;
 pub mod trash;
 
 use async_trait::async_trait;
@@ -10,6 +11,7 @@ use jiff::tz::TimeZone;
 
 pub use bulk::{BulkAction, BulkFailure, BulkReport, Preview, Progress, Selection, Undo};
 pub use read_only::ReadOnly;
+pub use space_limited::SpaceLimited;
 pub use trash::{TrashPage, Trashed, TrashedKind};
 
 use linkdeck_domain::{

@@ -17,6 +17,10 @@ pub enum Error {
     /// The credentials are missing, wrong or revoked.
     #[error("unauthorized: {0}")]
     Unauthorized(String),
+    /// The credentials are valid but do not allow this (a key limited to some spaces asking
+    /// about the whole account).
+    #[error("forbidden: {0}")]
+    Forbidden(String),
     /// Too many requests; try again after the delay when one is known.
     #[error("rate limited{}", retry_after.map(|d| format!(", retry after {}s", d.as_secs())).unwrap_or_default())]
     RateLimited { retry_after: Option<Duration> },

@@ -22,6 +22,7 @@ mod query;
 mod redirect_status;
 mod shown;
 mod space;
+mod space_set;
 mod stats;
 mod tag;
 mod traffic;
@@ -64,6 +65,7 @@ pub use query::{
 pub use redirect_status::RedirectStatus;
 pub use shown::{SUBSTITUTE, Shown, cleaned, into_shown, is_unshowable, shown};
 pub use space::{Color, Space, SpaceInput, SpacePatch, space_name_key, validate_space_input};
+pub use space_set::{SPACE_SET_MAX, SpaceSet};
 pub use stats::{
     Breakdown, Bucket, Interval, MAX_DAYS, Period, PeriodSpec, Preset, Stats, StatsPart,
     StatsQuery, StatsScope, TOP_DEFAULT, TOP_MAX, TopLink, ValueCount, top_values,

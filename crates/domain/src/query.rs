@@ -1,6 +1,8 @@
 use serde::{Deserialize, Serialize};
 
-use super::{ALIAS_MAX, FieldErrors, Id, TITLE_MAX, TagMatch, URL_MAX, space::SPACE_NAME_MAX};
+use super::{
+    ALIAS_MAX, FieldErrors, Id, SpaceSet, TITLE_MAX, TagMatch, URL_MAX, space::SPACE_NAME_MAX,
+};
 
 pub const PER_PAGE_MIN: u32 = 10;
 pub const PER_PAGE_MAX: u32 = 100;
@@ -72,6 +74,9 @@ pub enum SpaceFilter {
     NoSpace,
     /// Links in this space.
     In(Id),
+    /// Links in any of these spaces: what a key limited to spaces sees. Never read from a
+    /// query string.
+    Among(SpaceSet),
 }
 
 impl SpaceFilter {
@@ -88,6 +93,7 @@ impl SpaceFilter {
             SpaceFilter::Any => true,
             SpaceFilter::NoSpace => space.is_none(),
             SpaceFilter::In(id) => space == Some(id),
+            SpaceFilter::Among(set) => space.is_some_and(|id| set.contains(id)),
         }
     }
 
@@ -95,6 +101,7 @@ impl SpaceFilter {
     pub fn space(self) -> Option<Id> {
         match self {
             SpaceFilter::In(id) => Some(id),
+            SpaceFilter::Among(set) => set.single(),
             SpaceFilter::Any | SpaceFilter::NoSpace => None,
         }
     }
@@ -105,6 +112,7 @@ impl SpaceFilter {
             SpaceFilter::Any => None,
             SpaceFilter::NoSpace => Some(Self::NONE_WORD.to_owned()),
             SpaceFilter::In(id) => Some(id.to_string()),
+            SpaceFilter::Among(set) => Some(set.joined()),
         }
     }
 }

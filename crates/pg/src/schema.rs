@@ -442,6 +442,9 @@ const MIGRATIONS: &[&str] = &[
     ALTER TABLE trash_links ADD COLUMN options TEXT;
     ALTER TABLE trash_links ADD COLUMN previews BIGINT NOT NULL DEFAULT 0;
     "#,
+    // 12: the spaces a key is limited to, as the ids joined by commas; NULL for the whole
+    // account. Kept as written when a space goes, so a key never sees more than it was given.
+    "ALTER TABLE api_keys ADD COLUMN spaces TEXT;",
 ];
 
 /// `link_tags` filled from every link's tags, as the triggers of migration 8 would have.

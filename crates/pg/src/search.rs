@@ -75,6 +75,10 @@ fn filter(f: &ListFilter<'_>) -> (String, Args) {
         SpaceFilter::In(space) => {
             sql.push_str(&format!(" AND l.space_id = {}", args.push(space)));
         }
+        SpaceFilter::Among(set) => {
+            let ids = args.push(set.ids().to_vec());
+            sql.push_str(&format!(" AND l.space_id = ANY({ids})"));
+        }
     }
     if let Some(domain) = f.domain {
         sql.push_str(&format!(" AND l.domain_id = {}", args.push(domain)));

@@ -7,7 +7,7 @@ use subtle::ConstantTimeEq;
 
 use super::LocalService;
 use jiff::Timestamp;
-use linkdeck_domain::{Error, Id, Result, validate_key_name};
+use linkdeck_domain::{Error, Id, Result, SpaceSet, validate_key_name};
 use linkdeck_store::LiveKey;
 
 /// Every key starts with this, so a leaked key is recognisable in a log or a repository scan.
@@ -17,12 +17,13 @@ const KEY_RANDOM_LEN: usize = 40;
 /// How much of a key is kept in clear to tell keys apart in a list.
 const SHOWN_PREFIX_LEN: usize = KEY_PREFIX.len() + 6;
 
-/// Who a valid key acts for, and whether it may only read.
+/// Who a valid key acts for, whether it may only read, and the spaces it is limited to.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct KeyOwner {
     pub owner_id: Id,
     pub key_id: Id,
     pub read_only: bool,
+    pub spaces: Option<SpaceSet>,
 }
 
 fn digest(key: &str) -> [u8; 32] {
@@ -47,6 +48,7 @@ fn same_key(key: &LiveKey, wanted: &[u8; 32], now: Timestamp) -> Option<KeyOwner
         owner_id: key.owner,
         key_id: key.id,
         read_only: key.grant.read_only,
+        spaces: key.grant.spaces,
     })
 }
 
@@ -57,7 +59,8 @@ impl LocalService {
             .await
     }
 
-    /// Creates a key for `owner_id` that may do what `grant` says; an expiry must lie ahead.
+    /// Creates a key for `owner_id` that may do what `grant` says; an expiry must lie ahead, and
+    /// the spaces it is limited to must be the owner's.
     pub async fn create_key_with(
         &self,
         owner_id: Id,
@@ -77,6 +80,15 @@ impl LocalService {
             .write(move |tx| {
                 if tx.owner(owner_id)?.is_none() {
                     return Err(Error::not_found(format!("owner {owner_id}")));
+                }
+                let spaces = grant.spaces.as_ref().map_or(&[][..], SpaceSet::ids);
+                if spaces.is_empty() && grant.spaces.is_some() {
+                    return Err(Error::field("spaces", "name at least one space"));
+                }
+                for &space in spaces {
+                    if tx.space(owner_id, space)?.is_none() {
+                        return Err(Error::field("spaces", format!("space {space} not found")));
+                    }
                 }
                 let id = tx.insert_key(owner_id, name.as_deref(), &prefix, &digest, grant, now)?;
                 tx.key(id)?

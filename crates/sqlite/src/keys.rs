@@ -10,7 +10,7 @@ use linkdeck_domain::{Id, Result};
 
 /// The key's columns with its owner's name, from `k` (a key row) joined to `o` (owners).
 const KEY_COLUMNS: &str = "k.id, k.owner_id, o.name, k.name, k.prefix, k.created_at, \
-     k.last_used_at, k.revoked_at, k.read_only, k.expires_at";
+     k.last_used_at, k.revoked_at, k.read_only, k.expires_at, k.spaces";
 
 impl Keys for SqliteTx<'_> {
     fn insert_key(
@@ -23,9 +23,10 @@ impl Keys for SqliteTx<'_> {
         now: Timestamp,
     ) -> Result<Id> {
         let expires = grant.expires_at.map(|t| t.as_second());
+        let spaces = grant.spaces.map(|s| s.joined());
         self.conn.run(
             "INSERT INTO api_keys (owner_id, name, prefix, digest, created_at, read_only, \
-             expires_at) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)",
+             expires_at, spaces) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)",
             params![
                 owner,
                 name,
@@ -33,7 +34,8 @@ impl Keys for SqliteTx<'_> {
                 digest,
                 now.as_second(),
                 grant.read_only,
-                expires
+                expires,
+                spaces
             ],
         )?;
         Ok(self.conn.last_insert_rowid())
@@ -71,7 +73,7 @@ impl Keys for SqliteTx<'_> {
 
     fn live_key(&self, digest: &[u8]) -> Result<Option<LiveKey>> {
         self.conn.one(
-            "SELECT id, owner_id, digest, read_only, expires_at FROM api_keys
+            "SELECT id, owner_id, digest, read_only, expires_at, spaces FROM api_keys
              WHERE digest = ?1 AND revoked_at IS NULL",
             [digest],
             |r| rows::live_key(&Cols(r), r.get(2)?),

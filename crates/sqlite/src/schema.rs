@@ -569,6 +569,9 @@ const MIGRATIONS: &[Migration] = &[
     ALTER TABLE trash_links ADD COLUMN options TEXT;
     ALTER TABLE trash_links ADD COLUMN previews INTEGER NOT NULL DEFAULT 0;
     "#),
+    // 21: the spaces a key is limited to, as the ids joined by commas; NULL for the whole
+    // account. Kept as written when a space goes, so a key never sees more than it was given.
+    sql("ALTER TABLE api_keys ADD COLUMN spaces TEXT;"),
 ];
 
 /// The code half of migration 6: rollups and the raw log from the old visits table, which then

@@ -97,6 +97,7 @@ pub const TABLES: &[Table] = &[
             ("revoked_at", Big),
             ("read_only", Bool),
             ("expires_at", Big),
+            ("spaces", Text),
         ],
         order: "id",
         identity: true,

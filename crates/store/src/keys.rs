@@ -1,7 +1,7 @@
 //! API keys: their digests and what is known of them, never the secret.
 
 use jiff::Timestamp;
-use linkdeck_domain::{Id, Result};
+use linkdeck_domain::{Id, Result, SpaceSet};
 
 /// What is known of a key after its creation: never the secret itself.
 #[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
@@ -19,6 +19,8 @@ pub struct KeyInfo {
     pub read_only: bool,
     /// From this moment the key is refused, as a revoked one is.
     pub expires_at: Option<Timestamp>,
+    /// The key sees and changes only links in these spaces; `None`: the whole account.
+    pub spaces: Option<SpaceSet>,
 }
 
 /// What a new key may do beyond acting for its owner; the default can do everything, forever.
@@ -26,6 +28,8 @@ pub struct KeyInfo {
 pub struct KeyGrant {
     pub read_only: bool,
     pub expires_at: Option<Timestamp>,
+    /// Only links in these spaces; `None`: the whole account.
+    pub spaces: Option<SpaceSet>,
 }
 
 /// An unrevoked key found by its digest, with the digest as stored.

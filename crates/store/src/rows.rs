@@ -3,7 +3,7 @@
 //! none, a JSON list as its entries). A store hands its row over as [`Cells`]; nothing here
 //! knows a driver.
 
-use linkdeck_domain::{Color, Domain, HostSettings, Id, Link, Owner, Robots, Space};
+use linkdeck_domain::{Color, Domain, HostSettings, Id, Link, Owner, Robots, Space, SpaceSet};
 
 use crate::{
     KeyInfo, LinkRow, ResolvedLink, clamped, optional_time, parse_options, parse_rotation,
@@ -81,7 +81,7 @@ pub fn owner<R: Cells>(r: &R) -> Result<Owner, R::Error> {
 }
 
 /// A key from its columns with its owner's name: `k.id, k.owner_id, o.name, k.name, k.prefix,
-/// k.created_at, k.last_used_at, k.revoked_at, k.read_only, k.expires_at`.
+/// k.created_at, k.last_used_at, k.revoked_at, k.read_only, k.expires_at, k.spaces`.
 pub fn key<R: Cells>(r: &R) -> Result<KeyInfo, R::Error> {
     Ok(KeyInfo {
         id: r.int(0)?,
@@ -94,10 +94,12 @@ pub fn key<R: Cells>(r: &R) -> Result<KeyInfo, R::Error> {
         revoked_at: optional_time(r.opt_int(7)?),
         read_only: r.flag(8)?,
         expires_at: optional_time(r.opt_int(9)?),
+        spaces: r.opt_text(10)?.as_deref().map(SpaceSet::parse_stored),
     })
 }
 
-/// A live key from `id, owner_id, digest, read_only, expires_at`; the digest read by the store.
+/// A live key from `id, owner_id, digest, read_only, expires_at, spaces`; the digest read by the
+/// store.
 pub fn live_key<R: Cells>(r: &R, digest: Vec<u8>) -> Result<crate::LiveKey, R::Error> {
     Ok(crate::LiveKey {
         id: r.int(0)?,
@@ -106,6 +108,7 @@ pub fn live_key<R: Cells>(r: &R, digest: Vec<u8>) -> Result<crate::LiveKey, R::E
         grant: crate::KeyGrant {
             read_only: r.flag(3)?,
             expires_at: optional_time(r.opt_int(4)?),
+            spaces: r.opt_text(5)?.as_deref().map(SpaceSet::parse_stored),
         },
     })
 }

@@ -77,7 +77,7 @@ pub fn from_answer(answer: &Answer, subject: Subject) -> Error {
         StatusCode::UNAUTHORIZED => {
             Error::Unauthorized(with_message(format!("{origin} did not accept the API key")))
         }
-        StatusCode::FORBIDDEN => Error::Unauthorized(with_message(format!(
+        StatusCode::FORBIDDEN => Error::Forbidden(with_message(format!(
             "{origin} refused access with this API key"
         ))),
         StatusCode::NOT_FOUND => match subject.record {
@@ -279,7 +279,7 @@ mod tests {
     }
 
     #[test]
-    fn auth_failures_are_unauthorized() {
+    fn auth_failures_are_unauthorized_and_refusals_forbidden() {
         let err = answer(401, json!({"message": "Unauthenticated."}));
         assert_eq!(
             err,
@@ -291,7 +291,7 @@ mod tests {
             403,
             json!({"message": "You don't have access to this feature.", "status": 403}),
         );
-        assert!(matches!(err, Error::Unauthorized(m) if m.contains("You don't have access")));
+        assert!(matches!(err, Error::Forbidden(m) if m.contains("You don't have access")));
     }
 
     #[test]

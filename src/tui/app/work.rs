@@ -41,7 +41,7 @@ fn asked_again(
         Asks::Tags => format!("Tags of {what}"),
         Asks::TagName => return tag_name_prompt(&what, text, Some(reason)),
     };
-    Modal::Prompt(Prompt {
+    Modal::Prompt(Box::new(Prompt {
         asks,
         title,
         hint: format!("✗ {reason}"),
@@ -49,12 +49,12 @@ fn asked_again(
         selection,
         what,
         many,
-    })
+    }))
 }
 
 /// The prompt for a new name of `tag`, holding `text`, and why the last one was refused.
 pub(super) fn tag_name_prompt(tag: &str, text: String, refused: Option<&str>) -> Modal {
-    Modal::Prompt(Prompt {
+    Modal::Prompt(Box::new(Prompt {
         asks: Asks::TagName,
         title: format!("Rename the tag {}", name_excerpt(tag)),
         hint: match refused {
@@ -65,7 +65,7 @@ pub(super) fn tag_name_prompt(tag: &str, text: String, refused: Option<&str>) ->
         selection: Selection::default(),
         what: tag.to_owned(),
         many: true,
-    })
+    }))
 }
 
 /// What the tags prompt says under its field.
@@ -228,7 +228,7 @@ impl App {
                     }),
                     _ => None,
                 };
-                self.modal = Some(Modal::Prompt(Prompt {
+                self.modal = Some(Modal::Prompt(Box::new(Prompt {
                     asks: Asks::Expiry,
                     title: format!("Expiry of {}", targets.what),
                     hint: format!(
@@ -239,10 +239,10 @@ impl App {
                     selection: targets.selection,
                     what: targets.done,
                     many: targets.many,
-                }));
+                })));
             }
             Action::TagLinks => {
-                self.modal = Some(Modal::Prompt(Prompt {
+                self.modal = Some(Modal::Prompt(Box::new(Prompt {
                     asks: Asks::Tags,
                     title: format!("Tags of {}", targets.what),
                     hint: TAGS_HINT.into(),
@@ -250,7 +250,7 @@ impl App {
                     selection: targets.selection,
                     what: targets.done,
                     many: targets.many,
-                }));
+                })));
             }
             _ => {}
         }

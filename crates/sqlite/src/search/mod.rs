@@ -156,14 +156,21 @@ fn list_sql(f: &ListFilter<'_>, plan: Plan) -> ListSql {
         sql.push_str(status);
     }
     // `IS` matches a bound NULL too, and uses the index as `=` does.
-    let space = match f.space {
-        SpaceFilter::Any => None,
-        SpaceFilter::NoSpace => Some(Value::Null),
-        SpaceFilter::In(space) => Some(Value::Integer(space)),
+    let spaces = match f.space {
+        SpaceFilter::Any => Vec::new(),
+        SpaceFilter::NoSpace => vec![Value::Null],
+        SpaceFilter::In(space) => vec![Value::Integer(space)],
+        // No space at all admits no link: `IS NULL` would admit the links in none.
+        SpaceFilter::Among(set) if set.ids().is_empty() => vec![Value::Integer(0)],
+        SpaceFilter::Among(set) => set.ids().iter().map(|&s| Value::Integer(s)).collect(),
     };
-    if let Some(space) = space {
-        values.push(space);
-        sql.push_str(&format!(" AND l.space_id IS ?{}", values.len()));
+    if !spaces.is_empty() {
+        let mut each = Vec::with_capacity(spaces.len());
+        for space in spaces {
+            values.push(space);
+            each.push(format!("l.space_id IS ?{}", values.len()));
+        }
+        sql.push_str(&format!(" AND ({})", each.join(" OR ")));
     }
     if let Some(domain) = f.domain {
         values.push(Value::Integer(domain));

@@ -181,6 +181,13 @@ fn narrow_by_place(conn: &Connection, f: &ListFilter<'_>, set: &mut RoaringTreem
         SpaceFilter::Any => {}
         SpaceFilter::NoSpace => *set &= ids_of(conn, NO_SPACE_IDS, [f.owner])?,
         SpaceFilter::In(space) => *set &= ids(SPACE_IDS, space)?,
+        SpaceFilter::Among(spaces) => {
+            let mut among = RoaringTreemap::new();
+            for &space in spaces.ids() {
+                among |= ids(SPACE_IDS, space)?;
+            }
+            *set &= among;
+        }
     }
     if let Some(domain) = f.domain {
         *set &= ids(DOMAIN_IDS, domain)?;

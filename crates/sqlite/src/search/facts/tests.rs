@@ -91,6 +91,8 @@ fn row(url: &str, n: u64) -> linkdeck_store::LinkRow {
     let mut row = linkdeck_store::LinkRow::blank(1, now());
     row.url = format!("https://{url}/");
     row.alias = format!("x{n}");
+    // Spaces 1 to 3 and none, for the lists by space.
+    row.space_id = Some((n % 4) as Id).filter(|&s| s > 0);
     row
 }
 
@@ -188,11 +190,12 @@ fn apply(
     }
 }
 
-/// Every link as its row says: id, url, clicks, status.
-fn rows(conn: &Connection) -> Vec<(Id, String, u64, LinkStatus)> {
+/// Every link as its row says: id, url, clicks, status, space.
+fn rows(conn: &Connection) -> Vec<(Id, String, u64, LinkStatus, Option<Id>)> {
     let mut stmt = conn
         .prepare(
-            "SELECT id, url, clicks, disabled, ends_at, expiration_clicks FROM links ORDER BY id",
+            "SELECT id, url, clicks, disabled, ends_at, expiration_clicks, space_id FROM links \
+             ORDER BY id",
         )
         .unwrap();
     stmt.query_map([], |r| {
@@ -209,6 +212,7 @@ fn rows(conn: &Connection) -> Vec<(Id, String, u64, LinkStatus)> {
                 clicks,
                 now(),
             ),
+            r.get(6)?,
         ))
     })
     .unwrap()
@@ -222,7 +226,7 @@ fn check_facts(conn: &Connection) -> std::result::Result<(), TestCaseError> {
     let set: RoaringTreemap = all.iter().map(|r| r.0 as u64).collect();
     let found = of(conn, &set).unwrap();
     prop_assert_eq!(found.len(), all.len());
-    for ((id, facts), (rid, _, clicks, status)) in found.iter().zip(&all) {
+    for ((id, facts), (rid, _, clicks, status, _)) in found.iter().zip(&all) {
         prop_assert_eq!(id, rid);
         prop_assert_eq!(facts.clicks, *clicks, "link {}", id);
         let ended = status.expired && !facts.limit_reached;
@@ -232,23 +236,37 @@ fn check_facts(conn: &Connection) -> std::result::Result<(), TestCaseError> {
 }
 
 /// Pages of large searches (first, middle, last) in every status and order, their totals, and
-/// the ids a bulk action would take agree with the rows.
+/// the ids a bulk action would take agree with the rows; so do those within one space and
+/// within several (a key limited to them), in fewer statuses.
 fn check_lists(conn: &Connection) -> std::result::Result<(), TestCaseError> {
     let all = rows(conn);
+    let among = SpaceFilter::Among(linkdeck_domain::SpaceSet::new([1, 3]).unwrap());
+    let nowhere = SpaceFilter::Among(linkdeck_domain::SpaceSet::new([]).unwrap());
+    let places = [SpaceFilter::Any, SpaceFilter::In(2), among, nowhere];
     // "a", "ab" and "ps:" (every link) from the short-term index; "https" (every link) from it
     // too once it holds common terms (past a few dozen links), before that and "/abc" from the
     // full-text index.
     for term in ["a", "ab", "ps:", "https", "/abc"] {
-        for status in StatusFilter::ALL {
-            let mut expected: Vec<&(Id, String, u64, LinkStatus)> = all
+        let asked = StatusFilter::ALL.into_iter().flat_map(|status| {
+            places
+                .into_iter()
+                .filter(move |&p| {
+                    p.is_any()
+                        || status == StatusFilter::All
+                        || (status == StatusFilter::Active && p == among)
+                })
+                .map(move |space| (status, space))
+        });
+        for (status, space) in asked {
+            let mut expected: Vec<&(Id, String, u64, LinkStatus, Option<Id>)> = all
                 .iter()
-                .filter(|r| r.1.contains(term) && status.admits(r.3))
+                .filter(|r| r.1.contains(term) && status.admits(r.3) && space.admits(r.4))
                 .collect();
             let f = |sort, offset| ListFilter {
                 owner: 1,
                 search: Some((SearchBy::Url, term)),
                 status,
-                space: SpaceFilter::Any,
+                space,
                 domain: None,
                 tags: &[],
                 tag_match: Default::default(),
@@ -279,8 +297,8 @@ fn check_lists(conn: &Connection) -> std::result::Result<(), TestCaseError> {
                         .take(10)
                         .map(|r| r.0)
                         .collect();
-                    prop_assert_eq!(n, total, "{} {:?} {:?} at {}", term, status, sort, offset);
-                    prop_assert_eq!(got, want, "{} {:?} {:?} at {}", term, status, sort, offset);
+                    let case = format!("{term} {status:?} {space:?} {sort:?} at {offset}");
+                    prop_assert_eq!((n, got), (total, want), "{}", case);
                 }
             }
         }
@@ -301,6 +319,14 @@ proptest! {
         schema::migrate(&mut conn).unwrap();
         conn.execute("INSERT INTO owners (id, name, created_at) VALUES (1, 'me', 0)", [])
             .unwrap();
+        for space in 1..=3 {
+            conn.execute(
+                "INSERT INTO spaces (id, owner_id, name, color, created_at, updated_at) \
+                 VALUES (?1, 1, ?1, 1, 0, 0)",
+                [space],
+            )
+            .unwrap();
+        }
         let (mut deleted, mut n) = (Vec::new(), 0);
         for op in &ops {
             let tx = conn.transaction().unwrap();
