@@ -14,6 +14,13 @@
 //!   SWEEP_QUESTIONS=600            questions per database (each asked at up to three pages)
 //!   SWEEP_SEED=1                   which questions
 //!   SWEEP_GENERATORS=words,shop    which databases
+//!   SWEEP_POSTGRES=URL             also ask every question of a PostgreSQL copy of each database
+//!                                  (a database per generator beside URL's, e.g. the one
+//!                                  `scripts/pg-cluster` prints, copied once by `db copy`'s code;
+//!                                  the password from LINKDECK_DB_PASSWORD), the two stores in
+//!                                  turn question by question; reports each store and the ratio
+//!                                  PostgreSQL / SQLite per question, and checks both answer the
+//!                                  same links
 
 mod data;
 
@@ -23,9 +30,14 @@ use rand::rngs::StdRng;
 use rand::{Rng, SeedableRng};
 use rusqlite::{Connection, OpenFlags};
 
+use std::sync::Arc;
+
 use data::Generator;
 use linkdeck::backend::Backend;
+use linkdeck::backend::local::pg::PgTarget;
+use linkdeck::backend::local::{LocalBackend, LocalService, StoreLocation};
 use linkdeck::domain::{LinkQuery, SearchBy, Sort, StatusFilter, TagMatch};
+use tokio_postgres::NoTls;
 
 /// One timed answer: how long, and the question.
 struct Timed {
@@ -163,6 +175,59 @@ fn ms(d: Duration) -> String {
     format!("{:.1} ms", d.as_secs_f64() * 1000.0)
 }
 
+/// The store a sweep asks: its name and the service's view of it.
+struct Store {
+    name: &'static str,
+    backend: LocalBackend,
+}
+
+/// A PostgreSQL copy of `generator`'s database of `links` links, in a database of its own on the
+/// server of `url`, copied from the SQLite file on first use.
+fn postgres_copy(
+    rt: &tokio::runtime::Runtime,
+    url: &str,
+    generator: Generator,
+    links: usize,
+) -> LocalBackend {
+    let password = std::env::var("LINKDECK_DB_PASSWORD").unwrap_or_default();
+    let name = format!("sweep_{}_{links}", generator.name());
+    let target = |db: &str| {
+        let (server, _) = url.rsplit_once('/').expect("a database URL");
+        PgTarget::parse(&format!("{server}/{db}"))
+            .unwrap()
+            .with_password(password.clone())
+    };
+    rt.block_on(async {
+        let admin = target("postgres");
+        let (client, connection) = admin.config().connect(NoTls).await.unwrap();
+        tokio::spawn(connection);
+        let exists = client
+            .query_opt("SELECT 1 FROM pg_database WHERE datname = $1", &[&name])
+            .await
+            .unwrap()
+            .is_some();
+        if !exists {
+            // A name of the bench's own making, not a value: CREATE DATABASE takes no parameters.
+            client
+                .batch_execute(&format!("CREATE DATABASE {name}"))
+                .await
+                .unwrap();
+        }
+        let location = StoreLocation::Postgres(target(&name));
+        let pg = LocalService::open_at(&location, data::options())
+            .await
+            .unwrap();
+        if pg.table_counts().await.unwrap().total() == 0 {
+            let path = data::database_of(generator, links);
+            let sqlite = LocalService::open(&path, data::options()).unwrap();
+            let started = Instant::now();
+            sqlite.copy_into(&pg, Arc::new(|_| {})).await.unwrap();
+            eprintln!("copied into PostgreSQL in {:.1?}", started.elapsed());
+        }
+        pg.default_backend().await.unwrap()
+    })
+}
+
 fn sweep(
     rt: &tokio::runtime::Runtime,
     generator: Generator,
@@ -170,46 +235,84 @@ fn sweep(
     count: usize,
     seed: u64,
 ) {
-    let backend = data::open_of(rt, generator, links);
+    let mut stores = vec![Store {
+        name: "SQLite",
+        backend: data::open_of(rt, generator, links),
+    }];
+    if let Ok(url) = std::env::var("SWEEP_POSTGRES") {
+        stores.push(Store {
+            name: "PostgreSQL",
+            backend: postgres_copy(rt, &url, generator, links),
+        });
+    }
     let path = data::database_of(generator, links);
     let db = Connection::open_with_flags(&path, OpenFlags::SQLITE_OPEN_READ_ONLY).unwrap();
     let asked = questions(&db, links, count, seed);
-    let ask = |q: &LinkQuery| {
+    let ask = |backend: &LocalBackend, q: &LinkQuery| {
         let started = Instant::now();
         let page = rt.block_on(backend.list_links(q)).unwrap();
         (started.elapsed(), page)
     };
-    // Warm the file's pages into the cache as a running server's would be.
-    for q in asked.iter().take(50) {
-        ask(q);
-    }
-    let mut timed = Vec::new();
-    for q in &asked {
-        let (took, first) = ask(q);
-        let last = first.last_page();
-        timed.push(Timed {
-            took,
-            question: describe(q, last),
-        });
-        let mut pages = vec![100.min(last), last];
-        pages.dedup();
-        for page in pages.into_iter().filter(|p| *p > 1) {
-            let q = LinkQuery { page, ..q.clone() };
-            let (took, _) = ask(&q);
-            timed.push(Timed {
-                took,
-                question: describe(&q, last),
-            });
+    // Warm the stores' pages into their caches as a running server's would be.
+    for store in &stores {
+        for q in asked.iter().take(50) {
+            ask(&store.backend, q);
         }
     }
-    timed.sort_by_key(|t| t.took);
-    report(&format!("{} ({links} links)", generator.name()), &timed);
-    // The questions with a tag filter on their own, beside those without, from the same run.
-    let (tagged, untagged): (Vec<Timed>, Vec<Timed>) = timed
-        .into_iter()
-        .partition(|t| t.question.contains(", tags "));
-    report(&format!("{} with tags", generator.name()), &tagged);
-    report(&format!("{} without tags", generator.name()), &untagged);
+    let mut timed: Vec<Vec<Timed>> = stores.iter().map(|_| Vec::new()).collect();
+    let mut ratios = Vec::new();
+    let mut disagreements = 0;
+    for q in &asked {
+        let (_, first) = ask(&stores[0].backend, q);
+        let last = first.last_page();
+        let mut pages = vec![1, 100.min(last), last];
+        pages.dedup();
+        for page in pages {
+            let q = LinkQuery { page, ..q.clone() };
+            let question = describe(&q, last);
+            let mut answers = Vec::new();
+            for (i, store) in stores.iter().enumerate() {
+                let (took, page) = ask(&store.backend, &q);
+                timed[i].push(Timed {
+                    took,
+                    question: question.clone(),
+                });
+                let ids: Vec<i64> = page.items.iter().map(|l| l.id).collect();
+                answers.push((took, page.total, ids));
+            }
+            if let [(sqlite, total, ids), (pg, pg_total, pg_ids)] = &answers[..] {
+                ratios.push(pg.as_secs_f64() / sqlite.as_secs_f64().max(1e-6));
+                if (total, ids) != (pg_total, pg_ids) {
+                    disagreements += 1;
+                    println!("  the stores disagree on {question}: {total} and {pg_total} links");
+                }
+            }
+        }
+    }
+    for (store, mut timed) in stores.iter().zip(timed) {
+        timed.sort_by_key(|t| t.took);
+        let what = format!("{} on {} ({links} links)", generator.name(), store.name);
+        report(&what, &timed);
+        // The questions with a tag filter on their own, beside those without, from the same run.
+        let (tagged, untagged): (Vec<Timed>, Vec<Timed>) = timed
+            .into_iter()
+            .partition(|t| t.question.contains(", tags "));
+        report(&format!("{what} with tags"), &tagged);
+        report(&format!("{what} without tags"), &untagged);
+    }
+    if !ratios.is_empty() {
+        ratios.sort_by(f64::total_cmp);
+        let at = |p: f64| ratios[((ratios.len() - 1) as f64 * p).round() as usize];
+        println!(
+            "{}: PostgreSQL / SQLite per answer · p10 {:.2} · p50 {:.2} · p90 {:.2} · p99 {:.2}; \
+             {disagreements} answers differ",
+            generator.name(),
+            at(0.10),
+            at(0.50),
+            at(0.90),
+            at(0.99),
+        );
+    }
 }
 
 fn report(what: &str, timed: &[Timed]) {

@@ -196,8 +196,9 @@ impl<'a> Destination<'a> {
             query.page += 1;
         }
         let domains = crate::backend::all_domains(backend).await?;
-        // A server without tags (a phpShort site) answers so without being asked anything.
-        let keeps_tags = backend.tags().await.is_ok();
+        // A server without tags (a phpShort site) answers so without being asked anything; a
+        // key that may not list the account's tags (one limited to spaces) still keeps them.
+        let keeps_tags = !matches!(backend.tags().await, Err(Error::Unsupported(_)));
         let keeps_options = backend.keeps_link_options().await?;
         Ok(Destination {
             keeps_tags,

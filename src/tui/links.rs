@@ -536,11 +536,34 @@ pub fn targeting_summary(link: &Link) -> String {
 }
 
 /// A rectangle of `height` rows centred vertically in `area`.
+/// How many rows `lines` take when wrapped at `width` columns (a word-wrapped line can take a
+/// row more than its width alone says; one spare row covers it).
+pub fn wrapped_height(lines: &[Line<'_>], width: u16) -> u16 {
+    let width = usize::from(width.max(1));
+    let rows: usize = lines.iter().map(|l| l.width().max(1).div_ceil(width)).sum();
+    let spare = usize::from(lines.iter().any(|l| l.width() > width));
+    u16::try_from(rows + spare).unwrap_or(u16::MAX)
+}
+
 pub fn centered_block(area: Rect, height: u16) -> Rect {
     let height = height.min(area.height);
     Rect {
         y: area.y + (area.height - height) / 2,
         height,
         ..area
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_message_longer_than_its_pane_gets_the_rows_it_wraps_to() {
+        let short = [Line::raw("stopped"), Line::raw(""), Line::raw("r again")];
+        assert_eq!(wrapped_height(&short, 40), 3);
+        let long = [Line::raw("stopped"), Line::raw("x ".repeat(50))];
+        // 100 columns at 40: three rows, and one spare for the words wrapped early.
+        assert_eq!(wrapped_height(&long, 40), 1 + 3 + 1);
     }
 }

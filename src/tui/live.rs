@@ -121,9 +121,11 @@ impl LiveView {
                     Line::raw("Each visit a server counts shows here within a second."),
                 ],
             };
+            let height = crate::tui::links::wrapped_height(&lines, inner.width);
             Paragraph::new(lines)
                 .alignment(Alignment::Center)
-                .render(centered_block(inner, 4), buf);
+                .wrap(ratatui::widgets::Wrap { trim: false })
+                .render(centered_block(inner, height), buf);
             return;
         }
         let [list, foot] =

@@ -110,3 +110,82 @@ fn import_and_export_through_a_server() {
     let run = remote(&["domains", "add", "sho.rt"]).fails_with(2);
     assert!(run.stderr.contains("local"), "{}", run.stderr);
 }
+
+#[test]
+fn a_key_limited_to_a_space_works_within_it_from_the_command_line() {
+    let env = Env::new();
+    let served = env.path("served.db");
+    for args in [
+        &["spaces", "create", "Team", "--color", "1"][..],
+        &["spaces", "create", "Other", "--color", "2"],
+        &[
+            "links",
+            "create",
+            "https://team.example/a",
+            "--space",
+            "Team",
+            "--alias",
+            "ta",
+        ],
+        &[
+            "links",
+            "create",
+            "https://other.example/b",
+            "--space",
+            "Other",
+            "--alias",
+            "ob",
+        ],
+    ] {
+        env.run_on(&served, args).ok();
+    }
+    let key = env
+        .run_on(&served, &["keys", "create", "--space", "Team"])
+        .ok()
+        .stdout;
+    let server = Server::start(&env, &served);
+    let remote = |args: &[&str]| {
+        crate::cli_support::run(
+            env.bare()
+                .env("LINKDECK_CLI_TEST_KEY", key.trim())
+                .args(["--config", env.config.to_str().unwrap()])
+                .args([
+                    "--remote",
+                    &server.base,
+                    "--api-key-env",
+                    "LINKDECK_CLI_TEST_KEY",
+                ])
+                .args(args),
+        )
+    };
+
+    let listed = remote(&["--json", "links", "list"]).ok().json();
+    assert_eq!(listed["total"], 1, "{listed}");
+    assert_eq!(listed["items"][0]["alias"], "ta", "{listed}");
+    // A new link goes in the key's space, its tags kept.
+    let made = remote(&[
+        "--json",
+        "links",
+        "create",
+        "https://team.example/new",
+        "--tag",
+        "q4",
+    ])
+    .ok()
+    .json();
+    assert_eq!(made["space"]["name"], "Team", "{made}");
+    assert_eq!(made["tags"], serde_json::json!(["q4"]), "{made}");
+    // Another space's link is not there; the account's traffic is refused, saying why.
+    remote(&["links", "show", "ob"]).fails_with(4);
+    let refused = remote(&["stats"]).fails_with(5);
+    assert!(
+        refused.stderr.contains("limited to space"),
+        "{}",
+        refused.stderr
+    );
+    let team = remote(&["--json", "stats", "--space", "Team"]).ok().json();
+    assert_eq!(team["scope"], "space", "{team}");
+    // Nothing outside its space changed.
+    let other = env.run_on(&served, &["--json", "links", "list", "--space", "Other"]);
+    assert_eq!(other.ok().json()["total"], 1);
+}

@@ -477,7 +477,7 @@ fn notice(area: Rect, buf: &mut Buffer, heading: Line<'static>, why: String, key
 }
 
 fn message(area: Rect, buf: &mut Buffer, lines: Vec<Line<'static>>) {
-    let height = u16::try_from(lines.len()).unwrap_or(u16::MAX);
+    let height = crate::tui::links::wrapped_height(&lines, area.width);
     let rect = crate::tui::links::centered_block(area, height);
     Paragraph::new(lines)
         .alignment(Alignment::Center)
