@@ -4,7 +4,7 @@
 //! see one set of calls either way, with the same records.
 
 use super::context::Context;
-use super::error::{CliError, CliResult, Kind};
+use super::error::{CliError, CliResult};
 use crate::backend::local::webhooks::{Delivery, Webhook};
 use crate::backend::local::{DEFAULT_OWNER, LocalService};
 use crate::backend::remote::RemoteBackend;
@@ -24,13 +24,6 @@ pub enum WebhookAdmin<'a> {
 impl<'a> WebhookAdmin<'a> {
     pub async fn open(ctx: &'a Context) -> CliResult<WebhookAdmin<'a>> {
         if let Some(remote) = ctx.remote()? {
-            if ctx.owner.is_some() {
-                return Err(CliError::new(
-                    Kind::Usage,
-                    "--owner names an owner of a local database; a remote profile acts for its \
-                     API key's owner",
-                ));
-            }
             return Ok(WebhookAdmin::Remote(remote));
         }
         let service = ctx.service("webhooks").await?;
