@@ -455,6 +455,21 @@ async fn every_command_works_on_a_remote_profile() {
     assert!(!stderr.contains("ld_wrong_key_123"), "{stderr}");
 }
 
+/// A client of `h`'s server through a proxy that answers only the v1 API, as a phpShort site
+/// does; the proxy lives as long as the first.
+async fn v1_only(h: &RemoteHarness) -> (CountingProxy, RemoteBackend) {
+    let proxy = CountingProxy::breaking(
+        &h.server.url(),
+        counting_proxy::Breaks {
+            v1_only: true,
+            ..counting_proxy::Breaks::default()
+        },
+    )
+    .await;
+    let v1 = remote(&format!("http://{}", proxy.addr), &h.mine_key);
+    (proxy, v1)
+}
+
 /// A phpShort site has no domain settings: the client says so and sends nothing.
 #[tokio::test]
 async fn domain_settings_on_a_v1_only_server_are_refused_with_the_reason() {
@@ -465,15 +480,7 @@ async fn domain_settings_on_a_v1_only_server_are_refused_with_the_reason() {
         .add_domain("sho.rt")
         .await
         .unwrap();
-    let proxy = CountingProxy::breaking(
-        &h.server.url(),
-        counting_proxy::Breaks {
-            v1_only: true,
-            ..counting_proxy::Breaks::default()
-        },
-    )
-    .await;
-    let v1 = remote(&format!("http://{}", proxy.addr), &h.mine_key);
+    let (_proxy, v1) = v1_only(&h).await;
     // Listing reads them as the defaults, whatever the server sends.
     let listed = v1.list_domains(1, 10).await.unwrap();
     assert_eq!(listed.items[0].name, "https://sho.rt");
@@ -501,4 +508,44 @@ async fn domain_settings_on_a_v1_only_server_are_refused_with_the_reason() {
         set.settings().root_url.as_deref(),
         Some("https://home.example/")
     );
+}
+
+/// The app's webhooks popup on a remote profile: a linkdeck server's subscriptions of the key's
+/// owner, each with its latest deliveries; another owner sees none of them, and a server in
+/// front of which only the v1 API answers keeps none.
+#[tokio::test]
+async fn webhooks_come_from_the_server_with_their_deliveries() {
+    use linkdeck::backend::local::webhooks::{DeliveryPolicy, WebhookKey};
+    use linkdeck::domain::WebhookInput;
+    let h = RemoteHarness::with_options(ServeOptions {
+        webhooks: Some(linkdeck::server::WebhookSettings {
+            key: WebhookKey::from_text(&"k".repeat(40)).unwrap(),
+            policy: DeliveryPolicy::default(),
+        }),
+        ..suite_options()
+    })
+    .await;
+    let input = WebhookInput {
+        url: "https://hooks.example.com/in".into(),
+        events: vec!["link.created".into()],
+    };
+    let (secret, hook) = h.mine.create_webhook(&input).await.unwrap();
+    assert!(secret.starts_with("whsec_"));
+    h.mine
+        .create_link(&LinkInput::with_url("https://example.com/told"))
+        .await
+        .unwrap();
+
+    let hooks = h.mine.webhooks(5).await.unwrap().expect("kept");
+    assert_eq!(hooks.len(), 1, "{hooks:?}");
+    let (listed, deliveries) = &hooks[0];
+    assert_eq!(listed.id, hook.id);
+    assert_eq!(listed.url, "https://hooks.example.com/in");
+    assert_eq!(deliveries.len(), 1, "{deliveries:?}");
+    assert_eq!(deliveries[0].event, "link.created");
+    assert_eq!(deliveries[0].webhook_id, hook.id);
+
+    assert_eq!(h.theirs.webhooks(5).await.unwrap(), Some(Vec::new()));
+    let (_proxy, v1) = v1_only(&h).await;
+    assert_eq!(v1.webhooks(5).await.unwrap(), None);
 }

@@ -1099,6 +1099,52 @@ fn cli(env: &cli_support::Env, fake: &Fake, args: &[&str]) -> cli_support::Run {
     })
 }
 
+/// A server that keeps no webhooks (a phpShort site, a linkdeck server whose capabilities do not
+/// name them) is never asked for them: the app is told it keeps none, and the CLI says so in one
+/// line with a nonzero exit.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_server_without_webhooks_is_said_so_before_anything_is_asked_of_it() {
+    let php = fake(phpshort).await;
+    let older = linkdeck_fake(|_| 0).await;
+    for (server, kind) in [(&php, "phpShort"), (&older, "linkdeck 0.1.0")] {
+        let backend = client(server);
+        assert_eq!(bounded(backend.webhooks(5)).await.unwrap(), None);
+        match bounded(backend.list_webhooks()).await {
+            Err(Error::Unsupported(m)) => {
+                assert!(m.contains("keeps no webhooks") && m.contains(kind), "{m}")
+            }
+            other => panic!("expected unsupported, got {other:?}"),
+        }
+    }
+    let env = cli_support::Env::new();
+    let run = cli(&env, &older, &["--profile", "far", "webhooks", "list"]).fails_with(6);
+    assert!(run.stderr.contains("keeps no webhooks"), "{}", run.stderr);
+    assert_eq!(run.stderr.trim().lines().count(), 1, "{}", run.stderr);
+    let run = cli(
+        &env,
+        &older,
+        &[
+            "--profile",
+            "far",
+            "webhooks",
+            "create",
+            "--url",
+            "https://h.example/",
+            "--event",
+            "link.created",
+        ],
+    )
+    .fails_with(6);
+    assert!(run.stderr.contains("keeps no webhooks"), "{}", run.stderr);
+    for server in [&php, &older] {
+        assert!(
+            server.seen().iter().all(|s| !s.path.contains("webhooks")),
+            "{:?}",
+            server.seen()
+        );
+    }
+}
+
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn the_cli_stops_an_endless_body_and_shows_a_short_error() {
     let sent = Sent::default();

@@ -177,6 +177,8 @@ fn with_flag(field: &str) -> String {
         _ if field == "robots_txt" => Some("--robots-file".to_owned()),
         // `keys create`'s limit: one flag per space.
         _ if field == "spaces" => Some("--space".to_owned()),
+        // `webhooks create`'s events: one flag per event.
+        _ if field == "events" => Some("--event".to_owned()),
         // A link's options: each flag is its field's name.
         _ if LinkField::OPTIONS.iter().any(|o| o.name() == field) => {
             Some(format!("--{}", field.replace('_', "-")))

@@ -31,6 +31,7 @@ mod tags;
 mod transfer;
 mod trash;
 mod visits;
+mod webhook_admin;
 mod webhooks;
 
 use std::ffi::OsString;
@@ -143,7 +144,7 @@ pub enum Command {
     /// API keys of the embedded service.
     #[command(subcommand)]
     Keys(keys::KeysCommand),
-    /// Webhook subscriptions of the embedded service, which `linkdeck serve` delivers, signed.
+    /// Webhook subscriptions, which `linkdeck serve` delivers, signed (local or through a server).
     #[command(subcommand)]
     Webhooks(webhooks::WebhooksCommand),
     /// Deleted links and spaces, kept for `trash_days` on a local database.

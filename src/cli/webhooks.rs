@@ -1,16 +1,16 @@
 //! `linkdeck webhooks create|list|show|deliveries|delete|resume|secret`: subscriptions of the
-//! embedded service (local profiles only), which `linkdeck serve` delivers. A secret is printed
+//! embedded service, or of a remote `linkdeck serve` through its API ([`WebhookAdmin`]), which
+//! `linkdeck serve` delivers. A secret is printed
 //! when a subscription is made, and again only when asked for with `webhooks secret`.
 
 use clap::Subcommand;
 use serde_json::json;
 
 use super::context::Context;
-use super::error::{CliError, CliResult};
+use super::error::CliResult;
 use super::output::{Table, date, date_time, print, print_json};
-use crate::backend::local::webhooks::{Delivery, Webhook, WebhookKey};
-use crate::backend::local::{DEFAULT_OWNER, LocalService};
-use crate::config::webhook_key::webhook_key;
+use super::webhook_admin::WebhookAdmin;
+use crate::backend::local::webhooks::{Delivery, Webhook};
 use crate::domain::{Id, WebhookInput, clip};
 
 /// Deliveries `show` and `deliveries` list unless told otherwise.
@@ -59,18 +59,6 @@ pub enum WebhooksCommand {
     },
 }
 
-fn key(ctx: &Context) -> Result<WebhookKey, CliError> {
-    webhook_key(&ctx.config.serve, &ctx.paths).map_err(CliError::failure)
-}
-
-/// The owner named by --owner, if any.
-async fn owner_filter(ctx: &Context, service: &LocalService) -> CliResult<Option<Id>> {
-    Ok(match &ctx.owner {
-        Some(name) => Some(service.owner_by_name(name).await?.id),
-        None => None,
-    })
-}
-
 pub async fn run(ctx: &Context, command: WebhooksCommand) -> CliResult {
     let reads = matches!(
         command,
@@ -79,22 +67,10 @@ pub async fn run(ctx: &Context, command: WebhooksCommand) -> CliResult {
     if !reads {
         ctx.writable("webhooks")?;
     }
-    let service = ctx.service("webhooks").await?;
-    let owner = owner_filter(ctx, &service).await?;
+    let admin = WebhookAdmin::open(ctx).await?;
     match command {
         WebhooksCommand::Create { url, events } => {
-            let owner = match owner {
-                Some(id) => id,
-                None => {
-                    service.default_backend().await?;
-                    service.owner_by_name(DEFAULT_OWNER).await?.id
-                }
-            };
-            let input = WebhookInput { url, events };
-            let allow_private = ctx.config.serve.webhooks_allow_private;
-            let (secret, hook) = service
-                .create_webhook(owner, &input, &key(ctx)?, allow_private)
-                .await?;
+            let (secret, hook) = admin.create(&WebhookInput { url, events }).await?;
             if ctx.json {
                 Ok(print_json(&json!({ "secret": secret, "webhook": hook }))?)
             } else {
@@ -106,7 +82,7 @@ pub async fn run(ctx: &Context, command: WebhooksCommand) -> CliResult {
             }
         }
         WebhooksCommand::List => {
-            let hooks = service.list_webhooks(owner).await?;
+            let hooks = admin.list().await?;
             if ctx.json {
                 return Ok(print_json(&hooks)?);
             }
@@ -136,8 +112,8 @@ pub async fn run(ctx: &Context, command: WebhooksCommand) -> CliResult {
             Ok(print(&table.render())?)
         }
         WebhooksCommand::Show { id } => {
-            let hook = service.webhook(id, owner).await?;
-            let deliveries = service.webhook_deliveries(id, owner, RECENT).await?;
+            let hook = admin.show(id).await?;
+            let deliveries = admin.deliveries(id, RECENT).await?;
             if ctx.json {
                 return Ok(print_json(
                     &json!({ "webhook": hook, "deliveries": deliveries }),
@@ -162,14 +138,14 @@ pub async fn run(ctx: &Context, command: WebhooksCommand) -> CliResult {
             Ok(print(&out)?)
         }
         WebhooksCommand::Deliveries { id, limit } => {
-            let deliveries = service.webhook_deliveries(id, owner, limit).await?;
+            let deliveries = admin.deliveries(id, limit).await?;
             if ctx.json {
                 return Ok(print_json(&deliveries)?);
             }
             Ok(print(&deliveries_table(ctx, &deliveries))?)
         }
         WebhooksCommand::Delete { id } => {
-            service.delete_webhook(id, owner).await?;
+            admin.delete(id).await?;
             if ctx.json {
                 Ok(print_json(&json!({ "deleted": id }))?)
             } else {
@@ -177,7 +153,7 @@ pub async fn run(ctx: &Context, command: WebhooksCommand) -> CliResult {
             }
         }
         WebhooksCommand::Resume { id } => {
-            let hook = service.resume_webhook(id, owner).await?;
+            let hook = admin.resume(id).await?;
             if ctx.json {
                 Ok(print_json(&hook)?)
             } else {
@@ -188,9 +164,7 @@ pub async fn run(ctx: &Context, command: WebhooksCommand) -> CliResult {
             }
         }
         WebhooksCommand::Secret { id, rotate } => {
-            let secret = service
-                .webhook_secret(id, owner, &key(ctx)?, rotate)
-                .await?;
+            let secret = admin.secret(id, rotate).await?;
             if ctx.json {
                 Ok(print_json(&json!({ "id": id, "secret": secret }))?)
             } else {

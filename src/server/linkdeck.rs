@@ -90,6 +90,7 @@ async fn capabilities() -> ApiResult {
         tags: true,
         tag_traffic: true,
         link_options: true,
+        webhooks: true,
     })
 }
 

@@ -41,12 +41,13 @@ const DELIVERIES_MAX: u32 = 500;
 
 /// The routes, nested in linkdeck's own under the key check.
 pub fn router() -> Router<Arc<AppState>> {
+    let hooks = format!("/{}", wire::linkdeck::WEBHOOKS_PATH);
     Router::new()
-        .route("/webhooks", get(list).post(create))
-        .route("/webhooks/{id}", get(show).delete(delete))
-        .route("/webhooks/{id}/resume", post(resume))
-        .route("/webhooks/{id}/secret", post(secret))
-        .route("/webhooks/{id}/deliveries", get(deliveries))
+        .route(&hooks, get(list).post(create))
+        .route(&format!("{hooks}/{{id}}"), get(show).delete(delete))
+        .route(&format!("{hooks}/{{id}}/resume"), post(resume))
+        .route(&format!("{hooks}/{{id}}/secret"), post(secret))
+        .route(&format!("{hooks}/{{id}}/deliveries"), get(deliveries))
 }
 
 fn ok(status: StatusCode, body: impl serde::Serialize) -> ApiResult {

@@ -52,7 +52,7 @@ impl WebhooksPopup {
             ),
             Ok(Some(hooks)) => State::Hooks(hooks),
             Ok(None) => State::Message(
-                "This profile keeps no webhooks: they live in a local database (`linkdeck webhooks`)."
+                "This profile's server keeps no webhooks (a phpShort server has none; `linkdeck serve` does)."
                     .into(),
             ),
             Err(e) => State::Message(format!("Could not load the webhooks: {e}")),

@@ -5,13 +5,13 @@ use crate::cli_support::Env;
 use serde_json::Value;
 
 /// A `linkdeck serve` child on an ephemeral port over `db`, killed when dropped.
-struct Server {
+pub(super) struct Server {
     child: std::process::Child,
-    base: String,
+    pub(super) base: String,
 }
 
 impl Server {
-    fn start(env: &Env, db: &std::path::Path) -> Server {
+    pub(super) fn start(env: &Env, db: &std::path::Path) -> Server {
         let mut child = env
             .std_bare()
             .arg("--db")

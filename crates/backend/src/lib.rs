@@ -130,8 +130,8 @@ pub trait Backend: Send + Sync {
     }
 
     /// The owner's webhook subscriptions, each with its latest `recent` deliveries (newest
-    /// first); `None` when the backend keeps none (a remote server: `linkdeck webhooks` works
-    /// on a local database).
+    /// first); `None` when the backend keeps none (a remote server that is not a linkdeck
+    /// server with webhooks, such as a phpShort site).
     async fn webhooks(&self, _recent: u32) -> Result<Option<Vec<WebhookActivity>>> {
         Ok(None)
     }

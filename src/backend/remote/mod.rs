@@ -13,6 +13,7 @@ mod linkdeck;
 mod options;
 mod tags;
 mod visits;
+mod webhooks;
 
 use std::fmt;
 use std::sync::Arc;
@@ -361,6 +362,10 @@ impl Backend for RemoteBackend {
 
     async fn delete_link(&self, id: Id) -> Result<()> {
         self.remove(&LINKS, id).await
+    }
+
+    async fn webhooks(&self, recent: u32) -> Result<Option<Vec<crate::domain::WebhookActivity>>> {
+        self.webhook_activity(recent).await
     }
 
     async fn list_spaces(&self, query: &SpaceQuery) -> Result<Page<Space>> {
