@@ -359,6 +359,21 @@ impl TestServer {
             .unwrap()
     }
 
+    /// The rows of orphan visits' paths, of every host and day.
+    pub async fn orphan_path_rows(&self) -> i64 {
+        const SQL: &str = "SELECT count(*) FROM orphan_traffic WHERE dim = 4";
+        if let Some(pg) = self.raw.pg().await {
+            let client = pg.client().await.unwrap();
+            return client.query_one(SQL, &[]).await.unwrap().get(0);
+        }
+        self.raw
+            .sqlite()
+            .await
+            .read(|conn| Ok(conn.query_row(SQL, [], |r| r.get(0)).unwrap()))
+            .await
+            .unwrap()
+    }
+
     /// The API keys as stored: (digest, prefix) of each.
     pub async fn stored_keys(&self) -> Vec<(Vec<u8>, String)> {
         const SQL: &str = "SELECT digest, prefix FROM api_keys ORDER BY id";
