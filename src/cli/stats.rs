@@ -137,12 +137,16 @@ pub(super) fn bar(n: u64, max: u64, width: usize) -> String {
     "█".repeat(cells.min(width))
 }
 
-/// The total, its change, and the period in words.
-fn headline(stats: &Stats, name: &str, period: PeriodSpec, tz: &jiff::tz::TimeZone) -> String {
+/// The period in words: `the last 7 days (2026-11-21 – 2026-11-27, Europe/Berlin)`.
+pub(super) fn period_words(
+    (from, to, interval): (jiff::Timestamp, jiff::Timestamp, Interval),
+    period: PeriodSpec,
+    tz: &jiff::tz::TimeZone,
+) -> String {
     let range = crate::domain::Period {
-        from: stats.from,
-        to: stats.to,
-        interval: stats.interval,
+        from,
+        to,
+        interval,
         buckets: Vec::new(),
         previous: None,
     }
@@ -157,7 +161,13 @@ fn headline(stats: &Stats, name: &str, period: PeriodSpec, tz: &jiff::tz::TimeZo
         PeriodSpec::Dates { .. } => "dates".to_owned(),
     };
     let zone = tz.iana_name().unwrap_or("local time");
-    let mut out = format!("{name} · {when} ({} – {}, {zone})\n", range.0, range.1);
+    format!("{when} ({} – {}, {zone})", range.0, range.1)
+}
+
+/// The total, its change, and the period in words.
+fn headline(stats: &Stats, name: &str, period: PeriodSpec, tz: &jiff::tz::TimeZone) -> String {
+    let words = period_words((stats.from, stats.to, stats.interval), period, tz);
+    let mut out = format!("{name} · {words}\n");
     out.push_str(&plural(stats.total, "click"));
     match (stats.change_percent(), stats.previous) {
         (Some(p), Some(before)) => {

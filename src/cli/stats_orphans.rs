@@ -5,8 +5,8 @@
 use super::context::Context;
 use super::error::CliResult;
 use super::output::{Table, plural, print, print_json, thousands};
-use super::stats::{bar, bucket_date, share};
-use crate::domain::{OrphanKind, OrphanStats, Period, PeriodSpec, StatsQuery, ValueCount};
+use super::stats::{bar, bucket_date, period_words, share};
+use crate::domain::{OrphanKind, OrphanStats, PeriodSpec, StatsQuery, ValueCount};
 
 pub async fn run(ctx: &Context, query: StatsQuery) -> CliResult {
     let backend = ctx.backend().await?;
@@ -18,23 +18,9 @@ pub async fn run(ctx: &Context, query: StatsQuery) -> CliResult {
 }
 
 fn report(stats: &OrphanStats, period: PeriodSpec, tz: &jiff::tz::TimeZone) -> String {
-    let range = Period {
-        from: stats.from,
-        to: stats.to,
-        interval: stats.interval,
-        buckets: Vec::new(),
-        previous: None,
-    }
-    .dates(tz);
-    let when = match period {
-        PeriodSpec::Preset { preset, .. } => preset.words().to_owned(),
-        PeriodSpec::Dates { .. } => "dates".to_owned(),
-    };
-    let zone = tz.iana_name().unwrap_or("local time");
+    let words = period_words((stats.from, stats.to, stats.interval), period, tz);
     let mut out = format!(
-        "orphan visits · {when} ({} – {}, {zone})\n{}\n",
-        range.0,
-        range.1,
+        "orphan visits · {words}\n{}\n",
         plural(stats.total, "visit")
     );
     if stats.total == 0 {
