@@ -22,6 +22,8 @@ mod fallbacks;
 mod hardening;
 #[path = "server/linkdeck_api.rs"]
 mod linkdeck_api;
+#[path = "server/orphans.rs"]
+mod orphans;
 #[path = "server/qr.rs"]
 mod qr;
 #[path = "server/redirects.rs"]

@@ -27,6 +27,7 @@ mod scope_args;
 mod serve;
 mod spaces;
 mod stats;
+mod stats_orphans;
 mod tags;
 mod transfer;
 mod trash;

@@ -11,8 +11,8 @@ use super::error::{CliError, CliResult};
 use super::output::{Table, plural, print, print_json, thousands};
 use super::scope_args::{ScopeArgs, parse_period};
 use crate::domain::{
-    Breakdown, Dimension, Interval, PeriodSpec, Preset, Stats, StatsPart, StatsQuery, TOP_DEFAULT,
-    TOP_MAX,
+    Breakdown, Dimension, Interval, PeriodSpec, Preset, Stats, StatsPart, StatsQuery, StatsScope,
+    TOP_DEFAULT, TOP_MAX,
 };
 
 #[derive(Debug, Args)]
@@ -41,6 +41,10 @@ pub struct StatsArgs {
     /// Rows for spreadsheets: the timeline, or the --by part.
     #[arg(long, conflicts_with = "json")]
     pub csv: bool,
+    /// Orphan visits instead: requests to the root, unknown aliases and other paths of the
+    /// account's domains and the server's own host, which no link answered.
+    #[arg(long, conflicts_with_all = ["link", "space", "domain", "tag", "by", "csv"])]
+    pub orphans: bool,
 }
 
 /// What `--by` names.
@@ -66,8 +70,6 @@ pub async fn run(ctx: &Context, args: StatsArgs) -> CliResult {
             args.top
         )));
     }
-    let backend = ctx.backend().await?;
-    let scope = args.scope.scope(backend.as_ref()).await?;
     let period = match (args.from, args.to) {
         (Some(from), Some(to)) => PeriodSpec::Dates { from, to },
         _ => PeriodSpec::Preset {
@@ -75,6 +77,13 @@ pub async fn run(ctx: &Context, args: StatsArgs) -> CliResult {
             back: args.back,
         },
     };
+    if args.orphans {
+        let mut query = StatsQuery::new(StatsScope::Account, period);
+        query.top = args.top;
+        return super::stats_orphans::run(ctx, query).await;
+    }
+    let backend = ctx.backend().await?;
+    let scope = args.scope.scope(backend.as_ref()).await?;
     let query = StatsQuery {
         scope,
         period,
@@ -97,7 +106,11 @@ pub async fn run(ctx: &Context, args: StatsArgs) -> CliResult {
 }
 
 /// A timeline bucket as a spreadsheet reads it: `2026-11-22T14:00`, `2026-11-22`, `2026-11`.
-fn bucket_date(interval: Interval, start: jiff::Timestamp, tz: &jiff::tz::TimeZone) -> String {
+pub(super) fn bucket_date(
+    interval: Interval,
+    start: jiff::Timestamp,
+    tz: &jiff::tz::TimeZone,
+) -> String {
     let z = start.to_zoned(tz.clone());
     match interval {
         Interval::Hour => z.strftime("%Y-%m-%dT%H:%M"),
@@ -108,7 +121,7 @@ fn bucket_date(interval: Interval, start: jiff::Timestamp, tz: &jiff::tz::TimeZo
 }
 
 /// `45 %` of `total`.
-fn share(n: u64, total: u64) -> String {
+pub(super) fn share(n: u64, total: u64) -> String {
     if total == 0 {
         return "-".into();
     }
@@ -116,7 +129,7 @@ fn share(n: u64, total: u64) -> String {
 }
 
 /// A bar of up to `width` blocks for `n` out of `max`.
-fn bar(n: u64, max: u64, width: usize) -> String {
+pub(super) fn bar(n: u64, max: u64, width: usize) -> String {
     if max == 0 || n == 0 {
         return String::new();
     }
@@ -124,12 +137,16 @@ fn bar(n: u64, max: u64, width: usize) -> String {
     "█".repeat(cells.min(width))
 }
 
-/// The total, its change, and the period in words.
-fn headline(stats: &Stats, name: &str, period: PeriodSpec, tz: &jiff::tz::TimeZone) -> String {
+/// The period in words: `the last 7 days (2026-11-21 – 2026-11-27, Europe/Berlin)`.
+pub(super) fn period_words(
+    (from, to, interval): (jiff::Timestamp, jiff::Timestamp, Interval),
+    period: PeriodSpec,
+    tz: &jiff::tz::TimeZone,
+) -> String {
     let range = crate::domain::Period {
-        from: stats.from,
-        to: stats.to,
-        interval: stats.interval,
+        from,
+        to,
+        interval,
         buckets: Vec::new(),
         previous: None,
     }
@@ -144,7 +161,13 @@ fn headline(stats: &Stats, name: &str, period: PeriodSpec, tz: &jiff::tz::TimeZo
         PeriodSpec::Dates { .. } => "dates".to_owned(),
     };
     let zone = tz.iana_name().unwrap_or("local time");
-    let mut out = format!("{name} · {when} ({} – {}, {zone})\n", range.0, range.1);
+    format!("{when} ({} – {}, {zone})", range.0, range.1)
+}
+
+/// The total, its change, and the period in words.
+fn headline(stats: &Stats, name: &str, period: PeriodSpec, tz: &jiff::tz::TimeZone) -> String {
+    let words = period_words((stats.from, stats.to, stats.interval), period, tz);
+    let mut out = format!("{name} · {words}\n");
     out.push_str(&plural(stats.total, "click"));
     match (stats.change_percent(), stats.previous) {
         (Some(p), Some(before)) => {

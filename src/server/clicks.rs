@@ -32,7 +32,7 @@ use tokio::sync::{mpsc, oneshot};
 use crate::backend::local::serving::LocalService;
 use crate::backend::local::serving::ResolvedLink;
 use crate::backend::local::serving::{ClickReservation, Interner};
-use crate::backend::local::serving::{VisitBatch, VisitRow};
+use crate::backend::local::serving::{OrphanVisit, VisitBatch, VisitRow};
 use crate::domain::{Id, LinkStatus, TargetType};
 
 #[derive(Debug, Default)]
@@ -208,6 +208,8 @@ enum Msg {
     Visit(VisitRow, bool),
     /// A link-preview agent's fetch of a link.
     Preview(Id),
+    /// A request no link answered.
+    Orphan(Box<OrphanVisit>),
     Flush(oneshot::Sender<()>),
 }
 
@@ -236,6 +238,13 @@ impl Clicks {
     pub fn preview(&self, id: Id) {
         if self.tx.send(Msg::Preview(id)).is_err() {
             tracing::error!(link_id = id, "click writer stopped; preview not recorded");
+        }
+    }
+
+    /// Queues an orphan visit, written with the next batch.
+    pub fn orphan(&self, visit: OrphanVisit) {
+        if self.tx.send(Msg::Orphan(Box::new(visit))).is_err() {
+            tracing::error!("click writer stopped; orphan visit not recorded");
         }
     }
 
@@ -364,6 +373,7 @@ fn take(inbox: &mut Vec<Msg>, batch: &mut VisitBatch, waiters: &mut Vec<oneshot:
             Msg::Visit(v, false) => batch.add(v),
             Msg::Visit(v, true) => batch.add_counted(v),
             Msg::Preview(id) => batch.add_preview(id),
+            Msg::Orphan(v) => batch.add_orphan(&v),
             Msg::Flush(done) => waiters.push(done),
         }
     }

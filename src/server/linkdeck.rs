@@ -15,6 +15,8 @@
 //!   of `from` and `to`) renames one on every link, merging it into `to` where a link has both.
 //! - `GET visits` and `GET visits/live`: the raw visit log, streamed, and the visits logged
 //!   from now on (`visits_out`).
+//! - `GET orphans?period=…`: the rollups of orphan visits (requests no link answered) on the
+//!   caller's domains and the server's own host, with the statistics paths' period parameters.
 //!
 //! The body is bounded ([`IMPORT_MAX_BYTES`], read only once the key is checked) and so are the
 //! imports running at once ([`IMPORTS_AT_ONCE`]), as everything else a caller sends is.
@@ -56,8 +58,8 @@ type ApiResult = Result<Response, ApiError>;
 /// The routes, to be nested under `/api/linkdeck` behind the key check.
 pub fn router() -> Router<Arc<AppState>> {
     use wire::linkdeck::{
-        CAPABILITIES_PATH, IMPORT_PATH, LIVE_VISITS_PATH, TAG_RENAME_PATH, TAGS_PATH, TRAFFIC_PATH,
-        VISITS_PATH,
+        CAPABILITIES_PATH, IMPORT_PATH, LIVE_VISITS_PATH, ORPHANS_PATH, TAG_RENAME_PATH, TAGS_PATH,
+        TRAFFIC_PATH, VISITS_PATH,
     };
     Router::new()
         .route(&format!("/{CAPABILITIES_PATH}"), get(capabilities))
@@ -67,6 +69,7 @@ pub fn router() -> Router<Arc<AppState>> {
         )
         .route(&format!("/{TRAFFIC_PATH}"), get(traffic))
         .route(&format!("/{TAGS_PATH}"), get(tags))
+        .route(&format!("/{ORPHANS_PATH}"), get(orphans))
         .route(&format!("/{TAG_RENAME_PATH}"), post(rename_tag))
         .route(&format!("/{VISITS_PATH}"), get(super::visits_out::export))
         .route(
@@ -91,7 +94,32 @@ async fn capabilities() -> ApiResult {
         tag_traffic: true,
         link_options: true,
         webhooks: true,
+        orphan_visits: true,
     })
+}
+
+/// The caller's orphan visits over the period asked, in the zone asked (else the server's).
+/// They belong to hosts, so a key limited to spaces is refused; the period parameters are the
+/// statistics paths', and a scope (`space`, `domain`, `tag`) is refused rather than ignored.
+async fn orphans(
+    State(state): Shared,
+    AccountCaller(caller): AccountCaller,
+    RawQuery(query): RawQuery,
+) -> ApiResult {
+    let (query, zone) = params::stats_query(query.as_deref(), None)?;
+    if query.scope != crate::domain::StatsScope::Account {
+        let mut errors = FieldErrors::default();
+        errors.add(
+            "scope",
+            "orphan visits are the account's: leave out space, domain and tag",
+        );
+        return Err(Error::Validation(errors).into());
+    }
+    let tz = zone.unwrap_or_else(|| state.service.options().timezone.clone());
+    ok(state
+        .service
+        .orphan_stats_in(caller.owner, &query, tz)
+        .await?)
 }
 
 async fn tags(caller: Caller) -> ApiResult {

@@ -12,6 +12,7 @@ mod form;
 mod heads;
 mod limit;
 mod linkdeck;
+mod orphans;
 mod pages;
 mod params;
 mod passwords;

@@ -11,6 +11,7 @@ use axum::response::{IntoResponse, Response};
 
 use super::AppState;
 use super::clicks::{self, Reservation};
+use super::orphans;
 use super::pages::{self, PasswordPrompt};
 use super::passwords::Refused;
 use super::proxies::Visitor;
@@ -18,7 +19,7 @@ use super::resolve::Host;
 use crate::backend::local::serving::ResolvedLink;
 use crate::backend::local::serving::VisitRow;
 use crate::domain::{
-    Answer, Gate, LinkOptions, Platform, TargetType, TurnedAway, answer, destination,
+    Answer, Gate, LinkOptions, OrphanKind, Platform, TargetType, TurnedAway, answer, destination,
     forwardable_path, gate, is_alias_shaped, turned_away_to,
 };
 
@@ -114,21 +115,39 @@ fn fallback(url: Option<&str>, page: fn() -> Response) -> Response {
 
 /// What the request's host answers with `answer`, or 503 when its domain cannot be read.
 async fn on_host(state: &AppState, headers: &HeaderMap, answer: fn(&Host) -> Response) -> Response {
-    match state.cache.host(&state.service, &host_name(headers)).await {
+    match host_of(state, headers).await {
         Ok(host) => answer(&host),
-        Err(e) => {
-            tracing::warn!(error = %e, "reading a host's domain failed");
-            pages::unavailable()
-        }
+        Err(page) => page,
     }
 }
 
-/// `GET /`: the host's `root_url`, else the 404 page as without one.
-pub async fn root(State(state): Shared, headers: HeaderMap) -> Response {
-    on_host(&state, &headers, |host| {
-        fallback(host.settings.root_url.as_deref(), pages::not_found)
-    })
-    .await
+/// The request's host, or the 503 page when its domain cannot be read.
+async fn host_of(state: &AppState, headers: &HeaderMap) -> Result<Host, Response> {
+    state
+        .cache
+        .host(&state.service, &host_name(headers))
+        .await
+        .map_err(|e| {
+            tracing::warn!(error = %e, "reading a host's domain failed");
+            pages::unavailable()
+        })
+}
+
+/// `GET /`: the host's `root_url`, else the 404 page as without one; an orphan visit.
+pub async fn root(
+    State(state): Shared,
+    method: Method,
+    visitor: Visitor,
+    headers: HeaderMap,
+) -> Response {
+    let host = match host_of(&state, &headers).await {
+        Ok(host) => host,
+        Err(page) => return page,
+    };
+    if method == Method::GET {
+        orphans::record(&state, &host, OrphanKind::Root, "/", &headers, visitor);
+    }
+    fallback(host.settings.root_url.as_deref(), pages::not_found)
 }
 
 /// Any other path no route answers: `/alias/extra/path` of a link that forwards the rest of
@@ -175,10 +194,15 @@ pub async fn unknown(
             visit(&state, (&host, &link), headers, brought, visitor, true).await
         }
         (&Method::GET | &Method::HEAD, None) => {
-            on_host(&state, headers, |host| {
-                fallback(host.settings.unknown_url.as_deref(), pages::not_found)
-            })
-            .await
+            let host = match host_of(&state, headers).await {
+                Ok(host) => host,
+                Err(page) => return page,
+            };
+            if method == Method::GET {
+                let kind = OrphanKind::OtherPath;
+                orphans::record(&state, &host, kind, uri.path(), headers, visitor);
+            }
+            fallback(host.settings.unknown_url.as_deref(), pages::not_found)
         }
         _ => pages::not_found(),
     }
@@ -421,7 +445,25 @@ pub async fn follow(
     request: axum::extract::Request,
 ) -> Result<Response, Response> {
     let headers = request.headers();
-    let (host, link) = visited(&state, headers, &alias).await?;
+    let (host, link) = match find(&state, headers, &alias).await {
+        Ok(found) => found,
+        Err(Missing::Unknown(host)) => {
+            if request.method() == Method::GET {
+                let kind = if is_alias_shaped(&alias) {
+                    OrphanKind::UnknownAlias
+                } else {
+                    OrphanKind::OtherPath
+                };
+                let path = request.uri().path();
+                orphans::record(&state, &host, kind, path, headers, visitor);
+            }
+            return Err(fallback(
+                host.settings.unknown_url.as_deref(),
+                pages::not_found,
+            ));
+        }
+        Err(Missing::Page(page)) => return Err(page),
+    };
     match gate_of(&state, &link, false) {
         Gate::Away(why) => return Ok(turned_away(&state, &host, &link, why)),
         Gate::Password => return Ok(password_form(&link, PasswordPrompt::First)),

@@ -28,6 +28,8 @@ pub const TAGS_PATH: &str = "tags";
 pub const TAG_RENAME_PATH: &str = "tags/rename";
 /// Webhook subscriptions (`server/webhooks.rs` has the calls under it).
 pub const WEBHOOKS_PATH: &str = "webhooks";
+/// `GET orphans?period=…`: a [`crate::domain::OrphanStats`].
+pub const ORPHANS_PATH: &str = "orphans";
 
 /// `POST tags/rename`'s form: the tag to rename and its new name (a merge, where a link has
 /// both). Fields as typed; the service reads them by the tag rules.
@@ -79,6 +81,10 @@ pub struct Capabilities {
     /// (servers before them say nothing).
     #[serde(default)]
     pub webhooks: bool,
+    /// Whether requests no link answers are recorded and `GET orphans` answers their rollups
+    /// (servers before it say nothing).
+    #[serde(default)]
+    pub orphan_visits: bool,
 }
 
 /// `POST /api/linkdeck/import?on_conflict=fail|skip|rename`, whose body is a linkdeck JSON

@@ -309,6 +309,7 @@ fn as_written_by_schema_9(db: &std::path::Path) {
          ALTER TABLE links DROP COLUMN previews;
          ALTER TABLE trash_links DROP COLUMN options;
          ALTER TABLE trash_links DROP COLUMN previews;
+         DROP TRIGGER orphan_traffic_domain_gone; DROP TABLE orphan_traffic;
          PRAGMA user_version = 9;",
     )
     .unwrap();

@@ -346,17 +346,27 @@ impl TestServer {
 
     /// Every visit row in the log, of whichever link.
     pub async fn logged_visits(&self) -> i64 {
-        const SQL: &str = "SELECT count(*) FROM visit_log";
+        self.count("SELECT count(*) FROM visit_log").await
+    }
+
+    /// The one number `sql` answers, on either store.
+    async fn count(&self, sql: &'static str) -> i64 {
         if let Some(pg) = self.raw.pg().await {
             let client = pg.client().await.unwrap();
-            return client.query_one(SQL, &[]).await.unwrap().get(0);
+            return client.query_one(sql, &[]).await.unwrap().get(0);
         }
         self.raw
             .sqlite()
             .await
-            .read(|conn| Ok(conn.query_row(SQL, [], |r| r.get(0)).unwrap()))
+            .read(move |conn| Ok(conn.query_row(sql, [], |r| r.get(0)).unwrap()))
             .await
             .unwrap()
+    }
+
+    /// The rows of orphan visits' paths, of every host and day.
+    pub async fn orphan_path_rows(&self) -> i64 {
+        self.count("SELECT count(*) FROM orphan_traffic WHERE dim = 4")
+            .await
     }
 
     /// The API keys as stored: (digest, prefix) of each.

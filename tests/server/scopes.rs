@@ -60,6 +60,7 @@ const PATHS: &[(Method, &str, Reach)] = &[
         Space,
     ),
     (Method::POST, "/api/linkdeck/import", Account),
+    (Method::GET, "/api/linkdeck/orphans", Account),
     (Method::GET, "/api/linkdeck/webhooks", Account),
     (Method::POST, "/api/linkdeck/webhooks", Account),
     (Method::GET, "/api/linkdeck/webhooks/{hook}", Account),

@@ -147,6 +147,15 @@ pub trait Backend: Send + Sync {
     /// keeps no statistics answers [`Error::Unsupported`](linkdeck_domain::Error::Unsupported).
     async fn stats(&self, query: &StatsQuery) -> Result<Stats>;
 
+    /// Orphan visits (requests to the owner's domains and the server's own host that no link
+    /// answered) over `query`'s period; its scope is the account. A backend that does not
+    /// record them answers [`Error::Unsupported`](linkdeck_domain::Error::Unsupported).
+    async fn orphan_stats(&self, _query: &StatsQuery) -> Result<linkdeck_domain::OrphanStats> {
+        Err(linkdeck_domain::Error::Unsupported(
+            "this server does not record orphan visits".into(),
+        ))
+    }
+
     /// The clicks the links of a scope have counted in all by their own counters, whether the
     /// traffic history has a date for them or not (imported clicks, clicks from before the
     /// history was kept); `None` when the backend cannot tell. Reads every link of the scope:

@@ -140,6 +140,10 @@ impl<B: Backend + ?Sized> Backend for ReadOnly<B> {
         self.0.stats(query).await
     }
 
+    async fn orphan_stats(&self, query: &StatsQuery) -> Result<linkdeck_domain::OrphanStats> {
+        self.0.orphan_stats(query).await
+    }
+
     async fn counted_clicks(&self, scope: StatsScope) -> Result<Option<u64>> {
         self.0.counted_clicks(scope).await
     }

@@ -252,6 +252,12 @@ impl<B: Backend + ?Sized> Backend for SpaceLimited<B> {
         self.inner.stats(query).await
     }
 
+    async fn orphan_stats(&self, query: &StatsQuery) -> Result<linkdeck_domain::OrphanStats> {
+        // Orphan visits belong to hosts, which are the account's.
+        scope_in_reach(self, self.spaces, &StatsScope::Account).await?;
+        self.inner.orphan_stats(query).await
+    }
+
     async fn counted_clicks(&self, scope: StatsScope) -> Result<Option<u64>> {
         scope_in_reach(self, self.spaces, &scope).await?;
         self.inner.counted_clicks(scope).await

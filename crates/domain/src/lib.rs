@@ -15,6 +15,7 @@ mod import;
 mod link;
 mod link_field;
 mod link_options;
+mod orphans;
 mod platform;
 #[cfg(test)]
 mod proptests;
@@ -57,6 +58,7 @@ pub use link_options::{
     Answer, EXTRA_PATH_MAX, LinkOptions, OptionsPatch, PREVIEW_DESCRIPTION_MAX, PREVIEW_TITLE_MAX,
     answer, destination, forwardable_path,
 };
+pub use orphans::{ORPHAN_VALUE_MAX, ORPHAN_VALUES_PER_DAY, OrphanKind, OrphanStats, orphan_value};
 pub use platform::Platform;
 pub use query::{
     LinkQuery, PER_PAGE_MAX, PER_PAGE_MIN, Page, SearchBy, Sort, SpaceFilter, SpaceQuery,

@@ -19,6 +19,7 @@ mod keys;
 mod link_moves;
 mod links;
 mod listen;
+mod orphans;
 mod owners;
 mod pool;
 pub mod quota;

@@ -445,6 +445,25 @@ const MIGRATIONS: &[&str] = &[
     // 12: the spaces a key is limited to, as the ids joined by commas; NULL for the whole
     // account. Kept as written when a space goes, so a key never sees more than it was given.
     "ALTER TABLE api_keys ADD COLUMN spaces TEXT;",
+    // 13: orphan visits (requests no link answered), per host — a domain's id, 0 for the
+    // server's own host — UTC day, dimension and value; a domain's rows go with it.
+    r#"
+    CREATE TABLE orphan_traffic (
+        host_id BIGINT NOT NULL,
+        day BIGINT NOT NULL,
+        dim SMALLINT NOT NULL,
+        value TEXT COLLATE "C" NOT NULL,
+        visits BIGINT NOT NULL,
+        PRIMARY KEY (host_id, day, dim, value)
+    );
+    CREATE FUNCTION orphan_traffic_domain_gone() RETURNS trigger LANGUAGE plpgsql AS $$
+    BEGIN
+        DELETE FROM orphan_traffic WHERE host_id = OLD.id;
+        RETURN NULL;
+    END $$;
+    CREATE TRIGGER orphan_traffic_domain_gone AFTER DELETE ON domains
+        FOR EACH ROW EXECUTE FUNCTION orphan_traffic_domain_gone();
+    "#,
 ];
 
 /// `link_tags` filled from every link's tags, as the triggers of migration 8 would have.

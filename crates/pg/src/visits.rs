@@ -120,6 +120,7 @@ pub async fn record(
     }
     log(&tx, batch.logged(&homes)).await?;
     traffic::add(&tx, &batch.rollup(&homes, interner)?).await?;
+    crate::orphans::write(&tx, batch.orphans()).await?;
     crate::webhooks::queue_clicks(&tx, batch.raw(), &homes, jiff::Timestamp::now()).await?;
     if !rotations.is_empty() {
         let (rotate_ids, positions): (Vec<Id>, Vec<i64>) = rotations

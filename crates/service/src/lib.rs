@@ -10,6 +10,7 @@ mod domains;
 mod import;
 mod keys;
 mod links;
+mod orphans;
 mod owned;
 mod password;
 pub use linkdeck_pg as pg;
@@ -364,6 +365,10 @@ impl Backend for LocalBackend {
     async fn stats(&self, query: &StatsQuery) -> Result<Stats> {
         let tz = self.service.options().timezone.clone();
         self.service.stats_in(self.owner_id, query, tz).await
+    }
+    async fn orphan_stats(&self, query: &StatsQuery) -> Result<linkdeck_domain::OrphanStats> {
+        let tz = self.service.options().timezone.clone();
+        self.service.orphan_stats_in(self.owner_id, query, tz).await
     }
     async fn counted_clicks(&self, scope: StatsScope) -> Result<Option<u64>> {
         self.service

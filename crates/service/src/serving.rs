@@ -23,4 +23,5 @@ pub use super::password::verify_password;
 pub use super::visits::{ClickReservation, FlushedLink, RAW_PENDING_MAX, VisitBatch, VisitRow};
 pub use super::{LocalBackend, LocalService};
 pub use linkdeck_store::ResolvedLink;
+pub use linkdeck_store::orphans::OrphanVisit;
 pub use linkdeck_store::traffic::values::Interner;

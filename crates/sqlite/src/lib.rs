@@ -15,6 +15,7 @@ mod import;
 mod keys;
 mod link_rows;
 mod links;
+mod orphans;
 mod owners;
 mod quota;
 mod redirect;

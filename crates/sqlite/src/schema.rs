@@ -572,6 +572,21 @@ const MIGRATIONS: &[Migration] = &[
     // 21: the spaces a key is limited to, as the ids joined by commas; NULL for the whole
     // account. Kept as written when a space goes, so a key never sees more than it was given.
     sql("ALTER TABLE api_keys ADD COLUMN spaces TEXT;"),
+    // 22: orphan visits (requests no link answered), per host — a domain's id, 0 for the
+    // server's own host — UTC day, dimension and value; a domain's rows go with it.
+    sql(r#"
+    CREATE TABLE orphan_traffic (
+        host_id INTEGER NOT NULL,
+        day INTEGER NOT NULL,
+        dim INTEGER NOT NULL,
+        value TEXT NOT NULL,
+        visits INTEGER NOT NULL,
+        PRIMARY KEY (host_id, day, dim, value)
+    ) WITHOUT ROWID;
+    CREATE TRIGGER orphan_traffic_domain_gone AFTER DELETE ON domains BEGIN
+        DELETE FROM orphan_traffic WHERE host_id = old.id;
+    END;
+    "#),
 ];
 
 /// The code half of migration 6: rollups and the raw log from the old visits table, which then

@@ -72,6 +72,7 @@ pub fn record_visits(
         }
     }
     log_and_roll_up(conn, batch, &homes, interner)?;
+    crate::orphans::write(conn, batch.orphans())?;
     linkdeck_store::webhooks::queue_clicks(
         &SqliteTx { conn },
         batch.raw(),

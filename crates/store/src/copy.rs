@@ -198,6 +198,18 @@ pub const TABLES: &[Table] = &[
         identity: false,
     },
     Table {
+        name: "orphan_traffic",
+        columns: &[
+            ("host_id", Big),
+            ("day", Big),
+            ("dim", Small),
+            ("value", Text),
+            ("visits", Big),
+        ],
+        order: "host_id, day, dim, value",
+        identity: false,
+    },
+    Table {
         name: "visit_log",
         columns: &[
             ("id", Big),

@@ -17,6 +17,7 @@ mod import;
 mod keys;
 mod links;
 mod list;
+pub mod orphans;
 mod owners;
 pub mod quota;
 mod redirect;
@@ -48,6 +49,7 @@ pub use links::{
     rotation_json, rules_json, tags_json, target_type,
 };
 pub use list::{ListFilter, Search, Slice};
+pub use orphans::Orphans;
 pub use owners::Owners;
 pub use redirect::{Redirects, ResolvedLink};
 pub use spaces::Spaces;
@@ -70,6 +72,7 @@ pub trait Tx:
     + Trash
     + Bulk
     + Rollups
+    + Orphans
     + VisitLog
     + Webhooks
 {
@@ -87,6 +90,7 @@ impl<T> Tx for T where
         + Trash
         + Bulk
         + Rollups
+        + Orphans
         + VisitLog
         + Webhooks
 {

@@ -10,6 +10,7 @@ use std::collections::{BTreeMap, BTreeSet, HashMap};
 
 use linkdeck_domain::{Dimension, Error, Id, OTHER, Result};
 
+use crate::orphans::{OrphanBatch, OrphanVisit};
 use crate::traffic::day::MAX_VALUES;
 use crate::traffic::values::Interner;
 use crate::traffic::{self, DayTraffic, LinkHome, Scope};
@@ -118,6 +119,8 @@ pub struct VisitBatch {
     precounted: HashMap<Id, u64>,
     /// Previews per link: fetches by link-preview agents, counted apart from clicks.
     previews: HashMap<Id, u64>,
+    /// Requests no link answered, summed by row (bounded: see `orphans`).
+    orphans: OrphanBatch,
 }
 
 impl Default for VisitBatch {
@@ -136,6 +139,7 @@ impl VisitBatch {
             dropped: 0,
             precounted: HashMap::new(),
             previews: HashMap::new(),
+            orphans: OrphanBatch::default(),
         }
     }
 
@@ -168,6 +172,16 @@ impl VisitBatch {
         *self.previews.entry(link).or_default() += 1;
     }
 
+    /// Takes in one request no link answered.
+    pub fn add_orphan(&mut self, visit: &OrphanVisit) {
+        self.orphans.add(visit);
+    }
+
+    /// The orphan visits taken in.
+    pub fn orphans(&self) -> &OrphanBatch {
+        &self.orphans
+    }
+
     /// Previews per link, in id order (the order both stores lock rows in).
     pub fn previews(&self) -> Vec<(Id, i64)> {
         let mut out: Vec<(Id, i64)> = self
@@ -179,9 +193,12 @@ impl VisitBatch {
         out
     }
 
-    /// Visits and previews taken in since the batch was made.
+    /// Visits, previews and orphan visits taken in since the batch was made.
     pub fn len(&self) -> u64 {
-        self.raw.len() as u64 + self.dropped + self.previews.values().sum::<u64>()
+        self.raw.len() as u64
+            + self.dropped
+            + self.previews.values().sum::<u64>()
+            + self.orphans.visits()
     }
 
     pub fn is_empty(&self) -> bool {

@@ -11,6 +11,7 @@ mod http;
 mod key;
 mod linkdeck;
 mod options;
+mod orphans;
 mod tags;
 mod visits;
 mod webhooks;
@@ -418,6 +419,10 @@ impl Backend for RemoteBackend {
             )));
         }
         self.update(&DOMAINS, id, encode::domain_form(input)?).await
+    }
+
+    async fn orphan_stats(&self, query: &StatsQuery) -> Result<crate::domain::OrphanStats> {
+        self.get_orphans(query).await
     }
 
     /// A 404 means the record is not found, or the server has no statistics at all: the
