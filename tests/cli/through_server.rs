@@ -30,6 +30,24 @@ impl Server {
     }
 }
 
+impl Server {
+    /// The CLI against this server with `key`, as a remote profile given by flags.
+    fn cli(&self, env: &Env, key: &str, args: &[&str]) -> crate::cli_support::Run {
+        crate::cli_support::run(
+            env.bare()
+                .env("LINKDECK_CLI_TEST_KEY", key)
+                .args(["--config", env.config.to_str().unwrap()])
+                .args([
+                    "--remote",
+                    &self.base,
+                    "--api-key-env",
+                    "LINKDECK_CLI_TEST_KEY",
+                ])
+                .args(args),
+        )
+    }
+}
+
 impl Drop for Server {
     fn drop(&mut self) {
         let _ = self.child.kill();
@@ -44,20 +62,7 @@ fn import_and_export_through_a_server() {
     let key = env.run_on(&served, &["keys", "create"]).ok().stdout;
     let key = key.trim();
     let server = Server::start(&env, &served);
-    let remote = |args: &[&str]| {
-        crate::cli_support::run(
-            env.bare()
-                .env("LINKDECK_CLI_TEST_KEY", key)
-                .args(["--config", env.config.to_str().unwrap()])
-                .args([
-                    "--remote",
-                    &server.base,
-                    "--api-key-env",
-                    "LINKDECK_CLI_TEST_KEY",
-                ])
-                .args(args),
-        )
-    };
+    let remote = |args: &[&str]| server.cli(&env, key, args);
 
     // A file with a bad row sends nothing at all.
     let bad = env.write(
@@ -144,20 +149,7 @@ fn a_key_limited_to_a_space_works_within_it_from_the_command_line() {
         .ok()
         .stdout;
     let server = Server::start(&env, &served);
-    let remote = |args: &[&str]| {
-        crate::cli_support::run(
-            env.bare()
-                .env("LINKDECK_CLI_TEST_KEY", key.trim())
-                .args(["--config", env.config.to_str().unwrap()])
-                .args([
-                    "--remote",
-                    &server.base,
-                    "--api-key-env",
-                    "LINKDECK_CLI_TEST_KEY",
-                ])
-                .args(args),
-        )
-    };
+    let remote = |args: &[&str]| server.cli(&env, key.trim(), args);
 
     let listed = remote(&["--json", "links", "list"]).ok().json();
     assert_eq!(listed["total"], 1, "{listed}");
