@@ -56,10 +56,7 @@ impl<B: Backend + ?Sized> SpaceLimited<B> {
     }
 
     fn admits(&self, link: &Link) -> bool {
-        self.spaces
-            .ids()
-            .iter()
-            .any(|&id| link.space.as_ref().is_some_and(|s| s.id == id))
+        SpaceFilter::Among(self.spaces).admits(link.space.as_ref().map(|s| s.id))
     }
 
     /// The space a link is put in, as typed (`None`: not said), checked against the key: a
