@@ -207,6 +207,17 @@ async fn a_file_copied_into_postgresql_and_back_is_the_same_database() {
         .unwrap()
         .get(0);
     assert_eq!(trigram, 3);
+    // The planner knows the copied tables at once, not after autovacuum's next round.
+    let unanalyzed: i64 = sql
+        .query_one(
+            "SELECT count(*) FROM pg_stat_user_tables \
+             WHERE relname IN ('links', 'link_tags', 'visit_log') AND last_analyze IS NULL",
+            &[],
+        )
+        .await
+        .unwrap()
+        .get(0);
+    assert_eq!(unanalyzed, 0, "the copied tables are analyzed");
     // The link counters are right, and kept again by the database after the copy.
     let me = on_pg.default_backend().await.unwrap();
     assert_eq!(
