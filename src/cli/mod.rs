@@ -28,6 +28,7 @@ mod serve;
 mod spaces;
 mod stats;
 mod stats_orphans;
+mod stats_words;
 mod tags;
 mod transfer;
 mod trash;

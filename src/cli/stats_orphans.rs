@@ -5,7 +5,7 @@
 use super::context::Context;
 use super::error::CliResult;
 use super::output::{Table, plural, print, print_json, thousands};
-use super::stats::{bar, bucket_date, period_words, share};
+use super::stats_words::{bar, bucket_date, period_words, share};
 use crate::domain::{OrphanKind, OrphanStats, PeriodSpec, StatsQuery, ValueCount};
 
 pub async fn run(ctx: &Context, query: StatsQuery) -> CliResult {

@@ -18,13 +18,14 @@ mod stats;
 mod work;
 
 use super::domains::DomainsView;
-use super::filter::{FilterBar, FilterOutcome, Named};
+use super::filter::{FilterBar, FilterOutcome};
 use super::help::{Help, Palette};
 use super::keys::{Action, Key, KeyContext, KeyMap};
 use super::links::LinksView;
 use super::live::LiveView;
 use super::marks::Marks;
 use super::msg::{Command, Msg, RequestId};
+use super::named::Named;
 use super::popups::{
     Asks, ConfirmAction, Modal, ModalOutcome, Pick, Picker, PickerKind, Toast, ToastKind,
 };

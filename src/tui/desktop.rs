@@ -13,7 +13,7 @@ use ratatui::crossterm::terminal::{
     EnterAlternateScreen, LeaveAlternateScreen, disable_raw_mode, enable_raw_mode,
 };
 
-use super::runtime::InputGate;
+use super::input_gate::InputGate;
 
 pub trait Desktop: Send + Sync {
     fn copy(&self, text: &str) -> Result<(), String>;

@@ -6,8 +6,8 @@ use ratatui::buffer::Buffer;
 use ratatui::layout::Rect;
 use ratatui::widgets::{Clear, Widget};
 
-use super::filter::Named;
 use super::keys::Action;
+use super::named::Named;
 use super::theme::Theme;
 use crate::backend::{BulkAction, Selection, Trashed};
 use crate::domain::{Id, Space, SpaceFilter, plural};
@@ -164,7 +164,7 @@ pub enum ModalOutcome {
     Chosen(Box<Work>),
     /// A prompt's text, with the links it is for.
     Typed {
-        asks: crate::tui::popups::Asks,
+        asks: Asks,
         text: String,
         selection: Box<Selection>,
         what: String,
@@ -190,4 +190,15 @@ pub fn dialog(
     let inner = block.inner(area);
     block.render(area, buf);
     Some(inner)
+}
+
+/// What a prompt asks for the links it is about.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Asks {
+    /// A date and time, or nothing.
+    Expiry,
+    /// Tags to put on, and (`-tag`) to take off.
+    Tags,
+    /// A tag's new name (the prompt's `what` is the tag): another tag's merges them.
+    TagName,
 }

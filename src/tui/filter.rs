@@ -14,10 +14,9 @@ use tui_input::backend::crossterm::EventHandler;
 use super::dialog::Pick;
 use super::hit::clicked;
 use super::keys::{Action, Key};
+use super::named::Named;
 use super::theme::Theme;
-use crate::domain::{
-    Domain, Id, LinkQuery, SearchBy, Sort, Space, StatusFilter, TagMatch, clip, into_shown,
-};
+use crate::domain::{LinkQuery, SearchBy, Sort, StatusFilter, TagMatch, clip, into_shown};
 
 /// The most of a tag the filter bar shows: beside the other filters, 80 columns leave little.
 const TAG_SHOWN: usize = 12;
@@ -32,31 +31,6 @@ pub enum FilterOutcome {
     Handled,
     /// The query changed: fetch again from the top.
     Changed,
-}
-
-/// A filter value and the name shown for it.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Named {
-    pub id: Id,
-    pub name: String,
-}
-
-impl From<&Space> for Named {
-    fn from(space: &Space) -> Named {
-        Named {
-            id: space.id,
-            name: space.name.clone(),
-        }
-    }
-}
-
-impl From<&Domain> for Named {
-    fn from(domain: &Domain) -> Named {
-        Named {
-            id: domain.id,
-            name: domain.name.clone(),
-        }
-    }
 }
 
 #[derive(Debug, Clone, Default)]

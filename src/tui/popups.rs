@@ -10,13 +10,13 @@ use ratatui::layout::{Constraint, Rect};
 use ratatui::text::{Line, Span};
 use ratatui::widgets::{Gauge, Paragraph, Widget, Wrap};
 
-pub use super::dialog::{ConfirmAction, ModalOutcome, Pick, PickerKind, Work, dialog};
-use super::filter::Named;
+pub use super::dialog::{Asks, ConfirmAction, ModalOutcome, Pick, PickerKind, Work, dialog};
 use super::form::TextField;
 use super::format;
 use super::help::{Help, Palette};
 use super::hit::clicked;
 use super::keys::{Action, Key, KeyMap};
+use super::named::Named;
 use super::qr_popup::QrPopup;
 use super::theme::Theme;
 use super::webhooks::WebhooksPopup;
@@ -105,17 +105,6 @@ pub struct Prompt {
     pub selection: Selection,
     pub what: String,
     pub many: bool,
-}
-
-/// What a prompt asks for the links it is about.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Asks {
-    /// A date and time, or nothing.
-    Expiry,
-    /// Tags to put on, and (`-tag`) to take off.
-    Tags,
-    /// A tag's new name (the prompt's `what` is the tag): another tag's merges them.
-    TagName,
 }
 
 /// Long work in progress: how far it has come, and a way to stop it.

@@ -13,6 +13,7 @@ use tokio::sync::mpsc::{UnboundedSender, unbounded_channel};
 
 use super::app::App;
 use super::desktop::Desktop;
+use super::input_gate::InputGate;
 use super::msg::{Command, Msg};
 use crate::backend::Backend;
 
@@ -417,12 +418,10 @@ pub fn terminal_events() -> (impl Stream<Item = io::Result<Event>> + Unpin, Inpu
     std::thread::spawn(move || {
         let _done = done_tx;
         while !flag.load(Ordering::Relaxed) {
-            if held.held.load(Ordering::Acquire) {
-                held.idle.store(true, Ordering::Release);
+            if held.reader_must_wait() {
                 std::thread::sleep(Duration::from_millis(10));
                 continue;
             }
-            held.idle.store(false, Ordering::Release);
             // crossterm reads a hung-up terminal in an endless loop, so look first; this also
             // waits for input, and a zero-wait poll then picks up keys and resizes alike.
             if tty::wait(Duration::from_millis(50)) == tty::State::HungUp {
@@ -437,31 +436,6 @@ pub fn terminal_events() -> (impl Stream<Item = io::Result<Event>> + Unpin, Inpu
         }
     });
     (rx, InputThread { stop, done, gate })
-}
-
-/// Lets another program have the terminal's input for a while (an editor): while it is held,
-/// the reader thread reads nothing, so no key meant for that program reaches the app.
-#[derive(Debug, Default)]
-pub struct InputGate {
-    held: AtomicBool,
-    /// The reader has seen the gate held and stopped reading.
-    idle: AtomicBool,
-}
-
-impl InputGate {
-    /// Stops the reader, and returns once it has stopped (it finishes a read under way first,
-    /// which is short), or after half a second whatever it does.
-    pub fn hold(&self) {
-        self.held.store(true, Ordering::Release);
-        let deadline = std::time::Instant::now() + Duration::from_millis(500);
-        while !self.idle.load(Ordering::Acquire) && std::time::Instant::now() < deadline {
-            std::thread::sleep(Duration::from_millis(5));
-        }
-    }
-
-    pub fn release(&self) {
-        self.held.store(false, Ordering::Release);
-    }
 }
 
 /// Sends every event crossterm has ready to `tx`; false when the reader should stop (the

@@ -7,11 +7,11 @@ use ratatui::layout::{Alignment, Constraint, Rect};
 use ratatui::text::{Line, Span};
 use ratatui::widgets::{Cell, Paragraph, Row, Table, Widget};
 
-use super::filter::Named;
 use super::format;
 use super::keys::{Action, Key};
 use super::links::centered_block;
 use super::msg::RequestId;
+use super::named::Named;
 use super::scroll::ListCursor;
 use super::view::{Ctx, Outcome};
 use crate::domain::{Space, into_shown};

@@ -3,8 +3,8 @@
 use jiff::Timestamp;
 use jiff::tz::TimeZone;
 
-use super::filter::Named;
 use super::keys::KeyMap;
+use super::named::Named;
 use super::theme::Theme;
 
 /// What a view did with a key; the app routes unhandled keys onward (modal → pane → global).

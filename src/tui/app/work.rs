@@ -9,10 +9,10 @@ use super::{App, Pane};
 use crate::backend::{BulkAction, BulkReport, Progress, Selection, Trashed};
 use crate::domain::{Link, LinkInput, Space, TAG_SEPARATOR, name_excerpt, tag};
 use crate::tui::errors::{Failed, describe};
-use crate::tui::filter::Named;
 use crate::tui::format;
 use crate::tui::keys::Action;
 use crate::tui::msg::{Command, Msg};
+use crate::tui::named::Named;
 use crate::tui::popups::{
     Asks, ConfirmAction, Menu, Modal, Pick, Picker, PickerKind, ProgressDialog, Prompt, ToastKind,
     Work,
