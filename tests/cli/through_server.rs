@@ -13,8 +13,16 @@ pub(super) struct Server {
 
 impl Server {
     pub(super) fn start(env: &Env, db: &std::path::Path) -> Server {
-        let mut child = env
-            .std_bare()
+        Self::spawn(env, db, None)
+    }
+
+    /// With `webhook_key` in `LINKDECK_WEBHOOK_KEY` (a short one leaves the server without).
+    fn spawn(env: &Env, db: &std::path::Path, webhook_key: Option<&str>) -> Server {
+        let mut command = env.std_bare();
+        if let Some(key) = webhook_key {
+            command.env("LINKDECK_WEBHOOK_KEY", key);
+        }
+        let mut child = command
             .arg("--db")
             .arg(db)
             .arg("--config")
@@ -280,4 +288,42 @@ fn stats_orphans_locally_and_through_a_server() {
             );
         }
     }
+}
+
+#[test]
+fn a_server_without_a_webhook_key_says_so_to_the_remote_cli() {
+    let env = Env::new();
+    let served = env.path("served.db");
+    let key = env.run_on(&served, &["keys", "create"]).ok().stdout;
+    let key = key.trim();
+    // Too short to be a key: the server serves, and keeps no webhook key.
+    let server = Server::spawn(&env, &served, Some("short"));
+    let remote = |args: &[&str]| server.cli(&env, key, args);
+
+    let made = remote(&[
+        "webhooks",
+        "create",
+        "--url",
+        "https://hooks.example.com/in",
+        "--event",
+        "link.created",
+    ]);
+    assert_ne!(made.code, 0, "{}", made.stdout);
+    for words in [
+        "keeps no webhook key",
+        "LINKDECK_WEBHOOK_KEY",
+        "webhook_key_file",
+    ] {
+        assert!(made.stderr.contains(words), "{words}: {}", made.stderr);
+    }
+    assert!(!made.stderr.contains("not found"), "{}", made.stderr);
+    let secret = remote(&["webhooks", "secret", "1"]);
+    assert_ne!(secret.code, 0, "{}", secret.stdout);
+    assert!(
+        secret.stderr.contains("keeps no webhook key"),
+        "{}",
+        secret.stderr
+    );
+    // Reading works without a key.
+    remote(&["webhooks", "list"]).ok();
 }
