@@ -82,7 +82,7 @@ fn ok(body: impl serde::Serialize) -> ApiResult {
     Ok((StatusCode::OK, axum::Json(wire::single(body))).into_response())
 }
 
-async fn capabilities() -> ApiResult {
+async fn capabilities(State(state): Shared) -> ApiResult {
     ok(Capabilities {
         server: wire::linkdeck::SERVER.to_owned(),
         version: env!("CARGO_PKG_VERSION").to_owned(),
@@ -94,6 +94,7 @@ async fn capabilities() -> ApiResult {
         tag_traffic: true,
         link_options: true,
         webhooks: true,
+        webhook_key: Some(state.webhooks.is_some()),
         orphan_visits: true,
     })
 }

@@ -58,7 +58,10 @@ fn settings(state: &AppState) -> Result<&WebhookSettings, ApiError> {
     state.webhooks.as_ref().ok_or_else(|| {
         ApiError::Status(
             StatusCode::NOT_FOUND,
-            "This server does not deliver webhooks.".into(),
+            format!(
+                "This server keeps no webhook key, so it cannot {}.",
+                crate::wire::linkdeck::NO_WEBHOOK_KEY
+            ),
         )
     })
 }

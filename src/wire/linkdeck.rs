@@ -81,11 +81,20 @@ pub struct Capabilities {
     /// (servers before them say nothing).
     #[serde(default)]
     pub webhooks: bool,
+    /// Whether the server holds a webhook key, without which it can read subscriptions but
+    /// neither make one, show a secret nor deliver: `None` from servers before it said so.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub webhook_key: Option<bool>,
     /// Whether requests no link answers are recorded and `GET orphans` answers their rollups
     /// (servers before it say nothing).
     #[serde(default)]
     pub orphan_visits: bool,
 }
+
+/// What a server without a webhook key cannot do, and what its operator sets, after "so it
+/// cannot": the server's 404 and the remote backend's refusal say it alike.
+pub const NO_WEBHOOK_KEY: &str = "make a subscription, show a secret or deliver; its operator \
+    sets LINKDECK_WEBHOOK_KEY (32 bytes or more) or [serve] webhook_key_file and restarts serve";
 
 /// `POST /api/linkdeck/import?on_conflict=fail|skip|rename`, whose body is a linkdeck JSON
 /// export (`{"version": 1, "spaces": […], "links": […]}`): what the import did. Rows are named

@@ -1,5 +1,6 @@
 //! The CLI against a real `linkdeck serve` child: import and export through its API (linkdeck's
-//! own beside v1, so that what the server exports equals what its database exports, history too).
+//! own beside v1, so that what the server exports equals what its database exports, history too),
+//! and `stats --orphans` read from the same file locally and through the server.
 
 use crate::cli_support::Env;
 use serde_json::Value;
@@ -12,8 +13,16 @@ pub(super) struct Server {
 
 impl Server {
     pub(super) fn start(env: &Env, db: &std::path::Path) -> Server {
-        let mut child = env
-            .std_bare()
+        Self::spawn(env, db, None)
+    }
+
+    /// With `webhook_key` in `LINKDECK_WEBHOOK_KEY` (a short one leaves the server without).
+    fn spawn(env: &Env, db: &std::path::Path, webhook_key: Option<&str>) -> Server {
+        let mut command = env.std_bare();
+        if let Some(key) = webhook_key {
+            command.env("LINKDECK_WEBHOOK_KEY", key);
+        }
+        let mut child = command
             .arg("--db")
             .arg(db)
             .arg("--config")
@@ -180,4 +189,141 @@ fn a_key_limited_to_a_space_works_within_it_from_the_command_line() {
     // Nothing outside its space changed.
     let other = env.run_on(&served, &["--json", "links", "list", "--space", "Other"]);
     assert_eq!(other.ok().json()["total"], 1);
+}
+
+/// Asks `base` (`http://127.0.0.1:PORT`) for `path` as a visitor sent from `referrer` would,
+/// and reads the answer to its end, which a visit needs before it is counted.
+fn visit(base: &str, path: &str, referrer: &str) {
+    use std::io::{Read, Write};
+    let addr = base.trim_start_matches("http://");
+    let mut stream = std::net::TcpStream::connect(addr).unwrap();
+    write!(
+        stream,
+        "GET {path} HTTP/1.1\r\nHost: {addr}\r\nUser-Agent: Mozilla/5.0 (X11; Linux x86_64) \
+         Firefox/120.0\r\nReferer: {referrer}\r\nConnection: close\r\n\r\n"
+    )
+    .unwrap();
+    let mut answer = String::new();
+    let _ = stream.read_to_string(&mut answer);
+    assert!(answer.starts_with("HTTP/1.1 "), "{path}: {answer}");
+}
+
+#[test]
+fn stats_orphans_locally_and_through_a_server() {
+    let env = Env::new();
+    let served = env.path("served.db");
+    let key = env.run_on(&served, &["keys", "create"]).ok().stdout;
+    let key = key.trim();
+    let server = Server::start(&env, &served);
+    let remote = |args: &[&str]| server.cli(&env, key, args);
+
+    for path in ["/", "/no-such-alias", "/some/other/path"] {
+        visit(&server.base, path, "https://ref.example/page");
+    }
+    // The click writer writes in batches: wait until all three are there.
+    let mut answer = Value::Null;
+    for _ in 0..200 {
+        answer = remote(&["--json", "stats", "--orphans", "--period", "24h"])
+            .ok()
+            .json();
+        if answer["total"] == 3 {
+            break;
+        }
+        std::thread::sleep(std::time::Duration::from_millis(100));
+    }
+    assert_eq!(answer["total"], 3, "{answer}");
+    let kinds: Vec<&str> = answer["kinds"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter_map(|k| k["value"].as_str())
+        .collect();
+    for kind in ["root", "unknown_alias", "other_path"] {
+        assert!(kinds.contains(&kind), "{kind}: {answer}");
+    }
+
+    // The local profile over the same file answers the same record.
+    let local = env
+        .run_on(
+            &served,
+            &["--json", "stats", "--orphans", "--period", "24h"],
+        )
+        .ok()
+        .json();
+    for field in ["total", "kinds", "paths", "referrers", "countries"] {
+        assert_eq!(local[field], answer[field], "{field}: {local} vs {answer}");
+    }
+
+    for run in [
+        remote(&["stats", "--orphans", "--period", "24h"]).ok(),
+        env.run_on(&served, &["stats", "--orphans", "--period", "24h"])
+            .ok(),
+    ] {
+        let table = run.stdout;
+        assert!(table.starts_with("orphan visits · "), "{table}");
+        assert!(table.contains("3 visits"), "{table}");
+        for words in [
+            "root (/)",
+            "unknown alias",
+            "other path",
+            "/no-such-alias",
+            "ref.example",
+        ] {
+            assert!(table.contains(words), "{words}:\n{table}");
+        }
+    }
+
+    // Orphan visits are the account's: a scope or a breakdown is refused, naming the flag.
+    for (flag, args) in [
+        ("--by", &["stats", "--orphans", "--by", "country"][..]),
+        ("--space", &["stats", "--orphans", "--space", "work"][..]),
+        ("--csv", &["stats", "--orphans", "--csv"][..]),
+    ] {
+        for run in [remote(args), env.run_on(&served, args)] {
+            let run = run.fails_with(2);
+            assert!(
+                run.stderr.contains(flag) && run.stderr.contains("--orphans"),
+                "{flag}: {}",
+                run.stderr
+            );
+        }
+    }
+}
+
+#[test]
+fn a_server_without_a_webhook_key_says_so_to_the_remote_cli() {
+    let env = Env::new();
+    let served = env.path("served.db");
+    let key = env.run_on(&served, &["keys", "create"]).ok().stdout;
+    let key = key.trim();
+    // Too short to be a key: the server serves, and keeps no webhook key.
+    let server = Server::spawn(&env, &served, Some("short"));
+    let remote = |args: &[&str]| server.cli(&env, key, args);
+
+    let made = remote(&[
+        "webhooks",
+        "create",
+        "--url",
+        "https://hooks.example.com/in",
+        "--event",
+        "link.created",
+    ]);
+    assert_ne!(made.code, 0, "{}", made.stdout);
+    for words in [
+        "keeps no webhook key",
+        "LINKDECK_WEBHOOK_KEY",
+        "webhook_key_file",
+    ] {
+        assert!(made.stderr.contains(words), "{words}: {}", made.stderr);
+    }
+    assert!(!made.stderr.contains("not found"), "{}", made.stderr);
+    let secret = remote(&["webhooks", "secret", "1"]);
+    assert_ne!(secret.code, 0, "{}", secret.stdout);
+    assert!(
+        secret.stderr.contains("keeps no webhook key"),
+        "{}",
+        secret.stderr
+    );
+    // Reading works without a key.
+    remote(&["webhooks", "list"]).ok();
 }

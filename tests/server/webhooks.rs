@@ -160,5 +160,20 @@ async fn a_server_without_webhooks_says_so() {
     )
     .await;
     assert_eq!(status, StatusCode::NOT_FOUND, "{body}");
-    assert!(body.to_string().contains("does not deliver"), "{body}");
+    for words in ["keeps no webhook key", "LINKDECK_WEBHOOK_KEY"] {
+        assert!(body.to_string().contains(words), "{words}: {body}");
+    }
+}
+
+#[tokio::test]
+async fn capabilities_say_whether_the_server_holds_a_webhook_key() {
+    for (opts, holds) in [(ServeOptions::default(), false), (delivering(), true)] {
+        let Some(s) = crate::serve(opts).await else {
+            return;
+        };
+        let (status, caps) = ask(&s, &s.key, Method::GET, "/api/linkdeck/capabilities", None).await;
+        assert_eq!(status, StatusCode::OK, "{caps}");
+        assert_eq!(caps["data"]["webhooks"], true, "{caps}");
+        assert_eq!(caps["data"]["webhook_key"], holds, "{caps}");
+    }
 }

@@ -299,3 +299,51 @@ async fn pruning_the_log_on_postgresql_leaves_statistics_alone() {
     assert_eq!(after, before);
     assert_eq!(after.total, 5);
 }
+
+/// Orphan visits 40 and 1 days back, the log pruned at 30 days: only the recent one's rollups
+/// are left.
+async fn orphans_go_with_the_log(service: &LocalService) {
+    use linkdeck::backend::local::serving::{Interner, OrphanVisit, VisitBatch};
+    use linkdeck::domain::OrphanKind;
+    let owner = service.default_backend().await.unwrap().owner_id();
+    let mut batch = VisitBatch::keeping(2);
+    for (days_back, path) in [(40, "/old"), (1, "/new")] {
+        batch.add_orphan(&OrphanVisit {
+            domain: None,
+            at: now().as_second() - days_back * 86_400,
+            kind: OrphanKind::OtherPath,
+            path: path.into(),
+            referrer: None,
+            country: None,
+        });
+    }
+    let interner = Arc::new(std::sync::Mutex::new(Interner::default()));
+    service
+        .write_visits(batch, Vec::new(), &interner)
+        .await
+        .0
+        .unwrap();
+    let all = StatsQuery::new(StatsScope::Account, PeriodSpec::preset(Preset::All));
+    let total = || async {
+        service
+            .orphan_stats_in(owner, &all, TimeZone::UTC)
+            .await
+            .unwrap()
+            .total
+    };
+    assert_eq!(total().await, 2);
+    service
+        .prune_visit_log(now() - jiff::SignedDuration::from_hours(24 * 30))
+        .await
+        .unwrap();
+    assert_eq!(total().await, 1, "the 40-day-old orphan visit is pruned");
+}
+
+#[tokio::test]
+async fn orphan_rollups_are_pruned_with_the_log_on_both_stores() {
+    let dir = tempfile::tempdir().unwrap();
+    let sqlite = LocalService::open(&dir.path().join("orphans.db"), options()).unwrap();
+    orphans_go_with_the_log(&sqlite).await;
+    let Some(db) = database().await else { return };
+    orphans_go_with_the_log(&db.service(options()).await).await;
+}

@@ -79,6 +79,14 @@ pub async fn write(c: &impl GenericClient, batch: &OrphanBatch) -> Result<()> {
 }
 
 impl<C: GenericClient + Sync> Orphans for PgTx<'_, C> {
+    fn prune_orphans(&self, day: i64) -> Result<u64> {
+        self.wait(execute(
+            self.c,
+            "DELETE FROM orphan_traffic WHERE day < $1",
+            &[&day],
+        ))
+    }
+
     fn orphan_rows(&self, hosts: &[Id], first: i64, last: i64) -> Result<Vec<OrphanRow>> {
         let hosts: Vec<i64> = hosts.to_vec();
         let found = self.wait(rows(

@@ -92,6 +92,11 @@ impl super::LocalService {
                 .await?;
             pruned += n as u64;
             if n < PRUNE_CHUNK / 2 {
+                // Orphan rollups go with the log's days: bounded by day, so one statement.
+                let day = linkdeck_store::traffic::day_of(before);
+                self.store
+                    .write(move |tx| linkdeck_store::orphans::Orphans::prune_orphans(tx, day))
+                    .await?;
                 return Ok(pruned);
             }
             tokio::task::yield_now().await;

@@ -59,6 +59,14 @@ pub fn write(conn: &Connection, batch: &OrphanBatch) -> Result<()> {
 }
 
 impl Orphans for SqliteTx<'_> {
+    fn prune_orphans(&self, day: i64) -> Result<u64> {
+        let n = self
+            .conn
+            .execute("DELETE FROM orphan_traffic WHERE day < ?1", [day])
+            .map_err(db_error)?;
+        Ok(n as u64)
+    }
+
     fn orphan_rows(&self, hosts: &[Id], first: i64, last: i64) -> Result<Vec<OrphanRow>> {
         // The ids as a JSON array, one parameter however many there are.
         let ids: Vec<String> = hosts.iter().map(Id::to_string).collect();

@@ -159,6 +159,10 @@ pub trait Orphans {
     /// The rows of `hosts` (domain ids, [`OWN_HOST`] for the server's own) from UTC day
     /// `first` to `last`, summed over the hosts.
     fn orphan_rows(&self, hosts: &[Id], first: i64, last: i64) -> Result<Vec<OrphanRow>>;
+
+    /// Deletes every host's rows of UTC days before `day`: orphan rollups are kept as long as
+    /// the raw visit log, so a flood of paths does not stay for good. How many rows.
+    fn prune_orphans(&self, day: i64) -> Result<u64>;
 }
 
 #[cfg(test)]

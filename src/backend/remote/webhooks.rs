@@ -56,6 +56,23 @@ impl RemoteBackend {
         }))
     }
 
+    /// Refuses what needs the server's webhook key (making a subscription, its secret) when the
+    /// server says it has none; a server too old to say is asked, and answers for itself.
+    async fn needs_key(&self) -> Result<()> {
+        if self
+            .linkdeck()
+            .await?
+            .is_some_and(|caps| caps.webhooks && caps.webhook_key == Some(false))
+        {
+            return Err(Error::Unsupported(format!(
+                "{} keeps no webhook key, so it cannot {}",
+                self.http.origin(),
+                crate::wire::linkdeck::NO_WEBHOOK_KEY
+            )));
+        }
+        Ok(())
+    }
+
     /// Sends `call` to a server that keeps webhooks and reads the record it answers.
     async fn hook_call<T: DeserializeOwned>(&self, call: HookCall<'_>) -> Result<T> {
         if !self.keeps_webhooks().await? {
@@ -121,6 +138,7 @@ impl RemoteBackend {
     /// Makes a subscription for the key's owner: its signing secret, shown this once, and it.
     /// The server checks the input (its 422 names `url` or `events`).
     pub async fn create_webhook(&self, input: &WebhookInput) -> Result<(String, Webhook)> {
+        self.needs_key().await?;
         let body = serde_json::to_vec(input)
             .map_err(|e| Error::field("request", format!("cannot be encoded: {e}")))?;
         let created: Created = self
@@ -152,6 +170,7 @@ impl RemoteBackend {
 
     /// Subscription `id`'s signing secret; a new one first with `rotate`.
     pub async fn webhook_secret(&self, id: Id, rotate: bool) -> Result<String> {
+        self.needs_key().await?;
         let record = format!("webhook {id}");
         let query = [("rotate", rotate.to_string())];
         let secret: Secret = self
