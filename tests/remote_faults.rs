@@ -633,6 +633,39 @@ async fn a_phpshort_server_is_not_sent_tags() {
     );
 }
 
+/// phpShort keeps no redirect rules: a request with some is refused by the client naming
+/// `rules`, before anything is sent; an empty list (what clearing them names) goes without.
+#[tokio::test]
+async fn a_phpshort_server_is_not_sent_rules() {
+    let fake = fake(phpshort).await;
+    let backend = client(&fake);
+    let ruled = LinkInput {
+        rules: Some(vec!["country DE => https://de.example/".into()]),
+        ..LinkInput::with_url("https://example.com")
+    };
+    let err = bounded(backend.create_link(&ruled)).await.unwrap_err();
+    let fields = err.field_errors().expect("a field error");
+    let message = &fields.get("rules").unwrap_or_else(|| panic!("{err}"))[0];
+    assert!(message.contains("keeps no link options"), "{message}");
+    assert!(
+        fake.seen().iter().all(|s| s.path != "/api/v1/links"),
+        "{:?}",
+        fake.seen()
+    );
+    let cleared = LinkInput {
+        rules: Some(Vec::new()),
+        ..LinkInput::with_url("https://example.com")
+    };
+    let _ = bounded(backend.create_link(&cleared)).await;
+    let sent = fake.seen();
+    let body = &sent
+        .iter()
+        .find(|s| s.path == "/api/v1/links")
+        .unwrap()
+        .body;
+    assert!(!body.contains("rules"), "{body}");
+}
+
 /// phpShort keeps no link options: setting one is refused by the client, naming each field and
 /// why, before anything is sent; a request that only names the defaults goes without them.
 #[tokio::test]

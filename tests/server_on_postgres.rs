@@ -28,6 +28,8 @@ mod orphans;
 mod qr;
 #[path = "server/redirects.rs"]
 mod redirects;
+#[path = "server/rules.rs"]
+mod rules;
 #[path = "server/scopes.rs"]
 mod scopes;
 #[path = "server/traffic.rs"]

@@ -167,6 +167,8 @@ fn with_flag(field: &str) -> String {
         (Some(list), Some(i)) if list.is_target_list() => {
             Some(format!("--{} #{}", list.name(), i + 1))
         }
+        (Some(LinkField::Rules), Some(i)) => Some(format!("--rule #{}", i + 1)),
+        (Some(LinkField::Rules), None) => Some("--rule".to_owned()),
         // A list's query: `links list` and `spaces list` take it as `--search`.
         _ if field == "search" => Some("--search".to_owned()),
         _ if field == "per_page" => Some("--per-page".to_owned()),

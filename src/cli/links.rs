@@ -152,6 +152,16 @@ pub struct OptionFlags {
     /// Remove the preview's title, description and image.
     #[arg(long, conflicts_with_all = ["preview_title", "preview_description", "preview_image"])]
     no_preview: bool,
+    /// A redirect rule, `KIND ARGS => URL` (repeatable, asked in the order given; on update,
+    /// these become its rules): language fr,de-CH · after|before 2030-01-01T00:00Z ·
+    /// schedule mon,fri 09-17 Europe/Paris · query NAME[=VALUE] · cidr 10.0.0.0/8 ·
+    /// browser Firefox · country DE · platform iOS ·
+    /// split 30*URL,70*URL [until INSTANT] (the rule's URL wins after the end).
+    #[arg(long = "rule", value_name = "RULE")]
+    rules: Vec<String>,
+    /// Remove every redirect rule.
+    #[arg(long, conflicts_with = "rules")]
+    no_rules: bool,
 }
 
 impl OptionFlags {
@@ -169,6 +179,9 @@ impl OptionFlags {
         input.preview_title = self.preview_title.or_else(|| cleared.clone());
         input.preview_description = self.preview_description.or_else(|| cleared.clone());
         input.preview_image = self.preview_image.or(cleared);
+        if !self.rules.is_empty() || self.no_rules {
+            input.rules = Some(self.rules);
+        }
     }
 }
 

@@ -33,13 +33,15 @@ use axum::response::{IntoResponse, Response};
 use axum::routing::{get, post};
 
 use super::error::ApiError;
-use super::extract::{AccountCaller, Caller, V1Form};
+use super::extract::{AccountCaller, Caller, RecordId, V1Form};
 use super::{AppState, params};
 use crate::backend::local::serving::{ImportOptions, ImportRow, Incoming};
 use crate::domain::{Error, FieldErrors, Place, find_domain};
 use crate::transfer::{self, FormatError, LinkRecord, Numbered, TrafficRecord};
 use crate::wire;
-use crate::wire::linkdeck::{Capabilities, ImportAnswer, LinkTraffic, TagRename, TagRenamed};
+use crate::wire::linkdeck::{
+    Capabilities, ImportAnswer, LinkRules, LinkTraffic, TagRename, TagRenamed,
+};
 
 /// The largest import body: a page of links with a long history each fits many times over,
 /// and it is held in memory while it is imported.
@@ -58,8 +60,8 @@ type ApiResult = Result<Response, ApiError>;
 /// The routes, to be nested under `/api/linkdeck` behind the key check.
 pub fn router() -> Router<Arc<AppState>> {
     use wire::linkdeck::{
-        CAPABILITIES_PATH, IMPORT_PATH, LIVE_VISITS_PATH, ORPHANS_PATH, TAG_RENAME_PATH, TAGS_PATH,
-        TRAFFIC_PATH, VISITS_PATH,
+        CAPABILITIES_PATH, IMPORT_PATH, LINK_RULES_PATH, LIVE_VISITS_PATH, ORPHANS_PATH,
+        TAG_RENAME_PATH, TAGS_PATH, TRAFFIC_PATH, VISITS_PATH,
     };
     Router::new()
         .route(&format!("/{CAPABILITIES_PATH}"), get(capabilities))
@@ -71,6 +73,10 @@ pub fn router() -> Router<Arc<AppState>> {
         .route(&format!("/{TAGS_PATH}"), get(tags))
         .route(&format!("/{ORPHANS_PATH}"), get(orphans))
         .route(&format!("/{TAG_RENAME_PATH}"), post(rename_tag))
+        .route(
+            &format!("/{LINK_RULES_PATH}"),
+            get(link_rules).put(set_link_rules),
+        )
         .route(&format!("/{VISITS_PATH}"), get(super::visits_out::export))
         .route(
             &format!("/{LIVE_VISITS_PATH}"),
@@ -125,6 +131,25 @@ async fn orphans(
 
 async fn tags(caller: Caller) -> ApiResult {
     ok(caller.backend.tags().await?)
+}
+
+/// `GET links/{id}/rules`: the link's redirect rules, in order.
+async fn link_rules(caller: Caller, RecordId(id): RecordId) -> ApiResult {
+    let link = caller.backend.show_link(id).await?;
+    ok(LinkRules::of(&link))
+}
+
+/// `PUT links/{id}/rules`: a JSON body `{"rules": ["country DE => https://…", …]}` replaces
+/// the link's rules, each checked by the rule rules (errors name `rules.N.field`).
+async fn set_link_rules(caller: Caller, RecordId(id): RecordId, body: Bytes) -> ApiResult {
+    let body: LinkRules = serde_json::from_slice(&body)
+        .map_err(|e| ApiError::field("body", format!("cannot be read: {e}")))?;
+    let input = crate::domain::LinkInput {
+        rules: Some(body.rules),
+        ..Default::default()
+    };
+    let link = caller.backend.update_link(id, &input).await?;
+    ok(LinkRules::of(&link))
 }
 
 async fn rename_tag(caller: Caller, V1Form(rename): V1Form<TagRename>) -> ApiResult {

@@ -19,8 +19,9 @@ use super::resolve::Host;
 use crate::backend::local::serving::ResolvedLink;
 use crate::backend::local::serving::VisitRow;
 use crate::domain::{
-    Answer, Gate, LinkOptions, OrphanKind, Platform, TargetType, TurnedAway, answer, destination,
-    forwardable_path, gate, is_alias_shaped, turned_away_to,
+    Answer, Condition, Gate, LinkOptions, OrphanKind, Platform, RuleVisitor, TargetType,
+    TurnedAway, answer, destination, first_match, forwardable_path, gate, is_alias_shaped,
+    rule_label, rule_urls, turned_away_to,
 };
 
 type Shared = State<Arc<AppState>>;
@@ -327,6 +328,7 @@ fn destinations(link: &ResolvedLink) -> impl Iterator<Item = &str> {
         .chain(link.geo.iter().map(|r| r.value.as_str()))
         .chain(link.platform.iter().map(|r| r.value.as_str()))
         .chain(link.rotation.iter().map(String::as_str))
+        .chain(rule_urls(&link.options.rules))
         .chain(link.expiration_url.as_deref())
 }
 
@@ -391,14 +393,36 @@ async fn visit(
             return pages::unavailable();
         }
     };
-    let country = if link.target_type == TargetType::Geo || state.geo.enabled() {
+    let rules = &link.options.rules;
+    let by_country = rules
+        .iter()
+        .any(|r| matches!(r.when, Condition::Country { .. }));
+    let country = if link.target_type == TargetType::Geo || by_country || state.geo.enabled() {
         state.geo.country(headers, visitor.0)
     } else {
         None
     };
     // The targeting rule that sent the visitor, and its name in the visit log (`country DE`,
     // `platform iOS`, `rotation 2`); none: the link's own URL.
-    let sent = match link.target_type {
+    // The link's own rules first, in their order; then the seed's targeting.
+    let by_rule = if rules.is_empty() {
+        None
+    } else {
+        let asked = RuleVisitor {
+            now: state.service.now(),
+            accept_language: headers
+                .get(header::ACCEPT_LANGUAGE)
+                .and_then(|v| v.to_str().ok()),
+            query: brought.query,
+            address: Some(visitor.0),
+            browser: agent.browser.as_deref(),
+            country: country.as_deref(),
+            platform: agent.platform,
+            roll: rand::random(),
+        };
+        first_match(rules, &asked).map(|(i, url)| (url, rule_label(i, &rules[i])))
+    };
+    let sent = by_rule.or_else(|| match link.target_type {
         TargetType::Geo => country
             .as_deref()
             .and_then(|c| Some((rule_for(&link.geo, c)?, format!("country {c}")))),
@@ -413,7 +437,7 @@ async fn visit(
             ))
         }),
         TargetType::None => None,
-    };
+    });
     let (destination, rule) = match sent {
         Some((url, rule)) => (url, Some(rule)),
         None => (link.url.as_str(), None),

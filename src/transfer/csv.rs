@@ -39,7 +39,7 @@ impl Column {
 }
 
 /// The columns, in the order an export writes them.
-const COLUMNS: [Column; 26] = {
+const COLUMNS: [Column; 27] = {
     use Column::Link as L;
     [
         L(F::Url),
@@ -69,6 +69,7 @@ const COLUMNS: [Column; 26] = {
         L(F::PreviewTitle),
         L(F::PreviewDescription),
         L(F::PreviewImage),
+        L(F::Rules),
     ]
 };
 
@@ -224,6 +225,13 @@ impl<R> CsvRows<R> {
             preview_title: field(F::PreviewTitle),
             preview_description: field(F::PreviewDescription),
             preview_image: field(F::PreviewImage),
+            rules: field(F::Rules).map(|c| {
+                c.lines()
+                    .map(str::trim)
+                    .filter(|l| !l.is_empty())
+                    .map(str::to_owned)
+                    .collect()
+            }),
             traffic: None,
         };
         let mut space = None;
@@ -353,6 +361,12 @@ impl<W: Write> CsvWriter<W> {
             F::PreviewTitle => text(&link.preview_title),
             F::PreviewDescription => text(&link.preview_description),
             F::PreviewImage => text(&link.preview_image),
+            // One rule a line: a rule's text has no line break.
+            F::Rules => link
+                .rules
+                .as_deref()
+                .map(|r| r.join("\n"))
+                .unwrap_or_default(),
             // A count the service keeps, not a field a file gives.
             F::Previews => String::new(),
         }

@@ -204,6 +204,9 @@ pub struct LinkRecord {
     pub preview_description: Option<String>,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub preview_image: Option<String>,
+    /// Redirect rules in their text form (`country DE => https://…`), in order.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub rules: Option<Vec<String>>,
     /// The link's traffic history, an hour a record (JSON only).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub traffic: Option<Vec<TrafficRecord>>,
@@ -343,6 +346,8 @@ impl LinkRecord {
             preview_title: options.preview_title.clone(),
             preview_description: options.preview_description.clone(),
             preview_image: options.preview_image.clone(),
+            rules: (!options.rules.is_empty())
+                .then(|| options.rules.iter().map(ToString::to_string).collect()),
             ..self
         }
     }
@@ -357,6 +362,7 @@ impl LinkRecord {
             preview_title: input.preview_title.clone(),
             preview_description: input.preview_description.clone(),
             preview_image: input.preview_image.clone(),
+            rules: input.rules.clone(),
             ..self
         }
     }
@@ -459,6 +465,7 @@ impl LinkRecord {
             preview_title: self.preview_title.clone(),
             preview_description: self.preview_description.clone(),
             preview_image: self.preview_image.clone(),
+            rules: self.rules.clone(),
         };
         let space = self
             .space

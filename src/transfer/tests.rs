@@ -307,6 +307,7 @@ fn a_json_record_names_its_fields_in_the_registry_order() {
         preview_title: text("Spring"),
         preview_description: text("Half price"),
         preview_image: text("https://img.example/s.png"),
+        rules: Some(vec!["country DE => https://de.example/".into()]),
         traffic: None,
     };
     let json = serde_json::to_string(&record).unwrap();

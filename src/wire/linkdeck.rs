@@ -30,6 +30,29 @@ pub const TAG_RENAME_PATH: &str = "tags/rename";
 pub const WEBHOOKS_PATH: &str = "webhooks";
 /// `GET orphans?period=…`: a [`crate::domain::OrphanStats`].
 pub const ORPHANS_PATH: &str = "orphans";
+/// `GET` and `PUT links/{id}/rules`: a link's redirect rules ([`LinkRules`]), which v1 has no
+/// field for.
+pub const LINK_RULES_PATH: &str = "links/{id}/rules";
+
+/// A link's redirect rules in their text form (`country DE => https://…`), in the order they
+/// are asked: what `GET links/{id}/rules` answers, and (without `id`) what `PUT` takes, the
+/// whole list at once (empty removes them).
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct LinkRules {
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub id: Option<crate::domain::Id>,
+    pub rules: Vec<String>,
+}
+
+impl LinkRules {
+    pub fn of(link: &crate::domain::Link) -> Self {
+        LinkRules {
+            id: Some(link.id),
+            rules: link.options.rules.iter().map(ToString::to_string).collect(),
+        }
+    }
+}
 
 /// `POST tags/rename`'s form: the tag to rename and its new name (a merge, where a link has
 /// both). Fields as typed; the service reads them by the tag rules.

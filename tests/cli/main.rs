@@ -25,6 +25,7 @@ mod man;
 mod options;
 mod postgres;
 mod read_only;
+mod rules;
 mod spaces;
 mod tags;
 mod through_server;

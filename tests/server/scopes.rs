@@ -61,6 +61,8 @@ const PATHS: &[(Method, &str, Reach)] = &[
     ),
     (Method::POST, "/api/linkdeck/import", Account),
     (Method::GET, "/api/linkdeck/orphans", Account),
+    (Method::GET, "/api/linkdeck/links/{link}/rules", Space),
+    (Method::PUT, "/api/linkdeck/links/{link}/rules", Space),
     (Method::GET, "/api/linkdeck/webhooks", Account),
     (Method::POST, "/api/linkdeck/webhooks", Account),
     (Method::GET, "/api/linkdeck/webhooks/{hook}", Account),
@@ -106,6 +108,9 @@ fn body(method: &Method, path: &str) -> Body {
         }
         "/api/linkdeck/tags/rename" => Body::Form(&[("from", "promo"), ("to", "sale")]),
         "/api/linkdeck/import" => Body::Json(json!({"links": []})),
+        p if writes && p.ends_with("/rules") => {
+            Body::Json(json!({"rules": ["country DE => https://example.de/"]}))
+        }
         "/api/linkdeck/webhooks" if writes => {
             Body::Json(json!({"url": "https://hooks.example.com/in", "events": ["link.created"]}))
         }

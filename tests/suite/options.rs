@@ -28,6 +28,7 @@ fn spring() -> LinkOptions {
         preview_title: Some("Spring <sale> & \"more\"".into()),
         preview_description: Some("Everything half price".into()),
         preview_image: Some("https://img.example/spring.png".into()),
+        rules: Vec::new(),
     }
 }
 

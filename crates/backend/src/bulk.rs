@@ -99,6 +99,7 @@ impl BulkAction {
             (LinkField::Geo, input.geo.is_some()),
             (LinkField::Platform, input.platform.is_some()),
             (LinkField::Rotation, input.rotation.is_some()),
+            (LinkField::Rules, input.rules.is_some()),
         ];
         for (field, given) in single.into_iter().chain(options) {
             if given {

@@ -314,6 +314,10 @@ pub struct LinkInput {
     pub preview_description: Option<String>,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub preview_image: Option<String>,
+    /// Redirect rules in their text form ([`super::parse_rule`]), in order; empty removes
+    /// them all.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub rules: Option<Vec<String>>,
 }
 
 impl fmt::Debug for LinkInput {
@@ -348,6 +352,7 @@ impl fmt::Debug for LinkInput {
             .field("preview_title", &self.preview_title)
             .field("preview_description", &self.preview_description)
             .field("preview_image", &self.preview_image)
+            .field("rules", &self.rules)
             .finish()
     }
 }
@@ -431,6 +436,7 @@ impl LinkInput {
         for ((_, slot), (_, value)) in options.options_mut().into_iter().zip(self.options()) {
             slot.clone_from(value);
         }
+        options.rules.clone_from(&self.rules);
         match validate_link_input(&options, Mode::Update, &TimeZone::UTC) {
             Ok(patch) => {
                 let mut set = LinkOptions::default();
@@ -439,6 +445,7 @@ impl LinkInput {
             }
             Err(errors) => LinkField::OPTIONS
                 .into_iter()
+                .chain([LinkField::Rules])
                 .filter(|f| errors.contains(f.name()))
                 .collect(),
         }
@@ -451,6 +458,7 @@ impl LinkInput {
         for (_, slot) in self.options_mut() {
             *slot = None;
         }
+        self.rules = None;
         set
     }
 
@@ -464,6 +472,9 @@ impl LinkInput {
             if set.contains(&field) {
                 *slot = Some(value);
             }
+        }
+        if !options.rules.is_empty() {
+            self.rules = Some(options.rules.iter().map(ToString::to_string).collect());
         }
     }
 
@@ -479,6 +490,9 @@ impl LinkInput {
             if given {
                 *slot = Some(value);
             }
+        }
+        if request.rules.is_some() {
+            self.rules = Some(options.rules.iter().map(ToString::to_string).collect());
         }
     }
 
@@ -750,6 +764,10 @@ pub fn validate_link_input(
         &mut errors,
     );
     o.preview_image = preview_image(input.preview_image.as_deref(), &mut errors);
+    o.rules = input
+        .rules
+        .as_ref()
+        .map(|texts| super::parse_rules(texts, &mut errors));
 
     errors.into_result(patch)
 }

@@ -33,6 +33,7 @@ pub enum LinkField {
     PreviewTitle,
     PreviewDescription,
     PreviewImage,
+    Rules,
     Clicks,
     CreatedAt,
     Previews,
@@ -43,7 +44,7 @@ use LinkField as F;
 impl LinkField {
     /// The fields of a create or update request ([`super::LinkInput`]) and of the form body,
     /// in the order a request is encoded.
-    pub const INPUT: [LinkField; 22] = [
+    pub const INPUT: [LinkField; 23] = [
         F::Url,
         F::Alias,
         F::Password,
@@ -66,11 +67,12 @@ impl LinkField {
         F::PreviewTitle,
         F::PreviewDescription,
         F::PreviewImage,
+        F::Rules,
     ];
 
     /// Every field, in the order a JSON export writes a link's: the request's fields, and what
     /// a link carries from before (`title`, `clicks`, `created_at`) after its url and alias.
-    pub const ALL: [LinkField; 25] = [
+    pub const ALL: [LinkField; 26] = [
         F::Url,
         F::Alias,
         F::Title,
@@ -96,6 +98,7 @@ impl LinkField {
         F::PreviewTitle,
         F::PreviewDescription,
         F::PreviewImage,
+        F::Rules,
     ];
 
     /// A link's options ([`super::LinkOptions`]): linkdeck's own, which a v1-only server has
@@ -143,6 +146,7 @@ impl LinkField {
             F::PreviewTitle => "preview_title",
             F::PreviewDescription => "preview_description",
             F::PreviewImage => "preview_image",
+            F::Rules => "rules",
             F::Clicks => "clicks",
             F::CreatedAt => "created_at",
             F::Previews => "previews",
@@ -185,7 +189,7 @@ impl LinkField {
     pub fn owning(error: &str) -> Option<LinkField> {
         let head = error.split('.').next().unwrap_or(error);
         let field = F::from_name(head)?;
-        (head == error || field.is_target_list()).then_some(field)
+        (head == error || field.is_target_list() || field == F::Rules).then_some(field)
     }
 
     pub fn is_target_list(self) -> bool {

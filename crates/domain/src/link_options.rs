@@ -6,7 +6,7 @@
 use serde::{Deserialize, Serialize};
 use url::Url;
 
-use super::{FieldErrors, LinkField, validate_url};
+use super::{FieldErrors, LinkField, Rule, validate_url};
 
 /// The longest preview title, in characters.
 pub const PREVIEW_TITLE_MAX: usize = 200;
@@ -35,6 +35,9 @@ pub struct LinkOptions {
     /// An absolute http(s) URL, by the link URL rule.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub preview_image: Option<String>,
+    /// Redirect rules ([`super::rules`]), in the order they are asked; none by default.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub rules: Vec<Rule>,
 }
 
 impl Default for LinkOptions {
@@ -46,6 +49,7 @@ impl Default for LinkOptions {
             preview_title: None,
             preview_description: None,
             preview_image: None,
+            rules: Vec::new(),
         }
     }
 }
@@ -81,6 +85,7 @@ impl LinkOptions {
                 self.preview_description.is_some(),
             ),
             (LinkField::PreviewImage, self.preview_image.is_some()),
+            (LinkField::Rules, !self.rules.is_empty()),
         ]
         .into_iter()
         .filter_map(|(field, set)| set.then_some(field))
@@ -155,6 +160,8 @@ pub struct OptionsPatch {
     pub preview_title: Option<Option<String>>,
     pub preview_description: Option<Option<String>>,
     pub preview_image: Option<Option<String>>,
+    /// The whole list of rules; empty removes them.
+    pub rules: Option<Vec<Rule>>,
 }
 
 impl OptionsPatch {
@@ -174,6 +181,7 @@ impl OptionsPatch {
         set(&mut options.preview_title, &self.preview_title);
         set(&mut options.preview_description, &self.preview_description);
         set(&mut options.preview_image, &self.preview_image);
+        set(&mut options.rules, &self.rules);
     }
 }
 

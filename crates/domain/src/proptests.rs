@@ -37,7 +37,7 @@ fn rules() -> impl Strategy<Value = Option<Vec<RuleInput>>> {
 /// Boxed so the strategy's type (and its stack use in debug builds) stays small.
 fn link_input() -> BoxedStrategy<LinkInput> {
     (
-        proptest::collection::vec(field(), 19),
+        proptest::collection::vec(field(), 20),
         rules(),
         rules(),
         rules(),
@@ -65,6 +65,7 @@ fn link_input() -> BoxedStrategy<LinkInput> {
                 preview_title: next(),
                 preview_description: next(),
                 preview_image: next(),
+                rules: next().map(|r| vec![r]),
                 geo,
                 platform,
                 rotation,
@@ -125,7 +126,7 @@ proptest! {
             Err(errors) => {
                 prop_assert!(!errors.is_empty());
                 for (field, messages) in errors.iter() {
-                    let list = ["geo.", "platform.", "rotation."].iter().any(|p| field.starts_with(p));
+                    let list = ["geo.", "platform.", "rotation.", "rules."].iter().any(|p| field.starts_with(p));
                     prop_assert!(FIELDS.contains(&field) || list, "unknown field {field}");
                     prop_assert!(messages.iter().all(|m| !m.is_empty()));
                 }

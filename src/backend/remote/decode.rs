@@ -184,6 +184,11 @@ fn options(f: &Fields) -> Result<LinkOptions, DecodeError> {
         preview_title: text(LinkField::PreviewTitle)?,
         preview_description: text(LinkField::PreviewDescription)?,
         preview_image: text(LinkField::PreviewImage)?,
+        rules: match f.get(LinkField::Rules.name()) {
+            None | Some(Value::Null) => Vec::new(),
+            Some(v) => serde_json::from_value(v.clone())
+                .map_err(|e| format!("{}: {e}", LinkField::Rules.name()))?,
+        },
     })
 }
 

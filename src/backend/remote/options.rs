@@ -14,7 +14,8 @@ impl RemoteBackend {
 
     /// `input` as this server can take it: see the module's comment.
     pub(super) async fn optioned_input(&self, input: LinkInput) -> Result<LinkInput> {
-        if input.options().iter().all(|(_, v)| v.is_none()) || self.keeps_options().await? {
+        let none = input.options().iter().all(|(_, v)| v.is_none()) && input.rules.is_none();
+        if none || self.keeps_options().await? {
             return Ok(input);
         }
         let set = input.options_set();

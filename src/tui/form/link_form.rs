@@ -416,6 +416,8 @@ impl LinkForm {
             preview_title: Some(self.preview_title.value().to_owned()),
             preview_description: Some(self.preview_description.value().to_owned()),
             preview_image: Some(self.preview_image.value().to_owned()),
+            // Not edited here yet: an edit leaves a link's rules as they are.
+            rules: None,
         }
     }
 

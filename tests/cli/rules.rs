@@ -1,0 +1,90 @@
+//! A link's redirect rules from the command line: `--rule` in order at creation, replaced on
+//! update, cleared with `--no-rules`, carried by JSON and CSV exports into another database;
+//! a bad rule refused naming the rule and its flag, nothing changed.
+
+use serde_json::{Value, json};
+
+use crate::cli_support::Env;
+use crate::ids;
+
+const RULES: [&str; 3] = [
+    "country DE => https://de.example/",
+    "schedule mon,fri 09-17 Europe/Paris => https://office.example/",
+    "split 30*https://a.example/,70*https://b.example/ until 2030-02-01T00:00:00Z => https://b.example/",
+];
+
+fn kinds(link: &Value) -> Vec<Value> {
+    link["rules"]
+        .as_array()
+        .map(|r| r.iter().map(|r| r["kind"].clone()).collect())
+        .unwrap_or_default()
+}
+
+#[test]
+fn rules_are_set_replaced_cleared_and_exported() {
+    let env = Env::new();
+    let mut args = vec!["links", "create", "https://example.com/", "--alias", "r"];
+    for rule in RULES {
+        args.extend(["--rule", rule]);
+    }
+    let link = env.json(&args);
+    assert_eq!(
+        kinds(&link),
+        [json!("country"), json!("schedule"), json!("split")]
+    );
+
+    for format in ["json", "csv"] {
+        let file = env.path(&format!("links.{format}"));
+        env.run(&["export", file.to_str().unwrap()]).ok();
+        let other = env.path(&format!("other-{format}.db"));
+        env.run_on(&other, &["import", file.to_str().unwrap()]).ok();
+        let copied = env
+            .run_on(&other, &["--json", "links", "show", "r"])
+            .ok()
+            .json();
+        assert_eq!(copied["rules"], link["rules"], "{format}");
+    }
+
+    let replaced = env.json(&[
+        "links",
+        "update",
+        "r",
+        "--rule",
+        "query ref => https://q.example/",
+    ]);
+    assert_eq!(kinds(&replaced), [json!("query")]);
+    let cleared = env.json(&["links", "update", "r", "--no-rules"]);
+    assert_eq!(cleared.get("rules"), None, "{cleared}");
+}
+
+#[test]
+fn a_bad_rule_is_refused_naming_the_rule_and_nothing_changes() {
+    let env = Env::new();
+    let run = env
+        .run(&[
+            "links",
+            "create",
+            "https://a.example",
+            "--rule",
+            "country DE => https://de.example/",
+            "--rule",
+            "country XX => https://x.example/",
+        ])
+        .fails_with(3);
+    assert!(
+        run.stderr.contains("rules.1.country (--rule #2)"),
+        "{}",
+        run.stderr
+    );
+    let run = env
+        .run(&[
+            "links",
+            "create",
+            "https://a.example",
+            "--rule",
+            "colour red => x",
+        ])
+        .fails_with(3);
+    assert!(run.stderr.contains("--rule #1"), "{}", run.stderr);
+    assert_eq!(ids(&env.json(&["links", "list"])).len(), 0);
+}
