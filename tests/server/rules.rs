@@ -1,4 +1,4 @@
-//! A link's redirect rules through `serve` (issue 30, item 4): each kind sends the visits it
+//! A link's redirect rules through `serve`: each kind sends the visits it
 //! matches and no others, the first match wins, the visit log names the rule that sent each
 //! click, and the gates before them (password, disabled, expiry, the host's fallbacks) come
 //! first. Rules are set through linkdeck's own API (`PUT /api/linkdeck/links/{id}/rules`);

@@ -1,4 +1,4 @@
-//! A link's redirect rules (issue 30, item 4): conditions on the visit, each leading to a URL,
+//! A link's redirect rules: conditions on the visit, each leading to a URL,
 //! evaluated in the order the operator sets, the first match winning and the link's own URL the
 //! default. One home for the rule model, its bounds, its text form (the CLI's `--rule`, the CSV
 //! column) and its matching, as pure functions: the server hands [`first_match`] what the visit
