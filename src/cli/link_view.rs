@@ -122,6 +122,20 @@ pub fn show(ctx: &Context, link: &Link) -> CliResult {
             },
         ));
     }
+    // Redirect rules, asked before the targeting above, in their order: each as `--rule` takes
+    // it, so a line can be typed back.
+    let rules = &link.options.rules;
+    rows.push((
+        "rules",
+        if rules.is_empty() {
+            "-".into()
+        } else {
+            format!("{} (asked first, in order)", rules.len())
+        },
+    ));
+    for (i, rule) in rules.iter().enumerate() {
+        rows.push(("", format!("{}. {rule}", i + 1)));
+    }
     rows.push(("created", when(link.created_at)));
     rows.push(("updated", when(link.updated_at)));
     let width = rows.iter().map(|(k, _)| k.len()).max().unwrap_or(0);

@@ -33,6 +33,17 @@ fn rules_are_set_replaced_cleared_and_exported() {
         [json!("country"), json!("schedule"), json!("split")]
     );
 
+    // The table lists them in order, each as `--rule` takes it.
+    let shown = env.run(&["links", "show", "r"]).ok().stdout;
+    assert!(
+        shown.contains("rules         3 (asked first, in order)"),
+        "{shown}"
+    );
+    for (i, rule) in RULES.iter().enumerate() {
+        let line = format!("              {}. {rule}", i + 1);
+        assert!(shown.lines().any(|l| l == line), "{line:?} in {shown}");
+    }
+
     for format in ["json", "csv"] {
         let file = env.path(&format!("links.{format}"));
         env.run(&["export", file.to_str().unwrap()]).ok();
