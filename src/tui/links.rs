@@ -16,7 +16,7 @@ use super::paging::PagedList;
 use super::view::{Ctx, Outcome};
 
 use crate::config::Column;
-use crate::domain::{Link, Page, Sort, StatusFilter, TargetType, into_shown};
+use crate::domain::{Link, LinkOptions, Page, Sort, StatusFilter, TargetType, into_shown};
 
 /// Rows asked for per page: the most the v1 API allows.
 const PER_PAGE: u32 = 100;
@@ -494,11 +494,24 @@ fn render_details(link: Option<&Link>, area: Rect, buf: &mut Buffer, ctx: &Ctx) 
     Paragraph::new(lines).render(inner, buf);
 }
 
-/// The targeting line of the details: its summary, and the link's options where they are not
-/// the defaults (the switches, and whether chat apps get a preview card).
+/// The targeting line of the details: the redirect rules by kind, the targeting's summary, and
+/// the link's options where they are not the defaults (the switches, and whether chat apps get a
+/// preview card).
 fn targeting_and_options(link: &Link) -> String {
-    let mut text = targeting_summary(link);
-    if !link.options.is_default() {
+    // Redirect rules are asked before the targeting: named first, by kind, in their order.
+    let rules = &link.options.rules;
+    let mut text = if rules.is_empty() {
+        String::new()
+    } else {
+        let kinds: Vec<&str> = rules.iter().map(|r| r.when.kind()).collect();
+        format!("rules {}, then ", kinds.join(", "))
+    };
+    text.push_str(&targeting_summary(link));
+    let switches = LinkOptions {
+        rules: Vec::new(),
+        ..link.options.clone()
+    };
+    if !switches.is_default() {
         text.push_str(" · ");
         text.push_str(&link.options.redirect_summary());
         if link.options.has_preview() {
@@ -565,5 +578,23 @@ mod tests {
         let long = [Line::raw("stopped"), Line::raw("x ".repeat(50))];
         // 100 columns at 40: three rows, and one spare for the words wrapped early.
         assert_eq!(wrapped_height(&long, 40), 1 + 3 + 1);
+    }
+
+    #[test]
+    fn the_details_name_a_links_rules_before_its_targeting() {
+        let mut link = Link::example();
+        assert_eq!(targeting_and_options(&link), "none");
+        link.options.rules = [
+            "language de => https://example.de/",
+            "query src => https://q.example/",
+        ]
+        .into_iter()
+        .map(|text| crate::domain::parse_rule(text).unwrap())
+        .collect();
+        // Rules alone are not the switches: those stay unsaid while they are the defaults.
+        assert_eq!(
+            targeting_and_options(&link),
+            "rules language, query, then none"
+        );
     }
 }
