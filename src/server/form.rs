@@ -27,10 +27,11 @@ const QS: Config = Config::new()
     .duplicate_key_behavior(DuplicateKeyBehavior::Error)
     .max_depth(2);
 
-/// Which fields of a form are targeting lists (`name[i][key]` / `name[i][value]`); every other
-/// field the input type has is a scalar.
+/// Which fields of a form are targeting lists (`name[i][key]` / `name[i][value]`) and which are
+/// lists of text (`rules[i]`, linkdeck's own); every other field the input type has is a scalar.
 pub struct FormSpec {
     pub lists: &'static [&'static str],
+    pub texts: &'static [&'static str],
 }
 
 /// An input type the v1 API reads from a form, with its list fields.
@@ -41,19 +42,29 @@ pub trait FormFields: DeserializeOwned {
 impl FormFields for LinkInput {
     const SPEC: FormSpec = FormSpec {
         lists: &LinkField::TARGET_LIST_NAMES,
+        texts: &[LinkField::Rules.name()],
     };
 }
 
 impl FormFields for SpaceInput {
-    const SPEC: FormSpec = FormSpec { lists: &[] };
+    const SPEC: FormSpec = FormSpec {
+        lists: &[],
+        texts: &[],
+    };
 }
 
 impl FormFields for crate::wire::linkdeck::TagRename {
-    const SPEC: FormSpec = FormSpec { lists: &[] };
+    const SPEC: FormSpec = FormSpec {
+        lists: &[],
+        texts: &[],
+    };
 }
 
 impl FormFields for DomainInput {
-    const SPEC: FormSpec = FormSpec { lists: &[] };
+    const SPEC: FormSpec = FormSpec {
+        lists: &[],
+        texts: &[],
+    };
 }
 
 /// Parses a form body into `T`, naming every unknown, repeated or malformed field in one error.
@@ -67,7 +78,9 @@ pub fn parse_form<T: DeserializeOwned>(body: &[u8], spec: &FormSpec) -> Result<T
     for (name, shape) in &shapes.0 {
         let shape = match shape {
             Ok(shape) => shape,
-            Err(e) if spec.lists.contains(&name.as_str()) => {
+            Err(e)
+                if spec.lists.contains(&name.as_str()) || spec.texts.contains(&name.as_str()) =>
+            {
                 errors.add(
                     name,
                     format!("cannot be read (rows are numbered from 0 without gaps): {e}"),
@@ -83,6 +96,8 @@ pub fn parse_form<T: DeserializeOwned>(body: &[u8], spec: &FormSpec) -> Result<T
             errors.add(name, "is not a known field");
         } else if spec.lists.contains(&name.as_str()) {
             check_rows(name, shape, row_fields, &mut errors);
+        } else if spec.texts.contains(&name.as_str()) {
+            check_texts(name, shape, &mut errors);
         } else if !matches!(shape, Shape::Text { .. }) {
             errors.add(name, "must be a single value, given once");
         }
@@ -92,6 +107,24 @@ pub fn parse_form<T: DeserializeOwned>(body: &[u8], spec: &FormSpec) -> Result<T
     }
     QS.deserialize_bytes(body)
         .map_err(|e| ApiError::field("body", format!("cannot be read: {e}")))
+}
+
+/// A list of text, `rules[0]=…&rules[1]=…`; `rules=` sends an empty one.
+fn check_texts(name: &str, shape: &Shape, errors: &mut FieldErrors) {
+    let how = format!("must be sent as {name}[N], N from 0");
+    let rows = match shape {
+        Shape::Text { empty: true } => return,
+        Shape::List(rows) => rows,
+        Shape::Text { empty: false } | Shape::Map(_) => return errors.add(name, how),
+    };
+    if rows.len() > MAX_ROWS {
+        return errors.add(name, format!("may have at most {MAX_ROWS} rows"));
+    }
+    for (i, row) in rows.iter().enumerate() {
+        if !matches!(row, Shape::Text { .. }) {
+            errors.add(&format!("{name}.{i}"), how.clone());
+        }
+    }
 }
 
 fn check_rows(name: &str, shape: &Shape, row_fields: &[&str], errors: &mut FieldErrors) {
@@ -324,6 +357,30 @@ mod tests {
         assert_eq!(rows.len(), 2);
         assert_eq!(rows[0].key.as_deref(), Some("OS X"));
         assert_eq!(rows[1], RuleInput::new("Linux", "https://l.example"));
+    }
+
+    /// Rules are a list of text: numbered rows, `rules=` to send none.
+    #[test]
+    fn rules_are_a_list_of_text() {
+        let input = parse(
+            "url=https://a.example&rules[0]=language+fr+%3D%3E+https://fr.example\
+             &rules%5B1%5D=query+utm%3Dx+%3D%3E+https://q.example",
+        )
+        .unwrap();
+        assert_eq!(
+            input.rules.unwrap(),
+            [
+                "language fr => https://fr.example",
+                "query utm=x => https://q.example"
+            ]
+        );
+        assert_eq!(parse("rules=").unwrap().rules, Some(vec![]));
+        assert_eq!(parse("url=x").unwrap().rules, None);
+        assert_eq!(fields(parse("rules=country+DE").unwrap_err()), ["rules"]);
+        assert_eq!(fields(parse("rules[0][kind]=x").unwrap_err()), ["rules.0"]);
+        assert_eq!(fields(parse("rules[1]=x").unwrap_err()), ["rules"]);
+        let many: String = (0..=MAX_ROWS).map(|i| format!("rules[{i}]=x&")).collect();
+        assert_eq!(fields(parse(&many).unwrap_err()), ["rules"]);
     }
 
     #[test]

@@ -79,6 +79,13 @@ impl Serialize for LinkRecord<'_> {
         r.serialize_field(name(F::PreviewDescription), &o.preview_description)?;
         r.serialize_field(name(F::PreviewImage), &o.preview_image)?;
         r.serialize_field(name(F::Previews), &link.previews)?;
+        // Only when there are some, as the export writes them: a record without rules reads
+        // the same as before rules existed.
+        if o.rules.is_empty() {
+            r.skip_field(name(F::Rules))?;
+        } else {
+            r.serialize_field(name(F::Rules), &o.rules)?;
+        }
         r.end()
     }
 }

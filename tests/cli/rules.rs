@@ -99,3 +99,73 @@ fn a_bad_rule_is_refused_naming_the_rule_and_nothing_changes() {
     assert!(run.stderr.contains("--rule #1"), "{}", run.stderr);
     assert_eq!(ids(&env.json(&["links", "list"])).len(), 0);
 }
+
+/// Through a linkdeck server the rules go out with the rest of the form and come back in
+/// order; a bad one is refused by the server naming the flag, and nothing is created.
+#[test]
+fn rules_through_a_server() {
+    let env = Env::new();
+    let served = env.path("served.db");
+    let key = env.run_on(&served, &["keys", "create"]).ok().stdout;
+    let server = crate::through_server::Server::start(&env, &served);
+    let remote = |args: &[&str]| server.cli(&env, key.trim(), args);
+
+    let mut args = vec![
+        "--json",
+        "links",
+        "create",
+        "https://example.com/",
+        "--alias",
+        "r",
+    ];
+    for rule in RULES {
+        args.extend(["--rule", rule]);
+    }
+    let made = remote(&args).ok().json();
+    assert_eq!(
+        kinds(&made),
+        [json!("country"), json!("schedule"), json!("split")]
+    );
+    let stored = env
+        .run_on(&served, &["--json", "links", "show", "r"])
+        .ok()
+        .json();
+    assert_eq!(stored["rules"], made["rules"]);
+
+    let replaced = remote(&[
+        "--json",
+        "links",
+        "update",
+        "r",
+        "--rule",
+        "query ref=a&b => https://q.example/?x=1",
+    ])
+    .ok()
+    .json();
+    assert_eq!(replaced["rules"][0]["value"], "a&b", "{replaced}");
+    assert_eq!(replaced["rules"][0]["url"], "https://q.example/?x=1");
+
+    let run = remote(&[
+        "links",
+        "create",
+        "https://a.example",
+        "--alias",
+        "bad",
+        "--rule",
+        "country DE => https://de.example/",
+        "--rule",
+        "country XX => https://x.example/",
+    ])
+    .fails_with(3);
+    assert!(
+        run.stderr.contains("rules.1.country (--rule #2)"),
+        "{}",
+        run.stderr
+    );
+    env.run_on(&served, &["links", "show", "bad"]).fails_with(4);
+
+    let cleared = remote(&["--json", "links", "update", "r", "--no-rules"])
+        .ok()
+        .json();
+    assert_eq!(cleared.get("rules"), None, "{cleared}");
+}

@@ -41,7 +41,7 @@ impl Server {
 
 impl Server {
     /// The CLI against this server with `key`, as a remote profile given by flags.
-    fn cli(&self, env: &Env, key: &str, args: &[&str]) -> crate::cli_support::Run {
+    pub(super) fn cli(&self, env: &Env, key: &str, args: &[&str]) -> crate::cli_support::Run {
         crate::cli_support::run(
             env.bare()
                 .env("LINKDECK_CLI_TEST_KEY", key)

@@ -1,8 +1,8 @@
 //! A link's redirect rules through `serve`: each kind sends the visits it
 //! matches and no others, the first match wins, the visit log names the rule that sent each
 //! click, and the gates before them (password, disabled, expiry, the host's fallbacks) come
-//! first. Rules are set through linkdeck's own API (`PUT /api/linkdeck/links/{id}/rules`);
-//! the v1 record keeps phpShort's shape.
+//! first. Rules are set through linkdeck's own API (`PUT /api/linkdeck/links/{id}/rules`) or
+//! the v1 form's `rules[N]`, and read back from both.
 
 use reqwest::{Method, StatusCode};
 use serde_json::{Value, json};
@@ -336,7 +336,7 @@ async fn rules_are_read_back_checked_by_field_and_cleared() {
         .await
         .unwrap();
     assert_eq!(read["data"], json!({ "id": id, "rules": rules }));
-    // The v1 record keeps phpShort's shape: no rules in it.
+    // The v1 record carries them after phpShort's keys, as the export writes them.
     let v1 = s
         .api(Method::GET, &format!("/api/v1/links/{id}"))
         .send()
@@ -345,7 +345,8 @@ async fn rules_are_read_back_checked_by_field_and_cleared() {
         .json::<Value>()
         .await
         .unwrap();
-    assert!(v1["data"].get("rules").is_none(), "{v1}");
+    assert_eq!(v1["data"]["rules"][0]["kind"], "country", "{v1}");
+    assert_eq!(v1["data"]["rules"][1]["tz"], "Europe/Paris", "{v1}");
     let (status, body) = put_rules(
         &s,
         id,
@@ -363,4 +364,16 @@ async fn rules_are_read_back_checked_by_field_and_cleared() {
         (StatusCode::OK, &json!([]))
     );
     assert_eq!(to(&s, "/r", &[]).await, "https://default.example/");
+
+    // The v1 form takes them beside the link's other fields, in one request.
+    let made = s
+        .create_link(&[
+            ("url", "https://default.example/"),
+            ("alias", "f"),
+            ("rules[0]", "query ref => https://q.example/"),
+            ("rules[1]", "language fr => https://fr.example/"),
+        ])
+        .await;
+    assert_eq!(made["rules"][1]["languages"], json!(["fr"]), "{made}");
+    assert_eq!(to(&s, "/f?ref=1", &[]).await, "https://q.example/?ref=1");
 }
