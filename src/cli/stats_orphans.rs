@@ -41,12 +41,10 @@ fn report(stats: &OrphanStats, period: PeriodSpec, tz: &jiff::tz::TimeZone) -> S
         .kinds
         .iter()
         .map(|v| ValueCount {
-            value: v.value.as_deref().map(|k| match OrphanKind::parse(k) {
-                Some(OrphanKind::Root) => "root (/)".to_owned(),
-                Some(OrphanKind::UnknownAlias) => "unknown alias".to_owned(),
-                Some(OrphanKind::OtherPath) => "other path".to_owned(),
-                None => k.to_owned(),
-            }),
+            value: v
+                .value
+                .as_deref()
+                .map(|k| OrphanKind::label_of(k).to_owned()),
             clicks: v.clicks,
         })
         .collect();

@@ -922,6 +922,7 @@ impl App {
                 self.form_saved(msg)
             }
             Msg::Stats { req, result } => self.stats_answered(req, result),
+            Msg::Orphans { req, result } => self.orphans_answered(req, result),
             Msg::Counted { req, scope, result } => self.counted_answered(req, scope, result),
             Msg::Desktop(Ok(text)) => self.toast(ToastKind::Info, text),
             Msg::Desktop(Err(text)) => self.toast(ToastKind::Error, text),

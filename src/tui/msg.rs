@@ -5,8 +5,8 @@ use super::form::SaveRequest;
 use super::undo::UndoEntry;
 use crate::backend::{BulkAction, BulkReport, Progress, Selection, TrashPage, Trashed};
 use crate::domain::{
-    Domain, Link, LinkQuery, Page, Result, Space, Stats, StatsQuery, StatsScope, TagCount, Visit,
-    WebhookActivity,
+    Domain, Link, LinkQuery, OrphanStats, Page, Result, Space, Stats, StatsQuery, StatsScope,
+    TagCount, Visit, WebhookActivity,
 };
 
 /// Tags every backend call, so an answer to a question no longer asked (an older search, a page
@@ -105,6 +105,11 @@ pub enum Msg {
         req: RequestId,
         result: Result<Stats>,
     },
+    /// Orphan visits for the account's Stats view.
+    Orphans {
+        req: RequestId,
+        result: Result<OrphanStats>,
+    },
     /// The clicks a space's or the account's links have counted in all; `None` when the
     /// backend cannot tell.
     Counted {
@@ -202,6 +207,11 @@ pub enum Command {
     },
     /// Traffic for the Stats view; answers [`Msg::Stats`].
     FetchStats {
+        req: RequestId,
+        query: StatsQuery,
+    },
+    /// The account's orphan visits over the Stats view's period; answers [`Msg::Orphans`].
+    FetchOrphans {
         req: RequestId,
         query: StatsQuery,
     },

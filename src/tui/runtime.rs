@@ -392,6 +392,10 @@ pub async fn answer(command: Command, backend: &dyn Backend) -> Option<Msg> {
             req,
             result: backend.stats(&query).await,
         },
+        Command::FetchOrphans { req, query } => Msg::Orphans {
+            req,
+            result: backend.orphan_stats(&query).await,
+        },
         Command::FetchCounted { req, scope } => Msg::Counted {
             req,
             result: backend.counted_clicks(scope.clone()).await,

@@ -43,6 +43,23 @@ impl OrphanKind {
         }
     }
 
+    /// How reports and the app name the kind.
+    pub fn label(self) -> &'static str {
+        match self {
+            OrphanKind::Root => "root (/)",
+            OrphanKind::UnknownAlias => "unknown alias",
+            OrphanKind::OtherPath => "other path",
+        }
+    }
+
+    /// A kind's wire name as reports show it; an unknown name as it came.
+    pub fn label_of(name: &str) -> &str {
+        match OrphanKind::parse(name) {
+            Some(kind) => kind.label(),
+            None => name,
+        }
+    }
+
     pub fn parse(s: &str) -> Option<OrphanKind> {
         OrphanKind::ALL.into_iter().find(|k| k.as_str() == s)
     }

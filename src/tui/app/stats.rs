@@ -4,13 +4,15 @@
 //! as [`Msg::Stats`].
 //!
 //! A server without statistics (phpShort 2.x) is said so once, in the view; after that `S` and
-//! `T` only remind with a toast instead of asking again.
+//! `T` only remind with a toast instead of asking again. The account's view also asks for the
+//! orphan visits of its period ([`Command::FetchOrphans`]); a backend that records none is
+//! not asked again.
 
 use ratatui::buffer::Buffer;
 use ratatui::layout::Rect;
 
 use super::{App, Pane};
-use crate::domain::{PeriodSpec, Result, Stats, StatsScope};
+use crate::domain::{OrphanStats, PeriodSpec, Result, Stats, StatsScope};
 use crate::tui::dialog::{Pick, PickerKind};
 use crate::tui::keys::{Action, Key};
 use crate::tui::msg::{Command, RequestId};
@@ -28,6 +30,8 @@ pub struct StatsState {
     unsupported: Option<String>,
     /// The target whose clicks counted in all were last asked for, so they are asked once.
     counted_asked: Option<StatsScope>,
+    /// The backend records no orphan visits: the dashboard stops asking for them.
+    no_orphans: bool,
 }
 
 impl App {
@@ -94,7 +98,16 @@ impl App {
         if let Some(view) = &mut self.stats.view {
             view.expect(req);
         }
+        let orphans =
+            (query.scope == StatsScope::Account && !self.stats.no_orphans).then(|| query.clone());
         self.commands.push(Command::FetchStats { req, query });
+        if let Some(query) = orphans {
+            let req = self.request();
+            if let Some(view) = &mut self.stats.view {
+                view.expect_orphans(req);
+            }
+            self.commands.push(Command::FetchOrphans { req, query });
+        }
         if count {
             self.stats.counted_asked = Some(scope.clone());
             let req = self.request();
@@ -140,6 +153,26 @@ impl App {
             && let Shown::Unsupported(why) = &view.shown
         {
             self.stats.unsupported = Some(why.clone());
+        }
+    }
+
+    /// An answer to [`Command::FetchOrphans`]. A backend without them is not asked again; any
+    /// other failure leaves the dashboard without them, as the log says.
+    pub(super) fn orphans_answered(&mut self, req: RequestId, result: Result<OrphanStats>) {
+        self.answered(req);
+        let result = match result {
+            Err(crate::domain::Error::Unsupported(_)) => {
+                self.stats.no_orphans = true;
+                None
+            }
+            Err(e) => {
+                tracing::warn!(error = %e, "the orphan visits could not be read");
+                None
+            }
+            Ok(orphans) => Some(orphans),
+        };
+        if let Some(view) = &mut self.stats.view {
+            view.accept_orphans(req, result);
         }
     }
 

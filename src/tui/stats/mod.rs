@@ -1,8 +1,9 @@
 //! The Stats view: the traffic of a link, a space or the whole account over a period. A period
 //! picker (24 h to all time, stepped back and forth), a chart of clicks over time, the total
 //! against the previous period, and panels of top countries, platforms, browsers, referrers,
-//! languages and (for a space or the account) links. Enter on a top link opens its own stats;
-//! Esc goes back the way it came.
+//! languages and (for a space or the account) links; the account's also shows the period's
+//! orphan visits (requests no link answered) by kind and path, when there were any. Enter on a
+//! top link opens its own stats; Esc goes back the way it came.
 //!
 //! Like every view it never waits: a change asks the app for a [`StatsQuery`] and keeps showing
 //! what it has until the answer with the expected request id arrives; older answers are dropped.
@@ -15,7 +16,9 @@ use ratatui::crossterm::event::KeyCode;
 
 use super::keys::{Action, Key};
 use super::msg::RequestId;
-use crate::domain::{Dimension, Error, PeriodSpec, Preset, Stats, StatsQuery, StatsScope, TopLink};
+use crate::domain::{
+    Dimension, Error, OrphanStats, PeriodSpec, Preset, Stats, StatsQuery, StatsScope, TopLink,
+};
 
 /// Whose traffic the view shows, and how it is named on screen.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -95,6 +98,10 @@ pub enum Shown {
 pub enum Panel {
     Values(Dimension),
     TopLinks,
+    /// Orphan visits by kind: the root, unknown aliases, other paths.
+    OrphanKinds,
+    /// The paths orphan visits asked for, most first.
+    OrphanPaths,
 }
 
 /// What the view asks of the app after a key.
@@ -120,6 +127,9 @@ pub struct StatsView {
     cursor: usize,
     /// Where Esc goes back to.
     back: Vec<(Target, PeriodSpec)>,
+    /// The account's orphan visits over the period shown, once answered.
+    pub orphans: Option<Box<OrphanStats>>,
+    expected_orphans: Option<RequestId>,
 }
 
 impl StatsView {
@@ -132,6 +142,8 @@ impl StatsView {
             focus: 0,
             cursor: 0,
             back: Vec::new(),
+            orphans: None,
+            expected_orphans: None,
         }
     }
 
@@ -144,6 +156,31 @@ impl StatsView {
         self.expected = Some(req);
     }
 
+    /// The orphan visits to wait for from now on; those of another period are dropped.
+    pub fn expect_orphans(&mut self, req: RequestId) {
+        self.expected_orphans = Some(req);
+        self.orphans = None;
+    }
+
+    /// Takes the orphan visits asked for last (`None`: none to show); false for any other.
+    pub fn accept_orphans(&mut self, req: RequestId, orphans: Option<OrphanStats>) -> bool {
+        if self.expected_orphans != Some(req) {
+            return false;
+        }
+        self.expected_orphans = None;
+        self.orphans = orphans.map(Box::new);
+        let panels = self.panels().len();
+        self.focus = self.focus.min(panels - 1);
+        true
+    }
+
+    /// The orphan visits to show: the account's, when the period had some.
+    pub fn shown_orphans(&self) -> Option<&OrphanStats> {
+        self.orphans
+            .as_deref()
+            .filter(|o| self.target.scope == StatsScope::Account && o.total > 0)
+    }
+
     pub fn is_loading(&self) -> bool {
         self.expected.is_some()
     }
@@ -152,6 +189,9 @@ impl StatsView {
         let mut panels: Vec<Panel> = Dimension::ALL.into_iter().map(Panel::Values).collect();
         if !matches!(self.target.scope, StatsScope::Link(_)) {
             panels.insert(0, Panel::TopLinks);
+        }
+        if self.shown_orphans().is_some() {
+            panels.extend([Panel::OrphanKinds, Panel::OrphanPaths]);
         }
         panels
     }

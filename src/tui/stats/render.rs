@@ -12,7 +12,7 @@ use ratatui::widgets::{
 
 use super::{Panel, Shown, StatsView};
 use crate::domain::Shown as ShownText;
-use crate::domain::{Period, PeriodSpec, Preset, Stats, into_shown, shown, thousands};
+use crate::domain::{OrphanKind, Period, PeriodSpec, Preset, Stats, into_shown, shown, thousands};
 use crate::tui::keys::Action;
 use crate::tui::view::Ctx;
 
@@ -174,6 +174,15 @@ impl StatsView {
             _ => {}
         }
         parts.push((3, vec![Span::styled(format!("  ·  {range}"), t.dim)]));
+        if let Some(orphans) = self.shown_orphans() {
+            let noun = if orphans.total == 1 {
+                "visit"
+            } else {
+                "visits"
+            };
+            let said = format!("  ·  {} orphan {noun}", thousands(orphans.total));
+            parts.push((2, vec![Span::styled(said, t.dim)]));
+        }
         // Clicks the target counted that the history has no date for (imported, or from before
         // it was kept): said, so that "0 clicks" beside links of millions reads right.
         if let Some(counted) = self.target.counted.filter(|c| *c > stats.total) {
@@ -254,6 +263,8 @@ impl StatsView {
         let title = match panel {
             Panel::Values(d) => d.title(),
             Panel::TopLinks => "Top links",
+            Panel::OrphanKinds => "Orphan visits",
+            Panel::OrphanPaths => "Unanswered paths",
         };
         let title_style = if focused { t.accent } else { t.header };
         let outer = block(
@@ -281,6 +292,24 @@ impl StatsView {
                 .flatten()
                 .map(|l| (l.alias.clone(), l.clicks))
                 .collect(),
+            Panel::OrphanKinds | Panel::OrphanPaths => {
+                let kinds = panel == Panel::OrphanKinds;
+                let values = self
+                    .shown_orphans()
+                    .map_or(&[][..], |o| if kinds { &o.kinds[..] } else { &o.paths[..] });
+                values
+                    .iter()
+                    .map(|v| {
+                        let value = v.value.as_deref().unwrap_or_default();
+                        let label = if kinds {
+                            OrphanKind::label_of(value)
+                        } else {
+                            value
+                        };
+                        (label.to_owned(), v.clicks)
+                    })
+                    .collect()
+            }
         };
         if rows.is_empty() {
             Paragraph::new(Span::styled("No visits in this period", t.dim)).render(inner, buf);
@@ -289,6 +318,7 @@ impl StatsView {
         let total = match panel {
             Panel::Values(_) => rows.iter().map(|r| r.1).sum::<u64>(),
             Panel::TopLinks => stats.total,
+            Panel::OrphanKinds | Panel::OrphanPaths => self.shown_orphans().map_or(0, |o| o.total),
         };
         let max = rows.iter().map(|r| r.1).max().unwrap_or(1).max(1);
         let visible = usize::from(inner.height);
@@ -300,7 +330,14 @@ impl StatsView {
         };
         let numbers = 12usize;
         let width = usize::from(inner.width);
-        let bar_width = (width / 5).clamp(2, 10);
+        let mut bar_width = (width / 5).clamp(2, 10);
+        // What visitors asked for is read, not compared: the bar gives the names room.
+        if matches!(panel, Panel::OrphanKinds | Panel::OrphanPaths) {
+            let longest = rows.iter().map(|r| r.0.chars().count()).max().unwrap_or(0);
+            bar_width = bar_width
+                .min(width.saturating_sub(numbers + 2 + longest))
+                .max(2);
+        }
         let label_width = width.saturating_sub(numbers + bar_width + 2).max(3);
         let lines: Vec<Line> = rows
             .iter()

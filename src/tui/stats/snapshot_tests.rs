@@ -9,8 +9,8 @@ use ratatui::crossterm::event::KeyCode;
 use ratatui::layout::Rect;
 
 use crate::domain::{
-    Breakdown, Bucket, Color, Dimension, Error, FixedClock, Link, Page, Period, Space, Stats,
-    StatsQuery, StatsScope, TopLink, ValueCount,
+    Breakdown, Bucket, Color, Dimension, Error, FixedClock, Link, OrphanStats, Page, Period, Space,
+    Stats, StatsQuery, StatsScope, TopLink, ValueCount,
 };
 use crate::tui::app::App;
 use crate::tui::msg::{Command, Msg};
@@ -59,6 +59,42 @@ pub(in crate::tui) enum Answer {
     Empty,
     Failed,
     Unsupported,
+    /// Loaded, and the account had orphan visits.
+    Orphans,
+}
+
+/// The account's orphan visits over `query`'s period: none, or a scan for a login page.
+fn orphans(query: &StatsQuery, some: bool) -> OrphanStats {
+    let period = Period::resolve(query.period, now(), &jiff::tz::TimeZone::UTC, None).unwrap();
+    let v = |value: &str, clicks| ValueCount {
+        value: Some(value.to_owned()),
+        clicks,
+    };
+    let (kinds, paths) = if some {
+        (
+            vec![v("other_path", 212), v("unknown_alias", 37), v("root", 9)],
+            vec![
+                v("/wp-login.php", 180),
+                v("/.env", 32),
+                v("/sprnig", 21),
+                v("/", 9),
+                v("other", 16),
+            ],
+        )
+    } else {
+        (vec![], vec![])
+    };
+    OrphanStats {
+        from: period.from,
+        to: period.to,
+        interval: period.interval,
+        total: kinds.iter().map(|k| k.clicks).sum(),
+        timeline: vec![],
+        kinds,
+        paths,
+        referrers: vec![],
+        countries: vec![],
+    }
 }
 
 fn values(d: Dimension) -> Vec<ValueCount> {
@@ -181,7 +217,9 @@ fn settle(app: &mut App, answer: Answer) {
                 Command::FetchStats { req, query } => {
                     let result = match answer {
                         Answer::None => continue,
-                        Answer::Loaded | Answer::Imported => Ok(stats(&query, false)),
+                        Answer::Loaded | Answer::Imported | Answer::Orphans => {
+                            Ok(stats(&query, false))
+                        }
                         Answer::Empty => Ok(stats(&query, true)),
                         Answer::Failed => Err(Error::Unavailable(
                             "cannot reach http://links.example.com: connection refused".into(),
@@ -194,6 +232,13 @@ fn settle(app: &mut App, answer: Answer) {
                     };
                     Msg::Stats { req, result }
                 }
+                Command::FetchOrphans { req, query } => match answer {
+                    Answer::None => continue,
+                    answer => Msg::Orphans {
+                        req,
+                        result: Ok(orphans(&query, answer == Answer::Orphans)),
+                    },
+                },
                 // An empty history beside links that counted millions (an imported account);
                 // elsewhere the backend cannot tell, as a remote server cannot.
                 Command::FetchCounted { req, scope } => Msg::Counted {
@@ -263,6 +308,37 @@ fn every_scope_and_state_at_both_sizes() {
             }
         }
     }
+}
+
+/// The dashboard says how many requests no link answered, and Tab brings in their kinds and
+/// paths; a period without any shows neither (the other snapshots).
+#[test]
+fn the_dashboard_shows_orphan_visits() {
+    for (w, h) in [(100, 30), (80, 24)] {
+        let mut app = opened("account", Answer::Orphans, w, h);
+        let first = screen(&app, w, h);
+        assert!(first.contains("258 orphan visits"), "{first}");
+        for _ in 0..6 {
+            press(&mut app, KeyCode::Tab);
+        }
+        let screen = screen(&app, w, h);
+        for said in [
+            "Orphan visits",
+            "unknown alias",
+            "Unanswered paths",
+            "/wp-login.php",
+        ] {
+            assert!(screen.contains(said), "{said} in {screen}");
+        }
+        insta::assert_snapshot!(format!("stats_account_orphans_{w}x{h}"), screen);
+    }
+    // A link's traffic has no orphans, even after the dashboard's.
+    let mut app = opened("account", Answer::Orphans, 100, 30);
+    press(&mut app, KeyCode::Enter);
+    settle(&mut app, Answer::Orphans);
+    let link = screen(&app, 100, 30);
+    assert!(link.contains("Traffic of link"), "{link}");
+    assert!(!link.contains("orphan"), "{link}");
 }
 
 #[test]
