@@ -1556,3 +1556,62 @@ async fn out_of_range_stored_numbers_read_the_same_on_both_stores() {
     )
     .await;
 }
+
+/// A key limited to some spaces is held to them again inside the transaction that writes: a
+/// link outside them (as one moved away after the key's wrapper looked would be) is not found
+/// by an update or a delete, and stays as it was; one inside them is changed as usual.
+#[tokio::test]
+async fn a_limited_keys_writes_check_the_link_is_still_within_its_spaces() {
+    use linkdeck::domain::SpaceSet;
+    let h = LocalHarness::sqlite().await;
+    let team = h
+        .mine
+        .create_space(&space_input("Team", "1"))
+        .await
+        .unwrap();
+    let other = h
+        .mine
+        .create_space(&space_input("Other", "2"))
+        .await
+        .unwrap();
+    let placed = |space: i64, url: &str| LinkInput {
+        space: Some(space.to_string()),
+        ..LinkInput::with_url(url)
+    };
+    let inside = h
+        .mine
+        .create_link(&placed(team.id, "https://in.example"))
+        .await
+        .unwrap();
+    let moved = h
+        .mine
+        .create_link(&placed(other.id, "https://moved.example"))
+        .await
+        .unwrap();
+    let limited = h.mine.clone().within(SpaceSet::new([team.id]).unwrap());
+
+    let disable = LinkInput {
+        disabled: Some("1".into()),
+        ..LinkInput::default()
+    };
+    let err = limited.update_link(moved.id, &disable).await.unwrap_err();
+    assert!(matches!(err, Error::NotFound(_)), "{err}");
+    let err = limited.delete_link(moved.id).await.unwrap_err();
+    assert!(matches!(err, Error::NotFound(_)), "{err}");
+    let still = h.mine.show_link(moved.id).await.unwrap();
+    assert!(!still.disabled);
+    assert_eq!(still.space.map(|s| s.id), Some(other.id));
+
+    assert!(
+        limited
+            .update_link(inside.id, &disable)
+            .await
+            .unwrap()
+            .disabled
+    );
+    limited.delete_link(inside.id).await.unwrap();
+    assert!(matches!(
+        h.mine.show_link(inside.id).await,
+        Err(Error::NotFound(_))
+    ));
+}

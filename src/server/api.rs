@@ -16,8 +16,8 @@ use super::error::ApiError;
 use super::extract::{Caller, RecordId, V1Form};
 use super::proxies::Visitor;
 use super::{AppState, params};
+use crate::backend::SpaceLimited;
 use crate::backend::space_limited::scope_in_reach;
-use crate::backend::{Backend, SpaceLimited};
 use crate::domain::{DomainInput, Error, Id, LinkInput, Page, SpaceInput};
 use crate::wire;
 
@@ -136,11 +136,13 @@ async fn authenticate(
         )
         .into_response(),
         Some(owner) => {
-            let backend: Arc<dyn Backend> = Arc::new(state.service.for_owner(owner.owner_id));
+            let backend = state.service.for_owner(owner.owner_id);
             request.extensions_mut().insert(Caller {
                 backend: match owner.spaces {
-                    Some(spaces) => Arc::new(SpaceLimited::new(backend, spaces)),
-                    None => backend,
+                    Some(spaces) => {
+                        Arc::new(SpaceLimited::new(Arc::new(backend.within(spaces)), spaces))
+                    }
+                    None => Arc::new(backend),
                 },
                 owner: owner.owner_id,
                 spaces: owner.spaces,

@@ -19,8 +19,8 @@ use linkdeck_backend::bulk::{
     BulkAction, BulkFailure, BulkReport, Preview, Progress, Selection, Undo,
 };
 use linkdeck_domain::{
-    Error, Id, LinkInput, LinkPatch, Mode, Result, WebhookEvent, format_expiry_input, retagged,
-    tags_text, validate_link_input,
+    Error, Id, LinkInput, LinkPatch, LinkQuery, Mode, Result, SpaceFilter, SpaceSet, WebhookEvent,
+    format_expiry_input, retagged, tags_text, validate_link_input,
 };
 use linkdeck_store::{parse_tags, tags_json};
 
@@ -30,17 +30,55 @@ const CANCELLED: &str = "cancelled";
 /// The links `selection` holds, and the ids it names that are not the owner's links.
 fn resolve(
     tx: &dyn Tx,
-    owner: Id,
+    whose: Whose,
     selection: &Selection,
     now: Timestamp,
 ) -> Result<(RoaringTreemap, Vec<Id>)> {
-    let ids = match &selection.filter {
+    let owner = whose.owner;
+    let mut ids = match &selection.filter {
         // Every match: no offset, and 0 is no limit.
         Some(query) => tx.matching_ids(&list_filter(owner, query, now, 0, 0))?,
         None => RoaringTreemap::new(),
     };
-    let named = tx.owned_links(owner, &selection.ids)?;
+    let mut named = tx.owned_links(owner, &selection.ids)?;
+    if let Some(spaces) = whose.reach {
+        // Read in the transaction that writes: a link moved out of the key's spaces since the
+        // key's wrapper looked is not found.
+        if !ids.is_empty() {
+            let within = LinkQuery {
+                space: SpaceFilter::Among(spaces),
+                ..LinkQuery::default()
+            };
+            ids &= tx.matching_ids(&list_filter(owner, &within, now, 0, 0))?;
+        }
+        let mut outside = Vec::new();
+        for id in named.iter().map(|id| id as Id) {
+            let space = tx.link_row(owner, id)?.and_then(|row| row.space_id);
+            if !super::reaches(whose.reach, space) {
+                outside.push(id as u64);
+            }
+        }
+        for id in outside {
+            named.remove(id);
+        }
+    }
     Ok(combine(ids, selection, named))
+}
+
+/// Whose links a bulk change may touch: the owner's, within the reach of a limited key.
+#[derive(Debug, Clone, Copy)]
+pub(super) struct Whose {
+    owner: Id,
+    reach: Option<SpaceSet>,
+}
+
+impl LocalBackend {
+    fn whose(&self) -> Whose {
+        Whose {
+            owner: self.owner_id,
+            reach: self.reach,
+        }
+    }
 }
 
 /// The links a selection holds — those its filter `matched` but its exceptions, and the `named`
@@ -95,13 +133,13 @@ impl Earlier {
 /// counts them and lists the ids that are not the owner's links; `watch` is told how many.
 fn begin(
     tx: &dyn Tx,
-    owner: Id,
+    whose: Whose,
     selection: &Selection,
     now: Timestamp,
     watch: &Progress,
 ) -> Result<(RoaringTreemap, BulkReport)> {
     check_cancel(watch)?;
-    let (ids, missing) = resolve(tx, owner, selection, now)?;
+    let (ids, missing) = resolve(tx, whose, selection, now)?;
     let report = BulkReport {
         matched: ids.len() + missing.len() as u64,
         failed: not_found(missing),
@@ -270,14 +308,14 @@ impl LocalBackend {
         remove: &[String],
         progress: &Progress,
     ) -> Result<BulkReport> {
-        let owner = self.owner_id;
+        let (owner, whose) = (self.owner_id, self.whose());
         let now = self.service.now();
         let (selection, add, remove) = (selection.clone(), add.to_vec(), remove.to_vec());
         let watch = progress.clone();
         let result = self
             .store()
             .write(move |tx| {
-                let (ids, mut report) = begin(tx, owner, &selection, now, &watch)?;
+                let (ids, mut report) = begin(tx, whose, &selection, now, &watch)?;
                 let mut earlier: Vec<(LinkInput, Vec<Id>)> = Vec::new();
                 let mut groups: HashMap<Vec<String>, usize> = HashMap::new();
                 let mut step = step(&watch);
@@ -318,7 +356,7 @@ impl LocalBackend {
         work: Vec<(Selection, LinkPatch)>,
         progress: &Progress,
     ) -> Result<BulkReport> {
-        let owner = self.owner_id;
+        let (owner, whose) = (self.owner_id, self.whose());
         let now = self.service.now();
         let zone = self.service.options().timezone.clone();
         let watch = progress.clone();
@@ -329,7 +367,7 @@ impl LocalBackend {
                 let mut report = BulkReport::default();
                 let mut groups = Vec::new();
                 for (selection, patch) in work {
-                    let (ids, missing) = resolve(tx, owner, &selection, now)?;
+                    let (ids, missing) = resolve(tx, whose, &selection, now)?;
                     report.matched += ids.len() + missing.len() as u64;
                     report.failed.extend(not_found(missing));
                     groups.push((ids, changes(&patch)));
@@ -362,14 +400,14 @@ impl LocalBackend {
     /// Moves the selected links to the trash, in one new batch.
     async fn trash_links(&self, selection: &Selection, progress: &Progress) -> Result<BulkReport> {
         self.purge_due().await?;
-        let owner = self.owner_id;
+        let (owner, whose) = (self.owner_id, self.whose());
         let now = self.service.now();
         let selection = selection.clone();
         let watch = progress.clone();
         let result = self
             .store()
             .write_unchecked(move |tx| {
-                let (ids, mut report) = begin(tx, owner, &selection, now, &watch)?;
+                let (ids, mut report) = begin(tx, whose, &selection, now, &watch)?;
                 if ids.is_empty() {
                     return Ok(report);
                 }
@@ -416,13 +454,13 @@ impl LocalBackend {
     }
 
     pub(super) async fn preview_local(&self, selection: &Selection, first: u32) -> Result<Preview> {
-        let owner = self.owner_id;
+        let (owner, whose) = (self.owner_id, self.whose());
         let now = self.service.now();
         let selection = selection.clone();
         let (total, links) = self
             .store()
             .snapshot(move |tx| {
-                let (ids, _) = resolve(tx, owner, &selection, now)?;
+                let (ids, _) = resolve(tx, whose, &selection, now)?;
                 let mut links = Vec::new();
                 // Newest first, as lists are.
                 for id in ids.iter().rev().take(first as usize) {

@@ -53,8 +53,8 @@ use linkdeck_backend::trash::{TrashPage, Trashed};
 use linkdeck_backend::{Backend, BackendInfo};
 use linkdeck_domain::{
     Clock, Domain, DomainInput, Error, Id, Link, LinkInput, LinkQuery, Owner, Page, Result, Space,
-    SpaceInput, SpaceQuery, Stats, StatsQuery, StatsScope, SystemClock, TagCount, VisitQuery,
-    WebhookActivity, validate_owner_name,
+    SpaceFilter, SpaceInput, SpaceQuery, SpaceSet, Stats, StatsQuery, StatsScope, SystemClock,
+    TagCount, VisitQuery, WebhookActivity, validate_owner_name,
 };
 
 /// The owner the terminal app and the CLI act as on a local database.
@@ -197,6 +197,7 @@ impl LocalService {
         LocalBackend {
             service: self.clone(),
             owner_id,
+            reach: None,
         }
     }
 
@@ -249,6 +250,10 @@ impl LocalService {
 pub struct LocalBackend {
     service: LocalService,
     owner_id: Id,
+    /// The spaces a limited key reaches. Its wrapper (`SpaceLimited`) decides what the key may
+    /// ask; this makes the writes check it again inside the transaction that writes, so a link
+    /// moved out of the key's spaces meanwhile is not found rather than changed.
+    reach: Option<SpaceSet>,
 }
 
 impl LocalBackend {
@@ -264,6 +269,19 @@ impl LocalBackend {
     pub fn owner_id(&self) -> Id {
         self.owner_id
     }
+
+    /// This view with its link writes held to the links in `spaces`.
+    pub fn within(self, spaces: SpaceSet) -> LocalBackend {
+        LocalBackend {
+            reach: Some(spaces),
+            ..self
+        }
+    }
+}
+
+/// Whether a link in `space` is within `reach` (no reach: every link of the owner).
+fn reaches(reach: Option<SpaceSet>, space: Option<Id>) -> bool {
+    reach.is_none_or(|spaces| SpaceFilter::Among(spaces).admits(space))
 }
 
 #[async_trait]

@@ -355,12 +355,13 @@ impl LocalBackend {
         let hash = hash_of(&validated).await?;
         let url_given = input.url.is_some();
         let refs = refs_for(&validated, input, Mode::Update);
-        let owner = self.owner_id;
+        let (owner, reach) = (self.owner_id, self.reach);
         let now = self.service.now();
         self.store()
             .write(move |tx| {
                 let mut row = tx
                     .link_row(owner, id)?
+                    .filter(|row| super::reaches(reach, row.space_id))
                     .ok_or_else(|| Error::not_found(format!("link {id}")))?;
                 let facts = RefFacts::of(tx, owner, &refs, row.domain_id, Some(id))?;
                 let patch = settle(validated, &refs, facts)?;
