@@ -39,7 +39,7 @@ impl Column {
 }
 
 /// The columns, in the order an export writes them.
-const COLUMNS: [Column; 27] = {
+const COLUMNS: [Column; 28] = {
     use Column::Link as L;
     [
         L(F::Url),
@@ -70,6 +70,7 @@ const COLUMNS: [Column; 27] = {
         L(F::PreviewDescription),
         L(F::PreviewImage),
         L(F::Rules),
+        L(F::Previews),
     ]
 };
 
@@ -189,6 +190,7 @@ impl<R> CsvRows<R> {
             alias: field(F::Alias),
             title: field(F::Title),
             clicks: field(F::Clicks).map(Scalar::Text),
+            previews: field(F::Previews).map(Scalar::Text),
             created_at: field(F::CreatedAt),
             space: field(F::Space),
             domain: field(F::Domain),
@@ -367,8 +369,7 @@ impl<W: Write> CsvWriter<W> {
                 .as_deref()
                 .map(|r| r.join("\n"))
                 .unwrap_or_default(),
-            // A count the service keeps, not a field a file gives.
-            F::Previews => String::new(),
+            F::Previews => scalar(&link.previews),
         }
     }
 

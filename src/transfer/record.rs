@@ -159,6 +159,9 @@ pub struct LinkRecord {
     /// The click total, so that a link expired by its click limit stays expired.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub clicks: Option<Scalar>,
+    /// Visits of chat apps' preview agents, counted apart from clicks.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub previews: Option<Scalar>,
     /// RFC 3339.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub created_at: Option<String>,
@@ -308,8 +311,8 @@ impl LinkRecord {
             url: Some(link.url.clone()),
             alias: Some(link.alias.clone()),
             title: link.title.clone().filter(|t| !t.is_empty()),
-            clicks: (link.clicks > 0)
-                .then(|| Scalar::Number(i64::try_from(link.clicks).unwrap_or(i64::MAX))),
+            clicks: count(link.clicks),
+            previews: count(link.previews),
             created_at: Some(link.created_at.to_string()),
             space: link.space.as_ref().map(|s| s.name.clone()),
             domain: link.domain.as_ref().map(|d| d.name.clone()),
@@ -382,8 +385,8 @@ impl LinkRecord {
             url: input.url.clone(),
             alias: input.alias.clone(),
             title: carried.title.clone(),
-            clicks: (carried.clicks > 0)
-                .then(|| Scalar::Number(i64::try_from(carried.clicks).unwrap_or(i64::MAX))),
+            clicks: count(carried.clicks),
+            previews: count(carried.previews),
             created_at: carried.created_at.map(|at| at.to_string()),
             space: space.map(str::to_owned),
             domain: domain.map(str::to_owned),
@@ -474,9 +477,11 @@ impl LinkRecord {
             .filter(|s| !s.is_empty())
             .map(str::to_owned);
         let clicks = self.clicks.as_ref().map(Scalar::to_input);
+        let previews = self.previews.as_ref().map(Scalar::to_input);
         let mut carried = carried(
             self.title.as_deref(),
             clicks.as_deref(),
+            previews.as_deref(),
             self.created_at.as_deref(),
         )
         .unwrap_or_else(|e| {
@@ -504,4 +509,9 @@ impl LinkRecord {
             title_cut,
         })
     }
+}
+
+/// A count as a file writes it: left out when none.
+fn count(n: u64) -> Option<Scalar> {
+    (n > 0).then(|| Scalar::Number(i64::try_from(n).unwrap_or(i64::MAX)))
 }

@@ -286,6 +286,7 @@ fn a_json_record_names_its_fields_in_the_registry_order() {
         alias: text("a1"),
         title: text("A"),
         clicks: Some(Scalar::Number(3)),
+        previews: Some(Scalar::Number(4)),
         created_at: text("2030-01-01T00:00:00Z"),
         space: text("Launch"),
         domain: text("go.example"),

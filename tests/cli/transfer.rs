@@ -15,6 +15,7 @@ on_both_stores!(
     demo_file_loads,
     a_csv_space_may_get_its_colour_on_a_later_row,
     a_csv_import_past_one_write_chunk_still_writes_nothing_for_a_bad_last_row,
+    clicks_and_previews_travel_in_both_formats,
 );
 
 fn fill(env: &Env) {
@@ -150,6 +151,42 @@ fn round_trip(store: Store, file: &str) {
     } else {
         assert_eq!(first.lines().count(), second.lines().count());
     }
+}
+
+/// A link's counts — clicks, and previews (chat apps' preview agents, counted apart) — come in
+/// with an import and go out with an export, in JSON and CSV alike; a bad count is refused by
+/// field and line, and nothing is written.
+fn clicks_and_previews_travel_in_both_formats(store: Store) {
+    let env = store.env();
+    let file = env.write(
+        "counted.json",
+        r#"{"links": [{"url": "https://a.example/", "alias": "counted", "clicks": 7, "previews": 12}]}"#,
+    );
+    env.run(&["import", file.to_str().unwrap()]).ok();
+    let shown = env.json(&["links", "show", "counted"]);
+    assert_eq!(
+        (&shown["clicks"], &shown["previews"]),
+        (&json!(7), &json!(12))
+    );
+    for format in ["json", "csv"] {
+        let out = env.path(&format!("out.{format}"));
+        env.run(&["export", out.to_str().unwrap()]).ok();
+        let fresh = store.env();
+        fresh.run(&["import", out.to_str().unwrap()]).ok();
+        let copied = fresh.json(&["links", "show", "counted"]);
+        assert_eq!(
+            (&copied["clicks"], &copied["previews"]),
+            (&json!(7), &json!(12)),
+            "{format}"
+        );
+    }
+    let bad = env.write(
+        "bad.json",
+        "{\"links\": [\n{\"url\": \"https://b.example/\", \"previews\": -3}\n]}",
+    );
+    let run = env.run(&["import", bad.to_str().unwrap()]).fails_with(3);
+    assert!(run.stderr.contains("line 2: previews"), "{}", run.stderr);
+    assert_eq!(env.json(&["links", "list"])["total"], 1);
 }
 
 fn json_export_import_round_trip(store: Store) {

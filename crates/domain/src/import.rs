@@ -81,14 +81,16 @@ pub fn renamed_alias(alias: &str, n: u32) -> String {
 }
 
 /// What a link brings along from where it lived before, beyond the fields a person types: its
-/// title, its click total (so a link expired by its click limit stays expired), its creation
-/// date and its traffic history. A link created by hand carries none of them.
+/// title, its click total (so a link expired by its click limit stays expired), its previews
+/// (visits of chat apps' preview agents, counted apart), its creation date and its traffic
+/// history. A link created by hand carries none of them.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct Carried {
     pub title: Option<String>,
     /// At least the clicks of `traffic`: the total before the move, which may hold clicks the
     /// history does not (an import keeps the larger of the two).
     pub clicks: u64,
+    pub previews: u64,
     pub created_at: Option<Timestamp>,
     /// Hour by hour, when the source kept it (linkdeck's own JSON).
     pub traffic: Vec<TrafficHour>,
@@ -108,6 +110,7 @@ pub const CLICKS_MAX: u64 = i64::MAX as u64;
 pub fn carried(
     title: Option<&str>,
     clicks: Option<&str>,
+    previews: Option<&str>,
     created_at: Option<&str>,
 ) -> Result<Carried, FieldErrors> {
     let mut errors = FieldErrors::default();
@@ -117,16 +120,23 @@ pub fn carried(
         .map(str::trim)
         .filter(|t| !t.is_empty())
         .map(|t| t.chars().take(TITLE_MAX).collect::<String>());
-    let clicks = match clicks.map(str::trim).filter(|c| !c.is_empty()) {
-        None => 0,
-        Some(text) => match text.parse::<u64>() {
-            Ok(n) if n <= CLICKS_MAX => n,
-            _ => {
-                errors.add("clicks", "must be a whole number of clicks, 0 or more");
-                0
-            }
-        },
-    };
+    // Clicks and previews alike: counts, named by their field.
+    let mut count =
+        |field: &str, text: Option<&str>| match text.map(str::trim).filter(|c| !c.is_empty()) {
+            None => 0,
+            Some(text) => match text.parse::<u64>() {
+                Ok(n) if n <= CLICKS_MAX => n,
+                _ => {
+                    errors.add(
+                        field,
+                        format!("must be a whole number of {field}, 0 or more"),
+                    );
+                    0
+                }
+            },
+        };
+    let clicks = count("clicks", clicks);
+    let previews = count("previews", previews);
     let created_at = match created_at.map(str::trim).filter(|c| !c.is_empty()) {
         None => None,
         Some(text) => match parse_instant(text) {
@@ -143,6 +153,7 @@ pub fn carried(
     errors.into_result(Carried {
         title,
         clicks,
+        previews,
         created_at,
         traffic: Vec::new(),
     })
@@ -216,28 +227,38 @@ mod tests {
 
     #[test]
     fn carried_fields_are_checked() {
-        let ok = carried(Some("  Grüße ✓ "), Some("42"), Some("2020-01-02 23:51:47")).unwrap();
+        let ok = carried(
+            Some("  Grüße ✓ "),
+            Some("42"),
+            None,
+            Some("2020-01-02 23:51:47"),
+        )
+        .unwrap();
         assert_eq!(ok.title.as_deref(), Some("Grüße ✓"));
         assert_eq!(ok.clicks, 42);
         assert!(ok.created_at.is_some());
         let long = "é".repeat(TITLE_MAX + 10);
-        let cut = carried(Some(&long), None, None).unwrap();
+        let cut = carried(Some(&long), None, None, None).unwrap();
         assert_eq!(cut.title.unwrap().chars().count(), TITLE_MAX);
         let yourls = carried(
             Some("One\0Two\u{1a}\u{8}\r\n\u{1b}[2JThree \u{7}"),
             None,
             None,
+            None,
         )
         .unwrap();
         assert_eq!(yourls.title.as_deref(), Some("OneTwo [2JThree"));
-        let only_controls = carried(Some("\u{1b}\u{7}\n"), None, None).unwrap();
+        let only_controls = carried(Some("\u{1b}\u{7}\n"), None, None, None).unwrap();
         assert_eq!(
             only_controls.title, None,
             "nothing left: the service's own title"
         );
-        let bad = carried(None, Some("-1"), Some("soon")).unwrap_err();
+        let bad = carried(None, Some("-1"), Some("x"), Some("soon")).unwrap_err();
         assert!(bad.contains("clicks"));
+        assert!(bad.contains("previews"));
         assert!(bad.contains("created_at"));
+        let previewed = carried(None, Some("3"), Some("12"), None).unwrap();
+        assert_eq!((previewed.clicks, previewed.previews), (3, 12));
     }
 
     #[test]

@@ -71,12 +71,14 @@ impl LinkField {
     ];
 
     /// Every field, in the order a JSON export writes a link's: the request's fields, and what
-    /// a link carries from before (`title`, `clicks`, `created_at`) after its url and alias.
-    pub const ALL: [LinkField; 26] = [
+    /// a link carries from before (`title`, `clicks`, `previews`, `created_at`) after its url
+    /// and alias.
+    pub const ALL: [LinkField; 27] = [
         F::Url,
         F::Alias,
         F::Title,
         F::Clicks,
+        F::Previews,
         F::CreatedAt,
         F::Space,
         F::Domain,

@@ -30,7 +30,7 @@ use linkdeck_store::traffic::history_days;
 use linkdeck_store::traffic::values::Interner;
 use linkdeck_store::traffic::{DayTraffic, LinkHome, Scope};
 use linkdeck_store::visits::RowDeltas;
-use linkdeck_store::{ImportStore, LinkRow, Links, Tx};
+use linkdeck_store::{Counted, ImportStore, LinkRow, Links, Tx};
 
 /// Runs `body` over an import store in one transaction, committed when it succeeds.
 pub fn run<T>(
@@ -59,7 +59,7 @@ pub fn run<T>(
 }
 
 /// A link waiting for its chunk's COPY: its row, its clicks besides its history's, its history.
-type Staged = (LinkRow, u64, Vec<TrafficHour>);
+type Staged = (LinkRow, Counted, Vec<TrafficHour>);
 
 pub struct PgImport<'a, 't> {
     pg: &'a Pg,
@@ -148,8 +148,13 @@ impl ImportStore for PgImport<'_, '_> {
         self.view.alias_taken(domain, alias, None)
     }
 
-    fn stage(&mut self, link: &LinkRow, clicks: u64, history: Vec<TrafficHour>) -> Result<usize> {
-        self.staged.push((link.clone(), clicks, history));
+    fn stage(
+        &mut self,
+        link: &LinkRow,
+        counted: Counted,
+        history: Vec<TrafficHour>,
+    ) -> Result<usize> {
+        self.staged.push((link.clone(), counted, history));
         Ok(self.staged.len())
     }
 
@@ -171,9 +176,9 @@ impl ImportStore for PgImport<'_, '_> {
         ))?;
         ids.sort_unstable();
         let mut deltas = RowDeltas::default();
-        let mut rows: Vec<(Id, &LinkRow, i64)> = Vec::with_capacity(staged.len());
+        let mut rows: Vec<(Id, &LinkRow, [i64; 2])> = Vec::with_capacity(staged.len());
         let mut history_clicks = 0u64;
-        for (&id, (link, clicks, hours)) in ids.iter().zip(&staged) {
+        for (&id, (link, counted, hours)) in ids.iter().zip(&staged) {
             let (days, added) = history_days(hours, |dim, value| {
                 self.interner.known(dim, Some(value)).ok_or_else(|| {
                     Error::Unavailable(format!("the visit value {value:?} has no code"))
@@ -194,8 +199,9 @@ impl ImportStore for PgImport<'_, '_> {
                 }
                 deltas.links.insert((home.owner, day, id), traffic);
             }
-            let total = clicks.saturating_add(added);
-            rows.push((id, link, i64::try_from(total).unwrap_or(i64::MAX)));
+            let count = |n: u64| i64::try_from(n).unwrap_or(i64::MAX);
+            let total = counted.clicks.saturating_add(added);
+            rows.push((id, link, [count(total), count(counted.previews)]));
         }
         let written = self
             .view

@@ -64,24 +64,25 @@ const WRITE_TYPES: [Type; 20] = [
 /// Writes new links in one `COPY … (FORMAT binary)`, the fastest way rows go into PostgreSQL:
 /// each with the id given (taken from the table's sequence by the caller) and its click total.
 /// Returns how many. A taken alias fails the whole statement, as the unique index says.
-pub async fn copy_in(tx: &Transaction<'_>, links: &[(Id, &LinkRow, i64)]) -> Result<u64> {
+pub async fn copy_in(tx: &Transaction<'_>, links: &[(Id, &LinkRow, [i64; 2])]) -> Result<u64> {
     let sink = tx
         .copy_in(&format!(
-            "COPY links (id, {WRITE_COLUMNS}, clicks) FROM STDIN (FORMAT binary)"
+            "COPY links (id, {WRITE_COLUMNS}, clicks, previews) FROM STDIN (FORMAT binary)"
         ))
         .await
         .map_err(pg_error)?;
     let mut types = vec![Type::INT8];
     types.extend(WRITE_TYPES);
-    types.push(Type::INT8);
+    types.extend([Type::INT8, Type::INT8]);
     let writer = BinaryCopyInWriter::new(sink, &types);
     let mut writer = std::pin::pin!(writer);
-    for (id, row, clicks) in links {
+    for (id, row, [clicks, previews]) in links {
         let values = WriteValues::of(row);
-        let mut cells: Vec<&(dyn ToSql + Sync)> = Vec::with_capacity(22);
+        let mut cells: Vec<&(dyn ToSql + Sync)> = Vec::with_capacity(23);
         cells.push(id);
         cells.extend(values.refs());
         cells.push(clicks);
+        cells.push(previews);
         writer.as_mut().write(&cells).await.map_err(write_error)?;
     }
     writer.finish().await.map_err(write_error)

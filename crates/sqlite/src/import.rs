@@ -10,7 +10,7 @@ use crate::traffic::{Interner, LinkHome, add_history};
 use crate::tx::SqliteTx;
 use crate::{domains, spaces};
 use linkdeck_domain::{Id, Result, TrafficHour};
-use linkdeck_store::{ImportStore, LinkRow, Tx};
+use linkdeck_store::{Counted, ImportStore, LinkRow, Tx};
 
 pub struct SqliteImport<'a, 't> {
     tx: &'a Transaction<'t>,
@@ -52,7 +52,12 @@ impl ImportStore for SqliteImport<'_, '_> {
         domains::ids(self.tx, owner)
     }
 
-    fn stage(&mut self, link: &LinkRow, clicks: u64, history: Vec<TrafficHour>) -> Result<usize> {
+    fn stage(
+        &mut self,
+        link: &LinkRow,
+        counted: Counted,
+        history: Vec<TrafficHour>,
+    ) -> Result<usize> {
         let staged = match self.staged.as_mut() {
             Some(staged) => staged,
             None => self.staged.insert(match self.grams.take() {
@@ -60,7 +65,7 @@ impl ImportStore for SqliteImport<'_, '_> {
                 None => link_store::stage_start(self.tx)?,
             }),
         };
-        link_store::stage(self.tx, staged, link, clicks)?;
+        link_store::stage(self.tx, staged, link, counted)?;
         self.histories.push((
             LinkHome {
                 owner: link.owner_id,

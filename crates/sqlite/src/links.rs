@@ -1,7 +1,9 @@
 //! SQL for links: rows in and out, list queries with their totals, alias lookups.
 
 use linkdeck_store::sql::WRITE_COLUMNS;
-use linkdeck_store::{LinkRow, Links, options_json, rotation_json, rows, rules_json, tags_json};
+use linkdeck_store::{
+    Counted, LinkRow, Links, options_json, rotation_json, rows, rules_json, tags_json,
+};
 use rusqlite::types::Value;
 use rusqlite::{Connection, params, params_from_iter};
 
@@ -123,7 +125,7 @@ fn empty_stage(tx: &Connection) -> Result<Id> {
 /// The columns of a staged link: the service's, and the click total.
 const STAGE_COLUMNS: &str = "owner_id, domain_id, space_id, alias, url, title, password_hash, \
      disabled, public, expiration_url, expiration_clicks, ends_at, target_type, geo_target, \
-     platform_target, rotation_target, created_at, updated_at, tags, options, clicks";
+     platform_target, rotation_target, created_at, updated_at, tags, options, clicks, previews";
 
 /// The links staged so far, for the short-term index.
 pub struct Staged {
@@ -144,7 +146,7 @@ impl Staged {
     }
 }
 
-pub fn stage(tx: &Connection, staged: &mut Staged, row: &LinkRow, clicks: u64) -> Result<()> {
+pub fn stage(tx: &Connection, staged: &mut Staged, row: &LinkRow, counted: Counted) -> Result<()> {
     let [
         a,
         b,
@@ -167,14 +169,17 @@ pub fn stage(tx: &Connection, staged: &mut Staged, row: &LinkRow, clicks: u64) -
         tags,
         options,
     ] = write_values(row);
-    let clicks = Value::Integer(i64::try_from(clicks).unwrap_or(i64::MAX));
+    let count = |n: u64| Value::Integer(i64::try_from(n).unwrap_or(i64::MAX));
+    let (clicks, previews) = (count(counted.clicks), count(counted.previews));
     tx.run(
         &format!(
             "INSERT INTO temp.link_import ({STAGE_COLUMNS}) VALUES \
          (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18, ?19, ?20, \
-          ?21)"
+          ?21, ?22)"
         ),
-        params![a, b, c, d, e, f, g, h, i, j, k, l, m, n, o, p, q, r, tags, options, clicks],
+        params![
+            a, b, c, d, e, f, g, h, i, j, k, l, m, n, o, p, q, r, tags, options, clicks, previews
+        ],
     )?;
     staged.count += 1;
     staged.grams.add(row.owner_id, texts(row))

@@ -26,9 +26,14 @@ pub trait ImportStore {
     fn alias_taken(&mut self, domain: Option<Id>, alias: &str) -> Result<bool> {
         self.tx().alias_taken(domain, alias, None)
     }
-    /// Stages a link with `clicks` besides its history's, and its traffic history. Returns how
-    /// many links are staged.
-    fn stage(&mut self, link: &LinkRow, clicks: u64, history: Vec<TrafficHour>) -> Result<usize>;
+    /// Stages a link with its counts (`clicks` besides its history's) and its traffic history.
+    /// Returns how many links are staged.
+    fn stage(
+        &mut self,
+        link: &LinkRow,
+        counted: Counted,
+        history: Vec<TrafficHour>,
+    ) -> Result<usize>;
     /// Writes the staged links, in staging order, and their history. Returns how many links,
     /// and the clicks of their history.
     fn flush(&mut self) -> Result<(usize, u64)>;
@@ -39,3 +44,12 @@ pub trait ImportStore {
 /// An import's writer, run over the store's import transaction.
 pub type ImportWork<'a> =
     Box<dyn FnOnce(&mut dyn ImportStore) -> Result<Box<dyn std::any::Any + Send>> + Send + 'a>;
+
+/// The counters an imported link arrives with.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct Counted {
+    /// Clicks beyond those of the history staged with it.
+    pub clicks: u64,
+    /// Visits of chat apps' preview agents.
+    pub previews: u64,
+}

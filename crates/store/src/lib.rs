@@ -41,7 +41,7 @@ use async_trait::async_trait;
 
 pub use bulk::Bulk;
 pub use domains::{DOMAIN_COLUMNS, Domains, settings_cells};
-pub use import::{ImportStore, ImportWork};
+pub use import::{Counted, ImportStore, ImportWork};
 pub use keys::{KeyGrant, KeyInfo, Keys, LiveKey};
 pub use linkdeck_domain::{Error, Id, Result};
 pub use links::{

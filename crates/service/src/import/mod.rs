@@ -25,7 +25,7 @@ use linkdeck_domain::{
 };
 use linkdeck_store::words::NAME_TAKEN;
 use linkdeck_store::words::{ALIAS_TAKEN, NOT_YOUR_DOMAIN, NOT_YOUR_SPACE};
-use linkdeck_store::{ImportStore, LinkRow};
+use linkdeck_store::{Counted, ImportStore, LinkRow};
 
 /// What an import created, reused and left out.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize)]
@@ -689,6 +689,7 @@ impl<'s> Writer<'s> {
         let Carried {
             title,
             clicks,
+            previews,
             created_at,
             traffic,
         } = row.carried;
@@ -699,9 +700,11 @@ impl<'s> Writer<'s> {
         // Writing the history adds its clicks: stage only those the total has beyond it, so the
         // link ends with the larger of the two.
         let history_clicks: u64 = traffic.iter().map(|h| h.clicks).sum();
-        let staged = self
-            .store
-            .stage(&link, clicks.saturating_sub(history_clicks), traffic)?;
+        let counted = Counted {
+            clicks: clicks.saturating_sub(history_clicks),
+            previews,
+        };
+        let staged = self.store.stage(&link, counted, traffic)?;
         if staged >= CHUNK {
             self.flush()?;
         }

@@ -827,7 +827,8 @@ mod tests {
                         None => links::stage_start(tx).unwrap(),
                     };
                     for text in chunk {
-                        links::stage(tx, &mut staged, &row(*owner, text), 0).unwrap();
+                        let none = linkdeck_store::Counted::default();
+                        links::stage(tx, &mut staged, &row(*owner, text), none).unwrap();
                     }
                     grams = Some(links::stage_insert_more(tx, staged).unwrap().1);
                 }

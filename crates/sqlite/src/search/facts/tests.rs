@@ -121,7 +121,11 @@ fn apply(
             for (url, clicks) in urls {
                 let mut r = row(url, next());
                 r.expiration_clicks = (*clicks % 3) as u32;
-                links::stage(tx, &mut staged, &r, *clicks).unwrap();
+                let counted = linkdeck_store::Counted {
+                    clicks: *clicks,
+                    previews: 0,
+                };
+                links::stage(tx, &mut staged, &r, counted).unwrap();
             }
             links::stage_insert(tx, staged).unwrap();
         }
