@@ -157,6 +157,14 @@ fn report(
         out.push_str(&table.render());
     }
     for b in &stats.breakdowns {
+        // Which rule sent the clicks says something only when a rule sent some (or asked).
+        let unruled = b.dimension == Dimension::Rule
+            && b.other == 0
+            && b.top.iter().all(|v| v.value.is_none())
+            && by != Some(By::Dimension(Dimension::Rule));
+        if unruled {
+            continue;
+        }
         out.push('\n');
         out.push_str(&breakdown_table(b).render());
     }
@@ -213,6 +221,7 @@ fn title(d: Dimension) -> &'static str {
         Dimension::Browser => "BROWSER",
         Dimension::Referrer => "REFERRER",
         Dimension::Language => "LANGUAGE",
+        Dimension::Rule => "SENT BY",
     }
 }
 

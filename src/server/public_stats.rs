@@ -138,7 +138,11 @@ pub async fn page(
             );
             let tz = state.service.options().timezone.clone();
             match state.service.stats_in(link.owner_id, &query, tz).await {
-                Ok(stats) => {
+                Ok(mut stats) => {
+                    // How the operator routes visitors (its rules, its targeting) is theirs.
+                    stats
+                        .breakdowns
+                        .retain(|b| b.dimension != crate::domain::Dimension::Rule);
                     let stats = Arc::new(stats);
                     state.stats_cache.put((link.id, preset), stats.clone());
                     stats

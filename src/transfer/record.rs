@@ -9,8 +9,9 @@ use serde::{Deserialize, Deserializer, Serialize, Serializer};
 use std::collections::BTreeMap;
 
 use crate::domain::{
-    Carried, FieldErrors, Id, Link, LinkField, LinkInput, LinkOptions, RuleInput, Space,
-    SpaceInput, TAG_SEPARATOR, TargetType, TrafficHour, carried, format_expiry_input, name_excerpt,
+    Carried, DIMENSIONS, FieldErrors, Id, Link, LinkField, LinkInput, LinkOptions, RuleInput,
+    Space, SpaceInput, TAG_SEPARATOR, TargetType, TrafficHour, carried, format_expiry_input,
+    name_excerpt,
 };
 
 /// The tags of a text of tags separated by commas, as typed (the rules read them on import).
@@ -217,7 +218,8 @@ pub struct LinkRecord {
 
 /// One hour of a link's traffic: its clicks, and the clicks of each value seen in it (a visit
 /// without a value counts in `clicks` only). Values are those of the stats: country codes,
-/// platform and browser names, referring hosts, primary language tags, or "other".
+/// platform and browser names, referring hosts, primary language tags, the rule that sent the
+/// visits (`rule 2 language`, `country DE`), or "other".
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct TrafficRecord {
@@ -234,21 +236,24 @@ pub struct TrafficRecord {
     pub referrer: BTreeMap<String, u64>,
     #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
     pub language: BTreeMap<String, u64>,
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub rule: BTreeMap<String, u64>,
 }
 
 impl TrafficRecord {
-    fn maps(&self) -> [&BTreeMap<String, u64>; 5] {
+    fn maps(&self) -> [&BTreeMap<String, u64>; DIMENSIONS] {
         [
             &self.country,
             &self.platform,
             &self.browser,
             &self.referrer,
             &self.language,
+            &self.rule,
         ]
     }
 
     pub fn from_hour(hour: &TrafficHour) -> TrafficRecord {
-        let [country, platform, browser, referrer, language] =
+        let [country, platform, browser, referrer, language, rule] =
             hour.values.clone().map(|v| v.into_iter().collect());
         TrafficRecord {
             hour: hour.hour,
@@ -258,6 +263,7 @@ impl TrafficRecord {
             browser,
             referrer,
             language,
+            rule,
         }
     }
 

@@ -297,7 +297,7 @@ async fn clicks_written_while_another_service_moves_and_trashes_links_land_where
 
 /// An hour of history of one visit from `country`.
 fn hour_from(at: jiff::Timestamp, country: &str) -> linkdeck::domain::TrafficHour {
-    let mut values: [Vec<(String, u64)>; 5] = Default::default();
+    let mut values: [Vec<(String, u64)>; linkdeck::domain::DIMENSIONS] = Default::default();
     values[0].push((country.to_owned(), 1));
     linkdeck::domain::TrafficHour {
         hour: at,

@@ -171,7 +171,13 @@ async fn each_rule_kind_sends_what_it_matches_and_the_log_names_it() {
     assert_eq!(to(&s, "/after", &[]).await, d);
     assert_eq!(to(&s, "/old", &[]).await, "https://old.example/");
 
-    let lang_id = ruled(&s, "lang3", &[], &["language de => https://de.example/"]).await;
+    let lang_id = ruled(
+        &s,
+        "lang3",
+        &[("public", "1")],
+        &["language de => https://de.example/"],
+    )
+    .await;
     s.visit("/lang3", &[("accept-language", "de")]).await;
     s.visit("/lang3", &[("accept-language", "en")]).await;
     s.wait_for_clicks(lang_id, 2).await;
@@ -179,6 +185,33 @@ async fn each_rule_kind_sends_what_it_matches_and_the_log_names_it() {
         logged_rules(&s, "lang3").await,
         [json!("rule 1 language"), Value::Null]
     );
+    // The link's traffic says which rule sent its clicks, the rest going to its URL; its
+    // public page does not tell visitors how the operator routes them.
+    let stats = s
+        .api(Method::GET, &format!("/api/v1/stats/{lang_id}?name=rule"))
+        .send()
+        .await
+        .unwrap()
+        .json::<Value>()
+        .await
+        .unwrap();
+    assert_eq!(
+        stats["data"]["rule"]["top"].as_array().unwrap().clone(),
+        [
+            json!({"value": null, "clicks": 1}),
+            json!({"value": "rule 1 language", "clicks": 1})
+        ]
+        .to_vec(),
+        "{stats}"
+    );
+    let public = s
+        .visit("/lang3/stats", &[("accept", "application/json")])
+        .await
+        .json::<Value>()
+        .await
+        .unwrap();
+    assert_eq!(public["data"]["clicks"], 2, "{public}");
+    assert!(public["data"].get("rule").is_none(), "{public}");
 }
 
 #[tokio::test]

@@ -83,8 +83,8 @@ pub use tag::{
     tags_of_text, tags_text,
 };
 pub use traffic::{
-    Dimension, HOST_MAX, HOUR_CLICKS_MAX, NAME_MAX, OTHER, TrafficHour, bound_host, bound_name,
-    primary_language,
+    DIMENSIONS, Dimension, HOST_MAX, HOUR_CLICKS_MAX, NAME_MAX, OTHER, TrafficHour, bound_host,
+    bound_name, primary_language,
 };
 pub use trash::{TrashPage, Trashed, TrashedKind};
 pub use validate::{

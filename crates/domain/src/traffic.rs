@@ -3,7 +3,9 @@
 //! Everything here comes from a stranger's request (headers) or an import file, so each value is
 //! reduced to a short canonical form before it is stored, cached or shown: a host name no longer
 //! than a DNS name allows, a language's primary tag, a browser or platform name of at most 32
-//! characters. What does not fit becomes [`OTHER`] (or unknown), never a longer string.
+//! characters. What does not fit becomes [`OTHER`] (or unknown), never a longer string. The
+//! rule that sent a visit is named by the server (`rule 2 language`, `country DE`) and held to
+//! the same bound as a name.
 
 use serde::{Deserialize, Serialize};
 
@@ -23,15 +25,22 @@ pub enum Dimension {
     Browser,
     Referrer,
     Language,
+    /// The rule that sent the visit: one of the link's redirect rules (`rule 2 language`) or
+    /// its targeting (`country DE`, `platform iOS`, `rotation 2`); none, the link's own URL.
+    Rule,
 }
 
+/// How many dimensions a visit is counted by.
+pub const DIMENSIONS: usize = Dimension::ALL.len();
+
 impl Dimension {
-    pub const ALL: [Dimension; 5] = [
+    pub const ALL: [Dimension; 6] = [
         Dimension::Country,
         Dimension::Platform,
         Dimension::Browser,
         Dimension::Referrer,
         Dimension::Language,
+        Dimension::Rule,
     ];
 
     /// The wire name (`name=` in the API, `--by` in the CLI, keys in export files).
@@ -42,6 +51,7 @@ impl Dimension {
             Dimension::Browser => "browser",
             Dimension::Referrer => "referrer",
             Dimension::Language => "language",
+            Dimension::Rule => "rule",
         }
     }
 
@@ -53,6 +63,7 @@ impl Dimension {
             Dimension::Browser => "Browsers",
             Dimension::Referrer => "Referrers",
             Dimension::Language => "Languages",
+            Dimension::Rule => "Sent by",
         }
     }
 
@@ -60,6 +71,7 @@ impl Dimension {
     pub fn none_label(self) -> &'static str {
         match self {
             Dimension::Referrer => "direct",
+            Dimension::Rule => "the link's URL",
             _ => "unknown",
         }
     }
@@ -81,7 +93,7 @@ impl Dimension {
     pub fn bound(self, value: &str) -> Option<String> {
         match self {
             Dimension::Country => crate::country_by_code(value).map(|c| c.code.to_owned()),
-            Dimension::Platform | Dimension::Browser => bound_name(value),
+            Dimension::Platform | Dimension::Browser | Dimension::Rule => bound_name(value),
             Dimension::Referrer => bound_host(value),
             Dimension::Language => primary_language(value),
         }
@@ -137,7 +149,7 @@ pub struct TrafficHour {
     pub hour: jiff::Timestamp,
     pub clicks: u64,
     /// Per dimension (in [`Dimension::ALL`] order): each value's clicks, values bounded.
-    pub values: [Vec<(String, u64)>; 5],
+    pub values: [Vec<(String, u64)>; DIMENSIONS],
 }
 
 /// Clicks one hour of history may hold: far beyond any real link, small enough that sums of
@@ -150,7 +162,7 @@ impl TrafficHour {
     pub fn checked(
         hour: jiff::Timestamp,
         clicks: u64,
-        values: [Vec<(String, u64)>; 5],
+        values: [Vec<(String, u64)>; DIMENSIONS],
         prefix: &str,
     ) -> Result<TrafficHour, crate::FieldErrors> {
         let mut errors = crate::FieldErrors::default();
@@ -166,7 +178,7 @@ impl TrafficHour {
                 format!("must be from 1 to {HOUR_CLICKS_MAX}"),
             );
         }
-        let mut bounded: [Vec<(String, u64)>; 5] = Default::default();
+        let mut bounded: [Vec<(String, u64)>; DIMENSIONS] = Default::default();
         for (dim, list) in Dimension::ALL.into_iter().zip(values) {
             let field = format!("{prefix}.{}", dim.as_str());
             let mut sum = 0u64;
@@ -239,7 +251,7 @@ mod tests {
     #[test]
     fn history_hours_are_checked_and_bounded() {
         let at = |s: &str| s.parse::<jiff::Timestamp>().unwrap();
-        let mut values: [Vec<(String, u64)>; 5] = Default::default();
+        let mut values: [Vec<(String, u64)>; DIMENSIONS] = Default::default();
         values[0] = vec![("de".into(), 2)];
         values[3] = vec![("T.CO".into(), 1), ("t.co".into(), 1)];
         let hour = TrafficHour::checked(at("2026-11-01T13:00:00Z"), 3, values.clone(), "traffic.0")

@@ -15,8 +15,8 @@ use super::traffic::{self, DAY, Rollups, Scope, StoredDay};
 use jiff::Timestamp;
 use jiff::tz::TimeZone;
 use linkdeck_domain::{
-    Bucket, Dimension, Error, Id, Period, PeriodSpec, Preset, Result, Stats, StatsQuery,
-    StatsScope, TopLink, ValueCount, top_values,
+    Bucket, DIMENSIONS, Dimension, Error, Id, Period, PeriodSpec, Preset, Result, Stats,
+    StatsQuery, StatsScope, TopLink, ValueCount, top_values,
 };
 
 impl super::LocalService {
@@ -243,7 +243,7 @@ fn compute(
     let mut before = 0u64;
     let mut timeline = vec![0u64; period.buckets.len()];
     // Codes are small, dense numbers: a vector indexed by code counts faster than a map.
-    let mut values: [Vec<u64>; 5] = Default::default();
+    let mut values: [Vec<u64>; DIMENSIONS] = Default::default();
     let wanted: Vec<bool> = Dimension::ALL.iter().map(|d| query.wants(*d)).collect();
     let any_value = wanted.iter().any(|w| *w);
     // A tag's links' clicks in the period, for its top links.
@@ -285,6 +285,16 @@ fn compute(
         .map_err(damaged)
     })?;
 
+    // Visits no rule sent are not stored by the rule (see `day::RULE`): they are the rest.
+    let rule = Dimension::Rule.index();
+    if wanted[rule] {
+        let counts = &mut values[rule];
+        let sent: u64 = counts.iter().sum();
+        if counts.is_empty() {
+            counts.push(0);
+        }
+        counts[day::NONE as usize] = total.saturating_sub(sent);
+    }
     let mut breakdowns = Vec::new();
     for dim in Dimension::ALL {
         if !wanted[dim.index()] {

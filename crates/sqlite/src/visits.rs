@@ -10,7 +10,7 @@ use crate::error::db_error;
 use crate::traffic::{self, DayTraffic, Intern, Interner, LinkHome, Rollup};
 use crate::tx::SqliteTx;
 use crate::visit_log;
-use linkdeck_domain::{Dimension, Id, Result};
+use linkdeck_domain::{DIMENSIONS, Dimension, Id, Result};
 use linkdeck_store::visits::{FlushedLink, FoldedDay, VisitBatch, VisitRow};
 
 /// `folded` with each value turned into its code, stored first when new.
@@ -117,7 +117,7 @@ fn log_and_roll_up(
         let (link, day) = (group[0].link_id, traffic::day_of(group[0].at));
         rollup.open(conn, homes[&link], link, day)?;
         for v in group {
-            let mut codes = [traffic::day::NONE; 5];
+            let mut codes = [traffic::day::NONE; DIMENSIONS];
             for (dim, value) in v.values().into_iter().enumerate() {
                 codes[dim] = interner.code(conn, Dimension::ALL[dim], value)?;
             }

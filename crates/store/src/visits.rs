@@ -8,7 +8,7 @@
 
 use std::collections::{BTreeMap, BTreeSet, HashMap};
 
-use linkdeck_domain::{Dimension, Error, Id, OTHER, Result};
+use linkdeck_domain::{DIMENSIONS, Dimension, Error, Id, OTHER, Result};
 
 use crate::orphans::{OrphanBatch, OrphanVisit};
 use crate::traffic::day::MAX_VALUES;
@@ -40,13 +40,14 @@ pub struct VisitRow {
 
 impl VisitRow {
     /// The values in `Dimension::ALL` order.
-    pub fn values(&self) -> [Option<&str>; 5] {
+    pub fn values(&self) -> [Option<&str>; DIMENSIONS] {
         [
             self.country.as_deref(),
             self.platform.as_deref(),
             self.browser.as_deref(),
             self.referrer.as_deref(),
             self.language.as_deref(),
+            self.rule.as_deref(),
         ]
     }
 }
@@ -64,11 +65,11 @@ pub struct FlushedLink {
 #[derive(Debug, Clone, Default)]
 pub struct FoldedDay {
     hours: [u32; 24],
-    values: [HashMap<Option<Box<str>>, [u32; 24]>; 5],
+    values: [HashMap<Option<Box<str>>, [u32; 24]>; DIMENSIONS],
 }
 
 impl FoldedDay {
-    fn add(&mut self, hour: usize, values: [Option<&str>; 5]) {
+    fn add(&mut self, hour: usize, values: [Option<&str>; DIMENSIONS]) {
         self.hours[hour] = self.hours[hour].saturating_add(1);
         for (dim, value) in values.into_iter().enumerate() {
             let map = &mut self.values[dim];
@@ -289,7 +290,7 @@ impl VisitBatch {
         let mut links: BTreeMap<(Id, i64, Id), DayTraffic> = BTreeMap::new();
         for v in self.logged(homes) {
             let home = homes[&v.link_id];
-            let mut codes = [traffic::day::NONE; 5];
+            let mut codes = [traffic::day::NONE; DIMENSIONS];
             for (dim, value) in v.values().into_iter().enumerate() {
                 codes[dim] = code(dim, value)?;
             }

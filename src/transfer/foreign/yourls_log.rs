@@ -168,6 +168,7 @@ impl ClickLog {
                             Dimension::Browser => &mut record.browser,
                             Dimension::Referrer => &mut record.referrer,
                             Dimension::Language => &mut record.language,
+                            Dimension::Rule => &mut record.rule,
                         };
                         *map.entry(value).or_default() += n;
                     }

@@ -174,6 +174,19 @@ impl StatsView {
         true
     }
 
+    /// Whether a link's rules (or targeting) sent any of the period's clicks: only then does its
+    /// "Sent by" panel say more than that every click went to the link's URL. Rules are a
+    /// link's own, so a space or the account has none to show.
+    fn sent_by_rules(&self) -> bool {
+        let Shown::Loaded(stats) = &self.shown else {
+            return false;
+        };
+        matches!(self.target.scope, StatsScope::Link(_))
+            && stats
+                .breakdown(Dimension::Rule)
+                .is_some_and(|b| b.other > 0 || b.top.iter().any(|v| v.value.is_some()))
+    }
+
     /// The orphan visits to show: the account's, when the period had some.
     pub fn shown_orphans(&self) -> Option<&OrphanStats> {
         self.orphans
@@ -186,7 +199,11 @@ impl StatsView {
     }
 
     pub fn panels(&self) -> Vec<Panel> {
-        let mut panels: Vec<Panel> = Dimension::ALL.into_iter().map(Panel::Values).collect();
+        let mut panels: Vec<Panel> = Dimension::ALL
+            .into_iter()
+            .filter(|d| *d != Dimension::Rule || self.sent_by_rules())
+            .map(Panel::Values)
+            .collect();
         if !matches!(self.target.scope, StatsScope::Link(_)) {
             panels.insert(0, Panel::TopLinks);
         }

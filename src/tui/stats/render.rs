@@ -12,7 +12,9 @@ use ratatui::widgets::{
 
 use super::{Panel, Shown, StatsView};
 use crate::domain::Shown as ShownText;
-use crate::domain::{OrphanKind, Period, PeriodSpec, Preset, Stats, into_shown, shown, thousands};
+use crate::domain::{
+    Dimension, OrphanKind, Period, PeriodSpec, Preset, Stats, into_shown, shown, thousands,
+};
 use crate::tui::keys::Action;
 use crate::tui::view::Ctx;
 
@@ -331,8 +333,11 @@ impl StatsView {
         let numbers = 12usize;
         let width = usize::from(inner.width);
         let mut bar_width = (width / 5).clamp(2, 10);
-        // What visitors asked for is read, not compared: the bar gives the names room.
-        if matches!(panel, Panel::OrphanKinds | Panel::OrphanPaths) {
+        // Rules and what visitors asked for are read, not compared: the bar gives them room.
+        if matches!(
+            panel,
+            Panel::OrphanKinds | Panel::OrphanPaths | Panel::Values(Dimension::Rule)
+        ) {
             let longest = rows.iter().map(|r| r.0.chars().count()).max().unwrap_or(0);
             bar_width = bar_width
                 .min(width.saturating_sub(numbers + 2 + longest))

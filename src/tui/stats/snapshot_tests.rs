@@ -61,6 +61,26 @@ pub(in crate::tui) enum Answer {
     Unsupported,
     /// Loaded, and the account had orphan visits.
     Orphans,
+    /// Loaded, and the link's rules sent some of its clicks.
+    Rules,
+}
+
+/// `stats` with clicks sent by a redirect rule and by the targeting, the rest by the URL.
+fn with_rules(mut stats: Stats) -> Stats {
+    let v = |value: Option<&str>, clicks| ValueCount {
+        value: value.map(str::to_owned),
+        clicks,
+    };
+    for b in &mut stats.breakdowns {
+        if b.dimension == Dimension::Rule {
+            b.top = vec![
+                v(None, 783),
+                v(Some("rule 1 language"), 310),
+                v(Some("country DE"), 120),
+            ];
+        }
+    }
+    stats
 }
 
 /// The account's orphan visits over `query`'s period: none, or a scan for a login page.
@@ -128,6 +148,8 @@ fn values(d: Dimension) -> Vec<ValueCount> {
             v(Some("www.instagram.com"), 128),
         ],
         Dimension::Language => vec![v(Some("de"), 420), v(Some("en"), 380), v(Some("fr"), 116)],
+        // Set by the test that shows them.
+        Dimension::Rule => vec![],
     }
 }
 
@@ -162,7 +184,7 @@ fn stats(query: &StatsQuery, empty: bool) -> Stats {
             .map(|d| Breakdown {
                 dimension: d,
                 top: if empty { vec![] } else { values(d) },
-                other: if empty { 0 } else { 5 },
+                other: if empty || d == Dimension::Rule { 0 } else { 5 },
             })
             .collect(),
         top_links: (!matches!(query.scope, StatsScope::Link(_))).then(|| {
@@ -220,6 +242,7 @@ fn settle(app: &mut App, answer: Answer) {
                         Answer::Loaded | Answer::Imported | Answer::Orphans => {
                             Ok(stats(&query, false))
                         }
+                        Answer::Rules => Ok(with_rules(stats(&query, false))),
                         Answer::Empty => Ok(stats(&query, true)),
                         Answer::Failed => Err(Error::Unavailable(
                             "cannot reach http://links.example.com: connection refused".into(),
@@ -339,6 +362,23 @@ fn the_dashboard_shows_orphan_visits() {
     let link = screen(&app, 100, 30);
     assert!(link.contains("Traffic of link"), "{link}");
     assert!(!link.contains("orphan"), "{link}");
+}
+
+/// A link whose rules sent some of its clicks shows by which, beside the link's URL; one
+/// without (every other snapshot) shows no such panel.
+#[test]
+fn a_links_traffic_says_which_rule_sent_its_clicks() {
+    for (w, h) in [(100, 30), (80, 24)] {
+        let mut app = opened("link", Answer::Rules, w, h);
+        for _ in 0..5 {
+            press(&mut app, KeyCode::Tab);
+        }
+        let screen = screen(&app, w, h);
+        for said in ["Sent by", "rule 1 language", "country DE", "the link's URL"] {
+            assert!(screen.contains(said), "{said} in {screen}");
+        }
+        insta::assert_snapshot!(format!("stats_link_sent_by_rules_{w}x{h}"), screen);
+    }
 }
 
 #[test]

@@ -26,7 +26,7 @@ pub use values::{Intern, Interner};
 
 use crate::error::db_error;
 use crate::sql::Statements;
-use linkdeck_domain::{Id, Result, TrafficHour};
+use linkdeck_domain::{DIMENSIONS, Id, Result, TrafficHour};
 
 /// The home of link `id` as stored.
 pub fn link_home(conn: &Connection, id: Id) -> Result<Option<LinkHome>> {
@@ -170,7 +170,7 @@ impl Rollup {
     }
 
     /// Counts `n` visits in `hour` of the open day, with these value codes.
-    pub fn add(&mut self, hour: usize, codes: [u64; 5], n: u32) {
+    pub fn add(&mut self, hour: usize, codes: [u64; DIMENSIONS], n: u32) {
         let Some((_, home, day)) = self.open else {
             return;
         };

@@ -15,7 +15,8 @@
 //!         followed by the clicks of each set hour; left out, with its length, when the day
 //!         has one active hour (which is then every value's)
 //! ```
-//! A reader that needs whole days skips the detail by its length.
+//! A reader that needs whole days skips the detail by its length. A blob may end after any
+//! dimension: those after it (added since the day was written, as `rule` was) hold nothing.
 
 use linkdeck_domain::Dimension;
 
@@ -24,6 +25,8 @@ pub const OTHER: u64 = 1;
 /// Values kept per dimension per day and row.
 pub const MAX_VALUES: usize = 256;
 const DIMS: usize = Dimension::ALL.len();
+/// The rule that sent a visit, whose "none" is not stored (see [`DayTraffic::add_value`]).
+pub const RULE: usize = Dimension::Rule as usize;
 const VERSION: u8 = 1;
 const ALL_HOURS: u32 = (1 << 24) - 1;
 
@@ -131,6 +134,11 @@ impl DayTraffic {
 
     /// Adds clicks per hour of one value (without touching the day's own hours).
     pub fn add_value(&mut self, dim: usize, code: u64, hours: &[u32; 24]) {
+        // Most visits are sent by no rule: the day's clicks less its rules' say how many, and
+        // a link without rules keeps the blob it had before rules were counted.
+        if dim == RULE && code == NONE {
+            return;
+        }
         let list = &mut self.dims[dim];
         let kept = list.len() - usize::from(list.first().is_some_and(|e| e.code == OTHER));
         match list.binary_search_by_key(&code, |e| e.code) {
@@ -180,7 +188,14 @@ impl DayTraffic {
         // With one active hour the reader knows every value's hour (a value left elsewhere by a
         // lossy subtraction is read as that hour's).
         let single_hour = day_mask.count_ones() <= 1;
-        for entries in &self.dims {
+        // Empty dimensions at the end are left out, as a reader takes them: a day without
+        // rules is written as it was before they were counted.
+        let written = self
+            .dims
+            .iter()
+            .rposition(|entries| entries.iter().any(|e| e.total() > 0))
+            .map_or(0, |last| last + 1);
+        for entries in &self.dims[..written] {
             let kept = || entries.iter().filter(|e| e.total() > 0);
             put(out, kept().count() as u64);
             let mut prev = 0;
@@ -296,6 +311,10 @@ fn read_inner(
     let mut entries: Vec<(u64, u64)> = Vec::new();
     let mut hours: [u32; 24];
     for dim in 0..DIMS {
+        // A day written before a dimension existed ends before it: none of its values.
+        if r.at == blob.len() {
+            break;
+        }
         let n = r.len()?;
         entries.clear();
         entries.reserve(n.min(MAX_VALUES * 2));
@@ -437,7 +456,7 @@ mod tests {
     use proptest::prelude::*;
 
     fn visit(day: &mut DayTraffic, hour: usize, country: u64, referrer: u64) {
-        day.add(hour, [country, NONE, 2, referrer, NONE], 1);
+        day.add(hour, [country, NONE, 2, referrer, NONE, NONE], 1);
     }
 
     #[test]
@@ -477,15 +496,15 @@ mod tests {
     fn a_full_dimension_folds_the_smallest_into_other() {
         let mut day = DayTraffic::default();
         for code in 2..(2 + MAX_VALUES as u64) {
-            day.add(1, [code, NONE, NONE, NONE, NONE], 2);
+            day.add(1, [code, NONE, NONE, NONE, NONE, NONE], 2);
         }
         // A newcomer with fewer clicks than every kept value goes straight to OTHER…
-        day.add(1, [9_999, NONE, NONE, NONE, NONE], 1);
+        day.add(1, [9_999, NONE, NONE, NONE, NONE, NONE], 1);
         assert_eq!(day.dims[0].len(), MAX_VALUES + 1);
         assert_eq!(day.dims[0][0].code, OTHER);
         assert_eq!(day.dims[0][0].total(), 1);
         // …one with as many takes the place of the smallest.
-        day.add(1, [10_000, NONE, NONE, NONE, NONE], 2);
+        day.add(1, [10_000, NONE, NONE, NONE, NONE, NONE], 2);
         assert!(day.dims[0].iter().any(|e| e.code == 10_000));
         assert_eq!(day.dims[0][0].total(), 3);
         let total: u64 = day.dims[0].iter().map(Entry::total).sum();
@@ -503,6 +522,40 @@ mod tests {
         assert_eq!(sum, a);
     }
 
+    /// A day no rule sent a visit in stores nothing for rules (so it is written as days were
+    /// before rules were counted, and reads back the same). A rule's visits are kept by its code.
+    #[test]
+    fn a_day_without_rules_is_written_as_before_them() {
+        let mut day = DayTraffic::default();
+        visit(&mut day, 3, 5, 9);
+        visit(&mut day, 4, 6, NONE);
+        let before = day.clone();
+        let mut rule = 0;
+        read(&day.encode(), ALL_HOURS, true, |p| {
+            if let Part::Value { dim, count, .. } = p
+                && dim == DIMS - 1
+            {
+                rule += count;
+            }
+        })
+        .unwrap();
+        assert_eq!(rule, 0, "no rule sent them: nothing stored for the rule");
+        assert_eq!(DayTraffic::decode(&day.encode()).unwrap(), before);
+        day.add(5, [6, NONE, 2, NONE, NONE, 40], 3);
+        let mut rules = Vec::new();
+        read(&day.encode(), ALL_HOURS, true, |p| {
+            if let Part::Value {
+                dim, code, count, ..
+            } = p
+                && dim == DIMS - 1
+            {
+                rules.push((code, count));
+            }
+        })
+        .unwrap();
+        assert_eq!(rules, [(40, 3)]);
+    }
+
     #[test]
     fn damaged_blobs_are_errors_not_panics() {
         assert!(DayTraffic::decode(&[]).is_err());
@@ -516,7 +569,7 @@ mod tests {
             (0usize..24, 0u64..40, 0u64..3, 0u64..300, 1u32..5), 0..200)) {
             let mut day = DayTraffic::default();
             for (hour, c, p, r, n) in visits {
-                day.add(hour, [c, p, NONE, r, c % 3], n);
+                day.add(hour, [c, p, NONE, r, c % 3, p % 2], n);
             }
             let blob = day.encode();
             prop_assert_eq!(DayTraffic::decode(&blob).unwrap(), day.clone());

@@ -6,7 +6,7 @@
 
 use std::collections::HashMap;
 
-use linkdeck_domain::{Dimension, Result};
+use linkdeck_domain::{DIMENSIONS, Dimension, Result};
 
 use super::day::{NONE, OTHER};
 
@@ -17,7 +17,7 @@ const CACHE_MAX: usize = 65_536;
 #[derive(Debug, Default)]
 pub struct Interner {
     /// Per dimension: value → code.
-    cache: [HashMap<Box<str>, u64>; 5],
+    cache: [HashMap<Box<str>, u64>; DIMENSIONS],
     cached: usize,
 }
 
