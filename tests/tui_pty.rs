@@ -443,3 +443,65 @@ fn ctrl_e_edits_the_link_in_the_editor() {
     });
     assert_eq!(url, "https://example.com/edited");
 }
+
+/// In the link form, `a` in the redirect rules adds a row (kind, condition, URL) and ctrl-s
+/// saves it: the rule is stored.
+#[test]
+fn a_redirect_rule_added_in_the_form_is_stored() {
+    if script_missing() {
+        return;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let db_path = dir.path().join("links.db");
+    seed_one(&db_path, "seeded");
+    let (mut child, output, reader) = in_pty(dir.path(), &db_path, "");
+    let mut stdin = child.stdin.take().unwrap();
+    assert!(output.wait_for("1 link ", &mut child), "{}", output.text());
+    stdin.write_all(b"e").unwrap();
+    stdin.flush().unwrap();
+    assert!(
+        output.wait_for("Edit link seeded", &mut child),
+        "{}",
+        output.text()
+    );
+    output.0.lock().unwrap().clear();
+    // Up from the destination wraps to the last stops: the card's three fields, the redirect
+    // switches, then the redirect rules. `a` opens the kind picker on `language`.
+    stdin.write_all(&b"\x1b[Z".repeat(5)).unwrap();
+    stdin.write_all(b"a").unwrap();
+    stdin.flush().unwrap();
+    assert!(
+        output.wait_for("Rule kind", &mut child),
+        "{}",
+        output.text()
+    );
+    stdin
+        .write_all(b"\rfr,de-CH\rhttps://example.com/fr\r\x13")
+        .unwrap();
+    stdin.flush().unwrap();
+    assert!(
+        output.wait_for("Saved link", &mut child),
+        "{}",
+        output.text()
+    );
+    stdin.write_all(b"q").unwrap();
+    stdin.flush().unwrap();
+    let _ = child.wait();
+    drop(stdin);
+    reader.join().unwrap();
+    let rt = tokio::runtime::Runtime::new().unwrap();
+    let rules = rt.block_on(async {
+        let backend = LocalService::open(&db_path, LocalOptions::default())
+            .unwrap()
+            .default_backend()
+            .await
+            .unwrap();
+        let page = backend
+            .list_links(&linkdeck::domain::LinkQuery::default())
+            .await
+            .unwrap();
+        page.items[0].options.rules.clone()
+    });
+    let texts: Vec<String> = rules.iter().map(ToString::to_string).collect();
+    assert_eq!(texts, ["language fr,de-ch => https://example.com/fr"]);
+}

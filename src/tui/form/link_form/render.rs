@@ -1,4 +1,4 @@
-//! Drawing the link form: the four sections as lines, the rule table, the key hints.
+//! Drawing the link form: the sections as lines, the rule tables, the key hints.
 
 use jiff::tz::TimeZone;
 use ratatui::buffer::Buffer;
@@ -205,6 +205,22 @@ impl LinkForm {
 
         body.blank();
         body.push(Line::from(vec![
+            Span::styled("Redirect rules", t.header),
+            Span::styled(
+                "  asked in order before targeting; the first match wins",
+                t.dim,
+            ),
+        ]));
+        self.redirect.render_into(
+            &mut body,
+            width,
+            self.focus == Stop::RedirectRules,
+            &self.errors,
+            ctx,
+        );
+
+        body.blank();
+        body.push(Line::from(vec![
             Span::styled("Visitors", t.header),
             Span::styled(
                 "  what the link passes on, and its card in chat apps",
@@ -246,8 +262,7 @@ impl LinkForm {
     fn hints(&self, keys: &KeyMap) -> Vec<(String, &'static str)> {
         let key = |a: Action| keys.first(a);
         let picking = matches!(self.popup, Some(Popup::Pick(..)))
-            || (self.focus == Stop::Rules
-                && self.active_rules().and_then(RuleList::picker).is_some());
+            || self.focused_list().and_then(RuleList::picker).is_some();
         if picking {
             return vec![
                 ("↑/↓".into(), "move"),
@@ -271,8 +286,8 @@ impl LinkForm {
             }
             Stop::Disabled | Stop::Public => hints.push((key(Action::Toggle), "toggle")),
             Stop::Redirect => hints.push(("←/→".into(), "choose  space toggle")),
-            Stop::Rules => {
-                if self.active_rules().is_some_and(RuleList::is_editing) {
+            Stop::Rules | Stop::RedirectRules => {
+                if self.focused_list().is_some_and(RuleList::is_editing) {
                     hints = vec![("enter".into(), "keep"), (key(Action::Cancel), "undo")];
                 } else {
                     hints.extend([
@@ -313,9 +328,9 @@ impl LinkForm {
                 None
             }
             Some(Popup::Pick(_, picker)) => picker.render(area, buf, ctx),
-            None => match self.active_rules().and_then(RuleList::picker) {
-                Some(picker) if self.focus == Stop::Rules => picker.render(area, buf, ctx),
-                _ => cursor,
+            None => match self.focused_list().and_then(RuleList::picker) {
+                Some(picker) => picker.render(area, buf, ctx),
+                None => cursor,
             },
         }
     }
