@@ -159,10 +159,8 @@ impl LinkForm {
         );
 
         body.blank();
-        body.push(Line::from(vec![
-            Span::styled("Expiry", t.header),
-            Span::styled(format!("  times in {}", zone_name(&self.tz)), t.dim),
-        ]));
+        let zone = format!("times in {}", zone_name(&self.tz));
+        body.push(heading("Expiry", &zone, ctx));
         let (v, c) = text(Stop::Date, &self.date, "YYYY-MM-DD");
         stop_line(&mut body, Stop::Date, v, c);
         let (v, c) = text(Stop::Time, &self.time, "HH:MM");
@@ -204,13 +202,11 @@ impl LinkForm {
         }
 
         body.blank();
-        body.push(Line::from(vec![
-            Span::styled("Redirect rules", t.header),
-            Span::styled(
-                "  asked in order before targeting; the first match wins",
-                t.dim,
-            ),
-        ]));
+        body.push(heading(
+            "Redirect rules",
+            "asked in order before targeting; the first match wins",
+            ctx,
+        ));
         self.redirect.render_into(
             &mut body,
             width,
@@ -220,13 +216,11 @@ impl LinkForm {
         );
 
         body.blank();
-        body.push(Line::from(vec![
-            Span::styled("Visitors", t.header),
-            Span::styled(
-                "  what the link passes on, and its card in chat apps",
-                t.dim,
-            ),
-        ]));
+        body.push(heading(
+            "Visitors",
+            "what the link passes on, and its card in chat apps",
+            ctx,
+        ));
         let mut spans = Vec::new();
         for (i, (field, name)) in super::SWITCHES
             .into_iter()
@@ -334,6 +328,14 @@ impl LinkForm {
             },
         }
     }
+}
+
+/// A section's title with a note after it.
+fn heading(title: &'static str, note: &str, ctx: &Ctx) -> Line<'static> {
+    Line::from(vec![
+        Span::styled(title, ctx.theme.header),
+        Span::styled(format!("  {note}"), ctx.theme.dim),
+    ])
 }
 
 /// The zone's IANA name, or its offset when it has none.

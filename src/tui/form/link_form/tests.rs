@@ -460,6 +460,13 @@ fn rule_rows(form: &LinkForm) -> Vec<Vec<&str>> {
         .collect()
 }
 
+/// A form on `link_with_rules`, focus on its redirect rules.
+fn on_rules() -> LinkForm {
+    let mut form = LinkForm::edit(link_with_rules(), vec![], vec![], berlin());
+    form.focus = Stop::RedirectRules;
+    form
+}
+
 /// Adds a redirect rule after the selected one by keys: the kind `downs` steps down the
 /// picker, then its condition and URL.
 fn add_rule(form: &mut LinkForm, downs: usize, condition: &str, url: &str) {
@@ -496,8 +503,7 @@ fn a_links_redirect_rules_show_as_rows_and_unchanged_are_not_sent() {
 
 #[test]
 fn a_rule_added_by_keys_is_sent_with_the_others_in_order() {
-    let mut form = LinkForm::edit(link_with_rules(), vec![], vec![], berlin());
-    form.focus = Stop::RedirectRules;
+    let mut form = on_rules();
     form.handle_key(press(KeyCode::Char('j')));
     // `country` is the eighth kind.
     add_rule(&mut form, 7, "DE", "https://example.de/x");
@@ -518,8 +524,7 @@ fn a_rule_added_by_keys_is_sent_with_the_others_in_order() {
 
 #[test]
 fn moving_a_rule_sends_the_new_order_and_moving_it_back_sends_nothing() {
-    let mut form = LinkForm::edit(link_with_rules(), vec![], vec![], berlin());
-    form.focus = Stop::RedirectRules;
+    let mut form = on_rules();
     form.handle_key(press(KeyCode::Char('J')));
     assert_eq!(rule_rows(&form)[1][0], "language");
     let mut moved = form.clone();
@@ -534,8 +539,7 @@ fn moving_a_rule_sends_the_new_order_and_moving_it_back_sends_nothing() {
 
 #[test]
 fn removing_every_rule_sends_an_empty_list() {
-    let mut form = LinkForm::edit(link_with_rules(), vec![], vec![], berlin());
-    form.focus = Stop::RedirectRules;
+    let mut form = on_rules();
     form.handle_key(press(KeyCode::Delete));
     form.handle_key(press(KeyCode::Delete));
     assert!(form.redirect.rows().is_empty());
@@ -544,8 +548,7 @@ fn removing_every_rule_sends_an_empty_list() {
 
 #[test]
 fn a_bad_rule_shows_its_error_on_its_row_and_keeps_what_was_typed() {
-    let mut form = LinkForm::edit(link_with_rules(), vec![], vec![], berlin());
-    form.focus = Stop::RedirectRules;
+    let mut form = on_rules();
     form.handle_key(press(KeyCode::Char('j')));
     // A row with a kind and nothing else is blank: not sent, so the next row is `rules.2`.
     add_rule(&mut form, 0, "", "");
@@ -583,8 +586,7 @@ fn a_bad_rule_shows_its_error_on_its_row_and_keeps_what_was_typed() {
 
 #[test]
 fn a_servers_rule_errors_land_on_their_rows() {
-    let mut form = LinkForm::edit(link_with_rules(), vec![], vec![], berlin());
-    form.focus = Stop::RedirectRules;
+    let mut form = on_rules();
     form.handle_key(press(KeyCode::Delete));
     assert!(matches!(form.handle_key(ctrl('s')), FormOutcome::Save(_)));
     // A server without link options (a phpShort one) refuses the whole list.
