@@ -489,14 +489,19 @@ impl RuleList {
 
     /// What an empty cell shows: `(pick)`, `(URL)`, or an example of a rule's condition.
     fn placeholder(&self, row: &RuleRow, column: usize) -> &'static str {
-        let spec = self.table.columns()[column];
-        match self.table {
-            _ if spec.pick => "(pick)",
-            Table::Redirect if spec.part.is_empty() => {
-                super::redirect_rules::example(&row.cells[0])
-            }
-            _ => "(URL)",
+        if self.table.columns()[column].pick {
+            "(pick)"
+        } else if self.is_condition(column) {
+            super::redirect_rules::example(&row.cells[0])
+        } else {
+            "(URL)"
         }
+    }
+
+    /// Whether `column` holds a redirect rule's condition, whose form depends on its kind.
+    fn is_condition(&self, column: usize) -> bool {
+        let spec = self.table.columns()[column];
+        self.table == Table::Redirect && !spec.pick && spec.part.is_empty()
     }
 
     /// The messages of the row sent as `sent`, each led by the column it is about.
@@ -573,19 +578,18 @@ impl RuleList {
                 ),
             ];
             let mut x = ROW_INDENT + NUMBER_WIDTH;
+            // A condition being typed has its kind's example under it.
+            let mut example = None;
             for (column, w) in widths.iter().copied().enumerate() {
                 let last = column + 1 == widths.len();
                 let here = selected && self.column == column;
                 match (&self.editor, here) {
                     (Some(Editor::Text(field)), true) => {
-                        let hint = self.placeholder(row, column);
-                        let (span, col) = field.span(w, true, hint, t.selected, t.dim);
+                        let (span, col) = field.span(w, true, "", t.selected, t.dim);
                         body.cursor = col.map(|c| (line_no, x + c));
-                        let pad = usize::from(w).saturating_sub(span.width());
                         spans.push(span);
-                        if !last {
-                            spans.push(Span::raw(" ".repeat(pad)));
-                        }
+                        example = Some((x, self.placeholder(row, column)))
+                            .filter(|(_, e)| self.is_condition(column) && !e.is_empty());
                     }
                     _ => {
                         let (text, empty) = self.cell_text(row, column);
@@ -609,6 +613,15 @@ impl RuleList {
                 x += w + GAP;
             }
             body.push(Line::from(spans));
+            if let Some((x, example)) = example {
+                body.push(Line::from(vec![
+                    Span::raw(" ".repeat(usize::from(x))),
+                    Span::styled(
+                        clip(&format!("e.g. {example}"), width.saturating_sub(x)),
+                        t.dim,
+                    ),
+                ]));
+            }
             let messages = match sent.iter().position(|s| *s == i) {
                 Some(at) => self.row_errors(at, errors),
                 None => Vec::new(),

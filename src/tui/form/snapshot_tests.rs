@@ -569,3 +569,31 @@ fn link_form_redirect_rule_error_on_its_row() {
     form.handle_key(ctrl('s'));
     snap("link_form_redirect_rule_error_on_its_row", form);
 }
+
+#[test]
+fn link_form_redirect_rule_condition_shows_its_kinds_example() {
+    let mut form = on_redirect_rules();
+    // `schedule` is the fourth kind.
+    keys(&mut form, &[KeyCode::Char('a')]);
+    keys(&mut form, &[KeyCode::Down; 3]);
+    keys(&mut form, &[KeyCode::Enter]);
+    type_text(&mut form, "mon");
+    snap("link_form_redirect_rule_condition_typed_with_example", form);
+}
+
+/// A server without link options (a phpShort one) refuses rules: the section says so, and the
+/// rows stay as typed.
+#[test]
+fn link_form_redirect_rules_refused_by_a_server_without_options() {
+    let mut form = on_redirect_rules();
+    keys(&mut form, &[KeyCode::Char('J')]);
+    form.handle_key(ctrl('s'));
+    let mut errors = FieldErrors::default();
+    errors.add(
+        "rules",
+        "this server keeps no link options (forwarding, indexing, previews and redirect rules \
+         need a linkdeck server)",
+    );
+    form.save_failed(&Error::Validation(errors));
+    snap("link_form_redirect_rules_no_options", form);
+}
