@@ -71,15 +71,11 @@ impl RuleList {
 
 #[cfg(test)]
 mod tests {
-    use ratatui::crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
+    use ratatui::crossterm::event::KeyCode;
 
     use super::*;
     use crate::domain::{FieldErrors, parse_rules};
-    use crate::tui::keys::{KeyContext, KeyMap};
-
-    fn key(code: KeyCode) -> crate::tui::keys::Key {
-        KeyMap::default().key_in(KeyEvent::new(code, KeyModifiers::NONE), KeyContext::Forms)
-    }
+    use crate::tui::form::link_form::tests::press as key;
 
     fn rules(texts: &[&str]) -> Vec<Rule> {
         let mut errors = FieldErrors::default();
