@@ -276,6 +276,23 @@ fn seed_one(db: &std::path::Path, alias: &str) {
     });
 }
 
+/// The first link of `db`, as stored.
+fn only_link(db: &std::path::Path) -> linkdeck::domain::Link {
+    let rt = tokio::runtime::Runtime::new().unwrap();
+    rt.block_on(async {
+        let backend = LocalService::open(db, LocalOptions::default())
+            .unwrap()
+            .default_backend()
+            .await
+            .unwrap();
+        let page = backend
+            .list_links(&linkdeck::domain::LinkQuery::default())
+            .await
+            .unwrap();
+        page.items.into_iter().next().expect("a link")
+    })
+}
+
 /// An executable shell script `name` in `dir` running `body`.
 fn shell_script(dir: &std::path::Path, name: &str, body: &str) -> std::path::PathBuf {
     let path = dir.join(name);
@@ -428,18 +445,42 @@ fn ctrl_e_edits_the_link_in_the_editor() {
     let _ = child.wait();
     drop(stdin);
     reader.join().unwrap();
-    let rt = tokio::runtime::Runtime::new().unwrap();
-    let url = rt.block_on(async {
-        let backend = LocalService::open(&db_path, LocalOptions::default())
-            .unwrap()
-            .default_backend()
-            .await
-            .unwrap();
-        let page = backend
-            .list_links(&linkdeck::domain::LinkQuery::default())
-            .await
-            .unwrap();
-        page.items[0].url.clone()
-    });
-    assert_eq!(url, "https://example.com/edited");
+    assert_eq!(only_link(&db_path).url, "https://example.com/edited");
+}
+
+/// In the link form, `a` in the redirect rules adds a row (kind, condition, URL) and ctrl-s
+/// saves it: the rule is stored.
+#[test]
+fn a_redirect_rule_added_in_the_form_is_stored() {
+    if script_missing() {
+        return;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let db_path = dir.path().join("links.db");
+    seed_one(&db_path, "seeded");
+    let (mut child, output, reader) = in_pty(dir.path(), &db_path, "");
+    let mut stdin = child.stdin.take().unwrap();
+    assert!(output.wait_for("1 link ", &mut child), "{}", output.text());
+    let mut keys = |keys: &[u8], needle: &str| {
+        output.0.lock().unwrap().clear();
+        stdin.write_all(keys).unwrap();
+        stdin.flush().unwrap();
+        assert!(output.wait_for(needle, &mut child), "{}", output.text());
+    };
+    keys(b"e", "Edit link seeded");
+    // Up from the destination wraps to the last stops: the card's three fields, the redirect
+    // switches, then the redirect rules. `a` opens the kind picker on `language`.
+    keys(&[b"\x1b[Z".repeat(5), b"a".to_vec()].concat(), "Rule kind");
+    keys(b"\rfr,de-CH\rhttps://example.com/fr\r\x13", "Saved link");
+    keys(b"q", "");
+    let _ = child.wait();
+    drop(stdin);
+    reader.join().unwrap();
+    let texts: Vec<String> = only_link(&db_path)
+        .options
+        .rules
+        .iter()
+        .map(ToString::to_string)
+        .collect();
+    assert_eq!(texts, ["language fr,de-ch => https://example.com/fr"]);
 }

@@ -69,7 +69,7 @@ pub fn description(action: Action) -> &'static str {
         Action::NextField => "form: next field",
         Action::PrevField => "form: previous field",
         Action::Toggle => "form: switch on / off, open a picker",
-        Action::AddRow => "form: add a targeting rule",
+        Action::AddRow => "form: add a rule",
         Action::RemoveRow => "form: remove the rule",
         Action::MoveRowUp => "form: move the rule up",
         Action::MoveRowDown => "form: move the rule down",

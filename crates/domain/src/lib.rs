@@ -67,9 +67,9 @@ pub use query::{
 };
 pub use redirect_status::RedirectStatus;
 pub use rules::{
-    Arm, Condition, Day, RULE_LANGUAGES_MAX, RULE_TEXT_MAX, RULES_FIELD, RULES_MAX, Rule,
-    SPLIT_ARMS_MAX, SPLIT_WEIGHT_MAX, Visitor as RuleVisitor, first_match, parse_rule, parse_rules,
-    rule_label, rule_urls, validate_rules,
+    Arm, Condition, Day, RULE_KINDS, RULE_LANGUAGES_MAX, RULE_TEXT_MAX, RULES_FIELD, RULES_MAX,
+    Rule, SPLIT_ARMS_MAX, SPLIT_WEIGHT_MAX, Visitor as RuleVisitor, first_match, parse_rule,
+    parse_rules, rule_label, rule_urls, validate_rules,
 };
 pub use shown::{SUBSTITUTE, Shown, cleaned, into_shown, is_unshowable, shown};
 pub use space::{Color, Space, SpaceInput, SpacePatch, space_name_key, validate_space_input};

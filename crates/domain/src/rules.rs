@@ -32,6 +32,20 @@ pub const SPLIT_WEIGHT_MAX: u32 = 10_000;
 /// The field every rule error is named under: `rules.2.cidr`.
 pub const RULES_FIELD: &str = "rules";
 
+/// Every kind of rule, as the text form names it, with an example of its arguments.
+pub const RULE_KINDS: [(&str, &str); 10] = [
+    ("language", "fr,de-CH"),
+    ("after", "2030-01-01T00:00Z"),
+    ("before", "2030-01-01T00:00Z"),
+    ("schedule", "mon,fri 09-17 Europe/Paris"),
+    ("query", "utm_source=news"),
+    ("cidr", "10.0.0.0/8"),
+    ("browser", "Firefox"),
+    ("country", "DE"),
+    ("platform", "iOS"),
+    ("split", "30*https://a,70*https://b until 2030-02-01T00:00Z"),
+];
+
 /// One rule: when the visit meets `when`, it goes to `url`. For a split, `url` is the winner,
 /// which takes every visit once the split has ended.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
@@ -426,40 +440,54 @@ pub fn rule_label(index: usize, rule: &Rule) -> String {
     format!("rule {} {}", index + 1, rule.when.kind())
 }
 
-impl fmt::Display for Rule {
-    /// The text form [`parse_rule`] reads: `KIND ARGS => URL`.
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "{} ", self.when.kind())?;
-        match &self.when {
-            Condition::Language { languages } => write!(f, "{}", languages.join(","))?,
-            Condition::After { at } | Condition::Before { at } => write!(f, "{at}")?,
+impl Condition {
+    /// The arguments of the text form, between the kind and `=>`: `fr,de-CH`,
+    /// `mon,fri 09-17 Europe/Paris`, `30*https://a,70*https://b until …`.
+    pub fn args(&self) -> String {
+        match self {
+            Condition::Language { languages } => languages.join(","),
+            Condition::After { at } | Condition::Before { at } => at.to_string(),
             Condition::Schedule { days, from, to, tz } => {
-                if !days.is_empty() {
+                let hours = format!("{from:02}-{to:02} {tz}");
+                if days.is_empty() {
+                    hours
+                } else {
                     let names: Vec<&str> = days.iter().map(|d| d.name()).collect();
-                    write!(f, "{} ", names.join(","))?;
+                    format!("{} {hours}", names.join(","))
                 }
-                write!(f, "{from:02}-{to:02} {tz}")?;
             }
             Condition::Query { name, value } => match value {
-                Some(v) => write!(f, "{name}={v}")?,
-                None => write!(f, "{name}")?,
+                Some(v) => format!("{name}={v}"),
+                None => name.clone(),
             },
-            Condition::Cidr { cidr } => write!(f, "{cidr}")?,
-            Condition::Browser { browser } => write!(f, "{browser}")?,
-            Condition::Country { country } => write!(f, "{country}")?,
-            Condition::Platform { platform } => write!(f, "{platform}")?,
+            Condition::Cidr { cidr } => cidr.to_string(),
+            Condition::Browser { browser } => browser.clone(),
+            Condition::Country { country } => country.clone(),
+            Condition::Platform { platform } => platform.clone(),
             Condition::Split { arms, until } => {
                 let arms: Vec<String> = arms
                     .iter()
                     .map(|a| format!("{}*{}", a.weight, a.url))
                     .collect();
-                write!(f, "{}", arms.join(","))?;
-                if let Some(until) = until {
-                    write!(f, " until {until}")?;
+                match until {
+                    Some(until) => format!("{} until {until}", arms.join(",")),
+                    None => arms.join(","),
                 }
             }
         }
-        write!(f, " => {}", self.url)
+    }
+}
+
+impl fmt::Display for Rule {
+    /// The text form [`parse_rule`] reads: `KIND ARGS => URL`.
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(
+            f,
+            "{} {} => {}",
+            self.when.kind(),
+            self.when.args(),
+            self.url
+        )
     }
 }
 
@@ -566,9 +594,10 @@ pub fn parse_rule(text: &str) -> Result<Rule, String> {
             Condition::Split { arms, until }
         }
         other => {
+            let kinds: Vec<&str> = RULE_KINDS.iter().map(|(kind, _)| *kind).collect();
             return Err(format!(
-                "{other:?} is not a rule kind (language, after, before, schedule, query, cidr, \
-                 browser, country, platform, split)"
+                "{other:?} is not a rule kind ({})",
+                kinds.join(", ")
             ));
         }
     };

@@ -35,8 +35,8 @@ impl RemoteBackend {
 /// What a server without link options answers for one.
 pub fn no_options() -> Error {
     Error::Unsupported(
-        "this server keeps no link options (forwarding, indexing and previews need a linkdeck \
-         server)"
+        "this server keeps no link options (forwarding, indexing, previews and redirect rules \
+         need a linkdeck server)"
             .into(),
     )
 }

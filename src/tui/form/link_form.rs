@@ -1,6 +1,6 @@
-//! The link form: every field of a link in four sections (basics, protection, expiry,
-//! targeting). It knows the link it edits, so a save sends only what changed. Drawing is in
-//! `link_form/render.rs`.
+//! The link form: every field of a link in sections (basics, protection, expiry, targeting,
+//! redirect rules, visitors). It knows the link it edits, so a save sends only what changed.
+//! Drawing is in `link_form/render.rs`.
 
 mod render;
 
@@ -36,6 +36,8 @@ enum Stop {
     ExpirationUrl,
     TargetType,
     Rules,
+    /// The redirect rules' table.
+    RedirectRules,
     /// The three switches of a link's options on one line; ←/→ pick one, space flips it.
     Redirect,
     PreviewTitle,
@@ -51,8 +53,8 @@ const SWITCHES: [LinkField; 3] = [
 ];
 
 impl Stop {
-    /// The link field the stop edits; `None` for the rules, whose list follows the targeting
-    /// type.
+    /// The link field the stop edits; `None` for the targeting rules, whose list follows the
+    /// targeting type.
     fn field(self) -> Option<LinkField> {
         Some(match self {
             Stop::Url => LinkField::Url,
@@ -73,6 +75,7 @@ impl Stop {
             Stop::PreviewTitle => LinkField::PreviewTitle,
             Stop::PreviewDescription => LinkField::PreviewDescription,
             Stop::PreviewImage => LinkField::PreviewImage,
+            Stop::RedirectRules => LinkField::Rules,
             Stop::Rules => return None,
         })
     }
@@ -194,6 +197,8 @@ pub struct LinkForm {
     geo: RuleList,
     platform: RuleList,
     rotation: RuleList,
+    /// The link's redirect rules.
+    redirect: RuleList,
     focus: Stop,
     errors: Errors,
     popup: Option<Popup>,
@@ -234,6 +239,7 @@ impl LinkForm {
             geo: RuleList::new(TargetType::Geo),
             platform: RuleList::new(TargetType::Platform),
             rotation: RuleList::new(TargetType::Rotation),
+            redirect: RuleList::redirect(&[]),
             focus: Stop::Url,
             errors: Errors::default(),
             popup: None,
@@ -273,6 +279,7 @@ impl LinkForm {
         form.geo = RuleList::with_rules(TargetType::Geo, &link.geo);
         form.platform = RuleList::with_rules(TargetType::Platform, &link.platform);
         form.rotation = RuleList::with_urls(&link.rotation);
+        form.redirect = RuleList::redirect(&link.options.rules);
         // A space the list no longer holds still shows by name.
         if let Some(space) = &link.space
             && !form.spaces.iter().any(|s| s.id == space.id)
@@ -353,6 +360,23 @@ impl LinkForm {
         }
     }
 
+    /// The table the focus is on: the targeting rules or the redirect rules.
+    fn focused_list(&self) -> Option<&RuleList> {
+        match self.focus {
+            Stop::Rules => self.active_rules(),
+            Stop::RedirectRules => Some(&self.redirect),
+            _ => None,
+        }
+    }
+
+    fn focused_list_mut(&mut self) -> Option<&mut RuleList> {
+        match self.focus {
+            Stop::Rules => self.active_rules_mut(),
+            Stop::RedirectRules => Some(&mut self.redirect),
+            _ => None,
+        }
+    }
+
     /// The stops in order, for this form's mode and choices.
     fn stops(&self) -> Vec<Stop> {
         let editing = self.original.is_some();
@@ -381,6 +405,7 @@ impl LinkForm {
             stops.push(Stop::Rules);
         }
         stops.extend([
+            Stop::RedirectRules,
             Stop::Redirect,
             Stop::PreviewTitle,
             Stop::PreviewDescription,
@@ -416,8 +441,7 @@ impl LinkForm {
             preview_title: Some(self.preview_title.value().to_owned()),
             preview_description: Some(self.preview_description.value().to_owned()),
             preview_image: Some(self.preview_image.value().to_owned()),
-            // Not edited here yet: an edit leaves a link's rules as they are.
-            rules: None,
+            rules: Some(self.redirect.rule_texts()),
         }
     }
 
@@ -486,6 +510,7 @@ impl LinkForm {
                     input.target_type = now.target_type.clone();
                     active_list(&mut input);
                 }
+                input.rules = now.rules.clone().filter(|rules| !rules.is_empty());
                 // The options away from their defaults.
                 for (((_, slot), (_, value)), (_, default)) in input
                     .options_mut()
@@ -528,6 +553,9 @@ impl LinkForm {
                     .zip(was.options())
                 {
                     *slot = changed(value, was);
+                }
+                if now.rules != was.rules {
+                    input.rules = now.rules.clone();
                 }
                 input.password = match (self.had_password(), self.password_mode) {
                     (true, PasswordMode::Keep) => None,
@@ -601,7 +629,9 @@ impl LinkForm {
         }
         let stop = self.focus;
         let changed = match stop {
-            Stop::Rules => self.active_rules_mut().is_some_and(|r| r.paste(text)),
+            Stop::Rules | Stop::RedirectRules => {
+                self.focused_list_mut().is_some_and(|r| r.paste(text))
+            }
             _ => self.text_field(stop).is_some_and(|f| f.paste(text)),
         };
         if changed {
@@ -669,8 +699,7 @@ impl LinkForm {
         if action == Some(Action::Submit) {
             return self.save();
         }
-        let rules_editing = self.active_rules().is_some_and(RuleList::is_editing);
-        if self.focus == Stop::Rules && rules_editing {
+        if self.focused_list().is_some_and(RuleList::is_editing) {
             self.rules_key(&key);
             return FormOutcome::Stay;
         }
@@ -724,7 +753,7 @@ impl LinkForm {
             }
             return FormOutcome::Stay;
         }
-        if stop == Stop::Rules {
+        if matches!(stop, Stop::Rules | Stop::RedirectRules) {
             if self.rules_key(&key) == RuleOutcome::Ignored {
                 match key.action {
                     Some(Action::Down) => self.move_focus(true),
@@ -739,7 +768,8 @@ impl LinkForm {
     }
 
     fn rules_key(&mut self, key: &Key) -> RuleOutcome {
-        let Some(rules) = self.active_rules_mut() else {
+        let stop = self.focus;
+        let Some(rules) = self.focused_list_mut() else {
             return RuleOutcome::Ignored;
         };
         let outcome = rules.handle_key(key);
@@ -749,7 +779,7 @@ impl LinkForm {
             // A finished cell shows its verdict at once, like a field that was left.
             if !editing {
                 let fresh = self.check();
-                self.errors.refresh(&fresh, |name| Stop::Rules.owns(name));
+                self.errors.refresh(&fresh, |name| stop.owns(name));
             }
         }
         outcome
@@ -897,6 +927,7 @@ impl LinkForm {
         if let Some(rules) = self.active_rules_mut() {
             rules.commit();
         }
+        self.redirect.commit();
         let errors = self.check();
         if !errors.is_empty() {
             self.show_errors(&errors);
@@ -923,14 +954,13 @@ impl LinkForm {
         if let Some(first) = stops.iter().find(|s| self.errors.any(|name| s.owns(name))) {
             self.focus = *first;
         }
-        if self.focus == Stop::Rules {
-            let list = self.active_rules().map(RuleList::wire_name).unwrap_or("");
+        if let Some(list) = self.focused_list().map(RuleList::wire_name) {
             let row = errors
                 .iter()
                 .filter_map(|(name, _)| name.strip_prefix(list)?.strip_prefix('.'))
                 .filter_map(|rest| rest.split('.').next()?.parse::<usize>().ok())
                 .min();
-            if let (Some(row), Some(rules)) = (row, self.active_rules_mut()) {
+            if let (Some(row), Some(rules)) = (row, self.focused_list_mut()) {
                 rules.focus_row(row);
             }
         }

@@ -11,6 +11,7 @@ mod domain_form;
 mod field;
 mod link_form;
 mod picker;
+mod redirect_rules;
 mod rules;
 mod space_form;
 

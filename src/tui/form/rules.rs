@@ -1,6 +1,7 @@
-//! The targeting rule editor: a table of rows (country → URL, platform → URL, or rotation URLs)
-//! where `a` adds a row, Enter edits the selected cell in place (an input over the cell, or a
-//! picker for the key), `Delete` removes a row and `K`/`J` (or Alt-↑/↓) move it.
+//! The rule tables of the link form: targeting's rows (country → URL, platform → URL, or
+//! rotation URLs) and the redirect rules' (kind | condition | URL, `redirect_rules.rs`). One
+//! editor for all: `a` adds a row, Enter edits the selected cell in place (an input over the
+//! cell, or a picker for a key), `Delete` removes a row and `K`/`J` (or Alt-↑/↓) move it.
 
 use ratatui::crossterm::event::KeyCode;
 use ratatui::text::{Line, Span};
@@ -14,29 +15,108 @@ use crate::tui::view::Ctx;
 
 /// Columns left of a rule row: the list sits under the form's labels.
 const ROW_INDENT: u16 = 4;
+/// The row number's column.
+const NUMBER_WIDTH: u16 = 4;
+/// Between two cells.
+const GAP: u16 = 2;
 
-#[derive(Debug, Clone, Default, PartialEq, Eq)]
-pub struct RuleRow {
-    pub key: String,
-    pub value: String,
+/// What a table holds.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Table {
+    /// A targeting list: geo, platform or rotation.
+    Target(TargetType),
+    /// The link's redirect rules.
+    Redirect,
 }
 
-impl RuleRow {
-    fn is_blank(&self) -> bool {
-        self.key.trim().is_empty() && self.value.trim().is_empty()
+/// One column of a table.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct ColumnSpec {
+    pub header: &'static str,
+    /// Its width; 0 for a typed column sharing what is left.
+    pub width: u16,
+    /// The last part of the names of its errors (`geo.0.key`); empty when none names it.
+    pub part: &'static str,
+    /// Picked from a list rather than typed.
+    pub pick: bool,
+}
+
+/// A targeting row's key, picked: `geo.0.key`.
+const fn key(header: &'static str, width: u16) -> ColumnSpec {
+    ColumnSpec {
+        header,
+        width,
+        part: "key",
+        pick: true,
     }
 }
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-enum Column {
-    Key,
-    Value,
+/// A targeting row's URL: `geo.0.value`.
+const URL_VALUE: ColumnSpec = ColumnSpec {
+    header: "URL",
+    width: 0,
+    part: "value",
+    pick: false,
+};
+
+const GEO: [ColumnSpec; 2] = [key("country", 26), URL_VALUE];
+const PLATFORM: [ColumnSpec; 2] = [key("platform", 12), URL_VALUE];
+const ROTATION: [ColumnSpec; 1] = [URL_VALUE];
+
+impl Table {
+    fn columns(self) -> &'static [ColumnSpec] {
+        match self {
+            Table::Target(TargetType::Geo) => &GEO,
+            Table::Target(TargetType::Platform) => &PLATFORM,
+            Table::Target(_) => &ROTATION,
+            Table::Redirect => &super::redirect_rules::COLUMNS,
+        }
+    }
+
+    /// The wire name of the list, the prefix of its errors (`geo.0.key`).
+    fn wire_name(self) -> &'static str {
+        match self {
+            Table::Target(kind) => LinkField::target_list(kind)
+                .unwrap_or(LinkField::Rotation)
+                .name(),
+            Table::Redirect => LinkField::Rules.name(),
+        }
+    }
+
+    /// The picker of the key column, starting on `current`.
+    fn picker(self, current: &str) -> ListPicker {
+        match self {
+            Table::Target(TargetType::Geo) => ListPicker::countries(current),
+            Table::Redirect => super::redirect_rules::kind_picker(current),
+            Table::Target(_) => ListPicker::platforms(Some(current)),
+        }
+    }
+}
+
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct RuleRow {
+    /// One per column of the table.
+    pub cells: Vec<String>,
+}
+
+impl RuleRow {
+    fn new(table: Table) -> RuleRow {
+        RuleRow {
+            cells: vec![String::new(); table.columns().len()],
+        }
+    }
+
+    /// Nothing typed: a redirect rule's kind alone says nothing.
+    fn is_blank(&self, table: Table) -> bool {
+        let from = usize::from(table == Table::Redirect);
+        self.cells[from..].iter().all(|c| c.trim().is_empty())
+    }
 }
 
 #[derive(Debug, Clone)]
 enum Editor {
-    Value(TextField),
-    Key(ListPicker),
+    Text(TextField),
+    Pick(ListPicker),
 }
 
 /// What a key did to the list.
@@ -51,12 +131,13 @@ pub enum RuleOutcome {
 
 #[derive(Debug, Clone)]
 pub struct RuleList {
-    kind: TargetType,
+    table: Table,
     rows: Vec<RuleRow>,
     cursor: usize,
-    column: Column,
+    /// The selected cell's column.
+    column: usize,
     editor: Option<Editor>,
-    /// The open editor belongs to a row just added: picking its key goes on to its URL, and
+    /// The open editor belongs to a row just added: finishing a cell goes on to the next, and
     /// cancelling drops the row while it is still blank.
     adding: bool,
 }
@@ -64,42 +145,38 @@ pub struct RuleList {
 impl RuleList {
     /// `kind` is Geo, Platform or Rotation.
     pub fn new(kind: TargetType) -> RuleList {
+        RuleList::of(Table::Target(kind))
+    }
+
+    pub fn of(table: Table) -> RuleList {
         RuleList {
-            kind,
+            table,
             rows: Vec::new(),
             cursor: 0,
-            column: if kind == TargetType::Rotation {
-                Column::Value
-            } else {
-                Column::Key
-            },
+            column: 0,
             editor: None,
             adding: false,
         }
     }
 
-    pub fn with_rules(kind: TargetType, rules: &[TargetRule]) -> RuleList {
-        let mut list = RuleList::new(kind);
-        list.rows = rules
-            .iter()
-            .map(|r| RuleRow {
-                key: r.key.clone(),
-                value: r.value.clone(),
-            })
-            .collect();
+    /// A table holding `rows`, one cell per column each.
+    pub fn with_rows(table: Table, rows: Vec<Vec<String>>) -> RuleList {
+        let mut list = RuleList::of(table);
+        list.rows = rows.into_iter().map(|cells| RuleRow { cells }).collect();
         list
     }
 
-    pub fn with_urls(urls: &[String]) -> RuleList {
-        let mut list = RuleList::new(TargetType::Rotation);
-        list.rows = urls
+    pub fn with_rules(kind: TargetType, rules: &[TargetRule]) -> RuleList {
+        let rows = rules
             .iter()
-            .map(|u| RuleRow {
-                key: String::new(),
-                value: u.clone(),
-            })
+            .map(|r| vec![r.key.clone(), r.value.clone()])
             .collect();
-        list
+        RuleList::with_rows(Table::Target(kind), rows)
+    }
+
+    pub fn with_urls(urls: &[String]) -> RuleList {
+        let rows = urls.iter().map(|u| vec![u.clone()]).collect();
+        RuleList::with_rows(Table::Target(TargetType::Rotation), rows)
     }
 
     #[cfg(test)]
@@ -107,22 +184,38 @@ impl RuleList {
         &self.rows
     }
 
-    /// The wire name of the list, the prefix of its errors (`geo.0.key`).
-    pub fn wire_name(&self) -> &'static str {
-        LinkField::target_list(self.kind)
-            .unwrap_or(LinkField::Rotation)
-            .name()
+    /// The selected row.
+    #[cfg(test)]
+    pub fn selected(&self) -> usize {
+        self.cursor
     }
 
-    /// The rows as sent: in order, so row `i` is `geo.i` in the answer's errors.
+    /// The wire name of the list, the prefix of its errors (`geo.0.key`).
+    pub fn wire_name(&self) -> &'static str {
+        self.table.wire_name()
+    }
+
+    /// The targeting rows as sent: in order, so row `i` is `geo.i` in the answer's errors.
     pub fn input(&self) -> Vec<RuleInput> {
         self.rows
             .iter()
-            .map(|r| match self.kind {
-                TargetType::Rotation => RuleInput::value(r.value.clone()),
-                _ => RuleInput::new(r.key.clone(), r.value.clone()),
+            .map(|r| match self.table {
+                Table::Target(TargetType::Rotation) => RuleInput::value(r.cells[0].clone()),
+                _ => RuleInput::new(r.cells[0].clone(), r.cells[1].clone()),
             })
             .collect()
+    }
+
+    /// The rows sent, by their place in the table: a redirect rule's blank rows are not.
+    fn sent(&self) -> impl Iterator<Item = usize> + '_ {
+        let table = self.table;
+        (0..self.rows.len())
+            .filter(move |i| table != Table::Redirect || !self.rows[*i].is_blank(table))
+    }
+
+    /// The rows [`RuleList::sent`] keeps.
+    pub fn sent_rows(&self) -> impl Iterator<Item = &RuleRow> {
+        self.sent().map(|i| &self.rows[i])
     }
 
     pub fn is_editing(&self) -> bool {
@@ -132,27 +225,25 @@ impl RuleList {
     /// The key picker, when one is open (drawn over the form).
     pub fn picker(&self) -> Option<&ListPicker> {
         match &self.editor {
-            Some(Editor::Key(picker)) => Some(picker),
+            Some(Editor::Pick(picker)) => Some(picker),
             _ => None,
         }
     }
 
-    /// Moves the cursor to the row an error names.
-    pub fn focus_row(&mut self, row: usize) {
-        if row < self.rows.len() {
+    /// Moves the cursor to the row an error names (its place in what was sent).
+    pub fn focus_row(&mut self, sent: usize) {
+        let row = self.sent().nth(sent);
+        if let Some(row) = row {
             self.cursor = row;
         }
     }
 
     /// Keeps what the open cell input holds (before a save); true when something changed.
     pub fn commit(&mut self) -> bool {
+        self.adding = false;
         match self.editor.take() {
-            Some(Editor::Value(field)) => {
-                self.adding = false;
-                self.set_value(field.value().trim().to_owned())
-            }
-            Some(Editor::Key(_)) => {
-                self.adding = false;
+            Some(Editor::Text(field)) => self.set_cell(field.value().trim().to_owned()),
+            Some(Editor::Pick(_)) => {
                 self.drop_blank();
                 false
             }
@@ -160,10 +251,14 @@ impl RuleList {
         }
     }
 
-    fn set_value(&mut self, value: String) -> bool {
-        match self.rows.get_mut(self.cursor) {
-            Some(row) if row.value != value => {
-                row.value = value;
+    fn set_cell(&mut self, value: String) -> bool {
+        match self
+            .rows
+            .get_mut(self.cursor)
+            .and_then(|r| r.cells.get_mut(self.column))
+        {
+            Some(cell) if *cell != value => {
+                *cell = value;
                 true
             }
             _ => false,
@@ -171,36 +266,51 @@ impl RuleList {
     }
 
     fn drop_blank(&mut self) {
-        if self.rows.get(self.cursor).is_some_and(RuleRow::is_blank) {
+        let table = self.table;
+        if self
+            .rows
+            .get(self.cursor)
+            .is_some_and(|r| r.is_blank(table))
+        {
             self.rows.remove(self.cursor);
             self.cursor = self.cursor.min(self.rows.len().saturating_sub(1));
         }
     }
 
-    fn open_key_editor(&mut self) {
-        let current = self.rows.get(self.cursor).map(|r| r.key.clone());
-        let picker = match self.kind {
-            TargetType::Geo => ListPicker::countries(current.as_deref().unwrap_or("")),
-            _ => ListPicker::platforms(current.as_deref()),
-        };
-        self.editor = Some(Editor::Key(picker));
+    fn cell(&self, column: usize) -> String {
+        self.rows
+            .get(self.cursor)
+            .and_then(|r| r.cells.get(column))
+            .cloned()
+            .unwrap_or_default()
     }
 
-    fn open_value_editor(&mut self) {
-        let value = self
-            .rows
-            .get(self.cursor)
-            .map(|r| r.value.clone())
-            .unwrap_or_default();
-        self.editor = Some(Editor::Value(TextField::new(value)));
-        self.column = Column::Value;
+    /// Opens the editor of the selected row's cell in `column`.
+    fn open_editor(&mut self, column: usize) {
+        self.column = column;
+        let current = self.cell(column);
+        self.editor = Some(if self.table.columns()[column].pick {
+            Editor::Pick(self.table.picker(&current))
+        } else {
+            Editor::Text(TextField::new(current))
+        });
+    }
+
+    /// After a cell of a row being added: on to its next cell, or done.
+    fn next_cell(&mut self) {
+        if self.adding && self.column + 1 < self.table.columns().len() {
+            self.open_editor(self.column + 1);
+        } else {
+            self.adding = false;
+            self.editor = None;
+        }
     }
 
     /// Pastes into the open cell input or key search; false when none is open.
     pub fn paste(&mut self, text: &str) -> bool {
         match &mut self.editor {
-            Some(Editor::Value(field)) => field.paste(text),
-            Some(Editor::Key(picker)) => {
+            Some(Editor::Text(field)) => field.paste(text),
+            Some(Editor::Pick(picker)) => {
                 picker.paste(text);
                 true
             }
@@ -210,17 +320,19 @@ impl RuleList {
 
     pub fn handle_key(&mut self, key: &Key) -> RuleOutcome {
         match &mut self.editor {
-            Some(Editor::Value(field)) => match (key.code, key.action) {
-                (KeyCode::Enter, _) | (_, Some(Action::NextField | Action::PrevField)) => {
+            Some(Editor::Text(field)) => match (key.code, key.action) {
+                (KeyCode::Enter, _) | (_, Some(Action::NextField)) => {
+                    let value = field.value().trim().to_owned();
+                    self.set_cell(value);
+                    self.next_cell();
+                    RuleOutcome::Changed
+                }
+                (_, Some(Action::PrevField)) => {
                     self.commit();
                     RuleOutcome::Changed
                 }
                 (_, Some(Action::Cancel)) if !key.is_text() => {
-                    self.editor = None;
-                    if self.adding {
-                        self.adding = false;
-                        self.drop_blank();
-                    }
+                    self.cancel();
                     RuleOutcome::Changed
                 }
                 _ => {
@@ -228,29 +340,28 @@ impl RuleList {
                     RuleOutcome::Handled
                 }
             },
-            Some(Editor::Key(picker)) => match picker.handle_key(key) {
+            Some(Editor::Pick(picker)) => match picker.handle_key(key) {
                 PickOutcome::Stay => RuleOutcome::Handled,
                 PickOutcome::Cancel => {
-                    self.editor = None;
-                    if self.adding {
-                        self.adding = false;
-                        self.drop_blank();
-                    }
+                    self.cancel();
                     RuleOutcome::Changed
                 }
                 PickOutcome::Picked(choice) => {
-                    if let Some(row) = self.rows.get_mut(self.cursor) {
-                        row.key = choice.value;
-                    }
-                    if self.adding {
-                        self.open_value_editor();
-                    } else {
-                        self.editor = None;
-                    }
+                    self.set_cell(choice.value);
+                    self.next_cell();
                     RuleOutcome::Changed
                 }
             },
             None => self.handle_list_key(key),
+        }
+    }
+
+    /// Closes the editor, leaving the cell as it was; a row just added goes while blank.
+    fn cancel(&mut self) {
+        self.editor = None;
+        if self.adding {
+            self.adding = false;
+            self.drop_blank();
         }
     }
 
@@ -263,23 +374,14 @@ impl RuleList {
                 } else {
                     self.cursor + 1
                 };
-                self.rows.insert(at, RuleRow::default());
+                self.rows.insert(at, RuleRow::new(self.table));
                 self.cursor = at;
                 self.adding = true;
-                match self.kind {
-                    TargetType::Rotation => self.open_value_editor(),
-                    _ => {
-                        self.column = Column::Key;
-                        self.open_key_editor();
-                    }
-                }
+                self.open_editor(0);
                 return RuleOutcome::Changed;
             }
             Some(Action::Select) if !self.rows.is_empty() => {
-                match self.column {
-                    Column::Key => self.open_key_editor(),
-                    Column::Value => self.open_value_editor(),
-                }
+                self.open_editor(self.column);
                 return RuleOutcome::Handled;
             }
             Some(Action::RemoveRow) if !self.rows.is_empty() => return self.remove(),
@@ -288,12 +390,12 @@ impl RuleList {
             _ => {}
         }
         match key.code {
-            KeyCode::Left | KeyCode::Char('h') if self.kind != TargetType::Rotation => {
-                self.column = Column::Key;
+            KeyCode::Left | KeyCode::Char('h') => {
+                self.column = self.column.saturating_sub(1);
                 return RuleOutcome::Handled;
             }
             KeyCode::Right | KeyCode::Char('l') => {
-                self.column = Column::Value;
+                self.column = (self.column + 1).min(self.table.columns().len() - 1);
                 return RuleOutcome::Handled;
             }
             _ => {}
@@ -343,31 +445,80 @@ impl RuleList {
         RuleOutcome::Changed
     }
 
-    fn key_width(&self) -> u16 {
-        match self.kind {
-            TargetType::Geo => 26,
-            TargetType::Platform => 12,
-            _ => 0,
+    /// Each column's width in a table `width` wide: typed columns share what the others leave,
+    /// the first of two taking two fifths.
+    fn widths(&self, width: u16) -> Vec<u16> {
+        let columns = self.table.columns();
+        let gaps = GAP * u16::try_from(columns.len() - 1).unwrap_or(0);
+        let fixed: u16 = columns.iter().map(|c| c.width).sum();
+        let rest = width
+            .saturating_sub(ROW_INDENT + NUMBER_WIDTH + gaps + fixed)
+            .max(8);
+        let shared = columns.iter().filter(|c| c.width == 0).count();
+        let mut left = rest;
+        let mut seen = 0;
+        columns
+            .iter()
+            .map(|c| {
+                if c.width > 0 {
+                    return c.width;
+                }
+                seen += 1;
+                let w = if seen < shared { rest * 2 / 5 } else { left };
+                left = left.saturating_sub(w);
+                w.max(8)
+            })
+            .collect()
+    }
+
+    /// How a cell reads: a country's code with its name; an empty one says what goes there.
+    fn cell_text(&self, row: &RuleRow, column: usize) -> (String, bool) {
+        let value = &row.cells[column];
+        if !value.is_empty() {
+            let text = match self.table {
+                Table::Target(TargetType::Geo) if column == 0 => match country_by_code(value) {
+                    Some(c) => format!("{}  {}", c.code, c.name),
+                    None => value.clone(),
+                },
+                _ => value.clone(),
+            };
+            return (text, false);
+        }
+        (self.placeholder(row, column).to_owned(), true)
+    }
+
+    /// What an empty cell shows: `(pick)`, `(URL)`, or an example of a rule's condition.
+    fn placeholder(&self, row: &RuleRow, column: usize) -> &'static str {
+        if self.table.columns()[column].pick {
+            "(pick)"
+        } else if self.is_condition(column) {
+            super::redirect_rules::example(&row.cells[0])
+        } else {
+            "(URL)"
         }
     }
 
-    fn key_header(&self) -> &'static str {
-        match self.kind {
-            TargetType::Geo => "country",
-            TargetType::Platform => "platform",
-            _ => "",
-        }
+    /// Whether `column` holds a redirect rule's condition, whose form depends on its kind.
+    fn is_condition(&self, column: usize) -> bool {
+        let spec = self.table.columns()[column];
+        self.table == Table::Redirect && !spec.pick && spec.part.is_empty()
     }
 
-    /// How a key reads: a country's code with its name.
-    fn key_text(&self, key: &str) -> String {
-        match self.kind {
-            TargetType::Geo => match country_by_code(key) {
-                Some(c) => format!("{}  {}", c.code, c.name),
-                None => key.to_owned(),
-            },
-            _ => key.to_owned(),
-        }
+    /// The messages of the row sent as `sent`, each led by the column it is about.
+    fn row_errors(&self, sent: usize, errors: &Errors) -> Vec<String> {
+        let name = format!("{}.{sent}", self.wire_name());
+        errors
+            .iter()
+            .filter_map(|(n, m)| {
+                let rest = n.strip_prefix(&name)?;
+                if rest.is_empty() {
+                    return Some(m);
+                }
+                let part = rest.strip_prefix('.')?;
+                let column = self.table.columns().iter().find(|c| c.part == part);
+                Some(format!("{}: {m}", column.map_or(part, |c| c.header)))
+            })
+            .collect()
     }
 
     /// Appends the table to `body`: a header, one line per row, its errors under it. The
@@ -381,26 +532,23 @@ impl RuleList {
         ctx: &Ctx,
     ) {
         let t = ctx.theme;
-        let key_w = self.key_width();
-        let number_w: u16 = 4;
-        let value_w = width
-            .saturating_sub(ROW_INDENT + number_w + key_w + 2)
-            .max(8);
+        let columns = self.table.columns();
+        let widths = self.widths(width);
         let indent = " ".repeat(usize::from(ROW_INDENT));
-        let list = self.wire_name();
-        let header_text = if key_w > 0 {
-            format!(
-                "{indent}{:<nw$}{:<kw$}  URL",
-                "#",
-                self.key_header(),
-                nw = usize::from(number_w),
-                kw = usize::from(key_w)
-            )
-        } else {
-            format!("{indent}{:<nw$}URL", "#", nw = usize::from(number_w))
-        };
+        let mut header = format!("{indent}{:<w$}", "#", w = usize::from(NUMBER_WIDTH));
+        for (i, (column, w)) in columns.iter().zip(&widths).enumerate() {
+            if i + 1 < columns.len() {
+                header.push_str(&format!("{:<w$}", column.header, w = usize::from(w + GAP)));
+            } else {
+                header.push_str(column.header);
+            }
+        }
         let start = body.next();
-        body.push(Line::styled(header_text, t.dim));
+        body.push(Line::styled(header, t.dim));
+        // Errors of the whole list (`rules`: too many, or none kept by this server).
+        if let Some(message) = errors.get(self.wire_name()) {
+            body.push_error(&message, ROW_INDENT + NUMBER_WIDTH, width, ctx);
+        }
         if self.rows.is_empty() {
             // The marker shows where focus is even with nothing to select.
             let marker = if focused { "▶ " } else { "  " };
@@ -416,6 +564,7 @@ impl RuleList {
             }
             return;
         }
+        let sent: Vec<usize> = self.sent().collect();
         for (i, row) in self.rows.iter().enumerate() {
             let selected = focused && i == self.cursor;
             let line_no = body.next();
@@ -423,54 +572,62 @@ impl RuleList {
             let mut spans = vec![
                 Span::raw(" ".repeat(usize::from(ROW_INDENT - 2))),
                 Span::styled(marker, t.accent),
-                Span::styled(format!("{:<w$}", i + 1, w = usize::from(number_w)), t.dim),
+                Span::styled(
+                    format!("{:<w$}", i + 1, w = usize::from(NUMBER_WIDTH)),
+                    t.dim,
+                ),
             ];
-            let cell_style = |column: Column| {
-                if selected && self.column == column {
-                    t.selected
-                } else {
-                    ratatui::style::Style::new()
+            let mut x = ROW_INDENT + NUMBER_WIDTH;
+            // A condition being typed has its kind's example under it.
+            let mut example = None;
+            for (column, w) in widths.iter().copied().enumerate() {
+                let last = column + 1 == widths.len();
+                let here = selected && self.column == column;
+                match (&self.editor, here) {
+                    (Some(Editor::Text(field)), true) => {
+                        let (span, col) = field.span(w, true, "", t.selected, t.dim);
+                        body.cursor = col.map(|c| (line_no, x + c));
+                        spans.push(span);
+                        example = Some((x, self.placeholder(row, column)))
+                            .filter(|(_, e)| self.is_condition(column) && !e.is_empty());
+                    }
+                    _ => {
+                        let (text, empty) = self.cell_text(row, column);
+                        let style = match (here, empty) {
+                            (true, _) => t.selected,
+                            (false, true) => t.dim,
+                            (false, false) => ratatui::style::Style::new(),
+                        };
+                        let text = clip(&text, w);
+                        let text = if last {
+                            text
+                        } else {
+                            format!("{text:<w$}", w = usize::from(w))
+                        };
+                        spans.push(Span::styled(text, style));
+                    }
                 }
-            };
-            if key_w > 0 {
-                let text = if row.key.is_empty() {
-                    "(pick)".to_owned()
-                } else {
-                    self.key_text(&row.key)
-                };
-                spans.push(Span::styled(
-                    format!("{:<w$}", clip(&text, key_w), w = usize::from(key_w)),
-                    cell_style(Column::Key),
-                ));
-                spans.push(Span::raw("  "));
-            }
-            match (&self.editor, selected) {
-                (Some(Editor::Value(field)), true) => {
-                    let (span, col) = field.span(value_w, true, "", t.selected, t.dim);
-                    let x = ROW_INDENT + number_w + if key_w > 0 { key_w + 2 } else { 0 };
-                    body.cursor = col.map(|c| (line_no, x + c));
-                    spans.push(span);
+                if !last {
+                    spans.push(Span::raw(" ".repeat(usize::from(GAP))));
                 }
-                _ => {
-                    let text = if row.value.is_empty() {
-                        "(URL)".to_owned()
-                    } else {
-                        clip(&row.value, value_w)
-                    };
-                    spans.push(Span::styled(text, cell_style(Column::Value)));
-                }
+                x += w + GAP;
             }
             body.push(Line::from(spans));
-            let messages: Vec<String> = [("key", self.key_header()), ("value", "URL")]
-                .iter()
-                .filter_map(|(part, name)| {
-                    errors
-                        .get(&format!("{list}.{i}.{part}"))
-                        .map(|m| format!("{name}: {m}"))
-                })
-                .collect();
+            if let Some((x, example)) = example {
+                body.push(Line::from(vec![
+                    Span::raw(" ".repeat(usize::from(x))),
+                    Span::styled(
+                        clip(&format!("e.g. {example}"), width.saturating_sub(x)),
+                        t.dim,
+                    ),
+                ]));
+            }
+            let messages = match sent.iter().position(|s| *s == i) {
+                Some(at) => self.row_errors(at, errors),
+                None => Vec::new(),
+            };
             if !messages.is_empty() {
-                body.push_error(&messages.join("; "), ROW_INDENT + number_w, width, ctx);
+                body.push_error(&messages.join("; "), ROW_INDENT + NUMBER_WIDTH, width, ctx);
             }
             if selected {
                 body.keep = Some(line_no);
@@ -485,99 +642,4 @@ impl RuleList {
 }
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-
-    use ratatui::crossterm::event::{KeyEvent, KeyModifiers};
-
-    use crate::tui::keys::{KeyContext, KeyMap};
-
-    fn key(code: KeyCode) -> Key {
-        press(code, KeyModifiers::NONE)
-    }
-
-    fn press(code: KeyCode, modifiers: KeyModifiers) -> Key {
-        KeyMap::default().key_in(KeyEvent::new(code, modifiers), KeyContext::Forms)
-    }
-
-    fn type_text(list: &mut RuleList, text: &str) {
-        for c in text.chars() {
-            list.handle_key(&key(KeyCode::Char(c)));
-        }
-    }
-
-    fn values(list: &RuleList) -> Vec<(&str, &str)> {
-        list.rows()
-            .iter()
-            .map(|r| (r.key.as_str(), r.value.as_str()))
-            .collect()
-    }
-
-    #[test]
-    fn adding_a_geo_row_picks_the_country_then_types_the_url() {
-        let mut list = RuleList::new(TargetType::Geo);
-        assert_eq!(
-            list.handle_key(&key(KeyCode::Char('a'))),
-            RuleOutcome::Changed
-        );
-        assert!(list.picker().is_some());
-        type_text(&mut list, "germany");
-        list.handle_key(&key(KeyCode::Enter));
-        type_text(&mut list, "https://de.example.com");
-        list.handle_key(&key(KeyCode::Enter));
-        assert!(!list.is_editing());
-        assert_eq!(values(&list), [("DE", "https://de.example.com")]);
-    }
-
-    #[test]
-    fn cancelling_a_new_row_drops_it() {
-        let mut list = RuleList::new(TargetType::Platform);
-        list.handle_key(&key(KeyCode::Char('a')));
-        list.handle_key(&key(KeyCode::Esc));
-        assert!(list.rows().is_empty());
-    }
-
-    #[test]
-    fn enter_edits_the_selected_cell_in_place() {
-        let mut list = RuleList::with_urls(&["https://a.io".into(), "https://b.io".into()]);
-        list.handle_key(&key(KeyCode::Char('j')));
-        list.handle_key(&key(KeyCode::Enter));
-        type_text(&mut list, "/x");
-        list.handle_key(&key(KeyCode::Enter));
-        assert_eq!(
-            values(&list),
-            [("", "https://a.io"), ("", "https://b.io/x")]
-        );
-        // Esc leaves the cell as it was.
-        list.handle_key(&key(KeyCode::Enter));
-        type_text(&mut list, "zzz");
-        list.handle_key(&key(KeyCode::Esc));
-        assert_eq!(values(&list)[1], ("", "https://b.io/x"));
-    }
-
-    #[test]
-    fn rows_move_and_go() {
-        let mut list = RuleList::with_urls(&["https://a.io".into(), "https://b.io".into()]);
-        list.handle_key(&key(KeyCode::Char('J')));
-        assert_eq!(values(&list)[1].1, "https://a.io");
-        list.handle_key(&press(KeyCode::Up, KeyModifiers::ALT));
-        assert_eq!(values(&list)[0].1, "https://a.io");
-        list.handle_key(&key(KeyCode::Delete));
-        assert_eq!(values(&list), [("", "https://b.io")]);
-    }
-
-    #[test]
-    fn platform_keys_come_from_the_nine_platforms() {
-        let mut list = RuleList::new(TargetType::Platform);
-        list.handle_key(&key(KeyCode::Char('a')));
-        list.handle_key(&key(KeyCode::Down));
-        list.handle_key(&key(KeyCode::Enter));
-        type_text(&mut list, "https://play.example.com");
-        list.handle_key(&key(KeyCode::Enter));
-        assert_eq!(values(&list), [("Android", "https://play.example.com")]);
-        assert_eq!(
-            list.input(),
-            [RuleInput::new("Android", "https://play.example.com")]
-        );
-    }
-}
+mod tests;

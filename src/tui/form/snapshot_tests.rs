@@ -517,3 +517,83 @@ fn domain_form_with_an_error() {
     form.handle_key(ctrl('s'));
     snap("domain_form_expired_url_refused", form);
 }
+
+/// `full_link` with two redirect rules.
+fn link_with_rules() -> Link {
+    let mut errors = FieldErrors::default();
+    let mut link = full_link();
+    link.options.rules = crate::domain::parse_rules(
+        &[
+            "language fr,de-CH => https://example.fr/launch",
+            "schedule mon,fri 09-17 Europe/Paris => https://example.com/office-hours",
+        ],
+        &mut errors,
+    );
+    assert!(errors.is_empty(), "{errors:?}");
+    link
+}
+
+/// Focus past the targeting rows, on the redirect rules.
+fn on_redirect_rules() -> LinkForm {
+    let mut form = LinkForm::edit(link_with_rules(), spaces(), domains(), berlin());
+    tab(&mut form, 13);
+    form
+}
+
+#[test]
+fn link_form_edit_redirect_rules_section() {
+    snap("link_form_edit_redirect_rules_focused", on_redirect_rules());
+}
+
+#[test]
+fn link_form_redirect_rule_kind_picker() {
+    let mut form = on_redirect_rules();
+    keys(
+        &mut form,
+        &[KeyCode::Char('a'), KeyCode::Down, KeyCode::Down],
+    );
+    snap("link_form_redirect_rule_kind_picker", form);
+}
+
+#[test]
+fn link_form_redirect_rule_error_on_its_row() {
+    let mut form = on_redirect_rules();
+    // A third rule, `cidr` (the sixth kind), with a range that is not one.
+    keys(&mut form, &[KeyCode::Char('j'), KeyCode::Char('a')]);
+    keys(&mut form, &[KeyCode::Down; 5]);
+    keys(&mut form, &[KeyCode::Enter]);
+    type_text(&mut form, "10.0.0.0/33");
+    keys(&mut form, &[KeyCode::Enter]);
+    type_text(&mut form, "https://intranet.example.com");
+    keys(&mut form, &[KeyCode::Enter]);
+    form.handle_key(ctrl('s'));
+    snap("link_form_redirect_rule_error_on_its_row", form);
+}
+
+#[test]
+fn link_form_redirect_rule_condition_shows_its_kinds_example() {
+    let mut form = on_redirect_rules();
+    // `schedule` is the fourth kind.
+    keys(&mut form, &[KeyCode::Char('a')]);
+    keys(&mut form, &[KeyCode::Down; 3]);
+    keys(&mut form, &[KeyCode::Enter]);
+    type_text(&mut form, "mon");
+    snap("link_form_redirect_rule_condition_typed_with_example", form);
+}
+
+/// A server without link options (a phpShort one) refuses rules: the section says so, and the
+/// rows stay as typed.
+#[test]
+fn link_form_redirect_rules_refused_by_a_server_without_options() {
+    let mut form = on_redirect_rules();
+    keys(&mut form, &[KeyCode::Char('J')]);
+    form.handle_key(ctrl('s'));
+    let mut errors = FieldErrors::default();
+    errors.add(
+        "rules",
+        "this server keeps no link options (forwarding, indexing, previews and redirect rules \
+         need a linkdeck server)",
+    );
+    form.save_failed(&Error::Validation(errors));
+    snap("link_form_redirect_rules_no_options", form);
+}

@@ -288,6 +288,19 @@ fn the_text_form_and_the_json_read_back_what_they_wrote() {
     assert_eq!(rule_urls(&parsed[10..]).count(), 3);
 }
 
+/// Every kind has an example, and each example is a rule of that kind: the form shows them as
+/// hints.
+#[test]
+fn each_kind_has_an_example_that_reads_back() {
+    for (kind, example) in RULE_KINDS {
+        let text = format!("{kind} {example} => https://a.example/");
+        let parsed = rules(&[text.as_str()]);
+        assert_eq!(parsed[0].when.kind(), kind);
+        assert_eq!(parse_rule(&parsed[0].to_string()).unwrap(), parsed[0]);
+    }
+    assert!(parse_rule("colour red => https://a.example/").is_err());
+}
+
 fn any_visitor() -> impl Strategy<Value = (Option<String>, Option<String>, Option<String>, u64, i64)>
 {
     (

@@ -1,4 +1,4 @@
-//! Drawing the link form: the four sections as lines, the rule table, the key hints.
+//! Drawing the link form: the sections as lines, the rule tables, the key hints.
 
 use jiff::tz::TimeZone;
 use ratatui::buffer::Buffer;
@@ -159,10 +159,8 @@ impl LinkForm {
         );
 
         body.blank();
-        body.push(Line::from(vec![
-            Span::styled("Expiry", t.header),
-            Span::styled(format!("  times in {}", zone_name(&self.tz)), t.dim),
-        ]));
+        let zone = format!("times in {}", zone_name(&self.tz));
+        body.push(heading("Expiry", &zone, ctx));
         let (v, c) = text(Stop::Date, &self.date, "YYYY-MM-DD");
         stop_line(&mut body, Stop::Date, v, c);
         let (v, c) = text(Stop::Time, &self.time, "HH:MM");
@@ -204,13 +202,25 @@ impl LinkForm {
         }
 
         body.blank();
-        body.push(Line::from(vec![
-            Span::styled("Visitors", t.header),
-            Span::styled(
-                "  what the link passes on, and its card in chat apps",
-                t.dim,
-            ),
-        ]));
+        body.push(heading(
+            "Redirect rules",
+            "asked in order before targeting; the first match wins",
+            ctx,
+        ));
+        self.redirect.render_into(
+            &mut body,
+            width,
+            self.focus == Stop::RedirectRules,
+            &self.errors,
+            ctx,
+        );
+
+        body.blank();
+        body.push(heading(
+            "Visitors",
+            "what the link passes on, and its card in chat apps",
+            ctx,
+        ));
         let mut spans = Vec::new();
         for (i, (field, name)) in super::SWITCHES
             .into_iter()
@@ -246,8 +256,7 @@ impl LinkForm {
     fn hints(&self, keys: &KeyMap) -> Vec<(String, &'static str)> {
         let key = |a: Action| keys.first(a);
         let picking = matches!(self.popup, Some(Popup::Pick(..)))
-            || (self.focus == Stop::Rules
-                && self.active_rules().and_then(RuleList::picker).is_some());
+            || self.focused_list().and_then(RuleList::picker).is_some();
         if picking {
             return vec![
                 ("↑/↓".into(), "move"),
@@ -271,8 +280,8 @@ impl LinkForm {
             }
             Stop::Disabled | Stop::Public => hints.push((key(Action::Toggle), "toggle")),
             Stop::Redirect => hints.push(("←/→".into(), "choose  space toggle")),
-            Stop::Rules => {
-                if self.active_rules().is_some_and(RuleList::is_editing) {
+            Stop::Rules | Stop::RedirectRules => {
+                if self.focused_list().is_some_and(RuleList::is_editing) {
                     hints = vec![("enter".into(), "keep"), (key(Action::Cancel), "undo")];
                 } else {
                     hints.extend([
@@ -313,12 +322,20 @@ impl LinkForm {
                 None
             }
             Some(Popup::Pick(_, picker)) => picker.render(area, buf, ctx),
-            None => match self.active_rules().and_then(RuleList::picker) {
-                Some(picker) if self.focus == Stop::Rules => picker.render(area, buf, ctx),
-                _ => cursor,
+            None => match self.focused_list().and_then(RuleList::picker) {
+                Some(picker) => picker.render(area, buf, ctx),
+                None => cursor,
             },
         }
     }
+}
+
+/// A section's title with a note after it.
+fn heading(title: &'static str, note: &str, ctx: &Ctx) -> Line<'static> {
+    Line::from(vec![
+        Span::styled(title, ctx.theme.header),
+        Span::styled(format!("  {note}"), ctx.theme.dim),
+    ])
 }
 
 /// The zone's IANA name, or its offset when it has none.

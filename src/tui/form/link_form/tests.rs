@@ -432,3 +432,178 @@ fn a_new_link_sends_its_options_only_away_from_the_defaults() {
         other => panic!("{other:?}"),
     }
 }
+
+/// `protected_geo_link` with two redirect rules.
+fn link_with_rules() -> Link {
+    let mut errors = FieldErrors::default();
+    let rules = crate::domain::parse_rules(
+        &[
+            "language fr,de-CH => https://example.com/fr",
+            "query utm_source=news => https://example.com/news",
+        ],
+        &mut errors,
+    );
+    assert!(errors.is_empty(), "{errors:?}");
+    let mut link = protected_geo_link();
+    link.options.rules = rules;
+    link
+}
+
+const FR: &str = "language fr,de-ch => https://example.com/fr";
+const NEWS: &str = "query utm_source=news => https://example.com/news";
+
+fn rule_rows(form: &LinkForm) -> Vec<Vec<&str>> {
+    form.redirect
+        .rows()
+        .iter()
+        .map(|r| r.cells.iter().map(String::as_str).collect())
+        .collect()
+}
+
+/// A form on `link_with_rules`, focus on its redirect rules.
+fn on_rules() -> LinkForm {
+    let mut form = LinkForm::edit(link_with_rules(), vec![], vec![], berlin());
+    form.focus = Stop::RedirectRules;
+    form
+}
+
+/// Adds a redirect rule after the selected one by keys: the kind `downs` steps down the
+/// picker, then its condition and URL.
+fn add_rule(form: &mut LinkForm, downs: usize, condition: &str, url: &str) {
+    form.focus = Stop::RedirectRules;
+    form.handle_key(press(KeyCode::Char('a')));
+    for _ in 0..downs {
+        form.handle_key(press(KeyCode::Down));
+    }
+    form.handle_key(press(KeyCode::Enter));
+    type_text(form, condition);
+    form.handle_key(press(KeyCode::Enter));
+    type_text(form, url);
+    form.handle_key(press(KeyCode::Enter));
+}
+
+#[test]
+fn a_links_redirect_rules_show_as_rows_and_unchanged_are_not_sent() {
+    let mut form = LinkForm::edit(link_with_rules(), vec![], vec![], berlin());
+    assert_eq!(
+        rule_rows(&form),
+        [
+            ["language", "fr,de-ch", "https://example.com/fr"],
+            ["query", "utm_source=news", "https://example.com/news"],
+        ]
+    );
+    assert!(!form.is_changed());
+    assert_eq!(form.handle_key(ctrl('s')), FormOutcome::Close);
+    // Another field changed: the rules stay out of the request.
+    form.url.set("https://example.com/other");
+    let input = saved_update(&mut form);
+    assert_eq!(input.url.as_deref(), Some("https://example.com/other"));
+    assert_eq!(input.rules, None);
+}
+
+#[test]
+fn a_rule_added_by_keys_is_sent_with_the_others_in_order() {
+    let mut form = on_rules();
+    form.handle_key(press(KeyCode::Char('j')));
+    // `country` is the eighth kind.
+    add_rule(&mut form, 7, "DE", "https://example.de/x");
+    assert!(!form.redirect.is_editing());
+    assert_eq!(form.errors.len(), 0, "{:?}", form.errors);
+    let input = saved_update(&mut form);
+    assert_eq!(
+        input.rules,
+        Some(vec![
+            FR.to_owned(),
+            NEWS.to_owned(),
+            "country DE => https://example.de/x".to_owned(),
+        ])
+    );
+    assert_eq!(input.url, None);
+    assert_eq!(input.target_type, None);
+}
+
+#[test]
+fn moving_a_rule_sends_the_new_order_and_moving_it_back_sends_nothing() {
+    let mut form = on_rules();
+    form.handle_key(press(KeyCode::Char('J')));
+    assert_eq!(rule_rows(&form)[1][0], "language");
+    let mut moved = form.clone();
+    assert_eq!(
+        saved_update(&mut moved).rules,
+        Some(vec![NEWS.to_owned(), FR.to_owned()])
+    );
+    form.handle_key(press(KeyCode::Char('K')));
+    assert!(!form.is_changed());
+    assert_eq!(form.handle_key(ctrl('s')), FormOutcome::Close);
+}
+
+#[test]
+fn removing_every_rule_sends_an_empty_list() {
+    let mut form = on_rules();
+    form.handle_key(press(KeyCode::Delete));
+    form.handle_key(press(KeyCode::Delete));
+    assert!(form.redirect.rows().is_empty());
+    assert_eq!(saved_update(&mut form).rules, Some(vec![]));
+}
+
+#[test]
+fn a_bad_rule_shows_its_error_on_its_row_and_keeps_what_was_typed() {
+    let mut form = on_rules();
+    form.handle_key(press(KeyCode::Char('j')));
+    // A row with a kind and nothing else is blank: not sent, so the next row is `rules.2`.
+    add_rule(&mut form, 0, "", "");
+    // `cidr` is the sixth kind.
+    add_rule(&mut form, 5, "10.0.0.0/33", "https://example.com/lan");
+    assert_eq!(rule_rows(&form).len(), 4);
+    // The finished row is judged at once, by the service's own parser.
+    let error = form
+        .errors
+        .get("rules.2")
+        .expect("an error on the sent row");
+    assert!(error.contains("address range"), "{error}");
+    form.focus = Stop::Url;
+    assert_eq!(form.handle_key(ctrl('s')), FormOutcome::Stay);
+    assert_eq!(form.focus, Stop::RedirectRules);
+    assert_eq!(form.redirect.selected(), 3, "the row of `rules.2`");
+    assert_eq!(
+        rule_rows(&form)[3],
+        ["cidr", "10.0.0.0/33", "https://example.com/lan"]
+    );
+    // Fixed in its condition's cell, the blank row is left out.
+    form.handle_key(press(KeyCode::Left));
+    form.handle_key(press(KeyCode::Enter));
+    assert!(form.redirect.is_editing());
+    for _ in 0..2 {
+        form.handle_key(press(KeyCode::Backspace));
+    }
+    type_text(&mut form, "24");
+    form.handle_key(press(KeyCode::Enter));
+    assert!(form.errors.get("rules.2").is_none());
+    let rules = saved_update(&mut form).rules.unwrap();
+    assert_eq!(rules.len(), 3);
+    assert_eq!(rules[2], "cidr 10.0.0.0/24 => https://example.com/lan");
+}
+
+#[test]
+fn a_servers_rule_errors_land_on_their_rows() {
+    let mut form = on_rules();
+    form.handle_key(press(KeyCode::Delete));
+    assert!(matches!(form.handle_key(ctrl('s')), FormOutcome::Save(_)));
+    // A server without link options (a phpShort one) refuses the whole list.
+    let mut errors = FieldErrors::default();
+    errors.add("rules", "this server keeps no link options");
+    form.focus = Stop::Url;
+    form.save_failed(&Error::Validation(errors));
+    assert_eq!(form.focus, Stop::RedirectRules);
+    assert!(form.message.as_deref().unwrap().contains("1 field needs"));
+    assert_eq!(rule_rows(&form).len(), 1);
+    let mut errors = FieldErrors::default();
+    errors.add("rules.0.url", "is not reachable");
+    form.handle_key(ctrl('s'));
+    form.save_failed(&Error::Validation(errors));
+    assert_eq!(
+        form.errors.get("rules.0.url").as_deref(),
+        Some("is not reachable")
+    );
+    assert_eq!(rule_rows(&form)[0][0], "query");
+}
