@@ -546,6 +546,28 @@ async fn webhooks_come_from_the_server_with_their_deliveries() {
     assert_eq!(deliveries[0].webhook_id, hook.id);
 
     assert_eq!(h.theirs.webhooks(5).await.unwrap(), Some(Vec::new()));
+    assert_eq!(
+        h.mine.webhooks_held().await.unwrap(),
+        None,
+        "it holds its key"
+    );
     let (_proxy, v1) = v1_only(&h).await;
     assert_eq!(v1.webhooks(5).await.unwrap(), None);
+    assert_eq!(
+        v1.webhooks_held().await.unwrap(),
+        None,
+        "it has no webhooks to hold"
+    );
+}
+
+/// A server started without its webhook key lists its webhooks, and says why their deliveries
+/// cannot go out, naming what its operator sets (the app shows it above the list).
+#[tokio::test]
+async fn a_server_without_its_webhook_key_says_its_deliveries_are_held() {
+    let h = RemoteHarness::with_options(suite_options()).await;
+    assert_eq!(h.mine.webhooks(5).await.unwrap(), Some(Vec::new()));
+    let held = h.mine.webhooks_held().await.unwrap().expect("held");
+    for words in ["keeps no webhook key", "LINKDECK_WEBHOOK_KEY"] {
+        assert!(held.contains(words), "{words}: {held}");
+    }
 }

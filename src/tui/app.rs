@@ -882,10 +882,10 @@ impl App {
                 self.answered(req);
                 self.space_deleted(*space, result);
             }
-            Msg::Webhooks { req, result } => {
+            Msg::Webhooks { req, result, held } => {
                 self.answered(req);
                 if let Some(Modal::Webhooks(popup)) = &mut self.modal {
-                    popup.accept(req, result);
+                    popup.accept(req, result, held);
                 }
             }
             Msg::Trash { req, result } => {

@@ -548,16 +548,18 @@ pub fn targeting_summary(link: &Link) -> String {
     text
 }
 
-/// A rectangle of `height` rows centred vertically in `area`.
-/// How many rows `lines` take when wrapped at `width` columns (a word-wrapped line can take a
-/// row more than its width alone says; one spare row covers it).
+/// How many rows `lines` take when wrapped at word boundaries at `width` columns, as a
+/// wrapping `Paragraph` draws them.
 pub fn wrapped_height(lines: &[Line<'_>], width: u16) -> u16 {
     let width = usize::from(width.max(1));
-    let rows: usize = lines.iter().map(|l| l.width().max(1).div_ceil(width)).sum();
-    let spare = usize::from(lines.iter().any(|l| l.width() > width));
-    u16::try_from(rows + spare).unwrap_or(u16::MAX)
+    let rows: usize = lines
+        .iter()
+        .map(|l| textwrap::wrap(&l.to_string(), width).len().max(1))
+        .sum();
+    u16::try_from(rows).unwrap_or(u16::MAX)
 }
 
+/// A rectangle of `height` rows centred vertically in `area`.
 pub fn centered_block(area: Rect, height: u16) -> Rect {
     let height = height.min(area.height);
     Rect {
@@ -576,8 +578,10 @@ mod tests {
         let short = [Line::raw("stopped"), Line::raw(""), Line::raw("r again")];
         assert_eq!(wrapped_height(&short, 40), 3);
         let long = [Line::raw("stopped"), Line::raw("x ".repeat(50))];
-        // 100 columns at 40: three rows, and one spare for the words wrapped early.
-        assert_eq!(wrapped_height(&long, 40), 1 + 3 + 1);
+        assert_eq!(wrapped_height(&long, 40), 1 + 3);
+        // 80 columns at 20 but two words a row: five rows, not four.
+        let words = [Line::raw("abcdefg ".repeat(10))];
+        assert_eq!(wrapped_height(&words, 20), 5);
     }
 
     #[test]

@@ -118,9 +118,11 @@ pub enum Msg {
         result: Result<Option<u64>>,
     },
     /// The owner's webhooks with their latest deliveries; `None` when the backend keeps none.
+    /// `held`: why their deliveries cannot go out, when the backend says.
     Webhooks {
         req: RequestId,
         result: Result<Option<Vec<WebhookActivity>>>,
+        held: Option<String>,
     },
     /// The clipboard or browser did (`Ok`, with what to tell the person) or failed.
     Desktop(std::result::Result<String, String>),

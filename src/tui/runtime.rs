@@ -358,6 +358,7 @@ pub async fn answer(command: Command, backend: &dyn Backend) -> Option<Msg> {
         Command::FetchWebhooks { req } => Msg::Webhooks {
             req,
             result: backend.webhooks(super::webhooks::RECENT_DELIVERIES).await,
+            held: backend.webhooks_held().await.ok().flatten(),
         },
         Command::FetchTrash { req } => Msg::Trash {
             req,

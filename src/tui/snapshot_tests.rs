@@ -188,6 +188,7 @@ fn answer(app: &mut App, world: &World) {
                 Command::FetchWebhooks { req } => Msg::Webhooks {
                     req,
                     result: Ok(Some(webhooks())),
+                    held: None,
                 },
                 Command::FetchTrash { req } => Msg::Trash {
                     req,

@@ -26,6 +26,8 @@ pub enum State {
 #[derive(Debug, Clone, PartialEq)]
 pub struct WebhooksPopup {
     pub state: State,
+    /// Why deliveries cannot go out (a server without its webhook key), said first.
+    held: Option<String>,
     scroll: u16,
 }
 
@@ -33,6 +35,7 @@ impl WebhooksPopup {
     pub fn loading(req: RequestId) -> WebhooksPopup {
         WebhooksPopup {
             state: State::Loading(req),
+            held: None,
             scroll: 0,
         }
     }
@@ -42,10 +45,12 @@ impl WebhooksPopup {
         &mut self,
         req: RequestId,
         result: crate::domain::Result<Option<Vec<WebhookActivity>>>,
+        held: Option<String>,
     ) {
         if self.state != State::Loading(req) {
             return;
         }
+        self.held = held;
         self.state = match result {
             Ok(Some(hooks)) if hooks.is_empty() => State::Message(
                 "No webhooks. `linkdeck webhooks create --url URL --event EVENT` makes one.".into(),
@@ -68,12 +73,21 @@ impl WebhooksPopup {
     }
 
     fn lines(&self, theme: &Theme) -> Vec<Line<'static>> {
+        let mut lines = Vec::new();
+        if let Some(held) = &self.held {
+            lines.push(Line::styled(
+                format!("Held: {}", shown(held)),
+                theme.warning,
+            ));
+        }
         let hooks = match &self.state {
             State::Loading(_) => return vec![Line::styled("Loading…", theme.dim)],
-            State::Message(m) => return vec![Line::raw(m.clone())],
+            State::Message(m) => {
+                lines.push(Line::raw(m.clone()));
+                return lines;
+            }
             State::Hooks(hooks) => hooks,
         };
-        let mut lines = Vec::new();
         for (hook, deliveries) in hooks {
             if !lines.is_empty() {
                 lines.push(Line::raw(""));
@@ -122,9 +136,8 @@ impl WebhooksPopup {
         let lines = self.lines(theme);
         let width = area.width.min(100);
         // Rows the lines take once wrapped inside the borders.
-        let inner = usize::from(width.saturating_sub(2)).max(1);
-        let rows: usize = lines.iter().map(|l| l.width().div_ceil(inner).max(1)).sum();
-        let height = u16::try_from(rows).unwrap_or(u16::MAX).saturating_add(2);
+        let rows = super::links::wrapped_height(&lines, width.saturating_sub(2));
+        let height = rows.saturating_add(2);
         let area = area.centered(
             Constraint::Length(width),
             Constraint::Length(height.min(area.height)),
@@ -137,5 +150,29 @@ impl WebhooksPopup {
                 .scroll((self.scroll, 0))
                 .render(inner, buf);
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A server without its webhook key says so above its webhooks, as the backend put it.
+    #[test]
+    fn held_deliveries_are_said_first() {
+        let mut popup = WebhooksPopup::loading(RequestId(3));
+        let why = "https://links.example keeps no webhook key, so it cannot deliver";
+        popup.accept(RequestId(3), Ok(Some(Vec::new())), Some(why.into()));
+        let theme = Theme::new(crate::tui::theme::ThemeName::Mono);
+        let lines: Vec<String> = popup
+            .lines(&theme)
+            .iter()
+            .map(ToString::to_string)
+            .collect();
+        assert_eq!(lines[0], format!("Held: {why}"));
+        assert!(lines[1].starts_with("No webhooks."), "{lines:?}");
+        let mut plain = WebhooksPopup::loading(RequestId(4));
+        plain.accept(RequestId(4), Ok(Some(Vec::new())), None);
+        assert!(!plain.lines(&theme)[0].to_string().starts_with("Held"));
     }
 }

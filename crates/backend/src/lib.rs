@@ -136,6 +136,12 @@ pub trait Backend: Send + Sync {
         Ok(None)
     }
 
+    /// Why the webhooks' deliveries cannot go out now, when the backend can tell: a server
+    /// that keeps webhooks but was started without its webhook key.
+    async fn webhooks_held(&self) -> Result<Option<String>> {
+        Ok(None)
+    }
+
     /// A number that changes whenever the data changes, cheap to ask for often: how the app
     /// notices changes made elsewhere. `None`: the backend cannot tell (ask again on a timer).
     async fn change_marker(&self) -> Result<Option<i64>> {

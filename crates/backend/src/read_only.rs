@@ -136,6 +136,10 @@ impl<B: Backend + ?Sized> Backend for ReadOnly<B> {
         self.0.webhooks(recent).await
     }
 
+    async fn webhooks_held(&self) -> Result<Option<String>> {
+        self.0.webhooks_held().await
+    }
+
     async fn stats(&self, query: &StatsQuery) -> Result<Stats> {
         self.0.stats(query).await
     }

@@ -369,6 +369,14 @@ impl Backend for RemoteBackend {
         self.webhook_activity(recent).await
     }
 
+    async fn webhooks_held(&self) -> Result<Option<String>> {
+        match self.needs_key().await {
+            Ok(()) => Ok(None),
+            Err(crate::domain::Error::Unsupported(why)) => Ok(Some(why)),
+            Err(e) => Err(e),
+        }
+    }
+
     async fn list_spaces(&self, query: &SpaceQuery) -> Result<Page<Space>> {
         query.validate()?;
         let params = encode::space_query(query);

@@ -58,7 +58,7 @@ impl RemoteBackend {
 
     /// Refuses what needs the server's webhook key (making a subscription, its secret) when the
     /// server says it has none; a server too old to say is asked, and answers for itself.
-    async fn needs_key(&self) -> Result<()> {
+    pub(super) async fn needs_key(&self) -> Result<()> {
         if self
             .linkdeck()
             .await?
