@@ -14,7 +14,9 @@ const HEADER: &str = "\
 # Save and quit to apply; quit without saving, or empty the file, to leave the link as it is.
 # space: a space's name, \"\" for none. expiration_date (YYYY-MM-DD) and expiration_time
 # (HH:MM) are in the profile's time zone, both \"\" for no date. expiration_clicks: 0 for no
-# limit. target_type: none, geo, platform or rotation; geo and platform rows are
+# limit. rules: redirect rules asked in order before the targeting, each as
+# \"KIND ARGS => URL\" (\"language fr,de => https://…\"; the kinds are in docs/CLI.md).
+# target_type: none, geo, platform or rotation; geo and platform rows are
 # { key = \"DE\", url = \"https://…\" }, rotation rows are URLs.
 ";
 
@@ -34,6 +36,8 @@ struct Fields {
     expiration_time: String,
     expiration_clicks: u32,
     expiration_url: String,
+    /// Redirect rules in their text form, in order.
+    rules: Vec<String>,
     target_type: String,
     geo: Vec<Rule>,
     platform: Vec<Rule>,
@@ -74,6 +78,7 @@ impl Fields {
             expiration_time,
             expiration_clicks: link.expiration_clicks,
             expiration_url: link.expiration_url.clone().unwrap_or_default(),
+            rules: link.options.rules.iter().map(ToString::to_string).collect(),
             target_type: link.target_type.label().to_owned(),
             geo: rules(&link.geo),
             platform: rules(&link.platform),
@@ -155,6 +160,11 @@ pub fn read(link: &Link, edited: &str, spaces: &[Space], tz: &TimeZone) -> Edite
     input.expiration_clicks =
         (now.expiration_clicks != was.expiration_clicks).then(|| now.expiration_clicks.to_string());
     input.expiration_url = changed(&now.expiration_url, &was.expiration_url);
+    // The whole list when it changed, as the form sends it: blank entries left out.
+    if now.rules != was.rules {
+        let kept = now.rules.iter().filter(|r| !r.trim().is_empty());
+        input.rules = Some(kept.cloned().collect());
+    }
     let rules_changed = now.geo != was.geo
         || now.platform != was.platform
         || now.rotation != was.rotation
@@ -349,6 +359,47 @@ mod tests {
             Some(vec![RuleInput::new("FR", "https://shop.example.de/spring")])
         );
         assert_eq!(input.url, None);
+    }
+
+    #[test]
+    fn redirect_rules_are_edited_as_their_text() {
+        let mut ruled = link();
+        ruled.options.rules =
+            vec![crate::domain::parse_rule("language de => https://shop.example.de/").unwrap()];
+        let text = text_of(&ruled, &tz());
+        assert!(
+            text.contains("rules = [\"language de => https://shop.example.de/\"]"),
+            "{text}"
+        );
+        assert_eq!(read(&ruled, &text, &spaces(), &tz()), Edited::Unchanged);
+        let added = text.replace(
+            "rules = [\"language de => https://shop.example.de/\"]",
+            "rules = [\"query ref => https://q.example/\", \"language de => https://shop.example.de/\", \"\"]",
+        );
+        let Edited::Update(input) = read(&ruled, &added, &spaces(), &tz()) else {
+            panic!()
+        };
+        assert_eq!(
+            input.rules,
+            Some(vec![
+                "query ref => https://q.example/".to_owned(),
+                "language de => https://shop.example.de/".to_owned()
+            ])
+        );
+        assert_eq!((input.target_type, input.url), (None, None));
+        let bad = text.replace("language de", "colour de");
+        let Edited::Mistakes(mistakes) = read(&ruled, &bad, &spaces(), &tz()) else {
+            panic!()
+        };
+        assert!(mistakes[0].starts_with("rules.0: "), "{mistakes:?}");
+        let cleared = text.replace(
+            "rules = [\"language de => https://shop.example.de/\"]",
+            "rules = []",
+        );
+        let Edited::Update(input) = read(&ruled, &cleared, &spaces(), &tz()) else {
+            panic!()
+        };
+        assert_eq!(input.rules, Some(vec![]));
     }
 
     #[test]
