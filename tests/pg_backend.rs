@@ -495,6 +495,76 @@ async fn every_page_of_a_search_is_its_slice_of_the_whole_list_in_every_order() 
     assert_eq!(h.mine.list_links(&all_links()).await.unwrap().total, 600);
 }
 
+/// A search counts its matches up to a bound (10,000, or the page's end when deeper) and one
+/// more, and says so: reading every match to count it cost most of a second at a million
+/// links. The pages themselves stay exact slices of the whole list, and a status alone, which
+/// its partial indexes count, stays exact.
+#[tokio::test]
+async fn a_large_search_is_counted_to_a_bound_and_its_pages_stay_exact() {
+    let h = harness!();
+    // 12,100 links, all but every hundredth a match: 11,979 matches.
+    sql(
+        &h,
+        "INSERT INTO links (id, owner_id, alias, url, title, clicks, created_at, updated_at) \
+         SELECT i, $1, 'a' || i, \
+                CASE WHEN i % 100 = 0 THEN 'https://other.example/' \
+                ELSE 'https://match.example/' END || i, NULL, (i * 7) % 5, 0, 0 \
+         FROM generate_series(1, 12100) AS i",
+        &[&h.mine.owner_id()],
+    )
+    .await;
+    let whole: Vec<(u64, Id)> = (1..=12_100)
+        .filter(|id: &Id| id % 100 != 0)
+        .map(|id| (((id * 7) % 5) as u64, id))
+        .collect();
+    for sort in [Sort::Desc, Sort::Max] {
+        let expected = suite::in_list_order(whole.clone(), sort);
+        // (page, total, exact)
+        for (page, total, exact) in [
+            (1, 10_001, false),
+            (101, 10_101, false),
+            (110, 11_001, false),
+            (120, 11_979, true),
+        ] {
+            let p = h
+                .mine
+                .list_links(&LinkQuery {
+                    search: Some("match.example".into()),
+                    by: SearchBy::Url,
+                    sort,
+                    page,
+                    per_page: 100,
+                    ..LinkQuery::default()
+                })
+                .await
+                .unwrap();
+            let what = format!("{sort:?} page {page}");
+            assert_eq!((p.total, p.total_exact), (total, exact), "{what}");
+            assert_eq!(
+                p.shown_total().to_string(),
+                match exact {
+                    true => "11,979".to_owned(),
+                    false => format!("{}+", linkdeck::domain::thousands(total - 1)),
+                }
+            );
+            let from = (page as usize - 1) * 100;
+            let to = (from + 100).min(expected.len());
+            let ids: Vec<Id> = p.items.iter().map(|l| l.id).collect();
+            assert_eq!(ids, expected[from..to], "{what}");
+        }
+    }
+    // A status alone is counted from its indexes, however many links it holds.
+    let active = h
+        .mine
+        .list_links(&LinkQuery {
+            status: linkdeck::domain::StatusFilter::Active,
+            ..LinkQuery::default()
+        })
+        .await
+        .unwrap();
+    assert_eq!((active.total, active.total_exact), (12_100, true));
+}
+
 /// A list whose caller stops waiting (a request that timed out, or whose client went away)
 /// leaves no statement running in the database for nobody, holding a connection the next
 /// caller would wait behind: the statement is cancelled at once.

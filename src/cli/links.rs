@@ -441,11 +441,13 @@ async fn list(ctx: &Context, backend: &dyn Backend, args: ListArgs) -> CliResult
             return Ok(print(&format!("no links{}", filtered_note(&query)))?);
         }
         print(&table)?;
+        // A bounded total's last page is only the last one known of.
+        let more = if page.total_exact { "" } else { "+" };
         return Ok(print(&format!(
-            "page {} of {} · {}",
+            "page {} of {}{more} · {}",
             page.page,
             page.last_page(),
-            plural(page.total, "link")
+            page.shown_total().plural("link")
         ))?);
     }
 

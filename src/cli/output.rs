@@ -152,6 +152,8 @@ pub struct PageJson<T> {
     page: u32,
     per_page: u32,
     total: u64,
+    /// False when `total` is a bound the list passes ("10,000+").
+    total_exact: bool,
     last_page: u32,
 }
 
@@ -161,6 +163,7 @@ pub fn page_json<'a, T, U>(page: &'a Page<T>, item: impl Fn(&'a T) -> U) -> Page
         page: page.page,
         per_page: page.per_page,
         total: page.total,
+        total_exact: page.total_exact,
         last_page: page.last_page(),
     }
 }

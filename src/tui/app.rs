@@ -235,7 +235,7 @@ impl App {
 
     /// How many links are marked.
     pub fn marked(&self) -> u64 {
-        self.marks.count()
+        self.marks.count().n
     }
 
     /// How often the runtime should look for changes at a backend that cannot tell.

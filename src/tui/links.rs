@@ -16,7 +16,7 @@ use super::paging::PagedList;
 use super::view::{Ctx, Outcome};
 
 use crate::config::Column;
-use crate::domain::{Link, LinkOptions, Page, Sort, StatusFilter, TargetType, into_shown};
+use crate::domain::{Link, LinkOptions, Page, Sort, StatusFilter, TargetType, Total, into_shown};
 
 /// Rows asked for per page: the most the v1 API allows.
 const PER_PAGE: u32 = 100;
@@ -77,7 +77,11 @@ impl LinksView {
     ) -> Result<bool, String> {
         match result {
             Ok(p) => {
-                let fresh = self.list.accept(req, page, p.per_page, p.total, p.items);
+                let total = Total {
+                    n: p.total,
+                    exact: p.total_exact,
+                };
+                let fresh = self.list.accept(req, page, p.per_page, total, p.items);
                 if fresh {
                     self.error = None;
                 }
@@ -140,11 +144,10 @@ impl LinksView {
             .previous()
             .filter(|_| self.list.total().is_none() && self.error.is_none());
         let shown = waiting.unwrap_or(&self.list);
-        let title = match shown.total() {
+        let title = match shown.shown_total() {
             Some(total) if !shown.is_empty() => format!(
-                " Links {} of {} ",
+                " Links {} of {total} ",
                 format::count(shown.cursor() as u64 + 1),
-                format::count(total)
             ),
             _ => " Links ".to_owned(),
         };

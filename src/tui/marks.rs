@@ -7,12 +7,13 @@ use std::collections::BTreeSet;
 use jiff::Timestamp;
 
 use crate::backend::Selection;
-use crate::domain::{Id, Link, LinkQuery, SearchBy, StatusFilter};
+use crate::domain::{Id, Link, LinkQuery, ListTotal, SearchBy, StatusFilter, TagMatch, Total};
 
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct Marks {
-    /// Every link this filter admits (sort and paging cleared), and how many there were.
-    filter: Option<(LinkQuery, u64)>,
+    /// Every link this filter admits (sort and paging cleared), and how many there were (or at
+    /// least, when the backend stopped counting).
+    filter: Option<(LinkQuery, Total)>,
     /// Links the filter admits that were unmarked by hand.
     except: BTreeSet<Id>,
     /// Links marked by hand that the filter does not admit.
@@ -29,6 +30,8 @@ fn membership(query: &LinkQuery) -> LinkQuery {
         status: query.status,
         space: query.space,
         domain: query.domain,
+        tags: query.tags.clone(),
+        tag_match: query.tag_match,
         ..LinkQuery::default()
     }
 }
@@ -50,6 +53,17 @@ pub fn admits(query: &LinkQuery, link: &Link, now: Timestamp) -> bool {
         && query
             .domain
             .is_none_or(|id| link.domain.as_ref().is_some_and(|d| d.id == id))
+        && tagged(query, link)
+}
+
+/// Whether `link` carries the tags `query` asks for: every one, or any.
+fn tagged(query: &LinkQuery, link: &Link) -> bool {
+    let has = |tag: &String| link.tags.iter().any(|t| t.eq_ignore_ascii_case(tag));
+    match query.tag_match {
+        _ if query.tags.is_empty() => true,
+        TagMatch::All => query.tags.iter().all(has),
+        TagMatch::Any => query.tags.iter().any(has),
+    }
 }
 
 impl Marks {
@@ -57,13 +71,16 @@ impl Marks {
         self.filter.is_none() && self.ids.is_empty()
     }
 
-    /// How many links are marked.
-    pub fn count(&self) -> u64 {
-        let by_filter = self
-            .filter
-            .as_ref()
-            .map_or(0, |(_, n)| n.saturating_sub(self.except.len() as u64));
-        by_filter + self.ids.len() as u64
+    /// How many links are marked: `10,000+` when they are every match of a list whose total
+    /// is a bound.
+    pub fn count(&self) -> ListTotal {
+        let (by_filter, exact) = self.filter.as_ref().map_or((0, true), |(_, total)| {
+            (
+                total.n.saturating_sub(self.except.len() as u64),
+                total.exact,
+            )
+        });
+        ListTotal::of(by_filter + self.ids.len() as u64, exact)
     }
 
     fn in_filter(&self, link: &Link, now: Timestamp) -> bool {
@@ -98,7 +115,7 @@ impl Marks {
     }
 
     /// Marks every link `query` lists (`total` of them).
-    pub fn all_matching(&mut self, query: &LinkQuery, total: u64) {
+    pub fn all_matching(&mut self, query: &LinkQuery, total: Total) {
         let query = membership(query);
         if self.filter.as_ref().is_some_and(|(q, _)| *q == query) {
             // `*` again over the same list marks back what was unmarked.
@@ -152,8 +169,8 @@ mod tests {
             page: 7,
             ..LinkQuery::default()
         };
-        marks.all_matching(&query, 1_000_000);
-        assert_eq!(marks.count(), 1_000_000);
+        marks.all_matching(&query, Total::exact(1_000_000));
+        assert_eq!(marks.count().to_string(), "1,000,000");
         assert!(marks.selection().ids.is_empty() && marks.selection().except.is_empty());
         let inside = link(1, "spring-sale");
         let outside = link(2, "winter");
@@ -161,7 +178,7 @@ mod tests {
         assert!(!marks.contains(&outside, now));
         marks.toggle(&inside, now);
         marks.toggle(&outside, now);
-        assert_eq!(marks.count(), 1_000_000);
+        assert_eq!(marks.count().to_string(), "1,000,000");
         assert!(!marks.contains(&inside, now) && marks.contains(&outside, now));
         let selection = marks.selection();
         assert_eq!(selection.except.into_iter().collect::<Vec<_>>(), [1]);
@@ -171,5 +188,29 @@ mod tests {
             1,
             "paging is not part of it"
         );
+    }
+
+    /// Marking every link of a tag's list marks that list, not every link the search matches:
+    /// a bulk delete would otherwise reach links without the tag.
+    #[test]
+    fn marking_everything_keeps_the_tags_asked_for() {
+        let now = Timestamp::UNIX_EPOCH;
+        let mut marks = Marks::default();
+        let query = LinkQuery {
+            tags: vec!["sale".into(), "spring".into()],
+            tag_match: TagMatch::Any,
+            ..LinkQuery::default()
+        };
+        marks.all_matching(&query, Total::at_least(10_001));
+        assert_eq!(marks.count().plural("link"), "10,000+ links");
+        let filter = marks.selection().filter.unwrap();
+        assert_eq!(filter.tags, ["sale", "spring"]);
+        assert_eq!(filter.tag_match, TagMatch::Any);
+        let tagged = Link {
+            tags: vec!["spring".into()],
+            ..link(1, "a")
+        };
+        assert!(marks.contains(&tagged, now));
+        assert!(!marks.contains(&link(2, "b"), now));
     }
 }

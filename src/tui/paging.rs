@@ -5,6 +5,7 @@ use std::collections::{BTreeMap, BTreeSet};
 
 use super::msg::RequestId;
 use super::scroll::offset_showing;
+use crate::domain::{ListTotal, Total};
 
 /// How many pages are kept at most. The viewport spans at most two pages (rows < page size), so
 /// four leave room for the page being scrolled into and the one just left.
@@ -23,7 +24,9 @@ pub struct PagedList<T> {
     /// Held pages from before a refresh: shown until their fresh copy arrives, and kept (as
     /// stale) when it cannot.
     stale: BTreeSet<u32>,
-    total: Option<u64>,
+    /// The list's length: every match, or as many as are known of when the backend stopped
+    /// counting at a bound (it grows as pages further down are asked for).
+    total: Option<Total>,
     cursor: usize,
     offset: usize,
     rows: usize,
@@ -52,13 +55,23 @@ impl<T> PagedList<T> {
         self.per_page
     }
 
-    /// The total count, once the first answer has come.
+    /// The total count (or what is known of it), once the first answer has come.
     pub fn total(&self) -> Option<u64> {
+        self.total.map(|t| t.n)
+    }
+
+    /// The total as the backend counted it.
+    pub fn counted(&self) -> Option<Total> {
         self.total
     }
 
+    /// The total as it is said: `1,204`, or `10,000+` when the backend stopped counting.
+    pub fn shown_total(&self) -> Option<ListTotal> {
+        self.total.map(|t| ListTotal::of(t.n, t.exact))
+    }
+
     pub fn len(&self) -> usize {
-        self.total
+        self.total()
             .map_or(0, |t| usize::try_from(t).unwrap_or(usize::MAX))
     }
 
@@ -230,14 +243,20 @@ impl<T> PagedList<T> {
         req: RequestId,
         page: u32,
         per_page: u32,
-        total: u64,
+        total: impl Into<Total>,
         items: Vec<T>,
     ) -> bool {
         if !self.is_expected(page, req) {
             return false;
         }
         self.expected.remove(&page);
-        self.total = Some(total);
+        let total = total.into();
+        // A bound found further down says more than one found near the top: keep the longer,
+        // so the rows below the cursor do not vanish when a page near the top comes back.
+        self.total = match self.total {
+            Some(held) if !held.exact && !total.exact && held.n > total.n => Some(held),
+            _ => Some(total),
+        };
         self.previous = None;
         if per_page != self.per_page && per_page > 0 {
             // The backend pages differently than asked (a phpShort server always sends 10):

@@ -59,6 +59,8 @@ struct World {
     links_error: Option<Error>,
     /// Pretend the list holds this many links (rows beyond `links` are made up).
     total: Option<u64>,
+    /// Count them as PostgreSQL does a search: up to the bound (or the page's end) and one more.
+    bounded: bool,
     trash: Vec<crate::backend::Trashed>,
     /// What the Live pane's feed brings, oldest first.
     live: Vec<crate::domain::Visit>,
@@ -125,6 +127,7 @@ fn world() -> World {
         }],
         links_error: None,
         total: None,
+        bounded: false,
         trash: Vec::new(),
         live: Vec::new(),
     }
@@ -192,12 +195,12 @@ fn answer(app: &mut App, world: &World) {
                 },
                 Command::FetchTrash { req } => Msg::Trash {
                     req,
-                    result: Ok(Some(Page {
-                        total: world.trash.len() as u64,
-                        items: world.trash.clone(),
-                        page: 1,
-                        per_page: 100,
-                    })),
+                    result: Ok(Some(Page::new(
+                        world.trash.clone(),
+                        1,
+                        100,
+                        world.trash.len() as u64,
+                    ))),
                 },
                 Command::FollowVisits { req } => {
                     for visit in &world.live {
@@ -232,12 +235,12 @@ fn links_page(world: &World, q: &crate::domain::LinkQuery) -> Page<Link> {
                 )
             })
             .collect();
-        return Page {
-            items,
-            page: q.page,
-            per_page: q.per_page,
-            total,
+        let limit = crate::domain::COUNT_BOUND.max(start + u64::from(q.per_page)) + 1;
+        let total = match world.bounded && total >= limit {
+            true => crate::domain::Total::at_least(limit),
+            false => crate::domain::Total::exact(total),
         };
+        return Page::new(items, q.page, q.per_page, total);
     }
     let mut rows: Vec<Link> = world
         .links
@@ -266,12 +269,8 @@ fn links_page(world: &World, q: &crate::domain::LinkQuery) -> Page<Link> {
         Sort::Max => rows.sort_by_key(|l| (std::cmp::Reverse(l.clicks), std::cmp::Reverse(l.id))),
         Sort::Min => rows.sort_by_key(|l| (l.clicks, l.id)),
     }
-    Page {
-        total: rows.len() as u64,
-        items: rows,
-        page: q.page,
-        per_page: q.per_page,
-    }
+    let total = rows.len() as u64;
+    Page::new(rows, q.page, q.per_page, total)
 }
 
 pub(super) fn press(app: &mut App, code: KeyCode) {
@@ -1131,6 +1130,45 @@ fn bottom_of_a_million_links() {
     });
     assert!(app.cached_pages() <= super::MAX_PAGES);
     snap!("links_bottom_of_a_million", app, 100, 30);
+}
+
+/// A backend that stopped counting at 10,000: the list says "10,000+", and going to its bottom
+/// fetches the last page known of, whose answer knows of the page after it.
+#[test]
+fn bottom_of_a_list_counted_to_a_bound() {
+    let w = World {
+        total: Some(1_000_000),
+        bounded: true,
+        ..world()
+    };
+    let mut app = loaded(100, 30, &w);
+    let shown = screen(&app, 100, 30);
+    assert!(shown.contains("Links 1 of 10,000+"), "{shown}");
+    assert!(shown.contains("10,000+ links"), "{shown}");
+    press(&mut app, KeyCode::Char('G'));
+    // The screen spans the last rows of page 100 and row 10,001, page 101's first.
+    let commands = app.take_commands();
+    let pages: Vec<u32> = commands
+        .iter()
+        .map(|c| match c {
+            Command::FetchLinks { query, .. } => query.page,
+            other => panic!("{other:?}"),
+        })
+        .collect();
+    assert_eq!(pages, [100, 101]);
+    for command in commands {
+        let Command::FetchLinks { req, query } = command else {
+            panic!()
+        };
+        app.update(Msg::LinksPage {
+            req,
+            page: query.page,
+            result: Ok(links_page(&w, &query)),
+        });
+    }
+    let shown = screen(&app, 100, 30);
+    assert!(shown.contains("Links 10,001 of 10,100+"), "{shown}");
+    snap!("links_bottom_of_a_bounded_count", app, 100, 30);
 }
 
 #[test]

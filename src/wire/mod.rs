@@ -208,7 +208,11 @@ pub struct PageMeta {
     pub path: String,
     pub per_page: u32,
     pub to: Option<u64>,
+    /// Every match, or — when `total_exact` is false — at least this many: counting all of
+    /// them would have cost more than the page, so the server stopped one past 10,000 (or past
+    /// the page's end) and `last_page` is one past what it counted.
     pub total: u64,
+    pub total_exact: bool,
 }
 
 /// A list envelope.
@@ -252,6 +256,7 @@ pub fn list<'a, T, R: Serialize>(
             per_page: page.per_page,
             to,
             total: page.total,
+            total_exact: page.total_exact,
         },
         status: 200,
     }
@@ -278,12 +283,7 @@ mod tests {
 
     #[test]
     fn list_envelope_counts_from_and_to() {
-        let page = Page {
-            items: vec![1, 2, 3],
-            page: 2,
-            per_page: 10,
-            total: 13,
-        };
+        let page = Page::new(vec![1, 2, 3], 2, 10, 13);
         let v = serde_json::to_value(list(
             &page,
             |n| *n,
@@ -296,16 +296,25 @@ mod tests {
         assert_eq!(v["meta"]["last_page"], 2);
         assert_eq!(v["links"]["prev"], "p1");
         assert_eq!(v["links"]["next"], Value::Null);
+        assert_eq!(v["meta"]["total_exact"], true);
+    }
+
+    /// A bound says so, and its last page is one past what was counted, so a client that
+    /// pages by `links.next` reaches the rest.
+    #[test]
+    fn a_bounded_total_says_so() {
+        let total = crate::domain::Total::at_least(10_001);
+        let page = Page::new(vec![1; 100], 1, 100, total);
+        let v = serde_json::to_value(list(&page, |n| *n, "p", |n| format!("p{n}"))).unwrap();
+        assert_eq!(v["meta"]["total"], 10_001);
+        assert_eq!(v["meta"]["total_exact"], false);
+        assert_eq!(v["meta"]["last_page"], 101);
+        assert_eq!(v["links"]["next"], "p2");
     }
 
     #[test]
     fn empty_list_has_null_bounds() {
-        let page: Page<u8> = Page {
-            items: vec![],
-            page: 1,
-            per_page: 10,
-            total: 0,
-        };
+        let page: Page<u8> = Page::new(vec![], 1, 10, 0);
         let v = serde_json::to_value(list(&page, |n| *n, "p", |n| n.to_string())).unwrap();
         assert_eq!(v["meta"]["from"], Value::Null);
         assert_eq!(v["meta"]["last_page"], 1);

@@ -191,12 +191,12 @@ impl<B: Backend + ?Sized> Backend for SpaceLimited<B> {
         let total = spaces.len() as u64;
         let per_page = query.per_page.max(1) as usize;
         let skip = (query.page.max(1) as usize - 1).saturating_mul(per_page);
-        Ok(Page {
-            items: spaces.into_iter().skip(skip).take(per_page).collect(),
-            page: query.page,
-            per_page: query.per_page,
+        Ok(Page::new(
+            spaces.into_iter().skip(skip).take(per_page).collect(),
+            query.page,
+            query.per_page,
             total,
-        })
+        ))
     }
 
     async fn show_space(&self, id: Id) -> Result<Space> {

@@ -62,8 +62,8 @@ pub use link_options::{
 pub use orphans::{ORPHAN_VALUE_MAX, ORPHAN_VALUES_PER_DAY, OrphanKind, OrphanStats, orphan_value};
 pub use platform::Platform;
 pub use query::{
-    LinkQuery, PER_PAGE_MAX, PER_PAGE_MIN, Page, SearchBy, Sort, SpaceFilter, SpaceQuery,
-    StatusFilter,
+    COUNT_BOUND, LinkQuery, ListTotal, PER_PAGE_MAX, PER_PAGE_MIN, Page, SearchBy, Sort,
+    SpaceFilter, SpaceQuery, StatusFilter, Total,
 };
 pub use redirect_status::RedirectStatus;
 pub use rules::{

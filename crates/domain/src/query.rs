@@ -330,6 +330,71 @@ fn validate_paging(page: u32, per_page: u32) -> Result<(), FieldErrors> {
     errors.into_result(())
 }
 
+/// How many items a list holds as a store counted them: all of them (`exact`), or — when
+/// counting stopped at a bound — at least `n`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Total {
+    pub n: u64,
+    pub exact: bool,
+}
+
+impl Total {
+    pub fn exact(n: u64) -> Total {
+        Total { n, exact: true }
+    }
+
+    pub fn at_least(n: u64) -> Total {
+        Total { n, exact: false }
+    }
+}
+
+impl From<u64> for Total {
+    fn from(n: u64) -> Total {
+        Total::exact(n)
+    }
+}
+
+/// A count as it is said: `n`, or "more than `n`" (`10,000+`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct ListTotal {
+    pub n: u64,
+    pub more: bool,
+}
+
+impl ListTotal {
+    /// The count of a list that holds `total` items, or at least `total` when not `exact`.
+    pub fn of(total: u64, exact: bool) -> ListTotal {
+        if exact {
+            ListTotal {
+                n: total,
+                more: false,
+            }
+        } else {
+            ListTotal {
+                n: total.saturating_sub(1),
+                more: true,
+            }
+        }
+    }
+
+    /// `3 links`, `10,000+ links`.
+    pub fn plural(self, noun: &str) -> String {
+        if self.more {
+            format!("{self} {noun}s")
+        } else {
+            crate::plural(self.n, noun)
+        }
+    }
+}
+
+/// `1,204`, or `10,000+` when the list holds more.
+impl std::fmt::Display for ListTotal {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let more = if self.more { "+" } else { "" };
+        write!(f, "{}{more}", crate::thousands(self.n))
+    }
+}
+
 /// One page of results and where it sits in the whole list.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Page<T> {
@@ -338,10 +403,43 @@ pub struct Page<T> {
     pub page: u32,
     /// The page size the backend actually used (a phpShort 2.x server always uses 10).
     pub per_page: u32,
+    /// How many items the whole list holds, or — when `total_exact` is false — at least how
+    /// many: one past the page's end, at the least.
     pub total: u64,
+    /// False when counting every match would have cost more than the page: the store counted
+    /// [`COUNT_BOUND`] matches (or up to the page's end, when deeper) and one more, and stopped.
+    #[serde(default = "exact")]
+    pub total_exact: bool,
+}
+
+/// How many matches a store counts at most, past the page asked for, when counting all of
+/// them would mean reading each (a search, a tag, a space on PostgreSQL). A list that holds
+/// more says "10,000+", and its pages are still exact.
+pub const COUNT_BOUND: u64 = 10_000;
+
+fn exact() -> bool {
+    true
 }
 
 impl<T> Page<T> {
+    /// A page of a list of `total` items.
+    pub fn new(items: Vec<T>, page: u32, per_page: u32, total: impl Into<Total>) -> Page<T> {
+        let total = total.into();
+        Page {
+            items,
+            page,
+            per_page,
+            total: total.n,
+            total_exact: total.exact,
+        }
+    }
+
+    /// The total to show: exact, or the bound the list is known to pass (`10,000` of "10,000+",
+    /// the list holding at least `total`, one more).
+    pub fn shown_total(&self) -> ListTotal {
+        ListTotal::of(self.total, self.total_exact)
+    }
+
     pub fn last_page(&self) -> u32 {
         if self.total == 0 || self.per_page == 0 {
             1

@@ -4,17 +4,17 @@
 use super::LocalBackend;
 use linkdeck_store::Tx;
 
-use linkdeck_domain::{Error, Id, Page, Result};
+use linkdeck_domain::{Error, Id, Page, Result, Total};
 
 impl LocalBackend {
     /// Page `page` (1-based) of this owner's records: `read` is given a snapshot of the store,
     /// the owner and the number of rows before the page, and answers the page's rows and the
-    /// total.
-    pub(super) async fn page<T: Send + 'static>(
+    /// total (a count, or a [`Total`] that may be a bound).
+    pub(super) async fn page<T: Send + 'static, N: Into<Total> + Send + 'static>(
         &self,
         page: u32,
         per_page: u32,
-        read: impl FnOnce(&dyn Tx, Id, u64) -> Result<(Vec<T>, u64)> + Send + 'static,
+        read: impl FnOnce(&dyn Tx, Id, u64) -> Result<(Vec<T>, N)> + Send + 'static,
     ) -> Result<Page<T>> {
         let owner = self.owner_id;
         let offset = rows_before(page, per_page);
@@ -22,12 +22,7 @@ impl LocalBackend {
             .store()
             .snapshot(move |tx| read(tx, owner, offset))
             .await?;
-        Ok(Page {
-            items,
-            page,
-            per_page,
-            total,
-        })
+        Ok(Page::new(items, page, per_page, total))
     }
 
     /// This owner's record `id` as `read` finds it, or not found, named as "`noun` `id`".

@@ -121,12 +121,7 @@ impl LocalBackend {
             .store()
             .snapshot(move |tx| tx.trash(owner, offset, per_page, keep))
             .await?;
-        Ok(TrashPage {
-            items,
-            page: page.max(1),
-            per_page,
-            total,
-        })
+        Ok(TrashPage::new(items, page.max(1), per_page, total))
     }
 
     pub(super) async fn restore_items(&self, items: &[Trashed]) -> Result<BulkReport> {

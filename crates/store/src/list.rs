@@ -1,7 +1,9 @@
 //! Lists of links: what a list asks a store for, and which rows a page takes.
 
 use jiff::Timestamp;
-use linkdeck_domain::{Id, Link, Result, SearchBy, Sort, SpaceFilter, StatusFilter, TagMatch};
+use linkdeck_domain::{
+    COUNT_BOUND, Id, Link, Result, SearchBy, Sort, SpaceFilter, StatusFilter, TagMatch, Total,
+};
 use roaring::RoaringTreemap;
 
 /// What a list asks for, already validated; `now` decides which links count as expired.
@@ -22,7 +24,8 @@ pub struct ListFilter<'a> {
 }
 
 /// Which rows a page takes, counted from the nearer end of `total`: past the middle the list is
-/// read backwards, so the last page of a million links is as quick as the first.
+/// read backwards, so the last page of a million links is as quick as the first. A total that
+/// is only a bound has no far end to count from: the page is read from the front.
 pub struct Slice {
     pub reverse: bool,
     pub offset: u64,
@@ -30,11 +33,11 @@ pub struct Slice {
 }
 
 impl Slice {
-    pub fn from_nearer_end(f: &ListFilter<'_>, total: u64) -> Slice {
+    pub fn from_nearer_end(f: &ListFilter<'_>, total: Total) -> Slice {
         let end = f.offset + u64::from(f.limit);
-        let reverse = f.offset.saturating_mul(2) > total;
+        let reverse = total.exact && f.offset.saturating_mul(2) > total.n;
         let (offset, limit) = if reverse {
-            (total.saturating_sub(end), end.min(total) - f.offset)
+            (total.n.saturating_sub(end), end.min(total.n) - f.offset)
         } else {
             (f.offset, u64::from(f.limit))
         };
@@ -46,9 +49,28 @@ impl Slice {
     }
 }
 
+impl ListFilter<'_> {
+    /// How many matches a store counts at most before it stops and says "at least": the bound,
+    /// or one past the page's end when the page is deeper, so the next page is always known to
+    /// be there or not.
+    pub fn count_limit(&self) -> u64 {
+        COUNT_BOUND.max(self.offset + u64::from(self.limit)) + 1
+    }
+
+    /// The total of `counted` matches, counted with at most [`ListFilter::count_limit`] rows.
+    pub fn bounded_total(&self, counted: u64) -> Total {
+        if counted >= self.count_limit() {
+            Total::at_least(counted)
+        } else {
+            Total::exact(counted)
+        }
+    }
+}
+
 pub trait Search {
-    /// One page of links matching `f` and the number of all matching links, in one snapshot.
-    fn list_links(&self, f: &ListFilter<'_>) -> Result<(Vec<Link>, u64)>;
+    /// One page of links matching `f` and how many links match (exactly, or at least — see
+    /// [`ListFilter::count_limit`]), in one snapshot.
+    fn list_links(&self, f: &ListFilter<'_>) -> Result<(Vec<Link>, Total)>;
     /// The ids of every link matching `f`, its paging and order aside.
     fn matching_ids(&self, f: &ListFilter<'_>) -> Result<RoaringTreemap>;
 }

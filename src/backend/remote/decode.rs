@@ -16,7 +16,7 @@ use super::body::{RECORD_MAX, size};
 use crate::domain::{
     Breakdown, Bucket, Color, Dimension, Domain, FieldErrors, HostSettings, Id, Interval, Link,
     LinkField, LinkOptions, Page, Robots, Space, Stats, StatsScope, TargetRule, TargetType,
-    TopLink, ValueCount, excerpt, normalize_domain_name,
+    TopLink, Total, ValueCount, excerpt, normalize_domain_name,
 };
 
 /// What was wrong with a body, naming the field: `clicks: expected a number, got "many"`.
@@ -98,12 +98,16 @@ pub fn page<T>(
         // Without a total, what was seen so far is all that is known.
         None => u64::from(page.saturating_sub(1)) * u64::from(per_page) + items.len() as u64,
     };
-    Ok(Page {
-        items,
-        page,
-        per_page,
-        total,
-    })
+    // linkdeck's servers say when the total is a bound ("10,000+"); others always count.
+    let exact = match meta {
+        Some(meta) => opt_i64(meta, "total_exact").map_err(|e| format!("meta.{e}"))?,
+        None => None,
+    };
+    let total = match exact {
+        Some(0) => Total::at_least(total),
+        _ => Total::exact(total),
+    };
+    Ok(Page::new(items, page, per_page, total))
 }
 
 /// One record of a list as a JSON tree, if it is no longer than [`RECORD_MAX`]. The error

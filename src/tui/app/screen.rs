@@ -119,7 +119,7 @@ impl App {
         let mut right = Vec::new();
         if !self.marks.is_empty() {
             right.push(Span::styled(
-                format!("● {} marked  ", format::count(self.marks.count())),
+                format!("● {} marked  ", self.marks.count()),
                 t.accent,
             ));
         }
@@ -129,12 +129,8 @@ impl App {
                 t.accent,
             ));
         }
-        match self.links.list.total() {
-            Some(total) => right.push(Span::raw(format!(
-                "{} link{} ",
-                format::count(total),
-                if total == 1 { "" } else { "s" }
-            ))),
+        match self.links.list.shown_total() {
+            Some(total) => right.push(Span::raw(format!("{} ", total.plural("link")))),
             None => right.push(Span::styled("– links ", t.dim)),
         }
         let right = Line::from(right);

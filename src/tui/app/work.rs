@@ -100,8 +100,7 @@ fn flag(on: bool) -> Option<String> {
 impl App {
     fn targets(&self) -> Option<Targets> {
         if !self.marks.is_empty() {
-            let n = self.marks.count();
-            let links = format!("{} link{}", format::count(n), if n == 1 { "" } else { "s" });
+            let links = self.marks.count().plural("link");
             return Some(Targets {
                 selection: self.marks.selection(),
                 what: format!("the {links} marked"),
@@ -623,8 +622,8 @@ impl App {
 
     /// `*`: every link the list's filter matches, held as the filter.
     pub(super) fn mark_all(&mut self) {
-        match self.links.list.total() {
-            Some(total) if total > 0 => {
+        match self.links.list.counted() {
+            Some(total) if total.n > 0 => {
                 let query = self.filter.query(1, crate::domain::PER_PAGE_MAX);
                 self.marks.all_matching(&query, total);
             }

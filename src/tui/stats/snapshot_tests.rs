@@ -217,12 +217,7 @@ fn settle(app: &mut App, answer: Answer) {
                 Command::FetchLinks { req, query } => Msg::LinksPage {
                     req,
                     page: query.page,
-                    result: Ok(Page {
-                        items: vec![link()],
-                        page: query.page,
-                        per_page: query.per_page,
-                        total: 1,
-                    }),
+                    result: Ok(Page::new(vec![link()], query.page, query.per_page, 1)),
                 },
                 Command::FetchSpaces { req } => Msg::Spaces {
                     req,

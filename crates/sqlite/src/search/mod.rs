@@ -94,7 +94,9 @@ use super::tx::SqliteTx;
 use crate::error::db_error;
 use crate::link_rows::get;
 use crate::sql::Statements;
-use linkdeck_domain::{Id, Link, Result, SearchBy, Sort, SpaceFilter, StatusFilter, TagMatch};
+use linkdeck_domain::{
+    Id, Link, Result, SearchBy, Sort, SpaceFilter, StatusFilter, TagMatch, Total,
+};
 
 fn status_sql(status: StatusFilter) -> Option<&'static str> {
     match status {
@@ -270,7 +272,7 @@ fn list(tx: &Connection, f: &ListFilter<'_>) -> Result<(Vec<Link>, u64)> {
         reverse,
         offset,
         limit,
-    } = Slice::from_nearer_end(f, total);
+    } = Slice::from_nearer_end(f, Total::exact(total));
     let sql = if sql.full_text && walk_is_cheaper(tx, f, &sql, total, offset + limit)? {
         list_sql(f, Plan::Walk)
     } else {
@@ -323,7 +325,7 @@ fn search_in_id_order(conn: &Connection, f: &ListFilter<'_>) -> Result<Option<(V
     if f.offset >= total {
         return Ok(Some((Vec::new(), total)));
     }
-    let slice = Slice::from_nearer_end(f, total);
+    let slice = Slice::from_nearer_end(f, Total::exact(total));
     let direction = match (f.sort == Sort::Desc) != slice.reverse {
         true => "DESC",
         false => "ASC",
@@ -504,8 +506,9 @@ fn sole_owner(conn: &Connection, owner: Id) -> Result<bool> {
 }
 
 impl Search for SqliteTx<'_> {
-    fn list_links(&self, f: &ListFilter<'_>) -> Result<(Vec<Link>, u64)> {
-        list(self.conn, f)
+    fn list_links(&self, f: &ListFilter<'_>) -> Result<(Vec<Link>, Total)> {
+        let (links, total) = list(self.conn, f)?;
+        Ok((links, Total::exact(total)))
     }
 
     fn matching_ids(&self, f: &ListFilter<'_>) -> Result<RoaringTreemap> {

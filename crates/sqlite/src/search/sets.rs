@@ -14,7 +14,7 @@ use super::status::{BY_CLICKS_IDS, BY_DATE_IDS, DISABLED_IDS};
 use super::{self as search, ListFilter};
 use crate::error::db_error;
 use crate::sql::Statements;
-use linkdeck_domain::{Id, LinkStatus, Result, Sort, SpaceFilter, StatusFilter};
+use linkdeck_domain::{Id, LinkStatus, Result, Sort, SpaceFilter, StatusFilter, Total};
 use linkdeck_store::time;
 
 /// Below this many members, narrowing reads each member's row; from here on it reads the ids of
@@ -329,7 +329,7 @@ fn walks(conn: &Connection, f: &ListFilter<'_>, len: u64) -> Result<bool> {
     if len == 0 {
         return Ok(true);
     }
-    let slice = search::Slice::from_nearer_end(f, len);
+    let slice = search::Slice::from_nearer_end(f, Total::exact(len));
     let links = search::owner_link_count(conn, f.owner)?;
     let walked = (slice.offset + slice.limit).saturating_mul(links) / len;
     Ok(if len >= facts::MEMBERS_FROM {
@@ -351,7 +351,7 @@ fn by_clicks(conn: &Connection, f: &ListFilter<'_>, set: &RoaringTreemap) -> Res
         reverse,
         offset: skip,
         limit: take,
-    } = search::Slice::from_nearer_end(f, len);
+    } = search::Slice::from_nearer_end(f, Total::exact(len));
     let most_first = (f.sort == Sort::Max) != reverse;
     let mut ids = Vec::with_capacity(take as usize);
     if walk {

@@ -204,6 +204,25 @@ fn a_list_without_status_with_a_fixed_page_size_of_ten() {
     assert_eq!((page.page, page.per_page, page.total), (3, 10, 22));
     assert_eq!(page.last_page(), 3);
     assert!(!page.has_next());
+    assert!(
+        page.total_exact,
+        "a server that does not say counts every match"
+    );
+}
+
+/// A linkdeck server that stopped counting says so; the page after the last one counted is
+/// still there to ask for.
+#[test]
+fn a_total_the_server_stopped_counting_at_is_a_bound() {
+    let body = json!({"data": [], "meta": {"current_page": 1, "per_page": 100, "total": 10001,
+                                           "total_exact": false}});
+    let page = list(&body, (1, 100), link).unwrap();
+    assert_eq!((page.total, page.total_exact), (10_001, false));
+    assert_eq!(page.shown_total().plural("link"), "10,000+ links");
+    assert_eq!(page.last_page(), 101);
+    let body = json!({"data": [], "meta": {"total": 3, "total_exact": "yes"}});
+    let error = list(&body, (1, 100), link).unwrap_err().to_string();
+    assert!(error.contains("meta.total_exact"), "{error}");
 }
 
 #[test]
