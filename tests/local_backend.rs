@@ -1226,6 +1226,96 @@ async fn large_searches_stay_exact_while_their_links_change() {
     check("restored").await;
 }
 
+/// A long term every link holds (a shop's own URL) is checked link by link only among the links
+/// a tag or an inactive status admits; the pages and totals are those of every link.
+#[tokio::test]
+async fn a_long_shared_term_with_a_tag_or_an_inactive_status_lists_exactly_its_links() {
+    use linkdeck::domain::{SearchBy, TagMatch};
+    let (_dir, _service, backend, _db) = fresh_file("shop.db").await;
+    let shop = "https://shop.example-store.com/collections/";
+    let rows = (0..6_000)
+        .map(|i| {
+            let mut input = LinkInput::with_url(format!("{shop}{}/{i}", ["a", "b", "c"][i % 3]));
+            input.disabled = (i % 7 == 0).then(|| "1".into());
+            if i % 11 == 0 {
+                input.expiration_date = Some("2025-12-01".into());
+                input.expiration_time = Some("09:00".into());
+            }
+            input.tags = (i % 5 == 0).then(|| "sale".into());
+            (i + 1, input, None)
+        })
+        .collect();
+    backend.import_batch(Vec::new(), rows).await.unwrap();
+    // (id, disabled, expired, tagged, which collection) of link i + 1.
+    let model: Vec<(Id, bool, bool, bool, usize)> = (0..6_000)
+        .map(|i| (i as Id + 1, i % 7 == 0, i % 11 == 0, i % 5 == 0, i % 3))
+        .collect();
+    let questions: [(&str, StatusFilter, bool); 5] = [
+        (
+            "example-store.com/collections/",
+            StatusFilter::Expired,
+            false,
+        ),
+        (
+            "example-store.com/collections/",
+            StatusFilter::Disabled,
+            true,
+        ),
+        (
+            "shop.example-store.com/collections/b/",
+            StatusFilter::All,
+            true,
+        ),
+        (
+            "shop.example-store.com/collections/c/",
+            StatusFilter::Expired,
+            true,
+        ),
+        (
+            "https://shop.example-store.com/colle",
+            StatusFilter::Active,
+            true,
+        ),
+    ];
+    for (term, status, tagged) in questions {
+        let collection = ["a/", "b/", "c/"].iter().position(|c| term.ends_with(c));
+        let expected: Vec<Id> = model
+            .iter()
+            .filter(|&&(_, disabled, expired, tag, c)| {
+                let admitted = match status {
+                    StatusFilter::All => true,
+                    StatusFilter::Active => !disabled && !expired,
+                    // A link may be both expired and disabled: listed under both.
+                    StatusFilter::Expired => expired,
+                    StatusFilter::Disabled => disabled,
+                };
+                admitted && (!tagged || tag) && collection.is_none_or(|n| n == c)
+            })
+            .map(|&(id, ..)| id)
+            .rev()
+            .collect();
+        let tags = if tagged {
+            vec!["sale".to_owned()]
+        } else {
+            Vec::new()
+        };
+        let last = expected.len().div_ceil(20).max(1) as u32;
+        for page in [1, 2, last] {
+            let query = LinkQuery {
+                search: Some(term.into()),
+                by: SearchBy::Url,
+                status,
+                tags: tags.clone(),
+                tag_match: TagMatch::All,
+                page,
+                ..LinkQuery::default()
+            };
+            let what = format!("{term:?} {status:?} tagged {tagged} page {page}");
+            assert_page_of_20(&backend, query, &expected, &what).await;
+        }
+    }
+}
+
 // ---- the trash -----------------------------------------------------------------------------------
 
 use linkdeck::backend::{BulkAction, Progress, Selection, Trashed, TrashedKind, Undo};

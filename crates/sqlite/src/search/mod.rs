@@ -252,14 +252,15 @@ fn search_matches(conn: &Connection, by: SearchBy, phrase: &Value) -> Result<u64
 /// One page of links matching `f` and the number of all matching links, read from the
 /// caller's snapshot.
 fn list(tx: &Connection, f: &ListFilter<'_>) -> Result<(Vec<Link>, u64)> {
-    let indexed = short_term_matches(tx, f)?;
+    let tagged = tagged_ids(tx, f)?;
+    let indexed = short_term_matches(tx, f, &|| admitted_as_sets(tx, f, tagged.as_ref()))?;
     if indexed.is_none()
         && f.tags.is_empty()
         && let Some(found) = search_in_id_order(tx, f)?
     {
         return Ok(found);
     }
-    if let Some(set) = matches_as_ids(tx, f, indexed)? {
+    if let Some(set) = matches_as_ids(tx, f, indexed, tagged)? {
         let (ids, total) = sets::select(tx, f, set)?;
         return Ok((links(tx, f.owner, ids)?, total));
     }
@@ -348,8 +349,9 @@ fn search_in_id_order(conn: &Connection, f: &ListFilter<'_>) -> Result<Option<(V
 /// The ids of every link matching `f` (its paging and order aside), read the way a list reads
 /// its matches.
 fn matching_ids(conn: &Connection, f: &ListFilter<'_>) -> Result<RoaringTreemap> {
-    let indexed = short_term_matches(conn, f)?;
-    if let Some(mut set) = matches_as_ids(conn, f, indexed)? {
+    let tagged = tagged_ids(conn, f)?;
+    let indexed = short_term_matches(conn, f, &|| admitted_as_sets(conn, f, tagged.as_ref()))?;
+    if let Some(mut set) = matches_as_ids(conn, f, indexed, tagged)? {
         sets::narrow(conn, f, &mut set)?;
         return Ok(set);
     }
@@ -375,24 +377,43 @@ fn matches_as_ids(
     conn: &Connection,
     f: &ListFilter<'_>,
     indexed: Option<RoaringTreemap>,
+    tagged: Option<RoaringTreemap>,
 ) -> Result<Option<RoaringTreemap>> {
     let searched = match indexed {
         Some(set) => Some(set),
         None if f.tags.is_empty() => full_text_matches_as_ids(conn, f)?,
         None => full_text_ids(conn, f)?,
     };
-    if f.tags.is_empty() {
+    let Some(mut tagged) = tagged else {
         return Ok(searched);
-    }
-    let mut tagged = tagged_ids(conn, f)?;
+    };
     if let Some(searched) = searched {
         tagged &= searched;
     }
     Ok(Some(tagged))
 }
 
-/// The ids of the owner's links carrying every tag of `f` (or any, as `f.tag_match` says).
-fn tagged_ids(conn: &Connection, f: &ListFilter<'_>) -> Result<RoaringTreemap> {
+/// The links a list's tags and an inactive status admit, as one set, when it asks for either:
+/// all a search that checks links one by one needs to check.
+fn admitted_as_sets(
+    conn: &Connection,
+    f: &ListFilter<'_>,
+    tagged: Option<&RoaringTreemap>,
+) -> Result<Option<RoaringTreemap>> {
+    let inactive = sets::inactive_ids(conn, f)?;
+    Ok(match (tagged, inactive) {
+        (None, inactive) => inactive,
+        (Some(tagged), None) => Some(tagged.clone()),
+        (Some(tagged), Some(inactive)) => Some(inactive & tagged),
+    })
+}
+
+/// The ids of the owner's links carrying every tag of `f` (or any, as `f.tag_match` says);
+/// `None` when `f` asks for no tag.
+fn tagged_ids(conn: &Connection, f: &ListFilter<'_>) -> Result<Option<RoaringTreemap>> {
+    if f.tags.is_empty() {
+        return Ok(None);
+    }
     let mut found: Option<RoaringTreemap> = None;
     for tag in f.tags {
         let ids = tag_sets::ids(conn, f.owner, tag)?;
@@ -402,20 +423,25 @@ fn tagged_ids(conn: &Connection, f: &ListFilter<'_>) -> Result<RoaringTreemap> {
             (Some(any), TagMatch::Any) => any | ids,
         });
     }
-    Ok(found.unwrap_or_default())
+    Ok(found)
 }
 
 /// The ids of the owner's links that a search matches, when the short-term index answers it:
 /// a term it holds the matches of, or one whose triples' rows answer it for less than the
 /// full-text index would ([`short::matching_by_triples`]).
-fn short_term_matches(conn: &Connection, f: &ListFilter<'_>) -> Result<Option<RoaringTreemap>> {
+/// Links it checks one by one are checked only among those `within` reads.
+fn short_term_matches(
+    conn: &Connection,
+    f: &ListFilter<'_>,
+    within: short::Within<'_>,
+) -> Result<Option<RoaringTreemap>> {
     let Some((by, term)) = f.search else {
         return Ok(None);
     };
     if let Some(term) = short::indexed_term(conn, by, term)? {
-        return short::matching(conn, f.owner, by, &term).map(Some);
+        return short::matching_within(conn, f.owner, by, &term, Some(within)).map(Some);
     }
-    short::matching_by_triples(conn, f.owner, by, term)
+    short::matching_by_triples(conn, f.owner, by, term, Some(within))
 }
 
 /// The ids of the owner's links that a full-text search matches, when they are best read up

@@ -217,8 +217,9 @@ fn cross_off_inactive(
     let ids = |query: &str| ids_of(conn, query, params![f.owner, f.now.as_second()]);
     match f.status {
         StatusFilter::All => {}
-        StatusFilter::Disabled => *set &= ids(DISABLED_IDS)?,
-        StatusFilter::Expired => *set &= ids(BY_CLICKS_IDS)? | ids(BY_DATE_IDS)?,
+        StatusFilter::Disabled | StatusFilter::Expired => {
+            *set &= inactive_ids(conn, f)?.unwrap_or_default();
+        }
         StatusFilter::Active => {
             *set -= ids(DISABLED_IDS)?;
             *set -= ids(BY_CLICKS_IDS)?;
@@ -226,6 +227,18 @@ fn cross_off_inactive(
         }
     }
     Ok(true)
+}
+
+/// The ids of the owner's links that `f`'s status admits when it admits only inactive ones
+/// (disabled, or expired by date or clicks), each set read from its partial index; `None` for
+/// a status that admits the active links too.
+pub fn inactive_ids(conn: &Connection, f: &ListFilter<'_>) -> Result<Option<RoaringTreemap>> {
+    let ids = |query: &str| ids_of(conn, query, params![f.owner, f.now.as_second()]);
+    Ok(match f.status {
+        StatusFilter::All | StatusFilter::Active => None,
+        StatusFilter::Disabled => Some(ids(DISABLED_IDS)?),
+        StatusFilter::Expired => Some(ids(BY_CLICKS_IDS)? | ids(BY_DATE_IDS)?),
+    })
 }
 
 /// Whether a member with these facts has a status `f.status` admits. Facts say all but whether

@@ -125,14 +125,32 @@ pub fn indexed_term(conn: &Connection, by: SearchBy, term: &str) -> Result<Optio
 
 /// The ids of `owner`'s links whose field `by` contains the folded `term`, one that
 /// [`indexed_term`] gave.
+#[cfg(test)]
 pub fn matching(conn: &Connection, owner: Id, by: SearchBy, term: &str) -> Result<RoaringTreemap> {
+    matching_within(conn, owner, by, term, None)
+}
+
+/// What a list's other filters admit, read only when asked (see [`matching_within`]): `None`
+/// when they admit any link.
+pub type Within<'a> = &'a dyn Fn() -> Result<Option<RoaringTreemap>>;
+
+/// [`matching`], with the links checked one by one (a long term's candidates) only among
+/// `within` when it is given: the answer is then the matches among those, and perhaps a few
+/// others.
+pub fn matching_within(
+    conn: &Connection,
+    owner: Id,
+    by: SearchBy,
+    term: &str,
+    within: Option<Within<'_>>,
+) -> Result<RoaringTreemap> {
     // A pair, a triple or a common term is one gram; a single character is every pair it
     // starts.
     let (row_field, from, to) = match term.chars().count() {
         1 => (field(by), term.to_owned(), format!("{term}{}", char::MAX)),
         2 => (field(by), term.to_owned(), term.to_owned()),
         SHORT => (TRIPLES + field(by), term.to_owned(), term.to_owned()),
-        n if n > WHOLE_MAX => return long::matching(conn, owner, by, term),
+        n if n > WHOLE_MAX => return long::matching(conn, owner, by, term, within),
         _ => (COMMON + field(by), term.to_owned(), term.to_owned()),
     };
     let mut set = indexed(conn, owner, row_field, &from, &to)?;
@@ -143,14 +161,16 @@ pub fn matching(conn: &Connection, owner: Id, by: SearchBy, term: &str) -> Resul
 /// The ids of `owner`'s links whose field `by` contains `term`, one [`indexed_term`] left to
 /// the full-text index, when the rows of its triples answer it for less ([`long`]); `None`
 /// leaves it there.
+/// Its candidates are checked only among `within`, when given (see [`matching_within`]).
 pub fn matching_by_triples(
     conn: &Connection,
     owner: Id,
     by: SearchBy,
     term: &str,
+    within: Option<Within<'_>>,
 ) -> Result<Option<RoaringTreemap>> {
     let folded: String = term.chars().map(fold).collect();
-    long::matching_if_cheaper(conn, owner, by, &folded)
+    long::matching_if_cheaper(conn, owner, by, &folded, within)
 }
 
 /// The ids the index's rows of `owner` under `row_field` hold for the grams from `from` to

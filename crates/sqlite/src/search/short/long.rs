@@ -24,7 +24,7 @@ use rusqlite::Connection;
 use rusqlite::types::Value;
 use rustc_hash::FxHashSet;
 
-use super::{TRIPLES, field, holds, indexed, text_at, waiting};
+use super::{TRIPLES, Within, field, holds, indexed, text_at, waiting};
 use crate::error::db_error;
 use linkdeck_domain::{Id, Result, SearchBy};
 
@@ -36,6 +36,10 @@ const TRIPLES_READ: usize = 32;
 /// Candidates few enough to check at once rather than read another triple's rows first.
 const FEW: u64 = 256;
 
+/// Candidates many enough that reading the set a list's other filters admit (a tag's links, the
+/// inactive ones) costs less than checking those outside it.
+const WITHIN_FROM: u64 = 4_096;
+
 /// Candidates looked up per statement.
 const CHUNK: usize = 4_096;
 
@@ -44,14 +48,16 @@ const CHUNK: usize = 4_096;
 const CHECK_COST: u64 = 32;
 
 /// The ids of `owner`'s links whose field `by` contains the folded `term`, which is longer than
-/// [`WHOLE_MAX`](linkdeck_store::sql::WHOLE_MAX).
+/// [`WHOLE_MAX`](linkdeck_store::sql::WHOLE_MAX); among `within` alone when it is given.
 pub(super) fn matching(
     conn: &Connection,
     owner: Id,
     by: SearchBy,
     term: &str,
+    within: Option<Within<'_>>,
 ) -> Result<RoaringTreemap> {
-    let narrowed = narrow(conn, owner, by, distinct_triples(term, TRIPLES_READ), FEW)?;
+    let mut narrowed = narrow(conn, owner, by, distinct_triples(term, TRIPLES_READ), FEW)?;
+    narrowed.keep_within(within)?;
     checked(conn, owner, by, term, narrowed.candidates)
 }
 
@@ -64,8 +70,9 @@ pub(super) fn matching_if_cheaper(
     owner: Id,
     by: SearchBy,
     term: &str,
+    within: Option<Within<'_>>,
 ) -> Result<Option<RoaringTreemap>> {
-    matching_if(conn, owner, by, term, CHECK_COST)
+    matching_if(conn, owner, by, term, CHECK_COST, within)
 }
 
 /// [`matching_if_cheaper`] with a candidate costing `check_cost` postings (0: always).
@@ -75,10 +82,12 @@ fn matching_if(
     by: SearchBy,
     term: &str,
     check_cost: u64,
+    within: Option<Within<'_>>,
 ) -> Result<Option<RoaringTreemap>> {
     // Every distinct triple (a term this short has at most WHOLE_MAX - 2), read to the end:
     // the full-text index would walk all of their postings.
-    let narrowed = narrow(conn, owner, by, distinct_triples(term, usize::MAX), 0)?;
+    let mut narrowed = narrow(conn, owner, by, distinct_triples(term, usize::MAX), 0)?;
+    narrowed.keep_within(within)?;
     if narrowed.candidates.len().saturating_mul(check_cost) > narrowed.postings {
         return Ok(None);
     }
@@ -94,13 +103,28 @@ pub(super) fn matching_always(
     by: SearchBy,
     term: &str,
 ) -> Result<RoaringTreemap> {
-    Ok(matching_if(conn, owner, by, term, 0)?.unwrap_or_default())
+    Ok(matching_if(conn, owner, by, term, 0, None)?.unwrap_or_default())
 }
 
 /// The candidates a term's triples leave, and the postings their rows held together.
 struct Narrowed {
     candidates: RoaringTreemap,
     postings: u64,
+}
+
+impl Narrowed {
+    /// Only the candidates among what `within` reads, when there are enough to be worth it: a
+    /// shared stretch such as a shop's own URL leaves every link a candidate, and a tag or an
+    /// inactive status, read as a set, leaves a tenth of them or less to read and check.
+    fn keep_within(&mut self, within: Option<Within<'_>>) -> Result<()> {
+        if let Some(within) = within
+            && self.candidates.len() > WITHIN_FROM
+            && let Some(set) = within()?
+        {
+            self.candidates &= set;
+        }
+        Ok(())
+    }
 }
 
 /// The intersection of the rows of `triples`, read until `few` candidates are left.
