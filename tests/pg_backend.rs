@@ -563,6 +563,28 @@ async fn a_large_search_is_counted_to_a_bound_and_its_pages_stay_exact() {
         .await
         .unwrap();
     assert_eq!((active.total, active.total_exact), (12_100, true));
+    // So is a space alone, from its counter; a search within it is counted to the bound.
+    let space = h.mine.create_space(&space_input("Big", "4")).await.unwrap();
+    sql(
+        &h,
+        "UPDATE links SET space_id = $1 WHERE id <= 11000",
+        &[&space.id],
+    )
+    .await;
+    let in_space = |search: Option<&str>| LinkQuery {
+        search: search.map(str::to_owned),
+        by: SearchBy::Url,
+        space: linkdeck::domain::SpaceFilter::In(space.id),
+        ..LinkQuery::default()
+    };
+    let all = h.mine.list_links(&in_space(None)).await.unwrap();
+    assert_eq!((all.total, all.total_exact), (11_000, true));
+    let searched = h
+        .mine
+        .list_links(&in_space(Some("match.example")))
+        .await
+        .unwrap();
+    assert_eq!((searched.total, searched.total_exact), (10_001, false));
 }
 
 /// A list whose caller stops waiting (a request that timed out, or whose client went away)

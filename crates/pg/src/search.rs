@@ -197,6 +197,14 @@ async fn total<C: GenericClient>(
             }
         }));
     }
+    // A space alone: its counter, kept by the same triggers as the owner's.
+    if let (SpaceFilter::In(space), StatusFilter::All, None, None, true) =
+        (f.space, f.status, f.search, f.domain, f.tags.is_empty())
+    {
+        let sql = "SELECT link_count FROM spaces WHERE id = $1 AND owner_id = $2";
+        let links: Option<i64> = one(c, sql, &[&space, &f.owner], |r| col(r, 0)).await?;
+        return Ok(Total::exact(count(links.unwrap_or(0))));
+    }
     let mut refs = args.refs();
     let limit = f.count_limit() as i64;
     refs.push(&limit);
