@@ -26,7 +26,6 @@ use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
 use std::task::{Context, Poll};
 use std::time::{Duration, Instant};
 
-use axum::Router;
 use axum::body::Body;
 use axum::extract::ConnectInfo;
 use hyper::body::Incoming;
@@ -36,6 +35,8 @@ use tokio::io::{AsyncRead, AsyncWrite, ReadBuf};
 use tokio::net::{TcpListener, TcpStream};
 use tokio::sync::{Notify, Semaphore, watch};
 use tower::ServiceExt;
+
+use super::front::Front;
 
 /// How long a connection must have been idle before the cap may close it to make room.
 const DRAIN_AFTER: Duration = Duration::from_secs(1);
@@ -259,13 +260,14 @@ fn builder(limits: &Limits) -> Builder<TokioExecutor> {
 
 /// Accepts and serves connections on `listener` until `shutdown` completes; then stops
 /// accepting, lets every connection finish the requests it has in flight, and returns.
-pub async fn run(
+pub(crate) async fn run(
     listener: TcpListener,
-    app: Router,
+    front: Front,
     limits: Limits,
     shutdown: impl Future<Output = ()> + Send + 'static,
 ) -> io::Result<()> {
     let builder = Arc::new(builder(&limits));
+    let front = Arc::new(front);
     let slots = Arc::new(Semaphore::new(limits.max_connections.max(1)));
     let pressure = Arc::new(Notify::new());
     // Connections hold a receiver; the sender's change (or drop) starts their graceful close,
@@ -306,7 +308,7 @@ pub async fn run(
         let _ = stream.set_nodelay(true);
         let connection = Connection {
             builder: builder.clone(),
-            app: app.clone(),
+            front: front.clone(),
             limits,
             pressure: pressure.clone(),
             stop: stop_rx.clone(),
@@ -325,7 +327,7 @@ pub async fn run(
 
 struct Connection {
     builder: Arc<Builder<TokioExecutor>>,
-    app: Router,
+    front: Arc<Front>,
     limits: Limits,
     pressure: Arc<Notify>,
     stop: watch::Receiver<bool>,
@@ -338,14 +340,20 @@ impl Connection {
             inner: stream,
             activity: activity.clone(),
         });
-        let app = self.app.clone();
+        let front = self.front.clone();
         let tracker = activity.clone();
         let service = hyper::service::service_fn(move |mut request: hyper::Request<Incoming>| {
             let in_flight = InFlight::start(&tracker);
-            request.extensions_mut().insert(ConnectInfo(peer));
-            let app = app.clone();
+            let front = front.clone();
             async move {
-                let response = app.oneshot(request.map(Body::new)).await;
+                if front.direct(&request) {
+                    // A redirect's body is whole when it is answered: nothing streams after.
+                    let response = front.redirect(request, peer).await;
+                    drop(in_flight);
+                    return Ok(response);
+                }
+                request.extensions_mut().insert(ConnectInfo(peer));
+                let response = front.app().clone().oneshot(request.map(Body::new)).await;
                 // The request is in flight until its body has gone out: a stream (an export, a
                 // live feed) is not an idle connection.
                 response.map(|r| {

@@ -3,12 +3,14 @@
 //! Start it in-process with [`start`] (tests, embedding) or run it until a shutdown signal with
 //! [`serve`] (the CLI). Either way a graceful stop writes every counted click before returning.
 
+mod access;
 mod api;
 mod clicks;
 pub mod connections;
 mod error;
 mod extract;
 mod form;
+mod front;
 mod heads;
 mod limit;
 mod linkdeck;
@@ -89,6 +91,9 @@ pub struct ServeOptions {
     pub idle_timeout: Duration,
     /// How long an alias lookup may be reused at most (0 turns the cache off).
     pub resolve_cache: Duration,
+    /// How many links, the most clicked first, the alias cache is filled with before the server
+    /// listens (0: none); each takes a few hundred bytes.
+    pub warm_aliases: usize,
     /// How often the server asks the database whether another process changed it (and then
     /// forgets its cached lookups): the delay before the TUI's or the CLI's edits show. On
     /// PostgreSQL changes are announced and the answer is in memory, so the server looks at
@@ -146,6 +151,7 @@ impl Default for ServeOptions {
             header_timeout: Duration::from_secs(10),
             idle_timeout: Duration::from_secs(30),
             resolve_cache: Duration::from_secs(60),
+            warm_aliases: 100_000,
             change_poll: Duration::from_millis(250),
             flush_interval: Duration::from_millis(500),
             flush_batch: 50_000,
@@ -207,20 +213,14 @@ impl AppState {
 
 /// The outermost middleware, one layer doing three things (each `from_fn` layer costs every
 /// request a boxed future and a boxed copy of the service below it), from the outside in:
-/// - the access log: one line per request with method, path (never the query, which may hold
-///   secrets), status and time taken; keys and passwords travel in headers and bodies, which
-///   are not logged;
+/// - the access log ([`access`]);
 /// - the JSON guard: every error answer on `/api/` carries a JSON body ([`error::json_errors`]);
 /// - the header bounds: 431 for a request whose headers are too large ([`heads::within_limits`]),
 ///   in the path's own format.
+///
+/// A redirect the front door answers (`front`) gets the same log and bounds there.
 async fn edge(request: Request<Body>, next: Next) -> Response {
-    let logged = tracing::enabled!(target: "linkdeck::access", tracing::Level::INFO).then(|| {
-        (
-            request.method().clone(),
-            request.uri().path().to_owned(),
-            Instant::now(),
-        )
-    });
+    let logged = access::start(request.method(), request.uri().path());
     let api = error::is_api_path(request.uri().path());
     let response = if heads::within_limits(request.headers()) {
         next.run(request).await
@@ -232,15 +232,7 @@ async fn edge(request: Request<Body>, next: Next) -> Response {
     } else {
         response
     };
-    if let Some((method, path, started)) = logged {
-        tracing::info!(
-            target: "linkdeck::access",
-            %method,
-            path,
-            status = response.status().as_u16(),
-            micros = started.elapsed().as_micros() as u64,
-        );
-    }
+    access::finish(logged, response.status());
     response
 }
 
@@ -382,10 +374,23 @@ pub async fn serve_prepared(
         opts.resolve_cache,
         opts.host.clone(),
     ));
+    // Marked before the cache is warmed, so a change made meanwhile clears it.
+    let marker = service.external_change_marker().await.ok();
+    let warm_started = Instant::now();
+    match cache.warm(&service, &ledger, opts.warm_aliases).await {
+        Ok(n) => tracing::debug!(
+            links = n,
+            ms = warm_started.elapsed().as_millis() as u64,
+            "alias cache warmed"
+        ),
+        // Not fatal: the cache fills as visitors come.
+        Err(e) => tracing::warn!(error = %e, "warming the alias cache failed"),
+    }
     let watcher = tokio::spawn(resolve::watch_changes(
         service.clone(),
         cache.clone(),
         opts.change_poll.max(Duration::from_millis(10)),
+        marker,
     ));
     let pruner = tokio::spawn(upkeep::prune_visit_log(
         service.clone(),
@@ -437,7 +442,11 @@ pub async fn serve_prepared(
         visit_turns: visits_out::Turns::new(stopping),
         webhooks: opts.webhooks.clone(),
     });
-    let app = app(state.clone(), &opts);
+    let front = front::Front::new(
+        app(state.clone(), &opts),
+        state.clone(),
+        opts.request_timeout,
+    );
     let limits = connections::Limits {
         max_connections: connections::connection_cap(
             opts.max_connections,
@@ -453,7 +462,7 @@ pub async fn serve_prepared(
         shutdown.await;
         let _ = stop_streams.send(true);
     };
-    let served = connections::run(listener, app, limits, shutdown).await;
+    let served = connections::run(listener, front, limits, shutdown).await;
     watcher.abort();
     pruner.abort();
     // A delivery cut off here is claimed again once its claim lapses: sent at least once.

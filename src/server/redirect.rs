@@ -467,38 +467,47 @@ pub async fn follow(
     Path(alias): Path<String>,
     visitor: Visitor,
     request: axum::extract::Request,
-) -> Result<Response, Response> {
-    let headers = request.headers();
-    let (host, link) = match find(&state, headers, &alias).await {
+) -> Response {
+    let (parts, _) = request.into_parts();
+    alias_visited(&state, &parts, &alias, visitor).await
+}
+
+/// What `GET /{alias}` (or `HEAD`) answers: for [`follow`], and for the front door, which
+/// calls it without the router (`server/front.rs`).
+pub(super) async fn alias_visited(
+    state: &AppState,
+    request: &axum::http::request::Parts,
+    alias: &str,
+    visitor: Visitor,
+) -> Response {
+    let headers = &request.headers;
+    let (host, link) = match find(state, headers, alias).await {
         Ok(found) => found,
         Err(Missing::Unknown(host)) => {
-            if request.method() == Method::GET {
-                let kind = if is_alias_shaped(&alias) {
+            if request.method == Method::GET {
+                let kind = if is_alias_shaped(alias) {
                     OrphanKind::UnknownAlias
                 } else {
                     OrphanKind::OtherPath
                 };
-                let path = request.uri().path();
-                orphans::record(&state, &host, kind, path, headers, visitor);
+                let path = request.uri.path();
+                orphans::record(state, &host, kind, path, headers, visitor);
             }
-            return Err(fallback(
-                host.settings.unknown_url.as_deref(),
-                pages::not_found,
-            ));
+            return fallback(host.settings.unknown_url.as_deref(), pages::not_found);
         }
-        Err(Missing::Page(page)) => return Err(page),
+        Err(Missing::Page(page)) => return page,
     };
-    match gate_of(&state, &link, false) {
-        Gate::Away(why) => return Ok(turned_away(&state, &host, &link, why)),
-        Gate::Password => return Ok(password_form(&link, PasswordPrompt::First)),
+    match gate_of(state, &link, false) {
+        Gate::Away(why) => return turned_away(state, &host, &link, why),
+        Gate::Password => return password_form(&link, PasswordPrompt::First),
         Gate::Through => {}
     }
-    let count = request.method() != Method::HEAD;
+    let count = request.method != Method::HEAD;
     let brought = Brought {
-        query: request.uri().query(),
+        query: request.uri.query(),
         rest: None,
     };
-    Ok(visit(&state, (&host, &link), headers, brought, visitor, count).await)
+    visit(state, (&host, &link), headers, brought, visitor, count).await
 }
 
 /// Checks the `password` field of a form post against the link's hash, rate-limited per

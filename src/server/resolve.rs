@@ -8,7 +8,8 @@
 //! after `max_age` as a backstop. A lookup that raced with a clear is not stored (a generation
 //! number guards every insert), so a stale answer cannot outlive the clear.
 //!
-//! A miss on SQLite reads the database on the calling (async) thread (see
+//! The server starts with the most clicked links in the cache ([`ResolveCache::warm`], up to
+//! `ServeOptions::warm_aliases`). A miss on SQLite reads the database on the calling (async) thread (see
 //! `LocalService::domain_for_host`); on PostgreSQL it is a query on a pooled connection.
 
 use std::collections::HashMap;
@@ -148,10 +149,56 @@ impl ResolveCache {
     }
 }
 
+impl ResolveCache {
+    /// Fills the cache with up to `limit` links, the most clicked first, so the first visits of
+    /// the links most likely to be visited do not read the database on the async thread. Their
+    /// entries age out and are cleared like any other. Answers how many were stored.
+    pub async fn warm(
+        &self,
+        service: &LocalService,
+        ledger: &Ledger,
+        limit: usize,
+    ) -> Result<usize> {
+        let limit = limit.min(MAX_ENTRIES);
+        if limit == 0 || self.max_age.is_zero() {
+            return Ok(0);
+        }
+        let generation = self.lock().generation;
+        let token = ledger.read_token();
+        let links = service.most_clicked(limit as u64).await?;
+        for (_, link) in &links {
+            ledger.observed(token, link);
+        }
+        let mut maps = self.lock();
+        if maps.generation != generation {
+            return Ok(0);
+        }
+        let at = Instant::now();
+        let before = maps.links.len();
+        for (domain, link) in links {
+            if maps.links.len() >= MAX_ENTRIES {
+                break;
+            }
+            let key = (domain.unwrap_or(0), link.alias.to_ascii_lowercase());
+            // A lookup made since the read is as fresh: kept.
+            maps.links
+                .entry(key)
+                .or_insert_with(|| (at, Some(Arc::new(link))));
+        }
+        Ok(maps.links.len() - before)
+    }
+}
+
 /// Clears `cache` whenever another process commits to the database, looking every `every` (or
-/// more often where looking is free: see `LocalService::change_poll`). Runs until aborted.
-pub async fn watch_changes(service: LocalService, cache: Arc<ResolveCache>, every: Duration) {
-    let mut last = None;
+/// more often where looking is free: see `LocalService::change_poll`), `since` the marker
+/// when the cache was filled, if known. Runs until aborted.
+pub async fn watch_changes(
+    service: LocalService,
+    cache: Arc<ResolveCache>,
+    every: Duration,
+    since: Option<i64>,
+) {
+    let mut last = since;
     let mut ticker = tokio::time::interval(service.change_poll(every));
     ticker.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
     loop {

@@ -596,6 +596,65 @@ async fn rotation_is_round_robin_and_survives_a_restart() {
     assert_eq!(shown.last_rotation, 2);
 }
 
+/// A server starts with its most clicked links in the alias cache: what it serves from there
+/// is what a lookup would have read, clicks and limits included; and an alias written with
+/// percent escapes (which the front door leaves to the router) is the same link.
+#[tokio::test]
+async fn a_warm_start_keeps_counts_and_limits_exact() {
+    let Some(mut s) = crate::serve(ServeOptions::default()).await else {
+        return;
+    };
+    let limited = s
+        .create_link(&[
+            ("url", "https://example.com/three"),
+            ("alias", "three"),
+            ("expiration_clicks", "3"),
+        ])
+        .await;
+    let plain = s
+        .create_link(&[("url", "https://example.com/plain"), ("alias", "plain")])
+        .await;
+    for _ in 0..2 {
+        assert_eq!(
+            location(&s.visit("/three", &[]).await),
+            "https://example.com/three"
+        );
+    }
+    assert_eq!(
+        location(&s.visit("/plain", &[]).await),
+        "https://example.com/plain"
+    );
+    s.stop().await;
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let handle = linkdeck::server::start(s.service.clone(), ServeOptions::default(), listener)
+        .await
+        .unwrap();
+    let client = crate::common::client();
+    let get = |path: &str| client.get(format!("{}{path}", handle.url())).send();
+    assert_eq!(
+        location(&get("/three").await.unwrap()),
+        "https://example.com/three",
+        "the third of three clicks"
+    );
+    let after = get("/three").await.unwrap();
+    assert_eq!(after.status(), StatusCode::GONE, "past its limit");
+    for path in ["/plain", "/%70lain", "/PLAIN"] {
+        assert_eq!(
+            location(&get(path).await.unwrap()),
+            "https://example.com/plain",
+            "{path}"
+        );
+    }
+    handle.shutdown().await.unwrap();
+    let backend = s.service.for_owner(s.owner_id);
+    for (link, clicks) in [(&limited, 3), (&plain, 4)] {
+        let stored = linkdeck::backend::Backend::show_link(&backend, id(link))
+            .await
+            .unwrap();
+        assert_eq!(stored.clicks, clicks, "{}", stored.alias);
+    }
+}
+
 #[tokio::test]
 async fn stats_are_public_only_when_the_link_is() {
     let Some(mut s) = crate::serve(ServeOptions {

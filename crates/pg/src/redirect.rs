@@ -6,7 +6,7 @@ use deadpool_postgres::GenericClient;
 use linkdeck_store::rows;
 use linkdeck_store::{Redirects, ResolvedLink};
 
-use crate::sql::{Cols, col, one};
+use crate::sql::{Cols, all, col, one};
 use crate::tx::PgTx;
 use linkdeck_domain::{HostSettings, Id, Result};
 
@@ -37,6 +37,28 @@ impl<C: GenericClient + Sync> Redirects for PgTx<'_, C> {
              WHERE coalesce(l.domain_id, 0) = $1 AND lower(l.alias) = lower($2)",
             &[&domain.unwrap_or(0), &alias],
             |r| rows::resolved(&Cols(r)),
+        ))
+    }
+
+    fn most_clicked(&self, limit: u64) -> Result<Vec<(Option<Id>, ResolvedLink)>> {
+        // Counts as `resolve` reads them: a limited or rotating link's from its quota row.
+        self.wait(all(
+            self.c,
+            "SELECT l.id, l.owner_id, l.alias, l.url, l.password_hash, l.disabled, l.public,
+                    l.expiration_url, l.expiration_clicks, l.ends_at,
+                    GREATEST(l.clicks, coalesce(q.used, 0)) AS used, l.target_type, l.geo_target,
+                    l.platform_target, l.rotation_target, coalesce(q.position, l.last_rotation),
+                    l.options, l.domain_id
+             FROM links l LEFT JOIN click_quota q ON q.link_id = l.id
+             ORDER BY used DESC, l.id
+             LIMIT $1",
+            &[&i64::try_from(limit).unwrap_or(i64::MAX)],
+            |r| {
+                Ok((
+                    rows::Cells::opt_int(&Cols(r), 17)?,
+                    rows::resolved(&Cols(r))?,
+                ))
+            },
         ))
     }
 

@@ -52,6 +52,13 @@ impl LocalService {
             .await
     }
 
+    /// Up to `limit` links, the most clicked first, each with its domain: what the server's
+    /// alias cache starts with (see [`linkdeck_store::Redirects::most_clicked`]). Read on the
+    /// blocking pool, off the hot path.
+    pub async fn most_clicked(&self, limit: u64) -> Result<Vec<(Option<Id>, ResolvedLink)>> {
+        self.store.read(move |tx| tx.most_clicked(limit)).await
+    }
+
     /// The name of the domain link `id` lives on (`https://sho.rt`), or none: where its short
     /// URL starts (a QR code holds that URL).
     pub async fn link_domain_name(&self, id: Id) -> Result<Option<String>> {

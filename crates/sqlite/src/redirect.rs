@@ -30,6 +30,20 @@ impl Redirects for SqliteTx<'_> {
         )
     }
 
+    fn most_clicked(&self, limit: u64) -> Result<Vec<(Option<Id>, ResolvedLink)>> {
+        self.conn.all(
+            "SELECT l.id, l.owner_id, l.alias, l.url, l.password_hash, l.disabled, l.public,
+                    l.expiration_url, l.expiration_clicks, l.ends_at, l.clicks, l.target_type,
+                    l.geo_target, l.platform_target, l.rotation_target, l.last_rotation, l.options,
+                    l.domain_id
+             FROM links l
+             ORDER BY l.clicks DESC, l.id
+             LIMIT ?1",
+            [i64::try_from(limit).unwrap_or(i64::MAX)],
+            |r| Ok((r.get(17)?, rows::resolved(&Cols(r))?)),
+        )
+    }
+
     fn link_domain_name(&self, id: Id) -> Result<Option<String>> {
         self.conn.one(
             "SELECT d.name FROM links l JOIN domains d ON d.id = l.domain_id WHERE l.id = ?1",

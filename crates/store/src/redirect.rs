@@ -57,6 +57,9 @@ pub trait Redirects {
     fn resolve(&self, domain: Option<Id>, alias: &str) -> Result<Option<ResolvedLink>>;
     /// The name of the domain link `id` lives on, if any.
     fn link_domain_name(&self, id: Id) -> Result<Option<String>>;
+    /// Up to `limit` links, the most clicked first, each with its domain (none: a link without
+    /// one), as [`Redirects::resolve`] reads them: what a server's alias cache starts with.
+    fn most_clicked(&self, limit: u64) -> Result<Vec<(Option<Id>, ResolvedLink)>>;
 }
 
 #[cfg(test)]
