@@ -21,10 +21,14 @@
 //!                                  turn question by question; reports each store and the ratio
 //!                                  PostgreSQL / SQLite per question, and checks both answer the
 //!                                  same links
+//!   SWEEP_EVERY=FILE               also write every answer's time to FILE, a line each:
+//!                                  generator, store, which page (first, 100th, last), ms, the
+//!                                  question; two builds' files compare question by question
 
 mod data;
 
 use std::collections::BTreeMap;
+use std::io::Write;
 use std::time::{Duration, Instant};
 
 use rand::rngs::StdRng;
@@ -260,6 +264,13 @@ fn sweep(
             ask(&store.backend, q);
         }
     }
+    let mut every = std::env::var("SWEEP_EVERY").ok().map(|path| {
+        let file = std::fs::OpenOptions::new()
+            .create(true)
+            .append(true)
+            .open(path);
+        std::io::BufWriter::new(file.expect("SWEEP_EVERY: a file that can be written"))
+    });
     let mut timed: Vec<Vec<Timed>> = stores.iter().map(|_| Vec::new()).collect();
     let mut ratios = Vec::new();
     let mut disagreements = 0;
@@ -275,14 +286,17 @@ fn sweep(
         };
         let mut answers: BTreeMap<u32, Vec<(Duration, Page<Link>)>> = BTreeMap::new();
         for (i, store) in stores.iter().enumerate() {
-            for page in pages_of(&firsts[i]) {
+            for (which, page) in pages_of(&firsts[i]).into_iter().enumerate() {
                 let q = LinkQuery { page, ..q.clone() };
                 let (took, answer) = ask(&store.backend, &q);
                 let known = if firsts[i].total_exact { "" } else { "+" };
-                timed[i].push(Timed {
-                    took,
-                    question: describe(&q, &format!("{}{known}", firsts[i].last_page())),
-                });
+                let question = describe(&q, &format!("{}{known}", firsts[i].last_page()));
+                if let Some(every) = every.as_mut() {
+                    let ms = took.as_secs_f64() * 1000.0;
+                    let (name, store) = (generator.name(), store.name);
+                    writeln!(every, "{name}\t{store}\t{which}\t{ms:.3}\t{question}").unwrap();
+                }
+                timed[i].push(Timed { took, question });
                 answers.entry(page).or_default().push((took, answer));
             }
         }

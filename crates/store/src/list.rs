@@ -37,7 +37,10 @@ impl Slice {
         let end = f.offset + u64::from(f.limit);
         let reverse = total.exact && f.offset.saturating_mul(2) > total.n;
         let (offset, limit) = if reverse {
-            (total.n.saturating_sub(end), end.min(total.n) - f.offset)
+            (
+                total.n.saturating_sub(end),
+                end.min(total.n).saturating_sub(f.offset),
+            )
         } else {
             (f.offset, u64::from(f.limit))
         };
@@ -73,4 +76,39 @@ pub trait Search {
     fn list_links(&self, f: &ListFilter<'_>) -> Result<(Vec<Link>, Total)>;
     /// The ids of every link matching `f`, its paging and order aside.
     fn matching_ids(&self, f: &ListFilter<'_>) -> Result<RoaringTreemap>;
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn at(offset: u64) -> ListFilter<'static> {
+        ListFilter {
+            owner: 1,
+            search: None,
+            status: StatusFilter::All,
+            space: SpaceFilter::Any,
+            domain: None,
+            tags: &[],
+            tag_match: TagMatch::All,
+            sort: Sort::Desc,
+            offset,
+            limit: 20,
+            now: Timestamp::UNIX_EPOCH,
+        }
+    }
+
+    #[test]
+    fn a_page_past_the_middle_is_read_from_the_far_end_and_one_past_the_end_is_empty() {
+        let last = Slice::from_nearer_end(&at(90), Total::exact(100));
+        assert_eq!((last.reverse, last.offset, last.limit), (true, 0, 10));
+        // Asked for by a stale page number after links went away: nothing, not an underflow.
+        let gone = Slice::from_nearer_end(&at(400), Total::exact(100));
+        assert_eq!((gone.reverse, gone.offset, gone.limit), (true, 0, 0));
+        let bounded = Slice::from_nearer_end(&at(90), Total::at_least(100));
+        assert_eq!(
+            (bounded.reverse, bounded.offset, bounded.limit),
+            (false, 90, 20)
+        );
+    }
 }

@@ -5,10 +5,13 @@
 //! full-text index of its field ([`fts_table`]), unless its triples' bitmaps answer it for
 //! less (a rare term holding a stretch every link has); the database keeps both in step with every
 //! write by its own triggers, so no writer has to remember them. [`sets`] narrows and pages
-//! matches known as ids; the status rules come from [`super::status`].
+//! matches known as ids; [`in_order`] pages many unchecked candidates of a term by checking
+//! them in the list's order up to the count's bound; the status rules come from
+//! [`super::status`].
 
 mod bitmaps;
 mod facts;
+mod in_order;
 mod ranking;
 mod sets;
 mod short;
@@ -99,6 +102,7 @@ use crate::sql::Statements;
 use linkdeck_domain::{
     Id, Link, Result, SearchBy, Sort, SpaceFilter, StatusFilter, TagMatch, Total,
 };
+use short::Matches;
 
 fn status_sql(status: StatusFilter) -> Option<&'static str> {
     match status {
@@ -273,7 +277,20 @@ fn search_matches(conn: &Connection, by: SearchBy, phrase: &Value) -> Result<u64
 /// snapshot.
 fn list(tx: &Connection, f: &ListFilter<'_>) -> Result<(Vec<Link>, Total)> {
     let tagged = tagged_ids(tx, f)?;
-    let indexed = short_term_matches(tx, f, &|| admitted_as_sets(tx, f, tagged.as_ref()))?;
+    let within = || admitted_as_sets(tx, f, tagged.as_ref());
+    let asked = in_order::asked(tx, f)?;
+    let indexed = match short_term_matches(tx, f, &within, Some(&asked))? {
+        Some(Matches::Unchecked(mut candidates)) => {
+            in_order::keep_tagged(&mut candidates, tagged.as_ref());
+            sets::narrow_by_place(tx, f, candidates.ids_mut())?;
+            if let Some((ids, total)) = in_order::select(tx, f, &asked, &candidates)? {
+                return Ok((links(tx, f.owner, ids)?, f.bounded_total(total)));
+            }
+            Some(candidates.checked(tx)?)
+        }
+        Some(Matches::Known(set)) => Some(set),
+        None => None,
+    };
     if indexed.is_none()
         && f.tags.is_empty()
         && let Some(found) = search_in_id_order(tx, f)?
@@ -339,8 +356,7 @@ fn search_in_id_order(conn: &Connection, f: &ListFilter<'_>) -> Result<Option<(V
     let Some((by, term)) = f.search else {
         return Ok(None);
     };
-    let unfiltered = f.status == StatusFilter::All && f.space.is_any() && f.domain.is_none();
-    if !unfiltered || !matches!(f.sort, Sort::Desc | Sort::Asc) || !sole_owner(conn, f.owner)? {
+    if !paged_by_full_text(conn, f)? {
         return Ok(None);
     }
     let phrase = Value::Text(fts_phrase(term));
@@ -368,11 +384,25 @@ fn search_in_id_order(conn: &Connection, f: &ListFilter<'_>) -> Result<Option<(V
     Ok(Some((links(conn, f.owner, ids)?, total)))
 }
 
+/// Whether the full-text index alone pages the list `f` when it answers its search
+/// ([`search_in_id_order`]): in id order, with nothing else to filter, every link the owner's.
+fn paged_by_full_text(conn: &Connection, f: &ListFilter<'_>) -> Result<bool> {
+    let unfiltered = f.status == StatusFilter::All
+        && f.space.is_any()
+        && f.domain.is_none()
+        && f.tags.is_empty();
+    Ok(unfiltered && matches!(f.sort, Sort::Desc | Sort::Asc) && sole_owner(conn, f.owner)?)
+}
+
 /// The ids of every link matching `f` (its paging and order aside), read the way a list reads
 /// its matches.
 fn matching_ids(conn: &Connection, f: &ListFilter<'_>) -> Result<RoaringTreemap> {
     let tagged = tagged_ids(conn, f)?;
-    let indexed = short_term_matches(conn, f, &|| admitted_as_sets(conn, f, tagged.as_ref()))?;
+    let within = || admitted_as_sets(conn, f, tagged.as_ref());
+    let indexed = match short_term_matches(conn, f, &within, None)? {
+        Some(matches) => Some(matches.known(conn)?),
+        None => None,
+    };
     if let Some(mut set) = matches_as_ids(conn, f, indexed, tagged)? {
         sets::narrow(conn, f, &mut set)?;
         return Ok(set);
@@ -451,19 +481,21 @@ fn tagged_ids(conn: &Connection, f: &ListFilter<'_>) -> Result<Option<RoaringTre
 /// The ids of the owner's links that a search matches, when the short-term index answers it:
 /// a term it holds the matches of, or one whose triples' rows answer it for less than the
 /// full-text index would ([`short::matching_by_triples`]).
-/// Links it checks one by one are checked only among those `within` reads.
+/// Links it checks one by one are checked only among those `within` reads, and may be left
+/// unchecked for a list that `asked`.
 fn short_term_matches(
     conn: &Connection,
     f: &ListFilter<'_>,
     within: short::Within<'_>,
-) -> Result<Option<RoaringTreemap>> {
+    asked: Option<&short::Asked>,
+) -> Result<Option<Matches>> {
     let Some((by, term)) = f.search else {
         return Ok(None);
     };
     if let Some(term) = short::indexed_term(conn, by, term)? {
-        return short::matching_within(conn, f.owner, by, &term, Some(within)).map(Some);
+        return short::matching_within(conn, f.owner, by, &term, Some(within), asked).map(Some);
     }
-    short::matching_by_triples(conn, f.owner, by, term, Some(within))
+    short::matching_by_triples(conn, f.owner, by, term, Some(within), asked)
 }
 
 /// The ids of the owner's links that a full-text search matches, when they are best read up

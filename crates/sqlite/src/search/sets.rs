@@ -175,7 +175,11 @@ pub fn narrow(conn: &Connection, f: &ListFilter<'_>, set: &mut RoaringTreemap) -
 }
 
 /// Keeps the members of `set` in `f`'s space and domain, from the ids of the links there.
-fn narrow_by_place(conn: &Connection, f: &ListFilter<'_>, set: &mut RoaringTreemap) -> Result<()> {
+pub fn narrow_by_place(
+    conn: &Connection,
+    f: &ListFilter<'_>,
+    set: &mut RoaringTreemap,
+) -> Result<()> {
     let ids = |query: &str, param: Id| ids_of(conn, query, params![f.owner, param]);
     match f.space {
         SpaceFilter::Any => {}
@@ -318,16 +322,16 @@ pub fn page(conn: &Connection, f: &ListFilter<'_>, set: &RoaringTreemap) -> Resu
     })
 }
 
-const MOST_CLICKS_FIRST: &str = "SELECT id FROM links INDEXED BY links_owner_clicks \
+pub const MOST_CLICKS_FIRST: &str = "SELECT id FROM links INDEXED BY links_owner_clicks \
      WHERE owner_id = ?1 ORDER BY clicks DESC, id DESC";
-const FEWEST_CLICKS_FIRST: &str = "SELECT id FROM links INDEXED BY links_owner_clicks \
+pub const FEWEST_CLICKS_FIRST: &str = "SELECT id FROM links INDEXED BY links_owner_clicks \
      WHERE owner_id = ?1 ORDER BY clicks ASC, id ASC";
 
 /// How many entries of the clicks index are stepped through in the time one link's row is read
 /// by its id (a descent of the table's B-tree). Measured at a million links: 150,000 reads took
 /// about 120 ms and 500,000 steps about 40 ms, so a read costs about ten steps; rounded down,
 /// since the walk stops as soon as the page is full.
-const ROW_READ_COST: u64 = 8;
+pub const ROW_READ_COST: u64 = 8;
 
 /// How many members' facts are read and ranked (`ranked`) in the time the clicks index takes
 /// one step: at 940,000 members of a million links both ways cost about the same when the walk

@@ -25,6 +25,8 @@ pub mod common;
 mod long;
 mod postings;
 
+pub use long::{Asked, Candidates, SCATTERED_READ_COST};
+
 use std::collections::BTreeMap;
 use std::sync::Arc;
 use std::sync::mpsc::{Receiver, SyncSender, sync_channel};
@@ -127,50 +129,73 @@ pub fn indexed_term(conn: &Connection, by: SearchBy, term: &str) -> Result<Optio
 /// [`indexed_term`] gave.
 #[cfg(test)]
 pub fn matching(conn: &Connection, owner: Id, by: SearchBy, term: &str) -> Result<RoaringTreemap> {
-    matching_within(conn, owner, by, term, None)
+    matching_within(conn, owner, by, term, None, None)?.known(conn)
 }
 
 /// What a list's other filters admit, read only when asked (see [`matching_within`]): `None`
 /// when they admit any link.
 pub type Within<'a> = &'a dyn Fn() -> Result<Option<RoaringTreemap>>;
 
+/// A term's matches: known, or a long term's candidates left for a list to check in its own
+/// order.
+pub enum Matches {
+    Known(RoaringTreemap),
+    Unchecked(Candidates),
+}
+
+impl Matches {
+    /// Every match, the candidates checked.
+    pub fn known(self, conn: &Connection) -> Result<RoaringTreemap> {
+        match self {
+            Matches::Known(set) => Ok(set),
+            Matches::Unchecked(candidates) => candidates.checked(conn),
+        }
+    }
+}
+
 /// [`matching`], with the links checked one by one (a long term's candidates) only among
 /// `within` when it is given: the answer is then the matches among those, and perhaps a few
-/// others.
+/// others. A long term's candidates are left unchecked when there are enough for a list that
+/// `asked` to check them in its own order.
 pub fn matching_within(
     conn: &Connection,
     owner: Id,
     by: SearchBy,
     term: &str,
     within: Option<Within<'_>>,
-) -> Result<RoaringTreemap> {
+    asked: Option<&Asked>,
+) -> Result<Matches> {
     // A pair, a triple or a common term is one gram; a single character is every pair it
     // starts.
     let (row_field, from, to) = match term.chars().count() {
         1 => (field(by), term.to_owned(), format!("{term}{}", char::MAX)),
         2 => (field(by), term.to_owned(), term.to_owned()),
         SHORT => (TRIPLES + field(by), term.to_owned(), term.to_owned()),
-        n if n > WHOLE_MAX => return long::matching(conn, owner, by, term, within),
+        n if n > WHOLE_MAX => {
+            return long::matching(conn, owner, by, term, within, asked);
+        }
         _ => (COMMON + field(by), term.to_owned(), term.to_owned()),
     };
     let mut set = indexed(conn, owner, row_field, &from, &to)?;
     waiting(conn, owner, by, term, &mut set)?;
-    Ok(set)
+    Ok(Matches::Known(set))
 }
 
 /// The ids of `owner`'s links whose field `by` contains `term`, one [`indexed_term`] left to
 /// the full-text index, when the rows of its triples answer it for less ([`long`]); `None`
 /// leaves it there.
-/// Its candidates are checked only among `within`, when given (see [`matching_within`]).
+/// Its candidates are checked only among `within`, when given, and may be left unchecked for a
+/// list that `asked` (see [`matching_within`]).
 pub fn matching_by_triples(
     conn: &Connection,
     owner: Id,
     by: SearchBy,
     term: &str,
     within: Option<Within<'_>>,
-) -> Result<Option<RoaringTreemap>> {
+    asked: Option<&Asked>,
+) -> Result<Option<Matches>> {
     let folded: String = term.chars().map(fold).collect();
-    long::matching_if_cheaper(conn, owner, by, &folded, within)
+    long::matching_if_cheaper(conn, owner, by, &folded, within, asked)
 }
 
 /// The ids the index's rows of `owner` under `row_field` hold for the grams from `from` to
@@ -243,6 +268,22 @@ fn waiting(
         }
         Ok(())
     })
+}
+
+/// The ids of `owner`'s links the index does not hold as they are now: those above its
+/// watermark, and those written since it took them in (of any owner: a reader checks).
+fn waiting_ids(conn: &Connection, owner: Id) -> Result<RoaringTreemap> {
+    let mut ids = RoaringTreemap::new();
+    conn.each(
+        "SELECT id FROM links WHERE id > ?1 AND owner_id = ?2 \
+         UNION ALL SELECT id FROM link_grams_stale",
+        params![upto(conn)?, owner],
+        |row| {
+            ids.insert(row.get::<_, Id>(0).map_err(db_error)? as u64);
+            Ok(())
+        },
+    )?;
+    Ok(ids)
 }
 
 fn text_at<'r>(row: &'r Row<'_>, i: usize) -> Result<Option<&'r str>> {
