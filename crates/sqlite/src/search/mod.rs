@@ -266,10 +266,7 @@ fn search_matches_up_to(
 
 /// How many links (of any owner) the full-text search matches: the index alone answers.
 fn search_matches(conn: &Connection, by: SearchBy, phrase: &Value) -> Result<u64> {
-    let table = fts_table(by);
-    let sql = format!("SELECT count(*) FROM {table} WHERE {table} MATCH ?1");
-    let n: i64 = conn.row(&sql, [phrase], |r| r.get(0))?;
-    Ok(n.max(0) as u64)
+    search_matches_up_to(conn, by, phrase, i64::MAX as u64)
 }
 
 /// One page of links matching `f` and the number of all matching links (exact, but for a
