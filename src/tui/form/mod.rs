@@ -357,27 +357,25 @@ pub fn render_frame(
     Paragraph::new(body.lines.clone())
         .scroll((u16::try_from(offset).unwrap_or(0), 0))
         .render(body_area, buf);
-    if offset > 0 {
-        Span::styled("↑ more", t.dim).render(
+    // On the borders, where they cover no field: the top one right of the title.
+    let marker = |text: &'static str, y: u16, buf: &mut Buffer| {
+        let width = 8;
+        Span::styled(text, t.dim).render(
             Rect {
-                x: inner.right().saturating_sub(7),
-                width: 6,
+                x: area.right().saturating_sub(width + 1),
+                y,
+                width,
                 height: 1,
-                ..inner
             },
             buf,
         );
+    };
+    let title_room = Span::raw(frame.title.as_str()).width() as u16 + 4 + 8;
+    if offset > 0 && title_room <= area.width {
+        marker(" ↑ more ", area.y, buf);
     }
     if body.lines.len() > offset + visible {
-        Span::styled("↓ more", t.dim).render(
-            Rect {
-                x: inner.right().saturating_sub(7),
-                y: body_area.bottom() - 1,
-                width: 6,
-                height: 1,
-            },
-            buf,
-        );
+        marker(" ↓ more ", area.bottom() - 1, buf);
     }
     let message_area = Rect {
         y: inner.bottom() - 2,
