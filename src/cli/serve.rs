@@ -60,6 +60,7 @@ fn options(ctx: &Context, args: &ServeArgs) -> CliResult<ServeOptions> {
         max_connections: config.max_connections,
         header_timeout: Duration::from_secs(config.header_timeout_secs.max(1)),
         idle_timeout: Duration::from_secs(config.idle_timeout_secs.max(1)),
+        warm_aliases: config.warm_aliases,
         trusted_proxies: config.trusted_proxies.iter().map(|p| p.range()).collect(),
         forwarded_header: config.forwarded_header,
         host: config.host_settings(),

@@ -53,6 +53,9 @@ pub struct ServeConfig {
     pub header_timeout_secs: u64,
     /// Seconds a connection may sit idle between requests.
     pub idle_timeout_secs: u64,
+    /// How many links, the most clicked first, the alias cache holds before the server
+    /// listens; 0 starts it empty.
+    pub warm_aliases: usize,
     /// The reverse proxies in front of the server (addresses or CIDR ranges): only a request
     /// from one of them may name its visitor in `forwarded_header`. Empty trusts no header.
     pub trusted_proxies: Vec<TrustedProxy>,
@@ -101,6 +104,7 @@ impl Default for ServeConfig {
             max_connections: 0,
             header_timeout_secs: 10,
             idle_timeout_secs: 30,
+            warm_aliases: 100_000,
             trusted_proxies: Vec::new(),
             forwarded_header: ForwardedHeader::default(),
             backup_every: None,

@@ -522,6 +522,25 @@ fn a_bad_trusted_proxy_is_named_with_its_line() {
 }
 
 #[test]
+fn warm_aliases_is_a_count_and_zero_starts_the_cache_empty() {
+    assert_eq!(parse("[serve]\n").unwrap().serve.warm_aliases, 100_000);
+    assert_eq!(
+        parse("[serve]\nwarm_aliases = 0\n")
+            .unwrap()
+            .serve
+            .warm_aliases,
+        0
+    );
+    let err = parse("[serve]\nlisten = \"127.0.0.1:8080\"\nwarm_aliases = -5\n")
+        .unwrap_err()
+        .0;
+    assert!(
+        err.contains("line 3") && err.contains("warm_aliases"),
+        "{err}"
+    );
+}
+
+#[test]
 fn backup_every_takes_a_period_with_its_unit() {
     let config = parse("[serve]\nbackup_every = \"6h\"\nbackup_keep = 3\n").unwrap();
     assert_eq!(

@@ -151,7 +151,7 @@ impl Default for ServeOptions {
             header_timeout: Duration::from_secs(10),
             idle_timeout: Duration::from_secs(30),
             resolve_cache: Duration::from_secs(60),
-            warm_aliases: 100_000,
+            warm_aliases: ServeConfig::default().warm_aliases,
             change_poll: Duration::from_millis(250),
             flush_interval: Duration::from_millis(500),
             flush_batch: 50_000,
