@@ -303,6 +303,10 @@ fn list(tx: &Connection, f: &ListFilter<'_>) -> Result<(Vec<Link>, Total)> {
     if f.offset >= total {
         return Ok((Vec::new(), Total::exact(total)));
     }
+    if let Some(set) = inactive_by_clicks(tx, f, total)? {
+        let (ids, total) = sets::select(tx, f, set)?;
+        return Ok((links(tx, f.owner, ids)?, Total::exact(total)));
+    }
     let Slice {
         reverse,
         offset,
@@ -440,6 +444,26 @@ fn matches_as_ids(
         tagged &= searched;
     }
     Ok(Some(tagged))
+}
+
+/// The ids of the owner's disabled or expired links, when a list asks for them alone in clicks
+/// order deeper than a short walk of the clicks index reaches (`total` of them): read from their
+/// partial indexes, they are ranked by their facts in one pass, where the walk passed every
+/// link with more clicks than the page's (page 1,000 of the disabled ones, most clicks first:
+/// 470 ms).
+fn inactive_by_clicks(
+    conn: &Connection,
+    f: &ListFilter<'_>,
+    total: u64,
+) -> Result<Option<RoaringTreemap>> {
+    let inactive = matches!(f.status, StatusFilter::Disabled | StatusFilter::Expired);
+    if f.search.is_some() || !inactive || !matches!(f.sort, Sort::Max | Sort::Min) {
+        return Ok(None);
+    }
+    if sets::walks(conn, f, total)? {
+        return Ok(None);
+    }
+    sets::inactive_ids(conn, f)
 }
 
 /// The links a list's tags and an inactive status admit, as one set, when it asks for either:

@@ -342,7 +342,7 @@ const STEP_COST: u64 = 10;
 /// walking the owner's links in the clicks index from the nearer end (about `end × links / len`
 /// steps until the page is full) than by learning each member's clicks — from the facts
 /// snapshot for a large set, from its row for a small one.
-fn walks(conn: &Connection, f: &ListFilter<'_>, len: u64) -> Result<bool> {
+pub fn walks(conn: &Connection, f: &ListFilter<'_>, len: u64) -> Result<bool> {
     if len == 0 {
         return Ok(true);
     }

@@ -249,9 +249,21 @@ fn check_lists(conn: &Connection) -> std::result::Result<(), TestCaseError> {
     let places = [SpaceFilter::Any, SpaceFilter::In(2), among, nowhere];
     // "a", "ab" and "ps:" (every link) from the short-term index; "https" (every link) from it
     // too once it holds common terms (past a few dozen links), before that and "/abc" from the
-    // full-text index.
-    for term in ["a", "ab", "ps:", "https", "/abc"] {
-        let asked = StatusFilter::ALL.into_iter().flat_map(|status| {
+    // full-text index; and no search at all with an inactive status (read as a set in clicks
+    // order; the other totals without a search come from the owner's counter, which the store's
+    // writes keep and this test's do not).
+    for term in [
+        None,
+        Some("a"),
+        Some("ab"),
+        Some("ps:"),
+        Some("https"),
+        Some("/abc"),
+    ] {
+        let statuses = StatusFilter::ALL.into_iter().filter(move |&status| {
+            term.is_some() || matches!(status, StatusFilter::Disabled | StatusFilter::Expired)
+        });
+        let asked = statuses.flat_map(|status| {
             places
                 .into_iter()
                 .filter(move |&p| {
@@ -264,11 +276,13 @@ fn check_lists(conn: &Connection) -> std::result::Result<(), TestCaseError> {
         for (status, space) in asked {
             let mut expected: Vec<&(Id, String, u64, LinkStatus, Option<Id>)> = all
                 .iter()
-                .filter(|r| r.1.contains(term) && status.admits(r.3) && space.admits(r.4))
+                .filter(|r| {
+                    term.is_none_or(|t| r.1.contains(t)) && status.admits(r.3) && space.admits(r.4)
+                })
                 .collect();
             let f = |sort, offset| ListFilter {
                 owner: 1,
-                search: Some((SearchBy::Url, term)),
+                search: term.map(|t| (SearchBy::Url, t)),
                 status,
                 space,
                 domain: None,
@@ -301,7 +315,7 @@ fn check_lists(conn: &Connection) -> std::result::Result<(), TestCaseError> {
                         .take(10)
                         .map(|r| r.0)
                         .collect();
-                    let case = format!("{term} {status:?} {space:?} {sort:?} at {offset}");
+                    let case = format!("{term:?} {status:?} {space:?} {sort:?} at {offset}");
                     prop_assert_eq!((n, got), (Total::exact(total), want), "{}", case);
                 }
             }
