@@ -1,5 +1,6 @@
-//! A list over a long term's many unchecked candidates ([`Candidates`]): they are checked in
-//! the list's own order, a chunk at a time, until the page and the count's bound
+//! A list over a term's many unchecked candidates ([`Candidates`], those its triples leave: a
+//! long term's, or a shorter one's when that costs less than the full-text index): they are
+//! checked in the list's own order, a chunk at a time, until the page and the count's bound
 //! ([`ListFilter::count_limit`]) are reached. A stretch every link holds (a shop's own URL)
 //! leaves a million candidates, and checking each cost half a second; the first page and a
 //! bounded count need about ten thousand of them.

@@ -116,7 +116,7 @@ pub(super) fn matching(
     checked(conn, owner, by, term, narrowed.candidates).map(Matches::Known)
 }
 
-/// The links a long term may match, not checked yet: the candidates its triples left (the
+/// The links a term may match, not checked yet: the candidates its triples left (the
 /// links the index holds may be stale) and every link the index does not hold as it is now.
 /// A list checks them in its own order and stops once it has its page and its count.
 pub struct Candidates {
