@@ -18,9 +18,10 @@ use jiff::tz::TimeZone;
 use rand::rngs::StdRng;
 use rand::{Rng, SeedableRng};
 
-use linkdeck::backend::local::{LocalBackend, LocalOptions, LocalService};
-use linkdeck::domain::{FixedClock, LinkInput, SpaceInput};
-use linkdeck_sqlite::Db;
+use linkdeck::backend::local::{
+    ImportOptions, ImportRow, Incoming, LocalBackend, LocalOptions, LocalService,
+};
+use linkdeck::domain::{Carried, FixedClock, LinkInput, Place, SpaceInput};
 
 /// Links in the benchmark database: `LINKDECK_BENCH_LINKS`, one million by default.
 pub fn link_count() -> usize {
@@ -104,7 +105,7 @@ pub fn rows(n: usize, seed: u64) -> Vec<(usize, LinkInput, Option<String>)> {
                 input.expiration_date = Some(date.strftime("%Y-%m-%d").to_string());
                 input.expiration_time = Some("12:30".into());
             } else if roll < 100 {
-                // 4% carry a click limit, reached by about half (see `set_clicks`).
+                // 4% carry a click limit, reached by about half (see `Generator::clicks`).
                 input.expiration_clicks = Some("25".into());
             }
             if rng.random_range(0..100) < 2 {
@@ -185,15 +186,21 @@ impl Generator {
         }
     }
 
-    /// Clicks as visits would leave them.
-    fn clicks_sql(self) -> &'static str {
+    /// Link `id`'s clicks, as visits would have left them.
+    fn clicks(self, id: u64) -> u64 {
         match self {
             // Most links a few, one in ten many.
-            Generator::Words => {
-                "UPDATE links SET clicks = CASE WHEN id % 10 = 0 THEN (id * 7919) % 5000
-                                               ELSE (id * 31) % 50 END;"
-            }
-            Generator::Shop => shop::CLICKS,
+            Generator::Words if id % 10 == 0 => (id * 7919) % 5000,
+            Generator::Words => (id * 31) % 50,
+            Generator::Shop => shop::clicks(id),
+        }
+    }
+
+    /// Link `id`'s title: `None` for the one an import makes of the URL.
+    fn title(self, id: u64) -> Option<String> {
+        match self {
+            Generator::Words => None,
+            Generator::Shop => Some(shop::title(id)),
         }
     }
 }
@@ -230,52 +237,51 @@ pub fn database_of(generator: Generator, n: usize) -> PathBuf {
         let mut done = 0;
         while done < n {
             let size = BATCH.min(n - done);
-            let rows = generator.rows(size, done as u64);
-            backend.import_batch(Vec::new(), rows).await.unwrap();
+            let rows = carrying(generator, done, generator.rows(size, done as u64));
+            backend
+                .import_stream(Vec::new(), rows, ImportOptions::default())
+                .await
+                .unwrap();
             done += size;
             eprintln!("bench data: {done}/{n} links, {:.0?}", started.elapsed());
-        }
-        set_clicks(&partial, generator.clicks_sql()).await;
-        if generator == Generator::Shop {
-            set_titles(&partial, n).await;
         }
         eprintln!(
             "bench data: {n} links in {:.1?} ({:.0} links/s)",
             started.elapsed(),
             n as f64 / started.elapsed().as_secs_f64()
         );
+        checkpoint(&partial).await;
     });
     std::fs::rename(&partial, &path).unwrap();
     path
 }
 
-/// Gives links 1 to `n` the `shop` generator's titles.
-async fn set_titles(path: &Path, n: usize) {
-    let db = Db::open(path).unwrap();
-    db.write(move |tx| {
-        let mut stmt = tx
-            .prepare("UPDATE links SET title = ?1 WHERE id = ?2")
-            .map_err(linkdeck::backend::local::db_error)?;
-        for id in 1..=n as i64 {
-            stmt.execute(rusqlite::params![shop::title(id), id])
-                .map_err(linkdeck::backend::local::db_error)?;
-        }
-        Ok(())
+/// `rows` as an import takes them, each carrying its clicks and title as an export from another
+/// service would. Links take ids 1 to n in the order they come: the first of `rows` is link
+/// `done + 1`.
+fn carrying(
+    generator: Generator,
+    done: usize,
+    rows: Vec<(usize, LinkInput, Option<String>)>,
+) -> impl Iterator<Item = Incoming> + Send + 'static {
+    rows.into_iter().map(move |(line, input, space)| {
+        let id = (done + line) as u64;
+        Incoming::Row(Box::new(ImportRow {
+            place: Place::line(line),
+            input,
+            space,
+            carried: Carried {
+                title: generator.title(id),
+                clicks: generator.clicks(id),
+                ..Carried::default()
+            },
+        }))
     })
-    .await
-    .unwrap();
 }
 
-/// Sets every link's clicks by `sql`.
-async fn set_clicks(path: &Path, sql: &'static str) {
-    let db = Db::open(path).unwrap();
-    db.write(move |tx| {
-        tx.execute_batch(sql)
-            .map_err(linkdeck::backend::local::db_error)
-    })
-    .await
-    .unwrap();
-    // Close in a clean state so the WAL is folded back into the file.
+/// Folds the WAL back into the file, so the database is one file in a clean state.
+async fn checkpoint(path: &Path) {
+    let db = linkdeck_sqlite::Db::open(path).unwrap();
     db.write(|tx| {
         tx.query_row("PRAGMA wal_checkpoint(TRUNCATE)", [], |_| Ok(()))
             .or(Ok(()))

@@ -157,7 +157,7 @@ pub fn rows(n: usize, seed: u64) -> Vec<(usize, LinkInput, Option<String>)> {
                 input.expiration_date = Some(date.strftime("%Y-%m-%d").to_string());
                 input.expiration_time = Some("08:00".into());
             } else if roll < 70 {
-                // 3 % carry a click limit (see CLICKS: many reach it).
+                // 3 % carry a click limit (see `clicks`: many reach it).
                 input.expiration_clicks = Some("100".into());
             }
             if rng.random_range(0..100) < 5 {
@@ -171,10 +171,9 @@ pub fn rows(n: usize, seed: u64) -> Vec<(usize, LinkInput, Option<String>)> {
         .collect()
 }
 
-/// The title of link `id`: two to five words. An import takes no titles (they are fetched or
-/// made from the URL), so they are written after it, through the same triggers an edit fires.
-pub fn title(id: i64) -> String {
-    let mut rng = StdRng::seed_from_u64(id as u64 ^ OWN_SEED);
+/// The title of link `id`: two to five words.
+pub fn title(id: u64) -> String {
+    let mut rng = StdRng::seed_from_u64(id ^ OWN_SEED);
     let words = rng.random_range(2..=5);
     (0..words)
         .map(|_| pick(&mut rng, TITLE_WORDS))
@@ -185,12 +184,17 @@ pub fn title(id: i64) -> String {
 /// A seed of its own, so the two generators never draw the same numbers.
 const OWN_SEED: u64 = 0x5140_7ab1_e5ee_d000;
 
-/// Clicks by a power law: one link in 997 hundreds of thousands, one in 31 thousands, the rest
-/// a handful.
-pub const CLICKS: &str = "UPDATE links SET clicks = CASE
-    WHEN id % 997 = 0 THEN (id * 7919) % 900000
-    WHEN id % 31 = 0 THEN (id * 7919) % 9000
-    ELSE (id * 13) % 12 END;";
+/// Link `id`'s clicks, by a power law: one link in 997 hundreds of thousands, one in 31
+/// thousands, the rest a handful.
+pub fn clicks(id: u64) -> u64 {
+    if id % 997 == 0 {
+        (id * 7919) % 900_000
+    } else if id % 31 == 0 {
+        (id * 7919) % 9000
+    } else {
+        (id * 13) % 12
+    }
+}
 
 /// Tags of the `shop` links, unlike `words`: every link has a campaign (a season and a year, 42
 /// of them, evenly), half carry `sale` as well, and one in fifty a rare one of 2,000 SKU tags.
