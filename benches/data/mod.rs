@@ -190,7 +190,7 @@ impl Generator {
     fn clicks(self, id: u64) -> u64 {
         match self {
             // Most links a few, one in ten many.
-            Generator::Words if id % 10 == 0 => (id * 7919) % 5000,
+            Generator::Words if id.is_multiple_of(10) => (id * 7919) % 5000,
             Generator::Words => (id * 31) % 50,
             Generator::Shop => shop::clicks(id),
         }

@@ -187,9 +187,9 @@ const OWN_SEED: u64 = 0x5140_7ab1_e5ee_d000;
 /// Link `id`'s clicks, by a power law: one link in 997 hundreds of thousands, one in 31
 /// thousands, the rest a handful.
 pub fn clicks(id: u64) -> u64 {
-    if id % 997 == 0 {
+    if id.is_multiple_of(997) {
         (id * 7919) % 900_000
-    } else if id % 31 == 0 {
+    } else if id.is_multiple_of(31) {
         (id * 7919) % 9000
     } else {
         (id * 13) % 12
