@@ -209,3 +209,52 @@ mod long_shared_term {
         }
     }
 }
+
+/// A term's candidates met in a clicks order by their facts: every candidate that is a link,
+/// most (or fewest) clicks first, ties by id the same way, whatever its status (each candidate's
+/// check decides that), clicks written after the snapshot of facts included.
+#[test]
+fn candidates_in_clicks_order_are_ranked_by_their_facts() {
+    use super::sets::in_clicks_order;
+
+    let clicks = |n: u64| n * 7_919 % 40;
+    let conn = database_of(3_000, |n, row| {
+        row.url = format!("https://x.example/{n}");
+        row.disabled = n.is_multiple_of(11);
+        if n.is_multiple_of(5) {
+            row.expiration_clicks = 30;
+        }
+        Counted {
+            clicks: clicks(n),
+            previews: 0,
+        }
+    });
+    super::facts::catch_up(&conn).unwrap();
+    // Clicked since: link 3 now has the most.
+    conn.execute("UPDATE links SET clicks = 1000 WHERE id = 3", [])
+        .unwrap();
+    let clicks = |n: u64| if n == 3 { 1000 } else { clicks(n) };
+    // Every third link, and ids no link has.
+    let mut candidates: roaring::RoaringTreemap = (3..=3_000).step_by(3).collect();
+    candidates.insert_range(5_000..5_010);
+    for status in [
+        StatusFilter::All,
+        StatusFilter::Active,
+        StatusFilter::Disabled,
+    ] {
+        for sort in [Sort::Max, Sort::Min] {
+            let f = url_search("x.example", status, sort, 0);
+            let mut expected: Vec<u64> = (3..=3_000).step_by(3).collect();
+            match sort {
+                Sort::Max => expected.sort_by_key(|&n| std::cmp::Reverse((clicks(n), n))),
+                _ => expected.sort_by_key(|&n| (clicks(n), n)),
+            }
+            let got: Vec<u64> = in_clicks_order(&conn, &f, &candidates)
+                .unwrap()
+                .into_iter()
+                .map(|id| id as u64)
+                .collect();
+            assert_eq!(got, expected, "{status:?} {sort:?}");
+        }
+    }
+}
