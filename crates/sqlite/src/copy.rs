@@ -98,7 +98,7 @@ fn cells(row: &rusqlite::Row<'_>, columns: &[(&str, Kind)]) -> rusqlite::Result<
 /// Writes what arrives in one transaction, committed only once [`Batch::Done`] has come; the
 /// links' ids are kept above `mark`. Returns the rows written per table.
 pub fn write(db: &Db, mut input: mpsc::Receiver<Batch>, mark: Id, moved: &Moved) -> Result<()> {
-    db.write_blocking(|tx| {
+    db.write_large_blocking(|tx| {
         store::search::bulk_begin(tx)?;
         let mut insert = None;
         loop {

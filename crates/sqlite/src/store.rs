@@ -123,7 +123,7 @@ impl Store for Db {
     }
 
     fn import_blocking(&self, work: ImportWork<'_>) -> Result<Box<dyn Any + Send>> {
-        self.write_blocking(move |tx| work(&mut super::import::SqliteImport::new(tx)?))
+        self.write_large_blocking(move |tx| work(&mut super::import::SqliteImport::new(tx)?))
     }
 
     /// Reserved clicks go straight into the link's row: nothing to settle.
