@@ -451,6 +451,7 @@ mod tests {
             owner_id: 1,
             alias: "a".into(),
             url: "https://example.com".into(),
+            location: "https://example.com/".into(),
             password_hash: None,
             disabled: false,
             public: false,

@@ -2,6 +2,7 @@
 //! `GET /{alias}` and the password form's
 //! `POST /{alias}`, the preview at `/{alias}/+` and the public statistics at `/{alias}/stats`.
 
+use std::borrow::Cow;
 use std::sync::Arc;
 
 use axum::body::Bytes;
@@ -353,6 +354,19 @@ struct Brought<'a> {
     rest: Option<&'a str>,
 }
 
+/// Where a visit sent to `url` (the link's own URL or a rule's) goes: [`destination`], or the
+/// link's [`ResolvedLink::location`] when `url` is the link's own and the visitor brings
+/// nothing the link would add to it.
+fn location<'a>(link: &'a ResolvedLink, url: &str, brought: Brought<'_>) -> Cow<'a, str> {
+    let options = &link.options;
+    let adds_path = options.forward_path && brought.rest.is_some();
+    let adds_query = options.forward_query && brought.query.is_some_and(|q| !q.is_empty());
+    if url == link.url && !adds_path && !adds_query {
+        return Cow::Borrowed(&link.location);
+    }
+    Cow::Owned(destination(url, options, brought.rest, brought.query))
+}
+
 /// Steps 2 and 4–7 of a redirect (docs/ARCHITECTURE.md, "A redirect") for a visitor who passed
 /// the password step (or needs none).
 /// `count` is false for HEAD requests: a probe that follows no link is not a click (nor a
@@ -374,7 +388,7 @@ async fn visit(
         .unwrap_or("");
     let agent = state.agents.parse(ua);
     let options = &link.options;
-    let to = |url: &str| destination(url, options, brought.rest, brought.query);
+    let to = |url: &str| location(link, url, brought);
     if agent.preview && count {
         state.clicks.preview(link.id);
     }

@@ -390,6 +390,8 @@ async fn location_is_one_ascii_form_with_or_without_a_visitor_query() {
         plain,
         "https://xn--r8jz45g.jp/%E3%83%91%E3%82%B9?q=%E5%80%A4"
     );
+    // An empty query brings nothing to merge: the same form, through the same shortcut.
+    assert_eq!(location(&s.visit("/jp?", &[]).await), plain);
     let merged = location(&s.visit("/jp?src=mail", &[]).await);
     assert_eq!(
         merged,

@@ -13,6 +13,10 @@ pub struct ResolvedLink {
     pub owner_id: Id,
     pub alias: String,
     pub url: String,
+    /// `url` as a `Location` header carries it when the visitor brings nothing to add
+    /// ([`linkdeck_domain::destination`] with no query and no rest of path): worked out once,
+    /// when the link is read, instead of on every visit.
+    pub location: String,
     /// The Argon2 hash (PHC string) when a password protects the link.
     pub password_hash: Option<String>,
     pub disabled: bool,

@@ -177,11 +177,13 @@ pub fn link_row<R: Cells>(r: &R) -> Result<LinkRow, R::Error> {
 /// expiration_url, expiration_clicks, ends_at, clicks, target_type, geo_target,
 /// platform_target, rotation_target, last_rotation, options`.
 pub fn resolved<R: Cells>(r: &R) -> Result<ResolvedLink, R::Error> {
+    let url = r.text(3)?;
     Ok(ResolvedLink {
         id: r.int(0)?,
         owner_id: r.int(1)?,
         alias: r.text(2)?,
-        url: r.text(3)?,
+        location: linkdeck_domain::destination(&url, &Default::default(), None, None),
+        url,
         password_hash: r.opt_text(4)?,
         disabled: r.flag(5)?,
         public: r.flag(6)?,
