@@ -280,7 +280,7 @@ fn carrying(
 }
 
 /// Folds the WAL back into the file, so the database is one file in a clean state.
-async fn checkpoint(path: &Path) {
+pub async fn checkpoint(path: &Path) {
     let db = linkdeck_sqlite::Db::open(path).unwrap();
     db.write(|tx| {
         tx.query_row("PRAGMA wal_checkpoint(TRUNCATE)", [], |_| Ok(()))

@@ -178,14 +178,7 @@ pub fn database(rt: &tokio::runtime::Runtime) -> PathBuf {
                 );
             }
         }
-        Db::open(&partial)
-            .unwrap()
-            .write(|tx| {
-                tx.query_row("PRAGMA wal_checkpoint(TRUNCATE)", [], |_| Ok(()))
-                    .or(Ok(()))
-            })
-            .await
-            .unwrap();
+        data::checkpoint(&partial).await;
         eprintln!(
             "traffic data: {written} visits in {:.1?} ({:.0} visits/s)",
             started.elapsed(),

@@ -2,8 +2,10 @@
 //! raw log and the rollups in one transaction; and the upgrade that rolled the old visits table
 //! up the same way.
 
-use std::collections::HashMap;
+use std::collections::{BTreeMap, HashMap};
+use std::rc::Rc;
 
+use rusqlite::types::Value;
 use rusqlite::{Connection, params};
 
 use crate::error::db_error;
@@ -46,28 +48,29 @@ pub fn record_visits(
         homes.insert(id, home);
         Ok(())
     };
-    // Every link's clicks in one statement: a batch over many links costs one statement's
-    // start, halt and reset instead of one each. The pairs (id, clicks to add) are integers,
-    // passed as one JSON parameter however many there are.
-    let pairs: Vec<String> = per_link
-        .iter()
-        .filter(|&(_, &add)| add > 0)
-        .map(|(id, add)| format!("[{id},{add}]"))
-        .collect();
-    if !pairs.is_empty() {
+    // The links grouped by the clicks they gain, one statement a group with its ids as one
+    // array parameter: a batch costs a statement's start, halt and reset per group rather than
+    // per link, and over many links nearly every link gains one click, so there are few groups.
+    let mut gaining: BTreeMap<u64, Vec<Id>> = BTreeMap::new();
+    for (&id, &add) in per_link.iter().filter(|&(_, &add)| add > 0) {
+        gaining.entry(add).or_default().push(id);
+    }
+    if !gaining.is_empty() {
         let mut bump = conn
             .prepare_cached(
-                "UPDATE links SET clicks = clicks + c.n
-                 FROM (SELECT value ->> 0 AS id, value ->> 1 AS n FROM json_each(?1)) AS c
-                 WHERE links.id = c.id
-                 RETURNING links.id, links.clicks, links.owner_id, links.space_id, links.domain_id",
+                "UPDATE links SET clicks = clicks + ?2 WHERE id IN rarray(?1) \
+                 RETURNING id, clicks, owner_id, space_id, domain_id",
             )
             .map_err(db_error)?;
-        let mut rows = bump
-            .query([format!("[{}]", pairs.join(","))])
-            .map_err(db_error)?;
-        while let Some(row) = rows.next().map_err(db_error)? {
-            found(row).map_err(db_error)?;
+        for (add, mut ids) in gaining {
+            // In id order, so the updates descend the table's tree in one direction.
+            ids.sort_unstable();
+            let ids: Vec<Value> = ids.into_iter().map(Value::Integer).collect();
+            let add = i64::try_from(add).unwrap_or(i64::MAX);
+            let mut rows = bump.query(params![Rc::new(ids), add]).map_err(db_error)?;
+            while let Some(row) = rows.next().map_err(db_error)? {
+                found(row).map_err(db_error)?;
+            }
         }
     }
     // A link whose clicks were all reserved already is only read: its row is not written

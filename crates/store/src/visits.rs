@@ -144,9 +144,14 @@ impl VisitBatch {
         }
     }
 
-    /// An empty batch with the same bound.
+    /// An empty batch with the same bound, with room for as many raw visits as this one holds:
+    /// the next batch is likely as large, and growing it a visit at a time copies it again and
+    /// again.
     pub fn emptied(&self) -> VisitBatch {
-        VisitBatch::keeping(self.raw_max)
+        VisitBatch {
+            raw: Vec::with_capacity(self.raw.len()),
+            ..VisitBatch::keeping(self.raw_max)
+        }
     }
 
     /// Takes in one counted visit.

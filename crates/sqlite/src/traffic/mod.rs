@@ -14,6 +14,7 @@ mod read;
 pub mod values;
 
 use std::collections::HashMap;
+use std::sync::LazyLock;
 
 use rusqlite::{Connection, OptionalExtension, ToSql, params};
 
@@ -50,30 +51,46 @@ enum Row {
     Scope { scope: Scope, id: Id, day: i64 },
 }
 
+/// The statements of one kind of [`Row`], written once from its table and key columns: the
+/// click writer runs them for every link it counts.
+struct RowSql {
+    get: String,
+    put: String,
+    delete: String,
+}
+
+impl RowSql {
+    fn new(table: &str, [a, b, c]: [&str; 3]) -> RowSql {
+        let key = format!("{a} = ?1 AND {b} = ?2 AND {c} = ?3");
+        RowSql {
+            get: format!("SELECT data FROM {table} WHERE {key}"),
+            put: format!(
+                "INSERT INTO {table} ({a}, {b}, {c}, clicks, data) VALUES (?1, ?2, ?3, ?4, ?5) \
+                 ON CONFLICT ({a}, {b}, {c}) \
+                 DO UPDATE SET clicks = excluded.clicks, data = excluded.data"
+            ),
+            delete: format!("DELETE FROM {table} WHERE {key}"),
+        }
+    }
+}
+
+static LINK_ROWS: LazyLock<RowSql> =
+    LazyLock::new(|| RowSql::new("link_traffic", ["owner_id", "day", "link_id"]));
+static SCOPE_ROWS: LazyLock<RowSql> =
+    LazyLock::new(|| RowSql::new("scope_traffic", ["scope", "scope_id", "day"]));
+
 impl Row {
-    /// The table, its key columns (in key order) and the key's values.
-    fn key(self) -> (&'static str, [&'static str; 3], [i64; 3]) {
+    /// The statements of its kind, and the key's values in their key order.
+    fn key(self) -> (&'static RowSql, [i64; 3]) {
         match self {
-            Row::Link { owner, day, link } => (
-                "link_traffic",
-                ["owner_id", "day", "link_id"],
-                [owner, day, link],
-            ),
-            Row::Scope { scope, id, day } => (
-                "scope_traffic",
-                ["scope", "scope_id", "day"],
-                [scope as i64, id, day],
-            ),
+            Row::Link { owner, day, link } => (&LINK_ROWS, [owner, day, link]),
+            Row::Scope { scope, id, day } => (&SCOPE_ROWS, [scope as i64, id, day]),
         }
     }
 
     fn get(self, conn: &Connection) -> Result<Option<Vec<u8>>> {
-        let (table, [a, b, c], key) = self.key();
-        conn.one(
-            &format!("SELECT data FROM {table} WHERE {a} = ?1 AND {b} = ?2 AND {c} = ?3"),
-            params![key[0], key[1], key[2]],
-            |r| r.get(0),
-        )
+        let (sql, key) = self.key();
+        conn.one(&sql.get, params![key[0], key[1], key[2]], |r| r.get(0))
     }
 
     /// Stores `t` (an empty day deletes the row).
@@ -86,19 +103,12 @@ impl Row {
 
     /// Stores a day already encoded (no clicks deletes the row).
     fn put_encoded(self, conn: &Connection, clicks: u64, blob: &[u8]) -> Result<()> {
-        let (table, [a, b, c], key) = self.key();
+        let (sql, key) = self.key();
         if clicks == 0 {
-            conn.run(
-                &format!("DELETE FROM {table} WHERE {a} = ?1 AND {b} = ?2 AND {c} = ?3"),
-                params![key[0], key[1], key[2]],
-            )?;
+            conn.run(&sql.delete, params![key[0], key[1], key[2]])?;
         } else {
             conn.run(
-                &format!(
-                    "INSERT INTO {table} ({a}, {b}, {c}, clicks, data) VALUES (?1, ?2, ?3, ?4, ?5)
-                     ON CONFLICT ({a}, {b}, {c})
-                     DO UPDATE SET clicks = excluded.clicks, data = excluded.data"
-                ),
+                &sql.put,
                 params![key[0], key[1], key[2], clicks as i64, blob],
             )?;
         }
