@@ -9,7 +9,7 @@ use roaring::RoaringTreemap;
 use rusqlite::Connection;
 
 use super::sets::{self, FEWEST_CLICKS_FIRST, MOST_CLICKS_FIRST, STEP_COST};
-use super::short::{Asked, Candidates, SCATTERED_READ_COST};
+use super::short::{Asked, Candidates};
 use super::{ListFilter, owner_link_count, paged_by_full_text, status_sql};
 use crate::error::db_error;
 use linkdeck_domain::{Id, Result, Sort};
@@ -21,11 +21,17 @@ const CHUNK_MIN: u64 = 256;
 
 /// What the list `f` needs of a term's candidates to check them in its order.
 pub fn asked(conn: &Connection, f: &ListFilter<'_>) -> Result<Asked> {
+    let by_clicks = matches!(f.sort, Sort::Max | Sort::Min);
     Ok(Asked {
         bound: f.count_limit(),
         end: f.offset + u64::from(f.limit),
-        by_clicks: matches!(f.sort, Sort::Max | Sort::Min),
+        by_clicks,
         paged_by_full_text: paged_by_full_text(conn, f)?,
+        links: match by_clicks {
+            true => owner_link_count(conn, f.owner)?,
+            false => 0,
+        },
+        step_cost: STEP_COST,
     })
 }
 
@@ -75,17 +81,10 @@ pub fn select(
         // order: the candidates' rows read in id order cost a fraction of those read in clicks
         // order.
         Sort::Max | Sort::Min => {
-            let links = owner_link_count(conn, f.owner)?;
-            // The steps of the clicks index until the page's candidates are met, against
-            // ranking every candidate by its facts.
-            let walk = (end.saturating_mul(links) / len).saturating_mul(STEP_COST) < len;
+            let walk = asked.walks(len);
             // Past a share of the candidates read in clicks order, reading every one in id
-            // order is the quicker way. Ranked, they are few among the links: read in id order
-            // too, each would be a page of its own.
-            let most = match walk {
-                true => len / SCATTERED_READ_COST,
-                false => len / scattered_read_cost(len, links),
-            };
+            // order is the quicker way.
+            let most = len / asked.scattered_read_cost(len);
             // The page needs at least as many reads.
             if end > most {
                 return Ok(None);
@@ -122,17 +121,6 @@ pub fn select(
             Ok(Some((page(found), total)))
         }
     }
-}
-
-/// What a candidate's row costs read in clicks order, against one read in id order, when `len`
-/// candidates lie among `links`: [`SCATTERED_READ_COST`] when they are close enough together
-/// for reads in id order to share the table's pages, less as they thin out, down to about the
-/// same when each lies on a page of its own either way. Measured at ten million links, 20,000
-/// rows read out of order against in id order: about 1.15 times as long one link in 90 apart,
-/// 2.3 times one in 6, and 4 times side by side; at a million, 1.6 times one in 60 apart. The
-/// ceiling is the figure the walk of the clicks index was measured at, a million links.
-fn scattered_read_cost(len: u64, links: u64) -> u64 {
-    (SCATTERED_READ_COST.saturating_mul(len) / links.max(1)).clamp(1, SCATTERED_READ_COST)
 }
 
 /// Checks candidates as a list meets them: the ids checked so far, and how many matched.

@@ -25,7 +25,7 @@ pub mod common;
 mod long;
 mod postings;
 
-pub use long::{Asked, Candidates, SCATTERED_READ_COST};
+pub use long::{Asked, Candidates};
 
 use std::collections::BTreeMap;
 use std::sync::Arc;

@@ -59,6 +59,10 @@ pub struct Asked {
     /// Whether the full-text index pages this list alone, stopping once it has counted to the
     /// bound.
     pub paged_by_full_text: bool,
+    /// In clicks order: the owner's links, among which the candidates lie, and how many steps
+    /// of the clicks index cost what ranking one candidate by its facts does.
+    pub links: u64,
+    pub step_cost: u64,
 }
 
 /// What a candidate's row costs read in clicks order, against one read in id order: the rows
@@ -83,14 +87,38 @@ impl Asked {
         }
     }
 
+    /// In clicks order, whether `len` candidates are met by walking the owner's links in the
+    /// clicks index (about `end × links / len` steps until the page's candidates are met)
+    /// rather than by ranking every candidate by its facts.
+    pub fn walks(&self, len: u64) -> bool {
+        let walked = self.end.saturating_mul(self.links) / len.max(1);
+        walked.saturating_mul(self.step_cost) < len
+    }
+
+    /// What a candidate's row read in clicks order costs against one read in id order, among
+    /// `len` candidates: [`SCATTERED_READ_COST`] when the walk meets them, since the rows it
+    /// reads are close enough together for reads in id order to share the table's pages.
+    /// Ranked, they are read in an order of their own, which costs less against id order as
+    /// they thin out among the links, down to about the same when each lies on a page of its
+    /// own either way. Measured at ten million links, 20,000 rows read out of order against in
+    /// id order: about 1.15 times as long one link in 90 apart, 2.3 times one in 6, and 4
+    /// times side by side; at a million, 1.6 times one in 60 apart.
+    pub fn scattered_read_cost(&self, len: u64) -> u64 {
+        match self.walks(len) {
+            true => SCATTERED_READ_COST,
+            false => (SCATTERED_READ_COST.saturating_mul(len) / self.links.max(1))
+                .clamp(1, SCATTERED_READ_COST),
+        }
+    }
+
     /// What checking `len` candidates in the list's order costs, counted in candidates read in
     /// id order, when a `share` of them match: those met until the bound is counted, and in
-    /// clicks order those met until the page's end, each scattered.
+    /// clicks order those met until the page's end, each read out of id order.
     fn cost(&self, len: u64, share: f64) -> u64 {
         let share = share.max(1.0 / SAMPLE as f64);
         let met = |wanted: u64| ((wanted as f64 / share) as u64).min(len);
         match self.by_clicks {
-            true => met(self.end) * SCATTERED_READ_COST + met(self.bound),
+            true => met(self.end) * self.scattered_read_cost(len) + met(self.bound),
             false => met(self.bound),
         }
     }
