@@ -172,9 +172,17 @@ impl Candidates {
         filter: &str,
         now: i64,
     ) -> Result<RoaringTreemap> {
+        // Each candidate by its id, one descent of the table. Left to itself the planner seeks
+        // the owner's (owner_id, id) index first and the row after it, two descents: 1.6 to 1.9
+        // times as long at a million links. The disabled links' partial index is the exception:
+        // it turns most candidates away without their rows.
+        let table = match filter == crate::status::DISABLED {
+            true => "links l",
+            false => "links l NOT INDEXED",
+        };
         let mut stmt = conn
             .prepare_cached(&format!(
-                "SELECT l.id, l.{} FROM links l WHERE l.id IN rarray(?1) AND ?2 IS NOT NULL \
+                "SELECT l.id, l.{} FROM {table} WHERE l.id IN rarray(?1) AND ?2 IS NOT NULL \
                  AND l.owner_id = ?3 AND {filter}",
                 linkdeck_store::sql::column(self.by)
             ))
