@@ -15,7 +15,7 @@ use embedded::Embedded;
 use linkdeck::backend::local::pg::PgTarget;
 use linkdeck::backend::local::{LocalBackend, StoreLocation};
 use linkdeck::backend::{Backend, BulkAction, Progress, Selection, Trashed, TrashedKind, Undo};
-use linkdeck::domain::{Error, Id, LinkInput, LinkQuery, SearchBy, Sort, SpaceInput};
+use linkdeck::domain::{Error, Id, LinkInput, LinkQuery, SearchBy, Sort, SpaceInput, StatusFilter};
 use std::time::Duration;
 
 /// The suite's harness on a fresh database of the throwaway cluster.
@@ -443,51 +443,55 @@ async fn a_cancelled_bulk_change_changes_nothing() {
 }
 
 /// Any page of a search, deep or shallow (read from the nearer end), in every order, is the
-/// same slice of the whole ordered list of matches, ties in clicks broken by id.
+/// same slice of the whole ordered list of matches, ties in clicks broken by id; and so is a
+/// page of the disabled matches, which a clicks order reads by sorting them all.
 #[tokio::test]
 async fn every_page_of_a_search_is_its_slice_of_the_whole_list_in_every_order() {
     let h = harness!();
-    // 600 links straight into the table, every sixth a match; few distinct click counts, so
-    // most of the order is decided by the id among equal clicks.
+    // 600 links straight into the table, every sixth a match and every twelfth a disabled
+    // match; few distinct click counts, so most of the order is decided by the id among equal
+    // clicks.
     sql(
         &h,
-        "INSERT INTO links (id, owner_id, alias, url, title, clicks, created_at, updated_at) \
+        "INSERT INTO links (id, owner_id, alias, url, title, clicks, disabled, created_at, \
+                            updated_at) \
          SELECT i, $1, 'a' || i, \
                 CASE WHEN i % 6 = 1 THEN 'https://match.example/' ELSE 'https://other.example/' \
-                END || i, NULL, (i * 7) % 5, 0, 0 \
+                END || i, NULL, (i * 7) % 5, i % 12 = 1, 0, 0 \
          FROM generate_series(1, 600) AS i",
         &[&h.mine.owner_id()],
     )
     .await;
-    let whole: Vec<(u64, Id)> = (1..=600)
-        .step_by(6)
-        .map(|id: Id| (((id * 7) % 5) as u64, id))
-        .collect();
-    for sort in Sort::ALL {
-        let expected = suite::in_list_order(whole.clone(), sort);
-        for (per_page, pages) in [(10, 1..=11), (30, 1..=5), (100, 1..=2)] {
-            for page in pages {
-                let p = h
-                    .mine
-                    .list_links(&LinkQuery {
-                        search: Some("MATCH.example".into()),
-                        by: SearchBy::Url,
-                        sort,
-                        page,
-                        per_page,
-                        ..LinkQuery::default()
-                    })
-                    .await
-                    .unwrap();
-                assert_eq!(p.total, 100, "{sort:?} page {page} of {per_page}");
-                let ids: Vec<Id> = p.items.iter().map(|l| l.id).collect();
-                let from = ((page - 1) * per_page).min(100) as usize;
-                let to = (from + per_page as usize).min(100);
-                assert_eq!(
-                    ids,
-                    expected[from..to],
-                    "{sort:?} page {page} of {per_page}"
-                );
+    for (status, every) in [(StatusFilter::All, 6), (StatusFilter::Disabled, 12)] {
+        let whole: Vec<(u64, Id)> = (1..=600)
+            .step_by(every)
+            .map(|id: Id| (((id * 7) % 5) as u64, id))
+            .collect();
+        let n = whole.len() as u32;
+        for sort in Sort::ALL {
+            let expected = suite::in_list_order(whole.clone(), sort);
+            for (per_page, pages) in [(10, 1..=11), (30, 1..=5), (100, 1..=2)] {
+                for page in pages {
+                    let p = h
+                        .mine
+                        .list_links(&LinkQuery {
+                            search: Some("MATCH.example".into()),
+                            by: SearchBy::Url,
+                            status,
+                            sort,
+                            page,
+                            per_page,
+                            ..LinkQuery::default()
+                        })
+                        .await
+                        .unwrap();
+                    let asked = format!("{status:?} {sort:?} page {page} of {per_page}");
+                    assert_eq!(p.total, u64::from(n), "{asked}");
+                    let ids: Vec<Id> = p.items.iter().map(|l| l.id).collect();
+                    let from = ((page - 1) * per_page).min(n) as usize;
+                    let to = (from + per_page as usize).min(n as usize);
+                    assert_eq!(ids, expected[from..to], "{asked}");
+                }
             }
         }
     }

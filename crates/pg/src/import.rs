@@ -20,9 +20,8 @@ use std::collections::{BTreeMap, BTreeSet, HashMap};
 use deadpool_postgres::Transaction;
 use tokio::runtime::Handle;
 
-use crate::error::pg_error;
 use crate::pool::Pg;
-use crate::sql::{all, col, rows, write};
+use crate::sql::{all, col, plan_for_values, rows, write};
 use crate::tx::{PgTx, end};
 use crate::{links, traffic, visits};
 use linkdeck_domain::{Dimension, Error, Id, LinkField, Result, TrafficHour};
@@ -43,9 +42,7 @@ pub fn run<T>(
     // The links table grows by the import within this one transaction, where no statistics
     // follow it: a plan made once and kept (as prepared statements' plans are) would go on
     // scanning the whole table for every alias. Each statement is planned for the table as it is.
-    runtime
-        .block_on(tx.batch_execute("SET LOCAL plan_cache_mode = force_custom_plan"))
-        .map_err(pg_error)?;
+    runtime.block_on(plan_for_values(&tx))?;
     let store = PgImport {
         pg,
         view: PgTx::new(&tx, runtime),
