@@ -15,7 +15,9 @@ use embedded::Embedded;
 use linkdeck::backend::local::pg::PgTarget;
 use linkdeck::backend::local::{LocalBackend, StoreLocation};
 use linkdeck::backend::{Backend, BulkAction, Progress, Selection, Trashed, TrashedKind, Undo};
-use linkdeck::domain::{Error, Id, LinkInput, LinkQuery, SearchBy, Sort, SpaceInput, StatusFilter};
+use linkdeck::domain::{
+    Error, Id, LinkInput, LinkQuery, SearchBy, Sort, SpaceInput, StatusFilter, TagMatch,
+};
 use std::time::Duration;
 
 /// The suite's harness on a fresh database of the throwaway cluster.
@@ -442,6 +444,38 @@ async fn a_cancelled_bulk_change_changes_nothing() {
     }
 }
 
+/// Asks `q` in every order, at each page of each size in `pages`, and checks that each is its
+/// slice of `whole` (each match's clicks and id) in that order, ties in clicks broken by id,
+/// under an exact total.
+async fn each_page_is_its_slice(
+    backend: &LocalBackend,
+    q: &LinkQuery,
+    whole: &[(u64, Id)],
+    pages: [(u32, std::ops::RangeInclusive<u32>); 3],
+) {
+    let n = whole.len() as u32;
+    for sort in Sort::ALL {
+        let expected = suite::in_list_order(whole.to_vec(), sort);
+        for (per_page, pages) in pages.clone() {
+            for page in pages {
+                let q = LinkQuery {
+                    sort,
+                    page,
+                    per_page,
+                    ..q.clone()
+                };
+                let p = backend.list_links(&q).await.unwrap();
+                let asked = format!("{q:?}");
+                assert_eq!((p.total, p.total_exact), (u64::from(n), true), "{asked}");
+                let ids: Vec<Id> = p.items.iter().map(|l| l.id).collect();
+                let from = ((page - 1) * per_page).min(n) as usize;
+                let to = (from + per_page as usize).min(n as usize);
+                assert_eq!(ids, expected[from..to], "{asked}");
+            }
+        }
+    }
+}
+
 /// Any page of a search, deep or shallow (read from the nearer end), in every order, is the
 /// same slice of the whole ordered list of matches, ties in clicks broken by id; and so is a
 /// page of the disabled links holding a term most links hold, which is checked on the disabled
@@ -483,36 +517,158 @@ async fn every_page_of_a_search_is_its_slice_of_the_whole_list_in_every_order() 
             .filter(|&i| holds(i))
             .map(|id: Id| (((id * 7) % 5) as u64, id))
             .collect();
-        let n = whole.len() as u32;
-        for sort in Sort::ALL {
-            let expected = suite::in_list_order(whole.clone(), sort);
-            for (per_page, pages) in [(10, 1..=11), (30, 1..=5), (100, 1..=2)] {
-                for page in pages {
-                    let p = h
-                        .mine
-                        .list_links(&LinkQuery {
-                            search: Some(term.into()),
-                            by: SearchBy::Url,
-                            status,
-                            sort,
-                            page,
-                            per_page,
-                            ..LinkQuery::default()
-                        })
-                        .await
-                        .unwrap();
-                    let asked = format!("{status:?} {sort:?} page {page} of {per_page}");
-                    assert_eq!(p.total, u64::from(n), "{asked}");
-                    let ids: Vec<Id> = p.items.iter().map(|l| l.id).collect();
-                    let from = ((page - 1) * per_page).min(n) as usize;
-                    let to = (from + per_page as usize).min(n as usize);
-                    assert_eq!(ids, expected[from..to], "{asked}");
-                }
-            }
-        }
+        let q = LinkQuery {
+            search: Some(term.into()),
+            by: SearchBy::Url,
+            status,
+            ..LinkQuery::default()
+        };
+        let pages = [(10, 1..=11), (30, 1..=5), (100, 1..=2)];
+        each_page_is_its_slice(&h.mine, &q, &whole, pages).await;
     }
     // The whole list's total comes from the owner's counter, kept by the database.
     assert_eq!(h.mine.list_links(&all_links()).await.unwrap().total, 600);
+}
+
+/// A tagged list is the same slice of its whole ordered list on every page and in every order,
+/// whether its links are found through the planner's plan or read from their few candidates (a
+/// tag's links, or the disabled ones) and sorted: every tag or any of them, beside a term most
+/// links hold, a term too short for the trigram index, a selective term, or none.
+#[tokio::test]
+async fn every_page_of_a_tagged_list_is_its_slice_of_the_whole_list_in_every_order() {
+    let h = harness!();
+    // 600 links: every second tagged red, every fifth blue, every thirtieth green; every
+    // twelfth disabled, every ninth expired; every sixth a match of `/match/`, every sixtieth
+    // on another host.
+    sql(
+        &h,
+        "INSERT INTO links (id, owner_id, alias, url, title, clicks, disabled, ends_at, tags, \
+                            created_at, updated_at) \
+         SELECT i, $1, 'a' || i, \
+                CASE WHEN i % 60 = 1 THEN 'https://elsewhere.example/' \
+                     ELSE 'https://links.example-store.com/' END \
+                || CASE WHEN i % 6 = 1 THEN 'match/' ELSE 'other/' END || i, \
+                NULL, (i * 7) % 5, i % 12 = 1, CASE WHEN i % 9 = 0 THEN 1 END, \
+                (SELECT json_agg(t)::text FROM unnest(ARRAY[ \
+                    CASE WHEN i % 2 = 0 THEN 'red' END, \
+                    CASE WHEN i % 5 = 0 THEN 'blue' END, \
+                    CASE WHEN i % 30 = 0 THEN 'green' END]) AS t WHERE t IS NOT NULL), \
+                0, 0 \
+         FROM generate_series(1, 600) AS i",
+        &[&h.mine.owner_id()],
+    )
+    .await;
+    sql(&h, "ANALYZE", &[]).await;
+    let red = |i: Id| i % 2 == 0;
+    let blue = |i: Id| i % 5 == 0;
+    let green = |i: Id| i % 30 == 0;
+    let host = |i: Id| i % 60 != 1;
+    let disabled = |i: Id| i % 12 == 1;
+    let expired = |i: Id| i % 9 == 0;
+    let active = move |i: Id| !disabled(i) && !expired(i);
+    // Each status, term (by url or alias), tags and whether every one is asked, and which
+    // links it lists.
+    type Lists = Box<dyn Fn(Id) -> bool>;
+    type Case = (
+        StatusFilter,
+        Option<(SearchBy, &'static str)>,
+        &'static [&'static str],
+    );
+    let cases: [(Case, TagMatch, Lists); 8] = [
+        (
+            (
+                StatusFilter::All,
+                Some((SearchBy::Url, "LINKS.example-store.com/")),
+                &["green"],
+            ),
+            TagMatch::All,
+            Box::new(move |i| green(i) && host(i)),
+        ),
+        (
+            (StatusFilter::All, None, &["red", "blue"]),
+            TagMatch::All,
+            Box::new(move |i| red(i) && blue(i)),
+        ),
+        (
+            (StatusFilter::Disabled, None, &["blue", "red"]),
+            TagMatch::Any,
+            Box::new(move |i| disabled(i) && (red(i) || blue(i))),
+        ),
+        (
+            (
+                StatusFilter::Active,
+                Some((SearchBy::Url, "/MATCH/")),
+                &["blue"],
+            ),
+            TagMatch::All,
+            Box::new(move |i| i % 6 == 1 && active(i) && blue(i)),
+        ),
+        (
+            (StatusFilter::All, Some((SearchBy::Alias, "A1")), &["red"]),
+            TagMatch::Any,
+            Box::new(move |i| i.to_string().starts_with('1') && red(i)),
+        ),
+        (
+            (
+                StatusFilter::Active,
+                Some((SearchBy::Url, "example-store.com/other/")),
+                &["green", "blue"],
+            ),
+            TagMatch::Any,
+            Box::new(move |i| host(i) && i % 6 != 1 && active(i) && (green(i) || blue(i))),
+        ),
+        (
+            (StatusFilter::Active, None, &["blue"]),
+            TagMatch::All,
+            Box::new(move |i| active(i) && blue(i)),
+        ),
+        (
+            (StatusFilter::Expired, None, &["red"]),
+            TagMatch::Any,
+            Box::new(move |i| expired(i) && red(i)),
+        ),
+    ];
+    for (case, ((status, search, tags), tag_match, holds)) in cases.into_iter().enumerate() {
+        let whole: Vec<(u64, Id)> = (1..=600)
+            .filter(|&i| holds(i))
+            .map(|id: Id| (((id * 7) % 5) as u64, id))
+            .collect();
+        let q = LinkQuery {
+            search: search.map(|(_, term)| term.to_owned()),
+            by: search.map_or(SearchBy::Url, |(by, _)| by),
+            status,
+            tags: tags.iter().map(|&t| t.to_owned()).collect(),
+            tag_match,
+            ..LinkQuery::default()
+        };
+        let pages = [(10, 1..=4), (30, 1..=3), (100, 1..=3)];
+        each_page_is_its_slice(&h.mine, &q, &whole, pages).await;
+        // A bulk action on every match of the same filter reaches the same links: each gets a
+        // tag of its own, and that tag's list is the matches.
+        let picked = format!("picked-{case}");
+        let action = BulkAction::Tag {
+            add: vec![picked.clone()],
+            remove: Vec::new(),
+        };
+        let selection = Selection::matching(q);
+        let progress = Progress::new();
+        let report = h.mine.bulk(&selection, &action, &progress).await.unwrap();
+        let asked = format!("{search:?} {tags:?} {status:?}");
+        assert_eq!(report.matched, whole.len() as u64, "{asked}");
+        let expected = suite::in_list_order(whole, Sort::Asc);
+        for (page, want) in expected.chunks(100).enumerate() {
+            let q = LinkQuery {
+                tags: vec![picked.clone()],
+                sort: Sort::Asc,
+                page: page as u32 + 1,
+                per_page: 100,
+                ..LinkQuery::default()
+            };
+            let got = h.mine.list_links(&q).await.unwrap();
+            let ids: Vec<Id> = got.items.iter().map(|l| l.id).collect();
+            assert_eq!(ids, want, "{picked} page {}", page + 1);
+        }
+    }
 }
 
 /// A search counts its matches up to a bound (10,000, or the page's end when deeper) and one

@@ -17,6 +17,8 @@ use linkdeck_store::{
 };
 use roaring::RoaringTreemap;
 
+mod driven;
+
 use crate::links::link_from_row;
 use crate::sql::{Args, all, col, count, one, plan_for_values, rows, value};
 use crate::tx::PgTx;
@@ -55,18 +57,19 @@ fn status_sql(status: StatusFilter) -> Option<&'static str> {
     }
 }
 
-/// How a list's search term is looked for: through the trigram index, or checked on each row
-/// the other filters leave (see [`term_lookup`]).
+/// How a list's search term or tags are looked for: through their index (the trigram index,
+/// `link_tags`), or checked on each row the other filters leave (see [`term_lookup`] and
+/// [`driven`]).
 #[derive(Clone, Copy, PartialEq)]
-enum Term {
+enum Lookup {
     Indexed,
     OnRows,
 }
 
 /// The `WHERE` clause over `links l` of what `f` asks (paging aside) and its values: `$1` the
 /// owner, `$2` the current time when the status asked depends on it (the predicates name it
-/// so), then the space, domain and search.
-fn filter(f: &ListFilter<'_>, term: Term) -> (String, Args) {
+/// so), then the space, domain, tags and search.
+fn filter(f: &ListFilter<'_>, term: Lookup, tags: Lookup) -> (String, Args) {
     let mut args = Args::default();
     let mut sql = format!("l.owner_id = {}", args.push(f.owner));
     if let Some(status) = status_sql(f.status) {
@@ -91,7 +94,15 @@ fn filter(f: &ListFilter<'_>, term: Term) -> (String, Args) {
     if let Some(domain) = f.domain {
         sql.push_str(&format!(" AND l.domain_id = {}", args.push(domain)));
     }
-    if !f.tags.is_empty() {
+    if let (false, Lookup::OnRows) = (f.tags.is_empty(), tags) {
+        // The row's own list of its tags, which `link_tags` is kept from.
+        let op = match f.tag_match {
+            TagMatch::All => "?&",
+            TagMatch::Any => "?|",
+        };
+        let tags = args.push(f.tags.to_vec());
+        sql.push_str(&format!(" AND l.tags::jsonb {op} {tags}"));
+    } else if !f.tags.is_empty() {
         // The tag index's own rows, as semi-joins the planner can size: each tag's `EXISTS`
         // (every tag), or one over all of them (any). A `GROUP BY … HAVING count(*)` of the
         // rows, which said the same, was estimated at a small part of what the tag held
@@ -115,7 +126,7 @@ fn filter(f: &ListFilter<'_>, term: Term) -> (String, Args) {
             }
         }
     }
-    if let (Some((by, term)), Term::OnRows) = (f.search, term) {
+    if let (Some((by, term)), Lookup::OnRows) = (f.search, term) {
         // Lowered once, as `ILIKE` lowers both sides; no index answers `strpos`.
         sql.push_str(&format!(
             " AND strpos(lower(l.{}), (SELECT lower({}::text))) > 0",
@@ -250,24 +261,15 @@ const ROW_CHECK_POSTINGS: u64 = 150;
 /// disabled or expired status leaves. The status's partial indexes find those rows at once;
 /// the trigram index reads every posting of each of the term's triples, and the planner
 /// prices that far below its cost: it took the index for a term in half the URLs beside an
-/// expired status, 500 ms a statement. Each side is sized by the planner's own estimate
-/// (`EXPLAIN`, from the columns' statistics): the term's rows times its triples are the
-/// postings it reads, against the status's rows times [`ROW_CHECK_POSTINGS`]. A term a tenth
-/// of the links hold, of a few triples, stays with the index, which answers it in
-/// milliseconds where checking every disabled row took 100 ms and more.
-async fn term_lookup<C: GenericClient>(c: &C, f: &ListFilter<'_>) -> Result<Term> {
-    let Some((by, text)) = f.search.filter(|_| inactive(f.status)) else {
-        return Ok(Term::Indexed);
-    };
-    // The whole term as one pattern, however long: the planner sizes a pattern by trying it on
-    // the sampled values, where the pieces of a long one would be sized as if independent.
-    let mut args = Args::default();
-    let owner = args.push(f.owner);
-    let pattern = args.push(like_pattern(text));
-    let term = format!(
-        "l.owner_id = {owner} AND l.{} ILIKE {pattern} ESCAPE '\\'",
-        column(by)
-    );
+/// expired status, 500 ms a statement. Each side is sized by the planner's own estimates
+/// (`EXPLAIN`, from the columns' statistics): the term's [`postings`] against the status's rows
+/// times [`ROW_CHECK_POSTINGS`]. A term a tenth of the links hold, of a few triples, stays with
+/// the index, which answers it in milliseconds where checking every disabled row took 100 ms
+/// and more.
+async fn term_lookup<C: GenericClient>(c: &C, f: &ListFilter<'_>) -> Result<Lookup> {
+    if f.search.is_none() || !inactive(f.status) {
+        return Ok(Lookup::Indexed);
+    }
     let status = ListFilter {
         search: None,
         space: SpaceFilter::Any,
@@ -275,26 +277,54 @@ async fn term_lookup<C: GenericClient>(c: &C, f: &ListFilter<'_>) -> Result<Term
         tags: &[],
         ..f.clone()
     };
-    let (status, status_args) = filter(&status, Term::Indexed);
-    // The triples the index is asked for: the long term's pieces' at most.
-    let chars = text.chars().count().min(PIECES * WHOLE_MAX) as u64;
-    let postings = estimated_rows(c, &term, &args).await? * chars.saturating_sub(2).max(1);
-    let checks = estimated_rows(c, &status, &status_args).await? * ROW_CHECK_POSTINGS;
-    Ok(match postings > checks {
-        true => Term::OnRows,
-        false => Term::Indexed,
+    let (status, args) = filter(&status, Lookup::Indexed, Lookup::Indexed);
+    let status = format!("SELECT 1 FROM links l WHERE {status}");
+    let checks = estimated_rows(c, &status, &args).await? * ROW_CHECK_POSTINGS;
+    Ok(match postings(c, f).await? {
+        Some(postings) if postings <= checks => Lookup::Indexed,
+        _ => Lookup::OnRows,
     })
 }
 
-/// How many rows the planner expects the `WHERE` clause `sql` over `links l` to leave: the
-/// `rows=` of its plan's top line.
-async fn estimated_rows<C: GenericClient>(c: &C, sql: &str, args: &Args) -> Result<u64> {
-    let plan = rows(
-        c,
-        &format!("EXPLAIN SELECT 1 FROM links l WHERE {sql}"),
-        &args.refs(),
-    )
-    .await?;
+/// How many postings of the trigram index looking up `f`'s term reads, as the planner's
+/// estimates size it: for each pattern the term is looked up by (itself, or a long term's
+/// [`pieces`]), the rows it is in times its triples. Each pattern is sized alone, by trying it
+/// on the column's sampled values; sized together, a long term's pieces would be taken as
+/// independent. `None` without a term, or for one of fewer than three characters, which the
+/// index cannot look up.
+async fn postings<C: GenericClient>(c: &C, f: &ListFilter<'_>) -> Result<Option<u64>> {
+    let Some((by, text)) = f.search else {
+        return Ok(None);
+    };
+    let chars = text.chars().count();
+    if chars < 3 {
+        return Ok(None);
+    }
+    let whole = [text];
+    let patterns = if chars > WHOLE_MAX {
+        pieces(text)
+    } else {
+        whole.to_vec()
+    };
+    let mut postings = 0;
+    for pattern in patterns {
+        let mut args = Args::default();
+        let sql = format!(
+            "SELECT 1 FROM links l WHERE l.owner_id = {} AND l.{} ILIKE {} ESCAPE '\\'",
+            args.push(f.owner),
+            column(by),
+            args.push(like_pattern(pattern))
+        );
+        let triples = pattern.chars().count() as u64 - 2;
+        postings += estimated_rows(c, &sql, &args).await? * triples;
+    }
+    Ok(Some(postings))
+}
+
+/// How many rows the planner expects the statement `select` to answer: the `rows=` of its
+/// plan's top line.
+async fn estimated_rows<C: GenericClient>(c: &C, select: &str, args: &Args) -> Result<u64> {
+    let plan = rows(c, &format!("EXPLAIN {select}"), &args.refs()).await?;
     let top: String = match plan.first() {
         Some(row) => col(row, 0)?,
         None => return Ok(0),
@@ -337,8 +367,25 @@ async fn sorts_every_match<C: GenericClient>(
 impl<C: GenericClient + Sync> Search for PgTx<'_, C> {
     fn list_links(&self, f: &ListFilter<'_>) -> Result<(Vec<Link>, Total)> {
         self.wait(plan_for_values(self.c))?;
+        if let Some(matches) = self.wait(driven::matches(self.c, f))? {
+            let total = Total::exact(matches.len() as u64);
+            let page: Vec<Id> = (matches.iter())
+                .skip(usize::try_from(f.offset).unwrap_or(usize::MAX))
+                .take(f.limit as usize)
+                .copied()
+                .collect();
+            if page.is_empty() {
+                return Ok((Vec::new(), total));
+            }
+            let query = format!(
+                "SELECT {READ_COLUMNS} FROM {READ_FROM} WHERE l.id = ANY($1) ORDER BY {}",
+                order_by(f.sort, false, false)
+            );
+            let items = self.wait(all(self.c, &query, &[&page], link_from_row))?;
+            return Ok((items, total));
+        }
         let term = self.wait(term_lookup(self.c, f))?;
-        let (sql, mut args) = filter(f, term);
+        let (sql, mut args) = filter(f, term, Lookup::Indexed);
         let total = self.wait(total(self.c, f, &sql, &args))?;
         if f.offset >= total.n {
             return Ok((Vec::new(), total));
@@ -375,8 +422,11 @@ impl<C: GenericClient + Sync> Search for PgTx<'_, C> {
 
     fn matching_ids(&self, f: &ListFilter<'_>) -> Result<RoaringTreemap> {
         self.wait(plan_for_values(self.c))?;
+        if let Some(matches) = self.wait(driven::matches(self.c, f))? {
+            return Ok(matches.into_iter().map(|id| id as u64).collect());
+        }
         let term = self.wait(term_lookup(self.c, f))?;
-        let (sql, args) = filter(f, term);
+        let (sql, args) = filter(f, term, Lookup::Indexed);
         let ids: Vec<Id> = self.wait(all(
             self.c,
             &format!("SELECT l.id FROM links l WHERE {sql} ORDER BY l.id"),
