@@ -88,6 +88,15 @@ pub(super) async fn matches<C: GenericClient>(
     if postings.is_some_and(|p| p as f64 <= expected * ROW_CHECK_POSTINGS as f64) {
         return Ok(None);
     }
+    // Nor is a set read when the candidates it is expected to leave are more than this road
+    // takes.
+    let most = match postings {
+        Some(_) => CANDIDATES_BESIDE_TERM_MAX,
+        None => CANDIDATES_MAX,
+    };
+    if expected > most as f64 {
+        return Ok(None);
+    }
     // The smallest set, then each other one whose ids cost less to read than the rows it
     // would rule out (as many as it leaves out of the candidates, taken as independent).
     let mut candidates: Option<RoaringTreemap> = None;
@@ -112,12 +121,8 @@ pub(super) async fn matches<C: GenericClient>(
         }
     }
     let candidates = candidates.unwrap_or_default();
-    let most = match postings {
-        Some(postings) if postings <= candidates.len() * ROW_CHECK_POSTINGS => return Ok(None),
-        Some(_) => CANDIDATES_BESIDE_TERM_MAX,
-        None => CANDIDATES_MAX,
-    };
-    if candidates.len() > most {
+    let dearer = postings.is_some_and(|p| p <= candidates.len() * ROW_CHECK_POSTINGS);
+    if dearer || candidates.len() > most {
         return Ok(None);
     }
     // What no set has said is checked on the candidates' rows.
