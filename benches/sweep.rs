@@ -14,6 +14,9 @@
 //!   SWEEP_QUESTIONS=600            questions per database (each asked at up to three pages)
 //!   SWEEP_SEED=1                   which questions
 //!   SWEEP_GENERATORS=words,shop    which databases
+//!   SWEEP_SPACES=1                 also filter one question in four by a space: a random link's,
+//!                                  or no space when it has none (its own draws, so the rest of
+//!                                  each question is as without)
 //!   SWEEP_POSTGRES=URL             also ask every question of a PostgreSQL copy of each database
 //!                                  (a database per generator beside URL's, e.g. the one
 //!                                  `scripts/pg-cluster` prints, copied once by `db copy`'s code;
@@ -41,10 +44,13 @@ use data::Generator;
 use linkdeck::backend::Backend;
 use linkdeck::backend::local::pg::PgTarget;
 use linkdeck::backend::local::{LocalBackend, LocalService, StoreLocation};
-use linkdeck::domain::{Link, LinkQuery, Page, SearchBy, Sort, StatusFilter, TagMatch};
+use linkdeck::domain::{
+    Link, LinkQuery, Page, SearchBy, Sort, SpaceFilter, StatusFilter, TagMatch,
+};
 use tokio_postgres::NoTls;
 
 /// One timed answer: how long, and the question.
+#[derive(Clone)]
 struct Timed {
     took: Duration,
     question: String,
@@ -85,6 +91,8 @@ fn questions(db: &Connection, links: usize, count: usize, seed: u64) -> Vec<Link
     // Tags drawn on a generator of their own: the rest of each question is the one a sweep
     // without tags asks, so the two can be compared question by question.
     let mut tag_rng = StdRng::seed_from_u64(seed ^ 0x7a95);
+    let mut space_rng = StdRng::seed_from_u64(seed ^ 0x5ace);
+    let spaces = std::env::var("SWEEP_SPACES").is_ok_and(|v| v == "1");
     (0..count)
         .map(|_| {
             let by = SearchBy::ALL[rng.random_range(0..3)];
@@ -103,6 +111,15 @@ fn questions(db: &Connection, links: usize, count: usize, seed: u64) -> Vec<Link
                 0 => tags_of_random_links(db, links, &mut tag_rng),
                 _ => (Vec::new(), TagMatch::All),
             };
+            let space = match (spaces, space_rng.random_range(0..4)) {
+                (true, 0) => {
+                    let id = space_rng.random_range(1..=links as i64);
+                    let sql = "SELECT space_id FROM links WHERE id = ?1";
+                    let space: Option<i64> = db.query_row(sql, [id], |r| r.get(0)).unwrap();
+                    space.map_or(SpaceFilter::NoSpace, SpaceFilter::In)
+                }
+                _ => SpaceFilter::Any,
+            };
             LinkQuery {
                 search,
                 by,
@@ -110,6 +127,7 @@ fn questions(db: &Connection, links: usize, count: usize, seed: u64) -> Vec<Link
                 sort,
                 tags,
                 tag_match,
+                space,
                 ..LinkQuery::default()
             }
         })
@@ -163,8 +181,13 @@ fn describe(q: &LinkQuery, last: &str) -> String {
         0 => String::new(),
         _ => format!(", tags {} ({})", q.tags.join("+"), q.tag_match.as_str()),
     };
+    let space = match q.space {
+        SpaceFilter::Any | SpaceFilter::Among(_) => String::new(),
+        SpaceFilter::NoSpace => ", no space".to_owned(),
+        SpaceFilter::In(id) => format!(", space {id}"),
+    };
     format!(
-        "{search}{tags}, status {}, sort {}, page {} of {last}",
+        "{search}{tags}{space}, status {}, sort {}, page {} of {last}",
         q.status.label(),
         q.sort.as_str(),
         q.page
@@ -332,8 +355,19 @@ fn sweep(
         let (tagged, untagged): (Vec<Timed>, Vec<Timed>) = timed
             .into_iter()
             .partition(|t| t.question.contains(", tags "));
+        // And those within a space (or none), whether tagged or not.
+        let in_space =
+            |t: &&Timed| t.question.contains(", space ") || t.question.contains(", no space");
+        let mut spaced: Vec<Timed> = (tagged.iter().chain(&untagged))
+            .filter(in_space)
+            .cloned()
+            .collect();
+        spaced.sort_by_key(|t| t.took);
         report(&format!("{what} with tags"), &tagged);
         report(&format!("{what} without tags"), &untagged);
+        if !spaced.is_empty() {
+            report(&format!("{what} within a space or none"), &spaced);
+        }
     }
     if !ratios.is_empty() {
         ratios.sort_by(f64::total_cmp);
