@@ -200,23 +200,36 @@ pub fn narrow_by_place(
     f: &ListFilter<'_>,
     set: &mut RoaringTreemap,
 ) -> Result<()> {
+    if let Some(place) = place_ids(conn, f)? {
+        *set &= place;
+    }
+    Ok(())
+}
+
+/// The ids of the owner's links in `f`'s space (one, several or none) and domain, each read
+/// from its index; `None` when `f` asks for neither.
+pub fn place_ids(conn: &Connection, f: &ListFilter<'_>) -> Result<Option<RoaringTreemap>> {
     let ids = |query: &str, param: Id| ids_of(conn, query, params![f.owner, param]);
-    match f.space {
-        SpaceFilter::Any => {}
-        SpaceFilter::NoSpace => *set &= ids_of(conn, NO_SPACE_IDS, [f.owner])?,
-        SpaceFilter::In(space) => *set &= ids(SPACE_IDS, space)?,
+    let mut place = match f.space {
+        SpaceFilter::Any => None,
+        SpaceFilter::NoSpace => Some(ids_of(conn, NO_SPACE_IDS, [f.owner])?),
+        SpaceFilter::In(space) => Some(ids(SPACE_IDS, space)?),
         SpaceFilter::Among(spaces) => {
             let mut among = RoaringTreemap::new();
             for &space in spaces.ids() {
                 among |= ids(SPACE_IDS, space)?;
             }
-            *set &= among;
+            Some(among)
         }
-    }
+    };
     if let Some(domain) = f.domain {
-        *set &= ids(DOMAIN_IDS, domain)?;
+        let domain = ids(DOMAIN_IDS, domain)?;
+        place = Some(match place {
+            Some(place) => place & domain,
+            None => domain,
+        });
     }
-    Ok(())
+    Ok(place)
 }
 
 /// Keeps the members of `set` whose status `f.status` admits by crossing the owner's inactive
