@@ -192,11 +192,7 @@ async fn total<C: GenericClient>(
     let unfiltered =
         f.search.is_none() && f.tags.is_empty() && f.space.is_any() && f.domain.is_none();
     if unfiltered && f.status != StatusFilter::Disabled {
-        let owner_total = || async {
-            let sql = "SELECT link_count FROM owners WHERE id = $1";
-            let links: Option<i64> = one(c, sql, &[&f.owner], |r| col(r, 0)).await?;
-            Ok::<u64, linkdeck_domain::Error>(count(links.unwrap_or(0)))
-        };
+        let owner_total = || owner_links(c, f.owner);
         let now = f.now.as_second();
         return Ok(Total::exact(match f.status {
             StatusFilter::All => owner_total().await?,
@@ -359,9 +355,15 @@ async fn sorts_every_match<C: GenericClient>(
     if total.n <= end {
         return Ok(true);
     }
+    let links = owner_links(c, f.owner).await?;
+    Ok(total.n.saturating_mul(total.n) <= end.saturating_mul(links))
+}
+
+/// How many links `owner` has: the counter the schema's triggers keep.
+async fn owner_links<C: GenericClient>(c: &C, owner: Id) -> Result<u64> {
     let sql = "SELECT link_count FROM owners WHERE id = $1";
-    let links: Option<i64> = one(c, sql, &[&f.owner], |r| col(r, 0)).await?;
-    Ok(total.n.saturating_mul(total.n) <= end.saturating_mul(count(links.unwrap_or(0))))
+    let links: Option<i64> = one(c, sql, &[&owner], |r| col(r, 0)).await?;
+    Ok(count(links.unwrap_or(0)))
 }
 
 impl<C: GenericClient + Sync> Search for PgTx<'_, C> {

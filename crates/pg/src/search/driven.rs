@@ -17,9 +17,9 @@ use roaring::RoaringTreemap;
 
 use super::{
     Lookup, PG_BY_CLICKS_IDS, PG_BY_DATE_IDS, PG_DISABLED_IDS, ROW_CHECK_POSTINGS, estimated_rows,
-    filter, postings,
+    filter, owner_links, postings,
 };
-use crate::sql::{Args, all, col, count, one};
+use crate::sql::{Args, all, col};
 
 /// The most candidates a list is read from one by one: each costs its row's read and check,
 /// 2 to 3.5 µs measured (a term's `strpos` on the row the dearer end; 1.7 µs with every page
@@ -75,9 +75,7 @@ pub(super) async fn matches<C: GenericClient>(
     if smallest.rows > CANDIDATES_BESIDE_TERM_MAX {
         return Ok(None);
     }
-    let sql = "SELECT link_count FROM owners WHERE id = $1";
-    let links: Option<i64> = one(c, sql, &[&f.owner], |r| col(r, 0)).await?;
-    let links = count(links.unwrap_or(0)).max(1);
+    let links = owner_links(c, f.owner).await?.max(1);
     // A term the trigram index finds in fewer postings than checking the candidates the sets
     // are expected to leave would cost (each set taken as independent of the others) is left
     // to the index before any set is read; a term of two characters or less never is.
