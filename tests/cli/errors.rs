@@ -310,6 +310,9 @@ fn as_written_by_schema_9(db: &std::path::Path) {
          ALTER TABLE trash_links DROP COLUMN options;
          ALTER TABLE trash_links DROP COLUMN previews;
          DROP TRIGGER orphan_traffic_domain_gone; DROP TABLE orphan_traffic;
+         DROP TRIGGER space_set_notes_ai; DROP TRIGGER space_set_notes_ad;
+         DROP TRIGGER space_set_notes_au;
+         DROP TABLE space_sets; DROP TABLE space_sets_upto; DROP TABLE space_set_notes;
          PRAGMA user_version = 9;",
     )
     .unwrap();
@@ -347,6 +350,9 @@ fn an_upgrade_says_so_before_the_wait_and_keeps_every_search() {
     assert_eq!(search(&env, "title", "sum"), ["sun"]);
     assert!(search(&env, "alias", "summer").is_empty());
     assert!(search(&env, "url", "anu").is_empty());
+    // Each place's links, from the bitmaps the upgrade built.
+    let in_no_space = env.json(&["links", "list", "--no-space", "--status", "active"]);
+    assert_eq!(crate::aliases_of(&in_no_space["items"]), ["manual", "sun"]);
     // Once: the next run has nothing to say.
     let again = env.run(&["links", "list"]).ok();
     assert!(!again.stderr.contains("upgrading"), "{}", again.stderr);

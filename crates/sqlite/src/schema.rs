@@ -587,6 +587,58 @@ const MIGRATIONS: &[Migration] = &[
         DELETE FROM orphan_traffic WHERE host_id = old.id;
     END;
     "#),
+    // 23: each space's links and the links in no space as bitmaps for space filters
+    // (`search/space_sets.rs`), keyed by the space's id or 0, a block of 65,536 ids a row:
+    // links above `space_sets_upto` are taken in by the next write's settle, and the triggers
+    // note each link at or below it that joins or leaves a place. Not `INSERT OR IGNORE`: a
+    // space's deletion moves its links by a foreign key action, whose statements put their own
+    // conflict rule over a trigger's.
+    Migration {
+        sql: r#"
+    CREATE TABLE space_sets (
+        owner_id INTEGER NOT NULL,
+        space INTEGER NOT NULL,
+        block INTEGER NOT NULL,
+        ids BLOB NOT NULL,
+        PRIMARY KEY (owner_id, space, block)
+    ) WITHOUT ROWID;
+    CREATE TABLE space_sets_upto (upto INTEGER NOT NULL);
+    INSERT INTO space_sets_upto VALUES (0);
+    CREATE TABLE space_set_notes (
+        owner_id INTEGER NOT NULL,
+        space INTEGER NOT NULL,
+        link_id INTEGER NOT NULL,
+        PRIMARY KEY (owner_id, space, link_id)
+    ) WITHOUT ROWID;
+    CREATE TRIGGER space_set_notes_ai AFTER INSERT ON links
+        WHEN new.id <= (SELECT upto FROM space_sets_upto) BEGIN
+        INSERT INTO space_set_notes (owner_id, space, link_id)
+            SELECT new.owner_id, ifnull(new.space_id, 0), new.id WHERE NOT EXISTS (
+                SELECT 1 FROM space_set_notes WHERE owner_id = new.owner_id
+                   AND space = ifnull(new.space_id, 0) AND link_id = new.id);
+    END;
+    CREATE TRIGGER space_set_notes_ad AFTER DELETE ON links
+        WHEN old.id <= (SELECT upto FROM space_sets_upto) BEGIN
+        INSERT INTO space_set_notes (owner_id, space, link_id)
+            SELECT old.owner_id, ifnull(old.space_id, 0), old.id WHERE NOT EXISTS (
+                SELECT 1 FROM space_set_notes WHERE owner_id = old.owner_id
+                   AND space = ifnull(old.space_id, 0) AND link_id = old.id);
+    END;
+    CREATE TRIGGER space_set_notes_au AFTER UPDATE OF space_id, owner_id ON links
+        WHEN (old.space_id IS NOT new.space_id OR old.owner_id IS NOT new.owner_id)
+         AND old.id <= (SELECT upto FROM space_sets_upto) BEGIN
+        INSERT INTO space_set_notes (owner_id, space, link_id)
+            SELECT old.owner_id, ifnull(old.space_id, 0), old.id WHERE NOT EXISTS (
+                SELECT 1 FROM space_set_notes WHERE owner_id = old.owner_id
+                   AND space = ifnull(old.space_id, 0) AND link_id = old.id);
+        INSERT INTO space_set_notes (owner_id, space, link_id)
+            SELECT new.owner_id, ifnull(new.space_id, 0), new.id WHERE NOT EXISTS (
+                SELECT 1 FROM space_set_notes WHERE owner_id = new.owner_id
+                   AND space = ifnull(new.space_id, 0) AND link_id = new.id);
+    END;
+    "#,
+        then: Some(upgrade::space_sets),
+    },
 ];
 
 /// The code half of migration 6: rollups and the raw log from the old visits table, which then
@@ -595,6 +647,16 @@ fn rollups_from_visits(conn: &Connection) -> Result<()> {
     crate::visits::roll_up_old_visits(conn)?;
     conn.execute_batch("DROP TABLE visits;")
         .map_err(crate::error::db_error)
+}
+
+/// An empty database in memory, its connection set up as the service's are: for the tests of
+/// what keeps the search indexes.
+#[cfg(test)]
+pub fn in_memory() -> Connection {
+    let mut conn = Connection::open_in_memory().expect("a database in memory");
+    rusqlite::vtab::array::load_module(&conn).expect("the array module");
+    migrate(&mut conn).expect("the schema");
+    conn
 }
 
 /// The schema version this build writes.

@@ -5,7 +5,8 @@
 //! full-text index of its field ([`fts_table`]), unless its triples' bitmaps answer it for
 //! less (a rare term holding a stretch every link has); the database keeps both in step with every
 //! write by its own triggers, so no writer has to remember them. [`sets`] narrows and pages
-//! matches known as ids; [`in_order`] pages many unchecked candidates of a term by checking
+//! matches known as ids, by a tag's and a space's links kept as bitmaps too ([`tag_sets`],
+//! [`space_sets`]); [`in_order`] pages many unchecked candidates of a term by checking
 //! them in the list's order up to the count's bound; the status rules come from
 //! [`super::status`].
 
@@ -15,6 +16,8 @@ mod in_order;
 mod ranking;
 mod sets;
 mod short;
+mod space_sets;
+mod stored_sets;
 mod tag_sets;
 #[cfg(test)]
 mod tests;
@@ -28,6 +31,7 @@ pub use short::{Batch, Texts};
 pub fn settle(tx: &Connection) -> Result<()> {
     short::settle(tx)?;
     tag_sets::settle(tx)?;
+    space_sets::settle(tx)?;
     facts::settle(tx)
 }
 
@@ -46,6 +50,8 @@ pub mod upgrade {
     pub use super::short::catch_up_before_common as short_term_index;
     /// The first choice of common longer terms (migration 12).
     pub use super::short::common::choose_on_upgrade as common_terms;
+    /// Each space's links, and those in no space, as bitmaps (migration 23).
+    pub use super::space_sets::rebuild as space_sets;
     /// Each tag's links as bitmaps (migration 18).
     pub use super::tag_sets::rebuild as tag_sets;
 }

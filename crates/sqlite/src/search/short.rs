@@ -786,12 +786,8 @@ mod tests {
     use crate::links;
     use crate::schema;
 
-    /// An empty database in memory, its connection set up as the service's are.
     fn database() -> Connection {
-        let mut conn = Connection::open_in_memory().unwrap();
-        rusqlite::vtab::array::load_module(&conn).unwrap();
-        schema::migrate(&mut conn).unwrap();
-        conn
+        schema::in_memory()
     }
 
     /// A write to the links, as the service makes them.

@@ -1,5 +1,4 @@
-//! Each tag's links as bitmaps. A row `(owner, tag, block) → ids` holds, as a serialized roaring
-//! bitmap, the ids of the owner's links in one block of 65,536 ids that carry the tag, so a tag
+//! Each tag's links as bitmaps ([`stored_sets`]): a row `(owner, tag, block) → ids`, so a tag
 //! filter reads a few rows instead of one row of `link_tags` per link (a tag on a quarter of a
 //! million links cost 25–40 ms a question that way).
 //!
@@ -8,16 +7,20 @@
 //! transaction's [`settle`] takes the notes in before it commits. A link's membership is read
 //! from `link_tags` as it is then, so the order of the changes noted does not matter.
 
-use roaring::{RoaringBitmap, RoaringTreemap};
-use rusqlite::{Connection, params};
+use roaring::RoaringTreemap;
+use rusqlite::Connection;
+use rusqlite::types::Value;
 
 use super::bitmaps;
-use crate::error::db_error;
+use super::stored_sets::{self, Family};
 use crate::sql::Statements;
-use linkdeck_domain::{Error, Id, Result};
+use linkdeck_domain::{Id, Result};
 
-/// Ids per row, as in the short-term index: one roaring container.
-const BLOCK_BITS: u32 = 16;
+const TAGS: Family = Family {
+    table: "tag_sets",
+    key: "tag",
+    what: "tag",
+};
 
 /// The ids of `owner`'s links carrying `tag`. Inside a write transaction that changed tags
 /// (notes not yet taken in), read from `link_tags` itself.
@@ -25,22 +28,7 @@ pub fn ids(conn: &Connection, owner: Id, tag: &str) -> Result<RoaringTreemap> {
     if conn.exists("SELECT 1 FROM tag_set_notes LIMIT 1", [])? {
         return Ok(bitmaps::set_of(crate::tags::link_ids(conn, owner, tag)?));
     }
-    let mut stmt = conn
-        .prepare_cached("SELECT block, ids FROM tag_sets WHERE owner_id = ?1 AND tag = ?2")
-        .map_err(db_error)?;
-    let mut rows = stmt.query(params![owner, tag]).map_err(db_error)?;
-    let mut set = RoaringTreemap::new();
-    while let Some(row) = rows.next().map_err(db_error)? {
-        let block: i64 = row.get(0).map_err(db_error)?;
-        let blob = row
-            .get_ref(1)
-            .and_then(|v| v.as_blob().map_err(Into::into))
-            .map_err(db_error)?;
-        let ids = decode(blob)?;
-        let high = (block >> (32 - BLOCK_BITS)) as u32;
-        set |= RoaringTreemap::from_bitmaps([(high, ids)]);
-    }
-    Ok(set)
+    stored_sets::read(conn, &TAGS, owner, &Value::Text(tag.to_owned()))
 }
 
 /// Takes in what the triggers noted: each noted link joins or leaves its tag's row as
@@ -49,45 +37,15 @@ pub fn settle(tx: &Connection) -> Result<()> {
     if !tx.exists("SELECT 1 FROM tag_set_notes LIMIT 1", [])? {
         return Ok(());
     }
-    // In key order: each (owner, tag, block) comes as one run.
-    let mut stmt = tx
-        .prepare_cached(
-            "SELECT n.owner_id, n.tag, n.link_id, t.link_id IS NOT NULL \
-             FROM tag_set_notes n LEFT JOIN link_tags t \
-               ON t.owner_id = n.owner_id AND t.tag = n.tag AND t.link_id = n.link_id \
-             ORDER BY n.owner_id, n.tag, n.link_id",
-        )
-        .map_err(db_error)?;
-    let mut rows = stmt.query([]).map_err(db_error)?;
-    let mut open: Option<(Id, String, i64, RoaringBitmap)> = None;
-    while let Some(row) = rows.next().map_err(db_error)? {
-        let owner: Id = row.get(0).map_err(db_error)?;
-        let tag: String = row.get(1).map_err(db_error)?;
-        let link: Id = row.get(2).map_err(db_error)?;
-        let carries: bool = row.get(3).map_err(db_error)?;
-        let block = link >> BLOCK_BITS;
-        let same = open
-            .as_ref()
-            .is_some_and(|(o, t, b, _)| *o == owner && *t == tag && *b == block);
-        if !same {
-            if let Some(done) = open.take() {
-                store(tx, done)?;
-            }
-            let ids = stored(tx, owner, &tag, block)?;
-            open = Some((owner, tag, block, ids));
-        }
-        if let Some((.., ids)) = &mut open {
-            if carries {
-                ids.insert(link as u32);
-            } else {
-                ids.remove(link as u32);
-            }
-        }
-    }
-    if let Some(done) = open {
-        store(tx, done)?;
-    }
-    drop(rows);
+    stored_sets::apply(
+        tx,
+        &TAGS,
+        "SELECT n.owner_id, n.tag, n.link_id, t.link_id IS NOT NULL \
+         FROM tag_set_notes n LEFT JOIN link_tags t \
+           ON t.owner_id = n.owner_id AND t.tag = n.tag AND t.link_id = n.link_id \
+         ORDER BY n.owner_id, n.tag, n.link_id",
+        [],
+    )?;
     tx.run("DELETE FROM tag_set_notes", [])?;
     Ok(())
 }
@@ -104,62 +62,15 @@ pub fn rebuild(tx: &Connection) -> Result<()> {
     settle(tx)
 }
 
-/// The row of a block as stored, or an empty one.
-fn stored(tx: &Connection, owner: Id, tag: &str, block: i64) -> Result<RoaringBitmap> {
-    let blob: Option<Vec<u8>> = tx.one(
-        "SELECT ids FROM tag_sets WHERE owner_id = ?1 AND tag = ?2 AND block = ?3",
-        params![owner, tag, block],
-        |r| r.get(0),
-    )?;
-    blob.map_or_else(|| Ok(RoaringBitmap::new()), |b| decode(&b))
-}
-
-fn store(
-    tx: &Connection,
-    (owner, tag, block, mut ids): (Id, String, i64, RoaringBitmap),
-) -> Result<()> {
-    if ids.is_empty() {
-        tx.run(
-            "DELETE FROM tag_sets WHERE owner_id = ?1 AND tag = ?2 AND block = ?3",
-            params![owner, tag, block],
-        )?;
-        return Ok(());
-    }
-    ids.optimize();
-    let mut blob = Vec::with_capacity(ids.serialized_size());
-    ids.serialize_into(&mut blob)
-        .map_err(|e| Error::Unavailable(format!("cannot encode a tag's links: {e}")))?;
-    tx.run(
-        "INSERT OR REPLACE INTO tag_sets (owner_id, tag, block, ids) VALUES (?1, ?2, ?3, ?4)",
-        params![owner, tag, block, blob],
-    )?;
-    Ok(())
-}
-
-fn decode(blob: &[u8]) -> Result<RoaringBitmap> {
-    RoaringBitmap::deserialize_from(blob)
-        .map_err(|e| Error::Unavailable(format!("the database's tag index is damaged: {e}")))
-}
-
 #[cfg(test)]
 mod tests {
     use std::collections::BTreeSet;
 
     use proptest::prelude::*;
+    use rusqlite::params;
 
+    use super::stored_sets::BLOCK_BITS;
     use super::*;
-    use crate::schema;
-
-    fn database() -> Connection {
-        let mut conn = Connection::open_in_memory().unwrap();
-        rusqlite::vtab::array::load_module(&conn).unwrap();
-        schema::migrate(&mut conn).unwrap();
-        conn.execute_batch(
-            "INSERT INTO owners (id, name, created_at) VALUES (1, 'me', 0), (2, 'you', 0);",
-        )
-        .unwrap();
-        conn
-    }
 
     const TAGS: [&str; 4] = ["a", "b", "c", "d"];
 
@@ -250,27 +161,12 @@ mod tests {
         #![proptest_config(ProptestConfig::with_cases(48))]
         /// Writes in transactions of one or several statements, each settled as the store's
         /// write path settles it: a tag's bitmaps always hold exactly its links, read inside a
-        /// transaction before it settles as well as after.
+        /// transaction before it settles as well as after, and built anew by a migration.
         #[test]
         fn a_tags_bitmaps_hold_exactly_its_links(
             batches in proptest::collection::vec(proptest::collection::vec(op(), 1..6), 1..25)
         ) {
-            let mut conn = database();
-            for batch in &batches {
-                let tx = conn.transaction().unwrap();
-                for op in batch {
-                    apply(&tx, op);
-                }
-                check(&tx);
-                crate::search::settle(&tx).unwrap();
-                tx.commit().unwrap();
-                check(&conn);
-            }
-            // And built anew, as a migration builds them.
-            let tx = conn.transaction().unwrap();
-            rebuild(&tx).unwrap();
-            tx.commit().unwrap();
-            check(&conn);
+            stored_sets::check_through_writes(&mut stored_sets::two_owners(), &batches, apply, check, rebuild);
         }
     }
 }

@@ -11,9 +11,7 @@ use linkdeck_store::{Counted, LinkRow};
 /// A database of owner 1's links 1 to `count`, each as `fill` makes link n (ids follow n),
 /// staged and indexed as an import does; nothing settled, so no common term is chosen.
 fn database_of(count: u64, fill: impl Fn(u64, &mut LinkRow) -> Counted) -> Connection {
-    let mut conn = Connection::open_in_memory().unwrap();
-    rusqlite::vtab::array::load_module(&conn).unwrap();
-    schema::migrate(&mut conn).unwrap();
+    let mut conn = schema::in_memory();
     conn.execute(
         "INSERT INTO owners (id, name, created_at) VALUES (1, 'me', 0)",
         [],

@@ -331,10 +331,9 @@ proptest! {
     fn facts_and_large_searches_agree_with_the_rows_after_any_writes(
         ops in proptest::collection::vec(op(), 1..30)
     ) {
-        let mut conn = Connection::open_in_memory().unwrap();
-        // As the service's connections are: a term's triples read their candidates through it.
-        rusqlite::vtab::array::load_module(&conn).unwrap();
-        schema::migrate(&mut conn).unwrap();
+        // As the service's connections are: a term's triples read their candidates through
+        // the array module.
+        let mut conn = schema::in_memory();
         conn.execute("INSERT INTO owners (id, name, created_at) VALUES (1, 'me', 0)", [])
             .unwrap();
         for space in 1..=3 {
