@@ -69,6 +69,13 @@ pub fn select(
         // pass most links before the page filled. The few members' facts order them.
         return ranked(conn, f, &set, |_, _| true);
     }
+    if !by_clicks {
+        // In id order a member's place is its rank among those admitted: one pass keeps them
+        // and the page is selected from what it kept, where a ranking's window, sampled from
+        // one block in sixteen, missed a page near the front and passed over them twice.
+        keep_admitted(conn, f, &mut set)?;
+        return Ok((page(conn, f, &set)?, set.len()));
+    }
     // The members' facts decide their status, and then their order too.
     ranked(conn, f, &set, status_test(conn, f)?)
 }
@@ -187,12 +194,18 @@ pub fn narrow(conn: &Connection, f: &ListFilter<'_>, set: &mut RoaringTreemap) -
     }
     narrow_by_place(conn, f, set)?;
     if f.status != StatusFilter::All && !cross_off_inactive(conn, f, set)? {
-        let admits = status_test(conn, f)?;
-        let pending = facts::Pending::read(conn, set)?;
-        let mut kept = Vec::with_capacity(set.len() as usize);
-        each_admitted(conn, &pending, set, &admits, |id, _| kept.push(id as u64))?;
-        *set = set_of(kept);
+        keep_admitted(conn, f, set)?;
     }
+    Ok(())
+}
+
+/// Keeps the members of `set` whose status `f.status` admits, from one pass over their facts.
+fn keep_admitted(conn: &Connection, f: &ListFilter<'_>, set: &mut RoaringTreemap) -> Result<()> {
+    let admits = status_test(conn, f)?;
+    let pending = facts::Pending::read(conn, set)?;
+    let mut kept = Vec::with_capacity(set.len() as usize);
+    each_admitted(conn, &pending, set, &admits, |id, _| kept.push(id as u64))?;
+    *set = set_of(kept);
     Ok(())
 }
 
@@ -293,16 +306,55 @@ fn status_test(
 ) -> Result<impl Fn(Id, facts::Facts) -> bool + use<>> {
     let status = f.status;
     let ended = match status {
-        StatusFilter::All | StatusFilter::Disabled => RoaringTreemap::new(),
+        StatusFilter::All | StatusFilter::Disabled => Vec::new(),
         StatusFilter::Expired | StatusFilter::Active => {
-            ids_of(conn, BY_DATE_IDS, params![f.owner, f.now.as_second()])?
+            conn.all(BY_DATE_IDS, params![f.owner, f.now.as_second()], |r| {
+                r.get::<_, Id>(0).map(|id| id as u64)
+            })?
         }
     };
-    let any_ended = !ended.is_empty();
+    let ended = Ascending::new(ended);
     Ok(move |id: Id, facts: facts::Facts| {
-        status == StatusFilter::All
-            || status.admits(facts.status(any_ended && ended.contains(id as u64)))
+        status == StatusFilter::All || status.admits(facts.status(ended.contains(id as u64)))
     })
+}
+
+/// Ids looked up in ascending order, pass after pass — as members are visited — by a cursor
+/// that gallops forward from the last one found. A set's own lookup for each member was most
+/// of a large list's time at ten million links (2.4 million members, 500,000 links ended).
+struct Ascending {
+    ids: Vec<u64>,
+    at: std::cell::Cell<usize>,
+}
+
+impl Ascending {
+    fn new(mut ids: Vec<u64>) -> Ascending {
+        ids.sort_unstable();
+        Ascending {
+            ids,
+            at: std::cell::Cell::new(0),
+        }
+    }
+
+    fn contains(&self, id: u64) -> bool {
+        let ids = &self.ids;
+        let mut at = self.at.get();
+        // A new pass starts again from the front.
+        if at > 0 && ids[at - 1] >= id {
+            at = 0;
+        }
+        // The first position at or past `id`: doubling steps to a bound, then a binary search
+        // below it, so a few members among many ids cost a few steps each as well.
+        let mut step = 1;
+        while at + step <= ids.len() && ids[at + step - 1] < id {
+            at += step;
+            step *= 2;
+        }
+        let end = (at + step).min(ids.len());
+        at += ids[at..end].partition_point(|&x| x < id);
+        self.at.set(at);
+        ids.get(at) == Some(&id)
+    }
 }
 
 /// [`narrow`] by reading each member's space, domain and status.
@@ -461,4 +513,29 @@ fn by_clicks(conn: &Connection, f: &ListFilter<'_>, set: &RoaringTreemap) -> Res
         ids.reverse();
     }
     Ok(ids)
+}
+
+#[cfg(test)]
+mod tests {
+    use proptest::prelude::*;
+
+    use super::Ascending;
+
+    proptest! {
+        /// Looked up pass after pass, each in ascending order, dense or sparse against the ids,
+        /// the cursor says what a set says.
+        #[test]
+        fn ascending_lookups_agree_with_a_set(
+            ids in proptest::collection::btree_set(0..2_000u64, 0..300),
+            passes in proptest::collection::vec(
+                proptest::collection::btree_set(0..2_100u64, 0..400), 1..4),
+        ) {
+            let cursor = Ascending::new(ids.iter().rev().copied().collect());
+            for pass in &passes {
+                for &id in pass {
+                    prop_assert_eq!(cursor.contains(id), ids.contains(&id), "{}", id);
+                }
+            }
+        }
+    }
 }
