@@ -1021,22 +1021,24 @@ async fn assert_page_of_20(backend: &LocalBackend, query: LinkQuery, expected: &
     assert_eq!(ids, expected[from..to], "{what}");
 }
 
-/// The space filter — a space, or no space — keeps exactly the links in it, with and without a
-/// search, small (each link read) and large (the space's ids from its index), under every
-/// status and sort, on the first, a middle and the last page.
+/// The space filter — a space, or no space — and the domain filter keep exactly the links
+/// there, with and without a search, small (each link read) and large (the place's links kept
+/// as bitmaps), under every status and sort, on the first, a middle and the last page.
 #[tokio::test]
-async fn no_space_and_a_space_filter_large_and_small_lists_exactly() {
+async fn no_space_a_space_and_a_domain_filter_large_and_small_lists_exactly() {
     use linkdeck::domain::{LinkStatus, SearchBy, SpaceFilter};
     let (_dir, _service, backend, _db) = fresh_file("spaces.db").await;
     let red = backend
         .create_space(&space_input("Red", "1"))
         .await
         .unwrap();
-    // (id, clicks, status, space, url) of each link, as the model to check against.
+    let short = backend.add_domain("sho.rt").await.unwrap();
+    // (id, status, space, domain, url) of each link, as the model to check against.
     let mut model = Vec::new();
     let rows = (0..6_000usize)
         .map(|i| {
             let in_red = i % 3 == 0;
+            let on_short = i % 4 != 0;
             let url = format!(
                 "https://{}.example/{i}",
                 if i % 5 == 0 { "rare" } else { "common" }
@@ -1045,22 +1047,33 @@ async fn no_space_and_a_space_filter_large_and_small_lists_exactly() {
             if in_red {
                 input.space = Some(red.id.to_string());
             }
+            if on_short {
+                input.domain = Some(short.id.to_string());
+            }
             if i % 7 == 0 {
                 input.disabled = Some("1".into());
             }
             let status = LinkStatus::derive(i % 7 == 0, None, 0, 0, suite::start());
-            model.push((i as Id + 1, status, in_red.then_some(red.id), url));
+            let place = (in_red.then_some(red.id), on_short.then_some(short.id));
+            model.push((i as Id + 1, status, place, url));
             (i + 1, input, None)
         })
         .collect();
     backend.import_batch(Vec::new(), rows).await.unwrap();
-    for space in [SpaceFilter::NoSpace, SpaceFilter::In(red.id)] {
+    let places = [
+        (SpaceFilter::NoSpace, None),
+        (SpaceFilter::In(red.id), None),
+        (SpaceFilter::Any, Some(short.id)),
+        (SpaceFilter::NoSpace, Some(short.id)),
+    ];
+    for (space, domain) in places {
         for term in [None, Some("/12"), Some("rare"), Some("example")] {
             for status in StatusFilter::ALL {
                 let chosen: Vec<(u64, Id)> = model
                     .iter()
-                    .filter(|(_, s, in_space, url)| {
+                    .filter(|(_, s, (in_space, on), url)| {
                         space.admits(*in_space)
+                            && domain.is_none_or(|d| *on == Some(d))
                             && status.admits(*s)
                             && term.is_none_or(|t| url.contains(t))
                     })
@@ -1075,11 +1088,14 @@ async fn no_space_and_a_space_filter_large_and_small_lists_exactly() {
                             by: SearchBy::Url,
                             status,
                             space,
+                            domain,
                             sort,
                             page,
                             ..LinkQuery::default()
                         };
-                        let what = format!("{space:?} {term:?} {status:?} {sort:?} page {page}");
+                        let what = format!(
+                            "{space:?} {domain:?} {term:?} {status:?} {sort:?} page {page}"
+                        );
                         assert_page_of_20(&backend, query, &expected, &what).await;
                     }
                 }

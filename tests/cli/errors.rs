@@ -313,6 +313,9 @@ fn as_written_by_schema_9(db: &std::path::Path) {
          DROP TRIGGER space_set_notes_ai; DROP TRIGGER space_set_notes_ad;
          DROP TRIGGER space_set_notes_au;
          DROP TABLE space_sets; DROP TABLE space_sets_upto; DROP TABLE space_set_notes;
+         DROP TRIGGER domain_set_notes_ai; DROP TRIGGER domain_set_notes_ad;
+         DROP TRIGGER domain_set_notes_au;
+         DROP TABLE domain_sets; DROP TABLE domain_sets_upto; DROP TABLE domain_set_notes;
          PRAGMA user_version = 9;",
     )
     .unwrap();

@@ -588,7 +588,7 @@ const MIGRATIONS: &[Migration] = &[
     END;
     "#),
     // 23: each space's links and the links in no space as bitmaps for space filters
-    // (`search/space_sets.rs`), keyed by the space's id or 0, a block of 65,536 ids a row:
+    // (`search/place_sets.rs`), keyed by the space's id or 0, a block of 65,536 ids a row:
     // links above `space_sets_upto` are taken in by the next write's settle, and the triggers
     // note each link at or below it that joins or leaves a place. Not `INSERT OR IGNORE`: a
     // space's deletion moves its links by a foreign key action, whose statements put their own
@@ -638,6 +638,54 @@ const MIGRATIONS: &[Migration] = &[
     END;
     "#,
         then: Some(upgrade::space_sets),
+    },
+    // 24: the same for domains (`search/place_sets.rs`): each domain's links and those on the
+    // default domain (key 0), so a list on a domain holding most links reads a few rows.
+    Migration {
+        sql: r#"
+    CREATE TABLE domain_sets (
+        owner_id INTEGER NOT NULL,
+        domain INTEGER NOT NULL,
+        block INTEGER NOT NULL,
+        ids BLOB NOT NULL,
+        PRIMARY KEY (owner_id, domain, block)
+    ) WITHOUT ROWID;
+    CREATE TABLE domain_sets_upto (upto INTEGER NOT NULL);
+    INSERT INTO domain_sets_upto VALUES (0);
+    CREATE TABLE domain_set_notes (
+        owner_id INTEGER NOT NULL,
+        domain INTEGER NOT NULL,
+        link_id INTEGER NOT NULL,
+        PRIMARY KEY (owner_id, domain, link_id)
+    ) WITHOUT ROWID;
+    CREATE TRIGGER domain_set_notes_ai AFTER INSERT ON links
+        WHEN new.id <= (SELECT upto FROM domain_sets_upto) BEGIN
+        INSERT INTO domain_set_notes (owner_id, domain, link_id)
+            SELECT new.owner_id, ifnull(new.domain_id, 0), new.id WHERE NOT EXISTS (
+                SELECT 1 FROM domain_set_notes WHERE owner_id = new.owner_id
+                   AND domain = ifnull(new.domain_id, 0) AND link_id = new.id);
+    END;
+    CREATE TRIGGER domain_set_notes_ad AFTER DELETE ON links
+        WHEN old.id <= (SELECT upto FROM domain_sets_upto) BEGIN
+        INSERT INTO domain_set_notes (owner_id, domain, link_id)
+            SELECT old.owner_id, ifnull(old.domain_id, 0), old.id WHERE NOT EXISTS (
+                SELECT 1 FROM domain_set_notes WHERE owner_id = old.owner_id
+                   AND domain = ifnull(old.domain_id, 0) AND link_id = old.id);
+    END;
+    CREATE TRIGGER domain_set_notes_au AFTER UPDATE OF domain_id, owner_id ON links
+        WHEN (old.domain_id IS NOT new.domain_id OR old.owner_id IS NOT new.owner_id)
+         AND old.id <= (SELECT upto FROM domain_sets_upto) BEGIN
+        INSERT INTO domain_set_notes (owner_id, domain, link_id)
+            SELECT old.owner_id, ifnull(old.domain_id, 0), old.id WHERE NOT EXISTS (
+                SELECT 1 FROM domain_set_notes WHERE owner_id = old.owner_id
+                   AND domain = ifnull(old.domain_id, 0) AND link_id = old.id);
+        INSERT INTO domain_set_notes (owner_id, domain, link_id)
+            SELECT new.owner_id, ifnull(new.domain_id, 0), new.id WHERE NOT EXISTS (
+                SELECT 1 FROM domain_set_notes WHERE owner_id = new.owner_id
+                   AND domain = ifnull(new.domain_id, 0) AND link_id = new.id);
+    END;
+    "#,
+        then: Some(upgrade::domain_sets),
     },
 ];
 

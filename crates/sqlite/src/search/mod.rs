@@ -5,18 +5,18 @@
 //! full-text index of its field ([`fts_table`]), unless its triples' bitmaps answer it for
 //! less (a rare term holding a stretch every link has); the database keeps both in step with every
 //! write by its own triggers, so no writer has to remember them. [`sets`] narrows and pages
-//! matches known as ids, by a tag's and a space's links kept as bitmaps too ([`tag_sets`],
-//! [`space_sets`]); [`in_order`] pages many unchecked candidates of a term by checking
+//! matches known as ids, by a tag's, a space's and a domain's links kept as bitmaps too
+//! ([`tag_sets`], [`place_sets`]); [`in_order`] pages many unchecked candidates of a term by checking
 //! them in the list's order up to the count's bound; the status rules come from
 //! [`super::status`].
 
 mod bitmaps;
 mod facts;
 mod in_order;
+mod place_sets;
 mod ranking;
 mod sets;
 mod short;
-mod space_sets;
 mod stored_sets;
 mod tag_sets;
 #[cfg(test)]
@@ -31,7 +31,7 @@ pub use short::{Batch, Texts};
 pub fn settle(tx: &Connection) -> Result<()> {
     short::settle(tx)?;
     tag_sets::settle(tx)?;
-    space_sets::settle(tx)?;
+    place_sets::settle(tx)?;
     facts::settle(tx)
 }
 
@@ -46,12 +46,14 @@ pub fn rebuild(tx: &Connection) -> Result<()> {
 pub mod upgrade {
     /// The facts large searches are filtered and sorted by (migration 9).
     pub use super::facts::catch_up as facts;
+    /// Each domain's links, and those on the default domain, as bitmaps (migration 24).
+    pub use super::place_sets::rebuild_domains as domain_sets;
+    /// Each space's links, and those in no space, as bitmaps (migration 23).
+    pub use super::place_sets::rebuild_spaces as space_sets;
     /// The short-term index, on a schema from before common terms (migrations 4 and 11).
     pub use super::short::catch_up_before_common as short_term_index;
     /// The first choice of common longer terms (migration 12).
     pub use super::short::common::choose_on_upgrade as common_terms;
-    /// Each space's links, and those in no space, as bitmaps (migration 23).
-    pub use super::space_sets::rebuild as space_sets;
     /// Each tag's links as bitmaps (migration 18).
     pub use super::tag_sets::rebuild as tag_sets;
 }
@@ -476,22 +478,14 @@ fn inactive_by_clicks(
 }
 
 /// The page and total of a list without a search or tags in a place — a space, no space,
-/// several spaces — selected from the place's links ([`sets::place_ids`], kept as bitmaps), or
-/// of one on a domain that asks for a status, from the status's inactive links or the
-/// domain's. In SQL such a list read every link of the place to count it (7,000,000 in no space
-/// at ten million links: 150 ms), and in clicks order walked the clicks index past every
+/// several spaces, a domain — selected from the place's links ([`sets::place_ids`], kept as
+/// bitmaps). In SQL such a list read every link of the place to count it (7,000,000 in no
+/// space at ten million links: 150 ms), and in clicks order walked the clicks index past every
 /// other link to reach a space's page (page 100 of a space holding one link in 145: 360 ms).
 fn placed(conn: &Connection, f: &ListFilter<'_>) -> Result<Option<(Vec<Id>, u64)>> {
     let plain = f.search.is_none() && f.tags.is_empty();
-    let on_domain = f.domain.is_some() && f.status != StatusFilter::All;
-    if !plain || (f.space.is_any() && !on_domain) {
+    if !plain {
         return Ok(None);
-    }
-    // A domain's links are read from their index, so an inactive status's few links first.
-    if f.space.is_any()
-        && let Some(inactive) = sets::inactive_ids(conn, f)?
-    {
-        return sets::select(conn, f, inactive).map(Some);
     }
     let Some(place) = sets::place_ids(conn, f)? else {
         return Ok(None);

@@ -9,8 +9,8 @@ use rusqlite::{Connection, OptionalExtension, Params, params};
 
 use super::bitmaps::set_of;
 use super::facts;
+use super::place_sets;
 use super::ranking::{Ranking, Window};
-use super::space_sets;
 use super::status::{BY_CLICKS_IDS, BY_DATE_IDS, DISABLED_IDS};
 use super::{self as search, ListFilter};
 use crate::error::db_error;
@@ -21,11 +21,6 @@ use linkdeck_store::time;
 /// Below this many members, narrowing reads each member's row; from here on it reads the ids of
 /// the space's or domain's links from their indexes, and the members' facts (`facts`).
 const STREAM_FROM: u64 = facts::MEMBERS_FROM;
-
-// The ids of an owner's links in a domain (a space's are in `space_sets`, the inactive
-// states' in `status`). ?1 owner, ?2 the domain.
-const DOMAIN_IDS: &str = "SELECT id FROM links INDEXED BY links_owner_domain \
-     WHERE owner_id = ?1 AND domain_id = ?2";
 
 /// The ids `query` yields for its parameters, as a set.
 fn ids_of(conn: &Connection, query: &str, params: impl Params) -> Result<RoaringTreemap> {
@@ -221,23 +216,24 @@ pub fn narrow_by_place(
     Ok(())
 }
 
-/// The ids of the owner's links in `f`'s space (one, several or none) and domain — a space's
-/// from its bitmaps, a domain's from its index; `None` when `f` asks for neither.
+/// The ids of the owner's links in `f`'s space (one, several or none) and domain, from their
+/// bitmaps; `None` when `f` asks for neither.
 pub fn place_ids(conn: &Connection, f: &ListFilter<'_>) -> Result<Option<RoaringTreemap>> {
+    let space = |key| place_sets::ids(conn, &place_sets::SPACES, f.owner, key);
     let mut place = match f.space {
         SpaceFilter::Any => None,
-        SpaceFilter::NoSpace => Some(space_sets::ids(conn, f.owner, None)?),
-        SpaceFilter::In(space) => Some(space_sets::ids(conn, f.owner, Some(space))?),
+        SpaceFilter::NoSpace => Some(space(None)?),
+        SpaceFilter::In(id) => Some(space(Some(id))?),
         SpaceFilter::Among(spaces) => {
             let mut among = RoaringTreemap::new();
-            for &space in spaces.ids() {
-                among |= space_sets::ids(conn, f.owner, Some(space))?;
+            for &id in spaces.ids() {
+                among |= space(Some(id))?;
             }
             Some(among)
         }
     };
     if let Some(domain) = f.domain {
-        let domain = ids_of(conn, DOMAIN_IDS, params![f.owner, domain])?;
+        let domain = place_sets::ids(conn, &place_sets::DOMAINS, f.owner, Some(domain))?;
         place = Some(match place {
             Some(place) => place & domain,
             None => domain,
