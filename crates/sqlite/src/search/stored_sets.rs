@@ -1,11 +1,11 @@
 //! Sets of an owner's links kept in the database as roaring bitmaps: a row `(owner, key, block)
 //! → ids` holds, serialized, the ids in one block of 65,536 ids of the links that belong under
-//! the key — a tag ([`super::tag_sets`]), a space or none ([`super::space_sets`]). A filter
-//! reads a few rows instead of an index entry per link (the 700,000 links in no space took
-//! 13 ms that way, a tag on a quarter of a million 25–40 ms).
+//! the key — a tag ([`super::tag_sets`]), a space or a domain, or none ([`super::place_sets`]).
+//! A filter reads a few rows instead of an index entry per link (the 700,000 links in no space
+//! took 13 ms that way, a tag on a quarter of a million 25–40 ms).
 //!
-//! Each family of sets is kept up by its own notes; both change their rows through [`apply`],
-//! which reads and writes each row once however many of its links changed.
+//! Each family of sets is kept up by its own notes; every family changes its rows through
+//! [`apply`], which reads and writes each row once however many of its links changed.
 
 use roaring::{RoaringBitmap, RoaringTreemap};
 use rusqlite::types::Value;
