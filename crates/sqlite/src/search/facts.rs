@@ -297,7 +297,8 @@ fn set_upto(tx: &Connection, upto: Id) -> Result<()> {
     Ok(())
 }
 
-fn last_id(tx: &Connection) -> Result<Id> {
+/// The highest link id there is, 0 for none.
+pub(super) fn last_id(tx: &Connection) -> Result<Id> {
     tx.row("SELECT ifnull(max(id), 0) FROM links", [], |r| r.get(0))
 }
 

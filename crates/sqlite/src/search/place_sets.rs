@@ -89,13 +89,14 @@ fn pending(conn: &Connection, place: &Place) -> Result<bool> {
 /// Takes in, for every kind of place, the links above its watermark and what its triggers
 /// noted.
 pub fn settle(tx: &Connection) -> Result<()> {
-    settle_place(tx, &SPACES)?;
-    settle_place(tx, &DOMAINS)
+    let last = super::facts::last_id(tx)?;
+    settle_place(tx, &SPACES, last)?;
+    settle_place(tx, &DOMAINS, last)
 }
 
-/// [`settle`] for one kind of place: each set's row read and written once however many of its
-/// links came or changed.
-fn settle_place(tx: &Connection, place: &Place) -> Result<()> {
+/// [`settle`] for one kind of place, `last` the highest link id: each set's row read and
+/// written once however many of its links came or changed.
+fn settle_place(tx: &Connection, place: &Place, last: Id) -> Result<()> {
     let Place {
         sets,
         notes,
@@ -105,7 +106,6 @@ fn settle_place(tx: &Connection, place: &Place) -> Result<()> {
     } = place;
     let key = &sets.key;
     let upto: Id = tx.row(&format!("SELECT upto FROM {upto_table}"), [], |r| r.get(0))?;
-    let last: Id = tx.row("SELECT ifnull(max(id), 0) FROM links", [], |r| r.get(0))?;
     if last > upto {
         stored_sets::apply(
             tx,
@@ -144,7 +144,7 @@ fn rebuild(tx: &Connection, place: &Place) -> Result<()> {
     tx.run(&format!("DELETE FROM {}", sets.table), [])?;
     tx.run(&format!("DELETE FROM {notes}"), [])?;
     tx.run(&format!("UPDATE {upto} SET upto = 0"), [])?;
-    settle_place(tx, place)
+    settle_place(tx, place, super::facts::last_id(tx)?)
 }
 
 /// The spaces' sets built anew (migration 23).

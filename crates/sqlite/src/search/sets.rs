@@ -19,7 +19,7 @@ use linkdeck_domain::{Id, LinkStatus, Result, Sort, SpaceFilter, StatusFilter, T
 use linkdeck_store::time;
 
 /// Below this many members, narrowing reads each member's row; from here on it reads the ids of
-/// the space's or domain's links from their indexes, and the members' facts (`facts`).
+/// the space's or domain's links from their bitmaps, and the members' facts (`facts`).
 const STREAM_FROM: u64 = facts::MEMBERS_FROM;
 
 /// The ids `query` yields for its parameters, as a set.
