@@ -138,6 +138,17 @@ impl Context {
     /// The whole embedded database, for commands that only make sense on a local profile;
     /// `what` names the command in the error otherwise (`"domains add"`).
     pub async fn service(&self, what: &str) -> CliResult<LocalService> {
+        self.service_with(what, false).await
+    }
+
+    /// [`Context::service`] for a command whose large write (an import) may hold the file alone
+    /// while nothing else has it open: the command must read nothing beside that write through
+    /// another handle (see `LocalOptions::large_writes_alone`).
+    pub async fn local_for_large_writes(&self, what: &str) -> CliResult<LocalBackend> {
+        self.local_with(what, true).await
+    }
+
+    async fn service_with(&self, what: &str, large_writes_alone: bool) -> CliResult<LocalService> {
         match &self.profile {
             Resolved::Local {
                 db,
@@ -154,6 +165,7 @@ impl Context {
                     fetch_titles: *fetch_titles,
                     trash_days: *trash_days,
                     upgrade_notice: (!self.quiet).then_some(upgrade_notice as UpgradeNotice),
+                    large_writes_alone,
                     ..LocalOptions::default()
                 };
                 Ok(LocalService::open_at(db, opts).await?)
@@ -181,7 +193,11 @@ impl Context {
 
     /// The local backend of the chosen owner.
     pub async fn local(&self, what: &str) -> CliResult<LocalBackend> {
-        let service = self.service(what).await?;
+        self.local_with(what, false).await
+    }
+
+    async fn local_with(&self, what: &str, large_writes_alone: bool) -> CliResult<LocalBackend> {
+        let service = self.service_with(what, large_writes_alone).await?;
         match &self.owner {
             None => Ok(service.default_backend().await?),
             Some(name) => {

@@ -240,6 +240,8 @@ async fn open(ctx: &Context, location: &StoreLocation) -> CliResult<LocalService
     let opts = LocalOptions {
         timezone: ctx.timezone().clone(),
         clock: ctx.clock.clone(),
+        // A copy into a file nothing else has open holds it alone while it writes.
+        large_writes_alone: true,
         ..LocalOptions::default()
     };
     Ok(LocalService::open_at(location, opts).await?)

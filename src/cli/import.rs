@@ -199,9 +199,14 @@ pub async fn import(ctx: &Context, args: ImportArgs) -> CliResult {
         )));
     }
 
-    let backend: Arc<dyn crate::backend::Backend> = match &server {
-        Some(server) => Arc::new(server.clone()),
-        None => ctx.backend().await?,
+    // A local profile's one handle, for the domains here and the import itself: with no other
+    // handle open in this process, the import may hold the file alone.
+    let (backend, local): (Arc<dyn crate::backend::Backend>, _) = match &server {
+        Some(server) => (Arc::new(server.clone()), None),
+        None => {
+            let local = ctx.local_for_large_writes("import").await?;
+            (Arc::new(local.clone()), Some(local))
+        }
     };
     let domains = all_domains(backend.as_ref()).await?;
     let broken: Arc<Mutex<Option<FormatError>>> = Arc::default();
@@ -265,8 +270,7 @@ pub async fn import(ctx: &Context, args: ImportArgs) -> CliResult {
         create_spaces: args.tags_to_spaces || args.create_spaces,
         pass_over_arrived: false,
     };
-    let result = if ctx.profile.is_local() {
-        let local = ctx.local("import").await?;
+    let result = if let Some(local) = local {
         local.import_stream(spaces, rows, opts).await
     } else {
         import_to_server(

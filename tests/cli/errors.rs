@@ -201,6 +201,64 @@ fn a_database_locked_by_another_program_is_a_clear_error_and_nothing_is_written(
     assert_eq!(listed["total"], 2, "{listed}");
 }
 
+/// An import into a file nothing else has open holds it alone while it writes, and another
+/// command meanwhile is told why it must wait; the file is shared again after.
+#[test]
+fn an_import_holds_a_file_nobody_else_has_open_and_says_so_to_a_command_beside_it() {
+    use std::io::Write;
+    let env = Env::new();
+    env.run(&["links", "create", "https://first.example"]).ok();
+    let mut import = env
+        .std_cmd()
+        .args(["--quiet", "import", "-", "--format", "json"])
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut input = import.stdin.take().unwrap();
+    // The head and a first link: the import starts, and waits for the rest.
+    input
+        .write_all(b"{\"links\": [{\"url\": \"https://one.example\"},\n")
+        .unwrap();
+    input.flush().unwrap();
+    let journal = || -> String {
+        let conn = rusqlite::Connection::open(&env.db).unwrap();
+        conn.query_row("PRAGMA journal_mode", [], |r| r.get(0))
+            .unwrap_or_default()
+    };
+    let started = std::time::Instant::now();
+    while journal() != "delete" {
+        assert!(
+            started.elapsed() < std::time::Duration::from_secs(60),
+            "the import never held the file alone"
+        );
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    }
+    let run = env.run(&["links", "list"]).fails_with(6);
+    assert!(
+        run.stderr
+            .contains("is busy: another program holds it alone")
+            && run.stderr.contains("try again when that has finished"),
+        "{}",
+        run.stderr
+    );
+    input
+        .write_all(b"{\"url\": \"https://two.example\"}]}\n")
+        .unwrap();
+    drop(input);
+    let out = import.wait_with_output().unwrap();
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert_eq!(journal(), "wal", "shared again");
+    let listed = env.run(&["--json", "links", "list"]).ok().json();
+    assert_eq!(listed["total"], 3, "{listed}");
+}
+
 #[test]
 fn refusals_say_what_is_allowed() {
     let env = Env::new();

@@ -79,6 +79,10 @@ pub struct LocalOptions {
     pub title_fetch_allow: Vec<std::net::SocketAddr>,
     /// Told before a SQLite file's schema is upgraded (see [`UpgradeNotice`]).
     pub upgrade_notice: Option<UpgradeNotice>,
+    /// Whether a large write (an import, a copy into the database) may hold a SQLite file alone
+    /// while it runs, when nothing else has it open as it starts: for a command that reads
+    /// nothing beside it (see `Db::let_large_writes_hold_it`).
+    pub large_writes_alone: bool,
 }
 
 impl Default for LocalOptions {
@@ -91,6 +95,7 @@ impl Default for LocalOptions {
             trash_days: DEFAULT_TRASH_DAYS,
             title_fetch_allow: Vec::new(),
             upgrade_notice: None,
+            large_writes_alone: false,
         }
     }
 }
@@ -125,6 +130,9 @@ impl LocalService {
     /// Opens (creating if needed) the SQLite database at `path`.
     pub fn open(path: &Path, opts: LocalOptions) -> Result<LocalService> {
         let db = Db::open_noting(path, opts.upgrade_notice)?;
+        if opts.large_writes_alone {
+            db.let_large_writes_hold_it();
+        }
         let service = Self::over(Arc::new(db), opts);
         // What has been in the trash long enough goes now; a database busy with another
         // program is left for the next time.

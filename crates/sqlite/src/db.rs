@@ -10,7 +10,7 @@ use std::time::Duration;
 use rusqlite::config::DbConfig;
 use rusqlite::{Connection, OpenFlags, Transaction, TransactionBehavior};
 
-use crate::error::{db_error, file_error};
+use crate::error::{db_error, opening_error};
 use crate::schema;
 use linkdeck_domain::{Error, Result};
 
@@ -43,6 +43,8 @@ struct Inner {
     readers: Mutex<Vec<Connection>>,
     /// Where clicks wait to be reserved in the file (`quota::reserve_in_file`).
     reservations: linkdeck_store::quota::Queue,
+    /// Whether a large write may hold the file alone (see [`Db::let_large_writes_hold_it`]).
+    large_writes_alone: AtomicBool,
 }
 
 impl std::fmt::Debug for Db {
@@ -73,14 +75,14 @@ impl Db {
         // before anything changes it (WAL mode is written into the file).
         let version: i64 = writer
             .query_row("PRAGMA user_version", [], |r| r.get(0))
-            .map_err(|e| file_error(path, e))?;
+            .map_err(|e| opening_error(path, e))?;
         schema::check_version(version).map_err(|e| match e {
             Error::Unavailable(m) => Error::Unavailable(format!("{}: {m}", path.display())),
             other => other,
         })?;
         writer
             .pragma_update(None, "journal_mode", "WAL")
-            .map_err(|e| file_error(path, e))?;
+            .map_err(|e| opening_error(path, e))?;
         if version > 0 && version < schema::SCHEMA_VERSION {
             tracing::info!(
                 file = %path.display(),
@@ -103,6 +105,7 @@ impl Db {
                 writer: Mutex::new(None),
                 readers: Mutex::new(vec![writer]),
                 reservations: linkdeck_store::quota::Queue::new(),
+                large_writes_alone: AtomicBool::new(false),
             }),
         })
     }
@@ -154,9 +157,7 @@ impl Db {
         &self,
         f: impl FnOnce(&Transaction<'_>) -> Result<T>,
     ) -> Result<T> {
-        self.with_writer(|conn| {
-            in_transaction_setting(conn, "synchronous", ("FULL", SYNCHRONOUS), f)
-        })
+        self.with_writer(|conn| in_transaction_setting(conn, &[SYNCED], f))
     }
 
     /// [`Db::write_blocking`] for a transaction that writes far more than the write-ahead log
@@ -166,11 +167,41 @@ impl Db {
     /// the search grows with every frame the transaction has written. Ten million links
     /// imported in one transaction wrote three million frames, and those searches took 92 % of
     /// the import's time by its end. Unmapped, a page in the cache is found without them.
+    ///
+    /// Pages that miss the cache are still looked for in the log first, and in a large import
+    /// most do. So when this handle may ([`Db::let_large_writes_hold_it`]) and nothing else has
+    /// the file open, the write runs with a rollback journal instead of the log, holding the
+    /// file alone: pages are read from the file itself, and the journal keeps only what the
+    /// write changed of the file as it was (little, for an import). The file is back in WAL
+    /// mode after it.
     pub fn write_large_blocking<T>(
         &self,
         f: impl FnOnce(&Transaction<'_>) -> Result<T>,
     ) -> Result<T> {
-        self.with_writer(|conn| in_transaction_setting(conn, "mmap_size", ("0", MMAP_SIZE), f))
+        let may_hold = self.inner.large_writes_alone.load(Ordering::Relaxed);
+        if may_hold {
+            // This handle's idle readers keep the file shared; the next read opens one anew.
+            (self.inner.readers.lock())
+                .unwrap_or_else(|e| e.into_inner())
+                .clear();
+        }
+        self.with_writer(|conn| {
+            if !(may_hold && hold_alone(conn)) {
+                return in_transaction_setting(conn, &[UNMAPPED], f);
+            }
+            let result = in_transaction_setting(conn, &[UNMAPPED, SYNCED], f);
+            share_again(conn, &self.inner.path);
+            result
+        })
+    }
+
+    /// Lets [`Db::write_large_blocking`] hold the file alone while it runs, when nothing else
+    /// has it open as it starts: for a process that runs one command and ends (the CLI), which
+    /// reads nothing beside its large write. Another program opening the file meanwhile is told
+    /// it is busy until the write ends. The terminal app and the server never ask for it: they
+    /// read while they import.
+    pub fn let_large_writes_hold_it(&self) {
+        self.inner.large_writes_alone.store(true, Ordering::Relaxed);
     }
 
     /// A handle that does not keep the file open: for a task the handles themselves start,
@@ -266,7 +297,7 @@ impl Db {
         &self,
         f: impl FnOnce(&Transaction<'_>) -> Result<T>,
     ) -> Result<T> {
-        self.with_writer(|conn| in_transaction_setting(conn, "foreign_keys", ("OFF", "ON"), f))
+        self.with_writer(|conn| in_transaction_setting(conn, &[UNCHECKED], f))
     }
 }
 
@@ -297,21 +328,57 @@ fn in_transaction<T>(
     Ok(value)
 }
 
-/// [`in_transaction`] with the connection's `pragma` set to `values.0` for it, and back to
-/// `values.1` afterwards whatever `f` returns.
+/// A connection setting for one transaction: the pragma, its value then, and the value it is
+/// put back to.
+type Setting = (&'static str, &'static str, &'static str);
+
+/// Commits reach the disk (see [`Db::write_synced`]).
+const SYNCED: Setting = ("synchronous", "FULL", SYNCHRONOUS);
+/// The file is read without its memory map (see [`Db::write_large_blocking`]).
+const UNMAPPED: Setting = ("mmap_size", "0", MMAP_SIZE);
+/// References are left to the writer (see [`Db::write_blocking_checked_by_caller`]).
+const UNCHECKED: Setting = ("foreign_keys", "OFF", "ON");
+
+/// [`in_transaction`] with the connection's `settings` made for it, and put back afterwards
+/// whatever `f` returns.
 fn in_transaction_setting<T>(
     conn: &mut Connection,
-    pragma: &str,
-    values: (&str, &str),
+    settings: &[Setting],
     f: impl FnOnce(&Transaction<'_>) -> Result<T>,
 ) -> Result<T> {
-    conn.pragma_update(None, pragma, values.0)
-        .map_err(db_error)?;
+    for (pragma, value, _) in settings {
+        conn.pragma_update(None, pragma, value).map_err(db_error)?;
+    }
     let result = in_transaction(conn, f);
-    let restored = conn.pragma_update(None, pragma, values.1);
+    let restored: Vec<_> = (settings.iter())
+        .map(|(pragma, _, back)| conn.pragma_update(None, pragma, back))
+        .collect();
     let value = result?;
-    restored.map_err(db_error)?;
+    for outcome in restored {
+        outcome.map_err(db_error)?;
+    }
     Ok(value)
+}
+
+/// Moves `conn`'s file from the write-ahead log to a rollback journal, which SQLite does only
+/// when no other connection has the file open (each holds it shared while in WAL mode); false,
+/// and the file as it was, when another has. Commits then go through the journal, synced, and
+/// no other connection can open the file (see [`opening_error`]) until [`share_again`].
+fn hold_alone(conn: &Connection) -> bool {
+    let mode = conn.query_row("PRAGMA journal_mode = DELETE", [], |r| {
+        r.get::<_, String>(0)
+    });
+    matches!(mode, Ok(mode) if mode == "delete")
+}
+
+/// Puts `conn`'s file back in WAL mode after [`hold_alone`]. When another connection has
+/// opened it since (a read the moment the write ended), it stays in the journal's mode until
+/// the next open, which puts it back: its data is whole either way.
+fn share_again(conn: &Connection, path: &Path) {
+    match conn.query_row("PRAGMA journal_mode = WAL", [], |r| r.get::<_, String>(0)) {
+        Ok(mode) if mode == "wal" => {}
+        outcome => tracing::warn!(file = %path.display(), ?outcome, "left with a rollback journal"),
+    }
 }
 
 /// Set once the caller of a read stops waiting for it: when this is dropped, with the read's
@@ -356,9 +423,9 @@ fn open_connection(path: &Path) -> Result<Connection> {
         | OpenFlags::SQLITE_OPEN_CREATE
         | OpenFlags::SQLITE_OPEN_NO_MUTEX
         | OpenFlags::SQLITE_OPEN_URI;
-    let conn = Connection::open_with_flags(path, flags).map_err(|e| file_error(path, e))?;
+    let conn = Connection::open_with_flags(path, flags).map_err(|e| opening_error(path, e))?;
     conn.busy_timeout(BUSY_TIMEOUT)
-        .map_err(|e| file_error(path, e))?;
+        .map_err(|e| opening_error(path, e))?;
     // Plans never depend on bound values. Without this, SQLite marks a statement whose
     // parameter it compared with a partial index's literal (`disabled = 1`) to be compiled
     // again whenever that parameter changes to or from 0 or 1 — and a cached statement's
@@ -366,24 +433,25 @@ fn open_connection(path: &Path) -> Result<Connection> {
     // statement 20 times (0.35 M instructions each, about 1.5 ms a page). Every statement
     // that needs a partial index names its rule in literals.
     conn.set_db_config(DbConfig::SQLITE_DBCONFIG_ENABLE_QPSG, true)
-        .map_err(|e| file_error(path, e))?;
+        .map_err(|e| opening_error(path, e))?;
     // `rarray(?)`: a list of ids as one parameter (the long search terms' candidates).
-    rusqlite::vtab::array::load_module(&conn).map_err(|e| file_error(path, e))?;
+    rusqlite::vtab::array::load_module(&conn).map_err(|e| opening_error(path, e))?;
     conn.execute_batch(
         "PRAGMA foreign_keys = ON; PRAGMA temp_store = MEMORY;
          PRAGMA cache_size = -16384;",
     )
-    .map_err(|e| file_error(path, e))?;
+    .map_err(|e| opening_error(path, e))?;
     conn.pragma_update(None, "mmap_size", MMAP_SIZE)
-        .map_err(|e| file_error(path, e))?;
+        .map_err(|e| opening_error(path, e))?;
     conn.pragma_update(None, "synchronous", SYNCHRONOUS)
-        .map_err(|e| file_error(path, e))?;
+        .map_err(|e| opening_error(path, e))?;
     Ok(conn)
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::error::file_error;
 
     fn foreign_keys(db: &Db) -> bool {
         db.with_writer(|conn| {
@@ -484,15 +552,17 @@ mod tests {
         assert_eq!(one, 1);
     }
 
+    /// `synchronous`: 1 is NORMAL, 2 FULL.
+    fn level_of(conn: &Connection) -> Result<i64> {
+        conn.query_row("PRAGMA synchronous", [], |r| r.get(0))
+            .map_err(db_error)
+    }
+
     #[test]
     fn only_a_synced_write_waits_for_the_disk() {
         let dir = tempfile::tempdir().unwrap();
         let db = Db::open(&dir.path().join("sync.db")).unwrap();
-        // 1 is NORMAL, 2 FULL.
-        let level = |conn: &Connection| -> Result<i64> {
-            conn.query_row("PRAGMA synchronous", [], |r| r.get(0))
-                .map_err(db_error)
-        };
+        let level = level_of;
         assert_eq!(db.write_blocking(|tx| level(tx)).unwrap(), 1);
         assert_eq!(db.write_synced_blocking(|tx| level(tx)).unwrap(), 2);
         assert_eq!(
@@ -527,6 +597,69 @@ mod tests {
             1 << 30,
             "after a rollback too"
         );
+    }
+
+    /// What a large write that adds a row runs with: the journal's mode and `synchronous`.
+    fn large_write_sees(db: &Db, fail: bool) -> Result<(String, i64)> {
+        db.write_large_blocking(|tx| {
+            tx.execute_batch("CREATE TABLE IF NOT EXISTS held (x); INSERT INTO held VALUES (1)")
+                .map_err(db_error)?;
+            let mode = tx.query_row("PRAGMA journal_mode", [], |r| r.get(0));
+            let synced = tx.query_row("PRAGMA synchronous", [], |r| r.get(0));
+            match fail {
+                true => Err(Error::Unavailable("no".into())),
+                false => Ok((mode.map_err(db_error)?, synced.map_err(db_error)?)),
+            }
+        })
+    }
+
+    fn rows_held(path: &Path) -> i64 {
+        Connection::open(path)
+            .unwrap()
+            .query_row("SELECT count(*) FROM held", [], |r| r.get(0))
+            .unwrap()
+    }
+
+    #[test]
+    fn a_large_write_holds_the_file_alone_only_when_it_may_and_nothing_else_has_it_open() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("alone.db");
+        let db = Db::open(&path).unwrap();
+        // Not asked: the log, as every write.
+        assert_eq!(large_write_sees(&db, false).unwrap(), ("wal".into(), 1));
+        db.let_large_writes_hold_it();
+        // Another handle on the file, as a server's beside the command: the log still.
+        let other = Db::open(&path).unwrap();
+        assert_eq!(large_write_sees(&db, false).unwrap(), ("wal".into(), 1));
+        drop(other);
+        // Alone, although this handle had read: a rollback journal, synced.
+        db.read_blocking(|conn| conn.execute_batch("SELECT 1").map_err(db_error))
+            .unwrap();
+        assert_eq!(large_write_sees(&db, false).unwrap(), ("delete".into(), 2));
+        assert_eq!(journal_mode(&path), "wal", "shared again after it");
+        assert_eq!(db.write_blocking(|tx| level_of(tx)).unwrap(), 1);
+        // A write that fails leaves nothing, and the file shared again.
+        assert!(large_write_sees(&db, true).is_err());
+        assert_eq!(journal_mode(&path), "wal");
+        assert_eq!(rows_held(&path), 3);
+    }
+
+    #[test]
+    fn a_file_held_alone_tells_another_opener_why_it_must_wait() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("held.db");
+        let db = Db::open(&path).unwrap();
+        db.let_large_writes_hold_it();
+        let refused = db
+            .write_large_blocking(|_| Ok(Db::open(&path).map(|_| ()).unwrap_err()))
+            .unwrap()
+            .to_string();
+        assert!(
+            refused.contains("held.db is busy: another program holds it alone")
+                && refused.contains("import or copy"),
+            "{refused}"
+        );
+        assert!(Db::open(&path).is_ok(), "open once the write has ended");
     }
 
     #[test]

@@ -29,6 +29,21 @@ pub(crate) fn file_error(path: &Path, e: rusqlite::Error) -> Error {
     Error::Unavailable(format!("database {} {what}", path.display()))
 }
 
+/// An error in the first reads of a file being opened. In WAL mode those never wait for
+/// another connection, so a busy file is one another connection holds alone: a large write of
+/// another linkdeck (`Db::let_large_writes_hold_it`), or another program.
+pub(crate) fn opening_error(path: &Path, e: rusqlite::Error) -> Error {
+    use rusqlite::ErrorCode as Code;
+    match e.sqlite_error_code() {
+        Some(Code::DatabaseBusy | Code::DatabaseLocked) => Error::Unavailable(format!(
+            "database {} is busy: another program holds it alone (a linkdeck import or copy \
+             into it, say); try again when that has finished",
+            path.display()
+        )),
+        _ => file_error(path, e),
+    }
+}
+
 /// Maps a SQLite failure during normal work to the backend error a person sees.
 pub fn db_error(e: rusqlite::Error) -> Error {
     Error::Unavailable(match file_problem(&e) {
