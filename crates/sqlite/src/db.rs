@@ -339,17 +339,17 @@ const UNMAPPED: Setting = ("mmap_size", "0", MMAP_SIZE);
 /// References are left to the writer (see [`Db::write_blocking_checked_by_caller`]).
 const UNCHECKED: Setting = ("foreign_keys", "OFF", "ON");
 
-/// [`in_transaction`] with the connection's `settings` made for it, and put back afterwards
-/// whatever `f` returns.
+/// [`in_transaction`] with the connection's `settings` made for it, and every one put back
+/// afterwards, whatever `f` returns and even when one of them could not be made.
 fn in_transaction_setting<T>(
     conn: &mut Connection,
     settings: &[Setting],
     f: impl FnOnce(&Transaction<'_>) -> Result<T>,
 ) -> Result<T> {
-    for (pragma, value, _) in settings {
-        conn.pragma_update(None, pragma, value).map_err(db_error)?;
-    }
-    let result = in_transaction(conn, f);
+    let set = (settings.iter()).try_for_each(|(pragma, value, _)| {
+        conn.pragma_update(None, pragma, value).map_err(db_error)
+    });
+    let result = set.and_then(|()| in_transaction(conn, f));
     let restored: Vec<_> = (settings.iter())
         .map(|(pragma, _, back)| conn.pragma_update(None, pragma, back))
         .collect();
