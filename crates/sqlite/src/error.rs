@@ -29,9 +29,9 @@ pub(crate) fn file_error(path: &Path, e: rusqlite::Error) -> Error {
     Error::Unavailable(format!("database {} {what}", path.display()))
 }
 
-/// An error in the first reads of a file being opened. In WAL mode those never wait for
-/// another connection, so a busy file is one another connection holds alone: a large write of
-/// another linkdeck (`Db::let_large_writes_hold_it`), or another program.
+/// An error opening a connection to `path`. In WAL mode no step of an open waits for another
+/// connection, so a busy file is one another connection holds alone: a large write of another
+/// linkdeck (`Db::let_large_writes_hold_it`), or another program.
 pub(crate) fn opening_error(path: &Path, e: rusqlite::Error) -> Error {
     use rusqlite::ErrorCode as Code;
     match e.sqlite_error_code() {
