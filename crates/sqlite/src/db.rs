@@ -4,12 +4,13 @@
 
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::{Arc, Mutex, Weak};
+use std::sync::{Arc, Mutex, OnceLock, Weak};
 use std::time::Duration;
 
 use rusqlite::config::DbConfig;
 use rusqlite::{Connection, OpenFlags, Transaction, TransactionBehavior};
 
+use crate::background::Background;
 use crate::error::{db_error, opening_error};
 use crate::schema;
 use linkdeck_domain::{Error, Result};
@@ -45,6 +46,9 @@ struct Inner {
     reservations: linkdeck_store::quota::Queue,
     /// Whether a large write may hold the file alone (see [`Db::let_large_writes_hold_it`]).
     large_writes_alone: AtomicBool,
+    /// Where the click writer's batches run, once the first has come (see `background.rs`);
+    /// `None` inside if no thread could be had.
+    click_thread: OnceLock<Option<Background>>,
 }
 
 impl std::fmt::Debug for Db {
@@ -106,6 +110,7 @@ impl Db {
                 readers: Mutex::new(vec![writer]),
                 reservations: linkdeck_store::quota::Queue::new(),
                 large_writes_alone: AtomicBool::new(false),
+                click_thread: OnceLock::new(),
             }),
         })
     }
@@ -127,6 +132,25 @@ impl Db {
         let waiting = Waiting::default();
         let gone = waiting.gone();
         run_blocking(move || db.read_until(f, Some(gone))).await
+    }
+
+    /// Runs `f` on the click writer's thread, below the request threads' priority (see
+    /// `background.rs`), or on the blocking pool when no such thread could be started. `Err`
+    /// says why `f` did not finish.
+    pub async fn on_click_thread<T: Send + 'static>(
+        &self,
+        f: impl FnOnce() -> T + Send + 'static,
+    ) -> std::result::Result<T, String> {
+        let thread = self
+            .inner
+            .click_thread
+            .get_or_init(|| Background::start("linkdeck-clicks"));
+        match thread {
+            Some(thread) => thread.run(f).await,
+            None => tokio::task::spawn_blocking(f)
+                .await
+                .map_err(|e| e.to_string()),
+        }
     }
 
     /// Runs `f` inside one immediate write transaction on the blocking pool; commits when `f`

@@ -5,6 +5,7 @@
 //!
 //! Times are unix seconds; targeting lists are JSON text in the wire shape.
 
+mod background;
 pub mod backup;
 mod bulk;
 mod copy;

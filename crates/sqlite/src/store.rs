@@ -74,19 +74,20 @@ impl Store for Db {
     ) -> (Result<Vec<FlushedLink>>, VisitBatch) {
         let db = self.clone();
         let interner = interner.clone();
-        let joined = tokio::task::spawn_blocking(move || {
-            let mut interner = interner.lock().unwrap_or_else(|e| e.into_inner());
-            let out = db.write_blocking_checked_by_caller(|tx| {
-                super::visits::record_visits(tx, &batch, &rotations, &mut interner)
-            });
-            if out.is_err() {
-                // Values it stored were rolled back: their numbers must not be reused.
-                *interner = Interner::default();
-            }
-            (out, batch)
-        })
-        .await;
-        joined.unwrap_or_else(|e| {
+        let written = self
+            .on_click_thread(move || {
+                let mut interner = interner.lock().unwrap_or_else(|e| e.into_inner());
+                let out = db.write_blocking_checked_by_caller(|tx| {
+                    super::visits::record_visits(tx, &batch, &rotations, &mut interner)
+                });
+                if out.is_err() {
+                    // Values it stored were rolled back: their numbers must not be reused.
+                    *interner = Interner::default();
+                }
+                (out, batch)
+            })
+            .await;
+        written.unwrap_or_else(|e| {
             tracing::error!(error = %e, "visit writer task failed");
             (
                 Err(Error::Unavailable(format!("the visit writer failed: {e}"))),
