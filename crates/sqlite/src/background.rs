@@ -14,7 +14,6 @@
 //! and ends when the last handle of the database is dropped.
 
 use std::panic::{AssertUnwindSafe, catch_unwind};
-use std::sync::Mutex;
 use std::sync::mpsc;
 
 /// How much lower than the request threads: nice 10 weighs about a ninth of nice 0.
@@ -23,9 +22,11 @@ const NICE: libc::c_int = 10;
 
 type Job = Box<dyn FnOnce() + Send>;
 
+const STOPPED: &str = "the click writer's thread has stopped";
+
 /// One thread running jobs in the order given.
 pub(crate) struct Background {
-    jobs: Mutex<mpsc::Sender<Job>>,
+    jobs: mpsc::Sender<Job>,
 }
 
 impl Background {
@@ -41,9 +42,7 @@ impl Background {
                 }
             });
         match spawned {
-            Ok(_) => Some(Background {
-                jobs: Mutex::new(tx),
-            }),
+            Ok(_) => Some(Background { jobs: tx }),
             Err(e) => {
                 tracing::warn!(error = %e, "could not start the click writer's thread");
                 None
@@ -61,11 +60,7 @@ impl Background {
         let job: Job = Box::new(move || {
             let _ = tx.send(catch_unwind(AssertUnwindSafe(f)));
         });
-        self.jobs
-            .lock()
-            .unwrap_or_else(|e| e.into_inner())
-            .send(job)
-            .map_err(|_| "the click writer's thread has stopped".to_owned())?;
+        self.jobs.send(job).map_err(|_| STOPPED.to_owned())?;
         match rx.await {
             Ok(Ok(out)) => Ok(out),
             Ok(Err(panic)) => Err(panic
@@ -73,7 +68,7 @@ impl Background {
                 .map(|s| (*s).to_owned())
                 .or_else(|| panic.downcast_ref::<String>().cloned())
                 .unwrap_or_else(|| "it panicked".to_owned())),
-            Err(_) => Err("the click writer's thread has stopped".to_owned()),
+            Err(_) => Err(STOPPED.to_owned()),
         }
     }
 }
