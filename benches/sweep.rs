@@ -24,6 +24,9 @@
 //!                                  turn question by question; reports each store and the ratio
 //!                                  PostgreSQL / SQLite per question, and checks both answer the
 //!                                  same links
+//!   SWEEP_ONLY=TEXT                ask only the questions whose description holds TEXT (as
+//!                                  the report prints them, e.g. `"ce-2022/pr" in url`), to
+//!                                  time or profile one of them alone
 //!   SWEEP_EVERY=FILE               also write every answer's time to FILE, a line each:
 //!                                  generator, store, which page (first, 100th, last), ms, the
 //!                                  question; two builds' files compare question by question
@@ -275,7 +278,10 @@ fn sweep(
     }
     let path = data::database_of(generator, links);
     let db = Connection::open_with_flags(&path, OpenFlags::SQLITE_OPEN_READ_ONLY).unwrap();
-    let asked = questions(&db, links, count, seed);
+    let mut asked = questions(&db, links, count, seed);
+    if let Ok(only) = std::env::var("SWEEP_ONLY") {
+        asked.retain(|q| describe(q, "").contains(&only));
+    }
     let ask = |backend: &LocalBackend, q: &LinkQuery| {
         let started = Instant::now();
         let page = rt.block_on(backend.list_links(q)).unwrap();

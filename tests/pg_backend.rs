@@ -761,6 +761,23 @@ async fn a_large_search_is_counted_to_a_bound_and_its_pages_stay_exact() {
         .await
         .unwrap();
     assert_eq!((searched.total, searched.total_exact), (10_001, false));
+    // The disabled links alone too, from their partial index, however many there are: a deep
+    // page of them in clicks order needs the far end their count gives.
+    sql(
+        &h,
+        "UPDATE links SET disabled = true WHERE id <= 10500",
+        &[],
+    )
+    .await;
+    let of_status = |status| LinkQuery {
+        status,
+        ..LinkQuery::default()
+    };
+    let disabled = h.mine.list_links(&of_status(StatusFilter::Disabled)).await;
+    let disabled = disabled.unwrap();
+    assert_eq!((disabled.total, disabled.total_exact), (10_500, true));
+    let active = h.mine.list_links(&of_status(StatusFilter::Active)).await;
+    assert_eq!(active.unwrap().total, 1_600);
 }
 
 /// A list whose caller stops waiting (a request that timed out, or whose client went away)

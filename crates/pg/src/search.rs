@@ -191,11 +191,15 @@ async fn total<C: GenericClient>(
 ) -> Result<Total> {
     let unfiltered =
         f.search.is_none() && f.tags.is_empty() && f.space.is_any() && f.domain.is_none();
-    if unfiltered && f.status != StatusFilter::Disabled {
+    if unfiltered {
         let owner_total = || owner_links(c, f.owner);
         let now = f.now.as_second();
         return Ok(Total::exact(match f.status {
             StatusFilter::All => owner_total().await?,
+            StatusFilter::Disabled => {
+                let sql = format!("SELECT count(*) FROM ({PG_DISABLED_IDS}) s");
+                count(value(c, &sql, &[&f.owner]).await?)
+            }
             StatusFilter::Expired => {
                 let expired: i64 = value(
                     c,
