@@ -18,6 +18,7 @@ use linkdeck_store::{
 use roaring::RoaringTreemap;
 
 mod driven;
+mod walk;
 
 use crate::links::link_from_row;
 use crate::sql::{Args, all, col, count, one, plan_for_values, rows, value};
@@ -288,25 +289,39 @@ async fn term_lookup<C: GenericClient>(c: &C, f: &ListFilter<'_>) -> Result<Look
 
 /// How many postings of the trigram index looking up `f`'s term reads, as the planner's
 /// estimates size it: for each pattern the term is looked up by (itself, or a long term's
-/// [`pieces`]), the rows it is in times its triples. Each pattern is sized alone, by trying it
-/// on the column's sampled values; sized together, a long term's pieces would be taken as
-/// independent. `None` without a term, or for one of fewer than three characters, which the
-/// index cannot look up.
+/// [`pieces`]), the rows it is in times its triples. `None` without a term, or for one of fewer
+/// than three characters, which the index cannot look up.
 async fn postings<C: GenericClient>(c: &C, f: &ListFilter<'_>) -> Result<Option<u64>> {
-    let Some((by, text)) = f.search else {
-        return Ok(None);
-    };
-    let chars = text.chars().count();
-    if chars < 3 {
-        return Ok(None);
+    match f.search {
+        Some((_, text)) if text.chars().count() >= 3 => {}
+        _ => return Ok(None),
     }
+    let triples = |&(chars, rows): &(u64, u64)| rows * chars.saturating_sub(2);
+    Ok(Some(pattern_rows(c, f).await?.iter().map(triples).sum()))
+}
+
+/// How many of the owner's links the planner expects `f`'s term in: those of its rarest
+/// pattern. `None` without a term.
+async fn term_rows<C: GenericClient>(c: &C, f: &ListFilter<'_>) -> Result<Option<u64>> {
+    let sized = pattern_rows(c, f).await?;
+    Ok(sized.iter().map(|&(_, rows)| rows).min())
+}
+
+/// Each pattern `f`'s term is looked up by (itself, or a long term's [`pieces`]): its
+/// characters and the rows the planner expects it in. Each pattern is sized alone, by trying
+/// it on the column's sampled values; sized together, a long term's pieces would be taken as
+/// independent.
+async fn pattern_rows<C: GenericClient>(c: &C, f: &ListFilter<'_>) -> Result<Vec<(u64, u64)>> {
+    let Some((by, text)) = f.search else {
+        return Ok(Vec::new());
+    };
     let whole = [text];
-    let patterns = if chars > WHOLE_MAX {
+    let patterns = if text.chars().count() > WHOLE_MAX {
         pieces(text)
     } else {
         whole.to_vec()
     };
-    let mut postings = 0;
+    let mut sized = Vec::new();
     for pattern in patterns {
         let mut args = Args::default();
         let sql = format!(
@@ -315,10 +330,10 @@ async fn postings<C: GenericClient>(c: &C, f: &ListFilter<'_>) -> Result<Option<
             column(by),
             args.push(like_pattern(pattern))
         );
-        let triples = pattern.chars().count() as u64 - 2;
-        postings += estimated_rows(c, &sql, &args).await? * triples;
+        let chars = pattern.chars().count() as u64;
+        sized.push((chars, estimated_rows(c, &sql, &args).await?));
     }
-    Ok(Some(postings))
+    Ok(sized)
 }
 
 /// How many rows the planner expects the statement `select` to answer: the `rows=` of its
@@ -373,13 +388,19 @@ async fn owner_links<C: GenericClient>(c: &C, owner: Id) -> Result<u64> {
 impl<C: GenericClient + Sync> Search for PgTx<'_, C> {
     fn list_links(&self, f: &ListFilter<'_>) -> Result<(Vec<Link>, Total)> {
         self.wait(plan_for_values(self.c))?;
-        if let Some(matches) = self.wait(driven::matches(self.c, f))? {
-            let total = Total::exact(matches.len() as u64);
-            let page: Vec<Id> = (matches.iter())
-                .skip(usize::try_from(f.offset).unwrap_or(usize::MAX))
-                .take(f.limit as usize)
-                .copied()
-                .collect();
+        let found = match self.wait(driven::matches(self.c, f))? {
+            Some(matches) => {
+                let total = Total::exact(matches.len() as u64);
+                let page: Vec<Id> = (matches.iter())
+                    .skip(usize::try_from(f.offset).unwrap_or(usize::MAX))
+                    .take(f.limit as usize)
+                    .copied()
+                    .collect();
+                Some((page, total))
+            }
+            None => self.wait(walk::page(self.c, f))?,
+        };
+        if let Some((page, total)) = found {
             if page.is_empty() {
                 return Ok((Vec::new(), total));
             }
