@@ -780,6 +780,70 @@ async fn a_large_search_is_counted_to_a_bound_and_its_pages_stay_exact() {
     assert_eq!(active.unwrap().total, 1_600);
 }
 
+/// A term and a tag most links hold, in id order: walked in that order to the count's bound
+/// (`search/walk.rs`), every page the slice of the whole list, counted exactly once the page
+/// reaches past the bound.
+#[tokio::test]
+async fn a_large_search_with_a_tag_in_id_order_is_counted_to_a_bound_and_its_pages_stay_exact() {
+    let h = harness!();
+    // 12,100 links: every hundredth another host, every seventh without the tag.
+    sql(
+        &h,
+        "INSERT INTO links (id, owner_id, alias, url, tags, created_at, updated_at) \
+         SELECT i, $1, 'a' || i, \
+                CASE WHEN i % 100 = 0 THEN 'https://other.example/' \
+                ELSE 'https://match.example/' END || i, \
+                CASE WHEN i % 7 = 0 THEN '[\"rare\"]' ELSE '[\"most\"]' END, 0, 0 \
+         FROM generate_series(1, 12100) AS i",
+        &[&h.mine.owner_id()],
+    )
+    .await;
+    // Sized as autovacuum would have it sized by now: the walk goes by the planner's estimates.
+    sql(&h, "ANALYZE", &[]).await;
+    let whole: Vec<Id> = (1..=12_100)
+        .filter(|id: &Id| id % 100 != 0 && id % 7 != 0)
+        .collect();
+    let matches = whole.len() as u64;
+    assert!(
+        matches > 10_001 + 100,
+        "{matches}: enough for a bounded count"
+    );
+    let last = matches.div_ceil(100) as u32;
+    for sort in [Sort::Desc, Sort::Asc] {
+        let mut expected = whole.clone();
+        if sort == Sort::Desc {
+            expected.reverse();
+        }
+        // (page, total, exact)
+        for (page, total, exact) in [
+            (1, 10_001, false),
+            (100, 10_001, false),
+            (101, 10_101, false),
+            (last, matches, true),
+        ] {
+            let p = h
+                .mine
+                .list_links(&LinkQuery {
+                    search: Some("match.example".into()),
+                    by: SearchBy::Url,
+                    tags: vec!["most".to_owned()],
+                    sort,
+                    page,
+                    per_page: 100,
+                    ..LinkQuery::default()
+                })
+                .await
+                .unwrap();
+            let what = format!("{sort:?} page {page}");
+            assert_eq!((p.total, p.total_exact), (total, exact), "{what}");
+            let from = (page as usize - 1) * 100;
+            let to = (from + 100).min(expected.len());
+            let ids: Vec<Id> = p.items.iter().map(|l| l.id).collect();
+            assert_eq!(ids, expected[from..to], "{what}");
+        }
+    }
+}
+
 /// A list whose caller stops waiting (a request that timed out, or whose client went away)
 /// leaves no statement running in the database for nobody, holding a connection the next
 /// caller would wait behind: the statement is cancelled at once.
