@@ -15,8 +15,8 @@ use linkdeck_store::ListFilter;
 use super::{Lookup, estimated_rows, filter, owner_links, term_rows};
 use crate::sql::{all, col, one};
 
-/// The most rows a walk is expected to read: about 0.15 s of them. A list whose matches are
-/// expected too thin for that is left to the planner.
+/// The most ids a walk is expected to pass over, the owner's links among them: 0.15 to 0.2 s
+/// of rows. A list whose matches are expected too thin for that is left to the planner.
 const ROWS_MAX: u64 = 300_000;
 
 /// The ids of the first range walked, which tells how thick the matches really are: the
@@ -27,8 +27,8 @@ const FIRST_RANGE: i64 = 20_000;
 const RANGE_MAX: i64 = 160_000;
 
 /// The ids of `f`'s page and its total counted to the bound, when `f` is in id order, asks for
-/// a term and tags, and its matches are thick enough among the owner's links for a walk to reach the bound within
-/// [`ROWS_MAX`] rows; `None` leaves the list to the planner.
+/// a term and tags, and its matches are thick enough among the owner's links for a walk to
+/// reach the bound within [`ROWS_MAX`]; `None` leaves the list to the planner.
 pub(super) async fn page<C: GenericClient>(
     c: &C,
     f: &ListFilter<'_>,
