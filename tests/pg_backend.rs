@@ -16,7 +16,7 @@ use linkdeck::backend::local::pg::PgTarget;
 use linkdeck::backend::local::{LocalBackend, StoreLocation};
 use linkdeck::backend::{Backend, BulkAction, Progress, Selection, Trashed, TrashedKind, Undo};
 use linkdeck::domain::{
-    Error, Id, LinkInput, LinkQuery, SearchBy, Sort, SpaceInput, StatusFilter, TagMatch,
+    Error, Id, Link, LinkInput, LinkQuery, Page, SearchBy, Sort, SpaceInput, StatusFilter, TagMatch,
 };
 use std::time::Duration;
 
@@ -671,6 +671,25 @@ async fn every_page_of_a_tagged_list_is_its_slice_of_the_whole_list_in_every_ord
     }
 }
 
+/// Page `q.page` of `q` at 100 a page: its total is `total` (exactly, or at least), and its
+/// links are that page's slice of the whole list `expected`.
+async fn page_of_a_hundred_is_its_slice(
+    h: &PgHarness,
+    q: LinkQuery,
+    (total, exact): (u64, bool),
+    expected: &[Id],
+) -> Page<Link> {
+    let what = format!("{:?} page {}", q.sort, q.page);
+    let q = LinkQuery { per_page: 100, ..q };
+    let p = h.mine.list_links(&q).await.unwrap();
+    assert_eq!((p.total, p.total_exact), (total, exact), "{what}");
+    let from = (q.page as usize - 1) * 100;
+    let to = (from + 100).min(expected.len());
+    let ids: Vec<Id> = p.items.iter().map(|l| l.id).collect();
+    assert_eq!(ids, expected[from..to], "{what}");
+    p
+}
+
 /// A search counts its matches up to a bound (10,000, or the page's end when deeper) and one
 /// more, and says so: reading every match to count it cost most of a second at a million
 /// links. The pages themselves stay exact slices of the whole list, and a status alone, which
@@ -702,20 +721,14 @@ async fn a_large_search_is_counted_to_a_bound_and_its_pages_stay_exact() {
             (110, 11_001, false),
             (120, 11_979, true),
         ] {
-            let p = h
-                .mine
-                .list_links(&LinkQuery {
-                    search: Some("match.example".into()),
-                    by: SearchBy::Url,
-                    sort,
-                    page,
-                    per_page: 100,
-                    ..LinkQuery::default()
-                })
-                .await
-                .unwrap();
-            let what = format!("{sort:?} page {page}");
-            assert_eq!((p.total, p.total_exact), (total, exact), "{what}");
+            let q = LinkQuery {
+                search: Some("match.example".into()),
+                by: SearchBy::Url,
+                sort,
+                page,
+                ..LinkQuery::default()
+            };
+            let p = page_of_a_hundred_is_its_slice(&h, q, (total, exact), &expected).await;
             assert_eq!(
                 p.shown_total().to_string(),
                 match exact {
@@ -723,10 +736,6 @@ async fn a_large_search_is_counted_to_a_bound_and_its_pages_stay_exact() {
                     false => format!("{}+", linkdeck::domain::thousands(total - 1)),
                 }
             );
-            let from = (page as usize - 1) * 100;
-            let to = (from + 100).min(expected.len());
-            let ids: Vec<Id> = p.items.iter().map(|l| l.id).collect();
-            assert_eq!(ids, expected[from..to], "{what}");
         }
     }
     // A status alone is counted from its indexes, however many links it holds.
@@ -821,25 +830,15 @@ async fn a_large_search_with_a_tag_in_id_order_is_counted_to_a_bound_and_its_pag
             (101, 10_101, false),
             (last, matches, true),
         ] {
-            let p = h
-                .mine
-                .list_links(&LinkQuery {
-                    search: Some("match.example".into()),
-                    by: SearchBy::Url,
-                    tags: vec!["most".to_owned()],
-                    sort,
-                    page,
-                    per_page: 100,
-                    ..LinkQuery::default()
-                })
-                .await
-                .unwrap();
-            let what = format!("{sort:?} page {page}");
-            assert_eq!((p.total, p.total_exact), (total, exact), "{what}");
-            let from = (page as usize - 1) * 100;
-            let to = (from + 100).min(expected.len());
-            let ids: Vec<Id> = p.items.iter().map(|l| l.id).collect();
-            assert_eq!(ids, expected[from..to], "{what}");
+            let q = LinkQuery {
+                search: Some("match.example".into()),
+                by: SearchBy::Url,
+                tags: vec!["most".to_owned()],
+                sort,
+                page,
+                ..LinkQuery::default()
+            };
+            page_of_a_hundred_is_its_slice(&h, q, (total, exact), &expected).await;
         }
     }
 }
