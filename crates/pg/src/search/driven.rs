@@ -8,8 +8,6 @@
 //! sized as if the two were independent: a walk of the whole clicks index, or every posting of
 //! the term read, for 0.3 to 1.5 s at a million links.
 
-use std::cmp::Reverse;
-
 use deadpool_postgres::GenericClient;
 use linkdeck_domain::{Id, Result, Sort, StatusFilter, TagMatch};
 use linkdeck_store::ListFilter;
@@ -17,7 +15,7 @@ use roaring::RoaringTreemap;
 
 use super::{
     Lookup, PG_BY_CLICKS_IDS, PG_BY_DATE_IDS, PG_DISABLED_IDS, ROW_CHECK_POSTINGS, estimated_rows,
-    filter, owner_links, postings,
+    filter, in_order, owner_links, postings,
 };
 use crate::sql::{Args, all, col};
 
@@ -142,7 +140,7 @@ pub(super) async fn matches<C: GenericClient>(
         && rest.status == StatusFilter::All
         && rest.space.is_any()
         && rest.domain.is_none();
-    let mut found: Vec<(Id, i64)> = match (settled, f.sort) {
+    let found: Vec<(Id, i64)> = match (settled, f.sort) {
         (true, Sort::Desc | Sort::Asc) => candidates.iter().map(|id| (id as Id, 0)).collect(),
         _ => {
             let (sql, mut args) = filter(&rest, Lookup::OnRows, Lookup::OnRows);
@@ -152,14 +150,7 @@ pub(super) async fn matches<C: GenericClient>(
             all(c, &select, &args.refs(), |r| Ok((col(r, 0)?, col(r, 1)?))).await?
         }
     };
-    // As `order_by` orders a list: ties in clicks broken by id, in the same direction.
-    match f.sort {
-        Sort::Desc => found.sort_unstable_by_key(|&(id, _)| Reverse(id)),
-        Sort::Asc => found.sort_unstable_by_key(|&(id, _)| id),
-        Sort::Max => found.sort_unstable_by_key(|&(id, clicks)| Reverse((clicks, id))),
-        Sort::Min => found.sort_unstable_by_key(|&(id, clicks)| (clicks, id)),
-    }
-    Ok(Some(found.into_iter().map(|(id, _)| id).collect()))
+    Ok(Some(in_order(found, f.sort)))
 }
 
 /// The sets `f`'s own indexes give, not yet sized: each tag's links when a link must carry
