@@ -188,8 +188,9 @@ type Matches = Vec<(Id, i64)>;
 /// The most matches a count brings back beside its number (see [`total`]): 16 bytes each.
 const MATCHES_HELD_MAX: u64 = 5 * COUNT_BOUND + 1;
 
-/// How many links match `f`, and every match when they were counted one by one and are fewer
-/// than the bound. The owner's total is kept by the schema's triggers, so a list without
+/// How many links match `f`, and the matches counted when they hold the page: every match
+/// when they were counted one by one and are fewer than the bound, the list's first ones when
+/// a deep page had them counted in its order. The owner's total is kept by the schema's triggers, so a list without
 /// filters is not counted row by row; a status without other filters counts the ids of the
 /// (few) inactive links, each set read from its partial index alone, and the active ones as
 /// the total less those. Any other filter is counted by reading each matching row (the trigram
@@ -262,15 +263,23 @@ async fn total<C: GenericClient>(
         Sort::Max | Sort::Min => "l.clicks",
         Sort::Desc | Sort::Asc => "0::BIGINT",
     };
+    // A page as deep as half the bound or more reads as many matches, in the list's order, as
+    // the count: counted in that order, the matches counted are the list's first ones, and the
+    // page is among them whether or not the count reaches the bound.
+    let deep = f.offset.saturating_mul(2) >= COUNT_BOUND;
+    let order = match deep {
+        true => format!("ORDER BY {}", order_by(f.sort, false, false)),
+        false => String::new(),
+    };
     let sql = format!(
         "SELECT count(*), array_agg(s.id), array_agg(s.clicks) FROM \
-         (SELECT l.id, {clicks} AS clicks FROM links l WHERE {sql} LIMIT ${limit}) s"
+         (SELECT l.id, {clicks} AS clicks FROM links l WHERE {sql} {order} LIMIT ${limit}) s"
     );
     type Row = (i64, Option<Vec<Id>>, Option<Vec<i64>>);
     let read = |r: &_| -> Result<Row> { Ok((col(r, 0)?, col(r, 1)?, col(r, 2)?)) };
     let (n, ids, clicks) = one(c, &sql, &refs, read).await?.unwrap_or_default();
     let total = f.bounded_total(count(n));
-    let matches = (total.exact).then(|| {
+    let matches = (total.exact || deep).then(|| {
         let (ids, clicks) = (ids.unwrap_or_default(), clicks.unwrap_or_default());
         ids.into_iter().zip(clicks).collect()
     });
