@@ -671,6 +671,77 @@ async fn every_page_of_a_tagged_list_is_its_slice_of_the_whole_list_in_every_ord
     }
 }
 
+/// A term or a tag checked on each row a list's sets leave, rather than looked up in an index,
+/// is found as the index would find it: a term in any case as `ILIKE` finds it, letters beyond
+/// ASCII included (`ß`, `É`, a Kelvin sign, a dotted capital I), and a tag with a quote, a
+/// backslash and wildcards in it. Each list is the links the same filter finds in SQL.
+#[tokio::test]
+async fn a_term_or_tag_checked_on_the_rows_is_found_as_the_indexes_find_it() {
+    let h = harness!();
+    // 600 links, every title one of four spellings of the same words; a few tagged `few`
+    // (more checks of a term on these rows cost less than the term's trigram postings), and
+    // every second one two odd tags.
+    let odd = ["50%_off", "say \"hi\" \\ now"];
+    sql(
+        &h,
+        "INSERT INTO links (id, owner_id, alias, url, title, clicks, tags, created_at, updated_at) \
+         SELECT i, $1, 'a' || i, 'https://x.example/' || i, \
+                (ARRAY['STRASSE ÉTÉ 300 \u{212A} İSTANBUL', 'Straße été 300 k istanbul', \
+                       'straße ÉTÉ 300 K İstanbul', 'Strasse Ete 300 x Istanbul'])[i % 4 + 1] \
+                || ' item ' || i, \
+                i % 7, \
+                CASE WHEN i % 300 < 4 AND i % 2 = 0 THEN $2 WHEN i % 300 < 4 THEN $3 \
+                     WHEN i % 2 = 0 THEN $4 END, \
+                0, 0 \
+         FROM generate_series(1, 600) AS i",
+        &[
+            &h.mine.owner_id(),
+            &serde_json::to_string(&[odd[0], "few", odd[1]]).unwrap(),
+            &serde_json::to_string(&["few"]).unwrap(),
+            &serde_json::to_string(&odd).unwrap(),
+        ],
+    )
+    .await;
+    sql(&h, "ANALYZE", &[]).await;
+    let client = h.raw.pg().await.unwrap().client().await.unwrap();
+    let cases: [(&str, &[&str]); 6] = [
+        ("straße été 300", &["few"]),
+        ("STRASSE ETE 300", &["few"]),
+        ("300 k istanbul", &["few"]),
+        ("ÉTÉ 300 K", &["few"]),
+        (" item ", &["few", odd[1]]),
+        (" 300 ", &["few", odd[0], odd[1]]),
+    ];
+    for (term, tags) in cases {
+        let reference: Vec<Id> = client
+            .query(
+                "SELECT l.id FROM links l WHERE l.title ILIKE '%' || $1 || '%' AND NOT EXISTS \
+                 (SELECT 1 FROM unnest($2::text[]) AS t(tag) WHERE NOT EXISTS \
+                  (SELECT 1 FROM link_tags lt WHERE lt.link_id = l.id AND lt.tag = t.tag)) \
+                 ORDER BY l.id DESC",
+                &[&term, &tags],
+            )
+            .await
+            .unwrap()
+            .iter()
+            .map(|row| row.get(0))
+            .collect();
+        assert!(!reference.is_empty(), "{term} {tags:?}");
+        let q = LinkQuery {
+            search: Some(term.to_owned()),
+            by: SearchBy::Title,
+            tags: tags.iter().map(|&t| t.to_owned()).collect(),
+            tag_match: TagMatch::All,
+            sort: Sort::Desc,
+            per_page: 100,
+            ..LinkQuery::default()
+        };
+        let page = h.mine.list_links(&q).await.unwrap();
+        let ids: Vec<Id> = page.items.iter().map(|l| l.id).collect();
+        assert_eq!(ids, reference, "{term} {tags:?}");
+    }
+}
+
 /// Page `q.page` of `q` at 100 a page: its total is `total` (exactly, or at least), and its
 /// links are that page's slice of the whole list `expected`.
 async fn page_of_a_hundred_is_its_slice(

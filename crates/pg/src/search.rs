@@ -15,7 +15,7 @@ use linkdeck_store::sql::{
     Predicates, READ_COLUMNS, READ_FROM, WHOLE_MAX, column, like_pattern, order_by,
 };
 use linkdeck_store::{
-    ListFilter, Search, Slice, click_limit_reached, disabled, expired_by_date, predicates,
+    ListFilter, Search, Slice, click_limit_reached, disabled, expired_by_date, predicates, tag_json,
 };
 use roaring::RoaringTreemap;
 
@@ -99,14 +99,29 @@ fn filter(f: &ListFilter<'_>, term: Lookup, tags: Lookup) -> (String, Args) {
     if let Some(domain) = f.domain {
         sql.push_str(&format!(" AND l.domain_id = {}", args.push(domain)));
     }
+    let mut as_json = None;
     if let (false, Lookup::OnRows) = (f.tags.is_empty(), tags) {
-        // The row's own list of its tags, which `link_tags` is kept from.
-        let op = match f.tag_match {
-            TagMatch::All => "?&",
-            TagMatch::Any => "?|",
+        // The row's own list of its tags, which `link_tags` is kept from. Each tag's spelling
+        // in its text is looked for first: a substring costs a fraction of reading the text
+        // as JSON, which only the rows that hold one are (a tag with a quote in it can be
+        // spelled inside another's).
+        let (op, or) = match f.tag_match {
+            TagMatch::All => ("?&", " AND "),
+            TagMatch::Any => ("?|", " OR "),
         };
+        let spelled: Vec<String> = (f.tags.iter())
+            .map(|tag| {
+                format!(
+                    "l.tags LIKE {} ESCAPE '\\'",
+                    args.push(like_pattern(&tag_json(tag)))
+                )
+            })
+            .collect();
+        sql.push_str(&format!(" AND ({})", spelled.join(or)));
+        // Read as JSON last, after the term, which costs less a row (the planner keeps the
+        // order it is given for these).
         let tags = args.push(f.tags.to_vec());
-        sql.push_str(&format!(" AND l.tags::jsonb {op} {tags}"));
+        as_json = Some(format!(" AND l.tags::jsonb {op} {tags}"));
     } else if !f.tags.is_empty() {
         // The tag index's own rows, as semi-joins the planner can size: each tag's `EXISTS`
         // (every tag), or one over all of them (any). A `GROUP BY … HAVING count(*)` of the
@@ -132,12 +147,7 @@ fn filter(f: &ListFilter<'_>, term: Lookup, tags: Lookup) -> (String, Args) {
         }
     }
     if let (Some((by, term)), Lookup::OnRows) = (f.search, term) {
-        // Lowered once, as `ILIKE` lowers both sides; no index answers `strpos`.
-        sql.push_str(&format!(
-            " AND strpos(lower(l.{}), (SELECT lower({}::text))) > 0",
-            column(by),
-            args.push(term.to_owned())
-        ));
+        sql.push_str(&format!(" AND {}", holds(column(by), term, &mut args)));
     } else if let Some((by, term)) = f.search {
         let column = column(by);
         let whole = [term];
@@ -149,15 +159,22 @@ fn filter(f: &ListFilter<'_>, term: Lookup, tags: Lookup) -> (String, Args) {
             ));
         }
         if long {
-            // The rows every piece is in, checked against the whole term: lowered once, as
-            // `ILIKE` lowers both sides, where an `ILIKE` of the whole lowered it for each row.
-            sql.push_str(&format!(
-                " AND strpos(lower(l.{column}), (SELECT lower({}::text))) > 0",
-                args.push(term.to_owned())
-            ));
+            // The rows every piece is in, checked against the whole term.
+            sql.push_str(&format!(" AND {}", holds(column, term, &mut args)));
         }
     }
+    sql.push_str(&as_json.unwrap_or_default());
     (sql, args)
+}
+
+/// SQL that the link's `column` holds `term` in any case, as `ILIKE` finds it, for a row
+/// already read: the term lowered once, as `ILIKE` lowers both sides (no index answers
+/// `strpos`).
+fn holds(column: &str, term: &str, args: &mut Args) -> String {
+    format!(
+        "strpos(lower(l.{column}), (SELECT lower({}::text))) > 0",
+        args.push(term.to_owned())
+    )
 }
 
 /// Distinct pieces of [`WHOLE_MAX`] characters at most that a long term is looked up by: from

@@ -46,7 +46,7 @@ pub use keys::{KeyGrant, KeyInfo, Keys, LiveKey};
 pub use linkdeck_domain::{Error, Id, Result};
 pub use links::{
     LinkRow, Links, clamped, options_json, parse_options, parse_rotation, parse_rules, parse_tags,
-    rotation_json, rules_json, tags_json, target_type,
+    rotation_json, rules_json, tag_json, tags_json, target_type,
 };
 pub use list::{ListFilter, Search, Slice};
 pub use orphans::Orphans;

@@ -125,6 +125,12 @@ pub fn tags_json(tags: &[String]) -> Option<String> {
     (!tags.is_empty()).then(|| serde_json::to_string(tags).unwrap_or_default())
 }
 
+/// How `tag` is spelled inside the text [`tags_json`] stores: a JSON string, its quotes
+/// included.
+pub fn tag_json(tag: &str) -> String {
+    serde_json::to_string(tag).unwrap_or_default()
+}
+
 /// Options as stored: a JSON object, or NULL for the defaults (most links), so a plain
 /// link's row stays as it was.
 pub fn options_json(options: &LinkOptions) -> Option<String> {
