@@ -118,8 +118,8 @@ fn filter(f: &ListFilter<'_>, term: Lookup, tags: Lookup) -> (String, Args) {
             })
             .collect();
         sql.push_str(&format!(" AND ({})", spelled.join(or)));
-        // Read as JSON last, after the term, which costs less a row (the planner keeps the
-        // order it is given for these).
+        // Read as JSON last, after the term, which costs less to check on a row (the planner
+        // keeps the order it is given for these).
         let tags = args.push(f.tags.to_vec());
         as_json = Some(format!(" AND l.tags::jsonb {op} {tags}"));
     } else if !f.tags.is_empty() {
@@ -207,10 +207,10 @@ const MATCHES_HELD_MAX: u64 = 5 * COUNT_BOUND + 1;
 
 /// How many links match `f`, and the matches counted when they hold the page: every match
 /// when they were counted one by one and are fewer than the bound, the list's first ones when
-/// a deep page had them counted in its order. The owner's total is kept by the schema's triggers, so a list without
-/// filters is not counted row by row; a status without other filters counts the ids of the
-/// (few) inactive links, each set read from its partial index alone, and the active ones as
-/// the total less those. Any other filter is counted by reading each matching row (the trigram
+/// a deep page had them counted in its order. The owner's total is kept by the schema's
+/// triggers, so a list without filters is not counted row by row; a status without other
+/// filters counts the ids of the (few) inactive links, each set read from its partial index
+/// alone, and the active ones as the total less those. Any other filter is counted by reading each matching row (the trigram
 /// index's recheck, a tag's or a space's rows): those stop at the contract's bound and say "at
 /// least", where counting a tenth of a million links took most of a second. The rows read for
 /// such a count are the list's matches, so they come back with it: under the bound, the page
