@@ -12,7 +12,7 @@ use deadpool_postgres::GenericClient;
 use linkdeck_domain::{Id, Result, Sort, Total};
 use linkdeck_store::ListFilter;
 
-use super::{Lookup, estimated_rows, filter, owner_links, term_rows};
+use super::{Lookup, expected_matches, filter, owner_links};
 use crate::sql::{all, col, one};
 
 /// The most ids a walk is expected to pass over, the owner's links among them: 0.15 to 0.2 s
@@ -46,19 +46,8 @@ pub(super) async fn page<C: GenericClient>(
     }
     let wanted = f.count_limit();
     let links = owner_links(c, f.owner).await?.max(1);
-    // The matches the planner expects, the term sized apart from the rest (its estimate of
-    // both together takes a long term's pieces as independent of each other), and the rows a
-    // walk to the bound would read among them.
-    let rest = ListFilter {
-        search: None,
-        ..f.clone()
-    };
-    let (rest, args) = filter(&rest, Lookup::Indexed, Lookup::Indexed);
-    let rest = format!("SELECT 1 FROM links l WHERE {rest}");
-    let mut expected = estimated_rows(c, &rest, &args).await? as f64;
-    if let Some(term) = term_rows(c, f).await? {
-        expected *= term as f64 / links as f64;
-    }
+    // The rows a walk to the bound would read among the matches the planner expects.
+    let expected = expected_matches(c, f, links).await?;
     if links as f64 * wanted as f64 / expected.max(1.0) > ROWS_MAX as f64 {
         return Ok(None);
     }
