@@ -14,8 +14,8 @@ use linkdeck_store::ListFilter;
 use roaring::RoaringTreemap;
 
 use super::{
-    Lookup, PG_BY_CLICKS_IDS, PG_BY_DATE_IDS, PG_DISABLED_IDS, ROW_CHECK_POSTINGS, estimated_rows,
-    filter, in_order, owner_links, postings,
+    Lookup, Matches, PG_BY_CLICKS_IDS, PG_BY_DATE_IDS, PG_DISABLED_IDS, ROW_CHECK_POSTINGS,
+    estimated_rows, filter, in_order, owner_links, postings,
 };
 use crate::sql::{Args, all, col, value};
 
@@ -146,7 +146,7 @@ pub(super) async fn matches<C: GenericClient>(
         && rest.status == StatusFilter::All
         && rest.space.is_any()
         && rest.domain.is_none();
-    let found: Vec<(Id, i64)> = match (settled, f.sort) {
+    let found: Matches = match (settled, f.sort) {
         (true, Sort::Desc | Sort::Asc) => candidates.iter().map(|id| (id as Id, 0)).collect(),
         _ => {
             let (sql, mut args) = filter(&rest, Lookup::OnRows, Lookup::OnRows);

@@ -12,7 +12,7 @@ use deadpool_postgres::GenericClient;
 use linkdeck_domain::{Id, Result, Sort, Total};
 use linkdeck_store::ListFilter;
 
-use super::{Lookup, expected_matches, filter, owner_links};
+use super::{Lookup, expected_matches, filter, owner_links, page_of};
 use crate::sql::{all, col, one};
 
 /// The most ids a walk is expected to pass over, the owner's links among them: 0.15 to 0.2 s
@@ -88,10 +88,8 @@ pub(super) async fn page<C: GenericClient>(
         }
         range = (range * 2).min(RANGE_MAX);
     }
-    let total = f.bounded_total(found.len() as u64);
-    let page = (found.into_iter())
-        .skip(usize::try_from(f.offset).unwrap_or(usize::MAX))
-        .take(f.limit as usize)
-        .collect();
-    Ok(Some((page, total)))
+    Ok(Some((
+        page_of(&found, f),
+        f.bounded_total(found.len() as u64),
+    )))
 }
