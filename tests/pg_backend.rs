@@ -742,6 +742,78 @@ async fn a_term_or_tag_checked_on_the_rows_is_found_as_the_indexes_find_it() {
     }
 }
 
+/// A rare term beside tags many links carry is looked up through the indexes (the term's
+/// trigrams, the tags' own), not through the tags' sets: every tag asked, or any of them, still
+/// lists exactly the links that carry them, a tag with a quote and wildcards among them.
+#[tokio::test]
+async fn tags_beside_a_rare_term_list_exactly_the_links_that_carry_them() {
+    let h = harness!();
+    let odd = "40%_\"off\"";
+    // 900 links, all tagged `red`, every second one `blue` too, every third one `odd`; the
+    // term is in the titles of one link in a hundred and one.
+    sql(
+        &h,
+        "INSERT INTO links (id, owner_id, alias, url, title, clicks, tags, created_at, updated_at) \
+         SELECT i, $1, 'a' || i, 'https://x.example/' || i, \
+                CASE WHEN i % 101 = 7 THEN 'Zephyrine ' || i ELSE 'plain item ' || i END, \
+                i % 5, \
+                CASE WHEN i % 3 = 0 THEN $2 WHEN i % 2 = 0 THEN $3 ELSE $4 END, 0, 0 \
+         FROM generate_series(1, 900) AS i",
+        &[
+            &h.mine.owner_id(),
+            &serde_json::to_string(&["red", odd]).unwrap(),
+            &serde_json::to_string(&["red", "blue"]).unwrap(),
+            &serde_json::to_string(&["red"]).unwrap(),
+        ],
+    )
+    .await;
+    sql(&h, "ANALYZE", &[]).await;
+    let term: Vec<i64> = (1..=900).filter(|i| i % 101 == 7).collect();
+    let blue = |i: &i64| i % 3 != 0 && i % 2 == 0;
+    let cases: [(&[&str], TagMatch, Vec<i64>); 4] = [
+        (
+            &["red", "blue"],
+            TagMatch::All,
+            term.iter().copied().filter(blue).collect(),
+        ),
+        (
+            &["red", odd],
+            TagMatch::All,
+            term.iter().copied().filter(|i| i % 3 == 0).collect(),
+        ),
+        (
+            &["blue", odd],
+            TagMatch::Any,
+            term.iter()
+                .copied()
+                .filter(|i| blue(i) || i % 3 == 0)
+                .collect(),
+        ),
+        (
+            &["blue", "green"],
+            TagMatch::Any,
+            term.iter().copied().filter(blue).collect(),
+        ),
+    ];
+    for (tags, how, mut want) in cases {
+        want.reverse();
+        assert!(!want.is_empty() && want.len() < term.len(), "{tags:?}");
+        let q = LinkQuery {
+            search: Some("zephyrine".to_owned()),
+            by: SearchBy::Title,
+            tags: tags.iter().map(|&t| t.to_owned()).collect(),
+            tag_match: how,
+            sort: Sort::Desc,
+            per_page: 100,
+            ..LinkQuery::default()
+        };
+        let page = h.mine.list_links(&q).await.unwrap();
+        let ids: Vec<Id> = page.items.iter().map(|l| l.id).collect();
+        assert_eq!(ids, want, "{tags:?} {how:?}");
+        assert_eq!(page.total, want.len() as u64, "{tags:?} {how:?}");
+    }
+}
+
 /// Page `q.page` of `q` at 100 a page: its total is `total` (exactly, or at least), and its
 /// links are that page's slice of the whole list `expected`.
 async fn page_of_a_hundred_is_its_slice(

@@ -125,17 +125,18 @@ pub async fn write(
 ) -> Result<()> {
     let mut client = pg.client().await?;
     let tx = client.transaction().await.map_err(pg_error)?;
-    // The trigram indexes are built once from the copied rows rather than row by row, which
-    // is several times faster; they are read from the schema, not written out a second time.
-    let trigram: Vec<(String, String)> = all(
+    // The inverted indexes (the trigrams', the tags') are built once from the copied rows
+    // rather than row by row, which is several times faster; they are read from the schema,
+    // not written out a second time.
+    let inverted: Vec<(String, String)> = all(
         &tx,
         "SELECT indexname, indexdef FROM pg_indexes
-         WHERE schemaname = current_schema() AND indexdef LIKE '%gin_trgm_ops%'",
+         WHERE schemaname = current_schema() AND indexdef LIKE '% USING gin %'",
         &[],
         |r| Ok((col(r, 0)?, col(r, 1)?)),
     )
     .await?;
-    for (name, _) in &trigram {
+    for (name, _) in &inverted {
         tx.batch_execute(&format!("DROP INDEX \"{name}\""))
             .await
             .map_err(pg_error)?;
@@ -183,7 +184,7 @@ pub async fn write(
     if let Some(w) = writer.take() {
         finish(w).await?;
     }
-    for (_, definition) in &trigram {
+    for (_, definition) in &inverted {
         tx.batch_execute(definition).await.map_err(pg_error)?;
     }
     tx.batch_execute("ALTER TABLE links ENABLE TRIGGER USER")
