@@ -814,6 +814,82 @@ async fn tags_beside_a_rare_term_list_exactly_the_links_that_carry_them() {
     }
 }
 
+/// A term of two characters, which the trigram index cannot look up, is looked up by its pair
+/// of characters in an alias or a title, and finds every link `ILIKE` finds: in any case,
+/// letters beyond ASCII and emoji included, at either end of the text; longer terms beside
+/// them, with emoji and punctuation, too.
+#[tokio::test]
+async fn a_two_character_term_finds_what_ilike_finds() {
+    let h = harness!();
+    let aliases = ["K3", "ak3", "xK3y", "zzk", "3k", "Ék3", "kkk"];
+    let titles = [
+        "Sale ✨ Offer",
+        "sale ✨offer",
+        "SALE ✨ OFFER ✨",
+        "✨ Brûlée",
+        "✨ BRÛLÉE now",
+        "no sparkle offer",
+        "l'été — 50%",
+        "L'ÉTÉ — 50 %",
+    ];
+    sql(
+        &h,
+        "INSERT INTO links (id, owner_id, alias, url, title, created_at, updated_at) \
+         SELECT i, $1, ($2::text[])[i % 7 + 1] || '-' || i, 'https://x.example/' || i, \
+                ($3::text[])[i % 8 + 1], 0, 0 \
+         FROM generate_series(1, 140) AS i",
+        &[
+            &h.mine.owner_id(),
+            &aliases.map(str::to_owned).to_vec(),
+            &titles.map(str::to_owned).to_vec(),
+        ],
+    )
+    .await;
+    sql(&h, "ANALYZE", &[]).await;
+    let client = h.raw.pg().await.unwrap().client().await.unwrap();
+    let cases = [
+        (SearchBy::Alias, "k3"),
+        (SearchBy::Alias, "K3"),
+        (SearchBy::Alias, "3-"),
+        (SearchBy::Alias, "ék"),
+        (SearchBy::Alias, "kk"),
+        (SearchBy::Title, " ✨ offer"),
+        (SearchBy::Title, "✨ brû"),
+        (SearchBy::Title, "✨o"),
+        (SearchBy::Title, "'été — 5"),
+        (SearchBy::Title, "er ✨"),
+    ];
+    for (by, term) in cases {
+        let column = match by {
+            SearchBy::Alias => "alias",
+            _ => "title",
+        };
+        let reference: Vec<Id> = client
+            .query(
+                &format!(
+                    "SELECT id FROM links WHERE {column} ILIKE '%' || $1 || '%' ORDER BY id DESC"
+                ),
+                &[&term],
+            )
+            .await
+            .unwrap()
+            .iter()
+            .map(|row| row.get(0))
+            .collect();
+        assert!(!reference.is_empty() && reference.len() < 100, "{term}");
+        let q = LinkQuery {
+            search: Some(term.to_owned()),
+            by,
+            sort: Sort::Desc,
+            per_page: 100,
+            ..LinkQuery::default()
+        };
+        let page = h.mine.list_links(&q).await.unwrap();
+        let ids: Vec<Id> = page.items.iter().map(|l| l.id).collect();
+        assert_eq!(ids, reference, "{term}");
+    }
+}
+
 /// Page `q.page` of `q` at 100 a page: its total is `total` (exactly, or at least), and its
 /// links are that page's slice of the whole list `expected`.
 async fn page_of_a_hundred_is_its_slice(
