@@ -815,9 +815,9 @@ async fn tags_beside_a_rare_term_list_exactly_the_links_that_carry_them() {
 }
 
 /// A term of two characters, which the trigram index cannot look up, is looked up by its pair
-/// of characters in an alias or a title, and finds every link `ILIKE` finds: in any case,
-/// letters beyond ASCII and emoji included, at either end of the text; longer terms beside
-/// them, with emoji and punctuation, too.
+/// of characters in an alias, and finds every link `ILIKE` finds: in any case, letters beyond
+/// ASCII included, at either end of the alias; and in titles, with emoji and punctuation, as
+/// `ILIKE` finds them.
 #[tokio::test]
 async fn a_two_character_term_finds_what_ilike_finds() {
     let h = harness!();

@@ -190,13 +190,13 @@ fn tags_sql(f: &ListFilter<'_>, lookup: Lookup, args: &mut Args) -> (String, Opt
 }
 
 /// Whether `term` is looked up by its pairs of characters (`link_pairs`, PostgreSQL migration
-/// 16): a term of two characters, which the trigram index cannot look up, in the alias or the
-/// title. `"k3"` in alias took 155 ms (every link read) and takes 3 to 5 through its pair.
-/// Longer terms stay with the trigram index alone: looked up by their pairs beside it, every
-/// row the two left had its pairs worked out again, a microsecond a character (`".shop"` in
+/// 16): a term of two characters, which the trigram index cannot look up, in the alias.
+/// `"k3"` in alias took 155 ms (every link read) and takes 6 to 7.5 through its pair. Longer
+/// terms stay with the trigram index alone: looked up by their pairs beside it, every row the
+/// two left had its pairs worked out again, about a microsecond a character (`".shop"` in
 /// title: 30 → 2,500 ms).
 fn paired(by: SearchBy, term: &str) -> bool {
-    matches!(by, SearchBy::Alias | SearchBy::Title) && term.chars().count() == 2
+    by == SearchBy::Alias && term.chars().count() == 2
 }
 
 /// SQL that the link's `column` holds `term` in any case, as `ILIKE` finds it, for a row
