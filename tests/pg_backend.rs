@@ -890,6 +890,48 @@ async fn a_two_character_term_finds_what_ilike_finds() {
     }
 }
 
+/// A deep page of a search in id order, newest or oldest first, is the same slice of the list
+/// whether its matches are walked in that order or found through the trigram index and
+/// sorted, as they are when they are few among the links (one link in five here), and counted
+/// to the same bound.
+#[tokio::test]
+async fn a_deep_page_of_a_search_in_id_order_is_its_slice_of_the_list() {
+    let h = harness!();
+    sql(
+        &h,
+        "INSERT INTO links (id, owner_id, alias, url, title, clicks, created_at, updated_at) \
+         SELECT i, $1, 'a' || i, \
+                CASE WHEN i % 5 = 0 THEN 'https://match.example/' \
+                ELSE 'https://other.example/' END || i, NULL, i % 3, 0, 0 \
+         FROM generate_series(1, 60000) AS i",
+        &[&h.mine.owner_id()],
+    )
+    .await;
+    sql(&h, "ANALYZE", &[]).await;
+    let whole: Vec<(u64, Id)> = (1..=60_000)
+        .filter(|id: &Id| id % 5 == 0)
+        .map(|id| ((id % 3) as u64, id))
+        .collect();
+    for sort in [Sort::Desc, Sort::Asc] {
+        let expected = suite::in_list_order(whole.clone(), sort);
+        // (page, total, exact): counted in the list's order to the page's end and one more.
+        for (page, total, exact) in [
+            (51, 10_001, false),
+            (101, 10_101, false),
+            (120, 12_000, true),
+        ] {
+            let q = LinkQuery {
+                search: Some("match.example".into()),
+                by: SearchBy::Url,
+                sort,
+                page,
+                ..LinkQuery::default()
+            };
+            page_of_a_hundred_is_its_slice(&h, q, (total, exact), &expected).await;
+        }
+    }
+}
+
 /// Page `q.page` of `q` at 100 a page: its total is `total` (exactly, or at least), and its
 /// links are that page's slice of the whole list `expected`.
 async fn page_of_a_hundred_is_its_slice(
