@@ -38,6 +38,23 @@ async fn sql(h: &PgHarness, sql: &str, params: &[&(dyn tokio_postgres::types::To
     client.execute(sql, params).await.unwrap();
 }
 
+/// The ids `select` answers, written in SQL as a reference for what a list must hold.
+async fn ids_selected(
+    h: &PgHarness,
+    select: &str,
+    params: &[&(dyn tokio_postgres::types::ToSql + Sync)],
+) -> Vec<Id> {
+    let client = h.raw.pg().await.unwrap().client().await.unwrap();
+    let rows = client.query(select, params).await.unwrap();
+    rows.iter().map(|row| row.get(0)).collect()
+}
+
+/// The ids of the links of the page `q` lists.
+async fn ids_listed(h: &PgHarness, q: &LinkQuery) -> Vec<Id> {
+    let page = h.mine.list_links(q).await.unwrap();
+    page.items.iter().map(|l| l.id).collect()
+}
+
 backend_suite!(match pg_harness().await {
     Some(harness) => harness,
     None => return,
@@ -703,7 +720,6 @@ async fn a_term_or_tag_checked_on_the_rows_is_found_as_the_indexes_find_it() {
     )
     .await;
     sql(&h, "ANALYZE", &[]).await;
-    let client = h.raw.pg().await.unwrap().client().await.unwrap();
     let cases: [(&str, &[&str]); 6] = [
         ("straße été 300", &["few"]),
         ("STRASSE ETE 300", &["few"]),
@@ -713,19 +729,15 @@ async fn a_term_or_tag_checked_on_the_rows_is_found_as_the_indexes_find_it() {
         (" 300 ", &["few", odd[0], odd[1]]),
     ];
     for (term, tags) in cases {
-        let reference: Vec<Id> = client
-            .query(
-                "SELECT l.id FROM links l WHERE l.title ILIKE '%' || $1 || '%' AND NOT EXISTS \
-                 (SELECT 1 FROM unnest($2::text[]) AS t(tag) WHERE NOT EXISTS \
-                  (SELECT 1 FROM link_tags lt WHERE lt.link_id = l.id AND lt.tag = t.tag)) \
-                 ORDER BY l.id DESC",
-                &[&term, &tags],
-            )
-            .await
-            .unwrap()
-            .iter()
-            .map(|row| row.get(0))
-            .collect();
+        let reference = ids_selected(
+            &h,
+            "SELECT l.id FROM links l WHERE l.title ILIKE '%' || $1 || '%' AND NOT EXISTS \
+             (SELECT 1 FROM unnest($2::text[]) AS t(tag) WHERE NOT EXISTS \
+              (SELECT 1 FROM link_tags lt WHERE lt.link_id = l.id AND lt.tag = t.tag)) \
+             ORDER BY l.id DESC",
+            &[&term, &tags],
+        )
+        .await;
         assert!(!reference.is_empty(), "{term} {tags:?}");
         let q = LinkQuery {
             search: Some(term.to_owned()),
@@ -736,9 +748,7 @@ async fn a_term_or_tag_checked_on_the_rows_is_found_as_the_indexes_find_it() {
             per_page: 100,
             ..LinkQuery::default()
         };
-        let page = h.mine.list_links(&q).await.unwrap();
-        let ids: Vec<Id> = page.items.iter().map(|l| l.id).collect();
-        assert_eq!(ids, reference, "{term} {tags:?}");
+        assert_eq!(ids_listed(&h, &q).await, reference, "{term} {tags:?}");
     }
 }
 
@@ -846,7 +856,6 @@ async fn a_two_character_term_finds_what_ilike_finds() {
     )
     .await;
     sql(&h, "ANALYZE", &[]).await;
-    let client = h.raw.pg().await.unwrap().client().await.unwrap();
     let cases = [
         (SearchBy::Alias, "k3"),
         (SearchBy::Alias, "K3"),
@@ -864,18 +873,9 @@ async fn a_two_character_term_finds_what_ilike_finds() {
             SearchBy::Alias => "alias",
             _ => "title",
         };
-        let reference: Vec<Id> = client
-            .query(
-                &format!(
-                    "SELECT id FROM links WHERE {column} ILIKE '%' || $1 || '%' ORDER BY id DESC"
-                ),
-                &[&term],
-            )
-            .await
-            .unwrap()
-            .iter()
-            .map(|row| row.get(0))
-            .collect();
+        let select =
+            format!("SELECT id FROM links WHERE {column} ILIKE '%' || $1 || '%' ORDER BY id DESC");
+        let reference = ids_selected(&h, &select, &[&term]).await;
         assert!(!reference.is_empty() && reference.len() < 100, "{term}");
         let q = LinkQuery {
             search: Some(term.to_owned()),
@@ -884,9 +884,7 @@ async fn a_two_character_term_finds_what_ilike_finds() {
             per_page: 100,
             ..LinkQuery::default()
         };
-        let page = h.mine.list_links(&q).await.unwrap();
-        let ids: Vec<Id> = page.items.iter().map(|l| l.id).collect();
-        assert_eq!(ids, reference, "{term}");
+        assert_eq!(ids_listed(&h, &q).await, reference, "{term}");
     }
 }
 
