@@ -918,15 +918,20 @@ async fn a_deep_page_of_a_search_in_id_order_is_its_slice_of_the_list() {
             (101, 10_101, false),
             (120, 12_000, true),
         ] {
-            let q = LinkQuery {
-                search: Some("match.example".into()),
-                by: SearchBy::Url,
-                sort,
-                page,
-                ..LinkQuery::default()
-            };
+            let q = match_example(sort, page);
             page_of_a_hundred_is_its_slice(&h, q, (total, exact), &expected).await;
         }
+    }
+}
+
+/// Page `page`, in `sort`'s order, of the links whose URL holds `match.example`.
+fn match_example(sort: Sort, page: u32) -> LinkQuery {
+    LinkQuery {
+        search: Some("match.example".into()),
+        by: SearchBy::Url,
+        sort,
+        page,
+        ..LinkQuery::default()
     }
 }
 
@@ -980,13 +985,7 @@ async fn a_large_search_is_counted_to_a_bound_and_its_pages_stay_exact() {
             (110, 11_001, false),
             (120, 11_979, true),
         ] {
-            let q = LinkQuery {
-                search: Some("match.example".into()),
-                by: SearchBy::Url,
-                sort,
-                page,
-                ..LinkQuery::default()
-            };
+            let q = match_example(sort, page);
             let p = page_of_a_hundred_is_its_slice(&h, q, (total, exact), &expected).await;
             assert_eq!(
                 p.shown_total().to_string(),

@@ -243,12 +243,13 @@ const MATCHES_HELD_MAX: u64 = 5 * COUNT_BOUND + 1;
 /// a deep page had them counted in its order. The owner's total is kept by the schema's
 /// triggers, so a list without filters is not counted row by row; a status without other
 /// filters counts the ids of the (few) inactive links, each set read from its partial index
-/// alone, and the active ones as the total less those. Any other filter is counted by reading each matching row (the trigram
-/// index's recheck, a tag's or a space's rows): those stop at the contract's bound and say "at
-/// least", where counting a tenth of a million links took most of a second. The rows read for
-/// such a count are the list's matches, so they come back with it: under the bound, the page
-/// is taken from them rather than found by a second statement that reads them all again
-/// (half of the time of a URL term's list of a few thousand links beside a tag).
+/// alone, and the active ones as the total less those. Any other filter is counted by reading
+/// each matching row (the trigram index's recheck, a tag's or a space's rows): those stop at
+/// the contract's bound and say "at least", where counting a tenth of a million links took
+/// most of a second. The rows read for such a count are the list's matches, so they come back
+/// with it: under the bound, the page is taken from them rather than found by a second
+/// statement that reads them all again (half of the time of a URL term's list of a few
+/// thousand links beside a tag).
 async fn total<C: GenericClient>(
     c: &C,
     f: &ListFilter<'_>,
